@@ -1,0 +1,144 @@
+import { DEFAULT_CHAIN_ID } from './constants.ts'
+
+export interface Chain {
+  id: number
+  name: string
+  nativeCurrency: { name: string; symbol: string; decimals: number }
+  rpcUrl: string
+  explorerUrl: string
+  testnet: boolean
+}
+
+const ETH = { name: 'Ether', symbol: 'ETH', decimals: 18 }
+
+/** The supported chains of SPEC section 9, with public defaults for RPC and explorer. */
+export const CHAINS: readonly Chain[] = [
+  {
+    id: 1,
+    name: 'Ethereum',
+    nativeCurrency: ETH,
+    rpcUrl: 'https://ethereum-rpc.publicnode.com',
+    explorerUrl: 'https://etherscan.io',
+    testnet: false,
+  },
+  {
+    id: 5,
+    name: 'Goerli',
+    nativeCurrency: { name: 'Goerli Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrl: 'https://ethereum-goerli-rpc.publicnode.com',
+    explorerUrl: 'https://goerli.etherscan.io',
+    testnet: true,
+  },
+  {
+    id: 10,
+    name: 'Optimism',
+    nativeCurrency: ETH,
+    rpcUrl: 'https://mainnet.optimism.io',
+    explorerUrl: 'https://optimistic.etherscan.io',
+    testnet: false,
+  },
+  {
+    id: 420,
+    name: 'Optimism Goerli',
+    nativeCurrency: { name: 'Goerli Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrl: 'https://goerli.optimism.io',
+    explorerUrl: 'https://goerli-optimism.etherscan.io',
+    testnet: true,
+  },
+  {
+    id: 137,
+    name: 'Polygon',
+    nativeCurrency: { name: 'MATIC', symbol: 'MATIC', decimals: 18 },
+    rpcUrl: 'https://polygon-rpc.com',
+    explorerUrl: 'https://polygonscan.com',
+    testnet: false,
+  },
+  {
+    id: 80001,
+    name: 'Mumbai',
+    nativeCurrency: { name: 'MATIC', symbol: 'MATIC', decimals: 18 },
+    rpcUrl: 'https://rpc-mumbai.maticvigil.com',
+    explorerUrl: 'https://mumbai.polygonscan.com',
+    testnet: true,
+  },
+  {
+    id: 42161,
+    name: 'Arbitrum One',
+    nativeCurrency: ETH,
+    rpcUrl: 'https://arb1.arbitrum.io/rpc',
+    explorerUrl: 'https://arbiscan.io',
+    testnet: false,
+  },
+  {
+    id: 421613,
+    name: 'Arbitrum Goerli',
+    nativeCurrency: { name: 'Goerli Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrl: 'https://goerli-rollup.arbitrum.io/rpc',
+    explorerUrl: 'https://goerli.arbiscan.io',
+    testnet: true,
+  },
+  {
+    id: 42220,
+    name: 'Celo',
+    nativeCurrency: { name: 'Celo', symbol: 'CELO', decimals: 18 },
+    rpcUrl: 'https://forno.celo.org',
+    explorerUrl: 'https://celoscan.io',
+    testnet: false,
+  },
+  {
+    id: 44787,
+    name: 'Alfajores',
+    nativeCurrency: { name: 'Celo', symbol: 'CELO', decimals: 18 },
+    rpcUrl: 'https://alfajores-forno.celo-testnet.org',
+    explorerUrl: 'https://alfajores.celoscan.io',
+    testnet: true,
+  },
+  {
+    id: 314,
+    name: 'Filecoin',
+    nativeCurrency: { name: 'Filecoin', symbol: 'FIL', decimals: 18 },
+    rpcUrl: 'https://api.node.glif.io/rpc/v1',
+    explorerUrl: 'https://filfox.info/en',
+    testnet: false,
+  },
+  {
+    id: 314159,
+    name: 'Filecoin Calibration',
+    nativeCurrency: { name: 'Testnet Filecoin', symbol: 'tFIL', decimals: 18 },
+    rpcUrl: 'https://api.calibration.node.glif.io/rpc/v1',
+    explorerUrl: 'https://calibration.filfox.info/en',
+    testnet: true,
+  },
+  {
+    id: 84531,
+    name: 'Base Goerli',
+    nativeCurrency: { name: 'Goerli Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrl: 'https://goerli.base.org',
+    explorerUrl: 'https://goerli.basescan.org',
+    testnet: true,
+  },
+]
+
+export type ChainOverrides = Partial<Record<number, { rpcUrl?: string; explorerUrl?: string }>>
+
+export function isSupportedChainId(id: unknown): id is number {
+  return typeof id === 'number' && CHAINS.some((c) => c.id === id)
+}
+
+/**
+ * The supported chain with that id, with its RPC and explorer URLs overridden where asked.
+ * @example getChain(1, { 1: { rpcUrl: 'http://127.0.0.1:8545' } })
+ */
+export function getChain(id: number, overrides: ChainOverrides = {}): Chain | undefined {
+  const chain = CHAINS.find((c) => c.id === id)
+  if (!chain) return undefined
+  const o = overrides[id]
+  return o ? { ...chain, ...o } : chain
+}
+
+export const DEFAULT_CHAIN = getChain(DEFAULT_CHAIN_ID) as Chain
+
+/** CAIP-2 form of an EVM chain id, as linked wallet accounts carry it. */
+export function caip2(chainId: number): string {
+  return `eip155:${chainId}`
+}

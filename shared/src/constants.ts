@@ -1,0 +1,113 @@
+/** Every number and default of SPEC section 9, each named once. */
+
+export const SDK_VERSION = '0.1.0'
+export const CLIENT_NAME = `latch-js:${SDK_VERSION}`
+
+// Timeouts
+export const API_TIMEOUT_MS = 10_000
+export const WALLET_REQUEST_TIMEOUT_MS = 120_000
+export const TOKEN_EXPIRY_MARGIN_MS = 30_000
+export const REFRESH_TOKEN_COOKIE_DAYS = 30
+export const REFRESH_TOKEN_MAX_AGE_S = REFRESH_TOKEN_COOKIE_DAYS * 24 * 60 * 60
+
+// Lengths
+export const VERIFICATION_CODE_LENGTH = 6
+export const PASSCODE_LENGTH = 6
+export const PASSCODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+export const APP_ID_LENGTH = 25
+
+// Flow limits and delays
+export const WALLET_CONNECT_RETRIES = 2
+export const SUCCESS_CLOSE_DELAY_MS = 1400
+export const SUCCESS_CLOSE_BEFORE_WALLET_CREATION_MS = 500
+/** Non-numeric code input: the boxes are cleared after this delay. */
+export const CODE_ERROR_CLEAR_DELAY_MS = 1400
+export const WALLET_CREATED_SCREEN_MS = 4500
+export const CREATED_SCREEN_DELAY_AFTER_PASSCODE_MS = 350
+export const PHANTOM_STILL_HERE_DELAY_MS = 1000
+export const INJECTED_WALLET_WAIT_MS = 3000
+export const KEY_EXPORT_MIN_DISPLAY_MS = 1000
+export const GENERATED_LABEL_MS = 1000
+export const COPIED_LABEL_MS = 1500
+
+// Modal geometry
+export const MODAL_WIDTH_PX = 360
+export const MODAL_FULL_HEIGHT_PX = 620
+export const MODAL_MEDIUM_MIN_HEIGHT_PX = 480
+export const MOBILE_BREAKPOINT_PX = 440
+export const SIGN_MESSAGE_MAX_HEIGHT_PX = 310
+
+// Colours and appearance defaults
+export const DEFAULT_THEME = 'light'
+export const DEFAULT_ACCENT_COLOR = '#676FFF'
+export const SUCCESS_COLOR = '#51BA81'
+export const ERROR_COLOR = '#EC6351'
+export const DARK_BACKGROUND_COLOR = '#1E1E1D'
+export const LIGHT_BACKGROUND_COLOR = '#FFFFFF'
+export const DEFAULT_CREATE_ON_LOGIN = 'off'
+export const DEFAULT_SHOW_WALLET_LOGIN_FIRST = true
+export const DEFAULT_RENDER_IN_DIALOG = true
+
+// Displayed amounts
+export const FIAT_DECIMALS = 2
+export const FIAT_MINIMUM_TEXT = '< USD $0.01'
+export const ETH_MAX_DECIMALS = 8
+
+// QR codes
+export const QR_ERROR_CORRECTION = 'H'
+export const QR_DEFAULT_SIZE = 160
+
+// Chains: SPEC leaves the value unshown; Ethereum mainnet is the least surprising default.
+export const DEFAULT_CHAIN_ID = 1
+
+/** Server defaults: e-mail and wallet login on; SMS and social off. */
+export const SERVER_DEFAULT_LOGIN_METHODS = {
+  emailAuth: true,
+  walletAuth: true,
+  smsAuth: false,
+  googleOAuth: false,
+  twitterOAuth: false,
+  discordOAuth: false,
+  githubOAuth: false,
+  appleOAuth: false,
+} as const
+
+export const ANALYTICS_EVENTS = [
+  'modal_open',
+  'modal_closed',
+  'sdk_initialize',
+  'embedded_wallet_creation_started',
+  'embedded_wallet_creation_completed',
+  'recovery_started',
+  'recovery_completed',
+  'sign_message_started',
+  'sign_message_completed',
+] as const
+export type AnalyticsEventName = (typeof ANALYTICS_EVENTS)[number]
+
+export const OAUTH_PROVIDERS = ['google', 'twitter', 'discord', 'github', 'apple'] as const
+export type OAuthProvider = (typeof OAUTH_PROVIDERS)[number]
+
+/** How each provider is named to a person. */
+export const OAUTH_PROVIDER_NAMES: Record<OAuthProvider, string> = {
+  google: 'Google',
+  twitter: 'Twitter',
+  discord: 'Discord',
+  github: 'GitHub',
+  apple: 'Apple',
+}
+
+export const LOGIN_METHODS = [
+  'wallet',
+  'email',
+  'sms',
+  'google',
+  'twitter',
+  'discord',
+  'github',
+  'apple',
+] as const
+export type LoginMethod = (typeof LOGIN_METHODS)[number]
+
+/** The provider's own in-app wallet client name. */
+export const LATCH_WALLET_CLIENT = 'latch'

@@ -1,0 +1,303 @@
+import type { LoginMethod, OAuthProvider } from './constants.ts'
+
+/** A 0x-prefixed hex string. */
+export type Hex = `0x${string}`
+
+/** ISO 8601 timestamp, as every date crosses JSON. */
+export type Timestamp = string
+
+export type RecoveryMethod = 'latch' | 'user-passcode'
+
+interface AccountBase {
+  verifiedAt: Timestamp
+}
+
+export interface WalletAccount extends AccountBase {
+  type: 'wallet'
+  address: Hex
+  chainType: 'ethereum'
+  /** CAIP-2 chain id the wallet signed in with, e.g. 'eip155:1'. */
+  chainId: string
+  /** 'latch' for the in-app wallet, 'unknown' for any external wallet. */
+  walletClient: 'latch' | 'unknown'
+  walletClientType: string
+  connectorType: string
+  /** Set for the in-app wallet only. */
+  recoveryMethod: RecoveryMethod | null
+}
+
+export interface EmailAccount extends AccountBase {
+  type: 'email'
+  address: string
+}
+
+export interface PhoneAccount extends AccountBase {
+  type: 'phone'
+  number: string
+}
+
+export interface GoogleOAuthAccount extends AccountBase {
+  type: 'google_oauth'
+  subject: string
+  email: string | null
+  name: string | null
+}
+
+export interface TwitterOAuthAccount extends AccountBase {
+  type: 'twitter_oauth'
+  subject: string
+  username: string | null
+  name: string | null
+}
+
+export interface DiscordOAuthAccount extends AccountBase {
+  type: 'discord_oauth'
+  subject: string
+  username: string | null
+  email: string | null
+}
+
+export interface GithubOAuthAccount extends AccountBase {
+  type: 'github_oauth'
+  subject: string
+  username: string | null
+  name: string | null
+  email: string | null
+}
+
+export interface AppleOAuthAccount extends AccountBase {
+  type: 'apple_oauth'
+  subject: string
+  email: string | null
+}
+
+export type OAuthAccount =
+  | GoogleOAuthAccount
+  | TwitterOAuthAccount
+  | DiscordOAuthAccount
+  | GithubOAuthAccount
+  | AppleOAuthAccount
+
+export type LinkedAccount = WalletAccount | EmailAccount | PhoneAccount | OAuthAccount
+export type LinkedAccountType = LinkedAccount['type']
+
+export interface User {
+  id: string
+  createdAt: Timestamp
+  linkedAccounts: LinkedAccount[]
+  email?: EmailAccount
+  phone?: PhoneAccount
+  /** The active wallet: the in-app wallet when there is one, else the first linked wallet. */
+  wallet?: WalletAccount
+  google?: GoogleOAuthAccount
+  twitter?: TwitterOAuthAccount
+  discord?: DiscordOAuthAccount
+  github?: GithubOAuthAccount
+  apple?: AppleOAuthAccount
+}
+
+export type ThemeSetting = 'light' | 'dark' | Hex
+
+export interface AllowlistConfig {
+  errorTitle?: string | null
+  errorDetail?: string | null
+  errorCtaText?: string | null
+  errorCtaLink?: string | null
+}
+
+export interface Palette {
+  background?: string
+  foreground?: string
+  accent?: string
+  success?: string
+  error?: string
+}
+
+export type HostCreateOnLogin = 'off' | 'users-without-wallets'
+export type ServerCreateOnLogin = 'off' | 'all-users' | 'users-without-wallets'
+
+/** App configuration as supplied by the host page. */
+export interface HostAppConfig {
+  id?: string
+  name?: string
+  allowlistConfig?: AllowlistConfig
+  appearance?: {
+    logo?: string
+    theme?: ThemeSetting
+    accentColor?: Hex
+    showWalletLoginFirst?: boolean
+    palette?: Palette
+  }
+  loginMethods?: LoginMethod[]
+  legal?: {
+    termsAndConditionsUrl?: string
+    privacyPolicyUrl?: string
+  }
+  walletConnectCloudProjectId?: string
+  embeddedWallets?: {
+    createOnLogin?: HostCreateOnLogin
+    requireUserPasswordOnCreate?: boolean
+  }
+  render?: {
+    inDialog?: boolean
+    inParentNodeId?: string | null
+  }
+}
+
+/** App configuration as returned by GET /api/v1/apps/{appId}. */
+export interface ServerAppConfig {
+  id: string
+  name: string
+  /** PEM (SPKI) of the key that currently signs access tokens. */
+  verificationKey: string
+  logoUrl: string | null
+  accentColor: string | null
+  theme: ThemeSetting | null
+  showWalletLoginFirst: boolean
+  allowlistEnabled: boolean
+  allowlistConfig: Required<AllowlistConfig>
+  emailAuth: boolean
+  smsAuth: boolean
+  walletAuth: boolean
+  googleOAuth: boolean
+  twitterOAuth: boolean
+  discordOAuth: boolean
+  githubOAuth: boolean
+  appleOAuth: boolean
+  termsAndConditionsUrl: string | null
+  privacyPolicyUrl: string | null
+  embeddedWalletConfig: {
+    createOnLogin: ServerCreateOnLogin
+    requireUserPasswordOnCreate: boolean
+  }
+  customApiUrl: string | null
+  walletConnectCloudProjectId: string | null
+  /** Host page origins the modal may talk to. */
+  allowedOrigins: string[]
+  createdAt: Timestamp
+  updatedAt: Timestamp
+}
+
+export interface SessionTokens {
+  accessToken: string
+  refreshToken: string
+  forkedSessionToken?: string
+}
+
+export interface WalletConnectionHistoryEntry {
+  address: Hex
+  connectorType: string
+  walletClientType: string
+  connectedAt: Timestamp
+}
+
+/** A number, a bigint or a hex string. */
+export type Quantity = number | bigint | Hex
+
+export interface TransactionRequest {
+  to?: Hex
+  from?: Hex
+  data?: Hex
+  value?: Quantity
+  gasLimit?: Quantity
+  gasPrice?: Quantity
+  maxPriorityFeePerGas?: Quantity
+  maxFeePerGas?: Quantity
+  nonce?: number
+  /** Transaction family: 0 legacy, 1 access list, 2 EIP-1559. */
+  type?: number
+  chainId?: number
+}
+
+export interface Log {
+  address: Hex
+  topics: Hex[]
+  data: Hex
+  blockNumber: number
+  transactionHash: Hex
+  transactionIndex: number
+  blockHash: Hex
+  logIndex: number
+  removed: boolean
+}
+
+export interface TransactionReceipt {
+  to: Hex | null
+  from: Hex
+  contractAddress: Hex | null
+  transactionIndex: number
+  root?: Hex
+  logsBloom: Hex
+  blockHash: Hex
+  transactionHash: Hex
+  logs: Log[]
+  blockNumber: number
+  confirmations: number
+  byzantium: boolean
+  type: number
+  status?: number
+  gasUsed: string
+  cumulativeGasUsed: string
+  effectiveGasPrice: string
+}
+
+export interface TransactionUIOptions {
+  modalTitle?: string
+  title?: string
+  description?: string
+  buttonText?: string
+  transactionInfo?: {
+    actionDescription?: string
+    action?: string
+    description?: string
+  }
+  senderInfo?: {
+    name?: string
+    url?: string
+    imgUrl?: string
+    imgSize?: 'sm' | 'lg'
+    imgAltText?: string
+    actionText?: string
+  }
+}
+
+export interface SignMessageUIOptions {
+  title?: string
+  description?: string
+  buttonText?: string
+}
+
+/** Query parameters on the host URL when an OAuth provider sends the visitor back. */
+export interface OAuthReturnParams {
+  code: string
+  state: string
+  provider: OAuthProvider
+  token?: string
+  connector?: string
+  walletClient?: string
+}
+
+/** Names of those parameters on the host URL. */
+export const OAUTH_RETURN_PARAM_NAMES = {
+  code: 'latch_oauth_code',
+  state: 'latch_oauth_state',
+  provider: 'latch_oauth_provider',
+  token: 'latch_token',
+  connector: 'latch_connector',
+  walletClient: 'latch_wallet_client',
+} as const satisfies Record<keyof OAuthReturnParams, string>
+
+export interface LoginResult {
+  user: User
+  isNewUser: boolean
+}
+
+/** What `link()` accepts. */
+export type LinkKind = 'email' | 'phone' | 'wallet' | OAuthProvider
+
+/** What `unlink()` accepts: the account to remove, as it appears in linkedAccounts. */
+export type UnlinkTarget =
+  | { type: 'email'; address: string }
+  | { type: 'phone'; number: string }
+  | { type: 'wallet'; address: Hex }
+  | { type: OAuthAccount['type']; subject: string }

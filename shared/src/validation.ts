@@ -1,0 +1,175 @@
+/** SPEC section 5 as pure functions; every failure carries the spec's exact message. */
+import { parsePhoneNumberFromString } from 'libphonenumber-js/min'
+import { isSupportedChainId } from './chains.ts'
+import {
+  APP_ID_LENGTH,
+  type LoginMethod,
+  OAUTH_PROVIDERS,
+  PASSCODE_LENGTH,
+  VERIFICATION_CODE_LENGTH,
+} from './constants.ts'
+import { LatchError } from './errors.ts'
+import type { HostAppConfig, Quantity, TransactionRequest } from './types.ts'
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: LatchError }
+
+const ok = <T>(value: T): Result<T> => ({ ok: true, value })
+const fail = <T>(error: LatchError): Result<T> => ({ ok: false, error })
+
+// A pragmatic address check: one @, no spaces, a dotted domain with a 2+ letter top level.
+const EMAIL = /^[^\s@"<>()[\]\\,;:]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
+
+/** Trims and lowercases an e-mail address, or says it is not one. */
+export function validateEmail(input: string): Result<string> {
+  const value = input.trim().toLowerCase()
+  if (value.length > 254 || !EMAIL.test(value)) return fail(LatchError.of('invalid_email'))
+  return ok(value)
+}
+
+/** Parses a US phone number into E.164 ('+15555550123'). */
+export function validatePhone(input: string): Result<string> {
+  const parsed = parsePhoneNumberFromString(input.trim(), 'US')
+  if (!parsed?.isValid()) return fail(LatchError.of('invalid_phone'))
+  return ok(parsed.number)
+}
+
+/** A verification code: trimmed, six digits. */
+export function validateCode(input: string): Result<string> {
+  const value = input.trim()
+  if (/\D/.test(value)) return fail(LatchError.of('code_not_numeric'))
+  if (value.length !== VERIFICATION_CODE_LENGTH) return fail(LatchError.of('code_incomplete'))
+  return ok(value)
+}
+
+/** A passcode: exactly 6 letters and digits. */
+export function validatePasscode(input: string): Result<string> {
+  if (/[^A-Za-z0-9]/.test(input)) return fail(LatchError.of('passcode_invalid_characters'))
+  if (input.length !== PASSCODE_LENGTH) return fail(LatchError.of('passcode_invalid_length'))
+  return ok(input)
+}
+
+/** A provider sends the literal code 'undefined' when the person denied the request. */
+export function isOAuthDenial(code: string | null | undefined): boolean {
+  return code === 'undefined'
+}
+
+export function validateChainId(chainId: unknown): Result<number> {
+  return isSupportedChainId(chainId) ? ok(chainId) : fail(LatchError.of('unsupported_chain'))
+}
+
+export function validateAppId(appId: unknown): Result<string> {
+  if (typeof appId !== 'string' || appId.length !== APP_ID_LENGTH) {
+    return fail(LatchError.of('invalid_app_id'))
+  }
+  return ok(appId)
+}
+
+export function validateSignMessage(message: unknown): Result<string> {
+  if (typeof message !== 'string' || message.length === 0) {
+    return fail(LatchError.of('invalid_sign_message'))
+  }
+  return ok(message)
+}
+
+export const EMAIL_AND_SMS_WARNING =
+  'Email and SMS login cannot both be enabled; SMS login has been disabled.'
+
+export function backgroundColorWarning(color: string): string {
+  return `The background color ${color} is neither light nor dark enough for readable text; choose a lighter or a darker one.`
+}
+
+export interface ValidatedHostConfig {
+  config: HostAppConfig
+  warnings: string[]
+}
+
+/**
+ * Checks a host configuration: e-mail with SMS disables SMS (a warning), social logins need
+ * e-mail or SMS, and at least one method must be on. Throws the spec's error otherwise.
+ */
+export function validateHostConfig(input: HostAppConfig): ValidatedHostConfig {
+  const warnings: string[] = []
+  const config: HostAppConfig = { ...input }
+  if (config.loginMethods) {
+    let methods: LoginMethod[] = [...new Set(config.loginMethods)]
+    if (methods.includes('email') && methods.includes('sms')) {
+      methods = methods.filter((m) => m !== 'sms')
+      warnings.push(EMAIL_AND_SMS_WARNING)
+    }
+    if (methods.length === 0) throw LatchError.of('no_login_method')
+    const social = methods.some((m) => (OAUTH_PROVIDERS as readonly string[]).includes(m))
+    if (social && !methods.includes('email') && !methods.includes('sms')) {
+      throw LatchError.of('social_requires_email_or_sms')
+    }
+    config.loginMethods = methods
+  }
+  const theme = config.appearance?.theme
+  if (theme && theme !== 'light' && theme !== 'dark') {
+    if (colorTone(theme) === 'neither') warnings.push(backgroundColorWarning(theme))
+  }
+  return { config, warnings }
+}
+
+/** WCAG relative luminance of a #rgb or #rrggbb colour, or undefined if not one. */
+export function relativeLuminance(color: string): number | undefined {
+  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(color.trim())
+  if (!m?.[1]) return undefined
+  const hex = m[1].length === 3 ? [...m[1]].map((c) => c + c).join('') : m[1]
+  const channel = (i: number): number => {
+    const v = Number.parseInt(hex.slice(i, i + 2), 16) / 255
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4
+  }
+  return 0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4)
+}
+
+/**
+ * 'light' when black text on it reaches the WCAG AAA contrast of 7:1, 'dark' when white text
+ * does, 'neither' in between (luminance between 0.1 and 0.3), undefined for a non-colour.
+ */
+export function colorTone(color: string): 'light' | 'dark' | 'neither' | undefined {
+  const l = relativeLuminance(color)
+  if (l === undefined) return undefined
+  if ((l + 0.05) / 0.05 >= 7) return 'light'
+  if (1.05 / (l + 0.05) >= 7) return 'dark'
+  return 'neither'
+}
+
+const QUANTITY_FIELDS = [
+  'gasLimit',
+  'gasPrice',
+  'value',
+  'maxPriorityFeePerGas',
+  'maxFeePerGas',
+] as const
+
+export function isQuantity(value: unknown): value is Quantity {
+  if (typeof value === 'bigint') return value >= 0n
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0
+  return typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value)
+}
+
+export function toBigInt(value: Quantity): bigint {
+  return typeof value === 'bigint' ? value : BigInt(value)
+}
+
+/** Numeric fields are numbers, bigints or hex strings; chainId is a number. */
+export function validateTransactionRequest(request: TransactionRequest): Result<TransactionRequest> {
+  for (const field of QUANTITY_FIELDS) {
+    const value = request[field]
+    if (value !== undefined && !isQuantity(value)) {
+      return fail(
+        LatchError.of('invalid_transaction', {
+          message: `Invalid transaction request: ${field} must be a number, bigint or hex string`,
+        }),
+      )
+    }
+  }
+  if (request.chainId !== undefined && !Number.isSafeInteger(request.chainId)) {
+    return fail(
+      LatchError.of('invalid_transaction', {
+        message: 'Invalid transaction request: chainId must be a number',
+      }),
+    )
+  }
+  return ok(request)
+}
