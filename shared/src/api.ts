@@ -23,7 +23,10 @@ export const smsUnlinkBody = z.object({ phoneNumber })
 export const siweInitBody = z.object({ address })
 export const siweAuthenticateBody = z.object({
   message: z.string().min(1).max(4096),
-  signature: z.string().regex(/^0x[0-9a-fA-F]+$/).max(4096),
+  signature: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]+$/)
+    .max(4096),
   chainId: z.union([z.string().max(64), z.number().int().positive()]),
   walletClientType: z.string().max(64),
   connectorType: z.string().max(64),

@@ -42,7 +42,12 @@ export const ERRORS = {
     message: 'Missing or invalid Latch account ID',
     retryable: false,
   },
-  invalid_data: { type: 'api_error', status: 400, message: 'Invalid request data', retryable: false },
+  invalid_data: {
+    type: 'api_error',
+    status: 400,
+    message: 'Invalid request data',
+    retryable: false,
+  },
   linked_to_another_user: {
     type: 'api_error',
     status: 400,
@@ -180,7 +185,11 @@ export const ERRORS = {
     message: 'Unable to connect wallet',
     retryable: false,
   },
-  wallet_not_connected: { type: 'wallet_error', message: 'Wallet is not connected', retryable: true },
+  wallet_not_connected: {
+    type: 'wallet_error',
+    message: 'Wallet is not connected',
+    retryable: true,
+  },
   wallet_not_currently_connected: {
     type: 'wallet_error',
     message: 'Wallet is not currently connected.',
@@ -212,7 +221,12 @@ export const ERRORS = {
     message: 'The provider does not support the requested method.',
     retryable: false,
   },
-  rpc_disconnected: { type: 'wallet_error', rpcCode: 4900, message: 'Disconnected', retryable: true },
+  rpc_disconnected: {
+    type: 'wallet_error',
+    rpcCode: 4900,
+    message: 'Disconnected',
+    retryable: true,
+  },
   rpc_chain_disconnected: {
     type: 'wallet_error',
     rpcCode: 4901,
@@ -220,7 +234,12 @@ export const ERRORS = {
     retryable: true,
   },
   // JSON-RPC 2.0 and EIP-1474 codes.
-  rpc_parse_error: { type: 'wallet_error', rpcCode: -32700, message: 'Invalid JSON', retryable: false },
+  rpc_parse_error: {
+    type: 'wallet_error',
+    rpcCode: -32700,
+    message: 'Invalid JSON',
+    retryable: false,
+  },
   rpc_invalid_request: {
     type: 'wallet_error',
     rpcCode: -32600,

@@ -1,4 +1,4 @@
-import { getChain, type ChainOverrides } from './chains.ts'
+import { type ChainOverrides, getChain } from './chains.ts'
 import { ETH_MAX_DECIMALS, FIAT_DECIMALS, FIAT_MINIMUM_TEXT } from './constants.ts'
 
 /** A US dollar amount with 2 decimals; anything under one cent reads '< USD $0.01'. */

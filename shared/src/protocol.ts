@@ -4,11 +4,16 @@
  * crosses a frame boundary.
  */
 import { z } from 'zod'
-import { ANALYTICS_EVENTS, type AnalyticsEventName, LOGIN_METHODS, OAUTH_PROVIDERS } from './constants.ts'
+import {
+  ANALYTICS_EVENTS,
+  type AnalyticsEventName,
+  LOGIN_METHODS,
+  OAUTH_PROVIDERS,
+} from './constants.ts'
 import { deserializeError, serializeError } from './errors.ts'
 import type {
-  HostAppConfig,
   Hex,
+  HostAppConfig,
   LinkKind,
   LoginResult,
   OAuthReturnParams,
@@ -197,7 +202,10 @@ export const hostAppConfigSchema: z.ZodType<HostAppConfig> = z.object({
         .optional(),
     })
     .optional(),
-  loginMethods: z.array(loginMethodSchema).max(LOGIN_METHODS.length * 2).optional(),
+  loginMethods: z
+    .array(loginMethodSchema)
+    .max(LOGIN_METHODS.length * 2)
+    .optional(),
   legal: z
     .object({
       termsAndConditionsUrl: httpUrl.optional(),

@@ -11,9 +11,7 @@ function first<T extends LinkedAccount['type']>(
 
 /** The in-app wallet of a user, if any. */
 export function embeddedWallet(accounts: LinkedAccount[]): WalletAccount | undefined {
-  return accounts.find(
-    (a): a is WalletAccount => a.type === 'wallet' && a.walletClient === 'latch',
-  )
+  return accounts.find((a): a is WalletAccount => a.type === 'wallet' && a.walletClient === 'latch')
 }
 
 /** Builds a User with its convenience fields from the linked accounts. */

@@ -17,7 +17,8 @@ const ok = <T>(value: T): Result<T> => ({ ok: true, value })
 const fail = <T>(error: LatchError): Result<T> => ({ ok: false, error })
 
 // A pragmatic address check: one @, no spaces, a dotted domain with a 2+ letter top level.
-const EMAIL = /^[^\s@"<>()[\]\\,;:]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
+const EMAIL =
+  /^[^\s@"<>()[\]\\,;:]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
 
 /** Trims and lowercases an e-mail address, or says it is not one. */
 export function validateEmail(input: string): Result<string> {
@@ -153,7 +154,9 @@ export function toBigInt(value: Quantity): bigint {
 }
 
 /** Numeric fields are numbers, bigints or hex strings; chainId is a number. */
-export function validateTransactionRequest(request: TransactionRequest): Result<TransactionRequest> {
+export function validateTransactionRequest(
+  request: TransactionRequest,
+): Result<TransactionRequest> {
   for (const field of QUANTITY_FIELDS) {
     const value = request[field]
     if (value !== undefined && !isQuantity(value)) {

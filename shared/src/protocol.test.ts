@@ -1,0 +1,113 @@
+import { expect, test } from 'vitest'
+import {
+  ANALYTICS_EVENTS,
+  APP_ID_LENGTH,
+  LatchError,
+  OAUTH_RETURN_PARAM_NAMES,
+  SUCCESS_CLOSE_DELAY_MS,
+} from './index.ts'
+import {
+  exposeMethods,
+  hostAppConfigSchema,
+  remoteMethods,
+  transactionRequestSchema,
+  WALLET_MESSAGES,
+} from './protocol.ts'
+import { buildUser } from './user.ts'
+
+test('behavior: wallet frame message names', () => {
+  expect(Object.values(WALLET_MESSAGES)).toEqual([
+    'latch:iframe:ready',
+    'latch:wallet:create',
+    'latch:wallet:connect',
+    'latch:wallet:recover',
+    'latch:wallet:rpc',
+  ])
+})
+
+test('behavior: OAuth return parameters carry the latch prefix', () => {
+  expect(OAUTH_RETURN_PARAM_NAMES).toEqual({
+    code: 'latch_oauth_code',
+    state: 'latch_oauth_state',
+    provider: 'latch_oauth_provider',
+    token: 'latch_token',
+    connector: 'latch_connector',
+    walletClient: 'latch_wallet_client',
+  })
+})
+
+test('behavior: constants of the spec', () => {
+  expect(ANALYTICS_EVENTS).toHaveLength(9)
+  expect(APP_ID_LENGTH).toBe(25)
+  expect(SUCCESS_CLOSE_DELAY_MS).toBe(1400)
+})
+
+test('behavior: a LatchError thrown by an exposed method reaches the caller as a LatchError', async () => {
+  const exposed = exposeMethods({
+    async fail(): Promise<void> {
+      throw LatchError.of('create_exited')
+    },
+    async echo(value: string): Promise<string> {
+      return value
+    },
+  })
+  // Stand-in for postMessage: values cross by structured clone, as penpal sends them.
+  const transport = {
+    fail: () => exposed.fail().catch((e: unknown) => Promise.reject(structuredClone(e))),
+    echo: (v: string) => exposed.echo(v),
+  }
+  const remote = remoteMethods<typeof exposed>(transport)
+  await expect(remote.echo('hi')).resolves.toBe('hi')
+  const error = await remote.fail().catch((e: unknown) => e)
+  expect(error).toBeInstanceOf(LatchError)
+  expect((error as LatchError).message).toBe('User exited before creating a wallet')
+  // The remote is not thenable, so it can be returned from async functions.
+  expect((remote as unknown as { then?: unknown }).then).toBeUndefined()
+})
+
+test('param: host configuration schema rejects wrong types and javascript: links', () => {
+  expect(hostAppConfigSchema.safeParse({ loginMethods: ['email'] }).success).toBe(true)
+  expect(hostAppConfigSchema.safeParse({ loginMethods: ['fax'] }).success).toBe(false)
+  expect(
+    hostAppConfigSchema.safeParse({ legal: { privacyPolicyUrl: 'javascript:alert(1)' } }).success,
+  ).toBe(false)
+})
+
+test('param: transaction request schema', () => {
+  expect(transactionRequestSchema.safeParse({ value: 5n, chainId: 1 }).success).toBe(true)
+  expect(transactionRequestSchema.safeParse({ value: '5' }).success).toBe(false)
+  expect(transactionRequestSchema.safeParse({ to: '0x12' }).success).toBe(false)
+})
+
+test('behavior: the user convenience fields; the in-app wallet is the active one', () => {
+  const verifiedAt = '2026-01-01T00:00:00.000Z'
+  const external = {
+    type: 'wallet' as const,
+    address: '0x1111111111111111111111111111111111111111' as const,
+    chainType: 'ethereum' as const,
+    chainId: 'eip155:1',
+    walletClient: 'unknown' as const,
+    walletClientType: 'metamask',
+    connectorType: 'injected',
+    recoveryMethod: null,
+    verifiedAt,
+  }
+  const inApp = {
+    ...external,
+    address: '0x2222222222222222222222222222222222222222' as const,
+    walletClient: 'latch' as const,
+    walletClientType: 'latch',
+    connectorType: 'embedded',
+    recoveryMethod: 'user-passcode' as const,
+  }
+  const user = buildUser('u1', verifiedAt, [
+    { type: 'email', address: 'a@example.com', verifiedAt },
+    external,
+    inApp,
+    { type: 'github_oauth', subject: '7', username: 'ada', name: null, email: null, verifiedAt },
+  ])
+  expect(user.email?.address).toBe('a@example.com')
+  expect(user.wallet?.address).toBe(inApp.address)
+  expect(user.github?.username).toBe('ada')
+  expect(user.phone).toBeUndefined()
+})
