@@ -163,7 +163,7 @@ export function remoteMethods<M extends object>(remote: object): M {
 
 const hex = z.string().regex(/^0x[0-9a-fA-F]*$/) as unknown as z.ZodType<Hex>
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<Hex>
-const color = z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/) as unknown as z.ZodType<Hex>
+const color = z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/) as unknown as z.ZodType<Color>
 const httpUrl = z
   .string()
   .max(2048)

@@ -96,7 +96,10 @@ export interface User {
   apple?: AppleOAuthAccount
 }
 
-export type ThemeSetting = 'light' | 'dark' | Hex
+/** A CSS hex colour, e.g. '#676FFF'. */
+export type Color = `#${string}`
+
+export type ThemeSetting = 'light' | 'dark' | Color
 
 export interface AllowlistConfig {
   errorTitle?: string | null
@@ -124,7 +127,7 @@ export interface HostAppConfig {
   appearance?: {
     logo?: string
     theme?: ThemeSetting
-    accentColor?: Hex
+    accentColor?: Color
     showWalletLoginFirst?: boolean
     palette?: Palette
   }
