@@ -12,6 +12,7 @@ import {
 } from './constants.ts'
 import { deserializeError, serializeError } from './errors.ts'
 import type {
+  Color,
   Hex,
   HostAppConfig,
   LinkKind,
