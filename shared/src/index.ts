@@ -1,5 +1,6 @@
 export * from './api.ts'
 export * from './chains.ts'
+export * from './client.ts'
 export * from './constants.ts'
 export * from './errors.ts'
 export * from './format.ts'

@@ -10,7 +10,6 @@ import {
   LOGIN_METHODS,
   OAUTH_PROVIDERS,
 } from './constants.ts'
-import { deserializeError, serializeError } from './errors.ts'
 import type {
   Color,
   Hex,
@@ -118,47 +117,8 @@ export interface WalletMethods {
   [WALLET_MESSAGES.rpc](params: WalletRpcParams): Promise<{ response: unknown }>
 }
 
-type AsyncMethods = Record<string, (...args: never[]) => Promise<unknown>>
-
-/**
- * Wraps methods to expose so that any failure crosses postMessage as a serialized LatchError.
- * @example connect({ messenger, methods: exposeMethods(modalMethods) })
- */
-export function exposeMethods<M extends object>(methods: M): M {
-  const out: Record<string, unknown> = {}
-  for (const [name, fn] of Object.entries(methods as AsyncMethods)) {
-    out[name] = async (...args: never[]) => {
-      try {
-        return await fn(...args)
-      } catch (e) {
-        throw serializeError(e)
-      }
-    }
-  }
-  return out as M
-}
-
-/** The other side of exposeMethods: a remote whose rejections are LatchErrors again. */
-export function remoteMethods<M extends object>(remote: object): M {
-  return new Proxy(
-    {},
-    {
-      get(_target, name) {
-        // The proxy must not look like a promise when it is awaited or returned.
-        if (typeof name !== 'string' || name === 'then') return undefined
-        return async (...args: unknown[]) => {
-          const fn = (remote as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]
-          if (typeof fn !== 'function') throw deserializeError(undefined)
-          try {
-            return await fn(...args)
-          } catch (e) {
-            throw deserializeError(e)
-          }
-        }
-      },
-    },
-  ) as M
-}
+// Kept in their own module so a bundle that needs only these leaves zod out (host SDK budget).
+export { exposeMethods, remoteMethods } from './remote.ts'
 
 // Schemas for payloads entering a frame.
 

@@ -1,0 +1,70 @@
+/** The public API of the host SDK (`createLatch`), shared so the modal and the docs agree on it. */
+import type { AnalyticsEventName } from './constants.ts'
+import type { HostEventName } from './protocol.ts'
+import type { HostAppConfig, LinkKind, LoginResult, UnlinkTarget, User } from './types.ts'
+
+/** What a host passes to `createLatch`. */
+export interface LatchOptions {
+  /** The app's id (25 characters); `ready` rejects with the spec's error otherwise. */
+  appId: string
+  /** Host configuration (SPEC section 3), sent to the modal over penpal after the handshake. */
+  config?: HostAppConfig
+  /**
+   * Where the modal app is served, e.g. 'https://auth.example.com'. The one-line script defaults
+   * it to its own origin; the ESM entry to the host page's origin.
+   */
+  modalUrl?: string
+  /** Called when the modal closes after a sign-in, unless suppressSuccessCallback is set. */
+  onSuccess?: (user: User, isNewUser: boolean) => void
+  suppressSuccessCallback?: boolean
+}
+
+/**
+ * What each event carries. The modal emits them with `emit(event, payload)`:
+ * - 'login' when a sign-in completes (the SDK then calls onSuccess),
+ * - 'logout' after a logout, 'user' whenever the current user changes (null when signed out),
+ * - 'warning' with a configuration warning (the SDK also prints it with console.warn),
+ * - an analytics event name with its properties, if any.
+ */
+export interface LatchEventPayloads {
+  login: LoginResult
+  logout: undefined
+  user: User | null
+  warning: string
+}
+export type AnalyticsEventPayload = Record<string, unknown> | undefined
+
+export type LatchEventName = HostEventName
+export type LatchEventPayload<E extends LatchEventName> = E extends keyof LatchEventPayloads
+  ? LatchEventPayloads[E]
+  : E extends AnalyticsEventName
+    ? AnalyticsEventPayload
+    : never
+export type LatchEventHandler<E extends LatchEventName> = (payload: LatchEventPayload<E>) => void
+
+/** What `createLatch` returns. Every method waits for `ready` first. */
+export interface LatchClient {
+  /** Resolves once the modal is connected and configured; rejects with a LatchError otherwise. */
+  readonly ready: Promise<void>
+  /** Opens the modal on sign-in; rejects with 'login_exited' when the visitor closes it. */
+  login(): Promise<LoginResult>
+  /** Links another account to the signed-in user and resolves with the updated user. */
+  link(kind: LinkKind): Promise<User>
+  unlink(account: UnlinkTarget): Promise<User>
+  logout(): Promise<void>
+  getUser(): Promise<User | null>
+  /** A valid access token (refreshed when close to expiry), or null when signed out. */
+  getAccessToken(): Promise<string | null>
+  on<E extends LatchEventName>(event: E, handler: LatchEventHandler<E>): void
+  off<E extends LatchEventName>(event: E, handler: LatchEventHandler<E>): void
+  /** Removes the frame and its listeners; pending and later calls reject. */
+  destroy(): void
+}
+
+/** Attributes and test ids of the elements the SDK adds to the host page. */
+export const HOST_ELEMENT_IDS = {
+  dialog: 'latch-dialog',
+  frame: 'latch-frame',
+  /** Elements with this attribute open sign-in on click (one-line script). */
+  loginAttribute: 'data-latch-login',
+} as const
