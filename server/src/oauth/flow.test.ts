@@ -1,0 +1,377 @@
+import { OAUTH_PROVIDERS, OAUTH_RETURN_PARAM_NAMES, type OAuthProvider } from '@latch/shared'
+import { Kysely } from 'kysely'
+import { KyselyPGlite } from 'kysely-pglite'
+import type { MutableToken } from 'oauth2-mock-server'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import {
+  callbackRedirect,
+  finishOAuth,
+  type OAuthApp,
+  type OAuthFlowDeps,
+  startOAuth,
+} from './flow.ts'
+import { authorizeAtMock, type MockProviders, startMockProviders } from './mockProviders.ts'
+import { kyselyStateStore, migrateOAuth, type OAuthTables } from './stateStore.ts'
+
+const HOST = 'http://localhost:5173'
+const CALLBACK = 'http://127.0.0.1:8787/api/v1/oauth/callback'
+
+let mock: MockProviders
+let db: Kysely<OAuthTables>
+let deps: OAuthFlowDeps
+let app: OAuthApp
+let clock = Date.now()
+
+beforeAll(async () => {
+  mock = await startMockProviders()
+  const { dialect } = await KyselyPGlite.create()
+  db = new Kysely<OAuthTables>({ dialect })
+  await migrateOAuth(db as unknown as Kysely<unknown>)
+  deps = { store: kyselyStateStore(db, () => new Date(clock)), env: {}, now: () => new Date(clock) }
+  app = {
+    id: 'app-under-test-0000000001',
+    allowedOrigins: [HOST],
+    loginMethods: ['email', ...OAUTH_PROVIDERS],
+    settings: mock.settings(),
+  }
+})
+
+afterAll(async () => {
+  await mock?.stop()
+  await db?.destroy()
+})
+
+/** Walks a flow to the host page's return URL; answers the latch_oauth_* parameters. */
+async function walk(provider: OAuthProvider, userId: string | null = null) {
+  const url = await startOAuth(deps, {
+    app,
+    provider,
+    redirectTo: `${HOST}/page?x=1`,
+    redirectUri: `${CALLBACK}/${provider}`,
+    userId,
+  })
+  const callback = await authorizeAtMock(url)
+  const back = new URL(await callbackRedirect(deps, provider, callback.searchParams))
+  return {
+    url: new URL(url),
+    back,
+    code: back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.code) ?? '',
+    state: back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.state) ?? '',
+  }
+}
+
+describe('startOAuth', () => {
+  test('behavior: the authorization URL carries state, PKCE S256 and, for OIDC, a nonce', async () => {
+    const google = new URL(
+      await startOAuth(deps, {
+        app,
+        provider: 'google',
+        redirectTo: HOST,
+        redirectUri: `${CALLBACK}/google`,
+        userId: null,
+      }),
+    )
+    const q = google.searchParams
+    expect(q.get('client_id')).toBe('google-client')
+    expect(q.get('redirect_uri')).toBe(`${CALLBACK}/google`)
+    expect(q.get('response_type')).toBe('code')
+    expect(q.get('scope')).toBe('openid email profile')
+    // 128 random bits or more, base64url.
+    expect(q.get('state')).toMatch(/^[\w-]{22,}$/)
+    expect(q.get('code_challenge_method')).toBe('S256')
+    expect(q.get('code_challenge')).toMatch(/^[\w-]{43}$/)
+    expect(q.get('nonce')).toMatch(/^[\w-]{22,}$/)
+
+    const github = new URL(
+      await startOAuth(deps, {
+        app,
+        provider: 'github',
+        redirectTo: HOST,
+        redirectUri: `${CALLBACK}/github`,
+        userId: null,
+      }),
+    )
+    expect(github.searchParams.get('nonce')).toBeNull()
+    expect(github.searchParams.get('code_challenge_method')).toBe('S256')
+
+    const apple = new URL(
+      await startOAuth(deps, {
+        app,
+        provider: 'apple',
+        redirectTo: HOST,
+        redirectUri: `${CALLBACK}/apple`,
+        userId: null,
+      }),
+    )
+    expect(apple.searchParams.get('response_mode')).toBe('form_post')
+    expect(apple.searchParams.get('nonce')).toBeTruthy()
+  })
+
+  test('error: redirect_to outside the allowed origins', async () => {
+    for (const redirectTo of [
+      'http://evil.example',
+      'http://localhost:5174/',
+      'javascript:alert(1)',
+    ]) {
+      await expect(
+        startOAuth(deps, {
+          app,
+          provider: 'google',
+          redirectTo,
+          redirectUri: `${CALLBACK}/google`,
+          userId: null,
+        }),
+      ).rejects.toMatchObject({ code: 'origin_not_allowed' })
+    }
+  })
+
+  test('error: a provider the app has not enabled or configured', async () => {
+    const off = { ...app, loginMethods: ['email'] }
+    await expect(
+      startOAuth(deps, {
+        app: off,
+        provider: 'google',
+        redirectTo: HOST,
+        redirectUri: CALLBACK,
+        userId: null,
+      }),
+    ).rejects.toMatchObject({ code: 'method_not_available' })
+    const unconfigured = { ...app, settings: {} }
+    await expect(
+      startOAuth(deps, {
+        app: unconfigured,
+        provider: 'google',
+        redirectTo: HOST,
+        redirectUri: CALLBACK,
+        userId: null,
+      }),
+    ).rejects.toMatchObject({ code: 'method_not_available' })
+  })
+})
+
+describe('full flow against the stand-in provider', () => {
+  const people = {
+    google: { sub: 'g-1', email: 'ada@gmail.example', name: 'Ada Lovelace' },
+    twitter: { sub: 't-1', username: 'ada', name: 'Ada L' },
+    discord: { sub: 'd-1', username: 'ada#1', email: 'ada@discord.example' },
+    github: { sub: '4242', username: 'ada-gh', name: 'Ada GH', email: 'ada@github.example' },
+    apple: { sub: 'a-1', email: 'ada@privaterelay.appleid.com' },
+  } as const
+  const expected = {
+    google: {
+      type: 'google_oauth',
+      subject: 'g-1',
+      email: 'ada@gmail.example',
+      name: 'Ada Lovelace',
+    },
+    twitter: { type: 'twitter_oauth', subject: 't-1', username: 'ada', name: 'Ada L' },
+    discord: {
+      type: 'discord_oauth',
+      subject: 'd-1',
+      username: 'ada#1',
+      email: 'ada@discord.example',
+    },
+    github: {
+      type: 'github_oauth',
+      subject: '4242',
+      username: 'ada-gh',
+      name: 'Ada GH',
+      email: 'ada@github.example',
+    },
+    apple: { type: 'apple_oauth', subject: 'a-1', email: 'ada@privaterelay.appleid.com' },
+  }
+
+  test.each(OAUTH_PROVIDERS)(
+    'behavior: %s maps the profile to the SPEC fields',
+    async (provider) => {
+      mock.signIn(provider, people[provider])
+      const { back, code, state } = await walk(provider)
+      expect(back.origin + back.pathname).toBe(`${HOST}/page`)
+      expect(back.searchParams.get('x')).toBe('1')
+      expect(back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.provider)).toBe(provider)
+      const { account, record } = await finishOAuth(deps, { app, code, state, userId: null })
+      expect(account).toEqual(expected[provider])
+      expect(record.isLink).toBe(false)
+    },
+  )
+
+  test('behavior: a flow started by a signed-in user is a link', async () => {
+    const { code, state } = await walk('google', 'user-1')
+    const { record } = await finishOAuth(deps, { app, code, state, userId: 'user-1' })
+    expect(record).toMatchObject({ isLink: true, userId: 'user-1' })
+  })
+
+  test('error: a link flow cannot be finished by another user', async () => {
+    const { code, state } = await walk('google', 'user-1')
+    await expect(finishOAuth(deps, { app, code, state, userId: 'user-2' })).rejects.toMatchObject({
+      code: 'oauth_invalid_code',
+      message: 'Invalid code during oauth flow.',
+    })
+  })
+
+  test('error: a reused state is refused', async () => {
+    const { code, state } = await walk('google')
+    await finishOAuth(deps, { app, code, state, userId: null })
+    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+      code: 'oauth_invalid_code',
+    })
+  })
+
+  test('error: an expired state is refused', async () => {
+    const { code, state } = await walk('google')
+    clock += 10 * 60 * 1000 + 1
+    try {
+      await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+        code: 'oauth_invalid_code',
+      })
+    } finally {
+      clock = Date.now()
+    }
+  })
+
+  test('error: a state of another app is refused', async () => {
+    const { code, state } = await walk('google')
+    const other = { ...app, id: 'another-app-0000000000001' }
+    await expect(
+      finishOAuth(deps, { app: other, code, state, userId: null }),
+    ).rejects.toMatchObject({
+      code: 'oauth_invalid_code',
+    })
+  })
+
+  test('error: an unknown state is refused', async () => {
+    await expect(
+      finishOAuth(deps, { app, code: 'abc', state: 'no-such-state', userId: null }),
+    ).rejects.toMatchObject({ code: 'oauth_invalid_code' })
+  })
+
+  test('error: an invalid code', async () => {
+    const { state } = await walk('google')
+    await expect(
+      finishOAuth(deps, { app, code: 'not-the-code', state, userId: null }),
+    ).rejects.toMatchObject({ code: 'oauth_invalid_code', retryable: true })
+  })
+
+  test('error: a token endpoint answering 200 with an error body', async () => {
+    for (const provider of ['github', 'google'] as const) {
+      const { code, state } = await walk(provider)
+      mock.server.service.once('beforeResponse', (res) => {
+        res.statusCode = 200
+        res.body = { error: 'bad_verification_code', error_description: 'The code is wrong.' }
+      })
+      await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+        code: 'oauth_invalid_code',
+      })
+    }
+  })
+
+  test('error: an ID token with the wrong nonce', async () => {
+    const { code, state } = await walk('google')
+    // Only the ID token carries an audience (the client id).
+    const tamper = (token: MutableToken) => {
+      if (!token.payload.aud) return
+      token.payload.nonce = 'someone-elses-nonce'
+      mock.server.service.off('beforeTokenSigning', tamper)
+    }
+    mock.server.service.on('beforeTokenSigning', tamper)
+    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+      code: 'oauth_invalid_code',
+    })
+  })
+
+  test('error: an ID token signed by a key outside the provider JWKS', async () => {
+    const { code, state, url } = await walk('apple')
+    const nonce = url.searchParams.get('nonce')
+    const { OAuth2Server } = await import('oauth2-mock-server')
+    const rogue = new OAuth2Server()
+    await rogue.issuer.keys.generate('RS256')
+    rogue.issuer.url = mock.url
+    const forged = await rogue.issuer.buildToken({
+      scopesOrTransform: (_h, p) => Object.assign(p, { sub: 'victim', aud: 'apple-client', nonce }),
+    })
+    mock.server.service.once('beforeResponse', (res) => {
+      if (res.body !== '') res.body.id_token = forged
+    })
+    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+      code: 'oauth_invalid_code',
+    })
+  })
+
+  test('error: userinfo of another subject than the ID token', async () => {
+    mock.signIn('google', { sub: 'g-1', email: 'a@b.example', name: 'A' })
+    const { code, state } = await walk('google')
+    mock.server.service.once('beforeUserinfo', (res) => {
+      res.body = { sub: 'g-2', email: 'x@y.example' }
+    })
+    // Registered after the helper's own listener, so this answer wins.
+    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+      code: 'oauth_invalid_code',
+    })
+  })
+})
+
+describe('the provider callback', () => {
+  test("behavior: a denial returns the code 'undefined', which finishes as oauth_user_denied", async () => {
+    const url = await startOAuth(deps, {
+      app,
+      provider: 'discord',
+      redirectTo: HOST,
+      redirectUri: `${CALLBACK}/discord`,
+      userId: null,
+    })
+    const state = new URL(url).searchParams.get('state') ?? ''
+    const back = new URL(
+      await callbackRedirect(
+        deps,
+        'discord',
+        new URLSearchParams({ error: 'access_denied', state }),
+      ),
+    )
+    expect(back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.code)).toBe('undefined')
+    await expect(
+      finishOAuth(deps, { app, code: 'undefined', state, userId: null }),
+    ).rejects.toMatchObject({
+      code: 'oauth_user_denied',
+      message: 'User denied confirmation during OAuth flow',
+    })
+    // The denied state is used up.
+    await expect(finishOAuth(deps, { app, code: 'x', state, userId: null })).rejects.toMatchObject({
+      code: 'oauth_invalid_code',
+    })
+  })
+
+  test('behavior: another provider error finishes as oauth_invalid_code', async () => {
+    const url = await startOAuth(deps, {
+      app,
+      provider: 'github',
+      redirectTo: HOST,
+      redirectUri: `${CALLBACK}/github`,
+      userId: null,
+    })
+    const state = new URL(url).searchParams.get('state') ?? ''
+    const back = new URL(
+      await callbackRedirect(deps, 'github', new URLSearchParams({ error: 'server_error', state })),
+    )
+    const code = back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.code) ?? ''
+    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+      code: 'oauth_invalid_code',
+    })
+  })
+
+  test('error: an unknown state or another provider than the one started', async () => {
+    await expect(
+      callbackRedirect(deps, 'google', new URLSearchParams({ code: 'c', state: 'nope' })),
+    ).rejects.toMatchObject({ code: 'oauth_invalid_code' })
+    const url = await startOAuth(deps, {
+      app,
+      provider: 'google',
+      redirectTo: HOST,
+      redirectUri: `${CALLBACK}/google`,
+      userId: null,
+    })
+    const state = new URL(url).searchParams.get('state') ?? ''
+    await expect(
+      callbackRedirect(deps, 'twitter', new URLSearchParams({ code: 'c', state })),
+    ).rejects.toMatchObject({ code: 'oauth_invalid_code' })
+  })
+})
