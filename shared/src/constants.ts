@@ -5,6 +5,8 @@ export const CLIENT_NAME = `latch-js:${SDK_VERSION}`
 
 // Timeouts
 export const API_TIMEOUT_MS = 10_000
+/** How long the host SDK waits for the modal frame's penpal handshake (not in the spec). */
+export const MODAL_CONNECT_TIMEOUT_MS = 20_000
 export const WALLET_REQUEST_TIMEOUT_MS = 120_000
 export const TOKEN_EXPIRY_MARGIN_MS = 30_000
 export const REFRESH_TOKEN_COOKIE_DAYS = 30
