@@ -1,7 +1,7 @@
 import { OAUTH_PROVIDERS, OAUTH_RETURN_PARAM_NAMES, type OAuthProvider } from '@latch/shared'
 import { Kysely } from 'kysely'
 import { KyselyPGlite } from 'kysely-pglite'
-import type { MutableToken } from 'oauth2-mock-server'
+import { type MutableToken, OAuth2Issuer } from 'oauth2-mock-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   callbackRedirect,
@@ -255,7 +255,7 @@ describe('full flow against the stand-in provider', () => {
   test('error: a token endpoint answering 200 with an error body', async () => {
     for (const provider of ['github', 'google'] as const) {
       const { code, state } = await walk(provider)
-      mock.server.service.once('beforeResponse', (res) => {
+      mock.service.once('beforeResponse', (res) => {
         res.statusCode = 200
         res.body = { error: 'bad_verification_code', error_description: 'The code is wrong.' }
       })
@@ -271,9 +271,9 @@ describe('full flow against the stand-in provider', () => {
     const tamper = (token: MutableToken) => {
       if (!token.payload.aud) return
       token.payload.nonce = 'someone-elses-nonce'
-      mock.server.service.off('beforeTokenSigning', tamper)
+      mock.service.off('beforeTokenSigning', tamper)
     }
-    mock.server.service.on('beforeTokenSigning', tamper)
+    mock.service.on('beforeTokenSigning', tamper)
     await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
       code: 'oauth_invalid_code',
     })
@@ -282,14 +282,13 @@ describe('full flow against the stand-in provider', () => {
   test('error: an ID token signed by a key outside the provider JWKS', async () => {
     const { code, state, url } = await walk('apple')
     const nonce = url.searchParams.get('nonce')
-    const { OAuth2Server } = await import('oauth2-mock-server')
-    const rogue = new OAuth2Server()
-    await rogue.issuer.keys.generate('RS256')
-    rogue.issuer.url = mock.url
-    const forged = await rogue.issuer.buildToken({
+    const rogue = new OAuth2Issuer()
+    await rogue.keys.generate('RS256')
+    rogue.url = mock.url
+    const forged = await rogue.buildToken({
       scopesOrTransform: (_h, p) => Object.assign(p, { sub: 'victim', aud: 'apple-client', nonce }),
     })
-    mock.server.service.once('beforeResponse', (res) => {
+    mock.service.once('beforeResponse', (res) => {
       if (res.body !== '') res.body.id_token = forged
     })
     await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
@@ -300,7 +299,7 @@ describe('full flow against the stand-in provider', () => {
   test('error: userinfo of another subject than the ID token', async () => {
     mock.signIn('google', { sub: 'g-1', email: 'a@b.example', name: 'A' })
     const { code, state } = await walk('google')
-    mock.server.service.once('beforeUserinfo', (res) => {
+    mock.service.once('beforeUserinfo', (res) => {
       res.body = { sub: 'g-2', email: 'x@y.example' }
     })
     // Registered after the helper's own listener, so this answer wins.

@@ -54,6 +54,7 @@ interface ResolvedProvider {
   settings: ProviderSettings
   endpoints: ProviderEndpoints
   insecure: boolean
+  discoverJwks: boolean
   as: oauth.AuthorizationServer
   client: oauth.Client
 }
@@ -82,6 +83,24 @@ function isEnabled(app: OAuthApp, provider: OAuthProvider): boolean {
   return app.loginMethods.includes(provider)
 }
 
+const discoveredJwks = new Map<string, string>()
+
+/** The jwks_uri an issuer publishes in its OIDC discovery document. */
+async function discoverJwks(issuer: string, insecure: boolean, timeoutMs: number): Promise<string> {
+  const known = discoveredJwks.get(issuer)
+  if (known) return known
+  const url = new URL(issuer)
+  const res = await oauth.discoveryRequest(url, {
+    algorithm: 'oidc',
+    [oauth.allowInsecureRequests]: insecure,
+    signal: AbortSignal.timeout(timeoutMs),
+  })
+  const metadata = await oauth.processDiscoveryResponse(url, res)
+  if (!metadata.jwks_uri) throw new Error(`${issuer} publishes no jwks_uri`)
+  discoveredJwks.set(issuer, metadata.jwks_uri)
+  return metadata.jwks_uri
+}
+
 /** The provider as this app configured it; not enabled or not configured -> method_not_available. */
 export function resolveProvider(
   app: OAuthApp,
@@ -89,15 +108,14 @@ export function resolveProvider(
   env?: Record<string, string | undefined>,
 ): ResolvedProvider {
   const settings = app.settings[provider]
-  if (!isEnabled(app, provider) || !settings) throw LatchError.of('method_not_available')
+  if (!isEnabled(app, provider) || !settings?.clientId) throw LatchError.of('method_not_available')
   const spec = PROVIDERS[provider]
-  const { endpoints, insecure } = resolveEndpoints(provider, settings.endpoints, env)
+  const resolved = resolveEndpoints(provider, settings.endpoints, env)
   return {
     spec,
     settings,
-    endpoints,
-    insecure,
-    as: authorizationServer(endpoints),
+    ...resolved,
+    as: authorizationServer(resolved.endpoints),
     client: { client_id: settings.clientId },
   }
 }
@@ -106,7 +124,7 @@ async function clientAuth(p: ResolvedProvider): Promise<oauth.ClientAuth> {
   const appleKey = appleKeyOf(p.settings)
   const secret = appleKey
     ? await appleClientSecret(p.settings.clientId, appleKey)
-    : p.settings.clientSecret
+    : p.settings.clientSecret?.trim()
   if (!secret) return oauth.None()
   return p.spec.clientAuth === 'basic'
     ? oauth.ClientSecretBasic(secret)
@@ -283,8 +301,14 @@ async function exchange(
   )
   let idToken: Record<string, unknown> | undefined
   if (p.spec.oidc) {
+    const as = p.discoverJwks
+      ? authorizationServer({
+          ...p.endpoints,
+          jwks: await discoverJwks(p.endpoints.issuer, p.insecure, timeoutMs),
+        })
+      : p.as
     // The ID token came over TLS from the token endpoint; its signature is checked anyway.
-    await oauth.validateApplicationLevelSignature(p.as, response, http())
+    await oauth.validateApplicationLevelSignature(as, response, http())
     idToken = oauth.getValidatedIdTokenClaims(tokens)
   }
 

@@ -1,15 +1,18 @@
 /**
  * Test support: one oauth2-mock-server standing in for all five providers. Each provider's
  * endpoints point at it with a `p=<provider>` query marker, so its hooks answer in that
- * provider's shape (Twitter's `{data}`, GitHub's /user and /user/emails, Apple's ID token).
+ * provider's shape (Twitter's `{data}`, Discord's user, GitHub's /user and /user/emails,
+ * Apple's ID token). The OIDC providers (Google, Apple) get only the issuer: their JWKS is
+ * found by discovery, as a self-hoster pointing them elsewhere would have it.
  */
-
-import type { IncomingMessage } from 'node:http'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { OAUTH_PROVIDERS, type OAuthProvider } from '@latch/shared'
 import {
   type MutableResponse,
   type MutableToken,
-  OAuth2Server,
+  OAuth2Issuer,
+  OAuth2Service,
   type TokenRequestIncomingMessage,
 } from 'oauth2-mock-server'
 import { PROVIDERS } from './providers.ts'
@@ -23,16 +26,24 @@ export interface MockPerson {
   username?: string | null
 }
 
+/** What the token endpoint last received, per provider (to check client authentication). */
+export interface TokenRequestSeen {
+  authorization: string | undefined
+  body: Record<string, unknown>
+}
+
 export interface MockProviders {
-  /** http://localhost:<port> */
+  /** http://localhost:<port>, also the issuer of the ID tokens. */
   url: string
   /** Sets who the provider says is signing in. */
   signIn(provider: OAuthProvider, person: MockPerson): void
-  /** The settings of an app whose five providers all point here. */
+  /** Settings of an app whose five providers all point here. */
   settings(): OAuthSettings
-  /** Settings for one provider (endpoints included). */
   providerSettings(provider: OAuthProvider): ProviderSettings
-  server: OAuth2Server
+  lastTokenRequest(provider: OAuthProvider): TokenRequestSeen | undefined
+  /** The oauth2-mock-server service, for one-off hooks (beforeResponse, beforeUserinfo...). */
+  service: OAuth2Service
+  issuer: OAuth2Issuer
   stop(): Promise<void>
 }
 
@@ -41,11 +52,7 @@ function providerOf(req: IncomingMessage, base: string): OAuthProvider | undefin
   return OAUTH_PROVIDERS.find((x) => x === p)
 }
 
-function userinfoBody(
-  provider: OAuthProvider,
-  person: MockPerson,
-  emails: boolean,
-): Record<string, unknown> | Record<string, unknown>[] {
+function userinfoBody(provider: OAuthProvider, person: MockPerson): Record<string, unknown> {
   switch (provider) {
     case 'google':
       return { sub: person.sub, email: person.email, email_verified: true, name: person.name }
@@ -54,78 +61,103 @@ function userinfoBody(
     case 'discord':
       return { id: person.sub, username: person.username, email: person.email, verified: true }
     case 'github':
-      return emails
-        ? [
-            { email: `secondary-${person.sub}@example.com`, primary: false, verified: true },
-            ...(person.email ? [{ email: person.email, primary: true, verified: true }] : []),
-          ]
-        : { id: Number(person.sub), login: person.username, name: person.name }
+      return { id: Number(person.sub), login: person.username, name: person.name }
     case 'apple':
       return {}
   }
 }
 
+function githubEmails(person: MockPerson): Record<string, unknown>[] {
+  return [
+    // A verified address listed first that is not the primary one.
+    { email: `secondary-${person.sub}@example.com`, primary: false, verified: true },
+    ...(person.email ? [{ email: person.email, primary: true, verified: true }] : []),
+  ]
+}
+
 /** Starts the stand-in on 127.0.0.1, a port of the system's choosing. */
 export async function startMockProviders(): Promise<MockProviders> {
-  const server = new OAuth2Server()
-  await server.issuer.keys.generate('RS256')
-  await server.start(0, '127.0.0.1')
-  const url = server.issuer.url
-  if (!url) throw new Error('oauth2-mock-server did not report its URL')
+  const issuer = new OAuth2Issuer()
+  await issuer.keys.generate('RS256')
+  const service = new OAuth2Service(issuer)
   const people = new Map<OAuthProvider, MockPerson>()
+  const seen = new Map<OAuthProvider, TokenRequestSeen>()
   const person = (p: OAuthProvider) => people.get(p) ?? { sub: `${p}-default` }
+  let url = ''
 
-  server.service.on(
-    'beforeTokenSigning',
-    (token: MutableToken, req: TokenRequestIncomingMessage) => {
+  // GitHub's /user/emails sits beside its userinfo; the mock has no such route, so it is
+  // answered here and everything else goes to oauth2-mock-server.
+  const http: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname
+    if (path === '/userinfo/emails') {
       const p = providerOf(req, url)
-      if (!p) return
-      const who = person(p)
-      token.payload.sub = who.sub
-      if (p === 'apple' && who.email) {
-        token.payload.email = who.email
-        token.payload.email_verified = 'true'
+      if (!req.headers.authorization?.startsWith('Bearer ') || !p) {
+        res.writeHead(401).end()
+        return
       }
-    },
-  )
-  server.service.on('beforeResponse', (res: MutableResponse, req: TokenRequestIncomingMessage) => {
-    const p = providerOf(req, url)
-    // Only the OIDC providers answer with an ID token.
-    if (p && !PROVIDERS[p].oidc && res.body !== '') delete res.body.id_token
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify(githubEmails(person(p))))
+      return
+    }
+    service.requestHandler(req, res)
   })
-  server.service.on('beforeUserinfo', (res: MutableResponse, req: IncomingMessage) => {
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(0, '127.0.0.1', resolve)
+  })
+  url = `http://localhost:${(http.address() as AddressInfo).port}`
+  issuer.url = url
+
+  service.on('beforeTokenSigning', (token: MutableToken, req: TokenRequestIncomingMessage) => {
     const p = providerOf(req, url)
     if (!p) return
-    const emails = new URL(req.url ?? '/', url).searchParams.has('emails')
-    res.body = userinfoBody(p, person(p), emails) as Record<string, unknown>
+    const who = person(p)
+    token.payload.sub = who.sub
+    if (p === 'apple' && who.email) {
+      token.payload.email = who.email
+      token.payload.email_verified = 'true'
+    }
+  })
+  service.on('beforeResponse', (res: MutableResponse, req: TokenRequestIncomingMessage) => {
+    const p = providerOf(req, url)
+    if (!p) return
+    seen.set(p, { authorization: req.headers.authorization, body: { ...req.body } })
+    // Only the OIDC providers answer with an ID token.
+    if (!PROVIDERS[p].oidc && res.body !== '') delete res.body.id_token
+  })
+  service.on('beforeUserinfo', (res: MutableResponse, req: IncomingMessage) => {
+    const p = providerOf(req, url)
+    if (p) res.body = userinfoBody(p, person(p))
   })
 
-  const providerSettings = (p: OAuthProvider): ProviderSettings => {
-    const oidc = PROVIDERS[p].oidc
-    return {
-      clientId: `${p}-client`,
-      clientSecret: `${p}-secret`,
-      endpoints: {
-        authorization: `${url}/authorize?p=${p}`,
-        token: `${url}/token?p=${p}`,
-        ...(p === 'apple' ? {} : { userinfo: `${url}/userinfo?p=${p}` }),
-        ...(p === 'github' ? { emails: `${url}/userinfo?p=${p}&emails=1` } : {}),
-        ...(oidc ? { issuer: url, jwks: `${url}/jwks` } : {}),
-      },
-    }
-  }
+  const providerSettings = (p: OAuthProvider): ProviderSettings => ({
+    clientId: `${p}-client`,
+    clientSecret: `${p}-secret`,
+    endpoints: {
+      authorizationUrl: `${url}/authorize?p=${p}`,
+      tokenUrl: `${url}/token?p=${p}`,
+      ...(p === 'apple' ? {} : { userInfoUrl: `${url}/userinfo?p=${p}` }),
+      ...(PROVIDERS[p].oidc ? { issuer: url } : {}),
+    },
+  })
 
   return {
     url,
-    server,
+    service,
+    issuer,
     signIn: (p, who) => people.set(p, who),
     providerSettings,
     settings: () => Object.fromEntries(OAUTH_PROVIDERS.map((p) => [p, providerSettings(p)])),
-    stop: () => server.stop(),
+    lastTokenRequest: (p) => seen.get(p),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve())
+        http.closeAllConnections()
+      }),
   }
 }
 
-/** Follows the provider's authorization URL as a browser would: answers the callback URL it redirects to. */
+/** Follows an authorization URL as a browser would; answers the callback URL it redirects to. */
 export async function authorizeAtMock(authorizationUrl: string): Promise<URL> {
   const res = await fetch(authorizationUrl, {
     redirect: 'manual',

@@ -10,6 +10,7 @@ import {
   oauthProviderSchema,
 } from '@latch/shared'
 import { z } from 'zod'
+import type { EndpointOverrides } from './settings.ts'
 
 /** A linked OAuth account as a provider describes it, before it is stored (no verifiedAt). */
 export type OAuthAccountInput = OAuthAccount extends infer A
@@ -220,30 +221,39 @@ export function parseProvider(value: unknown): OAuthProvider | undefined {
   return parsed.success ? parsed.data : undefined
 }
 
-const ENDPOINT_ENV: Record<keyof ProviderEndpoints, string> = {
-  authorization: 'AUTHORIZATION_URL',
-  token: 'TOKEN_URL',
-  userinfo: 'USERINFO_URL',
-  emails: 'EMAILS_URL',
+const OVERRIDE_FIELDS: Record<keyof EndpointOverrides, keyof ProviderEndpoints> = {
+  issuer: 'issuer',
+  authorizationUrl: 'authorization',
+  tokenUrl: 'token',
+  userInfoUrl: 'userinfo',
+  emailsUrl: 'emails',
+  jwksUrl: 'jwks',
+}
+
+const ENV_SUFFIXES: Record<keyof EndpointOverrides, string> = {
   issuer: 'ISSUER',
-  jwks: 'JWKS_URL',
+  authorizationUrl: 'AUTHORIZATION_URL',
+  tokenUrl: 'TOKEN_URL',
+  userInfoUrl: 'USERINFO_URL',
+  emailsUrl: 'EMAILS_URL',
+  jwksUrl: 'JWKS_URL',
 }
 
 /**
  * Endpoint overrides from the environment: `LATCH_OAUTH_<PROVIDER>_<FIELD>`, e.g.
- * `LATCH_OAUTH_GOOGLE_TOKEN_URL`. Fields: AUTHORIZATION_URL, TOKEN_URL, USERINFO_URL,
- * EMAILS_URL, ISSUER, JWKS_URL.
+ * `LATCH_OAUTH_GOOGLE_TOKEN_URL`. Fields: ISSUER, AUTHORIZATION_URL, TOKEN_URL, USERINFO_URL,
+ * EMAILS_URL, JWKS_URL.
  */
 export function endpointsFromEnv(
   provider: OAuthProvider,
   env: Record<string, string | undefined> = process.env,
-): Partial<ProviderEndpoints> {
-  const out: Partial<ProviderEndpoints> = {}
-  for (const [field, suffix] of Object.entries(ENDPOINT_ENV) as [
-    keyof ProviderEndpoints,
+): EndpointOverrides {
+  const out: EndpointOverrides = {}
+  for (const [field, suffix] of Object.entries(ENV_SUFFIXES) as [
+    keyof EndpointOverrides,
     string,
   ][]) {
-    const value = env[`LATCH_OAUTH_${provider.toUpperCase()}_${suffix}`]
+    const value = env[`LATCH_OAUTH_${provider.toUpperCase()}_${suffix}`]?.trim()
     if (value) out[field] = value
   }
   return out
@@ -253,24 +263,41 @@ function isLoopback(url: URL): boolean {
   return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)
 }
 
+export interface ResolvedEndpoints {
+  endpoints: ProviderEndpoints
+  /** Plain http is in use (a loopback stand-in); the HTTP client must allow it. */
+  insecure: boolean
+  /** The issuer was moved without a JWKS: find it by OIDC discovery. */
+  discoverJwks: boolean
+}
+
 /**
  * The provider's endpoints with the environment's overrides, then the app's, applied.
- * Every endpoint must be https, or http on a loopback host (a local stand-in); the answer says
- * whether plain http is in use so the HTTP client can allow it.
+ * Every endpoint must be https, or http on a loopback host (a local stand-in).
  */
 export function resolveEndpoints(
   provider: OAuthProvider,
-  appOverrides: Partial<ProviderEndpoints> | undefined,
+  appOverrides: EndpointOverrides | undefined,
   env: Record<string, string | undefined> = process.env,
-): { endpoints: ProviderEndpoints; insecure: boolean } {
-  const endpoints: ProviderEndpoints = {
-    ...PROVIDERS[provider].endpoints,
-    ...endpointsFromEnv(provider, env),
-    ...appOverrides,
+): ResolvedEndpoints {
+  const spec = PROVIDERS[provider]
+  const overrides: EndpointOverrides = { ...endpointsFromEnv(provider, env), ...appOverrides }
+  const endpoints: ProviderEndpoints = { ...spec.endpoints }
+  for (const [field, value] of Object.entries(overrides) as [keyof EndpointOverrides, string][]) {
+    if (value) endpoints[OVERRIDE_FIELDS[field]] = value
   }
+  // GitHub keeps the e-mails beside the user: /user -> /user/emails.
+  if (spec.endpoints.emails && overrides.userInfoUrl && !overrides.emailsUrl) {
+    const emails = new URL(overrides.userInfoUrl)
+    emails.pathname = `${emails.pathname.replace(/\/+$/, '')}/emails`
+    endpoints.emails = emails.href
+  }
+  const discoverJwks = spec.oidc && Boolean(overrides.issuer) && !overrides.jwksUrl
+  if (discoverJwks) endpoints.jwks = null
+
   let insecure = false
   for (const [field, value] of Object.entries(endpoints)) {
-    if (value === null || field === 'issuer') continue
+    if (value === null || (field === 'issuer' && !discoverJwks)) continue
     let url: URL
     try {
       url = new URL(value)
@@ -287,5 +314,5 @@ export function resolveEndpoints(
       })
     }
   }
-  return { endpoints, insecure }
+  return { endpoints, insecure, discoverJwks }
 }

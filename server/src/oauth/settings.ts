@@ -8,23 +8,31 @@ import { z } from 'zod'
 
 const endpointUrl = z.string().url().max(2048)
 
+/**
+ * Endpoint overrides; the names match the apps service's `OAuthEndpoints`. When the issuer of
+ * an OIDC provider is overridden without `jwksUrl`, the JWKS is found by OIDC discovery; when
+ * GitHub's `userInfoUrl` is overridden without `emailsUrl`, the e-mails are at
+ * `<userInfoUrl>/emails`, as on GitHub.
+ */
 export const endpointOverridesSchema = z
   .object({
-    authorization: endpointUrl,
-    token: endpointUrl,
-    userinfo: endpointUrl,
-    emails: endpointUrl,
     issuer: z.string().min(1).max(2048),
-    jwks: endpointUrl,
+    authorizationUrl: endpointUrl,
+    tokenUrl: endpointUrl,
+    userInfoUrl: endpointUrl,
+    emailsUrl: endpointUrl,
+    jwksUrl: endpointUrl,
   })
   .partial()
   .strict()
 
+export type EndpointOverrides = z.infer<typeof endpointOverridesSchema>
+
 export const providerSettingsSchema = z
   .object({
     clientId: z.string().min(1).max(512),
-    /** Absent for a public client (PKCE only) and for Apple with a team key. */
-    clientSecret: z.string().min(1).max(4096).optional(),
+    /** Absent or empty for a public client (PKCE only) and for Apple with a team key. */
+    clientSecret: z.string().max(4096).optional(),
     /** Apple: the team id, key id and .p8 key that mint the client secret. */
     appleTeamId: z.string().min(1).max(64).optional(),
     appleKeyId: z.string().min(1).max(64).optional(),
@@ -45,15 +53,15 @@ export const oauthSettingsSchema = z
 
 export type OAuthSettings = z.infer<typeof oauthSettingsSchema>
 
-/** Reads the settings JSON; anything unreadable counts as no settings at all. */
-export function parseOAuthSettings(json: string | null | undefined): OAuthSettings {
-  if (!json) return {}
-  try {
-    const parsed = oauthSettingsSchema.safeParse(JSON.parse(json))
-    return parsed.success ? parsed.data : {}
-  } catch {
-    return {}
+/** Reads an app's stored settings; a provider whose settings do not parse counts as unconfigured. */
+export function parseOAuthSettings(value: unknown): OAuthSettings {
+  if (typeof value !== 'object' || value === null) return {}
+  const out: OAuthSettings = {}
+  for (const provider of OAUTH_PROVIDERS) {
+    const parsed = providerSettingsSchema.safeParse((value as Record<string, unknown>)[provider])
+    if (parsed.success) out[provider] = parsed.data
   }
+  return out
 }
 
 /** The Apple team key of a provider's settings, when all three parts are there. */

@@ -1,0 +1,235 @@
+/**
+ * Users and their linked accounts, shared by every sign-in method (e-mail, SMS, OAuth, SIWE).
+ * An identifier (e-mail, number, address, OAuth subject) belongs to at most one user per app.
+ */
+import { buildUser, LatchError, type LinkedAccount, type User } from '@latch/shared'
+import { randomId } from './crypto.ts'
+import { type Db, json } from './db/index.ts'
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/** A linked account before it is stored: verifiedAt is set from `now`. */
+export type NewAccount = DistributiveOmit<LinkedAccount, 'verifiedAt'>
+
+/** The unique key of an account within its type. */
+export function accountIdentifier(account: Pick<LinkedAccount, 'type'> & NewAccount): string {
+  switch (account.type) {
+    case 'email':
+      return account.address.trim().toLowerCase()
+    case 'phone':
+      return account.number
+    case 'wallet':
+      return account.address.toLowerCase()
+    default:
+      return account.subject
+  }
+}
+
+/** Account types a user holds at most one of (wallets may be several). */
+function singular(type: LinkedAccount['type']): boolean {
+  return type !== 'wallet'
+}
+
+/** A sign-in method: anything but the in-app wallet, which cannot sign in by itself. */
+function isSignInMethod(account: LinkedAccount): boolean {
+  return !(account.type === 'wallet' && account.walletClient === 'latch')
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  return (
+    typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505'
+  )
+}
+
+function stored(account: NewAccount, now: Date): LinkedAccount {
+  return { ...account, verifiedAt: now.toISOString() } as LinkedAccount
+}
+
+async function insertAccount(
+  db: Db,
+  appId: string,
+  userId: string,
+  account: NewAccount,
+  now: Date,
+): Promise<void> {
+  await db
+    .insertInto('linked_accounts')
+    .values({
+      id: randomId(20),
+      app_id: appId,
+      user_id: userId,
+      type: account.type,
+      identifier: accountIdentifier(account),
+      data: json(stored(account, now)),
+      created_at: now,
+    })
+    .execute()
+}
+
+/** The user with its linked accounts, or not_found. */
+export async function loadUser(db: Db, appId: string, userId: string): Promise<User> {
+  const user = await db
+    .selectFrom('users')
+    .select(['id', 'created_at'])
+    .where('id', '=', userId)
+    .where('app_id', '=', appId)
+    .executeTakeFirst()
+  if (!user) throw LatchError.of('not_found', { message: 'User not found' })
+  const accounts = await db
+    .selectFrom('linked_accounts')
+    .select('data')
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return buildUser(
+    user.id,
+    user.created_at.toISOString(),
+    accounts.map((a) => a.data as unknown as LinkedAccount),
+  )
+}
+
+/**
+ * Signs in with a verified account: the user who holds it, or a new user created with it.
+ * @example await authenticateWithAccount(db, appId, { type: 'email', address: 'a@b.c' })
+ */
+export async function authenticateWithAccount(
+  db: Db,
+  appId: string,
+  account: NewAccount,
+  now: Date = new Date(),
+): Promise<{ user: User; isNewUser: boolean }> {
+  const identifier = accountIdentifier(account)
+  // Two first sign-ins with one identifier race on the unique key; the loser finds the winner.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const existing = await trx
+          .selectFrom('linked_accounts')
+          .select(['id', 'user_id'])
+          .where('app_id', '=', appId)
+          .where('type', '=', account.type)
+          .where('identifier', '=', identifier)
+          .executeTakeFirst()
+        if (existing) {
+          // Profile fields (an OAuth name, a wallet's chain) follow the latest sign-in.
+          await trx
+            .updateTable('linked_accounts')
+            .set({ data: json(stored(account, now)) })
+            .where('id', '=', existing.id)
+            .execute()
+          return { user: await loadUser(trx, appId, existing.user_id), isNewUser: false }
+        }
+        const userId = `did:latch:${randomId()}`
+        await trx.insertInto('users').values({ id: userId, app_id: appId, created_at: now }).execute()
+        await insertAccount(trx, appId, userId, account, now)
+        return { user: await loadUser(trx, appId, userId), isNewUser: true }
+      })
+    } catch (e) {
+      if (!isUniqueViolation(e) || attempt >= 2) throw e
+    }
+  }
+}
+
+/**
+ * Adds a verified account to a signed-in user. Answers linked_to_another_user when another
+ * user of the app holds it, and invalid_data when the user already has one of a kind that
+ * allows only one (every kind but wallets).
+ */
+export async function linkAccount(
+  db: Db,
+  appId: string,
+  userId: string,
+  account: NewAccount,
+  now: Date = new Date(),
+): Promise<User> {
+  const identifier = accountIdentifier(account)
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await lockUser(trx, appId, userId)
+      const existing = await trx
+        .selectFrom('linked_accounts')
+        .select(['id', 'user_id'])
+        .where('app_id', '=', appId)
+        .where('type', '=', account.type)
+        .where('identifier', '=', identifier)
+        .executeTakeFirst()
+      if (existing && existing.user_id !== userId) throw LatchError.of('linked_to_another_user')
+      if (existing) {
+        await trx
+          .updateTable('linked_accounts')
+          .set({ data: json(stored(account, now)) })
+          .where('id', '=', existing.id)
+          .execute()
+      } else {
+        if (singular(account.type)) {
+          const same = await trx
+            .selectFrom('linked_accounts')
+            .select('id')
+            .where('user_id', '=', userId)
+            .where('type', '=', account.type)
+            .executeTakeFirst()
+          if (same) {
+            throw LatchError.of('invalid_data', {
+              message: `This user already has a linked ${account.type.replace('_oauth', '')} account; unlink it first`,
+            })
+          }
+        }
+        await insertAccount(trx, appId, userId, account, now)
+      }
+      return loadUser(trx, appId, userId)
+    })
+  } catch (e) {
+    if (isUniqueViolation(e)) throw LatchError.of('linked_to_another_user')
+    throw e
+  }
+}
+
+/**
+ * Removes an account from a user. The in-app wallet cannot be unlinked, and neither can the
+ * last sign-in method: a user must keep a way to sign in (last_account_unlink_forbidden).
+ */
+export async function unlinkAccount(
+  db: Db,
+  appId: string,
+  userId: string,
+  target: { type: LinkedAccount['type']; identifier: string },
+): Promise<User> {
+  return db.transaction().execute(async (trx) => {
+    await lockUser(trx, appId, userId)
+    const rows = await trx
+      .selectFrom('linked_accounts')
+      .select(['id', 'type', 'identifier', 'data'])
+      .where('user_id', '=', userId)
+      .execute()
+    const identifier = normalizeIdentifier(target.type, target.identifier)
+    const row = rows.find((r) => r.type === target.type && r.identifier === identifier)
+    if (!row) {
+      throw LatchError.of('not_found', { message: 'This account is not linked to the user' })
+    }
+    const account = row.data as unknown as LinkedAccount
+    if (!isSignInMethod(account)) throw LatchError.of('embedded_wallet_unlink_forbidden')
+    const others = rows.filter(
+      (r) => r.id !== row.id && isSignInMethod(r.data as unknown as LinkedAccount),
+    )
+    if (others.length === 0) throw LatchError.of('last_account_unlink_forbidden')
+    await trx.deleteFrom('linked_accounts').where('id', '=', row.id).execute()
+    return loadUser(trx, appId, userId)
+  })
+}
+
+function normalizeIdentifier(type: LinkedAccount['type'], identifier: string): string {
+  return type === 'email' || type === 'wallet' ? identifier.trim().toLowerCase() : identifier
+}
+
+/** Serializes changes to one user's accounts (a row lock on PostgreSQL). */
+async function lockUser(db: Db, appId: string, userId: string): Promise<void> {
+  const row = await db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', userId)
+    .where('app_id', '=', appId)
+    .forUpdate()
+    .executeTakeFirst()
+  if (!row) throw LatchError.of('not_found', { message: 'User not found' })
+}

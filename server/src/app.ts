@@ -1,0 +1,98 @@
+/**
+ * The Hono application: one sub-app per feature under /api/v1, one error handler that turns
+ * every failure into `{ "error": { "type", "code", "message" } }` with its status.
+ */
+import {
+  API_PREFIX,
+  APP_ID_HEADER,
+  CLIENT_HEADER,
+  isLatchError,
+  LatchError,
+  MAX_BODY_BYTES,
+  toApiErrorBody,
+} from '@latch/shared'
+import { Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { cors } from 'hono/cors'
+import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { analyticsRoutes } from './analytics/routes.ts'
+import { appRoutes } from './apps/routes.ts'
+import type { Deps } from './context.ts'
+import { type HonoEnv, isPublicAppPath, requireApp } from './http.ts'
+import { passwordlessRoutes } from './passwordless/routes.ts'
+import { priceRoutes } from './price/routes.ts'
+import { retryAfterOf } from './ratelimit.ts'
+import { sessionRoutes } from './sessions/routes.ts'
+import { smsRoutes } from './sms/routes.ts'
+
+/** The status an error answers with: its own, else 400 for validation errors, else 500. */
+export function statusOf(err: LatchError): ContentfulStatusCode {
+  const status = err.status ?? (err.type === 'validation_error' ? 400 : 500)
+  return (status >= 400 && status <= 599 ? status : 500) as ContentfulStatusCode
+}
+
+function toError(e: unknown): LatchError {
+  if (isLatchError(e)) return e
+  if (e instanceof HTTPException) {
+    if (e.status === 413) return LatchError.of('payload_too_large')
+    if (e.status < 500) {
+      return LatchError.of('invalid_data', { status: e.status, message: e.message || 'Bad request' })
+    }
+  }
+  return LatchError.of('internal_error', { cause: e })
+}
+
+export function createApp(deps: Deps): Hono<HonoEnv> {
+  const app = new Hono<HonoEnv>()
+
+  app.onError((e, c) => {
+    const err = toError(e)
+    const status = statusOf(err)
+    if (status >= 500 && !isLatchError(e)) {
+      deps.log(`[latch] ${c.req.method} ${c.req.path} failed: ${(e as Error)?.stack ?? String(e)}`)
+    }
+    const wait = retryAfterOf(err)
+    if (wait !== undefined) c.header('retry-after', String(wait))
+    return c.json(toApiErrorBody(err), status)
+  })
+  app.notFound((c) =>
+    c.json(toApiErrorBody(LatchError.of('not_found', { message: `No route ${c.req.method} ${c.req.path}` })), 404),
+  )
+
+  const modalOrigin = deps.config.modalOrigin
+  app.use(
+    '*',
+    cors({
+      origin: (origin) => (modalOrigin && origin === modalOrigin ? origin : null),
+      credentials: true,
+      allowHeaders: ['content-type', 'authorization', APP_ID_HEADER, CLIENT_HEADER],
+      allowMethods: ['GET', 'POST', 'OPTIONS'],
+      maxAge: 600,
+    }),
+  )
+
+  const api = new Hono<HonoEnv>()
+  api.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw LatchError.of('payload_too_large')
+      },
+    }),
+  )
+  api.use('*', async (c, next) => (isPublicAppPath(c.req.path) ? next() : requireApp(deps)(c, next)))
+  api.route('/apps', appRoutes(deps))
+  api.route('/sessions', sessionRoutes(deps))
+  api.route('/passwordless', passwordlessRoutes(deps))
+  api.route('/passwordless_sms', smsRoutes(deps))
+  api.route('/analytics_events', analyticsRoutes(deps))
+  api.route('/token_price', priceRoutes(deps))
+  // TODO(issue 5): api.route('/oauth', oauthRoutes(deps)) from './oauth/index.ts' once it exists.
+  // Later: api.route('/siwe', ...) and the embedded wallet share store under '/wallets'.
+
+  app.route(API_PREFIX, api)
+  // Later issue: the wallet frame pages, GET /apps/:appId/embedded-wallets (and /export), mount here.
+  return app
+}

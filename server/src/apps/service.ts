@@ -1,0 +1,382 @@
+/** Apps: what an operator configures (CLI, admin API) and what the modal reads. */
+import {
+  type AllowlistConfig,
+  APP_ID_LENGTH,
+  LatchError,
+  LOGIN_METHODS,
+  type LoginMethod,
+  SERVER_DEFAULT_LOGIN_METHODS,
+  type ServerAppConfig,
+  type ServerCreateOnLogin,
+  type ThemeSetting,
+  validateEmail,
+  validatePhone,
+} from '@latch/shared'
+import type { Selectable } from 'kysely'
+import { z } from 'zod'
+import type { Deps } from '../context.ts'
+import { randomId } from '../crypto.ts'
+import { json } from '../db/index.ts'
+import type { AppsTable } from '../db/schema.ts'
+import { type OAuthSettings, oauthSettingsSchema, parseOAuthSettings } from '../oauth/settings.ts'
+
+export type {
+  EndpointOverrides as OAuthEndpoints,
+  OAuthSettings as AppOAuthSettings,
+  ProviderSettings as OAuthClientSettings,
+} from '../oauth/settings.ts'
+
+export interface AppInput {
+  name: string
+  /** Host page origins, e.g. 'https://www.example.com'. */
+  allowedOrigins: string[]
+  /** Default: SERVER_DEFAULT_LOGIN_METHODS (e-mail and wallet). */
+  loginMethods?: LoginMethod[]
+  allowlist?: { enabled: boolean; entries: string[]; config?: AllowlistConfig }
+  appearance?: {
+    logoUrl?: string | null
+    accentColor?: string | null
+    theme?: ThemeSetting | null
+    showWalletLoginFirst?: boolean
+  }
+  legal?: { termsAndConditionsUrl?: string | null; privacyPolicyUrl?: string | null }
+  embeddedWalletConfig?: {
+    createOnLogin?: ServerCreateOnLogin
+    requireUserPasswordOnCreate?: boolean
+  }
+  walletConnectCloudProjectId?: string | null
+  customApiUrl?: string | null
+  oauth?: OAuthSettings
+}
+
+/** An app as stored, with its secrets opened. */
+export interface AppRecord {
+  id: string
+  name: string
+  allowedOrigins: string[]
+  loginMethods: LoginMethod[]
+  allowlist: { enabled: boolean; entries: string[]; config: Required<AllowlistConfig> }
+  appearance: {
+    logoUrl: string | null
+    accentColor: string | null
+    theme: ThemeSetting | null
+    showWalletLoginFirst: boolean
+  }
+  legal: { termsAndConditionsUrl: string | null; privacyPolicyUrl: string | null }
+  embeddedWalletConfig: {
+    createOnLogin: ServerCreateOnLogin
+    requireUserPasswordOnCreate: boolean
+  }
+  walletConnectCloudProjectId: string | null
+  customApiUrl: string | null
+  oauth: OAuthSettings
+  createdAt: Date
+  updatedAt: Date
+}
+
+export const DEFAULT_LOGIN_METHODS: LoginMethod[] = LOGIN_METHODS.filter(
+  (m) => SERVER_DEFAULT_LOGIN_METHODS[loginFlag(m)],
+)
+
+/** The server configuration flag of a login method ('email' -> 'emailAuth'). */
+export function loginFlag(method: LoginMethod): keyof typeof SERVER_DEFAULT_LOGIN_METHODS {
+  switch (method) {
+    case 'email':
+      return 'emailAuth'
+    case 'sms':
+      return 'smsAuth'
+    case 'wallet':
+      return 'walletAuth'
+    default:
+      return `${method}OAuth`
+  }
+}
+
+const httpUrl = z
+  .string()
+  .max(2048)
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http(s) URL')
+const origin = httpUrl.transform((v) => new URL(v).origin)
+const color = z.string().regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, 'must be a #rgb or #rrggbb colour')
+const text = z.string().max(1000)
+const appPatchSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    allowedOrigins: z.array(origin).max(100),
+    loginMethods: z
+      .array(z.enum(LOGIN_METHODS))
+      .min(1, 'You must enable at least one login method')
+      .transform((v) => [...new Set(v)]),
+    allowlist: z
+      .object({
+        enabled: z.boolean(),
+        entries: z.array(z.string().max(320)).max(100_000),
+        config: z
+          .object({
+            errorTitle: text.nullish(),
+            errorDetail: text.nullish(),
+            errorCtaText: text.nullish(),
+            errorCtaLink: httpUrl.nullish(),
+          })
+          .strict()
+          .optional(),
+      })
+      .strict(),
+    appearance: z
+      .object({
+        logoUrl: httpUrl.nullish(),
+        accentColor: color.nullish(),
+        theme: z.union([z.literal('light'), z.literal('dark'), color]).nullish(),
+        showWalletLoginFirst: z.boolean().optional(),
+      })
+      .strict(),
+    legal: z
+      .object({ termsAndConditionsUrl: httpUrl.nullish(), privacyPolicyUrl: httpUrl.nullish() })
+      .strict(),
+    embeddedWalletConfig: z
+      .object({
+        createOnLogin: z.enum(['off', 'all-users', 'users-without-wallets']).optional(),
+        requireUserPasswordOnCreate: z.boolean().optional(),
+      })
+      .strict(),
+    walletConnectCloudProjectId: z.string().max(128).nullish(),
+    customApiUrl: httpUrl.nullish(),
+    oauth: oauthSettingsSchema,
+  })
+  .strict()
+  .partial()
+
+function parsePatch(input: unknown): z.infer<typeof appPatchSchema> {
+  const result = appPatchSchema.safeParse(input)
+  if (!result.success) {
+    const issue = result.error.issues[0]
+    const where = issue?.path.join('.') || 'app'
+    throw LatchError.of('invalid_data', { message: `Invalid app settings: ${where} ${issue?.message ?? ''}`.trim() })
+  }
+  return result.data
+}
+
+/** Allowlist entries in the form identifiers take after validation. */
+export function normalizeAllowlistEntry(entry: string): string {
+  const value = entry.trim()
+  if (/^0x[0-9a-fA-F]{40}$/.test(value)) return value.toLowerCase()
+  if (value.includes('@')) {
+    const email = validateEmail(value)
+    if (email.ok) return email.value
+  } else {
+    const phone = validatePhone(value)
+    if (phone.ok) return phone.value
+  }
+  throw LatchError.of('invalid_data', {
+    message: `Allowlist entry '${value}' is not an e-mail address, a phone number or a wallet address`,
+  })
+}
+
+type Row = Selectable<AppsTable>
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' ? v : null
+}
+
+function toRecord(row: Row, open: (sealed: string) => string): AppRecord {
+  const appearance = row.appearance as Record<string, unknown>
+  const legal = row.legal as Record<string, unknown>
+  const wallet = row.embedded_wallet_config as Record<string, unknown>
+  const config = row.allowlist_config as Record<string, unknown>
+  return {
+    id: row.id,
+    name: row.name,
+    allowedOrigins: row.allowed_origins as string[],
+    loginMethods: row.login_methods as LoginMethod[],
+    allowlist: {
+      enabled: row.allowlist_enabled,
+      entries: row.allowlist_entries as string[],
+      config: {
+        errorTitle: str(config.errorTitle),
+        errorDetail: str(config.errorDetail),
+        errorCtaText: str(config.errorCtaText),
+        errorCtaLink: str(config.errorCtaLink),
+      },
+    },
+    appearance: {
+      logoUrl: str(appearance.logoUrl),
+      accentColor: str(appearance.accentColor),
+      theme: str(appearance.theme) as ThemeSetting | null,
+      showWalletLoginFirst: appearance.showWalletLoginFirst !== false,
+    },
+    legal: {
+      termsAndConditionsUrl: str(legal.termsAndConditionsUrl),
+      privacyPolicyUrl: str(legal.privacyPolicyUrl),
+    },
+    embeddedWalletConfig: {
+      createOnLogin: (str(wallet.createOnLogin) ?? 'off') as ServerCreateOnLogin,
+      requireUserPasswordOnCreate: wallet.requireUserPasswordOnCreate === true,
+    },
+    walletConnectCloudProjectId: row.wallet_connect_project_id,
+    customApiUrl: row.custom_api_url,
+    oauth: row.oauth_sealed ? parseOAuthSettings(JSON.parse(open(row.oauth_sealed))) : {},
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+function merge(base: AppRecord, patch: z.infer<typeof appPatchSchema>): AppRecord {
+  const next: AppRecord = structuredClone(base)
+  if (patch.name !== undefined) next.name = patch.name
+  if (patch.allowedOrigins) next.allowedOrigins = [...new Set(patch.allowedOrigins)]
+  if (patch.loginMethods) next.loginMethods = patch.loginMethods
+  if (patch.allowlist) {
+    next.allowlist.enabled = patch.allowlist.enabled
+    next.allowlist.entries = [...new Set(patch.allowlist.entries.map(normalizeAllowlistEntry))]
+    if (patch.allowlist.config) Object.assign(next.allowlist.config, patch.allowlist.config)
+  }
+  if (patch.appearance) Object.assign(next.appearance, patch.appearance)
+  if (patch.legal) Object.assign(next.legal, patch.legal)
+  if (patch.embeddedWalletConfig) {
+    Object.assign(next.embeddedWalletConfig, patch.embeddedWalletConfig)
+  }
+  if (patch.walletConnectCloudProjectId !== undefined) {
+    next.walletConnectCloudProjectId = patch.walletConnectCloudProjectId ?? null
+  }
+  if (patch.customApiUrl !== undefined) next.customApiUrl = patch.customApiUrl ?? null
+  if (patch.oauth) next.oauth = { ...next.oauth, ...patch.oauth }
+  // Undefined from nullish inputs becomes null so the JSON columns stay uniform.
+  for (const group of [next.appearance, next.legal, next.allowlist.config] as Record<string, unknown>[]) {
+    for (const key of Object.keys(group)) if (group[key] === undefined) group[key] = null
+  }
+  return next
+}
+
+function toColumns(app: AppRecord, seal: (plain: string) => string) {
+  return {
+    name: app.name,
+    allowed_origins: json(app.allowedOrigins),
+    login_methods: json(app.loginMethods),
+    allowlist_enabled: app.allowlist.enabled,
+    allowlist_entries: json(app.allowlist.entries),
+    allowlist_config: json(app.allowlist.config),
+    appearance: json(app.appearance),
+    legal: json(app.legal),
+    embedded_wallet_config: json(app.embeddedWalletConfig),
+    wallet_connect_project_id: app.walletConnectCloudProjectId,
+    custom_api_url: app.customApiUrl,
+    oauth_sealed: Object.keys(app.oauth).length > 0 ? seal(JSON.stringify(app.oauth)) : null,
+    updated_at: app.updatedAt,
+  }
+}
+
+type AppDeps = Pick<Deps, 'db' | 'secrets' | 'keys' | 'clock'>
+
+/** Creates an app with its signing keys. */
+export async function createAppRecord(deps: AppDeps, input: AppInput): Promise<AppRecord> {
+  const patch = parsePatch(input)
+  if (patch.name === undefined) throw LatchError.of('invalid_data', { message: 'Invalid app settings: name is required' })
+  const now = deps.clock.now()
+  const blank: AppRecord = {
+    id: randomId(APP_ID_LENGTH),
+    name: patch.name,
+    allowedOrigins: [],
+    loginMethods: DEFAULT_LOGIN_METHODS,
+    allowlist: {
+      enabled: false,
+      entries: [],
+      config: { errorTitle: null, errorDetail: null, errorCtaText: null, errorCtaLink: null },
+    },
+    appearance: { logoUrl: null, accentColor: null, theme: null, showWalletLoginFirst: true },
+    legal: { termsAndConditionsUrl: null, privacyPolicyUrl: null },
+    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
+    walletConnectCloudProjectId: null,
+    customApiUrl: null,
+    oauth: {},
+    createdAt: now,
+    updatedAt: now,
+  }
+  const app = merge(blank, patch)
+  await deps.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('apps')
+      .values({ id: app.id, created_at: now, ...toColumns(app, deps.secrets.encrypt) })
+      .execute()
+    await deps.keys.ensureKeys(trx, app.id)
+  })
+  return app
+}
+
+/** Changes an app; fields left out keep their values, nested groups merge. */
+export async function updateAppRecord(
+  deps: AppDeps,
+  id: string,
+  input: Partial<AppInput>,
+): Promise<AppRecord> {
+  const patch = parsePatch(input)
+  return deps.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('apps').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    if (!row) throw LatchError.of('not_found', { message: `No app with id '${id}'` })
+    const app = merge(toRecord(row, deps.secrets.decrypt), patch)
+    app.updatedAt = deps.clock.now()
+    await trx.updateTable('apps').set(toColumns(app, deps.secrets.encrypt)).where('id', '=', id).execute()
+    return app
+  })
+}
+
+/** The app, or undefined. */
+export async function findApp(
+  deps: Pick<Deps, 'db' | 'secrets'>,
+  id: string,
+): Promise<AppRecord | undefined> {
+  if (id.length !== APP_ID_LENGTH) return undefined
+  const row = await deps.db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst()
+  return row ? toRecord(row, deps.secrets.decrypt) : undefined
+}
+
+export async function listApps(deps: Pick<Deps, 'db' | 'secrets'>): Promise<AppRecord[]> {
+  const rows = await deps.db.selectFrom('apps').selectAll().orderBy('created_at').execute()
+  return rows.map((row) => toRecord(row, deps.secrets.decrypt))
+}
+
+/** SPEC section 3's server app configuration. */
+export async function toServerAppConfig(
+  deps: Pick<Deps, 'keys'>,
+  app: AppRecord,
+): Promise<ServerAppConfig> {
+  const flag = (m: LoginMethod) => app.loginMethods.includes(m)
+  return {
+    id: app.id,
+    name: app.name,
+    verificationKey: await deps.keys.verificationKey(app.id),
+    logoUrl: app.appearance.logoUrl,
+    accentColor: app.appearance.accentColor,
+    theme: app.appearance.theme,
+    showWalletLoginFirst: app.appearance.showWalletLoginFirst,
+    allowlistEnabled: app.allowlist.enabled,
+    allowlistConfig: app.allowlist.config,
+    emailAuth: flag('email'),
+    smsAuth: flag('sms'),
+    walletAuth: flag('wallet'),
+    googleOAuth: flag('google'),
+    twitterOAuth: flag('twitter'),
+    discordOAuth: flag('discord'),
+    githubOAuth: flag('github'),
+    appleOAuth: flag('apple'),
+    termsAndConditionsUrl: app.legal.termsAndConditionsUrl,
+    privacyPolicyUrl: app.legal.privacyPolicyUrl,
+    embeddedWalletConfig: app.embeddedWalletConfig,
+    customApiUrl: app.customApiUrl,
+    walletConnectCloudProjectId: app.walletConnectCloudProjectId,
+    allowedOrigins: app.allowedOrigins,
+    createdAt: app.createdAt.toISOString(),
+    updatedAt: app.updatedAt.toISOString(),
+  }
+}
+
+/** Whether the identifier may sign in to the app (always, when the allowlist is off). */
+export function isAllowed(app: AppRecord, identifier: string): boolean {
+  return !app.allowlist.enabled || app.allowlist.entries.includes(identifier)
+}
+
+/** method_not_available unless the app has the method on. */
+export function requireMethod(app: AppRecord, method: LoginMethod): void {
+  if (!app.loginMethods.includes(method)) {
+    throw LatchError.of('method_not_available', { status: 403 })
+  }
+}

@@ -1,0 +1,121 @@
+/** The four code routes (init, authenticate, link, unlink), shared by e-mail and SMS. */
+import {
+  type AuthResponse,
+  LatchError,
+  type LinkedAccount,
+  type LoginMethod,
+  type Result,
+  validateCode,
+} from '@latch/shared'
+import { type Context, Hono } from 'hono'
+import { z } from 'zod'
+import {
+  authenticateWithAccount,
+  linkAccount,
+  type NewAccount,
+  unlinkAccount,
+} from '../accounts.ts'
+import { isAllowed, requireMethod } from '../apps/service.ts'
+import type { Deps } from '../context.ts'
+import { clientIp, type HonoEnv, readBody, requireAuth, SUCCESS } from '../http.ts'
+import { createSession } from '../sessions/service.ts'
+import { type Channel, issueCode, limitIp, verifyCode } from './service.ts'
+
+export interface CodeChannel {
+  channel: Channel
+  method: LoginMethod
+  /** The body field naming the identifier in init, authenticate and link bodies. */
+  field: 'email' | 'phoneNumber'
+  /** The body field naming the account in unlink bodies. */
+  unlinkField: 'address' | 'phoneNumber'
+  initBody: z.ZodType
+  codeBody: z.ZodType
+  unlinkBody: z.ZodType
+  /** Normalizes an identifier, or says why it is not one. */
+  normalize(raw: string): Result<string>
+  account(identifier: string): NewAccount
+  accountType: LinkedAccount['type']
+  send(deps: Deps, to: string, code: string, appName: string): Promise<void>
+}
+
+const fields = z.record(z.string(), z.string())
+
+export function codeRoutes(deps: Deps, ch: CodeChannel): Hono<HonoEnv> {
+  const routes = new Hono<HonoEnv>()
+
+  /** The normalized identifier of a body, after the method, IP budget and allowlist checks. */
+  async function checked(c: Context<HonoEnv>, body: Record<string, string>): Promise<string> {
+    const app = c.get('app')
+    requireMethod(app, ch.method)
+    const result = ch.normalize(body[ch.field] ?? '')
+    if (!result.ok) throw LatchError.of('invalid_data', { message: result.error.message })
+    await limitIp(deps, clientIp(c, deps.config.trustProxy))
+    if (!isAllowed(app, result.value)) throw LatchError.of('allowlist_rejected')
+    return result.value
+  }
+
+  /** Verifies the code of a body; a malformed code is as wrong as a wrong one (422). */
+  async function verified(c: Context<HonoEnv>): Promise<string> {
+    const body = fields.parse(await readBody(c, ch.codeBody))
+    const identifier = await checked(c, body)
+    const code = validateCode(body.code ?? '')
+    if (!code.ok) throw LatchError.of('invalid_verification_code')
+    await verifyCode(deps, c.get('app').id, ch.channel, identifier, code.value)
+    return identifier
+  }
+
+  routes.post('/init', async (c) => {
+    const body = fields.parse(await readBody(c, ch.initBody))
+    const app = c.get('app')
+    const identifier = await checked(c, body)
+    const code = await issueCode(deps, app.id, ch.channel, identifier)
+    await ch.send(deps, identifier, code, app.name)
+    // The same answer whether or not an account exists for the identifier.
+    return c.json(SUCCESS)
+  })
+
+  routes.post('/authenticate', async (c) => {
+    const app = c.get('app')
+    const identifier = await verified(c)
+    const { user, isNewUser } = await authenticateWithAccount(
+      deps.db,
+      app.id,
+      ch.account(identifier),
+      deps.clock.now(),
+    )
+    const session = await createSession(deps, app.id, user.id)
+    const answer: AuthResponse = {
+      user,
+      token: session.token,
+      refresh_token: session.refreshToken,
+      is_new_user: isNewUser,
+    }
+    return c.json(answer)
+  })
+
+  routes.post('/link', requireAuth(deps), async (c) => {
+    const identifier = await verified(c)
+    const user = await linkAccount(
+      deps.db,
+      c.get('app').id,
+      c.get('auth').sub,
+      ch.account(identifier),
+      deps.clock.now(),
+    )
+    return c.json(user)
+  })
+
+  routes.post('/unlink', requireAuth(deps), async (c) => {
+    const body = fields.parse(await readBody(c, ch.unlinkBody))
+    const raw = body[ch.unlinkField] ?? ''
+    // A differently written number or address still names the stored account.
+    const normalized = ch.normalize(raw)
+    const user = await unlinkAccount(deps.db, c.get('app').id, c.get('auth').sub, {
+      type: ch.accountType,
+      identifier: normalized.ok ? normalized.value : raw,
+    })
+    return c.json(user)
+  })
+
+  return routes
+}

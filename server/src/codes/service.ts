@@ -1,0 +1,132 @@
+/**
+ * One-time codes for e-mail and SMS: stored only as an HMAC under the server secret, with
+ * attempts counted in the same statement that reads the code, so parallel guesses cannot
+ * spend more than the budget.
+ */
+import { LatchError } from '@latch/shared'
+import { sql } from 'kysely'
+import type { Deps } from '../context.ts'
+import { randomCode, sameDigest } from '../crypto.ts'
+import { hit, tooManyRequests } from '../ratelimit.ts'
+
+export type Channel = 'email' | 'sms'
+
+/** How long a code lives, per channel. */
+export const CODE_TTL_MS: Record<Channel, number> = { email: 10 * 60_000, sms: 5 * 60_000 }
+/** Wrong tries that burn a code. */
+export const MAX_CODE_ATTEMPTS = 5
+/** A new code no sooner than this after the last one. */
+export const RESEND_INTERVAL_MS = 60_000
+/** Codes per identifier per hour. */
+export const SENDS_PER_HOUR = 5
+/** Init and authenticate calls per client IP. */
+export const IP_LIMIT = { max: 30, windowMs: 5 * 60_000 }
+
+type CodeDeps = Pick<Deps, 'db' | 'clock' | 'secrets'>
+
+function digest(deps: CodeDeps, appId: string, channel: Channel, identifier: string, code: string) {
+  return deps.secrets.hmac(`${appId}\n${channel}\n${identifier}\n${code}`)
+}
+
+/** Counts a call against the client IP's budget. */
+export function limitIp(deps: CodeDeps, ip: string): Promise<void> {
+  return hit(deps.db, deps.clock, `ip:${ip}`, IP_LIMIT)
+}
+
+/**
+ * A fresh code for the identifier, replacing any earlier one. Throws 429 within 60 s of the
+ * last code or past 5 codes in the hour.
+ */
+export async function issueCode(
+  deps: CodeDeps,
+  appId: string,
+  channel: Channel,
+  identifier: string,
+): Promise<string> {
+  const code = randomCode()
+  const now = deps.clock.now()
+  const hmac = digest(deps, appId, channel, identifier, code)
+  const resendAfter = new Date(now.getTime() - RESEND_INTERVAL_MS)
+  await deps.db.transaction().execute(async (trx) => {
+    // Insert, or replace only a code older than the resend interval: one atomic statement.
+    const row = await trx
+      .insertInto('verification_codes')
+      .values({
+        app_id: appId,
+        channel,
+        identifier,
+        code_hmac: hmac,
+        created_at: now,
+        expires_at: new Date(now.getTime() + CODE_TTL_MS[channel]),
+        attempts: 0,
+        consumed_at: null,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['app_id', 'channel', 'identifier'])
+          .doUpdateSet((eb) => ({
+            code_hmac: eb.ref('excluded.code_hmac'),
+            created_at: eb.ref('excluded.created_at'),
+            expires_at: eb.ref('excluded.expires_at'),
+            attempts: 0,
+            consumed_at: null,
+          }))
+          .where('verification_codes.created_at', '<=', resendAfter),
+      )
+      .returning('created_at')
+      .executeTakeFirst()
+    if (!row) {
+      const last = await trx
+        .selectFrom('verification_codes')
+        .select('created_at')
+        .where('app_id', '=', appId)
+        .where('channel', '=', channel)
+        .where('identifier', '=', identifier)
+        .executeTakeFirst()
+      const wait = last ? last.created_at.getTime() + RESEND_INTERVAL_MS - now.getTime() : 1000
+      throw tooManyRequests(Math.max(1, Math.ceil(wait / 1000)))
+    }
+    await hit(trx, deps.clock, `send:${appId}:${channel}:${identifier}`, {
+      max: SENDS_PER_HOUR,
+      windowMs: 60 * 60_000,
+    })
+  })
+  return code
+}
+
+/** Consumes the code if it is right; otherwise counts a try and throws 422. */
+export async function verifyCode(
+  deps: CodeDeps,
+  appId: string,
+  channel: Channel,
+  identifier: string,
+  code: string,
+): Promise<void> {
+  const now = deps.clock.now()
+  const tried = await deps.db
+    .updateTable('verification_codes')
+    .set({ attempts: sql<number>`attempts + 1` })
+    .where('app_id', '=', appId)
+    .where('channel', '=', channel)
+    .where('identifier', '=', identifier)
+    .where('consumed_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where('attempts', '<', MAX_CODE_ATTEMPTS)
+    .returning('code_hmac')
+    .executeTakeFirst()
+  const expected = digest(deps, appId, channel, identifier, code.trim())
+  if (!tried || !sameDigest(tried.code_hmac, expected)) {
+    throw LatchError.of('invalid_verification_code')
+  }
+  const consumed = await deps.db
+    .updateTable('verification_codes')
+    .set({ consumed_at: now })
+    .where('app_id', '=', appId)
+    .where('channel', '=', channel)
+    .where('identifier', '=', identifier)
+    .where('consumed_at', 'is', null)
+    .where('code_hmac', '=', expected)
+    .returning('app_id')
+    .executeTakeFirst()
+  if (!consumed) throw LatchError.of('invalid_verification_code')
+}

@@ -1,0 +1,27 @@
+/** The dependencies every route and service receives. */
+import type { Config } from './config.ts'
+import type { Secrets } from './crypto.ts'
+import type { Db } from './db/index.ts'
+import type { Delivery } from './delivery.ts'
+import type { KeyStore } from './keys.ts'
+import type { PriceSource } from './price/source.ts'
+
+export interface Clock {
+  now(): Date
+}
+
+/** One line of server log; the caller may replace it. */
+export type Log = (line: string) => void
+
+export interface Deps {
+  db: Db
+  config: Config
+  keys: KeyStore
+  clock: Clock
+  log: Log
+  secrets: Secrets
+  delivery: Delivery
+  price: PriceSource
+}
+
+export const systemClock: Clock = { now: () => new Date() }

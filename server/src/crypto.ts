@@ -1,0 +1,85 @@
+/** Secrets derived from the server secret: code HMACs, encryption at rest, token hashes, ids. */
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  randomInt,
+  timingSafeEqual,
+} from 'node:crypto'
+import { APP_ID_LENGTH, VERIFICATION_CODE_LENGTH } from '@latch/shared'
+
+export interface Secrets {
+  /** HMAC of a value under the code key (hex). */
+  hmac(value: string): string
+  /** AES-256-GCM under the encryption key: 'v1.<iv>.<tag>.<ciphertext>' in base64url. */
+  encrypt(plaintext: string): string
+  decrypt(sealed: string): string
+}
+
+function derive(secret: string, label: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'latch', label, 32))
+}
+
+export function createSecrets(secret: string): Secrets {
+  const hmacKey = derive(secret, 'verification-codes')
+  const encKey = derive(secret, 'encryption-at-rest')
+  return {
+    hmac: (value) => createHmac('sha256', hmacKey).update(value).digest('hex'),
+    encrypt(plaintext) {
+      const iv = randomBytes(12)
+      const cipher = createCipheriv('aes-256-gcm', encKey, iv)
+      const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
+      const parts = [iv, cipher.getAuthTag(), data].map((b) => b.toString('base64url'))
+      return `v1.${parts.join('.')}`
+    },
+    decrypt(sealed) {
+      const [version, iv, tag, data] = sealed.split('.')
+      if (version !== 'v1' || !iv || !tag || data === undefined) {
+        throw new Error('Unreadable sealed value')
+      }
+      const decipher = createDecipheriv('aes-256-gcm', encKey, Buffer.from(iv, 'base64url'))
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'))
+      return Buffer.concat([
+        decipher.update(Buffer.from(data, 'base64url')),
+        decipher.final(),
+      ]).toString('utf8')
+    },
+  }
+}
+
+/** Constant-time comparison of two hex digests. */
+export function sameDigest(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex')
+  const y = Buffer.from(b, 'hex')
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+/** SHA-256 (hex) of an opaque token: refresh and fork tokens are stored only this way. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex')
+}
+
+/** 256 random bits, base64url. */
+export function randomToken(): string {
+  return randomBytes(32).toString('base64url')
+}
+
+/** Six digits from a CSPRNG. */
+export function randomCode(): string {
+  return String(randomInt(0, 10 ** VERIFICATION_CODE_LENGTH)).padStart(
+    VERIFICATION_CODE_LENGTH,
+    '0',
+  )
+}
+
+const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
+
+/** A random lowercase alphanumeric id; apps get APP_ID_LENGTH characters. */
+export function randomId(length = APP_ID_LENGTH): string {
+  let out = ''
+  for (let i = 0; i < length; i++) out += ID_ALPHABET[randomInt(0, ID_ALPHABET.length)]
+  return out
+}

@@ -1,0 +1,152 @@
+/** The one migration set, for PGlite and PostgreSQL alike. */
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+
+const time = 'timestamptz'
+
+const migrations: Record<string, Migration> = {
+  '0001_initial': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('apps')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('allowed_origins', 'jsonb', (c) => c.notNull())
+        .addColumn('login_methods', 'jsonb', (c) => c.notNull())
+        .addColumn('allowlist_enabled', 'boolean', (c) => c.notNull().defaultTo(false))
+        .addColumn('allowlist_entries', 'jsonb', (c) => c.notNull())
+        .addColumn('allowlist_config', 'jsonb', (c) => c.notNull())
+        .addColumn('appearance', 'jsonb', (c) => c.notNull())
+        .addColumn('legal', 'jsonb', (c) => c.notNull())
+        .addColumn('embedded_wallet_config', 'jsonb', (c) => c.notNull())
+        .addColumn('wallet_connect_project_id', 'text')
+        .addColumn('custom_api_url', 'text')
+        .addColumn('oauth_sealed', 'text')
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('updated_at', time, (c) => c.notNull())
+        .execute()
+
+      await db.schema
+        .createTable('users')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('created_at', time, (c) => c.notNull())
+        .execute()
+
+      await db.schema
+        .createTable('linked_accounts')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('identifier', 'text', (c) => c.notNull())
+        .addColumn('data', 'jsonb', (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addUniqueConstraint('linked_accounts_identity', ['app_id', 'type', 'identifier'])
+        .execute()
+      await db.schema
+        .createIndex('linked_accounts_user')
+        .on('linked_accounts')
+        .column('user_id')
+        .execute()
+
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('parent_id', 'text')
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('expires_at', time, (c) => c.notNull())
+        .addColumn('revoked_at', time)
+        .addColumn('revoked_reason', 'text')
+        .execute()
+
+      await db.schema
+        .createTable('refresh_tokens')
+        .addColumn('hash', 'text', (c) => c.primaryKey())
+        .addColumn('session_id', 'text', (c) =>
+          c.notNull().references('sessions.id').onDelete('cascade'),
+        )
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('rotated_at', time)
+        .addColumn('child_hash', 'text')
+        .addColumn('child_sealed', 'text')
+        .execute()
+      await db.schema
+        .createIndex('refresh_tokens_session')
+        .on('refresh_tokens')
+        .column('session_id')
+        .execute()
+
+      await db.schema
+        .createTable('verification_codes')
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('channel', 'text', (c) => c.notNull())
+        .addColumn('identifier', 'text', (c) => c.notNull())
+        .addColumn('code_hmac', 'text', (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('expires_at', time, (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('consumed_at', time)
+        .addPrimaryKeyConstraint('verification_codes_pk', ['app_id', 'channel', 'identifier'])
+        .execute()
+
+      await db.schema
+        .createTable('rate_limits')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('window_start', time, (c) => c.notNull())
+        .addColumn('count', 'integer', (c) => c.notNull())
+        .execute()
+
+      await db.schema
+        .createTable('signing_keys')
+        .addColumn('kid', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('public_jwk', 'jsonb', (c) => c.notNull())
+        .addColumn('public_pem', 'text', (c) => c.notNull())
+        .addColumn('private_sealed', 'text', (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .execute()
+      await db.schema.createIndex('signing_keys_app').on('signing_keys').column('app_id').execute()
+
+      await db.schema
+        .createTable('analytics_events')
+        .addColumn('id', 'integer', (c) => c.primaryKey().generatedByDefaultAsIdentity())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('event_name', 'text', (c) => c.notNull())
+        .addColumn('client_id', 'text', (c) => c.notNull())
+        .addColumn('payload', 'jsonb', (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .execute()
+
+      await db.schema
+        .createTable('fork_tokens')
+        .addColumn('hash', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('session_id', 'text', (c) =>
+          c.notNull().references('sessions.id').onDelete('cascade'),
+        )
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('expires_at', time, (c) => c.notNull())
+        .addColumn('used_at', time)
+        .execute()
+    },
+  },
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations }
+
+/** Brings the schema up to date; throws with the failing migration's error. */
+export async function migrate(db: Kysely<unknown>): Promise<void> {
+  const migrator = new Migrator({ db, provider })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
+    throw new Error(`Migration ${failed} failed: ${String(error)}`, { cause: error })
+  }
+}

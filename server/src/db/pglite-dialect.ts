@@ -1,0 +1,93 @@
+/**
+ * Kysely over PGlite. PGlite is one connection, so the driver hands it out to one holder at a
+ * time: a transaction keeps it until COMMIT and no other query can slip in between.
+ */
+import type { PGlite } from '@electric-sql/pglite'
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+} from 'kysely'
+
+class Mutex {
+  #tail: Promise<void> = Promise.resolve()
+
+  /** Resolves with the release function once every earlier holder has released. */
+  acquire(): Promise<() => void> {
+    let release!: () => void
+    const next = new Promise<void>((r) => {
+      release = r
+    })
+    const ready = this.#tail.then(() => release)
+    this.#tail = this.#tail.then(() => next)
+    return ready
+  }
+}
+
+class PGliteConnection implements DatabaseConnection {
+  constructor(readonly client: PGlite) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const result = await this.client.query<R>(query.sql, [...query.parameters])
+    return result.affectedRows === undefined
+      ? { rows: result.rows }
+      : { rows: result.rows, numAffectedRows: BigInt(result.affectedRows) }
+  }
+
+  // biome-ignore lint/correctness/useYield: PGlite cannot stream; Kysely needs the method.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('PGlite does not support streaming')
+  }
+}
+
+class PGliteDriver implements Driver {
+  readonly #mutex = new Mutex()
+  readonly #releases = new WeakMap<DatabaseConnection, () => void>()
+
+  constructor(readonly client: PGlite) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const release = await this.#mutex.acquire()
+    // A fresh wrapper per holder keys its release.
+    const connection = new PGliteConnection(this.client)
+    this.#releases.set(connection, release)
+    return connection
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('BEGIN'))
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('COMMIT'))
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('ROLLBACK'))
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.#releases.get(connection)?.()
+    this.#releases.delete(connection)
+  }
+
+  async destroy(): Promise<void> {
+    await this.client.close()
+  }
+}
+
+export function pgliteDialect(client: PGlite): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new PGliteDriver(client),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  }
+}

@@ -1,0 +1,126 @@
+/** Table types of the Latch database (Kysely). JSON columns are written as JSON text. */
+import type { ColumnType, Generated, Kysely } from 'kysely'
+
+type Json<T> = ColumnType<T, string, string>
+type Time = ColumnType<Date, Date, Date>
+
+export interface AppsTable {
+  id: string
+  name: string
+  allowed_origins: Json<string[]>
+  login_methods: Json<string[]>
+  allowlist_enabled: boolean
+  allowlist_entries: Json<string[]>
+  allowlist_config: Json<Record<string, string | null>>
+  appearance: Json<Record<string, unknown>>
+  legal: Json<Record<string, string | null>>
+  embedded_wallet_config: Json<Record<string, unknown>>
+  wallet_connect_project_id: string | null
+  custom_api_url: string | null
+  /** Per-provider OAuth settings as JSON, sealed under the server secret. */
+  oauth_sealed: string | null
+  created_at: Time
+  updated_at: Time
+}
+
+export interface UsersTable {
+  id: string
+  app_id: string
+  created_at: Time
+}
+
+export interface LinkedAccountsTable {
+  id: string
+  app_id: string
+  user_id: string
+  type: string
+  /** Normalized identifier: lowercased e-mail or address, E.164 number, OAuth subject. */
+  identifier: string
+  data: Json<Record<string, unknown>>
+  created_at: Time
+}
+
+export interface SessionsTable {
+  id: string
+  app_id: string
+  user_id: string
+  parent_id: string | null
+  created_at: Time
+  expires_at: Time
+  revoked_at: Time | null
+  revoked_reason: string | null
+}
+
+export interface RefreshTokensTable {
+  hash: string
+  session_id: string
+  created_at: Time
+  rotated_at: Time | null
+  child_hash: string | null
+  /** The child token sealed under the secret, for the concurrent-tab grace window. */
+  child_sealed: string | null
+}
+
+export interface VerificationCodesTable {
+  app_id: string
+  channel: string
+  identifier: string
+  code_hmac: string
+  created_at: Time
+  expires_at: Time
+  attempts: number
+  consumed_at: Time | null
+}
+
+export interface RateLimitsTable {
+  key: string
+  window_start: Time
+  count: number
+}
+
+export interface SigningKeysTable {
+  kid: string
+  app_id: string
+  /** 'current' signs; 'next' is published ahead of a rotation. */
+  status: string
+  public_jwk: Json<Record<string, unknown>>
+  public_pem: string
+  private_sealed: string
+  created_at: Time
+}
+
+export interface AnalyticsEventsTable {
+  id: Generated<number>
+  app_id: string
+  event_name: string
+  client_id: string
+  payload: Json<Record<string, unknown>>
+  created_at: Time
+}
+
+export interface ForkTokensTable {
+  hash: string
+  app_id: string
+  session_id: string
+  created_at: Time
+  expires_at: Time
+  used_at: Time | null
+}
+
+export interface Database {
+  apps: AppsTable
+  users: UsersTable
+  linked_accounts: LinkedAccountsTable
+  sessions: SessionsTable
+  refresh_tokens: RefreshTokensTable
+  verification_codes: VerificationCodesTable
+  rate_limits: RateLimitsTable
+  signing_keys: SigningKeysTable
+  analytics_events: AnalyticsEventsTable
+  fork_tokens: ForkTokensTable
+}
+
+export type Db = Kysely<Database>
+
+/** JSON text for a JSON column. */
+export const json = (value: unknown): string => JSON.stringify(value)

@@ -1,0 +1,94 @@
+/** What every route shares: the request context type, body reading, the app and auth checks. */
+import { getConnInfo } from '@hono/node-server/conninfo'
+import {
+  type AccessTokenClaims,
+  API_PREFIX,
+  APP_ID_HEADER,
+  CLIENT_HEADER,
+  LatchError,
+} from '@latch/shared'
+import type { Context, MiddlewareHandler } from 'hono'
+import type { z } from 'zod'
+import { type AppRecord, findApp } from './apps/service.ts'
+import type { Deps } from './context.ts'
+import { isSessionLive } from './sessions/service.ts'
+
+export type HonoEnv = {
+  Variables: {
+    app: AppRecord
+    auth: AccessTokenClaims
+  }
+}
+
+/** The request body, parsed as JSON and checked against a schema; 400 with a clear message otherwise. */
+export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
+  const text = await c.req.text()
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw LatchError.of('invalid_data', {
+      message: text.trim() ? 'Request body is not valid JSON' : 'Request body is missing',
+    })
+  }
+  return parse(schema, value, 'Request body')
+}
+
+export function parse<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const result = schema.safeParse(value)
+  if (result.success) return result.data
+  const details = result.error.issues
+    .slice(0, 3)
+    .map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message))
+    .join('; ')
+  throw LatchError.of('invalid_data', { message: `${what} is invalid: ${details}` })
+}
+
+/** The client IP: X-Forwarded-For behind a trusted proxy, else the socket's address. */
+export function clientIp(c: Context, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim()
+    if (forwarded) return forwarded
+  }
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown'
+  } catch {
+    return 'unknown'
+  }
+}
+
+/** Requires the app id and client headers and loads the app (missing_or_invalid_latch_app_id). */
+export function requireApp(deps: Deps): MiddlewareHandler<HonoEnv> {
+  return async (c, next) => {
+    if (c.req.method === 'OPTIONS') return next()
+    const appId = c.req.header(APP_ID_HEADER)
+    const app = appId ? await findApp(deps, appId) : undefined
+    if (!app) throw LatchError.of('missing_or_invalid_latch_app_id')
+    if (!c.req.header(CLIENT_HEADER)) {
+      throw LatchError.of('invalid_data', { message: `Missing ${CLIENT_HEADER} header` })
+    }
+    c.set('app', app)
+    await next()
+  }
+}
+
+/** Requires a valid access token of a live session of this app. */
+export function requireAuth(deps: Deps): MiddlewareHandler<HonoEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization') ?? ''
+    const match = /^Bearer\s+(\S+)$/i.exec(header)
+    if (!match?.[1]) throw LatchError.of('not_authenticated')
+    const app = c.get('app')
+    const claims = await deps.keys.verifyAccessToken(app.id, match[1])
+    if (!(await isSessionLive(deps, app.id, claims.sid))) throw LatchError.of('not_authenticated')
+    c.set('auth', claims)
+    await next()
+  }
+}
+
+/** Paths that carry the app id in the URL and need no headers (a host backend reads them). */
+export function isPublicAppPath(path: string): boolean {
+  return path.startsWith(`${API_PREFIX}/apps/`)
+}
+
+export const SUCCESS = { success: true } as const

@@ -1,0 +1,139 @@
+/**
+ * The programmatic entry: `startServer()` opens the database, builds the app and listens.
+ * `npm start`, the CLI and the end-to-end harness all start the API through it.
+ */
+import type { AddressInfo } from 'node:net'
+import { serve } from '@hono/node-server'
+import type { ServerAppConfig } from '@latch/shared'
+import { createApp } from './app.ts'
+import {
+  type AppInput,
+  createAppRecord,
+  toServerAppConfig,
+  updateAppRecord,
+} from './apps/service.ts'
+import { type Env, loadConfig } from './config.ts'
+import { type Deps, type Log, systemClock } from './context.ts'
+import { createSecrets } from './crypto.ts'
+import { openDatabase } from './db/index.ts'
+import { createDelivery } from './delivery.ts'
+import { createKeyStore } from './keys.ts'
+import { createPriceSource } from './price/source.ts'
+
+export type { AppInput, AppRecord } from './apps/service.ts'
+export { createApp } from './app.ts'
+export type { Config } from './config.ts'
+export { ConfigError, loadConfig } from './config.ts'
+export type { Clock, Deps, Log } from './context.ts'
+
+export interface StartOptions {
+  port?: number
+  host?: string
+  /** Overrides process.env, key by key. */
+  env?: Env
+  /** Where log lines go (default: stdout). Codes printed without SMTP/Twilio arrive here. */
+  log?: Log
+}
+
+export interface Admin {
+  createApp(input: AppInput): Promise<ServerAppConfig>
+  updateApp(id: string, patch: Partial<AppInput>): Promise<ServerAppConfig>
+}
+
+export interface RunningServer {
+  url: string
+  close(): Promise<void>
+  admin: Admin
+  deps: Deps
+}
+
+export interface Services {
+  deps: Deps
+  admin: Admin
+  close(): Promise<void>
+}
+
+const defaultLog: Log = (line) => console.log(line)
+
+/** Everything but the listener: database, keys, delivery. The CLI uses it for `apps`. */
+export async function openServices(opts: { env?: Env; log?: Log } = {}): Promise<Services> {
+  const env: Env = { ...process.env, ...opts.env }
+  const log = opts.log ?? defaultLog
+  const config = loadConfig(env)
+  const database = await openDatabase(config)
+  const clock = systemClock
+  const secrets = createSecrets(config.secret)
+  const keys = createKeyStore({
+    db: database.db,
+    secrets,
+    clock,
+    issuer: config.issuer,
+    accessTokenTtlS: config.accessTokenTtlS,
+  })
+  const delivery = createDelivery(config, log)
+  const deps: Deps = {
+    db: database.db,
+    config,
+    keys,
+    clock,
+    log,
+    secrets,
+    delivery,
+    price: createPriceSource(config.priceUrl, clock),
+  }
+  const admin: Admin = {
+    createApp: async (input) => toServerAppConfig(deps, await createAppRecord(deps, input)),
+    updateApp: async (id, patch) =>
+      toServerAppConfig(deps, await updateAppRecord(deps, id, patch)),
+  }
+  return {
+    deps,
+    admin,
+    async close() {
+      delivery.close()
+      await database.close()
+    },
+  }
+}
+
+/**
+ * Starts the API. Port 0 picks a free port; `url` names the one chosen.
+ * @example const api = await startServer({ port: 0, env: { DATABASE_URL: 'memory://' } })
+ */
+export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
+  const services = await openServices(opts)
+  const { deps } = services
+  const host = opts.host ?? deps.config.host
+  const port = opts.port ?? deps.config.port
+  const app = createApp(deps)
+  let server: ReturnType<typeof serve>
+  try {
+    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s))
+      s.once('error', reject)
+    })
+  } catch (e) {
+    await services.close()
+    throw e
+  }
+  const address = server.address() as AddressInfo
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  const url = `http://${urlHost}:${address.port}`
+  if (deps.config.secretGenerated && deps.config.dataDir) {
+    deps.log(`[latch] using the generated secret in ${deps.config.dataDir}`)
+  }
+  let closing: Promise<void> | undefined
+  return {
+    url,
+    admin: services.admin,
+    deps,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        // Keep-alive sockets would hold close() open; end them.
+        ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
+      }).then(() => services.close())
+      return closing
+    },
+  }
+}

@@ -1,0 +1,20 @@
+/** SMS code sign-in: POST /passwordless_sms/{init,authenticate,link,unlink}. */
+import { smsCodeBody, smsInitBody, smsUnlinkBody, validatePhone } from '@latch/shared'
+import { codeRoutes } from '../codes/routes.ts'
+import type { Deps } from '../context.ts'
+
+export function smsRoutes(deps: Deps) {
+  return codeRoutes(deps, {
+    channel: 'sms',
+    method: 'sms',
+    field: 'phoneNumber',
+    unlinkField: 'phoneNumber',
+    initBody: smsInitBody,
+    codeBody: smsCodeBody,
+    unlinkBody: smsUnlinkBody,
+    normalize: validatePhone,
+    account: (number) => ({ type: 'phone', number }),
+    accountType: 'phone',
+    send: (d, to, code, appName) => d.delivery.sendSmsCode(to, code, appName),
+  })
+}
