@@ -1,0 +1,47 @@
+import { ERRORS, HOST_ELEMENT_IDS, type LoginResult } from '@latch/shared'
+import { expect, test } from 'vitest'
+import { expectRejected, latchCall, screen, settle } from './flows.ts'
+import type { HostPage } from './harness.ts'
+import { useHarness, WAIT_MS } from './harness.ts'
+
+const h = useHarness()
+
+/** Calls login() and waits for the landing; answers the pending call (wrapped, not awaited). */
+async function openLanding(hp: HostPage) {
+  const pending = latchCall<LoginResult>(hp.page, 'login')
+  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  return { pending }
+}
+
+const dialogVisible = (hp: HostPage) => hp.page.getByTestId(HOST_ELEMENT_IDS.dialog).isVisible()
+
+test('behavior: Escape closes the dialog and rejects the pending login()', async () => {
+  const hp = await h().open()
+  const { pending } = await openLanding(hp)
+  // Focus is inside the frame; the modal relays the key to the host.
+  await hp.modal.getByTestId('email-input').click()
+  await hp.page.keyboard.press('Escape')
+  const error = expectRejected(await settle(pending, 'login()'))
+  expect(error.code).toBe('login_exited')
+  expect(error.message).toBe(ERRORS.login_exited.message)
+  await expect.poll(() => dialogVisible(hp), { timeout: WAIT_MS }).toBe(false)
+
+  // The preloaded frame opens again.
+  const { pending: again } = await openLanding(hp)
+  await hp.page.keyboard.press('Escape')
+  expect(expectRejected(await settle(again, 'login()')).code).toBe('login_exited')
+})
+
+test('behavior: the close button rejects the pending login() and gives focus back', async () => {
+  const hp = await h().open()
+  const opener = hp.page.getByTestId('link-email')
+  await opener.focus()
+  const { pending } = await openLanding(hp)
+  await hp.modal.getByTestId('close-button').click()
+  const error = expectRejected(await settle(pending, 'login()'))
+  expect(error.code).toBe('login_exited')
+  await expect.poll(() => dialogVisible(hp), { timeout: WAIT_MS }).toBe(false)
+  await expect
+    .poll(() => hp.page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+    .toBe('link-email')
+})

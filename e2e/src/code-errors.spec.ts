@@ -1,0 +1,68 @@
+import { ERRORS, type LoginResult } from '@latch/shared'
+import { expect, test } from 'vitest'
+import {
+  codeBoxValues,
+  enterCode,
+  expectOk,
+  latchCall,
+  newEmail,
+  screen,
+  settle,
+  submitEmail,
+  waitEmailCode,
+  wrongCode,
+} from './flows.ts'
+import { useHarness, WAIT_MS } from './harness.ts'
+
+const h = useHarness()
+
+async function toCodeScreen(email: string) {
+  const hp = await h().open()
+  const pending = latchCall<LoginResult>(hp.page, 'login')
+  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await submitEmail(hp.modal, email)
+  const code = await waitEmailCode(h(), email)
+  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  return { hp, pending, code }
+}
+
+test('error: a wrong code shows the spec message and the right code still signs in', async () => {
+  const email = newEmail('wrong')
+  const { hp, pending, code } = await toCodeScreen(email)
+  await enterCode(hp.modal, wrongCode(code))
+  await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
+  await expect(screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').isVisible()).resolves.toBe(true)
+
+  await enterCode(hp.modal, code)
+  const result = expectOk(await settle(pending, 'login()'))
+  expect(result.user.email?.address).toBe(email)
+})
+
+test('error: non-numeric input says so, sends nothing, and clears the boxes after 1400 ms', async () => {
+  const email = newEmail('alpha')
+  const { hp } = await toCodeScreen(email)
+  const verifications: string[] = []
+  hp.page.on('request', (request) => {
+    if (request.url().includes('/passwordless/authenticate')) verifications.push(request.url())
+  })
+
+  await enterCode(hp.modal, '12a456')
+  const message = hp.modal.getByText(ERRORS.code_not_numeric.message)
+  await message.waitFor({ state: 'visible' })
+  const shownAt = Date.now()
+  await expect
+    .poll(() => codeBoxValues(hp.modal), { timeout: WAIT_MS, interval: 50 })
+    .toEqual(['', '', '', '', '', ''])
+  // The boxes stay as typed for a while (1400 ms in the spec) before they clear.
+  expect(Date.now() - shownAt).toBeGreaterThan(900)
+  expect(verifications).toEqual([])
+})
+
+test('error: an expired code answers the spec message', async () => {
+  const email = newEmail('expired')
+  const { hp, code } = await toCodeScreen(email)
+  // E-mail codes live 10 minutes; rather than wait, the stored expiry moves into the past.
+  await h().expireCodes(email)
+  await enterCode(hp.modal, code)
+  await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
+})

@@ -1,0 +1,76 @@
+import { HOST_ELEMENT_IDS, type LoginResult } from '@latch/shared'
+import { describe, expect, test } from 'vitest'
+import {
+  demoUser,
+  enterCode,
+  expectOk,
+  latchCall,
+  newEmail,
+  screen,
+  settle,
+  signInByEmail,
+  submitEmail,
+  waitEmailCode,
+} from './flows.ts'
+import { useHarness, WAIT_MS } from './harness.ts'
+
+const h = useHarness()
+
+describe('e-mail sign-in', () => {
+  test('behavior: a new visitor signs in from the Sign in button, then returns as the same user', async () => {
+    const email = newEmail('new')
+    const first = await h().open()
+    await first.page.evaluate(() => {
+      window.logins = []
+      window.latch?.on('login', (result) => window.logins?.push(result))
+    })
+
+    // The one-line script wires any [data-latch-login] element to login().
+    await first.page.getByTestId('sign-in').click()
+    const dialog = first.page.getByTestId(HOST_ELEMENT_IDS.dialog)
+    await expect.poll(() => dialog.isVisible(), { timeout: WAIT_MS }).toBe(true)
+    await screen(first.modal, 'LANDING').waitFor({ state: 'visible' })
+    await submitEmail(first.modal, email)
+    const code = await waitEmailCode(h(), email)
+    expect(code).toMatch(/^\d{6}$/)
+    await screen(first.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+    await enterCode(first.modal, code)
+    await first.modal.getByText('Success!').waitFor({ state: 'visible' })
+
+    await first.page.waitForFunction(() => (window.logins?.length ?? 0) > 0, null, {
+      timeout: WAIT_MS,
+    })
+    const [login] = (await first.page.evaluate(() => window.logins)) as LoginResult[]
+    expect(login?.isNewUser).toBe(true)
+    expect(login?.user.email?.address).toBe(email)
+    expect(login?.user.linkedAccounts.map((a) => a.type)).toEqual(['email'])
+
+    // 'Success!', then the modal closes by itself and the page shows the user.
+    await expect.poll(() => dialog.isVisible(), { timeout: WAIT_MS }).toBe(false)
+    const shown = await demoUser(first.page, (u) => u?.email?.address === email)
+    expect(shown?.id).toBe(login?.user.id)
+
+    // A fresh browser (no session): the same address is a returning user.
+    const second = await h().open()
+    const again = await signInByEmail(h(), second, email)
+    expect(again.isNewUser).toBe(false)
+    expect(again.user.id).toBe(login?.user.id)
+  })
+
+  test('behavior: the address is trimmed and lowercased, and the code works once', async () => {
+    const email = newEmail('case')
+    const hp = await h().open()
+    const first = await signInByEmail(h(), hp, email)
+    expect(first.isNewUser).toBe(true)
+
+    const other = await h().open()
+    const pending = latchCall<LoginResult>(other.page, 'login')
+    await screen(other.modal, 'LANDING').waitFor({ state: 'visible' })
+    await submitEmail(other.modal, `  ${email.toUpperCase()}  `)
+    const code = await waitEmailCode(h(), email)
+    await enterCode(other.modal, code)
+    const result = expectOk(await settle(pending, 'login()'))
+    expect(result.user.id).toBe(first.user.id)
+    expect(result.isNewUser).toBe(false)
+  })
+})

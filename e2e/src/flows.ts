@@ -1,0 +1,175 @@
+/** Steps the specs share: calling the host SDK in the page, and walking the modal's screens. */
+import type { LoginResult, User } from '@latch/shared'
+import type { FrameLocator, Page } from 'playwright-core'
+import { expect } from 'vitest'
+import { type Harness, type HostPage, unique, WAIT_MS, withTimeout } from './harness.ts'
+import './window.ts'
+
+export interface CallError {
+  code: string | null
+  message: string
+  name: string | null
+}
+export type Outcome<T> = { ok: true; value: T } | { ok: false; error: CallError }
+
+type LatchMethod = 'login' | 'link' | 'unlink' | 'logout' | 'getUser' | 'getAccessToken'
+
+/**
+ * Calls a method of `window.latch` in the page and answers how it settled, never throwing for a
+ * rejection (the spec asserts on it).
+ * @example const pending = latchCall<LoginResult>(page, 'login')
+ */
+export function latchCall<T>(
+  page: Page,
+  method: LatchMethod,
+  ...args: unknown[]
+): Promise<Outcome<T>> {
+  return page.evaluate(
+    async ([name, params]) => {
+      try {
+        const client = window.latch as unknown as Record<string, (...a: unknown[]) => unknown>
+        const fn = client[name]
+        if (typeof fn !== 'function') throw new Error(`window.latch.${name} is not a function`)
+        const value = await fn.apply(window.latch, params)
+        return { ok: true as const, value: value as T }
+      } catch (e) {
+        const err = (e ?? {}) as { code?: unknown; message?: unknown; name?: unknown }
+        return {
+          ok: false as const,
+          error: {
+            code: typeof err.code === 'string' ? err.code : null,
+            message: typeof err.message === 'string' ? err.message : String(e),
+            name: typeof err.name === 'string' ? err.name : null,
+          },
+        }
+      }
+    },
+    [method, args] as const,
+  ) as Promise<Outcome<T>>
+}
+
+/** Asserts a call resolved and answers its value. */
+export function expectOk<T>(outcome: Outcome<T>): T {
+  if (!outcome.ok) {
+    throw new Error(
+      `expected the call to resolve; it rejected with ${JSON.stringify(outcome.error)}`,
+    )
+  }
+  return outcome.value
+}
+
+/** Asserts a call rejected and answers its error. */
+export function expectRejected<T>(outcome: Outcome<T>): CallError {
+  if (outcome.ok) {
+    throw new Error(
+      `expected the call to reject; it resolved with ${JSON.stringify(outcome.value)}`,
+    )
+  }
+  return outcome.error
+}
+
+export const screen = (modal: FrameLocator, id: string) => modal.getByTestId(`screen-${id}`)
+
+/** A fresh address for this run, on a domain that never receives real mail. */
+export const newEmail = (tag = 'user') => `${unique(tag)}@example.com`.toLowerCase()
+
+let phoneSequence = 0
+/** A fresh valid US number: the national form typed, the E.164 form the server sees. */
+export function newPhone(): { typed: string; e164: string } {
+  phoneSequence += 1
+  const line = String((process.pid * 7 + Date.now() + phoneSequence * 9973) % 10_000).padStart(
+    4,
+    '0',
+  )
+  const exchange = 200 + ((process.pid + phoneSequence) % 700)
+  return { typed: `(201) ${exchange}-${line}`, e164: `+1201${exchange}${line}` }
+}
+
+/** Another 6-digit code than the given one. */
+export const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0')
+
+export async function submitEmail(modal: FrameLocator, email: string): Promise<void> {
+  await modal.getByTestId('email-input').fill(email)
+  await modal.getByTestId('email-submit').click()
+}
+
+export async function submitPhone(modal: FrameLocator, phone: string): Promise<void> {
+  await modal.getByTestId('phone-input').fill(phone)
+  await modal.getByTestId('phone-submit').click()
+}
+
+/** Types one character into each of the six boxes, as a person would. */
+export async function enterCode(modal: FrameLocator, code: string): Promise<void> {
+  for (let i = 0; i < code.length; i++) {
+    await modal.getByTestId(`code-input-${i}`).fill(code.charAt(i))
+  }
+}
+
+export async function codeBoxValues(modal: FrameLocator): Promise<string[]> {
+  const values: string[] = []
+  for (let i = 0; i < 6; i++) values.push(await modal.getByTestId(`code-input-${i}`).inputValue())
+  return values
+}
+
+export const waitEmailCode = (h: Harness, email: string) =>
+  withTimeout(h.smtp.waitForCode(email), WAIT_MS, `the code mail to ${email}`)
+
+export const waitSmsCode = (h: Harness, e164: string) =>
+  withTimeout(h.twilio.waitForCode(e164), WAIT_MS, `the code SMS to ${e164}`)
+
+/** Settles a pending SDK call within the spec's wait. */
+export const settle = <T>(pending: Promise<Outcome<T>>, what = 'the SDK call') =>
+  withTimeout(pending, WAIT_MS, what)
+
+/**
+ * Signs in by e-mail through the modal, from `login()` to its result.
+ * @example const { user, isNewUser } = await signInByEmail(h(), hp, newEmail())
+ */
+export async function signInByEmail(h: Harness, hp: HostPage, email: string): Promise<LoginResult> {
+  const pending = latchCall<LoginResult>(hp.page, 'login')
+  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await submitEmail(hp.modal, email)
+  const code = await waitEmailCode(h, email)
+  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  await enterCode(hp.modal, code)
+  const result = expectOk(await settle(pending, 'login()'))
+  expect(result.user.email?.address).toBe(email)
+  return result
+}
+
+/** Signs in by SMS through the modal (the app must have SMS login on). */
+export async function signInBySms(
+  h: Harness,
+  hp: HostPage,
+  phone: { typed: string; e164: string },
+): Promise<LoginResult> {
+  const pending = latchCall<LoginResult>(hp.page, 'login')
+  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await submitPhone(hp.modal, phone.typed)
+  const code = await waitSmsCode(h, phone.e164)
+  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  await enterCode(hp.modal, code)
+  const result = expectOk(await settle(pending, 'login()'))
+  expect(result.user.phone?.number).toBe(phone.e164)
+  return result
+}
+
+/** The user the demo page shows (its JSON panel), once it shows one matching `check`. */
+export async function demoUser(
+  page: Page,
+  check: (user: User | null) => boolean,
+): Promise<User | null> {
+  const panel = page.getByTestId('user')
+  const started = Date.now()
+  for (;;) {
+    const text = (await panel.textContent()) ?? ''
+    try {
+      const user = JSON.parse(text) as User | null
+      if (check(user)) return user
+    } catch {
+      // Not JSON yet ('loading…').
+    }
+    if (Date.now() - started > WAIT_MS) throw new Error(`the demo page shows: ${text}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}

@@ -1,0 +1,322 @@
+/**
+ * The end-to-end harness: the API server on a fresh PGlite database with a real SMTP server and
+ * a Twilio double, the modal server, the demo host page, and headless Chromium, on three
+ * origins so the frames are cross-site as in production:
+ *   API   http://127.0.0.1:A
+ *   modal http://127.0.0.1:M
+ *   host  http://localhost:H
+ * One harness (and one browser) per spec file; one browser context per test.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type AppInput, startServer } from '@latch/server'
+import { startSmtpCatcher, startTwilioDouble } from '@latch/server/testing'
+import type { ServerAppConfig } from '@latch/shared'
+import { HOST_ELEMENT_IDS } from '@latch/shared'
+import {
+  type Browser,
+  type BrowserContext,
+  type ConsoleMessage,
+  chromium,
+  type FrameLocator,
+  type Page,
+} from 'playwright-core'
+import { afterAll, afterEach, beforeAll } from 'vitest'
+import { startModalServer } from '../../modal-app/server.ts'
+import { buildFrontendOnce } from './build.ts'
+import { type HostServer, startHostServer } from './host-server.ts'
+
+export const CHROMIUM_PATH = '/usr/bin/chromium'
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+]
+
+/** How long any single wait in a spec may take. */
+export const WAIT_MS = 15_000
+
+type Started<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>
+export type ApiServer = Started<typeof startServer>
+export type SmtpCatcher = Started<typeof startSmtpCatcher>
+export type TwilioDouble = Started<typeof startTwilioDouble>
+export type ModalServer = Started<typeof startModalServer>
+
+export interface HarnessOptions {
+  /** Extra server environment, e.g. LATCH_ACCESS_TOKEN_TTL. */
+  serverEnv?: Record<string, string>
+}
+
+export interface OpenOptions {
+  /** The app the page uses; the harness's default app otherwise. */
+  appId?: string
+  /** '/' (dialog, one-line script), '/inline' (ESM entry, inline rendering), '/foreign'. */
+  path?: string
+  /** Open the page on another origin than the registered one (e.g. http://127.0.0.1:H). */
+  origin?: string
+  /** Reuse a context (a second tab of the same visitor); a fresh one otherwise. */
+  context?: BrowserContext
+  /** Wait for `latch.ready` before returning (default true). */
+  waitReady?: boolean
+}
+
+export interface HostPage {
+  context: BrowserContext
+  page: Page
+  /** The modal frame inside the host page. */
+  modal: FrameLocator
+  /** Console errors and page errors of the page and its frames, for diagnostics. */
+  errors: string[]
+  /** Every console message of the page and its frames. */
+  console: string[]
+}
+
+export interface Harness {
+  api: ApiServer
+  apiUrl: string
+  modal: ModalServer
+  modalUrl: string
+  host: HostServer
+  hostUrl: string
+  smtp: SmtpCatcher
+  twilio: TwilioDouble
+  browser: Browser
+  /** The app every page uses unless told otherwise: e-mail login, the host page registered. */
+  app: ServerAppConfig
+  /** Creates an app allowed on the host page's origin, with e-mail login unless overridden. */
+  createApp(input?: Partial<AppInput>): Promise<ServerAppConfig>
+  /** Opens the demo host page in a fresh browser context. */
+  open(options?: OpenOptions): Promise<HostPage>
+  /**
+   * Moves the expiry of every pending code for this e-mail or E.164 number into the past, in the
+   * real database, as if its lifetime had run out.
+   */
+  expireCodes(identifier: string): Promise<void>
+  /** Closes every context opened since the last call (each test's afterEach). */
+  closeContexts(): Promise<void>
+  close(): Promise<void>
+}
+
+/** Anything that may hang gets this: a rejection after `ms` naming what was awaited. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/** Launches headless Chromium with the flags this machine needs. */
+export function launchChromium(): Promise<Browser> {
+  return withTimeout(
+    chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 30_000 }),
+    40_000,
+    'launching Chromium',
+  )
+}
+
+let sequence = 0
+/** A unique name for this run, e.g. for e-mail addresses and app names. */
+export function unique(tag: string): string {
+  sequence += 1
+  return `${tag}-${process.pid}-${Date.now().toString(36)}-${sequence}`
+}
+
+/**
+ * Starts everything on fresh state. Prefer `useHarness()` in a spec file.
+ * @example const h = await startHarness(); try { ... } finally { await h.close() }
+ */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const stops: (() => Promise<unknown>)[] = []
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) {
+      await withTimeout(stop(), 10_000, 'stopping a harness part').catch((error: unknown) => {
+        console.error(error)
+      })
+    }
+  }
+  try {
+    const buildDone = withTimeout(buildFrontendOnce(), 170_000, 'building the frontend')
+    const dataDir = await mkdtemp(join(tmpdir(), 'latch-e2e-'))
+    stops.push(() => rm(dataDir, { recursive: true, force: true }))
+
+    const smtp = await withTimeout(startSmtpCatcher(), WAIT_MS, 'starting the SMTP catcher')
+    stops.push(() => smtp.close())
+    const twilio = await withTimeout(startTwilioDouble(), WAIT_MS, 'starting the Twilio double')
+    stops.push(() => twilio.close())
+
+    // The modal origin is needed by the server (CORS) and the API URL by the modal, so the
+    // modal server starts first on a port of its own, learning the API URL through a getter.
+    await buildDone
+    let apiUrl = ''
+    const modal = await withTimeout(
+      startModalServer({
+        host: '127.0.0.1',
+        port: 0,
+        get apiUrl() {
+          return apiUrl
+        },
+      }),
+      WAIT_MS,
+      'starting the modal server',
+    )
+    stops.push(() => modal.close())
+    const modalUrl = new URL(modal.url).origin
+
+    const api = await withTimeout(
+      startServer({
+        host: '127.0.0.1',
+        port: 0,
+        log: () => {},
+        env: {
+          LATCH_MODAL_ORIGIN: modalUrl,
+          LATCH_DATA_DIR: dataDir,
+          SMTP_URL: smtp.url,
+          LATCH_MAIL_FROM: 'Latch e2e <no-reply@latch.test>',
+          TWILIO_ACCOUNT_SID: twilio.accountSid,
+          TWILIO_AUTH_TOKEN: twilio.authToken,
+          TWILIO_FROM: twilio.from,
+          TWILIO_API_URL: twilio.apiUrl,
+          ...options.serverEnv,
+        },
+      }),
+      60_000,
+      'starting the API server',
+    )
+    stops.push(() => api.close())
+    apiUrl = new URL(api.url).origin
+
+    // The host page needs an app id; the default app is created once the host port is known.
+    let defaultAppId = ''
+    const host = await startHostServer({
+      modalUrl,
+      get appId() {
+        return defaultAppId
+      },
+    })
+    stops.push(() => host.close())
+    const hostUrl = host.url
+
+    const createApp = async (input: Partial<AppInput> = {}) =>
+      api.admin.createApp({
+        name: unique('e2e-app'),
+        allowedOrigins: [hostUrl],
+        loginMethods: ['email'],
+        ...input,
+      })
+    const app = await createApp({ name: 'Latch e2e' })
+    defaultAppId = app.id
+
+    const browser = await launchChromium()
+    stops.push(() => browser.close())
+
+    let contexts: BrowserContext[] = []
+    const open = async (opts: OpenOptions = {}): Promise<HostPage> => {
+      const context = opts.context ?? (await browser.newContext())
+      if (!opts.context) contexts.push(context)
+      context.setDefaultTimeout(WAIT_MS)
+      const page = await context.newPage()
+      const errors: string[] = []
+      const messages: string[] = []
+      page.on('console', (msg: ConsoleMessage) => {
+        const line = `[${msg.type()}] ${msg.text()} (${msg.location().url})`
+        messages.push(line)
+        if (msg.type() === 'error') errors.push(line)
+      })
+      page.on('pageerror', (error) => errors.push(`[pageerror] ${error.message}`))
+      const base = opts.origin ?? hostUrl
+      const url = new URL(opts.path ?? '/', base)
+      if (opts.appId) url.searchParams.set('appId', opts.appId)
+      await page.goto(url.toString(), { waitUntil: 'load' })
+      const hostPage: HostPage = {
+        context,
+        page,
+        modal: page.frameLocator(`[data-testid="${HOST_ELEMENT_IDS.frame}"]`),
+        errors,
+        console: messages,
+      }
+      if (opts.waitReady !== false) await waitReady(hostPage)
+      return hostPage
+    }
+
+    return {
+      api,
+      apiUrl,
+      modal,
+      modalUrl,
+      host,
+      hostUrl,
+      smtp,
+      twilio,
+      browser,
+      app,
+      createApp,
+      open,
+      async expireCodes(identifier) {
+        await api.deps.db
+          .updateTable('verification_codes')
+          .set({ expires_at: new Date(Date.now() - 1000) })
+          .where('identifier', '=', identifier)
+          .execute()
+      },
+      async closeContexts() {
+        const closing = contexts
+        contexts = []
+        await Promise.all(
+          closing.map((c) => withTimeout(c.close(), 10_000, 'closing a browser context')),
+        )
+      },
+      close: stopAll,
+    }
+  } catch (error) {
+    await stopAll()
+    throw error
+  }
+}
+
+/** Waits for `window.latch.ready`; throws with the page's console errors when it fails. */
+export async function waitReady(hostPage: HostPage): Promise<void> {
+  const outcome = await hostPage.page.evaluate(async (ms) => {
+    const started = Date.now()
+    while (!window.latch && Date.now() - started < ms) await new Promise((r) => setTimeout(r, 20))
+    const latch = window.latch
+    if (!latch) return 'window.latch was never created'
+    const timeout = new Promise<string>((r) => setTimeout(() => r(`not ready after ${ms} ms`), ms))
+    return Promise.race([
+      latch.ready.then(
+        () => 'ok',
+        (e: unknown) => `ready rejected: ${e instanceof Error ? e.message : String(e)}`,
+      ),
+      timeout,
+    ])
+  }, WAIT_MS)
+  if (outcome !== 'ok') {
+    throw new Error(`${outcome}\n${hostPage.errors.join('\n')}`)
+  }
+}
+
+/**
+ * One harness per spec file: started before the first test, its browser contexts closed after
+ * each test, everything stopped after the last.
+ * @example const h = useHarness(); test('...', async () => { const { page } = await h().open() })
+ */
+export function useHarness(options: HarnessOptions = {}): () => Harness {
+  let harness: Harness | undefined
+  beforeAll(async () => {
+    harness = await startHarness(options)
+  })
+  afterEach(async () => {
+    await harness?.closeContexts()
+  })
+  afterAll(async () => {
+    await harness?.close()
+  })
+  return () => {
+    if (!harness) throw new Error('the harness did not start (see the beforeAll error)')
+    return harness
+  }
+}

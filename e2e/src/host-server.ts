@@ -1,0 +1,151 @@
+/**
+ * The demo host page server: serves e2e/demo with the modal origin and the app id injected.
+ * Used by the e2e specs and by `npm start`.
+ *
+ * Routes: `/` the page with the one-line script tag (dialog rendering); `/inline` the same page
+ * rendering the modal inside a parent element through the ESM entry; `/foreign` a page that is
+ * not the host and posts penpal-shaped messages to the frames it can reach; `/demo.js`.
+ * `?appId=` overrides the app id for one page load (the e2e specs use one app per scenario).
+ */
+import { readFile } from 'node:fs/promises'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { APP_ID_LENGTH } from '@latch/shared'
+
+const DEMO_DIR = fileURLToPath(new URL('../demo/', import.meta.url))
+
+/** The id of the element the inline variant renders the modal into. */
+export const INLINE_PARENT_ID = 'latch-inline'
+
+export interface HostServerOptions {
+  /** Origin of the modal server, which also serves /sdk.js and /latch.js. */
+  modalUrl: string
+  /** The app id the page uses unless `?appId=` says otherwise. */
+  appId: string
+  port?: number
+  /** Interface to bind; 127.0.0.1 by default (the page is then opened as http://localhost). */
+  host?: string
+  /** The name the page is opened by: 'localhost' by default, so it is cross-site to 127.0.0.1. */
+  publicHost?: string
+}
+
+export interface HostServer {
+  /** The page's URL, on `publicHost` (http://localhost:PORT). */
+  url: string
+  port: number
+  close(): Promise<void>
+}
+
+const APP_ID_PATTERN = new RegExp(`^[A-Za-z0-9_-]{${APP_ID_LENGTH}}$`)
+
+function escapeAttribute(value: string): string {
+  return value
+    .replaceAll('&', '&amp;')
+    .replaceAll('"', '&quot;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+}
+
+/** The one line a host page adds, or the ESM variant rendering into a parent element. */
+export function latchScript(modalUrl: string, appId: string, inline: boolean): string {
+  const origin = new URL(modalUrl).origin
+  if (!inline) {
+    return `<script src="${escapeAttribute(`${origin}/sdk.js`)}" data-app-id="${escapeAttribute(appId)}"></script>`
+  }
+  const config = { render: { inDialog: false, inParentNodeId: INLINE_PARENT_ID } }
+  return [
+    '<script type="module">',
+    `import { createLatch } from ${JSON.stringify(`${origin}/latch.js`)}`,
+    `window.latch = createLatch(${JSON.stringify({ appId, modalUrl: origin, config })})`,
+    '</script>',
+  ].join('\n    ')
+}
+
+async function renderPage(options: HostServerOptions, appId: string, inline: boolean) {
+  const template = await readFile(`${DEMO_DIR}index.html`, 'utf8')
+  return template
+    .replace(
+      '%MODE_TEXT%',
+      inline ? 'The modal renders inline, below.' : 'The modal opens as a dialog.',
+    )
+    .replace(
+      '%INLINE_PARENT%',
+      inline ? `<div id="${INLINE_PARENT_ID}" data-testid="inline-parent"></div>` : '',
+    )
+    .replace('%LATCH_SCRIPT%', latchScript(options.modalUrl, appId, inline))
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string) {
+  res.writeHead(status, {
+    'content-type': `${type}; charset=utf-8`,
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(body),
+  })
+  res.end(body)
+}
+
+async function handle(options: HostServerOptions, req: IncomingMessage, res: ServerResponse) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    send(res, 405, 'text/plain', 'Method not allowed')
+    return
+  }
+  const url = new URL(req.url ?? '/', 'http://host.invalid')
+  const requested = url.searchParams.get('appId')
+  if (requested !== null && !APP_ID_PATTERN.test(requested)) {
+    send(res, 400, 'text/plain', `appId must be ${APP_ID_LENGTH} letters, digits, - or _`)
+    return
+  }
+  const appId = requested ?? options.appId
+  switch (url.pathname) {
+    case '/':
+    case '/index.html':
+      send(res, 200, 'text/html', await renderPage(options, appId, false))
+      return
+    case '/inline':
+      send(res, 200, 'text/html', await renderPage(options, appId, true))
+      return
+    case '/foreign':
+      send(res, 200, 'text/html', await readFile(`${DEMO_DIR}foreign.html`, 'utf8'))
+      return
+    case '/demo.js':
+      send(res, 200, 'text/javascript', await readFile(`${DEMO_DIR}demo.js`, 'utf8'))
+      return
+    case '/favicon.ico':
+      res.writeHead(204).end()
+      return
+    default:
+      send(res, 404, 'text/plain', 'Not found')
+  }
+}
+
+/**
+ * Starts the demo host page server.
+ * @example const host = await startHostServer({ modalUrl: modal.url, appId: app.id })
+ */
+export async function startHostServer(options: HostServerOptions): Promise<HostServer> {
+  const server = createServer((req, res) => {
+    handle(options, req, res).catch((error: unknown) => {
+      if (!res.headersSent) send(res, 500, 'text/plain', String(error))
+      else res.destroy()
+    })
+  })
+  const host = options.host ?? '127.0.0.1'
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject)
+      resolve()
+    })
+  })
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://${options.publicHost ?? 'localhost'}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  }
+}

@@ -1,0 +1,12 @@
+export { buildFrontendOnce } from './build.ts'
+export {
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  type Harness,
+  type HostPage,
+  launchChromium,
+  startHarness,
+  useHarness,
+  withTimeout,
+} from './harness.ts'
+export { type HostServer, INLINE_PARENT_ID, startHostServer } from './host-server.ts'

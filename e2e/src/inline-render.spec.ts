@@ -1,0 +1,33 @@
+import { HOST_ELEMENT_IDS } from '@latch/shared'
+import { expect, test } from 'vitest'
+import { newEmail, screen, signInByEmail } from './flows.ts'
+import { useHarness } from './harness.ts'
+import { INLINE_PARENT_ID } from './host-server.ts'
+
+const h = useHarness()
+
+test('behavior: the modal renders inside the parent element and signs in there', async () => {
+  const hp = await h().open({ path: '/inline' })
+  const frame = hp.page.locator(`#${INLINE_PARENT_ID} [data-testid="${HOST_ELEMENT_IDS.frame}"]`)
+  await expect(frame.count()).resolves.toBe(1)
+
+  const email = newEmail('inline')
+  const signingIn = signInByEmail(h(), hp, email)
+  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  // No dialog: the frame sits in the page flow, inside the parent, at the modal's width.
+  await expect(hp.page.locator('dialog[open]').count()).resolves.toBe(0)
+  const frameBox = await frame.boundingBox()
+  const parentBox = await hp.page.locator(`#${INLINE_PARENT_ID}`).boundingBox()
+  expect(frameBox && parentBox).toBeTruthy()
+  if (frameBox && parentBox) {
+    expect(frameBox.height).toBeGreaterThan(100)
+    expect(frameBox.y).toBeGreaterThanOrEqual(parentBox.y - 1)
+    expect(frameBox.y + frameBox.height).toBeLessThanOrEqual(parentBox.y + parentBox.height + 1)
+  }
+  // The frame's height follows the modal's content: the whole landing fits without scrolling.
+  const content = await hp.modal.locator('body').evaluate((b) => b.scrollHeight)
+  expect(Math.abs((frameBox?.height ?? 0) - content)).toBeLessThanOrEqual(2)
+
+  const result = await signingIn
+  expect(result.isNewUser).toBe(true)
+})

@@ -1,0 +1,80 @@
+import type { User } from '@latch/shared'
+import { expect, test } from 'vitest'
+import {
+  demoUser,
+  enterCode,
+  expectOk,
+  latchCall,
+  newEmail,
+  newPhone,
+  screen,
+  settle,
+  signInByEmail,
+  submitEmail,
+  submitPhone,
+  waitEmailCode,
+  waitSmsCode,
+} from './flows.ts'
+import { useHarness } from './harness.ts'
+
+const h = useHarness()
+
+test('behavior: a signed-in user links a phone, unlinks the e-mail, then links another e-mail', async () => {
+  const app = await h().createApp({ loginMethods: ['email', 'sms'] })
+  const email = newEmail('linker')
+  const phone = newPhone()
+  const hp = await h().open({ appId: app.id })
+  const { user } = await signInByEmail(h(), hp, email)
+
+  // Link a phone.
+  const linkingPhone = latchCall<User>(hp.page, 'link', 'phone')
+  const linkPhone = screen(hp.modal, 'LINK_PHONE_SCREEN')
+  await linkPhone.waitFor({ state: 'visible' })
+  await linkPhone.getByText('Connect your phone').waitFor({ state: 'visible' })
+  await submitPhone(hp.modal, phone.typed)
+  const smsCode = await waitSmsCode(h(), phone.e164)
+  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  await enterCode(hp.modal, smsCode)
+  const withPhone = expectOk(await settle(linkingPhone, "link('phone')"))
+  expect(withPhone.id).toBe(user.id)
+  expect(withPhone.phone?.number).toBe(phone.e164)
+  expect(withPhone.email?.address).toBe(email)
+  await demoUser(hp.page, (u) => u?.phone?.number === phone.e164)
+
+  // Unlink the e-mail: the phone still signs this user in.
+  const withoutEmail = expectOk(
+    await settle(latchCall<User>(hp.page, 'unlink', { type: 'email', address: email })),
+  )
+  expect(withoutEmail.email).toBeUndefined()
+  expect(withoutEmail.linkedAccounts.map((a) => a.type)).toEqual(['phone'])
+  const current = expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))
+  expect(current?.linkedAccounts.map((a) => a.type)).toEqual(['phone'])
+
+  // Link another e-mail.
+  const second = newEmail('second')
+  const linkingEmail = latchCall<User>(hp.page, 'link', 'email')
+  const linkEmail = screen(hp.modal, 'LINK_EMAIL_SCREEN')
+  await linkEmail.waitFor({ state: 'visible' })
+  await linkEmail.getByText('Connect your email').waitFor({ state: 'visible' })
+  await submitEmail(hp.modal, second)
+  const mailCode = await waitEmailCode(h(), second)
+  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  await enterCode(hp.modal, mailCode)
+  const withEmail = expectOk(await settle(linkingEmail, "link('email')"))
+  expect(withEmail.id).toBe(user.id)
+  expect(withEmail.email?.address).toBe(second)
+  expect(withEmail.phone?.number).toBe(phone.e164)
+
+  // The unlinked address is free again: it signs in as a new user.
+  const fresh = await signInByEmail(h(), await h().open({ appId: app.id }), email)
+  expect(fresh.isNewUser).toBe(true)
+  expect(fresh.user.id).not.toBe(user.id)
+})
+
+test('error: unlinking without a session rejects', async () => {
+  const hp = await h().open()
+  const outcome = await settle(
+    latchCall<User>(hp.page, 'unlink', { type: 'email', address: newEmail('nobody') }),
+  )
+  expect(outcome.ok).toBe(false)
+})

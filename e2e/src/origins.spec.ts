@@ -1,0 +1,92 @@
+import { HOST_ELEMENT_IDS, type User } from '@latch/shared'
+import { expect, test } from 'vitest'
+import { expectOk, latchCall, newEmail, screen, settle, signInByEmail } from './flows.ts'
+import { type HostPage, useHarness, WAIT_MS } from './harness.ts'
+
+const h = useHarness()
+
+/** How `ready` settles within the wait: 'ok', 'rejected: ...' or 'pending'. */
+function readyState(hp: HostPage): Promise<string> {
+  return hp.page.evaluate(async (ms) => {
+    const started = Date.now()
+    while (!window.latch && Date.now() - started < ms) await new Promise((r) => setTimeout(r, 20))
+    const latch = window.latch
+    if (!latch) return 'no window.latch'
+    const timeout = new Promise<string>((r) => setTimeout(() => r('pending'), ms))
+    return Promise.race([
+      latch.ready.then(
+        () => 'ok',
+        (e: Error) => `rejected: ${e.message}`,
+      ),
+      timeout,
+    ])
+  }, WAIT_MS)
+}
+
+async function expectNoConnection(hp: HostPage, hostOrigin: string) {
+  const state = await readyState(hp)
+  expect(state).not.toBe('ok')
+  // The modal says why, in the console, naming the refused origin.
+  await expect
+    .poll(
+      () => hp.console.some((line) => line.includes(hostOrigin) && line.startsWith('[error]')),
+      {
+        timeout: WAIT_MS,
+      },
+    )
+    .toBe(true)
+  // No sign-in is offered on that page.
+  void latchCall(hp.page, 'login')
+  await new Promise((r) => setTimeout(r, 500))
+  await expect(screen(hp.modal, 'LANDING').isVisible()).resolves.toBe(false)
+}
+
+test('error: a host page on an origin the app does not list gets no connection', async () => {
+  const app = await h().createApp({ allowedOrigins: ['https://shop.example.com'] })
+  const hp = await h().open({ appId: app.id, waitReady: false })
+  await expectNoConnection(hp, h().hostUrl)
+})
+
+test('error: the registered app on another origin of the same server gets no connection', async () => {
+  const otherOrigin = `http://127.0.0.1:${h().host.port}`
+  const hp = await h().open({ origin: otherOrigin, waitReady: false })
+  await expectNoConnection(hp, otherOrigin)
+})
+
+test('behavior: messages from a foreign window to the modal are ignored', async () => {
+  const hp = await h().open()
+  const { user } = await signInByEmail(h(), hp, newEmail('target'))
+
+  // A cross-origin frame inside the host page, and a popup on the host's own origin.
+  const foreignUrl = `http://127.0.0.1:${h().host.port}/foreign`
+  await hp.page.evaluate((src) => {
+    const frame = document.createElement('iframe')
+    frame.src = src
+    frame.id = 'foreign'
+    document.body.append(frame)
+    return new Promise((r) => frame.addEventListener('load', r, { once: true }))
+  }, foreignUrl)
+  const foreignFrame = hp.page.frames().find((f) => f.url() === foreignUrl)
+  expect(foreignFrame).toBeDefined()
+  const popupPromise = hp.context.waitForEvent('page', { timeout: WAIT_MS })
+  await hp.page.evaluate(() => window.open('/foreign', 'foreign-popup'))
+  const popup = await popupPromise
+  await popup.waitForLoadState('load')
+
+  const methods = ['logout', 'login', 'getAccessToken', 'getUser', 'link', 'close']
+  const sentFromFrame = await foreignFrame?.evaluate((m) => window.attack?.(m) ?? 0, methods)
+  const sentFromPopup = await popup.evaluate((m) => window.attack?.(m) ?? 0, methods)
+  expect(sentFromFrame).toBeGreaterThanOrEqual(1)
+  expect(sentFromPopup).toBeGreaterThanOrEqual(1)
+  await new Promise((r) => setTimeout(r, 1000))
+
+  // No answer of any kind, no dialog opened, and the session is untouched.
+  expect(await foreignFrame?.evaluate(() => window.replies)).toEqual([])
+  expect(await popup.evaluate(() => window.replies)).toEqual([])
+  await expect(hp.page.getByTestId(HOST_ELEMENT_IDS.dialog).isVisible()).resolves.toBe(false)
+  const still = expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))
+  expect(still?.id).toBe(user.id)
+  expect(expectOk(await settle(latchCall<string | null>(hp.page, 'getAccessToken')))).toEqual(
+    expect.any(String),
+  )
+})

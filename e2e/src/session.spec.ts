@@ -1,0 +1,62 @@
+import type { User } from '@latch/shared'
+import { createRemoteJWKSet, jwtVerify } from 'jose'
+import { expect, test } from 'vitest'
+import { demoUser, expectOk, latchCall, newEmail, settle, signInByEmail } from './flows.ts'
+import { useHarness, waitReady } from './harness.ts'
+
+// 30 s tokens: always within the 30 s expiry margin, so every getAccessToken() refreshes.
+const h = useHarness({ serverEnv: { LATCH_ACCESS_TOKEN_TTL: '30' } })
+
+async function verify(token: string, appId: string) {
+  const jwks = createRemoteJWKSet(new URL(`${h().apiUrl}/api/v1/apps/${appId}/jwks.json`))
+  return (await jwtVerify(token, jwks, { audience: appId })).payload
+}
+
+test('behavior: a reload keeps the session and getAccessToken() refreshes the token', async () => {
+  const email = newEmail('reload')
+  const hp = await h().open()
+  const { user } = await signInByEmail(h(), hp, email)
+
+  await hp.page.reload({ waitUntil: 'load' })
+  await waitReady(hp)
+  const after = expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))
+  expect(after?.id).toBe(user.id)
+  await demoUser(hp.page, (u) => u?.id === user.id)
+
+  const refreshes: string[] = []
+  hp.page.on('request', (request) => {
+    const url = new URL(request.url())
+    if (request.method() === 'POST' && url.pathname === '/api/v1/sessions') refreshes.push(url.href)
+  })
+  const first = expectOk(await settle(latchCall<string | null>(hp.page, 'getAccessToken')))
+  expect(first).toEqual(expect.any(String))
+  const claims = await verify(first as string, h().app.id)
+  expect(claims.sub).toBe(user.id)
+  expect(refreshes.length).toBeGreaterThanOrEqual(1)
+
+  const before = refreshes.length
+  const second = expectOk(await settle(latchCall<string | null>(hp.page, 'getAccessToken')))
+  expect(second).not.toBe(first)
+  expect((await verify(second as string, h().app.id)).sub).toBe(user.id)
+  expect(refreshes.length).toBeGreaterThan(before)
+})
+
+test('behavior: logout ends the session, here and after a reload', async () => {
+  const hp = await h().open()
+  await signInByEmail(h(), hp, newEmail('logout'))
+  await hp.page.evaluate(() => {
+    window.events = []
+    window.latch?.on('logout', () => window.events?.push('logout'))
+  })
+
+  expectOk(await settle(latchCall<void>(hp.page, 'logout')))
+  expect(expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))).toBeNull()
+  expect(expectOk(await settle(latchCall<string | null>(hp.page, 'getAccessToken')))).toBeNull()
+  await expect.poll(() => hp.page.evaluate(() => window.events)).toEqual(['logout'])
+  await demoUser(hp.page, (u) => u === null)
+
+  await hp.page.reload({ waitUntil: 'load' })
+  await waitReady(hp)
+  expect(expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))).toBeNull()
+  expect(expectOk(await settle(latchCall<string | null>(hp.page, 'getAccessToken')))).toBeNull()
+})
