@@ -20,6 +20,7 @@ import { analyticsRoutes } from './analytics/routes.ts'
 import { appRoutes } from './apps/routes.ts'
 import type { Deps } from './context.ts'
 import { type HonoEnv, isPublicAppPath, requireApp } from './http.ts'
+import { oauthRoutes } from './oauth/index.ts'
 import { passwordlessRoutes } from './passwordless/routes.ts'
 import { priceRoutes } from './price/routes.ts'
 import { retryAfterOf } from './ratelimit.ts'
@@ -89,9 +90,10 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
   api.route('/passwordless_sms', smsRoutes(deps))
   api.route('/analytics_events', analyticsRoutes(deps))
   api.route('/token_price', priceRoutes(deps))
-  // TODO(issue 5): api.route('/oauth', oauthRoutes(deps)) from './oauth/index.ts' once it exists.
   // Later: api.route('/siwe', ...) and the embedded wallet share store under '/wallets'.
 
+  // OAuth ahead of the API: its provider callback carries no app id header (see oauth/index.ts).
+  app.route(`${API_PREFIX}/oauth`, oauthRoutes(deps))
   app.route(API_PREFIX, api)
   // Later issue: the wallet frame pages, GET /apps/:appId/embedded-wallets (and /export), mount here.
   return app

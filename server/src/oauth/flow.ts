@@ -108,7 +108,8 @@ export function resolveProvider(
   env?: Record<string, string | undefined>,
 ): ResolvedProvider {
   const settings = app.settings[provider]
-  if (!isEnabled(app, provider) || !settings?.clientId) throw LatchError.of('method_not_available')
+  if (!isEnabled(app, provider) || !settings?.clientId)
+    throw LatchError.of('method_not_available', { status: 403 })
   const spec = PROVIDERS[provider]
   const resolved = resolveEndpoints(provider, settings.endpoints, env)
   return {

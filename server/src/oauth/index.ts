@@ -1,0 +1,207 @@
+/**
+ * Social sign-in routes, mounted at /api/v1/oauth: init, the providers' callback (GET, and
+ * POST for Apple's form_post), authenticate, link and unlink.
+ *
+ * The callback is a top-level navigation from the provider: it carries no app id header (the
+ * state names the app), so this sub-app applies the app check itself to every other route,
+ * and is mounted on the outer app ahead of the /api/v1 sub-app whose middleware would refuse
+ * the callback.
+ */
+import {
+  API_PREFIX,
+  type AuthResponse,
+  LatchError,
+  MAX_BODY_BYTES,
+  oauthAuthenticateBody,
+  oauthInitBody,
+  oauthUnlinkBody,
+  validateEmail,
+} from '@latch/shared'
+import { type Context, Hono } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import type { Kysely } from 'kysely'
+import { authenticateWithAccount, linkAccount, unlinkAccount } from '../accounts.ts'
+import { type AppRecord, isAllowed } from '../apps/service.ts'
+import type { Deps } from '../context.ts'
+import { type HonoEnv, readBody, requireApp, requireAuth } from '../http.ts'
+import { createSession, isSessionLive } from '../sessions/service.ts'
+import {
+  callbackRedirect,
+  finishOAuth,
+  type OAuthApp,
+  type OAuthFlowDeps,
+  startOAuth,
+} from './flow.ts'
+import { type OAuthAccountInput, PROVIDERS, parseProvider } from './providers.ts'
+import { parseOAuthSettings } from './settings.ts'
+import { kyselyStateStore, migrateOAuth, type OAuthTables } from './stateStore.ts'
+
+export { appleClientSecret } from './appleClientSecret.ts'
+export { PROVIDERS } from './providers.ts'
+export {
+  type EndpointOverrides,
+  endpointOverridesSchema,
+  type OAuthSettings,
+  oauthSettingsSchema,
+  type ProviderSettings,
+  providerSettingsSchema,
+} from './settings.ts'
+export { migrateOAuth, oauthMigrations } from './stateStore.ts'
+
+const migrated = new WeakMap<object, Promise<void>>()
+
+/** Runs the OAuth migrations once per database; a failure is retried on the next request. */
+function ensureTables(db: Kysely<unknown>): Promise<void> {
+  let done = migrated.get(db)
+  if (!done) {
+    done = migrateOAuth(db).catch((e) => {
+      migrated.delete(db)
+      throw e
+    })
+    migrated.set(db, done)
+  }
+  return done
+}
+
+/** The flow's view of an app record. */
+export function toOAuthApp(app: AppRecord): OAuthApp {
+  return {
+    id: app.id,
+    allowedOrigins: app.allowedOrigins,
+    loginMethods: app.loginMethods,
+    settings: parseOAuthSettings(app.oauth),
+  }
+}
+
+/** The e-mail an OAuth account carries, for the allowlist. */
+function emailOf(account: OAuthAccountInput): string | null {
+  return 'email' in account && account.email ? account.email : null
+}
+
+/** The signed-in user of a request that may or may not carry a valid token. */
+async function optionalUser(deps: Deps, c: Context<HonoEnv>): Promise<string | null> {
+  const match = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')
+  if (!match?.[1]) return null
+  const appId = c.get('app').id
+  try {
+    const claims = await deps.keys.verifyAccessToken(appId, match[1])
+    return (await isSessionLive(deps, appId, claims.sid)) ? claims.sub : null
+  } catch {
+    // A stale token does not stop a sign-in.
+    return null
+  }
+}
+
+export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
+  const routes = new Hono<HonoEnv>()
+  const db = deps.db as unknown as Kysely<unknown>
+  const flow: OAuthFlowDeps = {
+    store: kyselyStateStore(deps.db as unknown as Kysely<OAuthTables>, () => deps.clock.now()),
+    now: () => deps.clock.now(),
+    onProviderError: (e) =>
+      deps.log(
+        `[latch] oauth: provider exchange failed: ${e instanceof Error ? e.message : String(e)}`,
+      ),
+  }
+
+  routes.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw LatchError.of('payload_too_large')
+      },
+    }),
+  )
+  routes.use('*', async (_c, next) => {
+    await ensureTables(db)
+    await next()
+  })
+
+  /** The provider's return: back to the host page with the latch_oauth_* parameters. */
+  const callback = async (c: Context<HonoEnv>, params: URLSearchParams, status: 302 | 303) => {
+    const provider = parseProvider(c.req.param('provider'))
+    if (!provider) throw LatchError.of('not_found', { message: 'Unknown OAuth provider' })
+    return c.redirect(await callbackRedirect(flow, provider, params), status)
+  }
+  routes.get('/callback/:provider', (c) => callback(c, new URL(c.req.url).searchParams, 302))
+  routes.post('/callback/:provider', async (c) => {
+    const form = await c.req.parseBody().catch(() => ({}))
+    const params = new URLSearchParams()
+    for (const [key, value] of Object.entries(form)) {
+      if (typeof value === 'string') params.set(key, value)
+    }
+    // After a cross-site POST, 303 makes the browser GET the host page.
+    return callback(c, params, 303)
+  })
+
+  const withApp = requireApp(deps)
+
+  routes.post('/init', withApp, async (c) => {
+    const body = await readBody(c, oauthInitBody)
+    const record = c.get('app')
+    // The provider calls the API back where the app says the API lives, else where it was asked.
+    const base = record.customApiUrl ?? new URL(c.req.url).origin
+    const url = await startOAuth(flow, {
+      app: toOAuthApp(record),
+      provider: body.provider,
+      redirectTo: body.redirect_to,
+      redirectUri: new URL(`${API_PREFIX}/oauth/callback/${body.provider}`, base).href,
+      userId: await optionalUser(deps, c),
+    })
+    return c.json({ url })
+  })
+
+  routes.post('/authenticate', withApp, async (c) => {
+    const body = await readBody(c, oauthAuthenticateBody)
+    const record = c.get('app')
+    const { account } = await finishOAuth(flow, {
+      app: toOAuthApp(record),
+      code: body.authorization_code,
+      state: body.state_code,
+      userId: null,
+    })
+    if (record.allowlist.enabled) {
+      const email = validateEmail(emailOf(account) ?? '')
+      if (!email.ok || !isAllowed(record, email.value)) throw LatchError.of('allowlist_rejected')
+    }
+    const { user, isNewUser } = await authenticateWithAccount(
+      deps.db,
+      record.id,
+      account,
+      deps.clock.now(),
+    )
+    const session = await createSession(deps, record.id, user.id)
+    const answer: AuthResponse = {
+      user,
+      token: session.token,
+      refresh_token: session.refreshToken,
+      is_new_user: isNewUser,
+    }
+    return c.json(answer)
+  })
+
+  routes.post('/link', withApp, requireAuth(deps), async (c) => {
+    const body = await readBody(c, oauthAuthenticateBody)
+    const record = c.get('app')
+    const userId = c.get('auth').sub
+    const { account } = await finishOAuth(flow, {
+      app: toOAuthApp(record),
+      code: body.authorization_code,
+      state: body.state_code,
+      userId,
+    })
+    return c.json(await linkAccount(deps.db, record.id, userId, account, deps.clock.now()))
+  })
+
+  routes.post('/unlink', withApp, requireAuth(deps), async (c) => {
+    const body = await readBody(c, oauthUnlinkBody)
+    const user = await unlinkAccount(deps.db, c.get('app').id, c.get('auth').sub, {
+      type: PROVIDERS[body.provider].accountType,
+      identifier: body.subject,
+    })
+    return c.json(user)
+  })
+
+  return routes
+}
