@@ -1,0 +1,148 @@
+import { type KeyboardEvent, useEffect, useMemo, useRef } from 'react'
+import { exitFlow, navigate } from './actions.ts'
+import { useModal } from './hooks.ts'
+import { callHost } from './runtime.ts'
+import { ErrorView } from './screens/ErrorView.tsx'
+import { LoadingView } from './screens/LoadingView.tsx'
+import { backTarget, SCREENS, screenSize } from './screens/registry.ts'
+import { store } from './store.ts'
+import { themeTokens } from './theme.ts'
+
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])'
+
+/** Focuses the first field of the screen, else its first control. */
+export function focusFirst(root: HTMLElement | null): void {
+  if (!root) return
+  const target =
+    root.querySelector<HTMLElement>('[data-autofocus]') ??
+    root.querySelector<HTMLElement>('.latch-body input, .latch-body button, .latch-body a[href]')
+  target?.focus()
+}
+
+/** The modal shell: the dialog frame, header, current screen, theme tokens and size. */
+export function App() {
+  const state = useModal((s) => s)
+  const { status, app, screen, open } = state
+  const rootRef = useRef<HTMLDivElement>(null)
+  const size = status === 'ready' ? screenSize(state) : 'compact'
+  const tokens = useMemo(
+    () => (app ? themeTokens(app.theme, app.accentColor, app.palette) : themeTokens('light', '')),
+    [app],
+  )
+
+  // Theme tokens on the document root, so the page behind the modal matches it.
+  useEffect(() => {
+    const style = document.documentElement.style
+    for (const [name, value] of Object.entries(tokens)) style.setProperty(name, value)
+  }, [tokens])
+
+  // The host sizes the frame to the content.
+  useEffect(() => {
+    const el = rootRef.current
+    if (!el || typeof ResizeObserver === 'undefined') return
+    let last = 0
+    const observer = new ResizeObserver(() => {
+      const height = Math.ceil(el.getBoundingClientRect().height)
+      if (height !== last && height > 0) {
+        last = height
+        callHost('resize', height)
+      }
+    })
+    observer.observe(el)
+    return () => observer.disconnect()
+  }, [])
+
+  // Focus the first field on each screen, and again when the frame receives focus.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: refocus when the screen changes
+  useEffect(() => {
+    focusFirst(rootRef.current)
+  }, [screen, open, status])
+  useEffect(() => {
+    const onFocus = () => {
+      if (document.activeElement === document.body) focusFirst(rootRef.current)
+    }
+    window.addEventListener('focus', onFocus)
+    return () => window.removeEventListener('focus', onFocus)
+  }, [])
+
+  // Escape closes the modal when it is a dialog (the host relays nothing from inside).
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key !== 'Escape') return
+      const s = store.getState()
+      if (s.open && s.app?.inDialog !== false) {
+        e.preventDefault()
+        exitFlow(true)
+      }
+    }
+    document.addEventListener('keydown', onKey)
+    return () => document.removeEventListener('keydown', onKey)
+  }, [])
+
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    if (e.key !== 'Tab' || !rootRef.current) return
+    const items = [...rootRef.current.querySelectorAll<HTMLElement>(FOCUSABLE)]
+    const first = items[0]
+    const last = items[items.length - 1]
+    if (!first || !last) return
+    if (e.shiftKey && document.activeElement === first) {
+      e.preventDefault()
+      last.focus()
+    } else if (!e.shiftKey && document.activeElement === last) {
+      e.preventDefault()
+      first.focus()
+    }
+  }
+
+  const Screen = SCREENS[screen].component
+  const back = status === 'ready' ? backTarget(screen) : null
+  const label = app?.name ? `Log in to ${app.name}` : 'Log in'
+  return (
+    <div
+      ref={rootRef}
+      className="latch-modal"
+      role="dialog"
+      aria-modal={app?.inDialog !== false}
+      aria-label={label}
+      data-size={size}
+      data-testid="latch-modal"
+      onKeyDown={onKeyDown}
+    >
+      <header className="latch-header">
+        {back ? (
+          <button
+            type="button"
+            className="latch-icon-button"
+            aria-label="Back"
+            data-testid="back-button"
+            onClick={() => navigate(back)}
+          >
+            <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+              <path d="M15 18l-6-6 6-6" fill="none" stroke="currentColor" strokeWidth="2" />
+            </svg>
+          </button>
+        ) : (
+          <span />
+        )}
+        <button
+          type="button"
+          className="latch-icon-button"
+          aria-label="Close"
+          data-testid="close-button"
+          onClick={() => exitFlow(true)}
+        >
+          <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">
+            <path d="M6 6l12 12M18 6L6 18" fill="none" stroke="currentColor" strokeWidth="2" />
+          </svg>
+        </button>
+      </header>
+      <div className="latch-body">
+        {status === 'loading' ? <LoadingView /> : status === 'error' ? <ErrorView /> : <Screen />}
+      </div>
+      <footer className="latch-footer">
+        <span className="latch-muted latch-small">Protected by Latch</span>
+      </footer>
+    </div>
+  )
+}

@@ -1,0 +1,74 @@
+import { validateEmail, validatePhone } from '@latch/shared'
+import { useId, useState } from 'react'
+import { submitDestination } from '../actions.ts'
+import { useModal } from '../hooks.ts'
+import type { Channel } from '../store.ts'
+
+export const EMAIL_PLACEHOLDER = 'your@email.com'
+export const PHONE_PLACEHOLDER = '555 555 5555'
+
+/**
+ * The e-mail or phone input with its Submit button. Enter submits; the button is disabled
+ * while submitting or while the value fails the check.
+ */
+export function DestinationForm({ channel, helper }: { channel: Channel; helper: string }) {
+  const [value, setValue] = useState('')
+  const submitting = useModal((s) => s.submitting)
+  const error = useModal((s) => s.submitError)
+  const id = useId()
+  const email = channel === 'email'
+  const valid = (email ? validateEmail(value) : validatePhone(value)).ok
+  const name = email ? 'email' : 'phone'
+  return (
+    <form
+      className="latch-form"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault()
+        if (valid && !submitting) void submitDestination(channel, value)
+      }}
+    >
+      <label htmlFor={id} className="latch-visually-hidden">
+        {email ? 'Email address' : 'Phone number'}
+      </label>
+      <div className="latch-input-row">
+        {email ? null : (
+          <span className="latch-prefix" aria-hidden="true">
+            +1
+          </span>
+        )}
+        <input
+          id={id}
+          className="latch-input"
+          type={email ? 'email' : 'tel'}
+          inputMode={email ? 'email' : 'tel'}
+          autoComplete={email ? 'email' : 'tel-national'}
+          placeholder={email ? EMAIL_PLACEHOLDER : PHONE_PLACEHOLDER}
+          value={value}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={`${id}-helper`}
+          data-testid={`${name}-input`}
+          data-autofocus
+          onChange={(e) => setValue(e.target.value)}
+        />
+        <button
+          type="submit"
+          className="latch-button latch-button-primary latch-submit"
+          disabled={submitting || !valid}
+          aria-busy={submitting || undefined}
+          data-testid={`${name}-submit`}
+        >
+          Submit
+        </button>
+      </div>
+      <p id={`${id}-helper`} className="latch-helper" data-testid={`${name}-helper`}>
+        {helper}
+      </p>
+      {error ? (
+        <p className="latch-error" role="alert" data-testid="submit-error">
+          {error}
+        </p>
+      ) : null}
+    </form>
+  )
+}

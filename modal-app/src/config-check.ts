@@ -1,0 +1,34 @@
+/**
+ * Checks of what crosses into the modal from the host page, with the shared zod schemas.
+ */
+import {
+  type HostAppConfig,
+  hostAppConfigSchema,
+  LatchError,
+  type UnlinkTarget,
+  unlinkTargetSchema,
+  validateHostConfig,
+} from '@latch/shared'
+
+/**
+ * Validates what the host sent: the schema, then the rules of SPEC section 5. Rejects with a
+ * LatchError; answers the checked configuration and its warnings.
+ */
+export function checkHostConfig(input: unknown): { config: HostAppConfig; warnings: string[] } {
+  const parsed = hostAppConfigSchema.safeParse(input ?? {})
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const where = issue?.path.length ? `${issue.path.join('.')}: ` : ''
+    throw LatchError.of('invalid_data', {
+      message: `Invalid Latch configuration: ${where}${issue?.message ?? 'unreadable'}`,
+    })
+  }
+  return validateHostConfig(parsed.data)
+}
+
+/** An unlink target as the host sent it, or invalid_data. */
+export function checkUnlinkTarget(input: unknown): UnlinkTarget {
+  const parsed = unlinkTargetSchema.safeParse(input)
+  if (!parsed.success) throw LatchError.of('invalid_data')
+  return parsed.data
+}

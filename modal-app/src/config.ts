@@ -1,0 +1,121 @@
+/**
+ * The host configuration, checked per SPEC section 5 and merged with the server's app
+ * configuration. The server wins on what it enforces (which login methods exist, the
+ * allowlist); the host chooses the look where the server leaves it open.
+ */
+import {
+  DEFAULT_ACCENT_COLOR,
+  DEFAULT_RENDER_IN_DIALOG,
+  DEFAULT_SHOW_WALLET_LOGIN_FIRST,
+  DEFAULT_THEME,
+  type HostAppConfig,
+  LatchError,
+  type LoginMethod,
+  OAUTH_PROVIDERS,
+  type OAuthProvider,
+  type Palette,
+  type ServerAppConfig,
+  type ThemeSetting,
+} from '@latch/shared'
+
+/** The allowlist rejection texts of SPEC section 2, used when the app configures none. */
+export const ALLOWLIST_DEFAULTS = {
+  title: "You don't have access to this app",
+  detail: 'Have you been invited?',
+  ctaText: 'Try another account',
+} as const
+
+export interface LoginMethods {
+  wallet: boolean
+  email: boolean
+  sms: boolean
+  social: OAuthProvider[]
+}
+
+/** What the screens read: the merged configuration, resolved to concrete values. */
+export interface AppView {
+  /** The merged configuration, as init answers it. */
+  config: ServerAppConfig
+  name: string
+  logoUrl: string | null
+  theme: ThemeSetting
+  accentColor: string
+  palette: Palette
+  showWalletLoginFirst: boolean
+  methods: LoginMethods
+  allowlist: { title: string; detail: string; ctaText: string; ctaLink: string | null }
+  legal: { termsUrl: string | null; privacyUrl: string | null }
+  inDialog: boolean
+}
+
+const SERVER_FLAGS: Record<LoginMethod, keyof ServerAppConfig> = {
+  wallet: 'walletAuth',
+  email: 'emailAuth',
+  sms: 'smsAuth',
+  google: 'googleOAuth',
+  twitter: 'twitterOAuth',
+  discord: 'discordOAuth',
+  github: 'githubOAuth',
+  apple: 'appleOAuth',
+}
+
+/** Merges a checked host configuration into the server's. */
+export function mergeConfig(server: ServerAppConfig, host: HostAppConfig): AppView {
+  const enabled = (m: LoginMethod): boolean =>
+    server[SERVER_FLAGS[m]] === true && (host.loginMethods ? host.loginMethods.includes(m) : true)
+  const email = enabled('email')
+  // One code section only: with both on, e-mail wins (SPEC section 5 disables SMS).
+  const sms = enabled('sms') && !email
+  const social = OAUTH_PROVIDERS.filter(enabled)
+  const wallet = enabled('wallet')
+  if (!email && !sms && !wallet && social.length === 0) throw LatchError.of('no_login_method')
+
+  const appearance = host.appearance ?? {}
+  const theme = appearance.theme ?? server.theme ?? DEFAULT_THEME
+  const accentColor = appearance.accentColor ?? server.accentColor ?? DEFAULT_ACCENT_COLOR
+  const logoUrl = appearance.logo ?? server.logoUrl ?? null
+  const showWalletLoginFirst =
+    appearance.showWalletLoginFirst ??
+    server.showWalletLoginFirst ??
+    DEFAULT_SHOW_WALLET_LOGIN_FIRST
+  const allow = server.allowlistConfig
+  const hostAllow = host.allowlistConfig ?? {}
+  const termsUrl = host.legal?.termsAndConditionsUrl ?? server.termsAndConditionsUrl ?? null
+  const privacyUrl = host.legal?.privacyPolicyUrl ?? server.privacyPolicyUrl ?? null
+
+  const config: ServerAppConfig = {
+    ...server,
+    logoUrl,
+    accentColor,
+    theme,
+    showWalletLoginFirst,
+    emailAuth: email,
+    smsAuth: sms,
+    walletAuth: wallet,
+    googleOAuth: social.includes('google'),
+    twitterOAuth: social.includes('twitter'),
+    discordOAuth: social.includes('discord'),
+    githubOAuth: social.includes('github'),
+    appleOAuth: social.includes('apple'),
+    termsAndConditionsUrl: termsUrl,
+    privacyPolicyUrl: privacyUrl,
+  }
+  return {
+    config,
+    name: server.name || host.name || '',
+    logoUrl,
+    theme,
+    accentColor,
+    palette: appearance.palette ?? {},
+    showWalletLoginFirst,
+    methods: { wallet, email, sms, social },
+    allowlist: {
+      title: allow?.errorTitle || hostAllow.errorTitle || ALLOWLIST_DEFAULTS.title,
+      detail: allow?.errorDetail || hostAllow.errorDetail || ALLOWLIST_DEFAULTS.detail,
+      ctaText: allow?.errorCtaText || hostAllow.errorCtaText || ALLOWLIST_DEFAULTS.ctaText,
+      ctaLink: allow?.errorCtaLink || hostAllow.errorCtaLink || null,
+    },
+    legal: { termsUrl, privacyUrl },
+    inDialog: !host.render?.inParentNodeId && (host.render?.inDialog ?? DEFAULT_RENDER_IN_DIALOG),
+  }
+}

@@ -1,0 +1,58 @@
+/** The modal's connections to the outside: the API, the session and the host page. */
+import type { HostMethods } from '@latch/shared'
+import type { ApiClient } from './api.ts'
+import type { Session } from './session.ts'
+
+export interface Runtime {
+  appId: string
+  api: ApiClient
+  session: Session
+  /** The host page, once the penpal handshake is done. */
+  host: HostMethods | null
+}
+
+let current: Runtime | null = null
+
+export function setRuntime(runtime: Runtime | null): void {
+  current = runtime
+}
+
+export function runtime(): Runtime {
+  if (!current) throw new Error('Latch modal runtime is not set up')
+  return current
+}
+
+type QueuedCall = (host: HostMethods) => void
+const QUEUE_LIMIT = 50
+let queue: QueuedCall[] = []
+
+/** The host is connected: calls made before the handshake finished go out now, in order. */
+export function setHost(host: HostMethods | null): void {
+  runtime().host = host
+  if (!host) return
+  const calls = queue
+  queue = []
+  for (const call of calls) call(host)
+}
+
+/**
+ * Calls the host, or queues the call until the handshake is done. A host that went away
+ * must not break a flow, so failures are ignored.
+ */
+export function callHost<K extends keyof HostMethods>(
+  method: K,
+  ...args: Parameters<HostMethods[K]>
+): void {
+  const call: QueuedCall = (host) => {
+    const fn = host[method] as (...a: Parameters<HostMethods[K]>) => Promise<unknown>
+    fn(...args).catch(() => {})
+  }
+  const host = current?.host
+  if (host) call(host)
+  else if (queue.length < QUEUE_LIMIT) queue.push(call)
+}
+
+/** For tests: drop queued host calls. */
+export function resetHostQueue(): void {
+  queue = []
+}

@@ -1,0 +1,39 @@
+import { navigate } from '../actions.ts'
+import { useApp } from '../hooks.ts'
+
+/** The allowlist rejected the visitor: the app's texts and link, or the defaults. */
+export function AllowlistRejection() {
+  const { allowlist } = useApp()
+  return (
+    <div className="latch-screen latch-center" data-testid="screen-ALLOWLIST_REJECTION_SCREEN">
+      <h1 className="latch-title" data-testid="allowlist-title">
+        {allowlist.title}
+      </h1>
+      <p className="latch-description" data-testid="allowlist-detail">
+        {allowlist.detail}
+      </p>
+      {allowlist.ctaLink ? (
+        <a
+          className="latch-button latch-button-primary"
+          href={allowlist.ctaLink}
+          target="_blank"
+          rel="noopener noreferrer"
+          data-testid="allowlist-cta"
+          data-autofocus
+        >
+          {allowlist.ctaText}
+        </a>
+      ) : (
+        <button
+          type="button"
+          className="latch-button latch-button-primary"
+          data-testid="allowlist-cta"
+          data-autofocus
+          onClick={() => navigate('LANDING')}
+        >
+          {allowlist.ctaText}
+        </button>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,108 @@
+import { type ReactNode, useState } from 'react'
+import { DestinationForm } from '../components/DestinationForm.tsx'
+import { Legal } from '../components/Legal.tsx'
+import { Logo } from '../components/Logo.tsx'
+import { SocialButtons } from '../components/SocialButtons.tsx'
+import type { AppView } from '../config.ts'
+import { useApp } from '../hooks.ts'
+
+type SectionId = 'wallet' | 'email' | 'phone'
+
+interface Section {
+  id: SectionId
+  title: string
+  body: ReactNode
+}
+
+/** Helper text under the input (SPEC section 2). */
+export function landingHelper(app: AppView, channel: 'email' | 'sms'): string {
+  if (!app.methods.wallet) {
+    return channel === 'email'
+      ? 'Get started quickly with email'
+      : 'Get started quickly with your phone'
+  }
+  return 'Get started without a wallet.'
+}
+
+/** The sections of the landing, in display order. */
+export function landingSections(app: AppView): Omit<Section, 'body'>[] {
+  const social = app.methods.social.length > 0
+  const code: Omit<Section, 'body'> | null = app.methods.email
+    ? { id: 'email', title: social ? 'Email & Social' : 'Email' }
+    : app.methods.sms || social
+      ? { id: 'phone', title: social ? 'Phone & Social' : 'Phone' }
+      : null
+  const wallet: Omit<Section, 'body'> | null = app.methods.wallet
+    ? { id: 'wallet', title: 'Connect Wallet' }
+    : null
+  const ordered = app.showWalletLoginFirst ? [wallet, code] : [code, wallet]
+  return ordered.filter((s): s is Omit<Section, 'body'> => s !== null)
+}
+
+export function Landing() {
+  const app = useApp()
+  const sections = landingSections(app)
+  const [openId, setOpenId] = useState<SectionId | undefined>(sections[0]?.id)
+  const single = sections.length === 1
+  return (
+    <div className="latch-screen latch-landing" data-testid="screen-LANDING">
+      <Logo />
+      <h1 className="latch-visually-hidden">Log in or sign up</h1>
+      {sections.map((section) => {
+        const open = single || section.id === openId
+        const bodyId = `latch-section-${section.id}`
+        return (
+          <section key={section.id} className="latch-section" data-open={open}>
+            {single ? (
+              <h2 className="latch-section-title">{section.title}</h2>
+            ) : (
+              <h2 className="latch-section-title">
+                <button
+                  type="button"
+                  className="latch-section-toggle"
+                  aria-expanded={open}
+                  aria-controls={bodyId}
+                  data-testid={`section-${section.id}-toggle`}
+                  onClick={() => setOpenId(section.id)}
+                >
+                  {section.title}
+                </button>
+              </h2>
+            )}
+            {open ? (
+              <div id={bodyId} className="latch-section-body">
+                <SectionBody id={section.id} app={app} />
+              </div>
+            ) : null}
+          </section>
+        )
+      })}
+      <Legal />
+    </div>
+  )
+}
+
+function SectionBody({ id, app }: { id: SectionId; app: AppView }) {
+  if (id === 'wallet') {
+    return (
+      <p className="latch-muted" data-testid="wallet-section-body">
+        Wallet sign-in arrives soon.
+      </p>
+    )
+  }
+  const channel = id === 'email' ? 'email' : 'sms'
+  const showForm = id === 'email' ? app.methods.email : app.methods.sms
+  return (
+    <>
+      {showForm ? <DestinationForm channel={channel} helper={landingHelper(app, channel)} /> : null}
+      {app.methods.social.length > 0 ? (
+        <>
+          <div className="latch-divider">
+            <span>Or</span>
+          </div>
+          <SocialButtons providers={app.methods.social} />
+        </>
+      ) : null}
+    </>
+  )
+}

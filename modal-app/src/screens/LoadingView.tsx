@@ -1,0 +1,8 @@
+/** Shown while the modal is not ready (before init). */
+export function LoadingView() {
+  return (
+    <div className="latch-screen latch-center" data-testid="screen-loading">
+      <div className="latch-spinner" role="progressbar" aria-label="Loading" />
+    </div>
+  )
+}

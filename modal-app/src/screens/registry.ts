@@ -1,0 +1,76 @@
+/**
+ * Every screen of SPEC section 2 with its component, size and back target. Screens whose
+ * issue has not landed render the placeholder.
+ */
+import type { ComponentType } from 'react'
+import { codeScreenBack } from '../actions.ts'
+import type { ModalState } from '../store.ts'
+import { AllowlistRejection } from './AllowlistRejection.tsx'
+import { AwaitingPasswordlessCode } from './AwaitingPasswordlessCode.tsx'
+import type { ScreenId } from './ids.ts'
+import { Landing, landingSections } from './Landing.tsx'
+import { LinkEmail } from './LinkEmail.tsx'
+import { LinkPhone } from './LinkPhone.tsx'
+import { Placeholder } from './Placeholder.tsx'
+
+/** compact: as tall as the content; full: 620px; medium: at least 480px. */
+export type ScreenSize = 'compact' | 'full' | 'medium'
+
+export interface ScreenEntry {
+  component: ComponentType
+  size: ScreenSize | ((state: ModalState) => ScreenSize)
+  /** Where the back arrow goes; null shows none. */
+  back: ScreenId | null | (() => ScreenId | null)
+}
+
+const later = (size: ScreenSize, back: ScreenId | null = 'LANDING'): ScreenEntry => ({
+  component: Placeholder,
+  size,
+  back,
+})
+
+export const SCREENS: Record<ScreenId, ScreenEntry> = {
+  LANDING: {
+    component: Landing,
+    size: (s) => (s.app && landingSections(s.app).length === 1 ? 'compact' : 'full'),
+    back: null,
+  },
+  AWAITING_PASSWORDLESS_CODE: {
+    component: AwaitingPasswordlessCode,
+    size: (s) => (s.flow?.kind === 'link' ? 'medium' : 'full'),
+    back: codeScreenBack,
+  },
+  WALLET_EDUCATION: later('full'),
+  AWAITING_CONNECTION: later('compact'),
+  AWAITING_CONNECT_ONLY_CONNECTION: later('compact'),
+  COINBASE_INTERSTITIAL_SCREEN: later('full'),
+  PHANTOM_INTERSTITIAL_SCREEN: later('full'),
+  LOGIN_FAILED_SCREEN: later('full'),
+  AWAITING_OAUTH_SCREEN: later('compact', null),
+  ALLOWLIST_REJECTION_SCREEN: { component: AllowlistRejection, size: 'compact', back: 'LANDING' },
+  INSTALL_METAMASK_SCREEN: later('full', 'WALLET_EDUCATION'),
+  INSTALL_PHANTOM_SCREEN: later('full', 'WALLET_EDUCATION'),
+  INSTALL_COINBASE_WALLET_SCREEN: later('full', 'WALLET_EDUCATION'),
+  LINK_EMAIL_SCREEN: { component: LinkEmail, size: 'medium', back: null },
+  LINK_PHONE_SCREEN: { component: LinkPhone, size: 'medium', back: null },
+  LINK_WALLET_SCREEN: later('medium', null),
+  CONNECT_ONLY_LANDING_SCREEN: later('full', null),
+  CONNECT_ONLY_AUTHENTICATED_SCREEN: later('full', null),
+  EMBEDDED_WALLET_SCREEN: later('full', null),
+  EMBEDDED_WALLET_CREATED_SCREEN: later('full', null),
+  EMBEDDED_WALLET_CONNECTING_SCREEN: later('full', null),
+  EMBEDDED_WALLET_RECOVERY_SCREEN: later('full', null),
+  EMBEDDED_WALLET_KEY_EXPORT_SCREEN: later('full', null),
+  EMBEDDED_WALLET_SIGN_REQUEST_SCREEN: later('full', null),
+  EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN: later('full', null),
+}
+
+export function screenSize(state: ModalState): ScreenSize {
+  const size = SCREENS[state.screen].size
+  return typeof size === 'function' ? size(state) : size
+}
+
+export function backTarget(screen: ScreenId): ScreenId | null {
+  const back = SCREENS[screen].back
+  return typeof back === 'function' ? back() : back
+}

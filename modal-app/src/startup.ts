@@ -1,0 +1,96 @@
+/**
+ * Startup: the app id from the fragment, the API URL from the page, the app configuration,
+ * then the penpal connection to the host page, made only if the host's origin is one the app
+ * registered.
+ */
+import {
+  exposeMethods,
+  type HostMethods,
+  LatchError,
+  remoteMethods,
+  type ServerAppConfig,
+  type User,
+} from '@latch/shared'
+import { connect, WindowMessenger } from 'penpal'
+import { fail, setUser } from './actions.ts'
+import { createApiClient } from './api.ts'
+import { createModalMethods } from './methods.ts'
+import { apiUrlFromMeta, appIdFromHash, isAllowedOrigin, parentOrigin } from './origin.ts'
+import { setHost, setRuntime } from './runtime.ts'
+import { createSession, type Session } from './session.ts'
+import { createTokenStore } from './token-store.ts'
+
+export interface StartResult {
+  /** Settles once the host connection is made, or refused. */
+  connected: Promise<boolean>
+  destroy(): void
+}
+
+export interface StartOptions {
+  win?: Window
+  fetch?: typeof fetch
+}
+
+export function start(options: StartOptions = {}): StartResult {
+  const win = options.win ?? window
+  const appId = appIdFromHash(win.location.hash)
+  const apiUrl = apiUrlFromMeta(win.document)
+  if (!appId || !apiUrl) {
+    console.error(
+      `Latch: the modal needs ${appId ? 'the latch-api-url meta tag' : 'an app id (#app=...)'}`,
+    )
+    fail(LatchError.of('missing_or_invalid_latch_app_id'))
+    return { connected: Promise.resolve(false), destroy() {} }
+  }
+
+  let session: Session | null = null
+  const api = createApiClient({
+    baseUrl: apiUrl,
+    appId,
+    accessToken: () => session?.getAccessToken() ?? Promise.resolve(null),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  })
+  session = createSession({ api, tokens: createTokenStore(appId), onUser: setUser })
+  setRuntime({ appId, api, session, host: null })
+
+  const serverConfig = api.request<ServerAppConfig>(`/apps/${encodeURIComponent(appId)}`)
+  const restored: Promise<User | null> = session.restore().catch(() => null)
+  let destroyConnection = (): void => {}
+
+  const connected = serverConfig.then(
+    (config) => {
+      const origin = parentOrigin(win)
+      if (!isAllowedOrigin(origin, config.allowedOrigins ?? [])) {
+        console.error(
+          `Latch: the page at ${origin ?? 'an unknown origin'} is not an allowed origin of app ${appId}. Add it to the app's allowed origins; the modal will not connect to it.`,
+        )
+        return false
+      }
+      const methods = createModalMethods({
+        serverConfig: () => serverConfig,
+        restoredUser: () => restored,
+      })
+      const connection = connect({
+        messenger: new WindowMessenger({
+          remoteWindow: win.parent,
+          allowedOrigins: [origin as string],
+        }),
+        methods: exposeMethods(methods) as unknown as Record<string, (...args: never[]) => unknown>,
+      })
+      destroyConnection = () => connection.destroy()
+      return connection.promise.then(
+        (remote) => {
+          setHost(remoteMethods<HostMethods>(remote))
+          return true
+        },
+        () => false,
+      )
+    },
+    (e: unknown) => {
+      console.error(`Latch: could not load the configuration of app ${appId}`, e)
+      fail(e)
+      return false
+    },
+  )
+  return { connected, destroy: () => destroyConnection() }
+}
