@@ -1,7 +1,7 @@
 import type { AllowlistConfig } from '@latch/shared'
 import { expect, test } from 'vitest'
 import { latchCall, newEmail, screen, signInByEmail, submitEmail } from './flows.ts'
-import { useHarness } from './harness.ts'
+import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
 

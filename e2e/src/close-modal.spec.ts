@@ -2,7 +2,8 @@ import { ERRORS, HOST_ELEMENT_IDS, type LoginResult } from '@latch/shared'
 import { expect, test } from 'vitest'
 import { expectRejected, latchCall, screen, settle } from './flows.ts'
 import type { HostPage } from './harness.ts'
-import { useHarness, WAIT_MS } from './harness.ts'
+import { WAIT_MS } from './harness.ts'
+import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
 

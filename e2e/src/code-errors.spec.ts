@@ -12,7 +12,8 @@ import {
   waitEmailCode,
   wrongCode,
 } from './flows.ts'
-import { useHarness, WAIT_MS } from './harness.ts'
+import { WAIT_MS } from './harness.ts'
+import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
 

@@ -8,6 +8,7 @@
  * One harness (and one browser) per spec file; one browser context per test.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
+import { type AddressInfo, createServer as createNetServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type AppInput, startServer } from '@latch/server'
@@ -22,7 +23,6 @@ import {
   type FrameLocator,
   type Page,
 } from 'playwright-core'
-import { afterAll, afterEach, beforeAll } from 'vitest'
 import { startModalServer } from '../../modal-app/server.ts'
 import { buildFrontendOnce } from './build.ts'
 import { type HostServer, startHostServer } from './host-server.ts'
@@ -110,6 +110,18 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
+/** A port nobody listens on right now, on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createNetServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
 /** Launches headless Chromium with the flags this machine needs. */
 export function launchChromium(): Promise<Browser> {
   return withTimeout(
@@ -141,6 +153,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   }
   try {
     const buildDone = withTimeout(buildFrontendOnce(), 170_000, 'building the frontend')
+    buildDone.catch(() => {}) // awaited below; this only keeps an early failure handled
     const dataDir = await mkdtemp(join(tmpdir(), 'latch-e2e-'))
     stops.push(() => rm(dataDir, { recursive: true, force: true }))
 
@@ -149,24 +162,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const twilio = await withTimeout(startTwilioDouble(), WAIT_MS, 'starting the Twilio double')
     stops.push(() => twilio.close())
 
-    // The modal origin is needed by the server (CORS) and the API URL by the modal, so the
-    // modal server starts first on a port of its own, learning the API URL through a getter.
-    await buildDone
-    let apiUrl = ''
-    const modal = await withTimeout(
-      startModalServer({
-        host: '127.0.0.1',
-        port: 0,
-        get apiUrl() {
-          return apiUrl
-        },
-      }),
-      WAIT_MS,
-      'starting the modal server',
-    )
-    stops.push(() => modal.close())
-    const modalUrl = new URL(modal.url).origin
-
+    // The server needs the modal origin (CORS) and the modal server the API URL: the modal's
+    // port is picked first, then the API starts, then the modal server on that port.
+    const modalPort = await freePort()
+    const modalUrl = `http://127.0.0.1:${modalPort}`
     const api = await withTimeout(
       startServer({
         host: '127.0.0.1',
@@ -188,7 +187,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       'starting the API server',
     )
     stops.push(() => api.close())
-    apiUrl = new URL(api.url).origin
+    const apiUrl = new URL(api.url).origin
+
+    await buildDone
+    const modal = await withTimeout(
+      startModalServer({ host: '127.0.0.1', port: modalPort, apiUrl }),
+      WAIT_MS,
+      'starting the modal server',
+    )
+    stops.push(() => modal.close())
 
     // The host page needs an app id; the default app is created once the host port is known.
     let defaultAppId = ''
@@ -296,27 +303,5 @@ export async function waitReady(hostPage: HostPage): Promise<void> {
   }, WAIT_MS)
   if (outcome !== 'ok') {
     throw new Error(`${outcome}\n${hostPage.errors.join('\n')}`)
-  }
-}
-
-/**
- * One harness per spec file: started before the first test, its browser contexts closed after
- * each test, everything stopped after the last.
- * @example const h = useHarness(); test('...', async () => { const { page } = await h().open() })
- */
-export function useHarness(options: HarnessOptions = {}): () => Harness {
-  let harness: Harness | undefined
-  beforeAll(async () => {
-    harness = await startHarness(options)
-  })
-  afterEach(async () => {
-    await harness?.closeContexts()
-  })
-  afterAll(async () => {
-    await harness?.close()
-  })
-  return () => {
-    if (!harness) throw new Error('the harness did not start (see the beforeAll error)')
-    return harness
   }
 }

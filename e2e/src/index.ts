@@ -6,7 +6,6 @@ export {
   type HostPage,
   launchChromium,
   startHarness,
-  useHarness,
   withTimeout,
 } from './harness.ts'
 export { type HostServer, INLINE_PARENT_ID, startHostServer } from './host-server.ts'

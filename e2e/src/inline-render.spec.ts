@@ -1,8 +1,8 @@
 import { HOST_ELEMENT_IDS } from '@latch/shared'
 import { expect, test } from 'vitest'
 import { newEmail, screen, signInByEmail } from './flows.ts'
-import { useHarness } from './harness.ts'
 import { INLINE_PARENT_ID } from './host-server.ts'
+import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
 

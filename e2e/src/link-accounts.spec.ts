@@ -15,7 +15,7 @@ import {
   waitEmailCode,
   waitSmsCode,
 } from './flows.ts'
-import { useHarness } from './harness.ts'
+import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
 

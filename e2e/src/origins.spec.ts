@@ -1,7 +1,8 @@
 import { HOST_ELEMENT_IDS, type User } from '@latch/shared'
 import { expect, test } from 'vitest'
 import { expectOk, latchCall, newEmail, screen, settle, signInByEmail } from './flows.ts'
-import { type HostPage, useHarness, WAIT_MS } from './harness.ts'
+import { type HostPage, WAIT_MS } from './harness.ts'
+import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
 

@@ -2,7 +2,8 @@ import type { User } from '@latch/shared'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { expect, test } from 'vitest'
 import { demoUser, expectOk, latchCall, newEmail, settle, signInByEmail } from './flows.ts'
-import { useHarness, waitReady } from './harness.ts'
+import { waitReady } from './harness.ts'
+import { useHarness } from './use-harness.ts'
 
 // 30 s tokens: always within the 30 s expiry margin, so every getAccessToken() refreshes.
 const h = useHarness({ serverEnv: { LATCH_ACCESS_TOKEN_TTL: '30' } })

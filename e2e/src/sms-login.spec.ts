@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest'
 import { demoUser, newPhone, signInBySms } from './flows.ts'
-import { useHarness } from './harness.ts'
+import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
 

@@ -1,0 +1,129 @@
+/**
+ * `npm start`: Latch on this machine, on three origins so the frames are cross-site as in
+ * production: the API (LATCH_API_PORT, default 8787, on 127.0.0.1, data in LATCH_DATA_DIR,
+ * default .latch), the modal with sdk.js (LATCH_MODAL_PORT, default 8788, on 127.0.0.1) and the
+ * demo host page (LATCH_HOST_PORT, default 5173, on localhost). Seeds a demo app once and keeps
+ * its id in the data folder. Without SMTP_URL the server prints e-mail codes to this log.
+ * Ctrl-C stops everything.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { startServer } from '@latch/server'
+import type { ServerAppConfig } from '@latch/shared'
+import { buildFrontendOnce } from '../e2e/src/build.ts'
+import { startHostServer } from '../e2e/src/host-server.ts'
+import { startModalServer } from '../modal-app/server.ts'
+
+const DEMO_APP_FILE = 'demo-app.json'
+
+function port(name: string, fallback: number): number {
+  const raw = process.env[name]?.trim()
+  if (!raw) return fallback
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < 1 || value > 65535) {
+    throw new Error(`${name} must be a port number from 1 to 65535, got '${raw}'`)
+  }
+  return value
+}
+
+const say = (line: string) => console.log(`[latch] ${line}`)
+
+type Admin = Awaited<ReturnType<typeof startServer>>['admin']
+
+/** The demo app of an earlier start (kept current with the host origin), or a new one. */
+async function demoApp(admin: Admin, dataDir: string, hostUrl: string): Promise<ServerAppConfig> {
+  const file = join(dataDir, DEMO_APP_FILE)
+  const settings = {
+    allowedOrigins: [hostUrl],
+    loginMethods: ['email', 'sms'] as ('email' | 'sms')[],
+  }
+  if (existsSync(file)) {
+    try {
+      const { id } = JSON.parse(readFileSync(file, 'utf8')) as { id?: unknown }
+      if (typeof id === 'string') return await admin.updateApp(id, settings)
+    } catch (error) {
+      say(`the demo app in ${file} could not be reused (${String(error)}); creating a new one`)
+    }
+  }
+  const app = await admin.createApp({ name: 'Latch demo', ...settings })
+  mkdirSync(dataDir, { recursive: true })
+  writeFileSync(file, `${JSON.stringify({ id: app.id }, null, 2)}\n`)
+  return app
+}
+
+async function main(): Promise<void> {
+  const apiPort = port('LATCH_API_PORT', 8787)
+  const modalPort = port('LATCH_MODAL_PORT', 8788)
+  const hostPort = port('LATCH_HOST_PORT', 5173)
+  const dataDir = resolve(process.env.LATCH_DATA_DIR?.trim() || '.latch')
+  const apiUrl = `http://127.0.0.1:${apiPort}`
+  const modalUrl = `http://127.0.0.1:${modalPort}`
+
+  const stops: { name: string; stop: () => Promise<unknown> }[] = []
+  let stopping: Promise<void> | undefined
+  const stopAll = () => {
+    stopping ??= (async () => {
+      for (const { name, stop } of stops.reverse()) {
+        const timeout = new Promise((r) => setTimeout(r, 5000, 'timeout'))
+        const outcome = await Promise.race([stop().then(() => 'ok'), timeout]).catch(
+          (error: unknown) => `failed: ${String(error)}`,
+        )
+        if (outcome !== 'ok') say(`stopping the ${name}: ${outcome}`)
+      }
+    })()
+    return stopping
+  }
+  const onSignal = (signal: NodeJS.Signals) => {
+    say(`${signal}: stopping`)
+    stopAll().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    )
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+
+  try {
+    say('building the host SDK and the modal app…')
+    await buildFrontendOnce()
+
+    const api = await startServer({
+      host: '127.0.0.1',
+      port: apiPort,
+      env: { LATCH_MODAL_ORIGIN: modalUrl, LATCH_DATA_DIR: dataDir },
+      log: (line) => console.log(`[api] ${line}`),
+    })
+    stops.push({ name: 'API', stop: () => api.close() })
+    say(`API        ${api.url}`)
+
+    const modal = await startModalServer({ host: '127.0.0.1', port: modalPort, apiUrl })
+    stops.push({ name: 'modal server', stop: () => modal.close() })
+    say(`modal      ${modal.url}  (sdk.js, latch.js)`)
+
+    let appId = ''
+    const host = await startHostServer({
+      modalUrl,
+      port: hostPort,
+      get appId() {
+        return appId
+      },
+    })
+    stops.push({ name: 'demo host page', stop: () => host.close() })
+    const app = await demoApp(api.admin, dataDir, host.url)
+    appId = app.id
+    say(`demo app   ${app.id} (${app.name}), allowed on ${host.url}`)
+    say('')
+    say(`Open ${host.url}/ and click Sign in (inline variant: ${host.url}/inline).`)
+    say(
+      process.env.SMTP_URL
+        ? `E-mail codes go through ${process.env.SMTP_URL}.`
+        : 'E-mail and SMS codes are printed below. Ctrl-C stops everything.',
+    )
+  } catch (error) {
+    console.error(`[latch] could not start: ${error instanceof Error ? error.message : error}`)
+    await stopAll()
+    process.exit(1)
+  }
+}
+
+await main()
