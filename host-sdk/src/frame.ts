@@ -1,0 +1,120 @@
+/** The modal's iframe on the host page: mounted once, hidden until needed, shown as a dialog or inline. */
+import {
+  HOST_ELEMENT_IDS,
+  LatchError,
+  MOBILE_BREAKPOINT_PX,
+  MODAL_FULL_HEIGHT_PX,
+  MODAL_WIDTH_PX,
+} from '@latch/shared'
+
+export const FRAME_SANDBOX =
+  'allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox allow-storage-access-by-user-activation'
+export const FRAME_TITLE = 'Latch sign-in'
+export const FRAME_HEIGHT_MAX_PX = 4000
+
+const STYLE_ID = 'latch-style'
+// A closed dialog stays laid out (invisible, inert) so the preloaded modal is ready to paint.
+const CSS = `.latch-d{position:fixed;inset:0;margin:auto;padding:0;border:0;background:none;width:${MODAL_WIDTH_PX}px;height:fit-content;max-width:100%;max-height:100%;overflow:auto}.latch-d:not([open]){display:block;visibility:hidden;pointer-events:none}.latch-d::backdrop{background:rgba(0,0,0,.45)}.latch-f{display:block;border:0;width:100%;background:none;color-scheme:normal}@media (max-width:${MOBILE_BREAKPOINT_PX - 1}px){.latch-d{width:100%;margin:auto 0 0}}`
+
+export interface Frame {
+  iframe: HTMLIFrameElement
+  /** The <dialog>, absent when rendered inline. */
+  dialog: HTMLDialogElement | undefined
+  isOpen(): boolean
+  setOpen(open: boolean): void
+  resize(height: number): void
+  remove(): void
+}
+
+/**
+ * Mounts the hidden frame. `onDismiss` runs when the visitor closes a dialog from the host side
+ * (Escape on the host page, a click on the backdrop).
+ */
+export function mountFrame(
+  src: string,
+  parentId: string | null | undefined,
+  onDismiss: () => void,
+): Frame {
+  const doc = document
+  const iframe = doc.createElement('iframe')
+  iframe.src = src
+  iframe.title = FRAME_TITLE
+  iframe.className = 'latch-f'
+  iframe.dataset.testid = HOST_ELEMENT_IDS.frame
+  iframe.setAttribute('sandbox', FRAME_SANDBOX)
+  iframe.allow = 'clipboard-write'
+  iframe.style.height = `${MODAL_FULL_HEIGHT_PX}px`
+
+  let dialog: HTMLDialogElement | undefined
+  let container: HTMLElement
+  if (parentId) {
+    const parent = doc.getElementById(parentId)
+    if (!parent) {
+      throw LatchError.of('modal_unreachable', {
+        details: `render.inParentNodeId: no element with id "${parentId}"`,
+      })
+    }
+    container = iframe
+    parent.append(iframe)
+  } else {
+    if (!doc.getElementById(STYLE_ID)) {
+      const style = doc.createElement('style')
+      style.id = STYLE_ID
+      style.textContent = CSS
+      doc.head.append(style)
+    }
+    dialog = doc.createElement('dialog')
+    dialog.className = 'latch-d'
+    dialog.dataset.testid = HOST_ELEMENT_IDS.dialog
+    dialog.setAttribute('aria-label', FRAME_TITLE)
+    dialog.addEventListener('cancel', (e) => {
+      e.preventDefault()
+      onDismiss()
+    })
+    // The dialog is exactly the frame's size, so a click landing on the dialog itself is the backdrop.
+    dialog.addEventListener('click', (e) => {
+      if (e.target === dialog) onDismiss()
+    })
+    dialog.append(iframe)
+    container = dialog
+    doc.body.append(dialog)
+  }
+
+  let open = false
+  let opener: Element | null = null
+  const hide = (hidden: boolean) => {
+    iframe.setAttribute('aria-hidden', String(hidden))
+    iframe.tabIndex = hidden ? -1 : 0
+    if (!dialog) iframe.style.display = hidden ? 'none' : 'block'
+  }
+  hide(true)
+
+  return {
+    iframe,
+    dialog,
+    isOpen: () => open,
+    setOpen(next) {
+      if (next === open) return
+      open = next
+      hide(!open)
+      if (open) {
+        opener = doc.activeElement
+        if (dialog && !dialog.open) dialog.showModal()
+        iframe.focus()
+      } else {
+        if (dialog?.open) dialog.close()
+        if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
+        opener = null
+      }
+    },
+    resize(height) {
+      if (Number.isFinite(height) && height > 0) {
+        iframe.style.height = `${Math.min(Math.ceil(height), FRAME_HEIGHT_MAX_PX)}px`
+      }
+    },
+    remove() {
+      if (dialog?.open) dialog.close()
+      container.remove()
+    },
+  }
+}

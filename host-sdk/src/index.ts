@@ -1,0 +1,14 @@
+/** The ESM entry of the host SDK. Importing it touches neither window nor document. */
+export type {
+  LatchClient,
+  LatchEventHandler,
+  LatchEventName,
+  LatchEventPayload,
+  LatchOptions,
+  LinkKind,
+  LoginResult,
+  UnlinkTarget,
+  User,
+} from '@latch/shared'
+export { LatchError } from '@latch/shared'
+export { createLatch } from './createLatch.ts'
