@@ -13,7 +13,7 @@ import {
   updateAppRecord,
 } from './apps/service.ts'
 import { type Env, loadConfig } from './config.ts'
-import { type Deps, type Log, systemClock } from './context.ts'
+import { type Clock, type Deps, type Log, systemClock } from './context.ts'
 import { createSecrets } from './crypto.ts'
 import { openDatabase } from './db/index.ts'
 import { createDelivery } from './delivery.ts'
@@ -33,6 +33,8 @@ export interface StartOptions {
   env?: Env
   /** Where log lines go (default: stdout). Codes printed without SMTP/Twilio arrive here. */
   log?: Log
+  /** Time source (tests move it forward). */
+  clock?: Clock
 }
 
 export interface Admin {
@@ -56,12 +58,14 @@ export interface Services {
 const defaultLog: Log = (line) => console.log(line)
 
 /** Everything but the listener: database, keys, delivery. The CLI uses it for `apps`. */
-export async function openServices(opts: { env?: Env; log?: Log } = {}): Promise<Services> {
+export async function openServices(
+  opts: { env?: Env; log?: Log; clock?: Clock } = {},
+): Promise<Services> {
   const env: Env = { ...process.env, ...opts.env }
   const log = opts.log ?? defaultLog
   const config = loadConfig(env)
   const database = await openDatabase(config)
-  const clock = systemClock
+  const clock = opts.clock ?? systemClock
   const secrets = createSecrets(config.secret)
   const keys = createKeyStore({
     db: database.db,

@@ -1,0 +1,5 @@
+/** Test support shared with the end-to-end harness. */
+export { findCode } from './inbox.ts'
+export { POSTGRES_BIN, postgresAvailable, type RunningPostgres, startPostgres } from './postgres.ts'
+export { type MailMessage, type SmtpCatcher, startSmtpCatcher } from './smtp.ts'
+export { type SmsMessage, startTwilioDouble, type TwilioDouble } from './twilio.ts'

@@ -1,0 +1,139 @@
+/**
+ * A throwaway PostgreSQL 15 from the installed binaries: initdb in a temp folder, postgres on
+ * a free port, run as the `postgres` user when we are root. Null when the binaries are absent.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+
+export const POSTGRES_BIN = '/usr/lib/postgresql/15/bin'
+const START_TIMEOUT_MS = 30_000
+
+export interface RunningPostgres {
+  /** postgres://postgres@127.0.0.1:port/postgres */
+  url: string
+  /** A fresh empty database on this server. */
+  createDatabase(name?: string): Promise<string>
+  close(): Promise<void>
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number }
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+/** As root, the server runs as the `postgres` user (it refuses to run as root). */
+function postgresUser(): { uid: number; gid: number } | Record<string, never> {
+  if (process.getuid?.() !== 0) return {}
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim())
+  return { uid, gid }
+}
+
+export function postgresAvailable(): boolean {
+  return existsSync(join(POSTGRES_BIN, 'initdb')) && existsSync(join(POSTGRES_BIN, 'postgres'))
+}
+
+export async function startPostgres(): Promise<RunningPostgres | null> {
+  if (!postgresAvailable()) return null
+  const root = mkdtempSync(join(tmpdir(), 'latch-pg-'))
+  const data = join(root, 'data')
+  chmodSync(root, 0o777)
+  const user = postgresUser()
+  execFileSync(join(POSTGRES_BIN, 'initdb'), [
+    '-D',
+    data,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '--no-sync',
+    '--encoding=UTF8',
+    '--locale=C',
+  ], { stdio: 'pipe', timeout: START_TIMEOUT_MS, cwd: root, ...user })
+  const port = await freePort()
+  const args = [
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-h',
+    '127.0.0.1',
+    '-k',
+    root,
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=100',
+  ]
+  const child: ChildProcess = spawn(join(POSTGRES_BIN, 'postgres'), args, {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: root,
+    ...user,
+  })
+  let stderr = ''
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000)
+  })
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+      child.kill('SIGINT')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
+      await exited
+      clearTimeout(timer)
+    }
+    rmSync(root, { recursive: true, force: true })
+  }
+
+  const deadline = Date.now() + START_TIMEOUT_MS
+  for (;;) {
+    if (child.exitCode !== null) {
+      await stop()
+      throw new Error(`postgres exited while starting: ${stderr}`)
+    }
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 })
+    client.on('error', () => {})
+    try {
+      await client.connect()
+      await client.end()
+      break
+    } catch {
+      await client.end().catch(() => {})
+      if (Date.now() > deadline) {
+        await stop()
+        throw new Error(`postgres did not accept connections within ${START_TIMEOUT_MS} ms: ${stderr}`)
+      }
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+
+  let count = 0
+  return {
+    url,
+    async createDatabase(name = `latch_${process.pid}_${++count}`) {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      try {
+        await client.query(`CREATE DATABASE "${name.replace(/"/g, '')}"`)
+      } finally {
+        await client.end()
+      }
+      return url.replace(/\/postgres$/, `/${name}`)
+    },
+    close: stop,
+  }
+}
