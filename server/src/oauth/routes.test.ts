@@ -1,0 +1,328 @@
+import {
+  API_PREFIX,
+  APP_ID_HEADER,
+  type AuthResponse,
+  CLIENT_HEADER,
+  CLIENT_NAME,
+  OAUTH_PROVIDERS,
+  OAUTH_RETURN_PARAM_NAMES,
+  type OAuthProvider,
+  type User,
+} from '@latch/shared'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { authenticateWithAccount } from '../accounts.ts'
+import { type RunningServer, startServer } from '../index.ts'
+import { createSession } from '../sessions/service.ts'
+import { authorizeAtMock, type MockProviders, startMockProviders } from './mockProviders.ts'
+
+const HOST = 'http://localhost:5173'
+
+let mock: MockProviders
+let api: RunningServer
+let appId: string
+const logs: string[] = []
+
+beforeAll(async () => {
+  mock = await startMockProviders()
+  api = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    env: { DATABASE_URL: 'memory://', LATCH_SECRET: 'oauth-routes-test-secret-0123456789abcdef' },
+    log: (line) => logs.push(line),
+  })
+  const app = await api.admin.createApp({
+    name: 'OAuth test',
+    allowedOrigins: [HOST],
+    loginMethods: ['email', ...OAUTH_PROVIDERS],
+    oauth: mock.settings(),
+  })
+  appId = app.id
+})
+
+afterAll(async () => {
+  await api?.close()
+  await mock?.stop()
+})
+
+interface Answer<T> {
+  status: number
+  body: T & { error?: { type: string; code: string; message: string } }
+}
+
+async function post<T>(
+  path: string,
+  body: unknown,
+  opts: { token?: string; app?: string | null } = {},
+): Promise<Answer<T>> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    [CLIENT_HEADER]: CLIENT_NAME,
+  }
+  if (opts.app !== null) headers[APP_ID_HEADER] = opts.app ?? appId
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`
+  const res = await fetch(`${api.url}${API_PREFIX}/oauth${path}`, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  })
+  return { status: res.status, body: (await res.json()) as Answer<T>['body'] }
+}
+
+/** init -> provider -> API callback -> host page; answers the host page's parameters. */
+async function toHostPage(provider: OAuthProvider, token?: string) {
+  const init = await post<{ url: string }>(
+    '/init',
+    { provider, redirect_to: `${HOST}/app` },
+    { token },
+  )
+  expect(init.status).toBe(200)
+  const callback = await authorizeAtMock(init.body.url)
+  expect(callback.href.startsWith(`${api.url}${API_PREFIX}/oauth/callback/${provider}?`)).toBe(true)
+  let res: Response
+  if (provider === 'apple') {
+    // Apple returns with a form POST (response_mode=form_post).
+    res = await fetch(`${callback.origin}${callback.pathname}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: callback.searchParams.toString(),
+      redirect: 'manual',
+    })
+    expect(res.status).toBe(303)
+  } else {
+    res = await fetch(callback, { redirect: 'manual' })
+    expect(res.status).toBe(302)
+  }
+  const back = new URL(res.headers.get('location') ?? '')
+  expect(`${back.origin}${back.pathname}`).toBe(`${HOST}/app`)
+  expect(back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.provider)).toBe(provider)
+  return {
+    authorization_code: back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.code) ?? '',
+    state_code: back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.state) ?? '',
+  }
+}
+
+/** A user who signed in by e-mail, with a live session. */
+async function emailUser(address: string): Promise<{ user: User; token: string }> {
+  const { user } = await authenticateWithAccount(api.deps.db, appId, { type: 'email', address })
+  const session = await createSession(api.deps, appId, user.id)
+  return { user, token: session.token }
+}
+
+const people: Record<
+  OAuthProvider,
+  { sub: string; email?: string; name?: string; username?: string }
+> = {
+  google: { sub: 'google-100', email: 'grace@gmail.example', name: 'Grace Hopper' },
+  twitter: { sub: 'twitter-100', username: 'grace', name: 'Grace H' },
+  discord: { sub: 'discord-100', username: 'grace#7', email: 'grace@discord.example' },
+  github: { sub: '100', username: 'gracehopper', name: 'Grace GH', email: 'grace@github.example' },
+  apple: { sub: 'apple-100', email: 'grace@privaterelay.appleid.com' },
+}
+
+describe('sign-in with each provider', () => {
+  test.each(OAUTH_PROVIDERS)(
+    'behavior: %s as a new user, then as a returning one',
+    async (provider) => {
+      mock.signIn(provider, people[provider])
+      const first = await post<AuthResponse>('/authenticate', await toHostPage(provider))
+      expect(first.status).toBe(200)
+      expect(first.body.is_new_user).toBe(true)
+      expect(first.body.token).toBeTruthy()
+      expect(first.body.refresh_token).toBeTruthy()
+      const key = provider as 'google'
+      const account = first.body.user[key]
+      expect(account).toMatchObject({ type: `${provider}_oauth`, subject: people[provider].sub })
+      expect(first.body.user.linkedAccounts).toHaveLength(1)
+
+      const again = await post<AuthResponse>('/authenticate', await toHostPage(provider))
+      expect(again.status).toBe(200)
+      expect(again.body.is_new_user).toBe(false)
+      expect(again.body.user.id).toBe(first.body.user.id)
+    },
+  )
+
+  test('behavior: the SPEC fields of each account type', async () => {
+    mock.signIn('github', { sub: '200', username: 'octo', name: 'Octo Cat', email: 'o@gh.example' })
+    const gh = await post<AuthResponse>('/authenticate', await toHostPage('github'))
+    expect(gh.body.user.github).toMatchObject({
+      subject: '200',
+      username: 'octo',
+      name: 'Octo Cat',
+      email: 'o@gh.example',
+    })
+    mock.signIn('apple', { sub: 'apple-200', email: 'x@privaterelay.appleid.com' })
+    const apple = await post<AuthResponse>('/authenticate', await toHostPage('apple'))
+    expect(apple.body.user.apple).toMatchObject({
+      subject: 'apple-200',
+      email: 'x@privaterelay.appleid.com',
+    })
+    expect(typeof apple.body.user.apple?.verifiedAt).toBe('string')
+  })
+})
+
+describe('linking', () => {
+  test('behavior: Google linked to an e-mail user, then unlinked', async () => {
+    const { user, token } = await emailUser('linker@example.com')
+    mock.signIn('google', { sub: 'google-link-1', email: 'linker@gmail.example', name: 'L' })
+    const linked = await post<User>('/link', await toHostPage('google', token), { token })
+    expect(linked.status).toBe(200)
+    expect(linked.body.id).toBe(user.id)
+    expect(linked.body.email?.address).toBe('linker@example.com')
+    expect(linked.body.google).toMatchObject({ subject: 'google-link-1', name: 'L' })
+
+    // Signing in with that Google account now reaches the same user.
+    const signIn = await post<AuthResponse>('/authenticate', await toHostPage('google'))
+    expect(signIn.body.user.id).toBe(user.id)
+    expect(signIn.body.is_new_user).toBe(false)
+
+    const unlinked = await post<User>(
+      '/unlink',
+      { provider: 'google', subject: 'google-link-1' },
+      { token },
+    )
+    expect(unlinked.status).toBe(200)
+    expect(unlinked.body.google).toBeUndefined()
+    expect(unlinked.body.linkedAccounts.map((a) => a.type)).toEqual(['email'])
+  })
+
+  test('error: the same subject refused for a second user (linked_to_another_user)', async () => {
+    mock.signIn('google', { sub: 'google-taken', email: 'taken@gmail.example' })
+    const owner = await post<AuthResponse>('/authenticate', await toHostPage('google'))
+    expect(owner.status).toBe(200)
+    const { token } = await emailUser('second@example.com')
+    const refused = await post<User>('/link', await toHostPage('google', token), { token })
+    expect(refused.status).toBe(400)
+    expect(refused.body.error).toEqual({
+      type: 'api_error',
+      code: 'linked_to_another_user',
+      message: 'Another user has already linked this account.',
+    })
+  })
+
+  test('error: link and unlink need a signed-in user', async () => {
+    const link = await post('/link', { authorization_code: 'x', state_code: 'y' })
+    expect(link.status).toBe(401)
+    expect(link.body.error?.code).toBe('not_authenticated')
+    const unlink = await post('/unlink', { provider: 'google', subject: 'x' })
+    expect(unlink.status).toBe(401)
+  })
+})
+
+describe('errors', () => {
+  test("error: denial at the provider returns code 'undefined', then oauth_user_denied", async () => {
+    const init = await post<{ url: string }>('/init', { provider: 'discord', redirect_to: HOST })
+    const state = new URL(init.body.url).searchParams.get('state') ?? ''
+    const res = await fetch(
+      `${api.url}${API_PREFIX}/oauth/callback/discord?error=access_denied&state=${state}`,
+      { redirect: 'manual' },
+    )
+    expect(res.status).toBe(302)
+    const back = new URL(res.headers.get('location') ?? '')
+    expect(back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.code)).toBe('undefined')
+    const denied = await post('/authenticate', {
+      authorization_code: 'undefined',
+      state_code: state,
+    })
+    expect(denied.status).toBe(400)
+    expect(denied.body.error).toEqual({
+      type: 'oauth_error',
+      code: 'oauth_user_denied',
+      message: 'User denied confirmation during OAuth flow',
+    })
+  })
+
+  test('error: an invalid code', async () => {
+    const { state_code } = await toHostPage('google')
+    const res = await post('/authenticate', { authorization_code: 'forged', state_code })
+    expect(res.status).toBe(400)
+    expect(res.body.error).toEqual({
+      type: 'oauth_error',
+      code: 'oauth_invalid_code',
+      message: 'Invalid code during oauth flow.',
+    })
+  })
+
+  test('error: a reused state is refused', async () => {
+    mock.signIn('twitter', { sub: 'twitter-reuse', username: 'r' })
+    const body = await toHostPage('twitter')
+    expect((await post('/authenticate', body)).status).toBe(200)
+    const again = await post('/authenticate', body)
+    expect(again.status).toBe(400)
+    expect(again.body.error?.code).toBe('oauth_invalid_code')
+  })
+
+  test('error: redirect_to not among the allowed origins', async () => {
+    const res = await post('/init', { provider: 'google', redirect_to: 'https://evil.example/x' })
+    expect(res.status).toBe(403)
+    expect(res.body.error?.code).toBe('origin_not_allowed')
+  })
+
+  test('error: a token endpoint answering 200 with an error body', async () => {
+    const body = await toHostPage('github')
+    mock.service.once('beforeResponse', (res) => {
+      res.statusCode = 200
+      res.body = { error: 'bad_verification_code', error_description: 'The code is wrong.' }
+    })
+    const res = await post('/authenticate', body)
+    expect(res.status).toBe(400)
+    expect(res.body.error?.code).toBe('oauth_invalid_code')
+  })
+
+  test('error: the callback with an unknown state answers a clear error, not a redirect', async () => {
+    const res = await fetch(`${api.url}${API_PREFIX}/oauth/callback/google?code=a&state=b`, {
+      redirect: 'manual',
+    })
+    expect(res.status).toBe(400)
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
+      'oauth_invalid_code',
+    )
+    const unknown = await fetch(`${api.url}${API_PREFIX}/oauth/callback/myspace?code=a&state=b`)
+    expect(unknown.status).toBe(404)
+  })
+
+  test('error: bad requests answer 4xx with a clear message', async () => {
+    const noApp = await post('/init', { provider: 'google', redirect_to: HOST }, { app: null })
+    expect(noApp.status).toBe(400)
+    expect(noApp.body.error?.code).toBe('missing_or_invalid_latch_app_id')
+    const badProvider = await post('/init', { provider: 'myspace', redirect_to: HOST })
+    expect(badProvider.status).toBe(400)
+    expect(badProvider.body.error?.code).toBe('invalid_data')
+    const notJson = await post('/authenticate', '{not json')
+    expect(notJson.status).toBe(400)
+    expect(notJson.body.error?.message).toBe('Request body is not valid JSON')
+    const huge = await post('/authenticate', {
+      authorization_code: 'x'.repeat(70_000),
+      state_code: 's',
+    })
+    expect(huge.status).toBe(413)
+  })
+
+  test('error: a provider the app has not switched on', async () => {
+    const other = await api.admin.createApp({
+      name: 'E-mail only',
+      allowedOrigins: [HOST],
+      loginMethods: ['email'],
+    })
+    const res = await post('/init', { provider: 'google', redirect_to: HOST }, { app: other.id })
+    expect(res.status).toBe(403)
+    expect(res.body.error?.code).toBe('method_not_available')
+  })
+
+  test('error: the allowlist applies to the e-mail of the OAuth account', async () => {
+    await api.admin.updateApp(appId, {
+      allowlist: { enabled: true, entries: ['invited@gmail.example'] },
+    })
+    try {
+      mock.signIn('google', { sub: 'google-stranger', email: 'stranger@gmail.example' })
+      const refused = await post('/authenticate', await toHostPage('google'))
+      expect(refused.status).toBe(403)
+      expect(refused.body.error?.code).toBe('allowlist_rejected')
+      mock.signIn('google', { sub: 'google-invited', email: 'invited@gmail.example' })
+      const allowed = await post<AuthResponse>('/authenticate', await toHostPage('google'))
+      expect(allowed.status).toBe(200)
+    } finally {
+      await api.admin.updateApp(appId, { allowlist: { enabled: false, entries: [] } })
+    }
+  })
+})
