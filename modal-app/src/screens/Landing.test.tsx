@@ -1,0 +1,210 @@
+import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { login } from '../actions.ts'
+import { store } from '../store.ts'
+import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
+import { renderModal } from '../test/harness.tsx'
+
+let api: ApiDouble
+beforeAll(async () => {
+  api = await startApiDouble()
+})
+afterAll(() => api.close())
+afterEach(() => {
+  cleanup()
+  api.requests.length = 0
+})
+
+function openLogin(): void {
+  act(() => {
+    login().catch(() => {})
+  })
+}
+
+describe('sections', () => {
+  test('behavior: wallet first by default, the first section open, one open at a time', async () => {
+    renderModal(api)
+    openLogin()
+    const toggles = screen.getAllByRole('button', { expanded: true })
+    expect(toggles.map((t) => t.textContent)).toEqual(['Connect Wallet'])
+    const headings = screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent)
+    expect(headings).toEqual(['Connect Wallet', 'Email'])
+    expect(screen.queryByTestId('email-input')).toBeNull()
+    await userEvent.click(screen.getByTestId('section-email-toggle'))
+    expect(screen.getByTestId('email-input')).toBeTruthy()
+    expect(screen.getByTestId('section-wallet-toggle').getAttribute('aria-expanded')).toBe('false')
+    expect(screen.queryByTestId('wallet-section-body')).toBeNull()
+  })
+
+  test('param: showWalletLoginFirst off puts the e-mail section first and open', () => {
+    renderModal(api, { showWalletLoginFirst: false })
+    openLogin()
+    const headings = screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent)
+    expect(headings).toEqual(['Email', 'Connect Wallet'])
+    expect(screen.getByTestId('email-input')).toBeTruthy()
+  })
+
+  test('param: the host can turn showWalletLoginFirst off too', () => {
+    renderModal(api, {}, { appearance: { showWalletLoginFirst: false } })
+    openLogin()
+    expect(screen.getByTestId('email-input')).toBeTruthy()
+  })
+
+  test('param: social providers rename the section "Email & Social" / "Phone & Social"', () => {
+    renderModal(api, { googleOAuth: true, showWalletLoginFirst: false })
+    openLogin()
+    expect(screen.getByTestId('section-email-toggle').textContent).toBe('Email & Social')
+    expect(screen.getByText('Or')).toBeTruthy()
+    cleanup()
+    renderModal(api, { emailAuth: false, smsAuth: true, googleOAuth: true, walletAuth: false })
+    openLogin()
+    expect(screen.getByRole('heading', { level: 2 }).textContent).toBe('Phone & Social')
+  })
+
+  test('behavior: a single section is always open, with no toggle, and the landing is compact', () => {
+    renderModal(api, { walletAuth: false })
+    openLogin()
+    expect(screen.queryByTestId('section-email-toggle')).toBeNull()
+    expect(screen.getByRole('heading', { level: 2 }).textContent).toBe('Email')
+    expect(screen.getByTestId('email-input')).toBeTruthy()
+    expect(screen.getByTestId('latch-modal').getAttribute('data-size')).toBe('compact')
+  })
+
+  test('behavior: two sections make a full-height landing', () => {
+    renderModal(api)
+    openLogin()
+    expect(screen.getByTestId('latch-modal').getAttribute('data-size')).toBe('full')
+  })
+})
+
+describe('inputs', () => {
+  test('param: placeholders and helper texts', () => {
+    renderModal(api, { showWalletLoginFirst: false })
+    openLogin()
+    const email = screen.getByTestId('email-input') as HTMLInputElement
+    expect(email.placeholder).toMatch(/@/)
+    expect(screen.getByTestId('email-helper').textContent).toBe('Get started without a wallet.')
+    cleanup()
+    renderModal(api, { walletAuth: false })
+    openLogin()
+    expect(screen.getByTestId('email-helper').textContent).toBe('Get started quickly with email')
+    cleanup()
+    renderModal(api, { walletAuth: false, emailAuth: false, smsAuth: true })
+    openLogin()
+    expect((screen.getByTestId('phone-input') as HTMLInputElement).placeholder).toBe('555 555 5555')
+    expect(screen.getByTestId('phone-helper').textContent).toBe(
+      'Get started quickly with your phone',
+    )
+    expect(screen.getByLabelText('Phone number')).toBe(screen.getByTestId('phone-input'))
+  })
+
+  test('behavior: Submit is disabled until the address is valid', async () => {
+    renderModal(api, { walletAuth: false })
+    openLogin()
+    const submit = screen.getByTestId('email-submit') as HTMLButtonElement
+    expect(submit.disabled).toBe(true)
+    await userEvent.type(screen.getByTestId('email-input'), 'ada@example')
+    expect(submit.disabled).toBe(true)
+    await userEvent.type(screen.getByTestId('email-input'), '.com')
+    expect(submit.disabled).toBe(false)
+    expect(screen.getByLabelText('Email address')).toBe(screen.getByTestId('email-input'))
+  })
+
+  test('behavior: Enter submits; the code goes out and the code screen shows', async () => {
+    api.on('POST /passwordless/init', { body: { success: true }, delay: 80 })
+    renderModal(api, { walletAuth: false })
+    openLogin()
+    await userEvent.type(screen.getByTestId('email-input'), ' Ada@Example.com {Enter}')
+    await waitFor(() =>
+      expect((screen.getByTestId('email-submit') as HTMLButtonElement).disabled).toBe(true),
+    )
+    await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
+    expect(api.calls('POST /passwordless/init').map((r) => r.body)).toEqual([
+      { email: 'ada@example.com' },
+    ])
+    expect(screen.getByTestId('code-destination').textContent).toBe('ada@example.com')
+  })
+
+  test('behavior: a US phone number is sent in E.164', async () => {
+    api.on('POST /passwordless_sms/init', { body: { success: true } })
+    renderModal(api, { walletAuth: false, emailAuth: false, smsAuth: true })
+    openLogin()
+    await userEvent.type(screen.getByTestId('phone-input'), '(415) 555-0132')
+    await userEvent.click(screen.getByTestId('phone-submit'))
+    await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
+    expect(api.calls('POST /passwordless_sms/init')[0]?.body).toEqual({
+      phoneNumber: '+14155550132',
+    })
+  })
+})
+
+describe('submit errors', () => {
+  async function submitEmail(): Promise<void> {
+    renderModal(api, { walletAuth: false })
+    openLogin()
+    await userEvent.type(screen.getByTestId('email-input'), 'ada@example.com')
+    fireEvent.submit(screen.getByTestId('email-input').closest('form') as HTMLFormElement)
+  }
+
+  test('error: a 422 shows the server message', async () => {
+    api.on('POST /passwordless/init', apiError(422, 'invalid_data', 'Too many codes requested'))
+    await submitEmail()
+    expect((await screen.findByTestId('submit-error')).textContent).toBe('Too many codes requested')
+  })
+
+  test('error: other failures read "Issue submitting email"', async () => {
+    api.on('POST /passwordless/init', apiError(500, 'internal_error', 'Something went wrong'))
+    await submitEmail()
+    expect((await screen.findByTestId('submit-error')).textContent).toBe('Issue submitting email')
+    expect(store.getState().screen).toBe('LANDING')
+  })
+
+  test('error: "Issue submitting phone number" for SMS', async () => {
+    api.on('POST /passwordless_sms/init', apiError(400, 'invalid_data', 'Invalid request data'))
+    renderModal(api, { walletAuth: false, emailAuth: false, smsAuth: true })
+    openLogin()
+    await userEvent.type(screen.getByTestId('phone-input'), '4155550132{Enter}')
+    expect((await screen.findByTestId('submit-error')).textContent).toBe(
+      'Issue submitting phone number',
+    )
+  })
+
+  test('error: allowlist_rejected goes to the rejection screen with the defaults', async () => {
+    api.on('POST /passwordless/init', apiError(403, 'allowlist_rejected', 'Not allowed'))
+    await submitEmail()
+    await screen.findByTestId('screen-ALLOWLIST_REJECTION_SCREEN')
+    expect(screen.getByTestId('allowlist-title').textContent).toBe(
+      "You don't have access to this app",
+    )
+    expect(screen.getByTestId('allowlist-detail').textContent).toBe('Have you been invited?')
+    await userEvent.click(screen.getByTestId('allowlist-cta'))
+    expect(store.getState().screen).toBe('LANDING')
+  })
+})
+
+describe('logo and legal', () => {
+  test('param: logo, terms and privacy links', () => {
+    renderModal(
+      api,
+      {
+        logoUrl: 'https://acme.test/logo.png',
+        termsAndConditionsUrl: 'https://acme.test/terms',
+      },
+      { legal: { privacyPolicyUrl: 'https://acme.test/privacy' } },
+    )
+    openLogin()
+    expect(screen.getByTestId('app-logo').getAttribute('src')).toBe('https://acme.test/logo.png')
+    expect(screen.getByTestId('terms-link').getAttribute('href')).toBe('https://acme.test/terms')
+    expect(screen.getByTestId('privacy-link').getAttribute('href')).toBe(
+      'https://acme.test/privacy',
+    )
+  })
+
+  test('param: no links and no logo when none are configured', () => {
+    renderModal(api)
+    openLogin()
+    expect(screen.queryByTestId('app-logo')).toBeNull()
+    expect(screen.queryByTestId('legal')).toBeNull()
+  })
+})

@@ -1,0 +1,77 @@
+/** Sets the modal up as the startup does, against the API double, with a recording host. */
+import type { HostAppConfig, HostMethods, ServerAppConfig } from '@latch/shared'
+import { act, render } from '@testing-library/react'
+import { App } from '../App.tsx'
+import { initialize, resetActions, setUser } from '../actions.ts'
+import { createApiClient } from '../api.ts'
+import { resetHostQueue, setRuntime } from '../runtime.ts'
+import { createSession, type Session } from '../session.ts'
+import { resetStore } from '../store.ts'
+import type { ApiDouble } from './api-double.ts'
+import { APP_ID, serverConfig } from './fixtures.ts'
+import { memoryTokens } from './memory-tokens.ts'
+
+export interface HostCall {
+  method: keyof HostMethods
+  args: unknown[]
+}
+
+export interface Harness {
+  hostCalls: HostCall[]
+  session: Session
+  tokens: ReturnType<typeof memoryTokens>
+  /** Host calls of one method, e.g. emitted('login'). */
+  emitted(event: string): unknown[]
+}
+
+export function recordingHost(calls: HostCall[]): HostMethods {
+  const record =
+    (method: keyof HostMethods) =>
+    async (...args: unknown[]) => {
+      calls.push({ method, args })
+      return method === 'wallets' ? [] : undefined
+    }
+  return {
+    setOpen: record('setOpen'),
+    resize: record('resize'),
+    emit: record('emit'),
+    navigate: record('navigate'),
+    wallets: record('wallets') as HostMethods['wallets'],
+    request: record('request'),
+  }
+}
+
+export function setupRuntime(api: ApiDouble, refreshToken: string | null = null): Harness {
+  resetStore()
+  resetActions()
+  resetHostQueue()
+  const hostCalls: HostCall[] = []
+  const tokens = memoryTokens(refreshToken)
+  let session: Session | null = null
+  const client = createApiClient({
+    baseUrl: api.url,
+    appId: APP_ID,
+    accessToken: () => session?.getAccessToken() ?? Promise.resolve(null),
+  })
+  session = createSession({ api: client, tokens, onUser: setUser })
+  setRuntime({ appId: APP_ID, api: client, session, host: recordingHost(hostCalls) })
+  return {
+    hostCalls,
+    session,
+    tokens,
+    emitted: (event) =>
+      hostCalls.filter((c) => c.method === 'emit' && c.args[0] === event).map((c) => c.args[1]),
+  }
+}
+
+/** Runtime, configuration and the rendered App. */
+export function renderModal(
+  api: ApiDouble,
+  server: Partial<ServerAppConfig> = {},
+  host: HostAppConfig = {},
+): Harness {
+  const harness = setupRuntime(api)
+  act(() => initialize(serverConfig(server), host))
+  render(<App />)
+  return harness
+}
