@@ -1,0 +1,227 @@
+import { ERRORS, type LoginResult, type User } from '@latch/shared'
+import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
+import { link, login } from '../actions.ts'
+import { store } from '../store.ts'
+import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
+import { jwt, user } from '../test/fixtures.ts'
+import { type Harness, renderModal } from '../test/harness.tsx'
+
+let api: ApiDouble
+beforeAll(async () => {
+  api = await startApiDouble()
+})
+afterAll(() => api.close())
+afterEach(() => {
+  cleanup()
+  vi.useRealTimers()
+  api.requests.length = 0
+})
+
+const box = (i: number) => screen.getByTestId(`code-input-${i}`) as HTMLInputElement
+const boxes = () => [0, 1, 2, 3, 4, 5].map((i) => box(i).value).join('')
+
+function typeCode(code: string): void {
+  ;[...code].forEach((c, i) => {
+    fireEvent.change(box(i), { target: { value: c } })
+  })
+}
+
+/** Opens login and gets to the code screen for ada@example.com. */
+async function toCodeScreen(): Promise<{ harness: Harness; result: Promise<LoginResult> }> {
+  api.on('POST /passwordless/init', { body: { success: true } })
+  const harness = renderModal(api, { walletAuth: false })
+  let result!: Promise<LoginResult>
+  act(() => {
+    result = login()
+  })
+  fireEvent.change(screen.getByTestId('email-input'), { target: { value: 'ada@example.com' } })
+  fireEvent.click(screen.getByTestId('email-submit'))
+  await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
+  return { harness, result }
+}
+
+describe('typing', () => {
+  test('behavior: each digit moves focus on; six digits submit, then Success! and close after 1400 ms', async () => {
+    const signedIn = user()
+    api.on('POST /passwordless/authenticate', {
+      body: {
+        user: signedIn,
+        token: jwt(Math.floor(Date.now() / 1000) + 3600),
+        refresh_token: 'rt-1',
+        is_new_user: true,
+      },
+    })
+    const { harness, result } = await toCodeScreen()
+    expect(document.activeElement).toBe(box(0))
+    fireEvent.change(box(0), { target: { value: '1' } })
+    expect(document.activeElement).toBe(box(1))
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    typeCode('123456')
+    expect(await screen.findByTestId('code-success')).toBeTruthy()
+    expect(screen.getByTestId('code-success').textContent).toBe('Success!')
+    expect(api.calls('POST /passwordless/authenticate')[0]?.body).toEqual({
+      email: 'ada@example.com',
+      code: '123456',
+    })
+    act(() => {
+      vi.advanceTimersByTime(1300)
+    })
+    expect(store.getState().open).toBe(true)
+    act(() => {
+      vi.advanceTimersByTime(150)
+    })
+    expect(store.getState().open).toBe(false)
+    await expect(result).resolves.toEqual({ user: signedIn, isNewUser: true })
+    expect(harness.emitted('login')).toEqual([{ user: signedIn, isNewUser: true }])
+    expect(harness.hostCalls.filter((c) => c.method === 'setOpen').map((c) => c.args[0])).toEqual([
+      true,
+      false,
+    ])
+    expect(harness.tokens.value).toBe('rt-1')
+  })
+
+  test('behavior: a pasted code fills every box, trimmed, and is submitted', async () => {
+    api.on('POST /passwordless/authenticate', apiError(422, 'invalid_verification_code', 'x'))
+    await toCodeScreen()
+    fireEvent.paste(box(2), { clipboardData: { getData: () => '  654321 \n' } })
+    expect(boxes()).toBe('654321')
+    await waitFor(() => expect(api.calls('POST /passwordless/authenticate')).toHaveLength(1))
+    expect(api.calls('POST /passwordless/authenticate')[0]?.body).toMatchObject({ code: '654321' })
+  })
+
+  test('behavior: Backspace clears and moves back', async () => {
+    await toCodeScreen()
+    typeCode('123')
+    expect(document.activeElement).toBe(box(3))
+    fireEvent.keyDown(box(3), { key: 'Backspace' })
+    expect(boxes()).toBe('12')
+    expect(document.activeElement).toBe(box(2))
+    fireEvent.keyDown(box(1), { key: 'Backspace' })
+    expect(boxes()).toBe('1')
+    expect(document.activeElement).toBe(box(0))
+  })
+})
+
+describe('errors', () => {
+  test('error: non-numeric input reads "Code should be numeric" and the boxes clear after 1400 ms', async () => {
+    await toCodeScreen()
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    typeCode('12a')
+    expect(screen.getByTestId('code-error').textContent).toBe('Code should be numeric')
+    act(() => {
+      vi.advanceTimersByTime(1300)
+    })
+    expect(boxes()).toBe('12a')
+    act(() => {
+      vi.advanceTimersByTime(150)
+    })
+    expect(boxes()).toBe('')
+    expect(screen.queryByTestId('code-error')).toBeNull()
+    expect(api.calls('POST /passwordless/authenticate')).toHaveLength(0)
+  })
+
+  test('error: a 422 reads "Invalid or expired verification code"; editing clears it', async () => {
+    api.on('POST /passwordless/authenticate', apiError(422, 'invalid_verification_code', 'Nope'))
+    await toCodeScreen()
+    typeCode('000000')
+    expect((await screen.findByTestId('code-error')).textContent).toBe(
+      ERRORS.invalid_verification_code.message,
+    )
+    expect(ERRORS.invalid_verification_code.message).toBe('Invalid or expired verification code')
+    fireEvent.keyDown(box(5), { key: 'Backspace' })
+    expect(screen.queryByTestId('code-error')).toBeNull()
+  })
+
+  test('error: any other failure reads "Issue verifying code"', async () => {
+    api.on('POST /passwordless/authenticate', apiError(500, 'internal_error', 'boom'))
+    await toCodeScreen()
+    typeCode('111111')
+    expect((await screen.findByTestId('code-error')).textContent).toBe('Issue verifying code')
+    expect(store.getState().open).toBe(true)
+  })
+
+  test('error: allowlist_rejected at authenticate shows the configured rejection', async () => {
+    api.on('POST /passwordless/authenticate', apiError(403, 'allowlist_rejected', 'no'))
+    api.on('POST /passwordless/init', { body: { success: true } })
+    renderModal(api, {
+      walletAuth: false,
+      allowlistConfig: {
+        errorTitle: 'Members only',
+        errorDetail: 'Ask for an invite.',
+        errorCtaText: 'Join the waitlist',
+        errorCtaLink: 'https://acme.test/waitlist',
+      },
+    })
+    act(() => {
+      login().catch(() => {})
+    })
+    fireEvent.change(screen.getByTestId('email-input'), { target: { value: 'ada@example.com' } })
+    fireEvent.click(screen.getByTestId('email-submit'))
+    await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
+    typeCode('123456')
+    await screen.findByTestId('screen-ALLOWLIST_REJECTION_SCREEN')
+    expect(screen.getByTestId('allowlist-title').textContent).toBe('Members only')
+    expect(screen.getByTestId('allowlist-detail').textContent).toBe('Ask for an invite.')
+    const cta = screen.getByTestId('allowlist-cta')
+    expect(cta.textContent).toBe('Join the waitlist')
+    expect(cta.getAttribute('href')).toBe('https://acme.test/waitlist')
+  })
+})
+
+describe('link', () => {
+  test('behavior: linking an e-mail uses /passwordless/link and resolves the updated user', async () => {
+    const before = user('ada@example.com')
+    const after: User = {
+      ...before,
+      linkedAccounts: [
+        ...before.linkedAccounts,
+        { type: 'phone', number: '+14155550132', verifiedAt: '2026-01-02T00:00:00.000Z' },
+      ],
+    }
+    api.on('POST /passwordless_sms/init', { body: { success: true } })
+    api.on('POST /passwordless_sms/link', { body: after })
+    const harness = renderModal(api, { walletAuth: false })
+    act(() => store.setState({ user: before }))
+    let linked!: Promise<User>
+    act(() => {
+      linked = link('phone')
+    })
+    expect(screen.getByTestId('screen-LINK_PHONE_SCREEN')).toBeTruthy()
+    expect(screen.getByText('Connect your phone')).toBeTruthy()
+    expect(screen.getByTestId('link-description').textContent).toBe(
+      'Add your number to your Acme account',
+    )
+    expect(screen.getByTestId('phone-helper').textContent).toBe('Easily connect a phone number')
+    expect(screen.getByTestId('latch-modal').getAttribute('data-size')).toBe('medium')
+    fireEvent.change(screen.getByTestId('phone-input'), { target: { value: '415 555 0132' } })
+    fireEvent.click(screen.getByTestId('phone-submit'))
+    await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    typeCode('222333')
+    await screen.findByTestId('code-success')
+    expect(api.calls('POST /passwordless_sms/link')[0]?.body).toEqual({
+      phoneNumber: '+14155550132',
+      code: '222333',
+    })
+    act(() => {
+      vi.advanceTimersByTime(1400)
+    })
+    await expect(linked).resolves.toEqual(after)
+    expect(harness.emitted('login')).toEqual([])
+    expect(harness.emitted('user').at(-1)).toEqual(after)
+  })
+
+  test('param: the e-mail link screen texts', () => {
+    renderModal(api, {}, { name: 'Ignored' })
+    act(() => store.setState({ user: user() }))
+    act(() => {
+      link('email').catch(() => {})
+    })
+    expect(screen.getByText('Connect your email')).toBeTruthy()
+    expect(screen.getByTestId('link-description').textContent).toBe(
+      'Add your email to your Acme account',
+    )
+    expect(screen.getByTestId('email-helper').textContent).toBe('Easily connect an email')
+  })
+})
