@@ -1,0 +1,216 @@
+/**
+ * Unit-test support: the whole API in process on each backend (PGlite in memory, then a real
+ * PostgreSQL from the installed binaries), with a real SMTP server and a Twilio double.
+ */
+import type { AuthResponse, ServerAppConfig } from '@latch/shared'
+import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
+import type { Hono } from 'hono'
+import { afterAll, beforeAll, describe } from 'vitest'
+import { createApp } from './app.ts'
+import type { AppInput } from './apps/service.ts'
+import type { Clock, Deps } from './context.ts'
+import type { HonoEnv } from './http.ts'
+import { openServices } from './index.ts'
+import {
+  POSTGRES_BIN,
+  postgresAvailable,
+  type RunningPostgres,
+  type SmtpCatcher,
+  startPostgres,
+  startSmtpCatcher,
+  startTwilioDouble,
+  type TwilioDouble,
+} from './testing/index.ts'
+
+export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789'
+
+export class FakeClock implements Clock {
+  #offset = 0
+  now(): Date {
+    return new Date(Date.now() + this.#offset)
+  }
+  advance(ms: number): void {
+    this.#offset += ms
+  }
+}
+
+export interface Answer<T = Record<string, unknown>> {
+  status: number
+  body: T
+  headers: Headers
+}
+
+export interface RequestOptions {
+  method?: string
+  body?: unknown
+  /** Raw body text, sent as is. */
+  raw?: string
+  appId?: string | null
+  token?: string
+  ip?: string
+  headers?: Record<string, string>
+}
+
+export interface TestServer {
+  backend: 'pglite' | 'postgres'
+  deps: Deps
+  app: Hono<HonoEnv>
+  clock: FakeClock
+  logs: string[]
+  smtp: SmtpCatcher
+  twilio: TwilioDouble
+  newApp(input?: Partial<AppInput>): Promise<ServerAppConfig>
+  request<T = Record<string, unknown>>(path: string, opts?: RequestOptions): Promise<Answer<T>>
+  /** Signs in by e-mail code (init, code from the SMTP server, authenticate). */
+  emailLogin(appId: string, email: string, ip?: string): Promise<AuthResponse>
+}
+
+let ipCounter = 0
+/** A fresh client IP, so each test has its own rate-limit budget. */
+export function freshIp(): string {
+  ipCounter++
+  return `10.${(ipCounter >> 16) & 255}.${(ipCounter >> 8) & 255}.${ipCounter & 255}`
+}
+
+let pg: Promise<RunningPostgres | null> | undefined
+
+/**
+ * Runs `suite` once per backend. `get()` returns the running server inside tests.
+ * PostgreSQL is skipped, with a message, only when its binaries are missing.
+ */
+export function describeBackends(name: string, suite: (get: () => TestServer) => void): void {
+  for (const backend of ['pglite', 'postgres'] as const) {
+    const skip = backend === 'postgres' && !postgresAvailable()
+    if (skip) {
+      console.warn(
+        `${name}: PostgreSQL binaries not found under ${POSTGRES_BIN}: skipping the PostgreSQL run`,
+      )
+    }
+    describe.skipIf(skip)(`${name} [${backend}]`, () => {
+      let server: TestServer | undefined
+      let close: (() => Promise<void>) | undefined
+      beforeAll(async () => {
+        let databaseUrl = 'memory://'
+        let stopPg: (() => Promise<void>) | undefined
+        if (backend === 'postgres') {
+          pg ??= startPostgres()
+          const running = await pg
+          if (!running) throw new Error('PostgreSQL did not start')
+          databaseUrl = await running.createDatabase()
+          stopPg = async () => {}
+        }
+        const started = await startTestServer(backend, databaseUrl)
+        server = started.server
+        close = async () => {
+          await started.close()
+          await stopPg?.()
+        }
+      })
+      afterAll(async () => {
+        await close?.()
+        if (backend === 'postgres' && pg) {
+          const running = await pg
+          pg = undefined
+          await running?.close()
+        }
+      })
+      suite(() => {
+        if (!server) throw new Error('test server not started')
+        return server
+      })
+    })
+  }
+}
+
+export async function startTestServer(
+  backend: 'pglite' | 'postgres',
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ server: TestServer; close(): Promise<void> }> {
+  const smtp = await startSmtpCatcher()
+  const twilio = await startTwilioDouble()
+  const clock = new FakeClock()
+  const logs: string[] = []
+  const services = await openServices({
+    env: {
+      NODE_ENV: 'test',
+      DATABASE_URL: databaseUrl,
+      LATCH_SECRET: TEST_SECRET,
+      LATCH_TRUST_PROXY: '1',
+      LATCH_MODAL_ORIGIN: 'http://127.0.0.1:5174',
+      SMTP_URL: smtp.url,
+      LATCH_MAIL_FROM: 'Latch test <no-reply@latch.test>',
+      TWILIO_ACCOUNT_SID: twilio.accountSid,
+      TWILIO_AUTH_TOKEN: twilio.authToken,
+      TWILIO_FROM: twilio.from,
+      TWILIO_API_URL: twilio.apiUrl,
+      LATCH_PRICE_URL: '',
+      ...env,
+    },
+    log: (line) => logs.push(line),
+    clock,
+  })
+  const app = createApp(services.deps)
+
+  async function request<T>(path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
+    const headers: Record<string, string> = {
+      [CLIENT_HEADER]: CLIENT_NAME,
+      'x-forwarded-for': opts.ip ?? '127.0.0.1',
+      ...opts.headers,
+    }
+    if (opts.appId) headers[APP_ID_HEADER] = opts.appId
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`
+    let body: string | undefined = opts.raw
+    if (opts.body !== undefined) body = JSON.stringify(opts.body)
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    const res = await app.request(`${API_PREFIX}${path}`, {
+      method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
+      headers,
+      body,
+    })
+    const text = await res.text()
+    let parsed: unknown = text
+    try {
+      parsed = JSON.parse(text)
+    } catch {}
+    return { status: res.status, body: parsed as T, headers: res.headers }
+  }
+
+  const server: TestServer = {
+    backend,
+    deps: services.deps,
+    app,
+    clock,
+    logs,
+    smtp,
+    twilio,
+    newApp: (input = {}) =>
+      services.admin.createApp({
+        name: 'Test app',
+        allowedOrigins: ['http://localhost:5173'],
+        loginMethods: ['email', 'sms', 'wallet'],
+        ...input,
+      }),
+    request,
+    async emailLogin(appId, email, ip = freshIp()) {
+      const init = await request('/passwordless/init', { appId, ip, body: { email } })
+      if (init.status !== 200) throw new Error(`init answered ${init.status}: ${JSON.stringify(init.body)}`)
+      const code = await smtp.waitForCode(email, { timeoutMs: 10_000 })
+      const auth = await request<AuthResponse>('/passwordless/authenticate', {
+        appId,
+        ip,
+        body: { email, code },
+      })
+      if (auth.status !== 200) throw new Error(`authenticate answered ${auth.status}: ${JSON.stringify(auth.body)}`)
+      return auth.body
+    },
+  }
+  return {
+    server,
+    async close() {
+      await services.close()
+      await smtp.close()
+      await twilio.close()
+    },
+  }
+}
