@@ -24,28 +24,36 @@ export function latchCall<T>(
   method: LatchMethod,
   ...args: unknown[]
 ): Promise<Outcome<T>> {
-  return page.evaluate(
-    async ([name, params]) => {
-      try {
-        const client = window.latch as unknown as Record<string, (...a: unknown[]) => unknown>
-        const fn = client[name]
-        if (typeof fn !== 'function') throw new Error(`window.latch.${name} is not a function`)
-        const value = await fn.apply(window.latch, params)
-        return { ok: true as const, value: value as T }
-      } catch (e) {
-        const err = (e ?? {}) as { code?: unknown; message?: unknown; name?: unknown }
-        return {
-          ok: false as const,
-          error: {
-            code: typeof err.code === 'string' ? err.code : null,
-            message: typeof err.message === 'string' ? err.message : String(e),
-            name: typeof err.name === 'string' ? err.name : null,
-          },
-        }
-      }
-    },
-    [method, args] as const,
-  ) as Promise<Outcome<T>>
+  return (
+    page
+      .evaluate(
+        async ([name, params]) => {
+          try {
+            const client = window.latch as unknown as Record<string, (...a: unknown[]) => unknown>
+            const fn = client[name]
+            if (typeof fn !== 'function') throw new Error(`window.latch.${name} is not a function`)
+            const value = await fn.apply(window.latch, params)
+            return { ok: true as const, value: value as T }
+          } catch (e) {
+            const err = (e ?? {}) as { code?: unknown; message?: unknown; name?: unknown }
+            return {
+              ok: false as const,
+              error: {
+                code: typeof err.code === 'string' ? err.code : null,
+                message: typeof err.message === 'string' ? err.message : String(e),
+                name: typeof err.name === 'string' ? err.name : null,
+              },
+            }
+          }
+        },
+        [method, args] as const,
+      )
+      // The page may close with the call still pending (a failed test): settle, do not throw.
+      .catch((e: unknown) => ({
+        ok: false as const,
+        error: { code: null, message: String(e), name: 'PlaywrightError' },
+      })) as Promise<Outcome<T>>
+  )
 }
 
 /** Asserts a call resolved and answers its value. */
@@ -112,10 +120,18 @@ export async function codeBoxValues(modal: FrameLocator): Promise<string[]> {
 }
 
 export const waitEmailCode = (h: Harness, email: string) =>
-  withTimeout(h.smtp.waitForCode(email), WAIT_MS, `the code mail to ${email}`)
+  withTimeout(
+    h.smtp.waitForCode(email, { timeoutMs: WAIT_MS }),
+    WAIT_MS + 1000,
+    `the code mail to ${email}`,
+  )
 
 export const waitSmsCode = (h: Harness, e164: string) =>
-  withTimeout(h.twilio.waitForCode(e164), WAIT_MS, `the code SMS to ${e164}`)
+  withTimeout(
+    h.twilio.waitForCode(e164, { timeoutMs: WAIT_MS }),
+    WAIT_MS + 1000,
+    `the code SMS to ${e164}`,
+  )
 
 /** Settles a pending SDK call within the spec's wait. */
 export const settle = <T>(pending: Promise<Outcome<T>>, what = 'the SDK call') =>

@@ -96,6 +96,11 @@ export interface Harness {
    * real database, as if its lifetime had run out.
    */
   expireCodes(identifier: string): Promise<void>
+  /**
+   * Ages the last code sent to this identifier by a minute, in the real database, as if the
+   * visitor came back later: the server sends no new code within 60 s of the last one.
+   */
+  ageCodes(identifier: string): Promise<void>
   /** Closes every context opened since the last call (each test's afterEach). */
   closeContexts(): Promise<void>
   close(): Promise<void>
@@ -263,6 +268,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       app,
       createApp,
       open,
+      async ageCodes(identifier) {
+        await api.deps.db
+          .updateTable('verification_codes')
+          .set({ created_at: new Date(Date.now() - 61_000) })
+          .where('identifier', '=', identifier)
+          .execute()
+      },
       async expireCodes(identifier) {
         await api.deps.db
           .updateTable('verification_codes')
