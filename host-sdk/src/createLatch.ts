@@ -178,13 +178,13 @@ export function createLatch(options: LatchOptions): LatchClient {
     const remote = (await connection.promise.catch((e) => {
       throw unreachable(e instanceof Error ? e.message : undefined)
     })) as unknown as ModalMethods
-    const { warnings } = await invoke(
+    // The modal reports configuration warnings itself, through emit('warning').
+    await invoke(
       remote,
       (r) => r.init(options.config ?? {}, returnParams),
       API_TIMEOUT_MS,
       'modal_unreachable',
     )
-    for (const warning of warnings) void hostMethods.emit('warning', warning)
     return remote
   }
 
@@ -232,7 +232,6 @@ export function createLatch(options: LatchOptions): LatchClient {
     flow = false,
   ): Promise<T> =>
     Promise.race([linked, killed]).then((remote) => {
-      if (flow) setOpen(true)
       const result = invoke(remote, run, flow ? undefined : API_TIMEOUT_MS, exit)
       if (flow) result.catch(() => setOpen(false))
       return result

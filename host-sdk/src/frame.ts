@@ -42,7 +42,7 @@ export function mountFrame(
   iframe.className = 'latch-f'
   iframe.dataset.testid = HOST_ELEMENT_IDS.frame
   iframe.setAttribute('sandbox', FRAME_SANDBOX)
-  iframe.allow = 'clipboard-write'
+  iframe.setAttribute('allow', 'clipboard-write')
   iframe.style.height = `${MODAL_FULL_HEIGHT_PX}px`
 
   let dialog: HTMLDialogElement | undefined

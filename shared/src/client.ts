@@ -28,7 +28,7 @@ export interface LatchOptions {
  */
 export interface LatchEventPayloads {
   login: LoginResult
-  logout: undefined
+  logout: null
   user: User | null
   warning: string
 }

@@ -1,0 +1,94 @@
+/**
+ * What createLatch does before the modal answers. The link itself (handshake, calls, events,
+ * closing, reloads) is tested across two origins in Chromium: link.test.ts.
+ */
+import { ERRORS, LatchError } from '@latch/shared'
+import { afterEach, describe, expect, test } from 'vitest'
+import { createLatch } from './createLatch.ts'
+
+const APP_ID = 'cl0000000000000000000000a'
+
+async function rejection(promise: Promise<unknown>): Promise<LatchError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(LatchError)
+  return error as LatchError
+}
+
+afterEach(() => {
+  document.body.innerHTML = ''
+  history.replaceState(null, '', '/')
+})
+
+describe('options', () => {
+  test.each([undefined, '', 'short', `${APP_ID}x`, 42])(
+    'error: app id %s rejects ready',
+    async (appId) => {
+      const latch = createLatch({ appId: appId as string, modalUrl: 'https://modal.example' })
+      const error = await rejection(latch.ready)
+      expect(error.code).toBe('invalid_app_id')
+      expect(error.message).toBe(ERRORS.invalid_app_id.message)
+      expect((await rejection(latch.login())).code).toBe('invalid_app_id')
+      expect(document.querySelector('iframe')).toBeNull()
+    },
+  )
+
+  test.each(['not a url', 'javascript:alert(1)', 'ftp://modal.example'])(
+    'error: modalUrl %s rejects ready',
+    async (modalUrl) => {
+      const latch = createLatch({ appId: APP_ID, modalUrl })
+      const error = await rejection(latch.ready)
+      expect(error.code).toBe('modal_unreachable')
+      expect(error.details).toMatch(/modalUrl/)
+      expect(document.querySelector('iframe')).toBeNull()
+    },
+  )
+
+  test('error: a missing inline parent rejects ready', async () => {
+    const latch = createLatch({
+      appId: APP_ID,
+      modalUrl: 'https://modal.example',
+      config: { render: { inParentNodeId: 'missing' } },
+    })
+    expect((await rejection(latch.ready)).details).toContain('missing')
+  })
+})
+
+describe('frame', () => {
+  test('behavior: one hidden frame is preloaded with only the app id in its fragment', () => {
+    const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example/base/' })
+    const frames = document.querySelectorAll<HTMLIFrameElement>('[data-testid="latch-frame"]')
+    expect(frames).toHaveLength(1)
+    expect(frames[0]?.getAttribute('src')).toBe(`https://modal.example/base/#app=${APP_ID}`)
+    expect(frames[0]?.getAttribute('aria-hidden')).toBe('true')
+    expect(frames[0]?.tabIndex).toBe(-1)
+    expect(document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open).toBe(
+      false,
+    )
+    latch.destroy()
+  })
+
+  test('behavior: the OAuth return parameters leave the address bar at start', () => {
+    history.replaceState(
+      null,
+      '',
+      '/?latch_oauth_code=c&latch_oauth_state=s&latch_oauth_provider=google',
+    )
+    const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example' })
+    expect(location.search).toBe('')
+    latch.destroy()
+  })
+
+  test('behavior: destroy removes the frame and rejects what is pending and what comes later', async () => {
+    const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example' })
+    const login = latch.login()
+    latch.destroy()
+    expect(document.querySelector('[data-testid="latch-dialog"]')).toBeNull()
+    expect((await rejection(latch.ready)).code).toBe('modal_unreachable')
+    expect((await rejection(login)).code).toBe('modal_unreachable')
+    expect((await rejection(latch.getUser())).code).toBe('modal_unreachable')
+    latch.destroy()
+  })
+})
