@@ -1,8 +1,8 @@
 import { OAUTH_PROVIDERS, OAUTH_RETURN_PARAM_NAMES, type OAuthProvider } from '@latch/shared'
-import { Kysely } from 'kysely'
-import { KyselyPGlite } from 'kysely-pglite'
+import type { Kysely } from 'kysely'
 import { type MutableToken, OAuth2Issuer } from 'oauth2-mock-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { openDatabase } from '../db/index.ts'
 import {
   callbackRedirect,
   finishOAuth,
@@ -18,14 +18,16 @@ const CALLBACK = 'http://127.0.0.1:8787/api/v1/oauth/callback'
 
 let mock: MockProviders
 let db: Kysely<OAuthTables>
+let closeDb: (() => Promise<void>) | undefined
 let deps: OAuthFlowDeps
 let app: OAuthApp
 let clock = Date.now()
 
 beforeAll(async () => {
   mock = await startMockProviders()
-  const { dialect } = await KyselyPGlite.create()
-  db = new Kysely<OAuthTables>({ dialect })
+  const database = await openDatabase({ databaseUrl: 'memory://', dataDir: null })
+  closeDb = database.close
+  db = database.db as unknown as Kysely<OAuthTables>
   await migrateOAuth(db as unknown as Kysely<unknown>)
   deps = { store: kyselyStateStore(db, () => new Date(clock)), env: {}, now: () => new Date(clock) }
   app = {
@@ -38,7 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await mock?.stop()
-  await db?.destroy()
+  await closeDb?.()
 })
 
 /** Walks a flow to the host page's return URL; answers the latch_oauth_* parameters. */

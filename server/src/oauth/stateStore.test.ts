@@ -1,0 +1,120 @@
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { openDatabase } from '../db/index.ts'
+import { type RunningPostgres, startPostgres } from '../testing/index.ts'
+import {
+  kyselyStateStore,
+  migrateOAuth,
+  OAUTH_STATE_TTL_MS,
+  type OAuthStateRecord,
+  type OAuthStateStore,
+  type OAuthTables,
+} from './stateStore.ts'
+
+let postgres: RunningPostgres | null = null
+const open: Kysely<OAuthTables>[] = []
+const closers: (() => Promise<void>)[] = []
+
+beforeAll(async () => {
+  postgres = await startPostgres()
+}, 60_000)
+
+afterAll(async () => {
+  for (const close of closers) await close()
+  await postgres?.close()
+})
+
+const databases = [
+  {
+    name: 'PGlite',
+    // The server's own PGlite database (one process only, so migrations run one at a time).
+    concurrentMigrations: false,
+    async open() {
+      const { db, close } = await openDatabase({ databaseUrl: 'memory://', dataDir: null })
+      closers.push(close)
+      return db as unknown as Kysely<OAuthTables>
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    concurrentMigrations: true,
+    async open() {
+      if (!postgres) return null
+      const pool = new pg.Pool({ connectionString: await postgres.createDatabase(), max: 8 })
+      // Idle clients see the server stop at the end; that is not a failure.
+      pool.on('error', () => {})
+      const db = new Kysely<OAuthTables>({ dialect: new PostgresDialect({ pool }) })
+      closers.push(() => db.destroy())
+      return db
+    },
+  },
+]
+
+describe.each(databases)('the state store on $name', (database) => {
+  let store: OAuthStateStore | null = null
+  let now = new Date('2026-01-01T00:00:00Z')
+
+  beforeAll(async () => {
+    const db = await database.open()
+    if (!db) {
+      console.warn('PostgreSQL binaries are absent: the PostgreSQL state store tests are skipped')
+      return
+    }
+    open.push(db)
+    const migrate = () => migrateOAuth(db as unknown as Kysely<unknown>)
+    // Twice: the migration is idempotent, and on PostgreSQL safe from several processes at once.
+    if (database.concurrentMigrations) await Promise.all([migrate(), migrate()])
+    else await migrate().then(migrate)
+    store = kyselyStateStore(db, () => now)
+  })
+
+  const record = (): OAuthStateRecord => ({
+    appId: 'app',
+    provider: 'google',
+    redirectTo: 'http://localhost:5173/',
+    redirectUri: 'http://127.0.0.1:8787/api/v1/oauth/callback/google',
+    codeVerifier: 'v'.repeat(43),
+    nonce: 'n',
+    userId: null,
+    isLink: false,
+    expiresAt: new Date(now.getTime() + OAUTH_STATE_TTL_MS),
+  })
+
+  test('behavior: peek leaves the state, take uses it up', async ({ skip }) => {
+    if (!store) return skip()
+    await store.put('state-1', record())
+    expect(await store.peek('state-1')).toEqual(record())
+    expect(await store.take('state-1')).toEqual(record())
+    expect(await store.take('state-1')).toBeUndefined()
+    expect(await store.peek('state-1')).toBeUndefined()
+  })
+
+  test('behavior: of parallel takes of one state, exactly one wins', async ({ skip }) => {
+    if (!store) return skip()
+    const s = store
+    await s.put('state-race', record())
+    const results = await Promise.all(Array.from({ length: 8 }, () => s.take('state-race')))
+    expect(results.filter((r) => r !== undefined)).toHaveLength(1)
+  })
+
+  test('behavior: a state lives 10 minutes', async ({ skip }) => {
+    if (!store) return skip()
+    await store.put('state-old', record())
+    await store.put('state-edge', record())
+    now = new Date(now.getTime() + OAUTH_STATE_TTL_MS - 1)
+    expect(await store.take('state-edge')).toBeDefined()
+    now = new Date(now.getTime() + 1)
+    expect(await store.peek('state-old')).toBeUndefined()
+    expect(await store.take('state-old')).toBeUndefined()
+  })
+
+  test('behavior: the state itself is not stored, only its hash', async ({ skip }) => {
+    if (!store) return skip()
+    const db = open.at(-1) as Kysely<OAuthTables>
+    await store.put('plain-state-value', record())
+    const rows = await db.selectFrom('oauth_states').select('state_hash').execute()
+    expect(rows.some((r) => r.state_hash === 'plain-state-value')).toBe(false)
+    expect(rows.every((r) => /^[0-9a-f]{64}$/.test(r.state_hash))).toBe(true)
+  })
+})
