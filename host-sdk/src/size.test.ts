@@ -1,0 +1,41 @@
+// @vitest-environment node
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { buildHostSdk } from '../build.ts'
+
+/** What every host page loads, per file: 6 KB gzip. */
+const BUDGET_BYTES = 6 * 1024
+
+let outDir: string
+
+beforeAll(async () => {
+  outDir = mkdtempSync(join(tmpdir(), 'latch-sdk-size-'))
+  await buildHostSdk({ outDir })
+}, 60_000)
+
+afterAll(() => {
+  rmSync(outDir, { recursive: true, force: true })
+})
+
+test.each(['sdk.js', 'latch.js'])('behavior: %s stays within 6 KB gzip', (file) => {
+  const code = readFileSync(join(outDir, file))
+  const gzipped = gzipSync(code).length
+  console.log(`${file}: ${code.length} bytes, ${gzipped} bytes gzip (budget ${BUDGET_BYTES})`)
+  expect(gzipped).toBeLessThanOrEqual(BUDGET_BYTES)
+})
+
+test('behavior: sdk.js is a minified IIFE and latch.js an ES module exporting createLatch', () => {
+  const script = readFileSync(join(outDir, 'sdk.js'), 'utf8')
+  const esm = readFileSync(join(outDir, 'latch.js'), 'utf8')
+  expect(script.trimStart().startsWith('(function')).toBe(true)
+  expect(script).not.toMatch(/\bexport\b\s*\{/)
+  expect(script.split('\n').length).toBeLessThanOrEqual(3)
+  expect(esm).toMatch(/export\s*\{[^}]*\bcreateLatch\b/)
+  // Nothing of zod, and only the catalogue entries the SDK raises.
+  expect(esm).not.toContain('$ZodType')
+  expect(esm).toContain('Cannot initialize the provider with an invalid app ID')
+  expect(esm).not.toContain('Invalid or expired verification code')
+})
