@@ -56,7 +56,7 @@ export function fail(error: unknown): void {
 export function setUser(user: User | null): void {
   const previous = store.getState().user
   store.setState({ user })
-  if (previous && !user) callHost('emit', 'logout', null)
+  if (previous && !user) callHost('emit', 'logout', undefined)
   callHost('emit', 'user', user)
 }
 
