@@ -1,4 +1,5 @@
 import { OAUTH_PROVIDERS, OAUTH_RETURN_PARAM_NAMES, type OAuthProvider } from '@latch/shared'
+import { exportPKCS8, generateKeyPair, jwtVerify } from 'jose'
 import type { Kysely } from 'kysely'
 import { type MutableToken, OAuth2Issuer } from 'oauth2-mock-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -308,6 +309,58 @@ describe('full flow against the stand-in provider', () => {
     await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
       code: 'oauth_invalid_code',
     })
+  })
+})
+
+describe('Apple client authentication', () => {
+  test('behavior: with a team key, the token request carries an ES256 client secret', async () => {
+    const pair = await generateKeyPair('ES256', { extractable: true })
+    const appleApp: OAuthApp = {
+      ...app,
+      settings: {
+        ...app.settings,
+        apple: {
+          ...mock.providerSettings('apple'),
+          clientSecret: undefined,
+          appleTeamId: 'TEAMID1234',
+          appleKeyId: 'KEYID12345',
+          applePrivateKey: await exportPKCS8(pair.privateKey),
+        },
+      },
+    }
+    mock.signIn('apple', { sub: 'a-team', email: 'team@privaterelay.appleid.com' })
+    const url = await startOAuth(deps, {
+      app: appleApp,
+      provider: 'apple',
+      redirectTo: HOST,
+      redirectUri: `${CALLBACK}/apple`,
+      userId: null,
+    })
+    const callback = await authorizeAtMock(url)
+    const { account } = await finishOAuth(deps, {
+      app: appleApp,
+      code: callback.searchParams.get('code') ?? '',
+      state: callback.searchParams.get('state') ?? '',
+      userId: null,
+    })
+    expect(account).toEqual({
+      type: 'apple_oauth',
+      subject: 'a-team',
+      email: 'team@privaterelay.appleid.com',
+    })
+    const sent = mock.lastTokenRequest('apple')?.body
+    expect(sent?.client_id).toBe('apple-client')
+    const { payload, protectedHeader } = await jwtVerify(
+      String(sent?.client_secret),
+      pair.publicKey,
+      {
+        issuer: 'TEAMID1234',
+        subject: 'apple-client',
+        audience: 'https://appleid.apple.com',
+      },
+    )
+    expect(protectedHeader.kid).toBe('KEYID12345')
+    expect(payload.exp).toBeDefined()
   })
 })
 
