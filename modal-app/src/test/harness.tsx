@@ -27,16 +27,18 @@ export interface Harness {
 export function recordingHost(calls: HostCall[]): HostMethods {
   const record =
     (method: keyof HostMethods) =>
-    async (...args: unknown[]) => {
+    async (...args: unknown[]): Promise<void> => {
       calls.push({ method, args })
-      return method === 'wallets' ? [] : undefined
     }
   return {
     setOpen: record('setOpen'),
     resize: record('resize'),
     emit: record('emit'),
     navigate: record('navigate'),
-    wallets: record('wallets') as HostMethods['wallets'],
+    wallets: async () => {
+      calls.push({ method: 'wallets', args: [] })
+      return []
+    },
     request: record('request'),
   }
 }
