@@ -1,0 +1,153 @@
+/**
+ * The OAuth flags of `latch apps update`, kept apart from the rest of the CLI: the CLI hands
+ * its arguments here first and parses what is left.
+ *
+ *   --<provider>-client-id ID          --<provider>-client-secret SECRET
+ *   --<provider>-issuer URL            --<provider>-authorization-url URL
+ *   --<provider>-token-url URL         --<provider>-userinfo-url URL
+ *   --<provider>-emails-url URL        --<provider>-jwks-url URL
+ *   --apple-team-id ID  --apple-key-id ID  --apple-private-key-file AuthKey_XXXX.p8
+ *
+ * <provider> is google, twitter, discord, github or apple; `--flag=value` works too.
+ */
+import { readFileSync } from 'node:fs'
+import { LatchError, OAUTH_PROVIDERS, type OAuthProvider } from '@latch/shared'
+import {
+  type EndpointOverrides,
+  type OAuthSettings,
+  type ProviderSettings,
+  providerSettingsSchema,
+} from './settings.ts'
+
+const ENDPOINT_FLAGS: Record<string, keyof EndpointOverrides> = {
+  issuer: 'issuer',
+  'authorization-url': 'authorizationUrl',
+  'token-url': 'tokenUrl',
+  'userinfo-url': 'userInfoUrl',
+  'emails-url': 'emailsUrl',
+  'jwks-url': 'jwksUrl',
+}
+
+/** Help text for the CLI's usage. */
+export const OAUTH_FLAGS_HELP = `OAuth (per provider: google, twitter, discord, github, apple):
+  --<provider>-client-id ID        --<provider>-client-secret SECRET
+  --<provider>-issuer URL          --<provider>-authorization-url URL
+  --<provider>-token-url URL       --<provider>-userinfo-url URL
+  --<provider>-emails-url URL      --<provider>-jwks-url URL
+  --apple-team-id ID --apple-key-id ID --apple-private-key-file AuthKey.p8
+  Register <API URL>/api/v1/oauth/callback/<provider> as the redirect URI at each provider.`
+
+export interface OAuthFlagsResult {
+  /** Complete settings of each provider the flags touched (merged with `current`). */
+  oauth: OAuthSettings
+  /** The arguments that are not OAuth flags, in order. */
+  rest: string[]
+}
+
+function invalid(message: string): LatchError {
+  return LatchError.of('invalid_data', { message })
+}
+
+type Setter = (settings: Partial<ProviderSettings>, value: string) => void
+
+/** The provider and setter of a flag name without its dashes, or undefined. */
+function flagOf(name: string): { provider: OAuthProvider; set: Setter } | undefined {
+  const provider = OAUTH_PROVIDERS.find((p) => name.startsWith(`${p}-`))
+  if (!provider) return undefined
+  const field = name.slice(provider.length + 1)
+  if (field === 'client-id')
+    return {
+      provider,
+      set: (s, v) => {
+        s.clientId = v
+      },
+    }
+  if (field === 'client-secret')
+    return {
+      provider,
+      set: (s, v) => {
+        s.clientSecret = v
+      },
+    }
+  const endpoint = ENDPOINT_FLAGS[field]
+  if (endpoint) {
+    return {
+      provider,
+      set: (s, v) => {
+        s.endpoints = { ...s.endpoints, [endpoint]: v }
+      },
+    }
+  }
+  if (provider !== 'apple') return undefined
+  if (field === 'team-id')
+    return {
+      provider,
+      set: (s, v) => {
+        s.appleTeamId = v
+      },
+    }
+  if (field === 'key-id')
+    return {
+      provider,
+      set: (s, v) => {
+        s.appleKeyId = v
+      },
+    }
+  if (field === 'private-key-file') {
+    return {
+      provider,
+      set: (s, path) => {
+        try {
+          s.applePrivateKey = readFileSync(path, 'utf8').trim()
+        } catch {
+          throw invalid(`Cannot read the Apple private key file '${path}'`)
+        }
+      },
+    }
+  }
+  return undefined
+}
+
+/**
+ * Takes the OAuth flags out of `args` and applies them over the app's current settings.
+ * @example applyOAuthFlags(app.oauth, ['--google-client-id', 'abc', '--name', 'Demo'])
+ *   // { oauth: { google: { clientId: 'abc', ... } }, rest: ['--name', 'Demo'] }
+ */
+export function applyOAuthFlags(current: OAuthSettings, args: readonly string[]): OAuthFlagsResult {
+  const touched = new Map<OAuthProvider, Partial<ProviderSettings>>()
+  const rest: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string
+    const match = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg)
+    const flag = match?.[1] ? flagOf(match[1]) : undefined
+    if (!match || !flag) {
+      rest.push(arg)
+      continue
+    }
+    let value = match[2]
+    if (value === undefined) {
+      value = args[i + 1]
+      if (value === undefined || value.startsWith('--')) throw invalid(`${arg} needs a value`)
+      i++
+    }
+    let settings = touched.get(flag.provider)
+    if (!settings) {
+      settings = structuredClone(current[flag.provider] ?? {})
+      touched.set(flag.provider, settings)
+    }
+    flag.set(settings, value)
+  }
+  const oauth: OAuthSettings = {}
+  for (const [provider, settings] of touched) {
+    const parsed = providerSettingsSchema.safeParse(settings)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      const where = issue?.path.join('.') || provider
+      throw invalid(
+        `Invalid ${provider} OAuth settings: ${where === 'clientId' ? `--${provider}-client-id is required` : `${where} ${issue?.message ?? ''}`}`.trim(),
+      )
+    }
+    oauth[provider] = parsed.data
+  }
+  return { oauth, rest }
+}
