@@ -28,6 +28,13 @@ const ENDPOINT_FLAGS: Record<string, keyof EndpointOverrides> = {
   'jwks-url': 'jwksUrl',
 }
 
+type TextField = 'clientId' | 'clientSecret' | 'appleTeamId' | 'appleKeyId'
+const TEXT_FLAGS: Record<string, TextField> = {
+  'client-id': 'clientId',
+  'client-secret': 'clientSecret',
+}
+const APPLE_FLAGS: Record<string, TextField> = { 'team-id': 'appleTeamId', 'key-id': 'appleKeyId' }
+
 /** Help text for the CLI's usage. */
 export const OAUTH_FLAGS_HELP = `OAuth (per provider: google, twitter, discord, github, apple):
   --<provider>-client-id ID        --<provider>-client-secret SECRET
@@ -55,20 +62,15 @@ function flagOf(name: string): { provider: OAuthProvider; set: Setter } | undefi
   const provider = OAUTH_PROVIDERS.find((p) => name.startsWith(`${p}-`))
   if (!provider) return undefined
   const field = name.slice(provider.length + 1)
-  if (field === 'client-id')
+  const key = TEXT_FLAGS[field] ?? (provider === 'apple' ? APPLE_FLAGS[field] : undefined)
+  if (key) {
     return {
       provider,
       set: (s, v) => {
-        s.clientId = v
+        s[key] = v
       },
     }
-  if (field === 'client-secret')
-    return {
-      provider,
-      set: (s, v) => {
-        s.clientSecret = v
-      },
-    }
+  }
   const endpoint = ENDPOINT_FLAGS[field]
   if (endpoint) {
     return {
@@ -79,20 +81,6 @@ function flagOf(name: string): { provider: OAuthProvider; set: Setter } | undefi
     }
   }
   if (provider !== 'apple') return undefined
-  if (field === 'team-id')
-    return {
-      provider,
-      set: (s, v) => {
-        s.appleTeamId = v
-      },
-    }
-  if (field === 'key-id')
-    return {
-      provider,
-      set: (s, v) => {
-        s.appleKeyId = v
-      },
-    }
   if (field === 'private-key-file') {
     return {
       provider,
