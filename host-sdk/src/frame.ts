@@ -45,6 +45,12 @@ export function mountFrame(
   iframe.setAttribute('allow', 'clipboard-write')
   iframe.style.height = `${MODAL_FULL_HEIGHT_PX}px`
 
+  if (!doc.getElementById(STYLE_ID)) {
+    const style = doc.createElement('style')
+    style.id = STYLE_ID
+    style.textContent = CSS
+    doc.head.append(style)
+  }
   let dialog: HTMLDialogElement | undefined
   let container: HTMLElement
   if (parentId) {
@@ -57,12 +63,6 @@ export function mountFrame(
     container = iframe
     parent.append(iframe)
   } else {
-    if (!doc.getElementById(STYLE_ID)) {
-      const style = doc.createElement('style')
-      style.id = STYLE_ID
-      style.textContent = CSS
-      doc.head.append(style)
-    }
     dialog = doc.createElement('dialog')
     dialog.className = 'latch-d'
     dialog.dataset.testid = HOST_ELEMENT_IDS.dialog

@@ -1,0 +1,488 @@
+// @vitest-environment node
+/**
+ * The built SDK in Chromium, across two origins: a host page and a stand-in modal page that
+ * speaks the real protocol (penpal 7, serialized LatchErrors). The real modal is tested with the
+ * SDK end to end in e2e/.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { ERRORS, LatchError, serializeError } from '@latch/shared'
+import { type Browser, chromium, type Frame, type Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
+import { buildHostSdk } from '../build.ts'
+
+const APP_ID = 'cl0000000000000000000000a'
+
+vi.setConfig({ testTimeout: 20_000 })
+const PENPAL = fileURLToPath(
+  new URL('../../node_modules/penpal/dist/penpal.min.js', import.meta.url),
+)
+
+let outDir: string
+let browser: Browser
+let hostServer: Server
+let modalServer: Server
+let host = ''
+let modal = ''
+let page: Page
+
+const serialized = (code: 'login_exited' | 'link_exited' | 'last_account_unlink_forbidden') =>
+  JSON.stringify(serializeError(LatchError.of(code)))
+
+/** The stand-in modal: records calls, opens itself for flows, settles them when told. */
+function modalPage(): string {
+  return `<!doctype html><html><body><p>stand-in modal</p>
+<script src="/penpal.min.js"></script>
+<script>
+const exits = { login: ${serialized('login_exited')}, link: ${serialized('link_exited')} }
+window.calls = []
+let pending = null
+const flow = (kind) => new Promise((resolve, reject) => {
+  pending = { kind, resolve, reject }
+  window.host.setOpen(true)
+})
+window.settle = (value) => { const p = pending; pending = null; p.resolve(value) }
+window.exit = () => { const p = pending; pending = null; if (p) p.reject(exits[p.kind]) }
+const record = (method, args) => window.calls.push({ method, args })
+const methods = {
+  async init(config, returnParams) { record('init', [config, returnParams]); return { app: { id: '${APP_ID}' }, warnings: [], user: null } },
+  login() { record('login', []); return flow('login') },
+  link(kind) { record('link', [kind]); return flow('link') },
+  async unlink() { throw ${serialized('last_account_unlink_forbidden')} },
+  async logout() { record('logout', []) },
+  async getUser() { return { id: 'user-1' } },
+  async getAccessToken() { return 'token-1' },
+  async close() { record('close', []); window.exit() },
+}
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape') { window.exit(); window.host.setOpen(false) }
+})
+Penpal.connect({
+  messenger: new Penpal.WindowMessenger({ remoteWindow: window.parent, allowedOrigins: ['${host}'] }),
+  methods,
+}).promise.then((remote) => { window.host = remote })
+</script></body></html>`
+}
+
+const hostPage = `<!doctype html><html><head><meta charset="utf-8"></head><body>
+<button id="opener">Open</button><div id="inline"></div>
+<script type="module">
+import { createLatch, LatchError } from '/latch.js'
+window.createLatch = createLatch
+window.LatchError = LatchError
+window.successes = []
+window.received = []
+</script></body></html>`
+
+function scriptPage(): string {
+  return `<!doctype html><html><body>
+<script src="${modal}/sdk.js" data-app-id="${APP_ID}"></script>
+<a href="#" id="sign-in" data-latch-login>Sign in</a>
+</body></html>`
+}
+
+function serve(routes: (path: string) => [string, string] | undefined): Promise<[Server, string]> {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname
+    const found = routes(path)
+    if (!found) {
+      res.writeHead(404).end()
+      return
+    }
+    res.writeHead(200, { 'content-type': found[0], 'cache-control': 'no-store' }).end(found[1])
+  })
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve([server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`])
+    })
+  })
+}
+
+const JS = 'text/javascript'
+const HTML = 'text/html'
+
+beforeAll(async () => {
+  outDir = mkdtempSync(join(tmpdir(), 'latch-sdk-link-'))
+  const [built, launched] = await Promise.all([
+    buildHostSdk({ outDir }),
+    chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
+      timeout: 30_000,
+    }),
+  ])
+  void built
+  browser = launched
+  ;[hostServer, host] = await serve((path) => {
+    if (path === '/latch.js') return [JS, readFileSync(join(outDir, 'latch.js'), 'utf8')]
+    if (path === '/script.html') return [HTML, scriptPage()]
+    if (path === '/' || path === '/next') return [HTML, hostPage]
+    return undefined
+  })
+  ;[modalServer, modal] = await serve((path) => {
+    if (path === '/penpal.min.js') return [JS, readFileSync(PENPAL, 'utf8')]
+    if (path === '/sdk.js') return [JS, readFileSync(join(outDir, 'sdk.js'), 'utf8')]
+    if (path === '/') return [HTML, modalPage()]
+    return undefined
+  })
+}, 90_000)
+
+afterAll(async () => {
+  await browser?.close()
+  await new Promise((resolve) => hostServer?.close(resolve))
+  await new Promise((resolve) => modalServer?.close(resolve))
+  rmSync(outDir, { recursive: true, force: true })
+})
+
+afterEach(async () => {
+  await page?.context().close()
+})
+
+interface StartOptions {
+  query?: string
+  config?: unknown
+  viewport?: { width: number; height: number }
+}
+
+/** Opens the host page, starts the SDK, waits for `ready`; answers the modal's frame. */
+async function start(options: StartOptions = {}): Promise<Frame> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1000, height: 800 },
+  })
+  page = await context.newPage()
+  page.setDefaultTimeout(10_000)
+  await page.goto(`${host}/${options.query ?? ''}`)
+  await page.waitForFunction(() => typeof window.createLatch === 'function')
+  await page.evaluate(
+    ({ appId, modalUrl, config }) => {
+      window.latch = window.createLatch({
+        appId,
+        modalUrl,
+        ...(config ? { config } : {}),
+        onSuccess: (user, isNewUser) => window.successes.push([user, isNewUser]),
+      })
+      return window.latch.ready
+    },
+    { appId: APP_ID, modalUrl: modal, config: options.config as never },
+  )
+  return modalFrame()
+}
+
+function modalFrame(): Frame {
+  const frame = page.frames().find((f) => f.url().startsWith(modal))
+  if (!frame) throw new Error('no modal frame')
+  return frame
+}
+
+const calls = (frame: Frame) =>
+  frame.evaluate(
+    () => (window as unknown as { calls: { method: string; args: unknown[] }[] }).calls,
+  )
+
+/** Starts a host call in the page; `outcome()` later tells how it settled. */
+async function begin(expression: string): Promise<() => Promise<unknown>> {
+  await page.evaluate((expr) => {
+    const w = window as unknown as { outcome?: unknown }
+    w.outcome = undefined
+    // biome-ignore lint/security/noGlobalEval: the test's own expression, run in the test page
+    window.eval(expr).then(
+      (value: unknown) => {
+        w.outcome = { value }
+      },
+      (e: InstanceType<typeof LatchError>) => {
+        w.outcome = {
+          code: e.code,
+          message: e.message,
+          isLatchError: e instanceof window.LatchError,
+        }
+      },
+    )
+  }, expression)
+  return async () => {
+    await page.waitForFunction(
+      () => (window as unknown as { outcome?: unknown }).outcome !== undefined,
+    )
+    return page.evaluate(() => (window as unknown as { outcome?: unknown }).outcome)
+  }
+}
+
+const dialogOpen = () =>
+  page.evaluate(
+    () => document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open,
+  )
+
+declare global {
+  interface Window {
+    createLatch: typeof import('./createLatch.ts').createLatch
+    LatchError: typeof LatchError
+    successes: unknown[]
+    received: unknown[]
+  }
+}
+
+describe('link', () => {
+  test('behavior: handshake with the exact modal origin, then init with config and OAuth return parameters', async () => {
+    const frame = await start({
+      query: '?keep=1&latch_oauth_code=c1&latch_oauth_state=s1&latch_oauth_provider=google',
+      config: { appearance: { theme: 'dark' } },
+    })
+    expect(await calls(frame)).toEqual([
+      {
+        method: 'init',
+        args: [{ appearance: { theme: 'dark' } }, { code: 'c1', state: 's1', provider: 'google' }],
+      },
+    ])
+    expect(new URL(page.url()).search).toBe('?keep=1')
+    expect(await page.evaluate(() => window.latch?.getAccessToken())).toBe('token-1')
+  })
+
+  test('behavior: login opens when the modal asks, focus moves in and back, the result and onSuccess arrive', async () => {
+    const frame = await start()
+    await page.focus('#opener')
+    const outcome = await begin('window.latch.login()')
+    await page.waitForFunction(
+      () =>
+        document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === true,
+    )
+    expect(
+      await page.evaluate(() => {
+        const iframe = document.querySelector('[data-testid="latch-frame"]')
+        return {
+          focused: document.activeElement === iframe,
+          hidden: iframe?.getAttribute('aria-hidden'),
+          tabIndex: (iframe as HTMLIFrameElement).tabIndex,
+        }
+      }),
+    ).toEqual({ focused: true, hidden: 'false', tabIndex: 0 })
+    await frame.evaluate(() =>
+      (window as unknown as { host: { resize(h: number): Promise<void> } }).host.resize(480),
+    )
+    const box = await page.locator('[data-testid="latch-frame"]').boundingBox()
+    expect(box?.width).toBe(360)
+    expect(box?.height).toBe(480)
+    expect(Math.round((box?.x ?? 0) + (box?.width ?? 0) / 2)).toBe(500)
+
+    const result = { user: { id: 'user-1' }, isNewUser: true }
+    await frame.evaluate(async (r) => {
+      const w = window as unknown as {
+        host: { emit(e: string, p: unknown): Promise<void>; setOpen(o: boolean): Promise<void> }
+        settle(v: unknown): void
+      }
+      await w.host.emit('login', r)
+      w.settle(r)
+      await w.host.setOpen(false)
+    }, result)
+    expect(await outcome()).toEqual({ value: result })
+    expect(await page.evaluate(() => window.successes)).toEqual([[{ id: 'user-1' }, true]])
+    expect(await dialogOpen()).toBe(false)
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('opener')
+    expect(await page.locator('[data-testid="latch-frame"]').getAttribute('aria-hidden')).toBe(
+      'true',
+    )
+  })
+
+  test('behavior: Escape on the host page closes the dialog; the pending login rejects with login_exited', async () => {
+    const frame = await start()
+    const outcome = await begin('window.latch.login()')
+    await page.waitForFunction(
+      () =>
+        document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === true,
+    )
+    // Focus leaves the frame, so the key reaches the host page (inside the frame the modal relays it).
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    await page.keyboard.press('Escape')
+    expect(await outcome()).toEqual({
+      code: 'login_exited',
+      message: ERRORS.login_exited.message,
+      isLatchError: true,
+    })
+    expect(await dialogOpen()).toBe(false)
+    expect((await calls(frame)).map((c) => c.method)).toEqual(['init', 'login', 'close'])
+  })
+
+  test('behavior: a backdrop click closes too; link rejects with link_exited', async () => {
+    const frame = await start()
+    const outcome = await begin("window.latch.link('email')")
+    await page.waitForFunction(
+      () =>
+        document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === true,
+    )
+    await page.mouse.click(10, 10)
+    expect(await outcome()).toMatchObject({
+      code: 'link_exited',
+      message: ERRORS.link_exited.message,
+    })
+    expect(await dialogOpen()).toBe(false)
+    expect((await calls(frame)).find((c) => c.method === 'link')?.args).toEqual(['email'])
+  })
+
+  test('behavior: Escape inside the frame is relayed by the modal (setOpen(false))', async () => {
+    await start()
+    const outcome = await begin('window.latch.login()')
+    await page.waitForFunction(
+      () =>
+        document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === true,
+    )
+    await page.keyboard.press('Escape')
+    expect(await outcome()).toMatchObject({ code: 'login_exited' })
+    expect(await dialogOpen()).toBe(false)
+  })
+
+  test('behavior: a reload of the frame ends its flows, shakes hands again and re-runs init', async () => {
+    const frame = await start({
+      query: '?latch_oauth_code=c&latch_oauth_state=s&latch_oauth_provider=apple',
+    })
+    const outcome = await begin('window.latch.login()')
+    await page.waitForFunction(
+      () =>
+        document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === true,
+    )
+    await frame.evaluate(() => location.reload())
+    expect(await outcome()).toMatchObject({ code: 'login_exited', isLatchError: true })
+    expect(await dialogOpen()).toBe(false)
+    await expect
+      .poll(async () => calls(modalFrame()).catch(() => []), { timeout: 10_000 })
+      .toEqual([{ method: 'init', args: [{}, null] }])
+    expect(await page.evaluate(() => window.latch?.getUser())).toEqual({ id: 'user-1' })
+  })
+
+  test('behavior: errors from the modal arrive as LatchErrors with their code and message', async () => {
+    await start()
+    const outcome = await begin("window.latch.unlink({ type: 'email', address: 'a@example.com' })")
+    expect(await outcome()).toEqual({
+      code: 'last_account_unlink_forbidden',
+      message: ERRORS.last_account_unlink_forbidden.message,
+      isLatchError: true,
+    })
+  })
+
+  test('behavior: events reach on() handlers until off(); warnings are printed', async () => {
+    const frame = await start()
+    const warnings: string[] = []
+    page.on('console', (message) => {
+      if (message.type() === 'warning') warnings.push(message.text())
+    })
+    await page.evaluate(() => {
+      const handler = (payload: unknown) => window.received.push(payload)
+      window.latch?.on('user', handler)
+      window.latch?.on('modal_open', handler)
+      ;(window as unknown as { handler: typeof handler }).handler = handler
+    })
+    const emit = (event: string, payload: unknown) =>
+      frame.evaluate(
+        ([e, p]) =>
+          (
+            window as unknown as { host: { emit(e: unknown, p: unknown): Promise<void> } }
+          ).host.emit(e, p),
+        [event, payload] as const,
+      )
+    await emit('user', { id: 'user-1' })
+    await emit('modal_open', { screen: 'LANDING' })
+    await emit('warning', 'Email and SMS login cannot both be enabled')
+    await page.evaluate(() => {
+      window.latch?.off('user', (window as unknown as { handler: (p: unknown) => void }).handler)
+    })
+    await emit('user', null)
+    expect(await page.evaluate(() => window.received)).toEqual([
+      { id: 'user-1' },
+      { screen: 'LANDING' },
+    ])
+    expect(warnings.some((w) => w.includes('Email and SMS login cannot both be enabled'))).toBe(
+      true,
+    )
+  })
+
+  test('behavior: navigate only while a flow is pending, and only to http(s)', async () => {
+    const frame = await start()
+    const navigate = (url: string) =>
+      frame.evaluate(
+        (u) =>
+          (window as unknown as { host: { navigate(u: string): Promise<void> } }).host
+            .navigate(u)
+            .then(
+              () => 'ok',
+              (e: { code?: string }) => e.code,
+            ),
+        url,
+      )
+    expect(await navigate(`${host}/next`)).toBe('invalid_data')
+    await begin('window.latch.login()')
+    expect(await navigate('javascript:alert(1)')).toBe('invalid_data')
+    expect(await navigate('http://example.com/authorize')).toBe('invalid_data')
+    await Promise.all([
+      page.waitForURL(`${host}/next?from=oauth`),
+      navigate(`${host}/next?from=oauth`),
+    ])
+  })
+
+  test('behavior: destroy rejects the pending login and removes the dialog', async () => {
+    await start()
+    const outcome = await begin('window.latch.login()')
+    await page.evaluate(() => window.latch?.destroy())
+    expect(await outcome()).toMatchObject({ code: 'modal_unreachable' })
+    expect(await page.locator('[data-testid="latch-dialog"]').count()).toBe(0)
+  })
+})
+
+describe('rendering', () => {
+  test('behavior: inline in the parent element, its height following the modal', async () => {
+    const frame = await start({ config: { render: { inParentNodeId: 'inline' } } })
+    expect(await page.locator('#inline [data-testid="latch-frame"]').isVisible()).toBe(false)
+    expect(await page.locator('[data-testid="latch-dialog"]').count()).toBe(0)
+    await frame.evaluate(async () => {
+      const host = (
+        window as unknown as {
+          host: { setOpen(o: boolean): Promise<void>; resize(h: number): Promise<void> }
+        }
+      ).host
+      await host.setOpen(true)
+      await host.resize(333)
+    })
+    const box = await page.locator('#inline [data-testid="latch-frame"]').boundingBox()
+    expect(box?.height).toBe(333)
+  })
+
+  test('behavior: below 440px the dialog is full width at the bottom', async () => {
+    const frame = await start({ viewport: { width: 400, height: 700 } })
+    await frame.evaluate(async () => {
+      const host = (
+        window as unknown as {
+          host: { setOpen(o: boolean): Promise<void>; resize(h: number): Promise<void> }
+        }
+      ).host
+      await host.setOpen(true)
+      await host.resize(500)
+    })
+    const box = await page.locator('[data-testid="latch-frame"]').boundingBox()
+    expect(box).toEqual({ x: 0, y: 200, width: 400, height: 500 })
+  })
+
+  test('behavior: the one-line script creates window.latch at the script’s origin; [data-latch-login] opens sign-in', async () => {
+    const context = await browser.newContext()
+    page = await context.newPage()
+    page.setDefaultTimeout(10_000)
+    await page.goto(`${host}/script.html`)
+    await page.waitForFunction(() => window.latch !== undefined)
+    await page.evaluate(() => window.latch?.ready)
+    expect(await page.locator('[data-testid="latch-frame"]').getAttribute('src')).toBe(
+      `${modal}/#app=${APP_ID}`,
+    )
+    await page.click('#sign-in')
+    await page.waitForFunction(
+      () =>
+        document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === true,
+    )
+    expect((await calls(modalFrame())).map((c) => c.method)).toEqual(['init', 'login'])
+  })
+})
