@@ -24,6 +24,13 @@ function readableOn(background: string): string {
   return (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? LIGHT_TEXT : DARK_TEXT
 }
 
+/** White text on an accent unless it falls under 3:1 contrast (WCAG AA for controls). */
+function buttonTextOn(accent: string): string {
+  const l = relativeLuminance(accent)
+  if (l === undefined) return DARK_TEXT
+  return 1.05 / (l + 0.05) >= 3 ? DARK_TEXT : LIGHT_TEXT
+}
+
 /** Mixes a colour toward another, in CSS, so borders and muted text follow the background. */
 function mix(color: string, toward: string, percent: number): string {
   return `color-mix(in srgb, ${color} ${100 - percent}%, ${toward} ${percent}%)`
@@ -50,7 +57,7 @@ export function themeTokens(
     '--latch-border': mix(foreground, background, 82),
     '--latch-surface': mix(foreground, background, 94),
     '--latch-accent': accentColor,
-    '--latch-accent-fg': readableOn(accentColor),
+    '--latch-accent-fg': buttonTextOn(accentColor),
     '--latch-success': palette.success ?? SUCCESS_COLOR,
     '--latch-error': palette.error ?? ERROR_COLOR,
     '--latch-scheme': foreground === LIGHT_TEXT ? 'light' : 'dark',

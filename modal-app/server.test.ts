@@ -1,0 +1,87 @@
+// @vitest-environment node
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { type ModalServer, startModalServer } from './server.ts'
+
+let dir: string
+let server: ModalServer
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'latch-modal-'))
+  await mkdir(join(dir, 'dist/assets'), { recursive: true })
+  await mkdir(join(dir, 'sdk'))
+  await writeFile(
+    join(dir, 'dist/index.html'),
+    '<!doctype html><html><head><meta name="latch-api-url" content="" /></head><body></body></html>',
+  )
+  await writeFile(join(dir, 'dist/assets/index-abc.js'), 'console.log(1)')
+  await writeFile(join(dir, 'dist/assets/index-abc.css'), 'body{}')
+  await writeFile(join(dir, 'sdk/sdk.js'), '/* sdk */')
+  await writeFile(join(dir, 'sdk/latch.js'), 'export {}')
+  await writeFile(join(dir, 'secret.txt'), 'secret')
+  server = await startModalServer({
+    apiUrl: 'http://127.0.0.1:8787/"><script>',
+    distDir: join(dir, 'dist'),
+    sdkDir: join(dir, 'sdk'),
+  })
+})
+
+afterAll(async () => {
+  await server.close()
+  await rm(dir, { recursive: true, force: true })
+})
+
+test('behavior: index.html with the API URL injected (escaped), CSP and no caching', async () => {
+  const res = await fetch(`${server.url}/`)
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8')
+  expect(res.headers.get('cache-control')).toBe('no-store')
+  const csp = res.headers.get('content-security-policy') ?? ''
+  expect(csp).toContain("script-src 'self'")
+  expect(csp).toContain("connect-src 'self' http://127.0.0.1:8787")
+  expect(csp).toContain("object-src 'none'")
+  const html = await res.text()
+  expect(html).toContain(
+    '<meta name="latch-api-url" content="http://127.0.0.1:8787/%22%3E%3Cscript%3E" />',
+  )
+  expect(html).not.toContain('<script>')
+})
+
+test('behavior: hashed assets are immutable with their content types', async () => {
+  const js = await fetch(`${server.url}/assets/index-abc.js`)
+  expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+  expect(js.headers.get('cache-control')).toContain('immutable')
+  const css = await fetch(`${server.url}/assets/index-abc.css`)
+  expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8')
+  expect(css.headers.get('x-content-type-options')).toBe('nosniff')
+})
+
+test('behavior: /sdk.js and /latch.js from the host SDK build, loadable cross-origin', async () => {
+  for (const name of ['sdk.js', 'latch.js']) {
+    const res = await fetch(`${server.url}/${name}`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+    expect(res.headers.get('access-control-allow-origin')).toBe('*')
+  }
+})
+
+test('error: paths outside the build folder, unknown files and other methods', async () => {
+  const raw = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const url = new URL(server.url)
+      request({ host: url.hostname, port: url.port, path }, (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+        .on('error', reject)
+        .end()
+    })
+  expect(await raw('/../secret.txt')).toBe(404)
+  expect(await raw('/%2e%2e/secret.txt')).toBe(404)
+  expect(await raw('/assets/%E0%A4%A')).toBe(400)
+  expect((await fetch(`${server.url}/nope.js`)).status).toBe(404)
+  expect((await fetch(`${server.url}/`, { method: 'POST' })).status).toBe(405)
+})
