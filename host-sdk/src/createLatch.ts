@@ -52,6 +52,14 @@ const isAllowedNavigation = (url: URL) =>
  */
 export function createLatch(options: LatchOptions): LatchClient {
   const handlers = new Map<string, Set<Handler>>()
+  const { onSuccess } = options
+  if (onSuccess && !options.suppressSuccessCallback) {
+    // The modal emits 'login' as it closes after a sign-in: the success callback's moment.
+    handlers.set(
+      'login',
+      new Set([(p) => onSuccess((p as LoginResult).user, (p as LoginResult).isNewUser)]),
+    )
+  }
   // Every call in flight, with the error it settles with if the modal goes away.
   const pending = new Map<Rejecter, ErrorCode>()
   let frame: Frame | undefined
@@ -112,10 +120,6 @@ export function createLatch(options: LatchOptions): LatchClient {
     },
     async emit(event: HostEventName, payload) {
       if (event === 'warning') console.warn(`Latch: ${payload}`)
-      if (event === 'login' && options.onSuccess && !options.suppressSuccessCallback) {
-        const { user, isNewUser } = payload as LoginResult
-        options.onSuccess(user, isNewUser)
-      }
       dispatch(event, payload)
     },
     async navigate(href) {

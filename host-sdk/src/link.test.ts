@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ERRORS, LatchError, serializeError } from '@latch/shared'
+import { API_TIMEOUT_MS, ERRORS, LatchError, serializeError } from '@latch/shared'
 import { type Browser, chromium, type Frame, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { buildHostSdk } from '../build.ts'
@@ -55,7 +55,7 @@ const methods = {
   async unlink() { throw ${serialized('last_account_unlink_forbidden')} },
   async logout() { record('logout', []) },
   async getUser() { return { id: 'user-1' } },
-  async getAccessToken() { return 'token-1' },
+  getAccessToken() { return window.hang ? new Promise(() => {}) : Promise.resolve('token-1') },
   async close() { record('close', []); window.exit() },
 }
 document.addEventListener('keydown', (e) => {
@@ -212,6 +212,8 @@ async function begin(expression: string): Promise<() => Promise<unknown>> {
   return async () => {
     await page.waitForFunction(
       () => (window as unknown as { outcome?: unknown }).outcome !== undefined,
+      undefined,
+      { timeout: API_TIMEOUT_MS + 5_000 },
     )
     return page.evaluate(() => (window as unknown as { outcome?: unknown }).outcome)
   }
@@ -355,6 +357,21 @@ describe('link', () => {
       .poll(async () => calls(modalFrame()).catch(() => []), { timeout: 10_000 })
       .toEqual([{ method: 'init', args: [{}, null] }])
     expect(await page.evaluate(() => window.latch?.getUser())).toEqual({ id: 'user-1' })
+  })
+
+  test('behavior: a quick call the modal never answers times out', async () => {
+    const frame = await start()
+    await frame.evaluate(() => {
+      ;(window as unknown as { hang: boolean }).hang = true
+    })
+    const started = Date.now()
+    const outcome = await begin('window.latch.getAccessToken()')
+    expect(await outcome()).toEqual({
+      code: 'client_request_timeout',
+      message: ERRORS.client_request_timeout.message,
+      isLatchError: true,
+    })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(API_TIMEOUT_MS - 100)
   })
 
   test('behavior: errors from the modal arrive as LatchErrors with their code and message', async () => {
