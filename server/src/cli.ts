@@ -1,0 +1,310 @@
+/**
+ * The command line: `npm run latch -- serve` and `npm run latch -- apps ...`.
+ * Run `npm run latch -- help` for the commands and options.
+ */
+import { parseArgs } from 'node:util'
+import {
+  LOGIN_METHODS,
+  type LoginMethod,
+  type ServerAppConfig,
+  type ServerCreateOnLogin,
+  type ThemeSetting,
+} from '@latch/shared'
+import { type AppInput, type AppRecord, listApps, findApp, toServerAppConfig } from './apps/service.ts'
+import type { Env } from './config.ts'
+import { openServices, startServer } from './index.ts'
+
+export const USAGE = `Latch API server
+
+Usage: npm run latch -- <command> [options]
+
+  serve                          Start the API (LATCH_API_PORT, default 8787)
+  apps create --name <name> --origin <url> [--origin <url> ...] [settings] [--json]
+                                 Create an app and print its 25-character id
+  apps list [--json]             List the apps
+  apps show <id> [--json]        Show an app's configuration
+  apps update <id> [settings] [--json]
+                                 Change an app's settings
+
+Settings (create and update):
+  --name <name>
+  --origin <url>                 Allowed host origin; repeat for several (replaces the list)
+  --add-origin <url>, --remove-origin <url>
+  --login-methods <list>         Comma-separated: ${LOGIN_METHODS.join(',')}
+  --allowlist on|off             Turn the allowlist on or off
+  --allow <entry>                Allowlist an e-mail, phone number or wallet address; repeatable
+  --disallow <entry>             Remove an allowlist entry; repeatable
+  --allowlist-title, --allowlist-detail, --allowlist-cta-text, --allowlist-cta-link <text>
+  --logo <url>  --accent-color <#hex>  --theme light|dark|<#hex>  --wallet-first on|off
+  --terms <url>  --privacy <url>
+  --create-on-login off|all-users|users-without-wallets  --require-passcode on|off
+  --wallet-connect-id <id>
+  --oauth-json <json>            Per-provider OAuth settings, merged by provider, e.g.
+                                 '{"google":{"clientId":"...","clientSecret":"..."}}'
+
+The database and secret come from the same environment as \`serve\` (LATCH_DATA_DIR, DATABASE_URL,
+LATCH_SECRET). PGlite serves one process: stop the server before changing apps, or use PostgreSQL.
+`
+
+const options = {
+  name: { type: 'string' },
+  origin: { type: 'string', multiple: true },
+  'add-origin': { type: 'string', multiple: true },
+  'remove-origin': { type: 'string', multiple: true },
+  'login-methods': { type: 'string' },
+  allowlist: { type: 'string' },
+  allow: { type: 'string', multiple: true },
+  disallow: { type: 'string', multiple: true },
+  'allowlist-title': { type: 'string' },
+  'allowlist-detail': { type: 'string' },
+  'allowlist-cta-text': { type: 'string' },
+  'allowlist-cta-link': { type: 'string' },
+  logo: { type: 'string' },
+  'accent-color': { type: 'string' },
+  theme: { type: 'string' },
+  'wallet-first': { type: 'string' },
+  terms: { type: 'string' },
+  privacy: { type: 'string' },
+  'create-on-login': { type: 'string' },
+  'require-passcode': { type: 'string' },
+  'wallet-connect-id': { type: 'string' },
+  'oauth-json': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError'
+}
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values']
+
+function onOff(value: string | undefined, flag: string): boolean | undefined {
+  if (value === undefined) return undefined
+  if (['on', 'true', 'yes', '1'].includes(value)) return true
+  if (['off', 'false', 'no', '0'].includes(value)) return false
+  throw new UsageError(`--${flag} takes on or off, not '${value}'`)
+}
+
+/** The patch the options describe, applied on top of `current` for list edits. */
+export function settingsFromOptions(v: Values, current?: AppRecord): Partial<AppInput> {
+  const patch: Partial<AppInput> = {}
+  if (v.name !== undefined) patch.name = v.name
+  if (v.origin || v['add-origin'] || v['remove-origin']) {
+    let origins = v.origin ?? current?.allowedOrigins ?? []
+    origins = [...origins, ...(v['add-origin'] ?? [])]
+    const remove = new Set((v['remove-origin'] ?? []).map((o) => safeOrigin(o)))
+    patch.allowedOrigins = origins.filter((o) => !remove.has(safeOrigin(o)))
+  }
+  if (v['login-methods'] !== undefined) {
+    const methods = v['login-methods'].split(',').map((m) => m.trim()).filter(Boolean)
+    const unknown = methods.filter((m) => !(LOGIN_METHODS as readonly string[]).includes(m))
+    if (unknown.length) throw new UsageError(`Unknown login method(s): ${unknown.join(', ')}`)
+    patch.loginMethods = methods as LoginMethod[]
+  }
+  const enabled = onOff(v.allowlist, 'allowlist')
+  const config = {
+    ...(v['allowlist-title'] !== undefined && { errorTitle: v['allowlist-title'] }),
+    ...(v['allowlist-detail'] !== undefined && { errorDetail: v['allowlist-detail'] }),
+    ...(v['allowlist-cta-text'] !== undefined && { errorCtaText: v['allowlist-cta-text'] }),
+    ...(v['allowlist-cta-link'] !== undefined && { errorCtaLink: v['allowlist-cta-link'] }),
+  }
+  if (enabled !== undefined || v.allow || v.disallow || Object.keys(config).length) {
+    const drop = new Set((v.disallow ?? []).map((e) => e.trim().toLowerCase()))
+    const entries = [...(current?.allowlist.entries ?? []), ...(v.allow ?? [])].filter(
+      (e) => !drop.has(e.trim().toLowerCase()),
+    )
+    patch.allowlist = { enabled: enabled ?? current?.allowlist.enabled ?? false, entries, config }
+  }
+  const appearance = {
+    ...(v.logo !== undefined && { logoUrl: v.logo }),
+    ...(v['accent-color'] !== undefined && { accentColor: v['accent-color'] }),
+    ...(v.theme !== undefined && { theme: v.theme as ThemeSetting }),
+    ...(v['wallet-first'] !== undefined && { showWalletLoginFirst: onOff(v['wallet-first'], 'wallet-first') }),
+  }
+  if (Object.keys(appearance).length) patch.appearance = appearance
+  const legal = {
+    ...(v.terms !== undefined && { termsAndConditionsUrl: v.terms }),
+    ...(v.privacy !== undefined && { privacyPolicyUrl: v.privacy }),
+  }
+  if (Object.keys(legal).length) patch.legal = legal
+  const wallet = {
+    ...(v['create-on-login'] !== undefined && { createOnLogin: v['create-on-login'] as ServerCreateOnLogin }),
+    ...(v['require-passcode'] !== undefined && {
+      requireUserPasswordOnCreate: onOff(v['require-passcode'], 'require-passcode'),
+    }),
+  }
+  if (Object.keys(wallet).length) patch.embeddedWalletConfig = wallet
+  if (v['wallet-connect-id'] !== undefined) patch.walletConnectCloudProjectId = v['wallet-connect-id']
+  if (v['oauth-json'] !== undefined) {
+    try {
+      patch.oauth = JSON.parse(v['oauth-json']) as AppInput['oauth']
+    } catch {
+      throw new UsageError('--oauth-json is not valid JSON')
+    }
+  }
+  return patch
+}
+
+function safeOrigin(value: string): string {
+  return URL.canParse(value) ? new URL(value).origin : value
+}
+
+/** A person-readable view of an app. */
+export function describeApp(app: ServerAppConfig): string {
+  const methods = (
+    [
+      ['email', app.emailAuth],
+      ['sms', app.smsAuth],
+      ['wallet', app.walletAuth],
+      ['google', app.googleOAuth],
+      ['twitter', app.twitterOAuth],
+      ['discord', app.discordOAuth],
+      ['github', app.githubOAuth],
+      ['apple', app.appleOAuth],
+    ] as const
+  )
+    .filter(([, on]) => on)
+    .map(([m]) => m)
+  const rows: [string, string][] = [
+    ['id', app.id],
+    ['name', app.name],
+    ['allowed origins', app.allowedOrigins.join(', ') || '(none)'],
+    ['login methods', methods.join(', ')],
+    ['allowlist', app.allowlistEnabled ? 'on' : 'off'],
+    ['logo', app.logoUrl ?? '-'],
+    ['accent color', app.accentColor ?? '-'],
+    ['theme', app.theme ?? '-'],
+    ['wallet login first', app.showWalletLoginFirst ? 'yes' : 'no'],
+    ['terms', app.termsAndConditionsUrl ?? '-'],
+    ['privacy policy', app.privacyPolicyUrl ?? '-'],
+    ['create wallet on login', app.embeddedWalletConfig.createOnLogin],
+    ['require passcode', app.embeddedWalletConfig.requireUserPasswordOnCreate ? 'yes' : 'no'],
+    ['created', app.createdAt],
+    ['updated', app.updatedAt],
+  ]
+  const width = Math.max(...rows.map(([k]) => k.length))
+  return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')
+}
+
+export interface CliIo {
+  out(text: string): void
+  err(text: string): void
+  env: Env
+}
+
+/** Runs one command; resolves with the exit code (serve resolves when the server stops). */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true })
+  } catch (e) {
+    io.err(`${(e as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  const { values: v, positionals } = parsed
+  const [command, sub, id] = positionals
+  if (v.help || !command || command === 'help') {
+    io.out(USAGE)
+    return command || v.help ? 0 : 2
+  }
+
+  if (command === 'serve') {
+    const api = await startServer({ env: io.env, log: io.out })
+    const config = api.deps.config
+    io.out(`Latch API listening on ${api.url}`)
+    io.out(
+      config.modalOrigin
+        ? `CORS admits ${config.modalOrigin}`
+        : 'LATCH_MODAL_ORIGIN is not set: no browser origin may call the API',
+    )
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop)
+        process.off('SIGTERM', stop)
+        void api.close().then(resolve)
+      }
+      process.on('SIGINT', stop)
+      process.on('SIGTERM', stop)
+    })
+    return 0
+  }
+
+  if (command !== 'apps' || !sub || !['create', 'list', 'show', 'update'].includes(sub)) {
+    io.err(`Unknown command: ${positionals.join(' ')}\n\n${USAGE}`)
+    return 2
+  }
+  const services = await openServices({ env: io.env, log: io.err })
+  try {
+    const print = (app: ServerAppConfig, note: string) =>
+      io.out(v.json ? JSON.stringify(app, null, 2) : `${note}\n${describeApp(app)}`)
+    switch (sub) {
+      case 'create': {
+        if (!v.name) throw new UsageError('apps create needs --name')
+        if (!v.origin?.length) throw new UsageError('apps create needs at least one --origin')
+        const app = await services.admin.createApp(settingsFromOptions(v) as AppInput)
+        print(app, `Created app ${app.id}`)
+        return 0
+      }
+      case 'list': {
+        const apps = await Promise.all(
+          (await listApps(services.deps)).map((a) => toServerAppConfig(services.deps, a)),
+        )
+        if (v.json) {
+          io.out(JSON.stringify(apps, null, 2))
+        } else if (apps.length === 0) {
+          io.out('No apps yet. Create one with: npm run latch -- apps create --name <name> --origin <url>')
+        } else {
+          const width = Math.max(...apps.map((a) => a.name.length), 4)
+          io.out(`${'ID'.padEnd(25)}  ${'NAME'.padEnd(width)}  ORIGINS`)
+          for (const a of apps) io.out(`${a.id}  ${a.name.padEnd(width)}  ${a.allowedOrigins.join(', ')}`)
+        }
+        return 0
+      }
+      case 'show':
+      case 'update': {
+        if (!id) throw new UsageError(`apps ${sub} needs an app id`)
+        const current = await findApp(services.deps, id)
+        if (!current) {
+          io.err(`No app with id '${id}'`)
+          return 1
+        }
+        if (sub === 'show') {
+          print(await toServerAppConfig(services.deps, current), '')
+          return 0
+        }
+        const patch = settingsFromOptions(v, current)
+        if (Object.keys(patch).length === 0) throw new UsageError('apps update needs at least one setting')
+        print(await services.admin.updateApp(id, patch), `Updated app ${id}`)
+        return 0
+      }
+    }
+    return 2
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`${e.message}\n\n${USAGE}`)
+      return 2
+    }
+    io.err(`Error: ${(e as Error).message}`)
+    return 1
+  } finally {
+    await services.close()
+  }
+}
+
+const isMain = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli.ts')
+if (isMain) {
+  runCli(process.argv.slice(2), {
+    out: (t) => console.log(t),
+    err: (t) => console.error(t),
+    env: {},
+  }).then(
+    (code) => {
+      process.exitCode = code
+    },
+    (e: unknown) => {
+      console.error(`Error: ${(e as Error).message}`)
+      process.exitCode = 1
+    },
+  )
+}
