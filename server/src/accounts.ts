@@ -36,9 +36,7 @@ function isSignInMethod(account: LinkedAccount): boolean {
 }
 
 function isUniqueViolation(e: unknown): boolean {
-  return (
-    typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505'
-  )
+  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505'
 }
 
 function stored(account: NewAccount, now: Date): LinkedAccount {
@@ -121,7 +119,10 @@ export async function authenticateWithAccount(
           return { user: await loadUser(trx, appId, existing.user_id), isNewUser: false }
         }
         const userId = `did:latch:${randomId()}`
-        await trx.insertInto('users').values({ id: userId, app_id: appId, created_at: now }).execute()
+        await trx
+          .insertInto('users')
+          .values({ id: userId, app_id: appId, created_at: now })
+          .execute()
         await insertAccount(trx, appId, userId, account, now)
         return { user: await loadUser(trx, appId, userId), isNewUser: true }
       })

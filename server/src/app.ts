@@ -38,7 +38,10 @@ function toError(e: unknown): LatchError {
   if (e instanceof HTTPException) {
     if (e.status === 413) return LatchError.of('payload_too_large')
     if (e.status < 500) {
-      return LatchError.of('invalid_data', { status: e.status, message: e.message || 'Bad request' })
+      return LatchError.of('invalid_data', {
+        status: e.status,
+        message: e.message || 'Bad request',
+      })
     }
   }
   return LatchError.of('internal_error', { cause: e })
@@ -58,7 +61,12 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
     return c.json(toApiErrorBody(err), status)
   })
   app.notFound((c) =>
-    c.json(toApiErrorBody(LatchError.of('not_found', { message: `No route ${c.req.method} ${c.req.path}` })), 404),
+    c.json(
+      toApiErrorBody(
+        LatchError.of('not_found', { message: `No route ${c.req.method} ${c.req.path}` }),
+      ),
+      404,
+    ),
   )
 
   const modalOrigin = deps.config.modalOrigin
@@ -83,7 +91,9 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
       },
     }),
   )
-  api.use('*', async (c, next) => (isPublicAppPath(c.req.path) ? next() : requireApp(deps)(c, next)))
+  api.use('*', async (c, next) =>
+    isPublicAppPath(c.req.path) ? next() : requireApp(deps)(c, next),
+  )
   api.route('/apps', appRoutes(deps))
   api.route('/sessions', sessionRoutes(deps))
   api.route('/passwordless', passwordlessRoutes(deps))

@@ -10,7 +10,13 @@ import {
   type ServerCreateOnLogin,
   type ThemeSetting,
 } from '@latch/shared'
-import { type AppInput, type AppRecord, listApps, findApp, toServerAppConfig } from './apps/service.ts'
+import {
+  type AppInput,
+  type AppRecord,
+  findApp,
+  listApps,
+  toServerAppConfig,
+} from './apps/service.ts'
 import type { Env } from './config.ts'
 import { openServices, startServer } from './index.ts'
 
@@ -77,7 +83,9 @@ export class UsageError extends Error {
   override readonly name = 'UsageError'
 }
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>['values']
+type Values = ReturnType<
+  typeof parseArgs<{ options: typeof options; allowPositionals: true }>
+>['values']
 
 function onOff(value: string | undefined, flag: string): boolean | undefined {
   if (value === undefined) return undefined
@@ -97,7 +105,10 @@ export function settingsFromOptions(v: Values, current?: AppRecord): Partial<App
     patch.allowedOrigins = origins.filter((o) => !remove.has(safeOrigin(o)))
   }
   if (v['login-methods'] !== undefined) {
-    const methods = v['login-methods'].split(',').map((m) => m.trim()).filter(Boolean)
+    const methods = v['login-methods']
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean)
     const unknown = methods.filter((m) => !(LOGIN_METHODS as readonly string[]).includes(m))
     if (unknown.length) throw new UsageError(`Unknown login method(s): ${unknown.join(', ')}`)
     patch.loginMethods = methods as LoginMethod[]
@@ -120,7 +131,9 @@ export function settingsFromOptions(v: Values, current?: AppRecord): Partial<App
     ...(v.logo !== undefined && { logoUrl: v.logo }),
     ...(v['accent-color'] !== undefined && { accentColor: v['accent-color'] }),
     ...(v.theme !== undefined && { theme: v.theme as ThemeSetting }),
-    ...(v['wallet-first'] !== undefined && { showWalletLoginFirst: onOff(v['wallet-first'], 'wallet-first') }),
+    ...(v['wallet-first'] !== undefined && {
+      showWalletLoginFirst: onOff(v['wallet-first'], 'wallet-first'),
+    }),
   }
   if (Object.keys(appearance).length) patch.appearance = appearance
   const legal = {
@@ -129,13 +142,16 @@ export function settingsFromOptions(v: Values, current?: AppRecord): Partial<App
   }
   if (Object.keys(legal).length) patch.legal = legal
   const wallet = {
-    ...(v['create-on-login'] !== undefined && { createOnLogin: v['create-on-login'] as ServerCreateOnLogin }),
+    ...(v['create-on-login'] !== undefined && {
+      createOnLogin: v['create-on-login'] as ServerCreateOnLogin,
+    }),
     ...(v['require-passcode'] !== undefined && {
       requireUserPasswordOnCreate: onOff(v['require-passcode'], 'require-passcode'),
     }),
   }
   if (Object.keys(wallet).length) patch.embeddedWalletConfig = wallet
-  if (v['wallet-connect-id'] !== undefined) patch.walletConnectCloudProjectId = v['wallet-connect-id']
+  if (v['wallet-connect-id'] !== undefined)
+    patch.walletConnectCloudProjectId = v['wallet-connect-id']
   if (v['oauth-json'] !== undefined) {
     try {
       patch.oauth = JSON.parse(v['oauth-json']) as AppInput['oauth']
@@ -253,11 +269,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         if (v.json) {
           io.out(JSON.stringify(apps, null, 2))
         } else if (apps.length === 0) {
-          io.out('No apps yet. Create one with: npm run latch -- apps create --name <name> --origin <url>')
+          io.out(
+            'No apps yet. Create one with: npm run latch -- apps create --name <name> --origin <url>',
+          )
         } else {
           const width = Math.max(...apps.map((a) => a.name.length), 4)
           io.out(`${'ID'.padEnd(25)}  ${'NAME'.padEnd(width)}  ORIGINS`)
-          for (const a of apps) io.out(`${a.id}  ${a.name.padEnd(width)}  ${a.allowedOrigins.join(', ')}`)
+          for (const a of apps)
+            io.out(`${a.id}  ${a.name.padEnd(width)}  ${a.allowedOrigins.join(', ')}`)
         }
         return 0
       }
@@ -274,7 +293,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           return 0
         }
         const patch = settingsFromOptions(v, current)
-        if (Object.keys(patch).length === 0) throw new UsageError('apps update needs at least one setting')
+        if (Object.keys(patch).length === 0)
+          throw new UsageError('apps update needs at least one setting')
         print(await services.admin.updateApp(id, patch), `Updated app ${id}`)
         return 0
       }
@@ -292,7 +312,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-const isMain = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli.ts')
+const isMain =
+  import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli.ts')
 if (isMain) {
   runCli(process.argv.slice(2), {
     out: (t) => console.log(t),

@@ -50,7 +50,12 @@ test('behavior: defaults and explicit settings', () => {
   })
   expect(d.port).toBe(9000)
   expect(d.modalOrigin).toBe('http://localhost:5174')
-  expect(d.twilio).toEqual({ accountSid: 'AC1', authToken: 't', from: '+15005550006', apiUrl: 'https://api.twilio.com' })
+  expect(d.twilio).toEqual({
+    accountSid: 'AC1',
+    authToken: 't',
+    from: '+15005550006',
+    apiUrl: 'https://api.twilio.com',
+  })
   expect(d.accessTokenTtlS).toBe(60)
 })
 
@@ -65,12 +70,12 @@ test('error: bad values are refused with the variable named', () => {
 
 test('error: NODE_ENV=production refuses a generated secret and log delivery of e-mail codes', () => {
   const dir = tempDir()
-  expect(() => loadConfig({ NODE_ENV: 'production', LATCH_DATA_DIR: dir, SMTP_URL: 'smtp://mail:25' })).toThrow(
-    'NODE_ENV=production needs an explicit LATCH_SECRET',
-  )
-  expect(() => loadConfig({ NODE_ENV: 'production', LATCH_DATA_DIR: dir, LATCH_SECRET: 's'.repeat(32) })).toThrow(
-    /refuses to print e-mail codes/,
-  )
+  expect(() =>
+    loadConfig({ NODE_ENV: 'production', LATCH_DATA_DIR: dir, SMTP_URL: 'smtp://mail:25' }),
+  ).toThrow('NODE_ENV=production needs an explicit LATCH_SECRET')
+  expect(() =>
+    loadConfig({ NODE_ENV: 'production', LATCH_DATA_DIR: dir, LATCH_SECRET: 's'.repeat(32) }),
+  ).toThrow(/refuses to print e-mail codes/)
   expect(existsSync(join(dir, 'secret'))).toBe(false)
   const ok = loadConfig({
     NODE_ENV: 'production',

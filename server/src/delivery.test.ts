@@ -20,13 +20,18 @@ test('behavior: with no SMTP or Twilio, codes go to the log as one marked line e
       body: { email: 'log@example.com', code },
     })
     expect(auth.status).toBe(200)
-    await s.request('/passwordless_sms/init', { appId: app.id, body: { phoneNumber: '+14155550123' } })
+    await s.request('/passwordless_sms/init', {
+      appId: app.id,
+      body: { phoneNumber: '+14155550123' },
+    })
     expect(s.logs.some((l) => /^\[latch\] SMS code for \+14155550123: \d{6}$/.test(l))).toBe(true)
     expect(s.smtp.messages).toHaveLength(0)
   } finally {
     await close()
   }
-  const broken = await startTestServer('pglite', 'memory://', { TWILIO_AUTH_TOKEN: 'not-the-token' })
+  const broken = await startTestServer('pglite', 'memory://', {
+    TWILIO_AUTH_TOKEN: 'not-the-token',
+  })
   try {
     const app = await broken.server.newApp()
     const r = await broken.server.request('/passwordless_sms/init', {
@@ -34,8 +39,12 @@ test('behavior: with no SMTP or Twilio, codes go to the log as one marked line e
       body: { phoneNumber: '+14155550124' },
     })
     expect(r.status).toBe(502)
-    expect(r.body).toMatchObject({ error: { code: 'internal_error', message: 'Could not send the SMS' } })
-    expect(broken.server.logs.some((l) => l.includes('SMS delivery to +14155550124 failed: 401'))).toBe(true)
+    expect(r.body).toMatchObject({
+      error: { code: 'internal_error', message: 'Could not send the SMS' },
+    })
+    expect(
+      broken.server.logs.some((l) => l.includes('SMS delivery to +14155550124 failed: 401')),
+    ).toBe(true)
   } finally {
     await broken.close()
   }

@@ -20,8 +20,8 @@ import { createDelivery } from './delivery.ts'
 import { createKeyStore } from './keys.ts'
 import { createPriceSource } from './price/source.ts'
 
-export type { AppInput, AppRecord } from './apps/service.ts'
 export { createApp } from './app.ts'
+export type { AppInput, AppRecord } from './apps/service.ts'
 export type { Config } from './config.ts'
 export { ConfigError, loadConfig } from './config.ts'
 export type { Clock, Deps, Log } from './context.ts'
@@ -87,8 +87,7 @@ export async function openServices(
   }
   const admin: Admin = {
     createApp: async (input) => toServerAppConfig(deps, await createAppRecord(deps, input)),
-    updateApp: async (id, patch) =>
-      toServerAppConfig(deps, await updateAppRecord(deps, id, patch)),
+    updateApp: async (id, patch) => toServerAppConfig(deps, await updateAppRecord(deps, id, patch)),
   }
   return {
     deps,

@@ -2,6 +2,9 @@
  * Per-app ES256 signing keys: a current key that signs access tokens and a next key published
  * ahead of rotation. Private keys are sealed under the server secret; decrypted keys are cached.
  */
+
+import type { AccessTokenClaims } from '@latch/shared'
+import { LatchError } from '@latch/shared'
 import {
   type CryptoKey,
   exportJWK,
@@ -13,8 +16,6 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose'
-import { LatchError } from '@latch/shared'
-import type { AccessTokenClaims } from '@latch/shared'
 import type { Clock } from './context.ts'
 import type { Secrets } from './crypto.ts'
 import { randomId } from './crypto.ts'
@@ -132,7 +133,9 @@ export function createKeyStore(opts: {
     async jwks(appId) {
       const list = await keys(appId)
       // Current first: a verifier that tries keys in order finds it at once.
-      const ordered = [...list].sort((a, b) => (a.status === 'current' ? -1 : 0) - (b.status === 'current' ? -1 : 0))
+      const ordered = [...list].sort(
+        (a, b) => (a.status === 'current' ? -1 : 0) - (b.status === 'current' ? -1 : 0),
+      )
       return { keys: ordered.map((k) => k.publicJwk) }
     },
     async verificationKey(appId) {

@@ -194,14 +194,16 @@ export async function startTestServer(
     request,
     async emailLogin(appId, email, ip = freshIp()) {
       const init = await request('/passwordless/init', { appId, ip, body: { email } })
-      if (init.status !== 200) throw new Error(`init answered ${init.status}: ${JSON.stringify(init.body)}`)
+      if (init.status !== 200)
+        throw new Error(`init answered ${init.status}: ${JSON.stringify(init.body)}`)
       const code = await smtp.waitForCode(email, { timeoutMs: 10_000 })
       const auth = await request<AuthResponse>('/passwordless/authenticate', {
         appId,
         ip,
         body: { email, code },
       })
-      if (auth.status !== 200) throw new Error(`authenticate answered ${auth.status}: ${JSON.stringify(auth.body)}`)
+      if (auth.status !== 200)
+        throw new Error(`authenticate answered ${auth.status}: ${JSON.stringify(auth.body)}`)
       return auth.body
     },
   }

@@ -1,7 +1,13 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { ServerAppConfig } from '@latch/shared'
-import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, MAX_BODY_BYTES, SERVER_DEFAULT_LOGIN_METHODS } from '@latch/shared'
+import {
+  API_PREFIX,
+  APP_ID_HEADER,
+  CLIENT_HEADER,
+  MAX_BODY_BYTES,
+  SERVER_DEFAULT_LOGIN_METHODS,
+} from '@latch/shared'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { describeBackends } from '../test-support.ts'
 
@@ -12,12 +18,26 @@ describeBackends('apps, analytics, token price, errors', (get) => {
       name: 'Demo',
       allowedOrigins: ['http://localhost:5173/some/path', 'https://www.example.com'],
       loginMethods: undefined,
-      appearance: { logoUrl: 'https://example.com/logo.png', accentColor: '#112233', theme: 'dark', showWalletLoginFirst: false },
-      legal: { termsAndConditionsUrl: 'https://example.com/terms', privacyPolicyUrl: 'https://example.com/privacy' },
-      embeddedWalletConfig: { createOnLogin: 'users-without-wallets', requireUserPasswordOnCreate: true },
+      appearance: {
+        logoUrl: 'https://example.com/logo.png',
+        accentColor: '#112233',
+        theme: 'dark',
+        showWalletLoginFirst: false,
+      },
+      legal: {
+        termsAndConditionsUrl: 'https://example.com/terms',
+        privacyPolicyUrl: 'https://example.com/privacy',
+      },
+      embeddedWalletConfig: {
+        createOnLogin: 'users-without-wallets',
+        requireUserPasswordOnCreate: true,
+      },
       allowlist: { enabled: true, entries: [], config: { errorTitle: 'Invite only' } },
     })
-    const r = await s.request<ServerAppConfig>(`/apps/${created.id}`, { appId: null, headers: { [CLIENT_HEADER]: '' } })
+    const r = await s.request<ServerAppConfig>(`/apps/${created.id}`, {
+      appId: null,
+      headers: { [CLIENT_HEADER]: '' },
+    })
     expect(r.status).toBe(200)
     expect(r.body).toEqual(created)
     expect(r.body.id).toHaveLength(25)
@@ -33,9 +53,17 @@ describeBackends('apps, analytics, token price, errors', (get) => {
       theme: 'dark',
       showWalletLoginFirst: false,
       allowlistEnabled: true,
-      allowlistConfig: { errorTitle: 'Invite only', errorDetail: null, errorCtaText: null, errorCtaLink: null },
+      allowlistConfig: {
+        errorTitle: 'Invite only',
+        errorDetail: null,
+        errorCtaText: null,
+        errorCtaLink: null,
+      },
       termsAndConditionsUrl: 'https://example.com/terms',
-      embeddedWalletConfig: { createOnLogin: 'users-without-wallets', requireUserPasswordOnCreate: true },
+      embeddedWalletConfig: {
+        createOnLogin: 'users-without-wallets',
+        requireUserPasswordOnCreate: true,
+      },
       customApiUrl: null,
     })
   })
@@ -46,7 +74,10 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     const { updateAppRecord } = await import('./service.ts')
     const updated = await updateAppRecord(s.deps, app.id, {
       appearance: { theme: 'light' },
-      allowlist: { enabled: true, entries: ['A@Example.com', '(415) 555-0100', '0xABCDEFabcdef0123456789012345678901234567'] },
+      allowlist: {
+        enabled: true,
+        entries: ['A@Example.com', '(415) 555-0100', '0xABCDEFabcdef0123456789012345678901234567'],
+      },
       oauth: { google: { clientId: 'id', clientSecret: 'secret' } },
     })
     expect(updated.appearance).toMatchObject({ accentColor: '#abcdef', theme: 'light' })
@@ -56,22 +87,32 @@ describeBackends('apps, analytics, token price, errors', (get) => {
       '0xabcdefabcdef0123456789012345678901234567',
     ])
     expect(updated.oauth.google?.clientId).toBe('id')
-    const row = await s.deps.db.selectFrom('apps').select('oauth_sealed').where('id', '=', app.id).executeTakeFirstOrThrow()
+    const row = await s.deps.db
+      .selectFrom('apps')
+      .select('oauth_sealed')
+      .where('id', '=', app.id)
+      .executeTakeFirstOrThrow()
     expect(row.oauth_sealed).not.toContain('secret')
-    await expect(updateAppRecord(s.deps, app.id, { loginMethods: [] })).rejects.toThrow('at least one login method')
-    await expect(updateAppRecord(s.deps, app.id, { allowlist: { enabled: true, entries: ['nobody'] } })).rejects.toThrow(
-      "Allowlist entry 'nobody'",
+    await expect(updateAppRecord(s.deps, app.id, { loginMethods: [] })).rejects.toThrow(
+      'at least one login method',
     )
+    await expect(
+      updateAppRecord(s.deps, app.id, { allowlist: { enabled: true, entries: ['nobody'] } }),
+    ).rejects.toThrow("Allowlist entry 'nobody'")
     await expect(updateAppRecord(s.deps, 'x'.repeat(25), { name: 'x' })).rejects.toThrow('No app')
   })
 
   test('behavior: GET /apps/{appId}/jwks.json publishes the current and the next key', async () => {
     const s = get()
     const app = await s.newApp()
-    const r = await s.request<{ keys: { kty: string; crv: string; alg: string; kid: string }[] }>(`/apps/${app.id}/jwks.json`)
+    const r = await s.request<{ keys: { kty: string; crv: string; alg: string; kid: string }[] }>(
+      `/apps/${app.id}/jwks.json`,
+    )
     expect(r.status).toBe(200)
     expect(r.body.keys).toHaveLength(2)
-    expect(r.body.keys.every((k) => k.kty === 'EC' && k.crv === 'P-256' && k.alg === 'ES256')).toBe(true)
+    expect(r.body.keys.every((k) => k.kty === 'EC' && k.crv === 'P-256' && k.alg === 'ES256')).toBe(
+      true,
+    )
   })
 
   test('error: an unknown or missing app id answers missing_or_invalid_latch_app_id', async () => {
@@ -79,12 +120,19 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     const unknown = await s.request(`/apps/${'a'.repeat(25)}`)
     expect(unknown.status).toBe(400)
     expect(unknown.body).toEqual({
-      error: { type: 'api_error', code: 'missing_or_invalid_latch_app_id', message: 'Missing or invalid Latch app ID' },
+      error: {
+        type: 'api_error',
+        code: 'missing_or_invalid_latch_app_id',
+        message: 'Missing or invalid Latch app ID',
+      },
     })
     const missing = await s.request('/passwordless/init', { body: { email: 'a@b.co' } })
     expect(missing.status).toBe(400)
     expect(missing.body).toMatchObject({ error: { code: 'missing_or_invalid_latch_app_id' } })
-    const wrong = await s.request('/passwordless/init', { appId: 'short', body: { email: 'a@b.co' } })
+    const wrong = await s.request('/passwordless/init', {
+      appId: 'short',
+      body: { email: 'a@b.co' },
+    })
     expect(wrong.body).toMatchObject({ error: { code: 'missing_or_invalid_latch_app_id' } })
     const jwks = await s.request(`/apps/${'b'.repeat(25)}/jwks.json`)
     expect(jwks.status).toBe(400)
@@ -99,7 +147,9 @@ describeBackends('apps, analytics, token price, errors', (get) => {
       body: { event_name: 'modal_open', client_id: 'c1' },
     })
     expect(r.status).toBe(400)
-    expect(r.body).toMatchObject({ error: { code: 'invalid_data', message: 'Missing latch-client header' } })
+    expect(r.body).toMatchObject({
+      error: { code: 'invalid_data', message: 'Missing latch-client header' },
+    })
   })
 
   test('error: malformed JSON, an empty body and a body over 64 KB answer 4xx', async () => {
@@ -107,7 +157,9 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     const app = await s.newApp()
     const bad = await s.request('/passwordless/init', { appId: app.id, raw: '{"email": ' })
     expect(bad.status).toBe(400)
-    expect(bad.body).toMatchObject({ error: { code: 'invalid_data', message: 'Request body is not valid JSON' } })
+    expect(bad.body).toMatchObject({
+      error: { code: 'invalid_data', message: 'Request body is not valid JSON' },
+    })
     const empty = await s.request('/sessions', { appId: app.id, method: 'POST' })
     expect(empty.status).toBe(400)
     expect(empty.body).toMatchObject({ error: { message: 'Request body is missing' } })
@@ -115,7 +167,11 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     expect(array.status).toBe(400)
     const big = await s.request('/analytics_events', {
       appId: app.id,
-      body: { event_name: 'modal_open', client_id: 'c', payload: { pad: 'x'.repeat(MAX_BODY_BYTES) } },
+      body: {
+        event_name: 'modal_open',
+        client_id: 'c',
+        payload: { pad: 'x'.repeat(MAX_BODY_BYTES) },
+      },
     })
     expect(big.status).toBe(413)
     expect(big.body).toMatchObject({ error: { code: 'payload_too_large' } })
@@ -126,15 +182,32 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     const app = await s.newApp()
     const ok = await s.request('/analytics_events', {
       appId: app.id,
-      body: { event_name: 'sign_message_completed', client_id: 'client-1', payload: { clientTimestamp: '2026-01-01T00:00:00Z' } },
+      body: {
+        event_name: 'sign_message_completed',
+        client_id: 'client-1',
+        payload: { clientTimestamp: '2026-01-01T00:00:00Z' },
+      },
     })
     expect(ok.status).toBe(200)
-    const rows = await s.deps.db.selectFrom('analytics_events').selectAll().where('app_id', '=', app.id).execute()
+    const rows = await s.deps.db
+      .selectFrom('analytics_events')
+      .selectAll()
+      .where('app_id', '=', app.id)
+      .execute()
     expect(rows).toHaveLength(1)
-    expect(rows[0]).toMatchObject({ event_name: 'sign_message_completed', client_id: 'client-1', payload: { clientTimestamp: '2026-01-01T00:00:00Z' } })
-    const refused = await s.request('/analytics_events', { appId: app.id, body: { event_name: 'page_view', client_id: 'c' } })
+    expect(rows[0]).toMatchObject({
+      event_name: 'sign_message_completed',
+      client_id: 'client-1',
+      payload: { clientTimestamp: '2026-01-01T00:00:00Z' },
+    })
+    const refused = await s.request('/analytics_events', {
+      appId: app.id,
+      body: { event_name: 'page_view', client_id: 'c' },
+    })
     expect(refused.status).toBe(400)
-    expect(refused.body).toMatchObject({ error: { code: 'invalid_data', message: expect.stringContaining('event_name') } })
+    expect(refused.body).toMatchObject({
+      error: { code: 'invalid_data', message: expect.stringContaining('event_name') },
+    })
   })
 
   test('error: unknown routes answer 404 in the error shape', async () => {
@@ -159,7 +232,9 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     expect(pre.headers.get('access-control-allow-origin')).toBe(modal)
     expect(pre.headers.get('access-control-allow-credentials')).toBe('true')
     expect(pre.headers.get('access-control-allow-headers')).toContain(APP_ID_HEADER)
-    const evil = await s.app.request(`${API_PREFIX}/apps/${'a'.repeat(25)}`, { headers: { origin: 'https://evil.example' } })
+    const evil = await s.app.request(`${API_PREFIX}/apps/${'a'.repeat(25)}`, {
+      headers: { origin: 'https://evil.example' },
+    })
     expect(evil.headers.get('access-control-allow-origin')).toBeNull()
   })
 
@@ -168,7 +243,9 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     const app = await s.newApp()
     const r = await s.request('/token_price?chainId=1', { appId: app.id })
     expect(r.status).toBe(503)
-    expect(r.body).toMatchObject({ error: { code: 'price_unavailable', message: 'Token price is unavailable' } })
+    expect(r.body).toMatchObject({
+      error: { code: 'price_unavailable', message: 'Token price is unavailable' },
+    })
   })
 
   test('error: a missing or unsupported chain id answers 400', async () => {
@@ -178,7 +255,9 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     expect((await s.request('/token_price?chainId=abc', { appId: app.id })).status).toBe(400)
     const unsupported = await s.request('/token_price?chainId=999', { appId: app.id })
     expect(unsupported.status).toBe(400)
-    expect(unsupported.body).toMatchObject({ error: { code: 'unsupported_chain', message: 'Unsupported chainId' } })
+    expect(unsupported.body).toMatchObject({
+      error: { code: 'unsupported_chain', message: 'Unsupported chainId' },
+    })
   })
 })
 
@@ -195,7 +274,9 @@ beforeAll(async () => {
       return
     }
     res.writeHead(200, { 'content-type': 'application/json' })
-    res.end(priceMode === 'junk' ? '{"usd":"lots"}' : JSON.stringify({ ethereum: { usd: 3120.55 } }))
+    res.end(
+      priceMode === 'junk' ? '{"usd":"lots"}' : JSON.stringify({ ethereum: { usd: 3120.55 } }),
+    )
   })
   await new Promise<void>((r) => priceServer.listen(0, '127.0.0.1', r))
   priceBase = `http://127.0.0.1:${(priceServer.address() as AddressInfo).port}`

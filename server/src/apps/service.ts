@@ -97,7 +97,9 @@ const httpUrl = z
   .max(2048)
   .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http(s) URL')
 const origin = httpUrl.transform((v) => new URL(v).origin)
-const color = z.string().regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, 'must be a #rgb or #rrggbb colour')
+const color = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, 'must be a #rgb or #rrggbb colour')
 const text = z.string().max(1000)
 const appPatchSchema = z
   .object({
@@ -151,7 +153,9 @@ function parsePatch(input: unknown): z.infer<typeof appPatchSchema> {
   if (!result.success) {
     const issue = result.error.issues[0]
     const where = issue?.path.join('.') || 'app'
-    throw LatchError.of('invalid_data', { message: `Invalid app settings: ${where} ${issue?.message ?? ''}`.trim() })
+    throw LatchError.of('invalid_data', {
+      message: `Invalid app settings: ${where} ${issue?.message ?? ''}`.trim(),
+    })
   }
   return result.data
 }
@@ -241,7 +245,10 @@ function merge(base: AppRecord, patch: z.infer<typeof appPatchSchema>): AppRecor
   if (patch.customApiUrl !== undefined) next.customApiUrl = patch.customApiUrl ?? null
   if (patch.oauth) next.oauth = { ...next.oauth, ...patch.oauth }
   // Undefined from nullish inputs becomes null so the JSON columns stay uniform.
-  for (const group of [next.appearance, next.legal, next.allowlist.config] as Record<string, unknown>[]) {
+  for (const group of [next.appearance, next.legal, next.allowlist.config] as Record<
+    string,
+    unknown
+  >[]) {
     for (const key of Object.keys(group)) if (group[key] === undefined) group[key] = null
   }
   return next
@@ -270,7 +277,8 @@ type AppDeps = Pick<Deps, 'db' | 'secrets' | 'keys' | 'clock'>
 /** Creates an app with its signing keys. */
 export async function createAppRecord(deps: AppDeps, input: AppInput): Promise<AppRecord> {
   const patch = parsePatch(input)
-  if (patch.name === undefined) throw LatchError.of('invalid_data', { message: 'Invalid app settings: name is required' })
+  if (patch.name === undefined)
+    throw LatchError.of('invalid_data', { message: 'Invalid app settings: name is required' })
   const now = deps.clock.now()
   const blank: AppRecord = {
     id: randomId(APP_ID_LENGTH),
@@ -310,11 +318,20 @@ export async function updateAppRecord(
 ): Promise<AppRecord> {
   const patch = parsePatch(input)
   return deps.db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('apps').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+    const row = await trx
+      .selectFrom('apps')
+      .selectAll()
+      .where('id', '=', id)
+      .forUpdate()
+      .executeTakeFirst()
     if (!row) throw LatchError.of('not_found', { message: `No app with id '${id}'` })
     const app = merge(toRecord(row, deps.secrets.decrypt), patch)
     app.updatedAt = deps.clock.now()
-    await trx.updateTable('apps').set(toColumns(app, deps.secrets.encrypt)).where('id', '=', id).execute()
+    await trx
+      .updateTable('apps')
+      .set(toColumns(app, deps.secrets.encrypt))
+      .where('id', '=', id)
+      .execute()
     return app
   })
 }

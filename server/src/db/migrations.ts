@@ -36,9 +36,7 @@ const migrations: Record<string, Migration> = {
         .createTable('linked_accounts')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('app_id', 'text', (c) => c.notNull())
-        .addColumn('user_id', 'text', (c) =>
-          c.notNull().references('users.id').onDelete('cascade'),
-        )
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('type', 'text', (c) => c.notNull())
         .addColumn('identifier', 'text', (c) => c.notNull())
         .addColumn('data', 'jsonb', (c) => c.notNull())
@@ -55,9 +53,7 @@ const migrations: Record<string, Migration> = {
         .createTable('sessions')
         .addColumn('id', 'text', (c) => c.primaryKey())
         .addColumn('app_id', 'text', (c) => c.notNull())
-        .addColumn('user_id', 'text', (c) =>
-          c.notNull().references('users.id').onDelete('cascade'),
-        )
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
         .addColumn('parent_id', 'text')
         .addColumn('created_at', time, (c) => c.notNull())
         .addColumn('expires_at', time, (c) => c.notNull())

@@ -31,7 +31,11 @@ describeBackends('passwordless (e-mail)', (get) => {
     const s = get()
     const app = await s.newApp()
     const address = email('hmac')
-    await s.request('/passwordless/init', { appId: app.id, ip: freshIp(), body: { email: address } })
+    await s.request('/passwordless/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { email: address },
+    })
     const code = await s.smtp.waitForCode(address)
     const row = await s.deps.db
       .selectFrom('verification_codes')
@@ -48,7 +52,11 @@ describeBackends('passwordless (e-mail)', (get) => {
     const known = email('known')
     await s.emailLogin(app.id, known)
     s.clock.advance(RESEND_INTERVAL_MS)
-    const a = await s.request('/passwordless/init', { appId: app.id, ip: freshIp(), body: { email: known } })
+    const a = await s.request('/passwordless/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { email: known },
+    })
     const b = await s.request('/passwordless/init', {
       appId: app.id,
       ip: freshIp(),
@@ -136,7 +144,11 @@ describeBackends('passwordless (e-mail)', (get) => {
     const s = get()
     const app = await s.newApp()
     const address = email('race')
-    await s.request('/passwordless/init', { appId: app.id, ip: freshIp(), body: { email: address } })
+    await s.request('/passwordless/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { email: address },
+    })
     const code = await s.smtp.waitForCode(address)
     const wrongs = Array.from({ length: 12 }, (_, i) =>
       String((Number(code) + i + 1) % 1_000_000).padStart(6, '0'),
@@ -174,14 +186,22 @@ describeBackends('passwordless (e-mail)', (get) => {
     await s.request('/passwordless/init', { appId: app.id, ip, body: { email: address } })
     const first = await s.smtp.waitForCode(address)
     s.clock.advance(20_000)
-    const early = await s.request('/passwordless/init', { appId: app.id, ip, body: { email: address } })
+    const early = await s.request('/passwordless/init', {
+      appId: app.id,
+      ip,
+      body: { email: address },
+    })
     expect(early.status).toBe(429)
     expect(early.body).toMatchObject({ error: { code: 'too_many_requests' } })
     const wait = Number(early.headers.get('retry-after'))
     expect(wait).toBeGreaterThanOrEqual(39)
     expect(wait).toBeLessThanOrEqual(41)
     s.clock.advance(40_000)
-    const later = await s.request('/passwordless/init', { appId: app.id, ip, body: { email: address } })
+    const later = await s.request('/passwordless/init', {
+      appId: app.id,
+      ip,
+      body: { email: address },
+    })
     expect(later.status).toBe(200)
     const second = await s.smtp.waitForCode(address)
     if (second !== first) {
@@ -205,15 +225,27 @@ describeBackends('passwordless (e-mail)', (get) => {
     const app = await s.newApp()
     const address = email('hourly')
     for (let i = 0; i < 5; i++) {
-      const ok = await s.request('/passwordless/init', { appId: app.id, ip: freshIp(), body: { email: address } })
+      const ok = await s.request('/passwordless/init', {
+        appId: app.id,
+        ip: freshIp(),
+        body: { email: address },
+      })
       expect(ok.status).toBe(200)
       s.clock.advance(RESEND_INTERVAL_MS)
     }
-    const sixth = await s.request('/passwordless/init', { appId: app.id, ip: freshIp(), body: { email: address } })
+    const sixth = await s.request('/passwordless/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { email: address },
+    })
     expect(sixth.status).toBe(429)
     expect(Number(sixth.headers.get('retry-after'))).toBeGreaterThan(0)
     s.clock.advance(60 * 60_000)
-    const nextHour = await s.request('/passwordless/init', { appId: app.id, ip: freshIp(), body: { email: address } })
+    const nextHour = await s.request('/passwordless/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { email: address },
+    })
     expect(nextHour.status).toBe(200)
   })
 
@@ -230,7 +262,11 @@ describeBackends('passwordless (e-mail)', (get) => {
     expect(statuses.slice(0, 30).every((st) => st === 200 || st === 422)).toBe(true)
     expect(statuses[30]).toBe(429)
     s.clock.advance(5 * 60_000)
-    const after = await s.request('/passwordless/init', { appId: app.id, ip, body: { email: email('ip') } })
+    const after = await s.request('/passwordless/init', {
+      appId: app.id,
+      ip,
+      body: { email: email('ip') },
+    })
     expect(after.status).toBe(200)
   })
 
@@ -267,12 +303,24 @@ describeBackends('passwordless (e-mail)', (get) => {
   test('error: a malformed address, a missing field and a wrong type answer 400 with a clear message', async () => {
     const s = get()
     const app = await s.newApp()
-    const bad = await s.request('/passwordless/init', { appId: app.id, ip: freshIp(), body: { email: 'not-an-email' } })
+    const bad = await s.request('/passwordless/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { email: 'not-an-email' },
+    })
     expect(bad.status).toBe(400)
-    expect(bad.body).toMatchObject({ error: { code: 'invalid_data', message: 'Please enter a valid email address' } })
-    const missing = await s.request('/passwordless/init', { appId: app.id, ip: freshIp(), body: {} })
+    expect(bad.body).toMatchObject({
+      error: { code: 'invalid_data', message: 'Please enter a valid email address' },
+    })
+    const missing = await s.request('/passwordless/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: {},
+    })
     expect(missing.status).toBe(400)
-    expect(missing.body).toMatchObject({ error: { code: 'invalid_data', message: expect.stringContaining('email') } })
+    expect(missing.body).toMatchObject({
+      error: { code: 'invalid_data', message: expect.stringContaining('email') },
+    })
     const wrongType = await s.request('/passwordless/authenticate', {
       appId: app.id,
       ip: freshIp(),
@@ -359,9 +407,14 @@ describeBackends('passwordless (e-mail)', (get) => {
   test('error: link and unlink need a valid access token', async () => {
     const s = get()
     const app = await s.newApp()
-    const none = await s.request('/passwordless/unlink', { appId: app.id, body: { address: 'a@b.co' } })
+    const none = await s.request('/passwordless/unlink', {
+      appId: app.id,
+      body: { address: 'a@b.co' },
+    })
     expect(none.status).toBe(401)
-    expect(none.body).toMatchObject({ error: { code: 'not_authenticated', message: 'User is not authenticated.' } })
+    expect(none.body).toMatchObject({
+      error: { code: 'not_authenticated', message: 'User is not authenticated.' },
+    })
     const forged = await s.request('/passwordless/link', {
       appId: app.id,
       token: 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln',

@@ -5,12 +5,7 @@ import { z } from 'zod'
 import { loadUser } from '../accounts.ts'
 import type { Deps } from '../context.ts'
 import { type HonoEnv, readBody, SUCCESS } from '../http.ts'
-import {
-  createForkToken,
-  logoutSession,
-  redeemForkToken,
-  refreshSession,
-} from './service.ts'
+import { createForkToken, logoutSession, redeemForkToken, refreshSession } from './service.ts'
 
 const logoutBody = z.object({ refresh_token: z.string().max(512).nullish() })
 

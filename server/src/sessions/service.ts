@@ -108,7 +108,11 @@ export async function refreshSession(
         .execute()
       return { kind: 'ok', sessionId: row.session_id, userId: row.user_id, refreshToken }
     }
-    if (now.getTime() - row.rotated_at.getTime() <= REFRESH_GRACE_MS && row.child_hash && row.child_sealed) {
+    if (
+      now.getTime() - row.rotated_at.getTime() <= REFRESH_GRACE_MS &&
+      row.child_hash &&
+      row.child_sealed
+    ) {
       const child = await trx
         .selectFrom('refresh_tokens')
         .select('rotated_at')
@@ -163,7 +167,11 @@ export async function logoutSession(
 }
 
 /** Whether a session is open (not revoked, not past its absolute lifetime). */
-export async function isSessionLive(deps: SessionDeps, appId: string, sessionId: string): Promise<boolean> {
+export async function isSessionLive(
+  deps: SessionDeps,
+  appId: string,
+  sessionId: string,
+): Promise<boolean> {
   const row = await deps.db
     .selectFrom('sessions')
     .select(['revoked_at', 'expires_at'])

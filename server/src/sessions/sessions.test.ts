@@ -48,14 +48,21 @@ describeBackends('sessions', (get) => {
     const { appId, auth } = await signedIn()
     const answers = await Promise.all(
       Array.from({ length: 8 }, () =>
-        s.request<RefreshResponse>('/sessions', { appId, body: { refresh_token: auth.refresh_token } }),
+        s.request<RefreshResponse>('/sessions', {
+          appId,
+          body: { refresh_token: auth.refresh_token },
+        }),
       ),
     )
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200))
     const tokens = new Set(answers.map((a) => a.body.refresh_token))
     expect(tokens.size).toBe(1)
     const sid = decodeJwt(auth.token).sid as string
-    const session = await s.deps.db.selectFrom('sessions').selectAll().where('id', '=', sid).executeTakeFirstOrThrow()
+    const session = await s.deps.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id', '=', sid)
+      .executeTakeFirstOrThrow()
     expect(session.revoked_at).toBeNull()
     const [current] = [...tokens]
     const next = await s.request('/sessions', { appId, body: { refresh_token: current } })
@@ -65,9 +72,15 @@ describeBackends('sessions', (get) => {
   test('behavior: the immediate parent within 10 s answers the current pair', async () => {
     const s = get()
     const { appId, auth } = await signedIn()
-    const first = await s.request<RefreshResponse>('/sessions', { appId, body: { refresh_token: auth.refresh_token } })
+    const first = await s.request<RefreshResponse>('/sessions', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
     s.clock.advance(REFRESH_GRACE_MS - 1000)
-    const late = await s.request<RefreshResponse>('/sessions', { appId, body: { refresh_token: auth.refresh_token } })
+    const late = await s.request<RefreshResponse>('/sessions', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
     expect(late.status).toBe(200)
     expect(late.body.refresh_token).toBe(first.body.refresh_token)
   })
@@ -75,12 +88,21 @@ describeBackends('sessions', (get) => {
   test('race: a stale token after the 10 s window revokes the whole session', async () => {
     const s = get()
     const { appId, auth } = await signedIn()
-    const first = await s.request<RefreshResponse>('/sessions', { appId, body: { refresh_token: auth.refresh_token } })
+    const first = await s.request<RefreshResponse>('/sessions', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
     s.clock.advance(REFRESH_GRACE_MS + 1000)
-    const stale = await s.request('/sessions', { appId, body: { refresh_token: auth.refresh_token } })
+    const stale = await s.request('/sessions', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
     expect(stale.status).toBe(401)
     expect(stale.body).toMatchObject({ error: { code: 'invalid_refresh_token' } })
-    const current = await s.request('/sessions', { appId, body: { refresh_token: first.body.refresh_token } })
+    const current = await s.request('/sessions', {
+      appId,
+      body: { refresh_token: first.body.refresh_token },
+    })
     expect(current.status).toBe(401)
     // The access token of the revoked session no longer passes either.
     const unlink = await s.request('/passwordless/unlink', {
@@ -94,9 +116,15 @@ describeBackends('sessions', (get) => {
   test('behavior: a grandparent token inside 10 s is reuse too', async () => {
     const s = get()
     const { appId, auth } = await signedIn()
-    const a = await s.request<RefreshResponse>('/sessions', { appId, body: { refresh_token: auth.refresh_token } })
+    const a = await s.request<RefreshResponse>('/sessions', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
     await s.request('/sessions', { appId, body: { refresh_token: a.body.refresh_token } })
-    const reuse = await s.request('/sessions', { appId, body: { refresh_token: auth.refresh_token } })
+    const reuse = await s.request('/sessions', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
     expect(reuse.status).toBe(401)
   })
 
@@ -108,10 +136,16 @@ describeBackends('sessions', (get) => {
     const empty = await s.request('/sessions', { appId, body: { refresh_token: '' } })
     expect(empty.status).toBe(400)
     const other = await s.newApp()
-    const cross = await s.request('/sessions', { appId: other.id, body: { refresh_token: auth.refresh_token } })
+    const cross = await s.request('/sessions', {
+      appId: other.id,
+      body: { refresh_token: auth.refresh_token },
+    })
     expect(cross.status).toBe(401)
     s.clock.advance(SESSION_LIFETIME_MS + 1000)
-    const expired = await s.request('/sessions', { appId, body: { refresh_token: auth.refresh_token } })
+    const expired = await s.request('/sessions', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
     expect(expired.status).toBe(401)
     s.clock.advance(-(SESSION_LIFETIME_MS + 1000))
   })
@@ -119,11 +153,17 @@ describeBackends('sessions', (get) => {
   test('behavior: logout revokes the session', async () => {
     const s = get()
     const { appId, auth } = await signedIn()
-    const out = await s.request('/sessions/logout', { appId, body: { refresh_token: auth.refresh_token } })
+    const out = await s.request('/sessions/logout', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
     expect(out.status).toBe(200)
     const r = await s.request('/sessions', { appId, body: { refresh_token: auth.refresh_token } })
     expect(r.status).toBe(401)
-    const again = await s.request('/sessions/logout', { appId, body: { refresh_token: auth.refresh_token } })
+    const again = await s.request('/sessions/logout', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
     expect(again.status).toBe(200)
   })
 
@@ -161,17 +201,30 @@ describeBackends('sessions', (get) => {
     expect(child.user.id).toBe(auth.user.id)
     const childSid = decodeJwt(child.token).sid
     expect(childSid).not.toBe(decodeJwt(auth.token).sid)
-    const row = await s.deps.db.selectFrom('sessions').selectAll().where('id', '=', childSid as string).executeTakeFirstOrThrow()
+    const row = await s.deps.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id', '=', childSid as string)
+      .executeTakeFirstOrThrow()
     expect(row.parent_id).toBe(decodeJwt(auth.token).sid)
     // Both sessions live on.
-    expect((await s.request('/sessions', { appId, body: { refresh_token: child.refresh_token } })).status).toBe(200)
-    expect((await s.request('/sessions', { appId, body: { refresh_token: fork.body.refresh_token } })).status).toBe(200)
+    expect(
+      (await s.request('/sessions', { appId, body: { refresh_token: child.refresh_token } }))
+        .status,
+    ).toBe(200)
+    expect(
+      (await s.request('/sessions', { appId, body: { refresh_token: fork.body.refresh_token } }))
+        .status,
+    ).toBe(200)
   })
 
   test('error: a fork token lives 60 s', async () => {
     const s = get()
     const { appId, auth } = await signedIn()
-    const fork = await s.request<ForkResponse>('/sessions/fork', { appId, body: { refresh_token: auth.refresh_token } })
+    const fork = await s.request<ForkResponse>('/sessions/fork', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
     s.clock.advance(FORK_TOKEN_TTL_MS + 1)
     const late = await s.request('/sessions/fork/recover', {
       appId,
@@ -183,7 +236,10 @@ describeBackends('sessions', (get) => {
   test('error: a fork token of a logged-out session does not recover', async () => {
     const s = get()
     const { appId, auth } = await signedIn()
-    const fork = await s.request<ForkResponse>('/sessions/fork', { appId, body: { refresh_token: auth.refresh_token } })
+    const fork = await s.request<ForkResponse>('/sessions/fork', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
     await s.request('/sessions/logout', { appId, body: { refresh_token: fork.body.refresh_token } })
     const r = await s.request('/sessions/fork/recover', {
       appId,
@@ -204,14 +260,25 @@ test('behavior: a host backend verifies tokens against the published JWKS with j
   const api = await startServer({
     port: 0,
     host: '127.0.0.1',
-    env: { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET, SMTP_URL: '', LATCH_ISSUER: 'https://auth.example.com' },
+    env: {
+      DATABASE_URL: 'memory://',
+      LATCH_SECRET: TEST_SECRET,
+      SMTP_URL: '',
+      LATCH_ISSUER: 'https://auth.example.com',
+    },
     log: () => {},
   })
   try {
-    const app = await api.admin.createApp({ name: 'JWKS', allowedOrigins: ['http://localhost:5173'] })
+    const app = await api.admin.createApp({
+      name: 'JWKS',
+      allowedOrigins: ['http://localhost:5173'],
+    })
     const { createSession } = await import('./service.ts')
     const { authenticateWithAccount } = await import('../accounts.ts')
-    const { user } = await authenticateWithAccount(api.deps.db, app.id, { type: 'email', address: 'jwks@example.com' })
+    const { user } = await authenticateWithAccount(api.deps.db, app.id, {
+      type: 'email',
+      address: 'jwks@example.com',
+    })
     const session = await createSession(api.deps, app.id, user.id)
     const jwks = createRemoteJWKSet(new URL(`${api.url}/api/v1/apps/${app.id}/jwks.json`))
     const { payload, protectedHeader } = await jwtVerify(session.token, jwks, {
@@ -222,7 +289,9 @@ test('behavior: a host backend verifies tokens against the published JWKS with j
     expect(protectedHeader.alg).toBe('ES256')
     expect(payload.sub).toBe(user.id)
     expect(payload.sid).toBe(session.sessionId)
-    const keys = (await (await fetch(`${api.url}/api/v1/apps/${app.id}/jwks.json`)).json()) as { keys: { kid: string; d?: string }[] }
+    const keys = (await (await fetch(`${api.url}/api/v1/apps/${app.id}/jwks.json`)).json()) as {
+      keys: { kid: string; d?: string }[]
+    }
     expect(keys.keys).toHaveLength(2)
     expect(keys.keys.every((k) => k.d === undefined)).toBe(true)
     // After a rotation, the next key signs, and it was published before.
@@ -232,9 +301,13 @@ test('behavior: a host backend verifies tokens against the published JWKS with j
     // Another app's audience is refused.
     const other = await api.admin.createApp({ name: 'Other', allowedOrigins: [] })
     await expect(
-      jwtVerify(session.token, createRemoteJWKSet(new URL(`${api.url}/api/v1/apps/${other.id}/jwks.json`)), {
-        audience: other.id,
-      }),
+      jwtVerify(
+        session.token,
+        createRemoteJWKSet(new URL(`${api.url}/api/v1/apps/${other.id}/jwks.json`)),
+        {
+          audience: other.id,
+        },
+      ),
     ).rejects.toThrow()
   } finally {
     await api.close()
@@ -242,6 +315,8 @@ test('behavior: a host backend verifies tokens against the published JWKS with j
 })
 
 function decodeProtectedKid(token: string): string {
-  const header = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()) as { kid: string }
+  const header = JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()) as {
+    kid: string
+  }
   return header.kid
 }

@@ -14,7 +14,11 @@ describeBackends('passwordless_sms', (get) => {
     const ip = freshIp()
     // A US number as a person types it.
     const local = `(${number.slice(2, 5)}) ${number.slice(5, 8)}-${number.slice(8)}`
-    const init = await s.request('/passwordless_sms/init', { appId: app.id, ip, body: { phoneNumber: local } })
+    const init = await s.request('/passwordless_sms/init', {
+      appId: app.id,
+      ip,
+      body: { phoneNumber: local },
+    })
     expect(init.status).toBe(200)
     const code = await s.twilio.waitForCode(number)
     const sms = s.twilio.messages.find((m) => m.to === number)
@@ -50,26 +54,44 @@ describeBackends('passwordless_sms', (get) => {
   test('error: an invalid number answers 400 with the validation message', async () => {
     const s = get()
     const app = await s.newApp()
-    const r = await s.request('/passwordless_sms/init', { appId: app.id, ip: freshIp(), body: { phoneNumber: '12' } })
+    const r = await s.request('/passwordless_sms/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { phoneNumber: '12' },
+    })
     expect(r.status).toBe(400)
-    expect(r.body).toMatchObject({ error: { code: 'invalid_data', message: 'Please enter a valid US phone number' } })
+    expect(r.body).toMatchObject({
+      error: { code: 'invalid_data', message: 'Please enter a valid US phone number' },
+    })
   })
 
   test('behavior: the allowlist holds phone numbers too', async () => {
     const s = get()
     const allowed = phone()
     const app = await s.newApp({ allowlist: { enabled: true, entries: [allowed] } })
-    const no = await s.request('/passwordless_sms/init', { appId: app.id, ip: freshIp(), body: { phoneNumber: phone() } })
+    const no = await s.request('/passwordless_sms/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { phoneNumber: phone() },
+    })
     expect(no.status).toBe(403)
     expect(no.body).toMatchObject({ error: { code: 'allowlist_rejected' } })
-    const yes = await s.request('/passwordless_sms/init', { appId: app.id, ip: freshIp(), body: { phoneNumber: allowed } })
+    const yes = await s.request('/passwordless_sms/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { phoneNumber: allowed },
+    })
     expect(yes.status).toBe(200)
   })
 
   test('error: SMS off for the app answers method_not_available', async () => {
     const s = get()
     const app = await s.newApp({ loginMethods: ['email'] })
-    const r = await s.request('/passwordless_sms/init', { appId: app.id, ip: freshIp(), body: { phoneNumber: phone() } })
+    const r = await s.request('/passwordless_sms/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { phoneNumber: phone() },
+    })
     expect(r.status).toBe(403)
   })
 })
@@ -82,7 +104,9 @@ test('behavior: the Twilio double refuses bad credentials and missing fields lik
     const good = `Basic ${Buffer.from(`${t.accountSid}:${t.authToken}`).toString('base64')}`
     const bad = await fetch(url, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${t.accountSid}:wrong`).toString('base64')}` },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${t.accountSid}:wrong`).toString('base64')}`,
+      },
       body: new URLSearchParams({ To: '+14155550100', From: t.from, Body: 'x' }),
     })
     expect(bad.status).toBe(401)
@@ -99,7 +123,11 @@ test('behavior: the Twilio double refuses bad credentials and missing fields lik
       body: new URLSearchParams({ To: '+14155550100', From: t.from, Body: 'code 123456' }),
     })
     expect(ok.status).toBe(201)
-    expect(await ok.json()).toMatchObject({ sid: expect.stringMatching(/^SM/), status: 'queued', to: '+14155550100' })
+    expect(await ok.json()).toMatchObject({
+      sid: expect.stringMatching(/^SM/),
+      status: 'queued',
+      to: '+14155550100',
+    })
     expect(await t.waitForCode('+14155550100', { timeoutMs: 1000 })).toBe('123456')
     await expect(t.waitForCode('+14155550100', { timeoutMs: 50 })).rejects.toThrow('No code')
   } finally {

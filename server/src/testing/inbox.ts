@@ -41,7 +41,9 @@ export class Inbox<M extends ReceivedMessage> {
       }
       const left = deadline - Date.now()
       if (left <= 0) {
-        throw new Error(`No code for ${to} within ${timeoutMs} ms (${this.messages.length} messages seen)`)
+        throw new Error(
+          `No code for ${to} within ${timeoutMs} ms (${this.messages.length} messages seen)`,
+        )
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, left)

@@ -49,16 +49,11 @@ export async function startPostgres(): Promise<RunningPostgres | null> {
   const data = join(root, 'data')
   chmodSync(root, 0o777)
   const user = postgresUser()
-  execFileSync(join(POSTGRES_BIN, 'initdb'), [
-    '-D',
-    data,
-    '-U',
-    'postgres',
-    '--auth=trust',
-    '--no-sync',
-    '--encoding=UTF8',
-    '--locale=C',
-  ], { stdio: 'pipe', timeout: START_TIMEOUT_MS, cwd: root, ...user })
+  execFileSync(
+    join(POSTGRES_BIN, 'initdb'),
+    ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '--encoding=UTF8', '--locale=C'],
+    { stdio: 'pipe', timeout: START_TIMEOUT_MS, cwd: root, ...user },
+  )
   const port = await freePort()
   const args = [
     '-D',
@@ -115,7 +110,9 @@ export async function startPostgres(): Promise<RunningPostgres | null> {
       await client.end().catch(() => {})
       if (Date.now() > deadline) {
         await stop()
-        throw new Error(`postgres did not accept connections within ${START_TIMEOUT_MS} ms: ${stderr}`)
+        throw new Error(
+          `postgres did not accept connections within ${START_TIMEOUT_MS} ms: ${stderr}`,
+        )
       }
       await new Promise((r) => setTimeout(r, 100))
     }

@@ -24,7 +24,9 @@ function header(raw: string, name: string): string {
   const head = raw.split(/\r?\n\r?\n/, 1)[0] ?? ''
   // Unfold continuation lines, then find the header.
   const unfolded = head.replace(/\r?\n[ \t]+/g, ' ')
-  const line = unfolded.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`))
+  const line = unfolded
+    .split(/\r?\n/)
+    .find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`))
   return line ? line.slice(name.length + 1).trim() : ''
 }
 
@@ -41,11 +43,21 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8')
         const subject = header(raw, 'subject')
-        const body = raw.split(/\r?\n\r?\n/).slice(1).join('\n\n')
+        const body = raw
+          .split(/\r?\n\r?\n/)
+          .slice(1)
+          .join('\n\n')
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : ''
         for (const rcpt of session.envelope.rcptTo) {
           // The subject carries the code; the body is the fallback.
-          inbox.push({ to: rcpt.address, from, subject, raw, body: `${subject}\n${body}`, at: new Date() })
+          inbox.push({
+            to: rcpt.address,
+            from,
+            subject,
+            raw,
+            body: `${subject}\n${body}`,
+            at: new Date(),
+          })
         }
         callback()
       })

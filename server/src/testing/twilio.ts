@@ -35,7 +35,12 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function twilioError(res: ServerResponse, status: number, code: number, message: string): void {
-  send(res, status, { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status })
+  send(res, status, {
+    code,
+    message,
+    more_info: `https://www.twilio.com/docs/errors/${code}`,
+    status,
+  })
 }
 
 async function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
@@ -72,7 +77,12 @@ export async function startTwilioDouble(
       }
       const form = await readForm(req)
       if (!form) {
-        twilioError(res, 400, 21617, 'The concatenated message body exceeds the 1600 character limit')
+        twilioError(
+          res,
+          400,
+          21617,
+          'The concatenated message body exceeds the 1600 character limit',
+        )
         return
       }
       const to = form.get('To')

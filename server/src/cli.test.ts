@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { ServerAppConfig } from '@latch/shared'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { runCli, USAGE } from './cli.ts'
+import { TEST_SECRET } from './test-support.ts'
+import { type RunningPostgres, startPostgres } from './testing/index.ts'
+
+let pg: RunningPostgres | null = null
+let env: Record<string, string> = {}
+let dir = ''
+
+beforeAll(async () => {
+  // PostgreSQL opens fast; without it the CLI runs on a PGlite data folder (slower to open).
+  dir = mkdtempSync(join(tmpdir(), 'latch-cli-'))
+  pg = await startPostgres()
+  env = pg
+    ? { DATABASE_URL: await pg.createDatabase(), LATCH_SECRET: TEST_SECRET }
+    : { LATCH_DATA_DIR: dir }
+})
+afterAll(async () => {
+  await pg?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = ''
+  let err = ''
+  const code = await runCli(argv, {
+    out: (t) => {
+      out += `${t}\n`
+    },
+    err: (t) => {
+      err += `${t}\n`
+    },
+    env,
+  })
+  return { code, out, err }
+}
+
+test('behavior: apps create prints the id; show, list and update read and change the app', async () => {
+  const created = await cli(
+    'apps',
+    'create',
+    '--name',
+    'Demo',
+    '--origin',
+    'http://localhost:5173',
+    '--json',
+  )
+  expect(created.code).toBe(0)
+  const app = JSON.parse(created.out) as ServerAppConfig
+  expect(app.id).toMatch(/^[a-z0-9]{25}$/)
+  expect(app.allowedOrigins).toEqual(['http://localhost:5173'])
+
+  const human = await cli(
+    'apps',
+    'create',
+    '--name',
+    'Second',
+    '--origin',
+    'https://a.example',
+    '--origin',
+    'https://b.example',
+  )
+  expect(human.out).toMatch(/^Created app [a-z0-9]{25}\n/)
+  expect(human.out).toContain('allowed origins         https://a.example, https://b.example')
+
+  const updated = await cli(
+    'apps',
+    'update',
+    app.id,
+    '--login-methods',
+    'email,sms,google',
+    '--allowlist',
+    'on',
+    '--allow',
+    'vip@example.com',
+    '--theme',
+    'dark',
+    '--accent-color',
+    '#123456',
+    '--terms',
+    'https://example.com/terms',
+    '--create-on-login',
+    'all-users',
+    '--require-passcode',
+    'on',
+    '--add-origin',
+    'https://www.example.com',
+    '--oauth-json',
+    '{"google":{"clientId":"gid","clientSecret":"gsecret"}}',
+    '--json',
+  )
+  expect(updated.code).toBe(0)
+  const after = JSON.parse(updated.out) as ServerAppConfig
+  expect(after).toMatchObject({
+    emailAuth: true,
+    smsAuth: true,
+    googleOAuth: true,
+    walletAuth: false,
+    allowlistEnabled: true,
+    theme: 'dark',
+    accentColor: '#123456',
+    termsAndConditionsUrl: 'https://example.com/terms',
+    embeddedWalletConfig: { createOnLogin: 'all-users', requireUserPasswordOnCreate: true },
+    allowedOrigins: ['http://localhost:5173', 'https://www.example.com'],
+  })
+
+  const shown = await cli('apps', 'show', app.id)
+  expect(shown.out).toContain('login methods           email, sms, google')
+  expect(shown.out).toContain('allowlist               on')
+
+  const list = await cli('apps', 'list')
+  expect(list.out).toMatch(/^ID\s+NAME\s+ORIGINS/)
+  expect(list.out).toContain(`${app.id}  Demo`)
+  const listJson = JSON.parse((await cli('apps', 'list', '--json')).out) as ServerAppConfig[]
+  expect(listJson.map((a) => a.name)).toEqual(['Demo', 'Second'])
+})
+
+test('error: bad commands and settings exit non-zero with a reason', async () => {
+  expect((await cli('apps', 'create', '--origin', 'http://x.example')).err).toContain(
+    'needs --name',
+  )
+  expect((await cli('apps', 'create', '--name', 'x')).err).toContain('at least one --origin')
+  const unknownMethod = await cli(
+    'apps',
+    'create',
+    '--name',
+    'x',
+    '--origin',
+    'http://x.example',
+    '--login-methods',
+    'fax',
+  )
+  expect(unknownMethod.code).toBe(2)
+  expect(unknownMethod.err).toContain('Unknown login method(s): fax')
+  const badOrigin = await cli('apps', 'create', '--name', 'x', '--origin', 'not a url')
+  expect(badOrigin.code).toBe(1)
+  expect(badOrigin.err).toContain('allowedOrigins')
+  const missing = await cli('apps', 'show', 'z'.repeat(25))
+  expect(missing.code).toBe(1)
+  expect(missing.err).toContain('No app with id')
+  expect((await cli('apps', 'frobnicate')).code).toBe(2)
+  expect((await cli('--bogus')).code).toBe(2)
+  const help = await cli('help')
+  expect(help.code).toBe(0)
+  expect(help.out).toBe(`${USAGE}\n`)
+})
