@@ -1,0 +1,165 @@
+/**
+ * The API under load over real HTTP: e-mail sign-in (init + authenticate) and refresh, at a
+ * fixed concurrency, on PGlite (in memory) and on PostgreSQL (from the installed binaries).
+ * Codes are read from the log delivery, so no mail server sits in the measurement.
+ */
+import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
+import { startServer } from '../server/src/index.ts'
+import { startPostgres } from '../server/src/testing/index.ts'
+
+const CONCURRENCY = 8
+const LOGINS = 160
+const REFRESHES = 480
+const SECRET = 'bench-secret-bench-secret-bench-secret-0123'
+
+interface Row {
+  backend: string
+  scenario: string
+  ops: number
+  seconds: number
+  p50: number
+  p99: number
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
+}
+
+async function measure(
+  backend: string,
+  scenario: string,
+  ops: number,
+  op: (i: number, worker: number) => Promise<void>,
+): Promise<Row> {
+  const latencies: number[] = []
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async (_, worker) => {
+      for (let i = next++; i < ops; i = next++) {
+        const t = performance.now()
+        await op(i, worker)
+        latencies.push(performance.now() - t)
+      }
+    }),
+  )
+  const seconds = (performance.now() - started) / 1000
+  latencies.sort((a, b) => a - b)
+  return {
+    backend,
+    scenario,
+    ops,
+    seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+  }
+}
+
+async function benchBackend(backend: string, databaseUrl: string): Promise<Row[]> {
+  const codes = new Map<string, string>()
+  const api = await startServer({
+    port: 0,
+    env: {
+      DATABASE_URL: databaseUrl,
+      LATCH_SECRET: SECRET,
+      LATCH_TRUST_PROXY: '1',
+      SMTP_URL: '',
+      TWILIO_ACCOUNT_SID: '',
+      TWILIO_AUTH_TOKEN: '',
+      TWILIO_FROM: '',
+      NODE_ENV: 'development',
+    },
+    log: (line) => {
+      const m = /^\[latch\] e-mail code for (\S+): (\d{6})$/.exec(line)
+      if (m?.[1] && m[2]) codes.set(m[1], m[2])
+    },
+  })
+  try {
+    const app = await api.admin.createApp({
+      name: 'Bench',
+      allowedOrigins: ['http://localhost:5173'],
+    })
+    const post = async (
+      path: string,
+      body: unknown,
+      ip: string,
+    ): Promise<Record<string, unknown>> => {
+      const res = await fetch(`${api.url}${API_PREFIX}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [APP_ID_HEADER]: app.id,
+          [CLIENT_HEADER]: CLIENT_NAME,
+          // One client per operation: the per-IP budget is not what is measured.
+          'x-forwarded-for': ip,
+        },
+        body: JSON.stringify(body),
+      })
+      const json = (await res.json()) as Record<string, unknown>
+      if (res.status !== 200)
+        throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`)
+      return json
+    }
+    const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`
+    const login = async (i: number): Promise<string> => {
+      const email = `bench${i}@example.com`
+      await post('/passwordless/init', { email }, ip(i))
+      const code = codes.get(email)
+      if (!code) throw new Error(`no code logged for ${email}`)
+      const auth = await post('/passwordless/authenticate', { email, code }, ip(i))
+      return auth.refresh_token as string
+    }
+    // Warm up (JIT, key cache, connection pool).
+    for (let i = 0; i < CONCURRENCY; i++) await login(1_000_000 + i)
+
+    const rows: Row[] = []
+    rows.push(
+      await measure(backend, 'e-mail init + authenticate', LOGINS, (i) => login(i).then(() => {})),
+    )
+    const chains = await Promise.all(
+      Array.from({ length: CONCURRENCY }, (_, w) => login(2_000_000 + w)),
+    )
+    rows.push(
+      await measure(backend, 'refresh (rotation)', REFRESHES, async (i, worker) => {
+        const answer = await post('/sessions', { refresh_token: chains[worker] }, ip(3_000_000 + i))
+        chains[worker] = answer.refresh_token as string
+      }),
+    )
+    return rows
+  } finally {
+    await api.close()
+  }
+}
+
+export default async function run(): Promise<void> {
+  const rows: Row[] = []
+  console.log(`Latch API benchmark: concurrency ${CONCURRENCY}, real HTTP on 127.0.0.1\n`)
+  rows.push(...(await benchBackend('PGlite (memory)', 'memory://')))
+  const pg = await startPostgres()
+  if (pg) {
+    try {
+      rows.push(...(await benchBackend('PostgreSQL 15', await pg.createDatabase('latch_bench'))))
+    } finally {
+      await pg.close()
+    }
+  } else {
+    console.log(
+      'PostgreSQL binaries not found under /usr/lib/postgresql/15/bin: PostgreSQL skipped\n',
+    )
+  }
+  const header = ['backend', 'scenario', 'ops', 'ops/s', 'p50 ms', 'p99 ms']
+  const table = rows.map((r) => [
+    r.backend,
+    r.scenario,
+    String(r.ops),
+    (r.ops / r.seconds).toFixed(1),
+    r.p50.toFixed(1),
+    r.p99.toFixed(1),
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => (t[i] ?? '').length)))
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`
+  console.log(line(header))
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
+  for (const t of table) console.log(line(t))
+}
