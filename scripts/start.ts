@@ -85,7 +85,7 @@ async function main(): Promise<void> {
 
   try {
     say('building the host SDK and the modal app…')
-    await buildFrontendOnce()
+    const dirs = await buildFrontendOnce()
 
     const api = await startServer({
       host: '127.0.0.1',
@@ -96,7 +96,13 @@ async function main(): Promise<void> {
     stops.push({ name: 'API', stop: () => api.close() })
     say(`API        ${api.url}`)
 
-    const modal = await startModalServer({ host: '127.0.0.1', port: modalPort, apiUrl })
+    const modal = await startModalServer({
+      host: '127.0.0.1',
+      port: modalPort,
+      apiUrl,
+      distDir: dirs.modal,
+      sdkDir: dirs.sdk,
+    })
     stops.push({ name: 'modal server', stop: () => modal.close() })
     say(`modal      ${modal.url}  (sdk.js, latch.js)`)
 

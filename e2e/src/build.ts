@@ -1,18 +1,36 @@
 /**
- * Builds the frontend (host SDK and modal app) at most once per source state: the e2e spec
- * files each run in their own worker, so a hash of the sources, kept beside the cache, tells a
- * worker that an earlier one of the same run (or an earlier run) already built these sources.
+ * Builds the frontend (host SDK and modal app) once per run into a private folder: the e2e spec
+ * files each run in their own worker, so a marker beside the cache (the run's id and a hash of
+ * the sources) tells a worker that an earlier one of the same run, or an earlier run of the same
+ * sources, already built them. The builds are copied out of modal-app/dist and host-sdk/dist at
+ * once, so another engineer's build running meanwhile cannot change what the specs serve.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildHostSdk } from '../../host-sdk/build.ts'
-import { buildModalApp } from '../../modal-app/build.ts'
+import { buildModalApp, MODAL_DIST } from '../../modal-app/build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'latch-e2e')
-const MARKER = join(CACHE_DIR, 'frontend.sha256')
+const MARKER = join(CACHE_DIR, 'frontend.json')
+
+/** Where the harness and `npm start` serve the built frontend from. */
+export const FRONTEND_DIRS = {
+  /** The modal page (index.html and assets), for startModalServer's distDir. */
+  modal: join(CACHE_DIR, 'modal'),
+  /** sdk.js and latch.js, for startModalServer's sdkDir. */
+  sdk: join(CACHE_DIR, 'sdk'),
+} as const
 
 /** Folders whose files end up in the bundles. Tests, builds and caches are left out. */
 const SOURCES = ['shared', 'host-sdk', 'modal-app']
@@ -45,31 +63,50 @@ export function frontendSourceHash(): string {
   return hash.digest('hex')
 }
 
-/** Output folders the builds write; a missing one means the marker cannot be trusted. */
+/** The files served; a missing one means the marker cannot be trusted. */
 function outputsExist(): boolean {
-  return ['host-sdk/dist', 'modal-app/dist'].every((dir) => {
-    const path = join(ROOT, dir)
-    return existsSync(path) && statSync(path).isDirectory()
-  })
+  return [
+    join(FRONTEND_DIRS.modal, 'index.html'),
+    join(FRONTEND_DIRS.sdk, 'sdk.js'),
+    join(FRONTEND_DIRS.sdk, 'latch.js'),
+  ].every((file) => existsSync(file))
+}
+
+/** Vitest's workers are children of one process per run; LATCH_E2E_RUN_ID overrides. */
+const runId = () => process.env.LATCH_E2E_RUN_ID ?? `ppid-${process.ppid}`
+
+interface Marker {
+  hash: string
+  runId: string
+}
+
+function readMarker(): Marker | null {
+  try {
+    return JSON.parse(readFileSync(MARKER, 'utf8')) as Marker
+  } catch {
+    return null
+  }
 }
 
 let pending: Promise<void> | undefined
 
 /**
- * Builds the host SDK and the modal app unless these exact sources were built already.
- * Set LATCH_E2E_REBUILD=1 to force a build.
+ * Builds the host SDK and the modal app into FRONTEND_DIRS, unless this run or these exact
+ * sources built them already. Set LATCH_E2E_REBUILD=1 to force a build.
  */
-export function buildFrontendOnce(): Promise<void> {
+export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
   pending ??= (async () => {
     const hash = frontendSourceHash()
+    const marker = readMarker()
     const force = process.env.LATCH_E2E_REBUILD === '1'
-    if (!force && outputsExist() && existsSync(MARKER) && readFileSync(MARKER, 'utf8') === hash) {
-      return
-    }
-    await buildHostSdk()
-    await buildModalApp()
+    if (!force && outputsExist() && (marker?.hash === hash || marker?.runId === runId())) return
+    rmSync(FRONTEND_DIRS.sdk, { recursive: true, force: true })
+    rmSync(FRONTEND_DIRS.modal, { recursive: true, force: true })
     mkdirSync(CACHE_DIR, { recursive: true })
-    writeFileSync(MARKER, hash)
+    await buildHostSdk({ outDir: FRONTEND_DIRS.sdk })
+    await buildModalApp()
+    cpSync(MODAL_DIST, FRONTEND_DIRS.modal, { recursive: true })
+    writeFileSync(MARKER, JSON.stringify({ hash, runId: runId() } satisfies Marker))
   })()
-  return pending
+  return pending.then(() => FRONTEND_DIRS)
 }

@@ -194,9 +194,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     stops.push(() => api.close())
     const apiUrl = new URL(api.url).origin
 
-    await buildDone
+    const dirs = await buildDone
     const modal = await withTimeout(
-      startModalServer({ host: '127.0.0.1', port: modalPort, apiUrl }),
+      startModalServer({
+        host: '127.0.0.1',
+        port: modalPort,
+        apiUrl,
+        distDir: dirs.modal,
+        sdkDir: dirs.sdk,
+      }),
       WAIT_MS,
       'starting the modal server',
     )

@@ -65,7 +65,8 @@ test('behavior: a signed-in user links a phone, unlinks the e-mail, then links a
   expect(withEmail.email?.address).toBe(second)
   expect(withEmail.phone?.number).toBe(phone.e164)
 
-  // The unlinked address is free again: it signs in as a new user.
+  // The unlinked address is free again: later, it signs in as a new user.
+  await h().ageCodes(email)
   const fresh = await signInByEmail(h(), await h().open({ appId: app.id }), email)
   expect(fresh.isNewUser).toBe(true)
   expect(fresh.user.id).not.toBe(user.id)

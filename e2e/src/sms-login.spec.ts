@@ -14,7 +14,8 @@ test('behavior: a visitor signs in with an SMS code sent through the Twilio API'
   const shown = await demoUser(hp.page, (u) => u?.phone?.number === phone.e164)
   expect(shown?.id).toBe(result.user.id)
 
-  // Returning on a fresh browser: the same user.
+  // Returning later on a fresh browser: the same user.
+  await h().ageCodes(phone.e164)
   const again = await signInBySms(h(), await h().open({ appId: app.id }), phone)
   expect(again.isNewUser).toBe(false)
   expect(again.user.id).toBe(result.user.id)
