@@ -148,3 +148,56 @@ test('error: bad commands and settings exit non-zero with a reason', async () =>
   expect(help.code).toBe(0)
   expect(help.out).toBe(`${USAGE}\n`)
 })
+
+test('behavior: the OAuth feature flags set per-provider settings through apps create and update', async () => {
+  const created = await cli(
+    'apps',
+    'create',
+    '--name',
+    'Social',
+    '--origin',
+    'http://localhost:5173',
+    '--login-methods',
+    'email,google,github',
+    '--google-client-id',
+    'gid',
+    '--google-client-secret',
+    'gs',
+    '--json',
+  )
+  expect(created.code).toBe(0)
+  const app = JSON.parse(created.out) as ServerAppConfig
+  const updated = await cli(
+    'apps',
+    'update',
+    app.id,
+    '--google-token-url',
+    'http://127.0.0.1:9/token',
+    '--github-client-id',
+    'hid',
+  )
+  expect(updated.code).toBe(0)
+  const { openServices } = await import('./index.ts')
+  const { findApp } = await import('./apps/service.ts')
+  const services = await openServices({ env, log: () => {} })
+  try {
+    const record = await findApp(services.deps, app.id)
+    expect(record?.oauth.google).toMatchObject({
+      clientId: 'gid',
+      clientSecret: 'gs',
+      endpoints: { tokenUrl: 'http://127.0.0.1:9/token' },
+    })
+    expect(record?.oauth.github).toMatchObject({ clientId: 'hid' })
+  } finally {
+    await services.close()
+  }
+  const partial = await cli(
+    'apps',
+    'update',
+    app.id,
+    '--apple-token-url',
+    'http://127.0.0.1:9/token',
+  )
+  expect(partial.code).toBe(1)
+  expect(partial.err).toContain('--apple-client-id is required')
+})

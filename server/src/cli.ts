@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util'
 import {
   LOGIN_METHODS,
   type LoginMethod,
+  OAUTH_PROVIDERS,
   type ServerAppConfig,
   type ServerCreateOnLogin,
   type ThemeSetting,
@@ -19,6 +20,7 @@ import {
 } from './apps/service.ts'
 import type { Env } from './config.ts'
 import { openServices, startServer } from './index.ts'
+import { applyOAuthFlags, OAUTH_FLAGS_HELP } from './oauth/cli.ts'
 
 export const USAGE = `Latch API server
 
@@ -47,6 +49,8 @@ Settings (create and update):
   --wallet-connect-id <id>
   --oauth-json <json>            Per-provider OAuth settings, merged by provider, e.g.
                                  '{"google":{"clientId":"...","clientSecret":"..."}}'
+
+${OAUTH_FLAGS_HELP}
 
 The database and secret come from the same environment as \`serve\` (LATCH_DATA_DIR, DATABASE_URL,
 LATCH_SECRET). PGlite serves one process: stop the server before changing apps, or use PostgreSQL.
@@ -212,8 +216,17 @@ export interface CliIo {
 /** Runs one command; resolves with the exit code (serve resolves when the server stops). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>
+  let oauthFlags = false
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true })
+    // The OAuth flags (--google-client-id, ...) belong to the OAuth feature; it takes them out.
+    // Here only to split them off (a stand-in client id lets partial updates through); they
+    // are applied over the app's real settings below.
+    const split = applyOAuthFlags(
+      Object.fromEntries(OAUTH_PROVIDERS.map((p) => [p, { clientId: '-' }])),
+      argv,
+    )
+    oauthFlags = split.rest.length !== argv.length
+    parsed = parseArgs({ args: split.rest, options, allowPositionals: true, strict: true })
   } catch (e) {
     io.err(`${(e as Error).message}\n\n${USAGE}`)
     return 2
@@ -258,7 +271,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       case 'create': {
         if (!v.name) throw new UsageError('apps create needs --name')
         if (!v.origin?.length) throw new UsageError('apps create needs at least one --origin')
-        const app = await services.admin.createApp(settingsFromOptions(v) as AppInput)
+        const input = settingsFromOptions(v) as AppInput
+        if (oauthFlags) input.oauth = { ...input.oauth, ...applyOAuthFlags({}, argv).oauth }
+        const app = await services.admin.createApp(input)
         print(app, `Created app ${app.id}`)
         return 0
       }
@@ -293,6 +308,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           return 0
         }
         const patch = settingsFromOptions(v, current)
+        if (oauthFlags) {
+          patch.oauth = { ...patch.oauth, ...applyOAuthFlags(current.oauth, argv).oauth }
+        }
         if (Object.keys(patch).length === 0)
           throw new UsageError('apps update needs at least one setting')
         print(await services.admin.updateApp(id, patch), `Updated app ${id}`)
