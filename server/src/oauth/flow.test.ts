@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { OAUTH_PROVIDERS, OAUTH_RETURN_PARAM_NAMES, type OAuthProvider } from '@latch/shared'
 import { exportPKCS8, generateKeyPair, jwtVerify } from 'jose'
 import type { Kysely } from 'kysely'
@@ -309,6 +311,114 @@ describe('full flow against the stand-in provider', () => {
     await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
       code: 'oauth_invalid_code',
     })
+  })
+})
+
+describe('talking to the provider', () => {
+  test('behavior: client authentication per provider (Basic for Twitter, form body for Google)', async () => {
+    for (const provider of ['twitter', 'google'] as const) {
+      const { code, state } = await walk(provider)
+      await finishOAuth(deps, { app, code, state, userId: null })
+    }
+    const twitter = mock.lastTokenRequest('twitter')
+    // RFC 6749 section 2.3.1: both parts form-encoded, then Basic.
+    const basic = /^Basic (.+)$/.exec(twitter?.authorization ?? '')?.[1] ?? ''
+    const [id, secret] = Buffer.from(basic, 'base64').toString().split(':').map(decodeURIComponent)
+    expect([id, secret]).toEqual(['twitter-client', 'twitter-secret'])
+    expect(twitter?.body.client_secret).toBeUndefined()
+    expect(twitter?.body.code_verifier).toMatch(/^[\w-]{43,128}$/)
+    const google = mock.lastTokenRequest('google')
+    expect(google?.authorization).toBeUndefined()
+    expect(google?.body).toMatchObject({
+      client_id: 'google-client',
+      client_secret: 'google-secret',
+    })
+  })
+
+  test('behavior: a public client (no secret) relies on PKCE alone', async () => {
+    const publicApp: OAuthApp = {
+      ...app,
+      settings: {
+        ...app.settings,
+        discord: { ...mock.providerSettings('discord'), clientSecret: '' },
+      },
+    }
+    mock.signIn('discord', { sub: 'd-public', username: 'pub' })
+    const url = await startOAuth(deps, {
+      app: publicApp,
+      provider: 'discord',
+      redirectTo: HOST,
+      redirectUri: `${CALLBACK}/discord`,
+      userId: null,
+    })
+    const callback = await authorizeAtMock(url)
+    const { account } = await finishOAuth(deps, {
+      app: publicApp,
+      code: callback.searchParams.get('code') ?? '',
+      state: callback.searchParams.get('state') ?? '',
+      userId: null,
+    })
+    expect(account).toMatchObject({ subject: 'd-public' })
+    const sent = mock.lastTokenRequest('discord')
+    expect(sent?.authorization).toBeUndefined()
+    expect(sent?.body.client_secret).toBeUndefined()
+    expect(sent?.body.client_id).toBe('discord-client')
+  })
+
+  test('error: a profile endpoint failing', async () => {
+    const { code, state } = await walk('discord')
+    mock.service.once('beforeUserinfo', (res) => {
+      res.statusCode = 500
+      res.body = { message: 'down' }
+    })
+    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+      code: 'oauth_invalid_code',
+    })
+  })
+
+  test('error: a provider that never answers is given up on', async () => {
+    const silent = createServer(() => {})
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const port = (silent.address() as AddressInfo).port
+    const hanging: OAuthApp = {
+      ...app,
+      settings: {
+        ...app.settings,
+        github: {
+          ...mock.providerSettings('github'),
+          endpoints: {
+            ...mock.providerSettings('github').endpoints,
+            tokenUrl: `http://127.0.0.1:${port}/token`,
+          },
+        },
+      },
+    }
+    try {
+      const url = await startOAuth(deps, {
+        app: hanging,
+        provider: 'github',
+        redirectTo: HOST,
+        redirectUri: `${CALLBACK}/github`,
+        userId: null,
+      })
+      const callback = await authorizeAtMock(url)
+      const started = Date.now()
+      await expect(
+        finishOAuth(
+          { ...deps, timeoutMs: 300 },
+          {
+            app: hanging,
+            code: callback.searchParams.get('code') ?? '',
+            state: callback.searchParams.get('state') ?? '',
+            userId: null,
+          },
+        ),
+      ).rejects.toMatchObject({ code: 'oauth_invalid_code' })
+      expect(Date.now() - started).toBeLessThan(5000)
+    } finally {
+      silent.closeAllConnections()
+      await new Promise((resolve) => silent.close(resolve))
+    }
   })
 })
 

@@ -252,6 +252,13 @@ describe('errors', () => {
     expect(again.body.error?.code).toBe('oauth_invalid_code')
   })
 
+  test('behavior: of two parallel finishes of one flow, exactly one signs in', async () => {
+    mock.signIn('google', { sub: 'google-parallel', email: 'p@gmail.example' })
+    const body = await toHostPage('google')
+    const answers = await Promise.all([post('/authenticate', body), post('/authenticate', body)])
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400])
+  })
+
   test('error: redirect_to not among the allowed origins', async () => {
     const res = await post('/init', { provider: 'google', redirect_to: 'https://evil.example/x' })
     expect(res.status).toBe(403)
