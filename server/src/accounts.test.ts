@@ -1,0 +1,142 @@
+import { expect, test } from 'vitest'
+import {
+  authenticateWithAccount,
+  linkAccount,
+  loadUser,
+  type NewAccount,
+  unlinkAccount,
+} from './accounts.ts'
+import { describeBackends } from './test-support.ts'
+
+let n = 0
+const address = () => `0x${(++n).toString(16).padStart(8, '0')}${'ab'.repeat(16)}` as `0x${string}`
+const wallet = (addr: `0x${string}`, client: 'latch' | 'unknown' = 'unknown'): NewAccount => ({
+  type: 'wallet',
+  address: addr,
+  chainType: 'ethereum',
+  chainId: 'eip155:1',
+  walletClient: client,
+  walletClientType: client === 'latch' ? 'latch' : 'metamask',
+  connectorType: client === 'latch' ? 'embedded' : 'injected',
+  recoveryMethod: client === 'latch' ? 'user-passcode' : null,
+})
+
+describeBackends('accounts', (get) => {
+  test('race: parallel first sign-ins with one identifier create one user', async () => {
+    const s = get()
+    const app = await s.newApp()
+    const account: NewAccount = {
+      type: 'github_oauth',
+      subject: `gh-${++n}`,
+      username: 'octo',
+      name: null,
+      email: null,
+    }
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => authenticateWithAccount(s.deps.db, app.id, account)),
+    )
+    expect(new Set(results.map((r) => r.user.id)).size).toBe(1)
+    expect(results.filter((r) => r.isNewUser)).toHaveLength(1)
+    const rows = await s.deps.db
+      .selectFrom('users')
+      .select('id')
+      .where('app_id', '=', app.id)
+      .execute()
+    expect(rows).toHaveLength(1)
+  })
+
+  test('behavior: one identifier is one user per app, but separate across apps', async () => {
+    const s = get()
+    const a = await s.newApp()
+    const b = await s.newApp()
+    const email: NewAccount = { type: 'email', address: `same.${++n}@example.com` }
+    const inA = await authenticateWithAccount(s.deps.db, a.id, email)
+    const inB = await authenticateWithAccount(s.deps.db, b.id, email)
+    expect(inA.user.id).not.toBe(inB.user.id)
+    await expect(loadUser(s.deps.db, b.id, inA.user.id)).rejects.toMatchObject({
+      code: 'not_found',
+    })
+  })
+
+  test('behavior: wallets may be several, the in-app one is the active wallet and cannot be unlinked', async () => {
+    const s = get()
+    const app = await s.newApp()
+    const { user } = await authenticateWithAccount(s.deps.db, app.id, wallet(address()))
+    const embedded = address()
+    await linkAccount(s.deps.db, app.id, user.id, wallet(embedded, 'latch'))
+    const withTwo = await linkAccount(s.deps.db, app.id, user.id, wallet(address()))
+    expect(withTwo.linkedAccounts.filter((a) => a.type === 'wallet')).toHaveLength(3)
+    expect(withTwo.wallet?.address).toBe(embedded)
+    await expect(
+      unlinkAccount(s.deps.db, app.id, user.id, {
+        type: 'wallet',
+        identifier: embedded.toUpperCase().replace('0X', '0x'),
+      }),
+    ).rejects.toMatchObject({
+      code: 'embedded_wallet_unlink_forbidden',
+      message: 'Cannot unlink an embedded wallet',
+    })
+  })
+
+  test('error: the last sign-in method stays; the in-app wallet does not count as one', async () => {
+    const s = get()
+    const app = await s.newApp()
+    const first = address()
+    const { user } = await authenticateWithAccount(s.deps.db, app.id, wallet(first))
+    await linkAccount(s.deps.db, app.id, user.id, wallet(address(), 'latch'))
+    await expect(
+      unlinkAccount(s.deps.db, app.id, user.id, { type: 'wallet', identifier: first }),
+    ).rejects.toMatchObject({
+      code: 'last_account_unlink_forbidden',
+    })
+    await expect(
+      unlinkAccount(s.deps.db, app.id, user.id, {
+        type: 'email',
+        identifier: 'nobody@example.com',
+      }),
+    ).rejects.toMatchObject({ code: 'not_found' })
+  })
+
+  test('error: a second account of a single kind is refused; relinking your own is fine', async () => {
+    const s = get()
+    const app = await s.newApp()
+    const google: NewAccount = {
+      type: 'google_oauth',
+      subject: `g-${++n}`,
+      email: 'a@example.com',
+      name: 'A',
+    }
+    const { user } = await authenticateWithAccount(s.deps.db, app.id, google)
+    const again = await linkAccount(s.deps.db, app.id, user.id, { ...google, name: 'A. Person' })
+    expect(again.google?.name).toBe('A. Person')
+    await expect(
+      linkAccount(s.deps.db, app.id, user.id, {
+        type: 'google_oauth',
+        subject: `g-${++n}`,
+        email: null,
+        name: null,
+      }),
+    ).rejects.toMatchObject({ code: 'invalid_data' })
+  })
+
+  test('race: two users linking one address: exactly one wins, the other hears linked_to_another_user', async () => {
+    const s = get()
+    const app = await s.newApp()
+    const one = await authenticateWithAccount(s.deps.db, app.id, {
+      type: 'email',
+      address: `one.${++n}@example.com`,
+    })
+    const two = await authenticateWithAccount(s.deps.db, app.id, {
+      type: 'email',
+      address: `two.${++n}@example.com`,
+    })
+    const contested = wallet(address())
+    const results = await Promise.allSettled([
+      linkAccount(s.deps.db, app.id, one.user.id, contested),
+      linkAccount(s.deps.db, app.id, two.user.id, contested),
+    ])
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
+    const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult
+    expect(rejected.reason).toMatchObject({ code: 'linked_to_another_user' })
+  })
+})
