@@ -33,7 +33,6 @@ import {
   startOAuth,
 } from './flow.ts'
 import { type OAuthAccountInput, PROVIDERS, parseProvider } from './providers.ts'
-import { parseOAuthSettings } from './settings.ts'
 import { kyselyStateStore, migrateOAuth, type OAuthTables } from './stateStore.ts'
 
 export { appleClientSecret } from './appleClientSecret.ts'
@@ -69,7 +68,7 @@ export function toOAuthApp(app: AppRecord): OAuthApp {
     id: app.id,
     allowedOrigins: app.allowedOrigins,
     loginMethods: app.loginMethods,
-    settings: parseOAuthSettings(app.oauth),
+    settings: app.oauth,
   }
 }
 

@@ -16,6 +16,7 @@ import { createSession } from '../sessions/service.ts'
 import { authorizeAtMock, type MockProviders, startMockProviders } from './mockProviders.ts'
 
 const HOST = 'http://localhost:5173'
+const MODAL = 'http://127.0.0.1:5999'
 
 let mock: MockProviders
 let api: RunningServer
@@ -27,7 +28,11 @@ beforeAll(async () => {
   api = await startServer({
     port: 0,
     host: '127.0.0.1',
-    env: { DATABASE_URL: 'memory://', LATCH_SECRET: 'oauth-routes-test-secret-0123456789abcdef' },
+    env: {
+      DATABASE_URL: 'memory://',
+      LATCH_SECRET: 'oauth-routes-test-secret-0123456789abcdef',
+      LATCH_MODAL_ORIGIN: MODAL,
+    },
     log: (line) => logs.push(line),
   })
   const app = await api.admin.createApp({
@@ -206,6 +211,40 @@ describe('linking', () => {
     expect(link.body.error?.code).toBe('not_authenticated')
     const unlink = await post('/unlink', { provider: 'google', subject: 'x' })
     expect(unlink.status).toBe(401)
+  })
+})
+
+describe('from the modal', () => {
+  test('behavior: CORS admits the modal origin on the OAuth routes, with credentials', async () => {
+    const url = `${api.url}${API_PREFIX}/oauth/init`
+    const preflight = await fetch(url, {
+      method: 'OPTIONS',
+      headers: {
+        origin: MODAL,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': `content-type,authorization,${APP_ID_HEADER},${CLIENT_HEADER}`,
+      },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(MODAL)
+    expect(preflight.headers.get('access-control-allow-credentials')).toBe('true')
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: {
+        origin: MODAL,
+        'content-type': 'application/json',
+        [APP_ID_HEADER]: appId,
+        [CLIENT_HEADER]: CLIENT_NAME,
+      },
+      body: JSON.stringify({ provider: 'github', redirect_to: HOST }),
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('access-control-allow-origin')).toBe(MODAL)
+    const other = await fetch(url, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.example' },
+    })
+    expect(other.headers.get('access-control-allow-origin')).toBeNull()
   })
 })
 
