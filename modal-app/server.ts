@@ -74,16 +74,14 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
   const sdkDir = options.sdkDir ?? HOST_SDK_DIST_DIR
   const log = options.log ?? (() => {})
   const csp = modalCsp(apiUrl.origin)
-  let indexHtml: string | null = null
+  const meta = `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />`
 
+  // Read on every request: a rebuild renames the hashed assets index.html points to.
   const loadIndex = async (): Promise<string> => {
-    if (indexHtml) return indexHtml
     const raw = await readFile(join(distDir, 'index.html'), 'utf8')
-    const meta = `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />`
-    indexHtml = /<meta name="latch-api-url"[^>]*>/.test(raw)
+    return /<meta name="latch-api-url"[^>]*>/.test(raw)
       ? raw.replace(/<meta name="latch-api-url"[^>]*>/, meta)
       : raw.replace('<head>', `<head>${meta}`)
-    return indexHtml
   }
 
   const send = (
