@@ -103,8 +103,16 @@ export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
     rmSync(FRONTEND_DIRS.sdk, { recursive: true, force: true })
     rmSync(FRONTEND_DIRS.modal, { recursive: true, force: true })
     mkdirSync(CACHE_DIR, { recursive: true })
-    await buildHostSdk({ outDir: FRONTEND_DIRS.sdk })
-    await buildModalApp()
+    // Vite sets process.env.NODE_ENV to 'production' while it builds; the server started after
+    // (npm start) must not inherit that.
+    const nodeEnv = process.env.NODE_ENV
+    try {
+      await buildHostSdk({ outDir: FRONTEND_DIRS.sdk })
+      await buildModalApp()
+    } finally {
+      if (nodeEnv === undefined) delete process.env.NODE_ENV
+      else process.env.NODE_ENV = nodeEnv
+    }
     cpSync(MODAL_DIST, FRONTEND_DIRS.modal, { recursive: true })
     writeFileSync(MARKER, JSON.stringify({ hash, runId: runId() } satisfies Marker))
   })()

@@ -157,15 +157,28 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     }
   }
   try {
+    // Independent parts start side by side; each registers its stop as soon as it is up.
+    const started = <T>(promise: Promise<T>, stop: (value: T) => Promise<unknown>) =>
+      promise.then((value) => {
+        stops.push(() => stop(value))
+        return value
+      })
     const buildDone = withTimeout(buildFrontendOnce(), 170_000, 'building the frontend')
-    buildDone.catch(() => {}) // awaited below; this only keeps an early failure handled
-    const dataDir = await mkdtemp(join(tmpdir(), 'latch-e2e-'))
-    stops.push(() => rm(dataDir, { recursive: true, force: true }))
-
-    const smtp = await withTimeout(startSmtpCatcher(), WAIT_MS, 'starting the SMTP catcher')
-    stops.push(() => smtp.close())
-    const twilio = await withTimeout(startTwilioDouble(), WAIT_MS, 'starting the Twilio double')
-    stops.push(() => twilio.close())
+    const browserUp = started(launchChromium(), (b) => b.close())
+    // Awaited below; these only keep an early failure from going unhandled.
+    buildDone.catch(() => {})
+    browserUp.catch(() => {})
+    const [dataDir, smtp, twilio] = await Promise.all([
+      started(mkdtemp(join(tmpdir(), 'latch-e2e-')), (dir) =>
+        rm(dir, { recursive: true, force: true }),
+      ),
+      started(withTimeout(startSmtpCatcher(), WAIT_MS, 'starting the SMTP catcher'), (x) =>
+        x.close(),
+      ),
+      started(withTimeout(startTwilioDouble(), WAIT_MS, 'starting the Twilio double'), (x) =>
+        x.close(),
+      ),
+    ])
 
     // The server needs the modal origin (CORS) and the modal server the API URL: the modal's
     // port is picked first, then the API starts, then the modal server on that port.
@@ -177,6 +190,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         port: 0,
         log: () => {},
         env: {
+          // The frontend may be building meanwhile, and Vite sets NODE_ENV while it does.
+          NODE_ENV: 'test',
           LATCH_MODAL_ORIGIN: modalUrl,
           LATCH_DATA_DIR: dataDir,
           SMTP_URL: smtp.url,
@@ -229,8 +244,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const app = await createApp({ name: 'Latch e2e' })
     defaultAppId = app.id
 
-    const browser = await launchChromium()
-    stops.push(() => browser.close())
+    const browser = await browserUp
 
     let contexts: BrowserContext[] = []
     const open = async (opts: OpenOptions = {}): Promise<HostPage> => {
