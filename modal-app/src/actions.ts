@@ -16,11 +16,11 @@ import {
   type User,
   validateCode,
   validateEmail,
-  validatePhone,
 } from '@latch/shared'
 import { track } from './analytics.ts'
 import { mergeConfig } from './config.ts'
 import { checkUnlinkTarget } from './config-check.ts'
+import { loadPhoneCheck } from './phone.ts'
 import { callHost, runtime } from './runtime.ts'
 import type { ScreenId } from './screens/ids.ts'
 import { type Channel, type Flow, initialState, store } from './store.ts'
@@ -134,7 +134,7 @@ export function link(kind: LinkKind): Promise<User> {
 
 /** Sends a code to an e-mail address or phone number, then shows the code entry. */
 export async function submitDestination(channel: Channel, input: string): Promise<void> {
-  const checked = channel === 'email' ? validateEmail(input) : validatePhone(input)
+  const checked = channel === 'email' ? validateEmail(input) : (await loadPhoneCheck())(input)
   if (!checked.ok) {
     store.setState({ submitError: checked.error.message })
     return

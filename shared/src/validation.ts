@@ -1,5 +1,4 @@
 /** SPEC section 5 as pure functions; every failure carries the spec's exact message. */
-import { parsePhoneNumberFromString } from 'libphonenumber-js/min'
 import { isSupportedChainId } from './chains.ts'
 import {
   APP_ID_LENGTH,
@@ -27,12 +26,8 @@ export function validateEmail(input: string): Result<string> {
   return ok(value)
 }
 
-/** Parses a US phone number into E.164 ('+15555550123'). */
-export function validatePhone(input: string): Result<string> {
-  const parsed = parsePhoneNumberFromString(input.trim(), 'US')
-  if (!parsed?.isValid()) return fail(LatchError.of('invalid_phone'))
-  return ok(parsed.number)
-}
+// In its own module so a browser bundle can load the phone metadata only when it needs it.
+export { validatePhone } from './phone.ts'
 
 /** A verification code: trimmed, six digits. */
 export function validateCode(input: string): Result<string> {

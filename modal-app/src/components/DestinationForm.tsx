@@ -1,7 +1,8 @@
-import { validateEmail, validatePhone } from '@latch/shared'
-import { useId, useState } from 'react'
+import { validateEmail } from '@latch/shared'
+import { useEffect, useId, useState } from 'react'
 import { submitDestination } from '../actions.ts'
 import { useModal } from '../hooks.ts'
+import { loadPhoneCheck, phoneCheck } from '../phone.ts'
 import type { Channel } from '../store.ts'
 
 export const EMAIL_PLACEHOLDER = 'your@email.com'
@@ -17,7 +18,12 @@ export function DestinationForm({ channel, helper }: { channel: Channel; helper:
   const error = useModal((s) => s.submitError)
   const id = useId()
   const email = channel === 'email'
-  const valid = (email ? validateEmail(value) : validatePhone(value)).ok
+  const [, setPhoneReady] = useState(() => phoneCheck() !== null)
+  useEffect(() => {
+    if (!email) void loadPhoneCheck().then(() => setPhoneReady(true))
+  }, [email])
+  const checkPhone = phoneCheck()
+  const valid = email ? validateEmail(value).ok : checkPhone ? checkPhone(value).ok : false
   const name = email ? 'email' : 'phone'
   return (
     <form

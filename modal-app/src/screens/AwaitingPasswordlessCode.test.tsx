@@ -195,7 +195,10 @@ describe('link', () => {
     expect(screen.getByTestId('phone-helper').textContent).toBe('Easily connect a phone number')
     expect(screen.getByTestId('latch-modal').getAttribute('data-size')).toBe('medium')
     fireEvent.change(screen.getByTestId('phone-input'), { target: { value: '415 555 0132' } })
-    fireEvent.click(screen.getByTestId('phone-submit'))
+    const submit = screen.getByTestId('phone-submit') as HTMLButtonElement
+    // The phone check loads with the first phone form.
+    await waitFor(() => expect(submit.disabled).toBe(false))
+    fireEvent.click(submit)
     await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
     vi.useFakeTimers({ shouldAdvanceTime: true })
     typeCode('222333')
