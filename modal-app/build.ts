@@ -5,14 +5,22 @@ import { build } from 'vite'
 export const MODAL_ROOT = fileURLToPath(new URL('.', import.meta.url))
 export const MODAL_DIST = fileURLToPath(new URL('./dist', import.meta.url))
 
-export async function buildModalApp(): Promise<void> {
+export interface BuildModalOptions {
+  /** Where to write; modal-app/dist by default. */
+  outDir?: string
+}
+
+export async function buildModalApp(options: BuildModalOptions = {}): Promise<void> {
   await build({
     root: MODAL_ROOT,
     configFile: false,
     logLevel: 'warn',
     base: '/',
+    mode: 'production',
+    // Builds started from tests (NODE_ENV=test) must still ship React's production build.
+    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     build: {
-      outDir: MODAL_DIST,
+      outDir: options.outDir ?? MODAL_DIST,
       emptyOutDir: true,
       target: 'es2022',
       sourcemap: false,

@@ -1,0 +1,36 @@
+// @vitest-environment node
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { afterAll, expect, test } from 'vitest'
+import { buildModalApp } from './build.ts'
+
+/**
+ * What the landing needs: index.html's module script and what it imports statically. The
+ * goal is 90 KB gzip; React DOM alone is ~60 KB and zod (init validates the host
+ * configuration with it) ~25 KB, so the budget guards against growth above today's size.
+ */
+const LANDING_BUDGET_BYTES = 112 * 1024
+
+let dir = ''
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+
+test('behavior: the JavaScript before the landing stays within budget; phone metadata is lazy', async () => {
+  dir = await mkdtemp(join(tmpdir(), 'latch-modal-build-'))
+  await buildModalApp({ outDir: dir })
+  const html = await readFile(join(dir, 'index.html'), 'utf8')
+  const entries = [
+    ...html.matchAll(/<(?:script|link)[^>]+(?:src|href)="\/(assets\/[^"]+\.js)"/g),
+  ].map((m) => m[1] as string)
+  expect(entries.length).toBeGreaterThan(0)
+  let landing = 0
+  for (const file of entries) landing += gzipSync(await readFile(join(dir, file))).length
+  const assets = await readdir(join(dir, 'assets'))
+  const lazy = assets.filter((f) => f.endsWith('.js') && !entries.includes(`assets/${f}`))
+  expect(lazy.some((f) => f.startsWith('phone-check'))).toBe(true)
+  console.info(`modal landing JS: ${(landing / 1024).toFixed(1)} KB gzip; lazy: ${lazy.join(', ')}`)
+  expect(landing).toBeLessThanOrEqual(LANDING_BUDGET_BYTES)
+}, 60_000)
