@@ -19,6 +19,7 @@ export async function buildModalApp(options: BuildModalOptions = {}): Promise<vo
     mode: 'production',
     // Builds started from tests (NODE_ENV=test) must still ship React's production build.
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+    oxc: { jsx: { runtime: 'automatic', development: false } },
     build: {
       outDir: options.outDir ?? MODAL_DIST,
       emptyOutDir: true,
