@@ -103,9 +103,11 @@ export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
     rmSync(FRONTEND_DIRS.sdk, { recursive: true, force: true })
     rmSync(FRONTEND_DIRS.modal, { recursive: true, force: true })
     mkdirSync(CACHE_DIR, { recursive: true })
-    // Vite sets process.env.NODE_ENV to 'production' while it builds; the server started after
-    // (npm start) must not inherit that.
+    // A production build whatever the caller's NODE_ENV (vitest sets 'test', and a modal built
+    // under 'test' pairs the dev JSX runtime with production React). Restored afterwards so
+    // the server started next (npm start) does not inherit it.
     const nodeEnv = process.env.NODE_ENV
+    process.env.NODE_ENV = 'production'
     try {
       await buildHostSdk({ outDir: FRONTEND_DIRS.sdk })
       await buildModalApp()
