@@ -10,7 +10,13 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { API_TIMEOUT_MS, ERRORS, LatchError, serializeError } from '@latch/shared'
+import {
+  API_TIMEOUT_MS,
+  ERRORS,
+  LatchError,
+  MODAL_CONNECT_TIMEOUT_MS,
+  serializeError,
+} from '@latch/shared'
 import { type Browser, chromium, type Frame, type Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { buildHostSdk } from '../build.ts'
@@ -93,7 +99,8 @@ function serve(routes: (path: string) => [string, string] | undefined): Promise<
       res.writeHead(404).end()
       return
     }
-    res.writeHead(200, { 'content-type': found[0], 'cache-control': 'no-store' }).end(found[1])
+    if (found[0] === REDIRECT) res.writeHead(302, { location: found[1] }).end()
+    else res.writeHead(200, { 'content-type': found[0], 'cache-control': 'no-store' }).end(found[1])
   })
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
@@ -103,6 +110,7 @@ function serve(routes: (path: string) => [string, string] | undefined): Promise<
 }
 
 const JS = 'text/javascript'
+const REDIRECT = 'redirect'
 const HTML = 'text/html'
 
 beforeAll(async () => {
@@ -127,6 +135,9 @@ beforeAll(async () => {
   ;[hostServer, host] = await serve((path) => {
     if (path === '/latch.js') return [JS, readFileSync(join(outDir, 'latch.js'), 'utf8')]
     if (path === '/script.html') return [HTML, scriptPage()]
+    // A page on the host's origin that speaks the modal's protocol perfectly.
+    if (path === '/impostor/') return [HTML, modalPage()]
+    if (path === '/penpal.min.js') return [JS, readFileSync(PENPAL, 'utf8')]
     if (path === '/' || path === '/next') return [HTML, hostPage]
     return undefined
   })
@@ -134,6 +145,7 @@ beforeAll(async () => {
     if (path === '/penpal.min.js') return [JS, readFileSync(PENPAL, 'utf8')]
     if (path === '/sdk.js') return [JS, readFileSync(join(outDir, 'sdk.js'), 'utf8')]
     if (path === '/') return [HTML, modalPage()]
+    if (path === '/moved/') return [REDIRECT, `${host}/impostor/`]
     return undefined
   })
 }, 90_000)
@@ -151,6 +163,7 @@ afterEach(async () => {
 
 interface StartOptions {
   query?: string
+  modalUrl?: string
   config?: unknown
   viewport?: { width: number; height: number }
 }
@@ -174,7 +187,7 @@ async function start(options: StartOptions = {}): Promise<Frame> {
       })
       return window.latch.ready
     },
-    { appId: APP_ID, modalUrl: modal, config: options.config as never },
+    { appId: APP_ID, modalUrl: options.modalUrl ?? modal, config: options.config as never },
   )
   return modalFrame()
 }
@@ -450,6 +463,36 @@ describe('link', () => {
     expect(await outcome()).toMatchObject({ code: 'modal_unreachable' })
     expect(await page.locator('[data-testid="latch-dialog"]').count()).toBe(0)
   })
+})
+
+describe('origin', () => {
+  test(
+    'error: a frame that ends up on another origin never connects; ready rejects after the connect timeout',
+    async () => {
+      const context = await browser.newContext()
+      page = await context.newPage()
+      await page.goto(`${host}/`)
+      await page.waitForFunction(() => typeof window.createLatch === 'function')
+      const started = Date.now()
+      const outcome = await page.evaluate(
+        ({ appId, modalUrl }) => {
+          window.latch = window.createLatch({ appId, modalUrl })
+          return window.latch.ready.then(
+            () => 'connected',
+            (e: InstanceType<typeof LatchError>) => e.code,
+          )
+        },
+        { appId: APP_ID, modalUrl: `${modal}/moved/` },
+      )
+      expect(outcome).toBe('modal_unreachable')
+      expect(Date.now() - started).toBeGreaterThanOrEqual(MODAL_CONNECT_TIMEOUT_MS - 100)
+      // The impostor did load, and shook hands from its side: only the origin check stopped it.
+      const impostor = page.frames().find((f) => f.url().startsWith(`${host}/impostor/`))
+      expect(impostor).toBeDefined()
+      expect(await impostor?.evaluate(() => 'host' in window)).toBe(false)
+    },
+    MODAL_CONNECT_TIMEOUT_MS + 15_000,
+  )
 })
 
 describe('rendering', () => {
