@@ -27,7 +27,12 @@ test('behavior: the JavaScript before the landing stays within budget; phone met
   ].map((m) => m[1] as string)
   expect(entries.length).toBeGreaterThan(0)
   let landing = 0
-  for (const file of entries) landing += gzipSync(await readFile(join(dir, file))).length
+  for (const file of entries) {
+    const code = await readFile(join(dir, file))
+    // React's production build with the production JSX runtime, whoever runs the build.
+    expect(code.toString('utf8')).not.toContain('jsxDEV')
+    landing += gzipSync(code).length
+  }
   const assets = await readdir(join(dir, 'assets'))
   const lazy = assets.filter((f) => f.endsWith('.js') && !entries.includes(`assets/${f}`))
   expect(lazy.some((f) => f.startsWith('phone-check'))).toBe(true)
