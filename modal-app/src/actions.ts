@@ -34,6 +34,8 @@ interface Pending {
 
 let pending: Pending | null = null
 let closeTimer: ReturnType<typeof setTimeout> | null = null
+/** Bumped whenever a flow starts or ends: an answer arriving after that changes nothing. */
+let generation = 0
 
 const CHANNEL_PATH: Record<Channel, string> = {
   email: '/passwordless',
@@ -86,6 +88,7 @@ function startFlow<T extends LoginResult | User>(flow: Flow, screen: ScreenId): 
     reject = rej
   })
   pending = { flow, promise, resolve, reject }
+  generation += 1
   const wasOpen = store.getState().open
   store.setState({
     ...flowReset(),
@@ -142,14 +145,17 @@ export async function submitDestination(channel: Channel, input: string): Promis
   if (store.getState().submitting) return
   store.setState({ submitting: true, submitError: null })
   const body = channel === 'email' ? { email: checked.value } : { phoneNumber: checked.value }
+  const started = generation
   try {
     await runtime().api.request(`${CHANNEL_PATH[channel]}/init`, body)
+    if (started !== generation) return
     store.setState({
       submitting: false,
       passwordless: { channel, destination: checked.value, status: 'idle', error: null },
       screen: 'AWAITING_PASSWORDLESS_CODE',
     })
   } catch (e) {
+    if (started !== generation) return
     const err = toError(e)
     if (err.is('allowlist_rejected')) return navigate('ALLOWLIST_REJECTION_SCREEN')
     const fallback = channel === 'email' ? ERRORS.email_submit_failed : ERRORS.phone_submit_failed
@@ -192,20 +198,26 @@ export async function submitCode(input: string): Promise<void> {
       ? { email: destination, code: checked.value }
       : { phoneNumber: destination, code: checked.value }
   const { api, session } = runtime()
+  const started = generation
   try {
+    let result: LoginResult
     if (flow?.kind === 'link') {
       const res = await api.request<User | { user: User }>(`${CHANNEL_PATH[channel]}/link`, body)
       const user = 'user' in res ? res.user : res
       setUser(user)
-      store.setState({ result: { user, isNewUser: false } })
+      result = { user, isNewUser: false }
     } else {
       const res = await api.request<AuthResponse>(`${CHANNEL_PATH[channel]}/authenticate`, body)
+      // Signed in even if the visitor closed the modal meanwhile: the host hears of it by 'user'.
       session.start(res, res.user)
-      store.setState({ result: { user: res.user, isNewUser: res.is_new_user } })
+      result = { user: res.user, isNewUser: res.is_new_user }
     }
+    if (started !== generation) return
+    store.setState({ result })
     setCode({ status: 'success', error: null })
     closeTimer = setTimeout(finishFlow, SUCCESS_CLOSE_DELAY_MS)
   } catch (e) {
+    if (started !== generation) return
     const err = toError(e)
     if (err.is('allowlist_rejected')) return navigate('ALLOWLIST_REJECTION_SCREEN')
     setCode({
@@ -270,6 +282,7 @@ function rejectPending(): void {
 }
 
 function closeModal(tellHost: boolean): void {
+  generation += 1
   const wasOpen = store.getState().open
   store.setState({
     ...flowReset(),

@@ -1,7 +1,7 @@
 import { ERRORS, type LoginResult, type User } from '@latch/shared'
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { link, login } from '../actions.ts'
+import { exitFlow, link, login } from '../actions.ts'
 import { store } from '../store.ts'
 import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { jwt, user } from '../test/fixtures.ts'
@@ -166,6 +166,40 @@ describe('errors', () => {
     const cta = screen.getByTestId('allowlist-cta')
     expect(cta.textContent).toBe('Join the waitlist')
     expect(cta.getAttribute('href')).toBe('https://acme.test/waitlist')
+  })
+})
+
+describe('closing while a code is checked', () => {
+  test('behavior: a late answer signs in, and no stale timer closes or reports later', async () => {
+    const signedIn = user()
+    api.on('POST /passwordless/authenticate', {
+      body: {
+        user: signedIn,
+        token: jwt(Math.floor(Date.now() / 1000) + 3600),
+        refresh_token: 'rt-late',
+        is_new_user: false,
+      },
+      delay: 150,
+    })
+    const { harness, result } = await toCodeScreen()
+    const outcome = result.then(
+      () => 'resolved',
+      (e: { code?: string }) => e.code,
+    )
+    typeCode('123456')
+    act(() => exitFlow(true))
+    expect(await outcome).toBe('login_exited')
+    await waitFor(() => expect(harness.tokens.value).toBe('rt-late'))
+    // Signed in: the next login() answers at once, and no stale timer closes or reopens.
+    await expect(login()).resolves.toEqual({ user: signedIn, isNewUser: false })
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    act(() => {
+      vi.advanceTimersByTime(2000)
+    })
+    expect(store.getState()).toMatchObject({ open: false, result: null })
+    const opens = harness.hostCalls.filter((c) => c.method === 'setOpen').map((c) => c.args[0])
+    expect(opens).toEqual([true, false])
+    expect(harness.emitted('login')).toEqual([])
   })
 })
 
