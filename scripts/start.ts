@@ -73,15 +73,20 @@ async function main(): Promise<void> {
     })()
     return stopping
   }
+  // Ctrl-C reaches this process twice (from the terminal and relayed by tsx): every signal
+  // after the first joins the same stop instead of killing the process midway.
+  let signalled = false
   const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) return
+    signalled = true
     say(`${signal}: stopping`)
     stopAll().then(
       () => process.exit(0),
       () => process.exit(1),
     )
   }
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
 
   try {
     say('building the host SDK and the modal app…')
