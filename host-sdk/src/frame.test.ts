@@ -68,6 +68,19 @@ describe('dialog rendering', () => {
     expect(onDismiss).toHaveBeenCalledTimes(2)
   })
 
+  test('behavior: the browser closing the dialog by itself dismisses; closing it ourselves does not', () => {
+    const onDismiss = vi.fn()
+    const frame = mountFrame(SRC, undefined, onDismiss)
+    frame.setOpen(true)
+    frame.setOpen(false)
+    frame.dialog?.dispatchEvent(new Event('close'))
+    expect(onDismiss).not.toHaveBeenCalled()
+    frame.setOpen(true)
+    frame.dialog?.removeAttribute('open')
+    frame.dialog?.dispatchEvent(new Event('close'))
+    expect(onDismiss).toHaveBeenCalledTimes(1)
+  })
+
   test('param: resize takes finite positive heights, capped', () => {
     const frame = mountFrame(SRC, undefined, () => {})
     frame.resize(480.2)

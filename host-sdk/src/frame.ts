@@ -53,6 +53,8 @@ export function mountFrame(
   }
   let dialog: HTMLDialogElement | undefined
   let container: HTMLElement
+  let open = false
+  let opener: Element | null = null
   if (parentId) {
     const parent = doc.getElementById(parentId)
     if (!parent) {
@@ -71,6 +73,10 @@ export function mountFrame(
       e.preventDefault()
       onDismiss()
     })
+    // Any other way the browser closes it (a close request it does not let us cancel) counts too.
+    dialog.addEventListener('close', () => {
+      if (open && !dialog?.open) onDismiss()
+    })
     // The dialog is exactly the frame's size, so a click landing on the dialog itself is the backdrop.
     dialog.addEventListener('click', (e) => {
       if (e.target === dialog) onDismiss()
@@ -80,8 +86,6 @@ export function mountFrame(
     doc.body.append(dialog)
   }
 
-  let open = false
-  let opener: Element | null = null
   const hide = (hidden: boolean) => {
     iframe.setAttribute('aria-hidden', String(hidden))
     iframe.tabIndex = hidden ? -1 : 0
