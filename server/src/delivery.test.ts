@@ -2,7 +2,7 @@ import type { AuthResponse } from '@latch/shared'
 import { expect, test } from 'vitest'
 import { startTestServer } from './test-support.ts'
 
-test('behavior: with no SMTP or Twilio, codes go to the log as one marked line each; a failing Twilio is a 502', async () => {
+test('behavior: with no SMTP or Twilio, codes go to the log as one marked line each', async () => {
   const { server: s, close } = await startTestServer('pglite', 'memory://', {
     SMTP_URL: '',
     TWILIO_ACCOUNT_SID: '',
@@ -29,23 +29,52 @@ test('behavior: with no SMTP or Twilio, codes go to the log as one marked line e
   } finally {
     await close()
   }
-  const broken = await startTestServer('pglite', 'memory://', {
-    TWILIO_AUTH_TOKEN: 'not-the-token',
-  })
+})
+
+test('error: a Twilio that refuses the credentials is a 502, logged, never a printed code', async () => {
+  const { startTwilioDouble } = await import('./testing/index.ts')
+  const { createDelivery } = await import('./delivery.ts')
+  const twilio = await startTwilioDouble()
+  const logs: string[] = []
+  const delivery = createDelivery(
+    {
+      smtpUrl: null,
+      mailFrom: 'x@example.com',
+      production: false,
+      twilio: {
+        accountSid: twilio.accountSid,
+        authToken: 'wrong',
+        from: twilio.from,
+        apiUrl: twilio.apiUrl,
+      },
+    },
+    (line) => logs.push(line),
+  )
   try {
-    const app = await broken.server.newApp()
-    const r = await broken.server.request('/passwordless_sms/init', {
-      appId: app.id,
-      body: { phoneNumber: '+14155550124' },
+    await expect(delivery.sendSmsCode('+14155550124', '123456', 'App')).rejects.toMatchObject({
+      code: 'internal_error',
+      status: 502,
+      message: 'Could not send the SMS',
     })
-    expect(r.status).toBe(502)
-    expect(r.body).toMatchObject({
-      error: { code: 'internal_error', message: 'Could not send the SMS' },
-    })
-    expect(
-      broken.server.logs.some((l) => l.includes('SMS delivery to +14155550124 failed: 401')),
-    ).toBe(true)
+    expect(logs.some((l) => l.includes('SMS delivery to +14155550124 failed: 401'))).toBe(true)
+    expect(logs.some((l) => l.includes('123456'))).toBe(false)
+    expect(twilio.messages).toHaveLength(0)
   } finally {
-    await broken.close()
+    delivery.close()
+    await twilio.close()
   }
+})
+
+test('error: production without Twilio refuses SMS instead of printing the code', async () => {
+  const { createDelivery } = await import('./delivery.ts')
+  const logs: string[] = []
+  const delivery = createDelivery(
+    { smtpUrl: null, mailFrom: 'x@example.com', production: true, twilio: null },
+    (line) => logs.push(line),
+  )
+  await expect(delivery.sendSmsCode('+14155550125', '654321', 'App')).rejects.toMatchObject({
+    code: 'method_not_available',
+    status: 503,
+  })
+  expect(logs).toEqual([])
 })

@@ -1,8 +1,9 @@
+import type { AddressInfo } from 'node:net'
+import { serve } from '@hono/node-server'
 import type { AccessTokenClaims, AuthResponse, ForkResponse, RefreshResponse } from '@latch/shared'
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose'
 import { expect, test } from 'vitest'
-import { startServer } from '../index.ts'
-import { describeBackends, TEST_SECRET } from '../test-support.ts'
+import { describeBackends } from '../test-support.ts'
 import { FORK_TOKEN_TTL_MS, REFRESH_GRACE_MS, SESSION_LIFETIME_MS } from './service.ts'
 
 let n = 0
@@ -254,64 +255,52 @@ describeBackends('sessions', (get) => {
     const rows = await s.deps.db.selectFrom('refresh_tokens').selectAll().execute()
     expect(JSON.stringify(rows)).not.toContain(auth.refresh_token)
   })
-})
-
-test('behavior: a host backend verifies tokens against the published JWKS with jose', async () => {
-  const api = await startServer({
-    port: 0,
-    host: '127.0.0.1',
-    env: {
-      DATABASE_URL: 'memory://',
-      LATCH_SECRET: TEST_SECRET,
-      SMTP_URL: '',
-      LATCH_ISSUER: 'https://auth.example.com',
-    },
-    log: () => {},
-  })
-  try {
-    const app = await api.admin.createApp({
-      name: 'JWKS',
-      allowedOrigins: ['http://localhost:5173'],
-    })
-    const { createSession } = await import('./service.ts')
-    const { authenticateWithAccount } = await import('../accounts.ts')
-    const { user } = await authenticateWithAccount(api.deps.db, app.id, {
-      type: 'email',
-      address: 'jwks@example.com',
-    })
-    const session = await createSession(api.deps, app.id, user.id)
-    const jwks = createRemoteJWKSet(new URL(`${api.url}/api/v1/apps/${app.id}/jwks.json`))
-    const { payload, protectedHeader } = await jwtVerify(session.token, jwks, {
-      issuer: 'https://auth.example.com',
-      audience: app.id,
-      algorithms: ['ES256'],
-    })
-    expect(protectedHeader.alg).toBe('ES256')
-    expect(payload.sub).toBe(user.id)
-    expect(payload.sid).toBe(session.sessionId)
-    const keys = (await (await fetch(`${api.url}/api/v1/apps/${app.id}/jwks.json`)).json()) as {
-      keys: { kid: string; d?: string }[]
-    }
-    expect(keys.keys).toHaveLength(2)
-    expect(keys.keys.every((k) => k.d === undefined)).toBe(true)
-    // After a rotation, the next key signs, and it was published before.
-    await api.deps.keys.rotate(app.id)
-    const rotated = await createSession(api.deps, app.id, user.id)
-    expect(keys.keys.map((k) => k.kid)).toContain(decodeProtectedKid(rotated.token))
-    // Another app's audience is refused.
-    const other = await api.admin.createApp({ name: 'Other', allowedOrigins: [] })
-    await expect(
-      jwtVerify(
-        session.token,
-        createRemoteJWKSet(new URL(`${api.url}/api/v1/apps/${other.id}/jwks.json`)),
+  test('behavior: a host backend verifies tokens against the published JWKS with jose', async () => {
+    const s = get()
+    // A real listener, as a host backend would fetch the key set over HTTP.
+    const listener = serve({ fetch: s.app.fetch, port: 0, hostname: '127.0.0.1' })
+    await new Promise<void>((resolve) => listener.once('listening', () => resolve()))
+    const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`
+    try {
+      const { appId, auth } = await signedIn()
+      const jwksUrl = new URL(`${base}/api/v1/apps/${appId}/jwks.json`)
+      const { payload, protectedHeader } = await jwtVerify(
+        auth.token,
+        createRemoteJWKSet(jwksUrl),
         {
-          audience: other.id,
+          issuer: 'latch',
+          audience: appId,
+          algorithms: ['ES256'],
+          currentDate: s.clock.now(),
         },
-      ),
-    ).rejects.toThrow()
-  } finally {
-    await api.close()
-  }
+      )
+      expect(protectedHeader.alg).toBe('ES256')
+      expect(payload.sub).toBe(auth.user.id)
+      const keys = (await (await fetch(jwksUrl)).json()) as { keys: { kid: string; d?: string }[] }
+      expect(keys.keys).toHaveLength(2)
+      expect(keys.keys.every((k) => k.d === undefined)).toBe(true)
+      // After a rotation the next key signs, and it was published before.
+      await s.deps.keys.rotate(appId)
+      const rotated = await s.request<RefreshResponse>('/sessions', {
+        appId,
+        body: { refresh_token: auth.refresh_token },
+      })
+      const kid = decodeProtectedKid(rotated.body.token)
+      expect(kid).not.toBe(protectedHeader.kid)
+      expect(keys.keys.map((k) => k.kid)).toContain(kid)
+      // Another app's key set and audience refuse the token.
+      const other = await s.newApp()
+      await expect(
+        jwtVerify(
+          auth.token,
+          createRemoteJWKSet(new URL(`${base}/api/v1/apps/${other.id}/jwks.json`)),
+          { audience: other.id, currentDate: s.clock.now() },
+        ),
+      ).rejects.toThrow()
+    } finally {
+      await new Promise<void>((resolve) => listener.close(() => resolve()))
+    }
+  })
 })
 
 function decodeProtectedKid(token: string): string {
