@@ -29,6 +29,33 @@ class Mutex {
   }
 }
 
+/**
+ * How long a query waits for the connection. Waiting longer means a stuck holder, or code that
+ * used the database handle instead of the transaction handle inside a transaction (which can
+ * never proceed on one connection): an error beats a hang.
+ */
+export const ACQUIRE_TIMEOUT_MS = 30_000
+
+function withTimeout(pending: Promise<() => void>, ms: number): Promise<() => void> {
+  return new Promise((resolve, reject) => {
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      reject(
+        new Error(
+          `Waited ${ms} ms for the PGlite connection; inside a transaction, query through the transaction handle`,
+        ),
+      )
+    }, ms)
+    void pending.then((release) => {
+      clearTimeout(timer)
+      // A waiter that gave up still gets its turn: hand it straight back.
+      if (timedOut) release()
+      else resolve(release)
+    })
+  })
+}
+
 class PGliteConnection implements DatabaseConnection {
   constructor(readonly client: PGlite) {}
 
@@ -54,7 +81,7 @@ class PGliteDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    const release = await this.#mutex.acquire()
+    const release = await withTimeout(this.#mutex.acquire(), ACQUIRE_TIMEOUT_MS)
     // A fresh wrapper per holder keys its release.
     const connection = new PGliteConnection(this.client)
     this.#releases.set(connection, release)
