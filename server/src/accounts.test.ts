@@ -140,3 +140,32 @@ describeBackends('accounts', (get) => {
     expect(rejected.reason).toMatchObject({ code: 'linked_to_another_user' })
   })
 })
+
+describeBackends('cleanup', (get) => {
+  test('behavior: the sweep deletes old rate-limit windows, dead codes and expired fork tokens only', async () => {
+    const s = get()
+    const { sweep } = await import('./sweep.ts')
+    const { hit } = await import('./ratelimit.ts')
+    const app = await s.newApp()
+    await hit(s.deps.db, s.clock, `sweep-old-${app.id}`, { max: 5, windowMs: 1000 })
+    await s.request('/passwordless/init', {
+      appId: app.id,
+      ip: `sweep-${app.id}`,
+      body: { email: `sweep.${app.id}@example.com` },
+    })
+    s.clock.advance(2 * 60 * 60_000)
+    await hit(s.deps.db, s.clock, `sweep-new-${app.id}`, { max: 5, windowMs: 1000 })
+    await sweep(s.deps.db, s.clock)
+    const keys = (await s.deps.db.selectFrom('rate_limits').select('key').execute()).map(
+      (r) => r.key,
+    )
+    expect(keys).toContain(`sweep-new-${app.id}`)
+    expect(keys).not.toContain(`sweep-old-${app.id}`)
+    const codes = await s.deps.db
+      .selectFrom('verification_codes')
+      .select('identifier')
+      .where('app_id', '=', app.id)
+      .execute()
+    expect(codes).toEqual([])
+  })
+})

@@ -77,6 +77,8 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
       credentials: true,
       allowHeaders: ['content-type', 'authorization', APP_ID_HEADER, CLIENT_HEADER],
       allowMethods: ['GET', 'POST', 'OPTIONS'],
+      // The modal reads how long to wait after a 429.
+      exposeHeaders: ['retry-after'],
       maxAge: 600,
     }),
   )

@@ -19,6 +19,7 @@ import { openDatabase } from './db/index.ts'
 import { createDelivery } from './delivery.ts'
 import { createKeyStore } from './keys.ts'
 import { createPriceSource } from './price/source.ts'
+import { startSweeper } from './sweep.ts'
 
 export { createApp } from './app.ts'
 export type { AppInput, AppRecord } from './apps/service.ts'
@@ -109,6 +110,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const host = opts.host ?? deps.config.host
   const port = opts.port ?? deps.config.port
   const app = createApp(deps)
+  const stopSweeper = startSweeper(deps.db, deps.clock, deps.log)
   let server: ReturnType<typeof serve>
   try {
     server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
@@ -116,6 +118,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       s.once('error', reject)
     })
   } catch (e) {
+    stopSweeper()
     await services.close()
     throw e
   }
@@ -131,6 +134,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     admin: services.admin,
     deps,
     close() {
+      stopSweeper()
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve())
         // Keep-alive sockets would hold close() open; end them.
