@@ -93,9 +93,8 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
       },
     }),
   )
-  api.use('*', async (c, next) =>
-    isPublicAppPath(c.req.path) ? next() : requireApp(deps)(c, next),
-  )
+  const withApp = requireApp(deps)
+  api.use('*', async (c, next) => (isPublicAppPath(c.req.path) ? next() : withApp(c, next)))
   api.route('/apps', appRoutes(deps))
   api.route('/sessions', sessionRoutes(deps))
   api.route('/passwordless', passwordlessRoutes(deps))

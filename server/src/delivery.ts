@@ -5,6 +5,7 @@
 import { LatchError } from '@latch/shared'
 import nodemailer from 'nodemailer'
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
+import { CODE_TTL_MS } from './codes/service.ts'
 import type { Config } from './config.ts'
 import type { Log } from './context.ts'
 
@@ -14,15 +15,17 @@ export interface Delivery {
   close(): void
 }
 
+const minutes = (channel: keyof typeof CODE_TTL_MS): number => CODE_TTL_MS[channel] / 60_000
+
 export function emailText(code: string, appName: string): { subject: string; text: string } {
   return {
     subject: `${code} is your ${appName} login code`,
-    text: `Your ${appName} login code is ${code}.\n\nIt expires in 10 minutes. If you did not ask for it, ignore this e-mail.\n`,
+    text: `Your ${appName} login code is ${code}.\n\nIt expires in ${minutes('email')} minutes. If you did not ask for it, ignore this e-mail.\n`,
   }
 }
 
 export function smsText(code: string, appName: string): string {
-  return `${code} is your ${appName} login code. It expires in 5 minutes.`
+  return `${code} is your ${appName} login code. It expires in ${minutes('sms')} minutes.`
 }
 
 const SEND_TIMEOUT_MS = 10_000
