@@ -21,7 +21,7 @@ import { buildHostSdk } from '../../host-sdk/build.ts'
 import { buildModalApp, MODAL_DIST } from '../../modal-app/build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'latch-e2e')
+export const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'latch-e2e')
 const MARKER = join(CACHE_DIR, 'frontend.json')
 
 /** Where the harness and `npm start` serve the built frontend from. */
@@ -73,7 +73,7 @@ function outputsExist(): boolean {
 }
 
 /** Vitest's workers are children of one process per run; LATCH_E2E_RUN_ID overrides. */
-const runId = () => process.env.LATCH_E2E_RUN_ID ?? `ppid-${process.ppid}`
+export const runId = () => process.env.LATCH_E2E_RUN_ID ?? `ppid-${process.ppid}`
 
 interface Marker {
   hash: string

@@ -7,10 +7,8 @@
  *   host  http://localhost:H
  * One harness (and one browser) per spec file; one browser context per test.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import { type AddressInfo, createServer as createNetServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { type AppInput, startServer } from '@latch/server'
 import { startSmtpCatcher, startTwilioDouble } from '@latch/server/testing'
 import type { ServerAppConfig } from '@latch/shared'
@@ -25,6 +23,7 @@ import {
 } from 'playwright-core'
 import { startModalServer } from '../../modal-app/server.ts'
 import { buildFrontendOnce } from './build.ts'
+import { freshDataDir } from './database.ts'
 import { type HostServer, startHostServer } from './host-server.ts'
 
 export const CHROMIUM_PATH = '/usr/bin/chromium'
@@ -169,9 +168,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     buildDone.catch(() => {})
     browserUp.catch(() => {})
     const [dataDir, smtp, twilio] = await Promise.all([
-      started(mkdtemp(join(tmpdir(), 'latch-e2e-')), (dir) =>
-        rm(dir, { recursive: true, force: true }),
-      ),
+      started(freshDataDir(), (dir) => rm(dir, { recursive: true, force: true })),
       started(withTimeout(startSmtpCatcher(), WAIT_MS, 'starting the SMTP catcher'), (x) =>
         x.close(),
       ),
