@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type HostServer, INLINE_PARENT_ID, startHostServer } from './host-server.ts'
+
+const APP_ID = 'abcdefghijklmnopqrstuvwxy'
+const OTHER_ID = 'ABCDEFGHIJKLMNOPQRSTUVWXY'
+const MODAL = 'http://127.0.0.1:9'
+
+let host: HostServer
+
+beforeAll(async () => {
+  host = await startHostServer({ modalUrl: `${MODAL}/ignored/path`, appId: APP_ID })
+})
+afterAll(async () => {
+  await host.close()
+})
+
+const get = (path: string, init?: RequestInit) =>
+  fetch(`http://127.0.0.1:${host.port}${path}`, init)
+
+describe('demo host page server', () => {
+  test('behavior: the page carries the one-line script with the modal origin and app id', async () => {
+    expect(host.url).toBe(`http://localhost:${host.port}`)
+    const res = await get('/')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('text/html')
+    const html = await res.text()
+    expect(html).toContain(`<script src="${MODAL}/sdk.js" data-app-id="${APP_ID}"></script>`)
+    expect(html).toContain('data-latch-login')
+    expect(html).not.toContain('%')
+  })
+
+  test('param: ?appId= picks another app for one load', async () => {
+    const html = await (await get(`/?appId=${OTHER_ID}`)).text()
+    expect(html).toContain(`data-app-id="${OTHER_ID}"`)
+  })
+
+  test('behavior: /inline renders into a parent element through the ESM entry', async () => {
+    const html = await (await get('/inline')).text()
+    expect(html).toContain(`<div id="${INLINE_PARENT_ID}"`)
+    expect(html).toContain(`import { createLatch } from "${MODAL}/latch.js"`)
+    expect(html).toContain(`"inParentNodeId":"${INLINE_PARENT_ID}"`)
+    expect(html).toContain(`"modalUrl":"${MODAL}"`)
+  })
+
+  test('error: an app id that is not 25 safe characters is refused, not injected', async () => {
+    const res = await get(`/?appId=${encodeURIComponent('"><script>alert(1)</script>xxxxx')}`)
+    expect(res.status).toBe(400)
+    expect(await res.text()).not.toContain('<script>')
+    expect((await get('/?appId=short')).status).toBe(400)
+  })
+
+  test('error: unknown paths answer 404 and other methods 405', async () => {
+    expect((await get('/nope')).status).toBe(404)
+    expect((await get('/', { method: 'POST', body: 'x' })).status).toBe(405)
+  })
+
+  test('behavior: the demo script and the foreign page are served', async () => {
+    const js = await get('/demo.js')
+    expect(js.headers.get('content-type')).toContain('text/javascript')
+    expect(await js.text()).toContain('window.latch')
+    expect(await (await get('/foreign')).text()).toContain('window.attack')
+  })
+})
