@@ -1,6 +1,6 @@
 /**
- * Per-app ES256 signing keys: a current key that signs access tokens and a next key published
- * ahead of rotation. Private keys are sealed under the server secret; decrypted keys are cached.
+ * Per-app ES256 signing keys: a current key that signs access tokens, a next key published
+ * ahead of rotation and, after a rotation, the previous key until the one after. Private keys are sealed under the server secret; decrypted keys are cached.
  */
 
 import type { AccessTokenClaims } from '@latch/shared'
@@ -26,11 +26,11 @@ const ALG = 'ES256'
 export interface KeyStore {
   /** Makes sure the app has a current and a next key. */
   ensureKeys(db: Db, appId: string): Promise<void>
-  /** The published key set of the app: current and next. */
+  /** The published key set of the app: current, next and (after a rotation) previous. */
   jwks(appId: string): Promise<{ keys: JWK[] }>
   /** PEM (SPKI) of the key that currently signs. */
   verificationKey(appId: string): Promise<string>
-  /** Promotes next to current and creates a new next key. */
+  /** Promotes next to current, keeps the old current as previous, and creates a new next key. */
   rotate(appId: string): Promise<void>
   signAccessToken(appId: string, userId: string, sessionId: string): Promise<string>
   /** Verifies signature, issuer, audience and expiry; throws not_authenticated. */
@@ -80,7 +80,7 @@ export function createKeyStore(opts: {
       .selectFrom('signing_keys')
       .selectAll()
       .where('app_id', '=', appId)
-      .where('status', 'in', ['current', 'next'])
+      .where('status', 'in', ['current', 'next', 'previous'])
       .execute()
     return Promise.all(
       rows.map(async (row) => {
@@ -143,9 +143,17 @@ export function createKeyStore(opts: {
     },
     async rotate(appId) {
       await db.transaction().execute(async (trx) => {
+        // The key it replaces keeps verifying (and stays published) until the next rotation,
+        // so tokens it signed live out their lifetime.
         await trx
           .updateTable('signing_keys')
           .set({ status: 'retired' })
+          .where('app_id', '=', appId)
+          .where('status', '=', 'previous')
+          .execute()
+        await trx
+          .updateTable('signing_keys')
+          .set({ status: 'previous' })
           .where('app_id', '=', appId)
           .where('status', '=', 'current')
           .execute()

@@ -288,6 +288,17 @@ describeBackends('sessions', (get) => {
       const kid = decodeProtectedKid(rotated.body.token)
       expect(kid).not.toBe(protectedHeader.kid)
       expect(keys.keys.map((k) => k.kid)).toContain(kid)
+      // A token signed before the rotation still verifies, by the server and by the host.
+      const stillOk = await s.request('/passwordless/unlink', {
+        appId,
+        token: auth.token,
+        body: { address: 'not-linked@example.com' },
+      })
+      expect(stillOk.status).toBe(404)
+      await jwtVerify(auth.token, createRemoteJWKSet(jwksUrl, { cacheMaxAge: 0 }), {
+        audience: appId,
+        currentDate: s.clock.now(),
+      })
       // Another app's key set and audience refuse the token.
       const other = await s.newApp()
       await expect(
