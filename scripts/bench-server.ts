@@ -1,8 +1,12 @@
 /**
  * The API under load over real HTTP: e-mail sign-in (init + authenticate) and refresh, at a
- * fixed concurrency, on PGlite (in memory) and on PostgreSQL (from the installed binaries).
+ * fixed concurrency, on PGlite (in memory and in a data folder) and on PostgreSQL (from the
+ * installed binaries).
  * Codes are read from the log delivery, so no mail server sits in the measurement.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
 import { startServer } from '../server/src/index.ts'
 import { startPostgres } from '../server/src/testing/index.ts'
@@ -55,12 +59,13 @@ async function measure(
   }
 }
 
-async function benchBackend(backend: string, databaseUrl: string): Promise<Row[]> {
+async function benchBackend(backend: string, databaseUrl: string, dataDir = ''): Promise<Row[]> {
   const codes = new Map<string, string>()
   const api = await startServer({
     port: 0,
     env: {
       DATABASE_URL: databaseUrl,
+      LATCH_DATA_DIR: dataDir,
       LATCH_SECRET: SECRET,
       LATCH_TRUST_PROXY: '1',
       SMTP_URL: '',
@@ -135,6 +140,13 @@ export default async function run(): Promise<void> {
   const rows: Row[] = []
   console.log(`Latch API benchmark: concurrency ${CONCURRENCY}, real HTTP on 127.0.0.1\n`)
   rows.push(...(await benchBackend('PGlite (memory)', 'memory://')))
+  // The embedded default: PGlite in a data folder on disk.
+  const dir = mkdtempSync(join(tmpdir(), 'latch-bench-'))
+  try {
+    rows.push(...(await benchBackend('PGlite (data folder)', '', dir)))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
   const pg = await startPostgres()
   if (pg) {
     try {

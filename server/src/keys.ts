@@ -22,6 +22,8 @@ import { randomId } from './crypto.ts'
 import { type Db, json } from './db/index.ts'
 
 const ALG = 'ES256'
+/** How long decrypted keys are kept before they are read again. */
+export const KEY_CACHE_MS = 5 * 60_000
 
 export interface KeyStore {
   /** Makes sure the app has a current and a next key. */
@@ -54,7 +56,8 @@ export function createKeyStore(opts: {
   accessTokenTtlS: number
 }): KeyStore {
   const { db, secrets, clock } = opts
-  const cache = new Map<string, Promise<LoadedKey[]>>()
+  // Reloaded now and then, so a rotation by another process reaches this one.
+  const cache = new Map<string, { at: number; keys: Promise<LoadedKey[]> }>()
 
   async function newKey(trxDb: Db, appId: string, status: string): Promise<void> {
     const { privateKey, publicKey } = await generateKeyPair(ALG, { extractable: true })
@@ -104,13 +107,13 @@ export function createKeyStore(opts: {
   }
 
   function keys(appId: string): Promise<LoadedKey[]> {
-    let entry = cache.get(appId)
-    if (!entry) {
-      entry = load(appId)
-      cache.set(appId, entry)
-      entry.catch(() => cache.delete(appId))
-    }
-    return entry
+    const now = Date.now()
+    const entry = cache.get(appId)
+    if (entry && now - entry.at < KEY_CACHE_MS) return entry.keys
+    const loading = load(appId)
+    cache.set(appId, { at: now, keys: loading })
+    loading.catch(() => cache.delete(appId))
+    return loading
   }
 
   async function current(appId: string): Promise<LoadedKey> {
