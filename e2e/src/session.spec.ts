@@ -40,6 +40,12 @@ test('behavior: a reload keeps the session and getAccessToken() refreshes the to
   expect(second).not.toBe(first)
   expect((await verify(second as string, h().app.id)).sub).toBe(user.id)
   expect(refreshes.length).toBeGreaterThan(before)
+
+  // The demo page's button shows a token too.
+  await hp.page.getByTestId('get-token').click()
+  await expect
+    .poll(() => hp.page.getByTestId('status').textContent())
+    .toMatch(/^access token: ey[\w-]+\.[\w-]+\.[\w-]+$/)
 })
 
 test('behavior: logout ends the session, here and after a reload', async () => {
@@ -50,7 +56,11 @@ test('behavior: logout ends the session, here and after a reload', async () => {
     window.latch?.on('logout', () => window.events?.push('logout'))
   })
 
-  expectOk(await settle(latchCall<void>(hp.page, 'logout')))
+  // The demo page's own buttons: Log out, then Get access token answers null.
+  await hp.page.getByTestId('logout').click()
+  await expect.poll(() => hp.page.getByTestId('status').textContent()).toBe('logout: null')
+  await hp.page.getByTestId('get-token').click()
+  await expect.poll(() => hp.page.getByTestId('status').textContent()).toBe('access token: null')
   expect(expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))).toBeNull()
   expect(expectOk(await settle(latchCall<string | null>(hp.page, 'getAccessToken')))).toBeNull()
   await expect.poll(() => hp.page.evaluate(() => window.events)).toEqual(['logout'])
