@@ -63,3 +63,24 @@ test('error: NODE_ENV=production without an explicit secret does not start', asy
     }),
   ).rejects.toThrow('NODE_ENV=production needs an explicit LATCH_SECRET')
 })
+
+test('error: an unreachable PostgreSQL fails the start with its address', async () => {
+  const { createServer } = await import('node:net')
+  // A port that was free a moment ago: nothing listens there.
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+  await expect(
+    startServer({
+      port: 0,
+      env: {
+        DATABASE_URL: `postgres://latch@127.0.0.1:${port}/latch`,
+        LATCH_SECRET: 's'.repeat(32),
+      },
+      log: () => {},
+    }),
+  ).rejects.toThrow(`Cannot open the PostgreSQL database at 127.0.0.1:${port}`)
+})

@@ -25,7 +25,12 @@ export async function openDatabase(
 ): Promise<OpenDatabase> {
   const url = config.databaseUrl
   if (url && !url.startsWith('memory:')) {
-    const pool = new pg.Pool({ connectionString: url, max: 10 })
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: 10,
+      // An unreachable server is an error within seconds, not a hang.
+      connectionTimeoutMillis: 10_000,
+    })
     // An idle client's network error must not take the process down.
     pool.on('error', () => {})
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
@@ -33,7 +38,10 @@ export async function openDatabase(
       await migrate(db as Kysely<unknown>)
     } catch (e) {
       await db.destroy()
-      throw e
+      const where = new URL(url).host
+      throw new Error(`Cannot open the PostgreSQL database at ${where}: ${(e as Error).message}`, {
+        cause: e,
+      })
     }
     return { db, kind: 'postgres', close: () => db.destroy() }
   }
