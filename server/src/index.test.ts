@@ -4,6 +4,8 @@ import { join } from 'node:path'
 import { API_PREFIX } from '@latch/shared'
 import { afterAll, expect, test } from 'vitest'
 import { startServer } from './index.ts'
+import { TEST_SECRET } from './test-support.ts'
+import { postgresAvailable, startPostgres } from './testing/index.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latch-start-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -84,3 +86,65 @@ test('error: an unreachable PostgreSQL fails the start with its address', async 
     }),
   ).rejects.toThrow(`Cannot open the PostgreSQL database at 127.0.0.1:${port}`)
 })
+
+test.skipIf(!postgresAvailable())(
+  'behavior: two server processes on one PostgreSQL share rate limits, codes and sessions',
+  async () => {
+    const pg = await startPostgres()
+    if (!pg) throw new Error('PostgreSQL did not start')
+    const logs: string[] = []
+    const env = {
+      DATABASE_URL: await pg.createDatabase(),
+      LATCH_SECRET: TEST_SECRET,
+      LATCH_TRUST_PROXY: '1',
+      SMTP_URL: '',
+    }
+    const a = await startServer({ port: 0, env, log: (l) => logs.push(l) })
+    const b = await startServer({ port: 0, env, log: (l) => logs.push(l) })
+    try {
+      const app = await a.admin.createApp({
+        name: 'Two',
+        allowedOrigins: ['http://localhost:5173'],
+      })
+      const post = (base: string, path: string, body: unknown) =>
+        fetch(`${base}${API_PREFIX}${path}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'latch-app-id': app.id,
+            'latch-client': 'test',
+            'x-forwarded-for': '192.0.2.7',
+          },
+          body: JSON.stringify(body),
+        })
+      // A code sent through one process is redeemed through the other.
+      expect((await post(a.url, '/passwordless/init', { email: 'two@example.com' })).status).toBe(
+        200,
+      )
+      const code = logs
+        .find((l) => l.startsWith('[latch] e-mail code for two@example.com'))
+        ?.slice(-6)
+      const auth = await post(b.url, '/passwordless/authenticate', {
+        email: 'two@example.com',
+        code,
+      })
+      expect(auth.status).toBe(200)
+      const { refresh_token } = (await auth.json()) as { refresh_token: string }
+      expect((await post(a.url, '/sessions', { refresh_token })).status).toBe(200)
+      // The per-IP budget (30 per 5 minutes, 2 spent above) is one budget across both.
+      const statuses: number[] = []
+      for (let i = 0; i < 29; i++) {
+        const base = i % 2 === 0 ? a.url : b.url
+        statuses.push(
+          (await post(base, '/passwordless/init', { email: `two${i}@example.com` })).status,
+        )
+      }
+      expect(statuses.slice(0, 28).every((s) => s === 200)).toBe(true)
+      expect(statuses[28]).toBe(429)
+    } finally {
+      await a.close()
+      await b.close()
+      await pg.close()
+    }
+  },
+)
