@@ -1,9 +1,10 @@
-import type { User } from '@latch/shared'
+import { ERRORS, type User } from '@latch/shared'
 import { expect, test } from 'vitest'
 import {
   demoUser,
   enterCode,
   expectOk,
+  expectRejected,
   latchCall,
   newEmail,
   newPhone,
@@ -70,6 +71,34 @@ test('behavior: a signed-in user links a phone, unlinks the e-mail, then links a
   const fresh = await signInByEmail(h(), await h().open({ appId: app.id }), email)
   expect(fresh.isNewUser).toBe(true)
   expect(fresh.user.id).not.toBe(user.id)
+})
+
+test('error: linking an e-mail that another user holds is refused and changes nothing', async () => {
+  const app = await h().createApp({ loginMethods: ['email', 'sms'] })
+  const taken = newEmail('taken')
+  await signInByEmail(h(), await h().open({ appId: app.id }), taken)
+
+  const hp = await h().open({ appId: app.id })
+  const { user } = await signInByEmail(h(), hp, newEmail('other'))
+  const linking = latchCall<User>(hp.page, 'link', 'email')
+  await screen(hp.modal, 'LINK_EMAIL_SCREEN').waitFor({ state: 'visible' })
+  await h().ageCodes(taken)
+  await submitEmail(hp.modal, taken)
+  const code = await waitEmailCode(h(), taken)
+  const answer = hp.page.waitForResponse((r) => r.url().endsWith('/api/v1/passwordless/link'))
+  await enterCode(hp.modal, code)
+  const response = await answer
+  expect(response.status()).toBe(400)
+  expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
+    'linked_to_another_user',
+  )
+  // The code was right; the refusal (linked_to_another_user) is not a 422: SPEC's other text.
+  await hp.modal.getByText(ERRORS.code_verification_failed.message).waitFor({ state: 'visible' })
+  await hp.page.keyboard.press('Escape')
+  const error = expectRejected(await settle(linking, "link('email')"))
+  expect(error.code).not.toBeNull()
+  const after = expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))
+  expect(after?.linkedAccounts).toEqual(user.linkedAccounts)
 })
 
 test('error: unlinking without a session rejects', async () => {
