@@ -89,7 +89,9 @@ export function newPhone(): { typed: string; e164: string } {
     4,
     '0',
   )
-  const exchange = 200 + ((process.pid + phoneSequence) % 700)
+  let exchange = 200 + ((process.pid + phoneSequence) % 700)
+  // N11 exchanges (211, 311, ... 911) are service codes, not subscriber numbers.
+  if (exchange % 100 === 11) exchange += 1
   return { typed: `(201) ${exchange}-${line}`, e164: `+1201${exchange}${line}` }
 }
 
