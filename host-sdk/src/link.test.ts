@@ -36,8 +36,9 @@ let host = ''
 let modal = ''
 let page: Page
 
-const serialized = (code: 'login_exited' | 'link_exited' | 'last_account_unlink_forbidden') =>
-  JSON.stringify(serializeError(LatchError.of(code)))
+const serialized = (
+  code: 'login_exited' | 'link_exited' | 'last_account_unlink_forbidden' | 'no_login_method',
+) => JSON.stringify(serializeError(LatchError.of(code)))
 
 /** The stand-in modal: records calls, opens itself for flows, settles them when told. */
 function modalPage(): string {
@@ -55,7 +56,10 @@ window.settle = (value) => { const p = pending; pending = null; p.resolve(value)
 window.exit = () => { const p = pending; pending = null; if (p) p.reject(exits[p.kind]) }
 const record = (method, args) => window.calls.push({ method, args })
 const methods = {
-  async init(config, returnParams) { record('init', [config, returnParams]); return { app: { id: '${APP_ID}' }, warnings: [], user: null } },
+  async init(config, returnParams) {
+    record('init', [config, returnParams])
+    if (config.loginMethods && config.loginMethods.length === 0) throw ${serialized('no_login_method')}
+    return { app: { id: '${APP_ID}' }, warnings: [], user: null } },
   login() { record('login', []); return flow('login') },
   link(kind) { record('link', [kind]); return flow('link') },
   async unlink() { throw ${serialized('last_account_unlink_forbidden')} },
@@ -370,6 +374,23 @@ describe('link', () => {
       .poll(async () => calls(modalFrame()).catch(() => []), { timeout: 10_000 })
       .toEqual([{ method: 'init', args: [{}, null] }])
     expect(await page.evaluate(() => window.latch?.getUser())).toEqual({ id: 'user-1' })
+  })
+
+  test('error: a configuration the modal refuses rejects ready and every call with its error', async () => {
+    const context = await browser.newContext()
+    page = await context.newPage()
+    await page.goto(`${host}/`)
+    await page.waitForFunction(() => typeof window.createLatch === 'function')
+    const outcome = await page.evaluate(
+      async ({ appId, modalUrl }) => {
+        window.latch = window.createLatch({ appId, modalUrl, config: { loginMethods: [] } })
+        const code = (e: InstanceType<typeof LatchError>) => [e.code, e.message]
+        return [await window.latch.ready.catch(code), await window.latch.login().catch(code)]
+      },
+      { appId: APP_ID, modalUrl: modal },
+    )
+    const expected = ['no_login_method', ERRORS.no_login_method.message]
+    expect(outcome).toEqual([expected, expected])
   })
 
   test('behavior: a quick call the modal never answers times out', async () => {
