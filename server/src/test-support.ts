@@ -24,13 +24,26 @@ import {
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789'
 
+/** Real time moved by `advance`; `freeze` stops it for tests that measure margins exactly. */
 export class FakeClock implements Clock {
   #offset = 0
+  #frozenAt: number | null = null
   now(): Date {
-    return new Date(Date.now() + this.#offset)
+    return new Date((this.#frozenAt ?? Date.now()) + this.#offset)
   }
   advance(ms: number): void {
     this.#offset += ms
+  }
+  /** Runs `fn` with time standing still except for `advance`. */
+  async frozen<T>(fn: () => Promise<T>): Promise<T> {
+    this.#frozenAt = Date.now()
+    try {
+      return await fn()
+    } finally {
+      // Carry on from the frozen instant, so time never jumps.
+      this.#offset -= Date.now() - this.#frozenAt
+      this.#frozenAt = null
+    }
   }
 }
 
