@@ -155,13 +155,18 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       })
     }
   }
+  // Parts still starting when another fails: waited for, so their stops are registered.
+  const starting: Promise<unknown>[] = []
   try {
     // Independent parts start side by side; each registers its stop as soon as it is up.
-    const started = <T>(promise: Promise<T>, stop: (value: T) => Promise<unknown>) =>
-      promise.then((value) => {
+    const started = <T>(promise: Promise<T>, stop: (value: T) => Promise<unknown>) => {
+      const up = promise.then((value) => {
         stops.push(() => stop(value))
         return value
       })
+      starting.push(up)
+      return up
+    }
     const buildDone = withTimeout(buildFrontendOnce(), 170_000, 'building the frontend')
     const browserUp = started(launchChromium(), (b) => b.close())
     // Awaited below; these only keep an early failure from going unhandled.
@@ -309,6 +314,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       close: stopAll,
     }
   } catch (error) {
+    await Promise.allSettled(starting)
     await stopAll()
     throw error
   }
