@@ -89,6 +89,8 @@ test('behavior: apps create prints the id; show, list and update read and change
     'on',
     '--add-origin',
     'https://www.example.com',
+    '--custom-api-url',
+    'https://auth.example.com',
     '--oauth-json',
     '{"google":{"clientId":"gid","clientSecret":"gsecret"}}',
     '--json',
@@ -106,6 +108,7 @@ test('behavior: apps create prints the id; show, list and update read and change
     termsAndConditionsUrl: 'https://example.com/terms',
     embeddedWalletConfig: { createOnLogin: 'all-users', requireUserPasswordOnCreate: true },
     allowedOrigins: ['http://localhost:5173', 'https://www.example.com'],
+    customApiUrl: 'https://auth.example.com',
   })
 
   const shown = await cli('apps', 'show', app.id)

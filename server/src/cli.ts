@@ -46,7 +46,7 @@ Settings (create and update):
   --logo <url>  --accent-color <#hex>  --theme light|dark|<#hex>  --wallet-first on|off
   --terms <url>  --privacy <url>
   --create-on-login off|all-users|users-without-wallets  --require-passcode on|off
-  --wallet-connect-id <id>
+  --wallet-connect-id <id>       --custom-api-url <url>
   --oauth-json <json>            Per-provider OAuth settings, merged by provider, e.g.
                                  '{"google":{"clientId":"...","clientSecret":"..."}}'
 
@@ -78,6 +78,7 @@ const options = {
   'create-on-login': { type: 'string' },
   'require-passcode': { type: 'string' },
   'wallet-connect-id': { type: 'string' },
+  'custom-api-url': { type: 'string' },
   'oauth-json': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -156,6 +157,7 @@ export function settingsFromOptions(v: Values, current?: AppRecord): Partial<App
   if (Object.keys(wallet).length) patch.embeddedWalletConfig = wallet
   if (v['wallet-connect-id'] !== undefined)
     patch.walletConnectCloudProjectId = v['wallet-connect-id']
+  if (v['custom-api-url'] !== undefined) patch.customApiUrl = v['custom-api-url']
   if (v['oauth-json'] !== undefined) {
     try {
       patch.oauth = JSON.parse(v['oauth-json']) as AppInput['oauth']
