@@ -54,6 +54,11 @@ async function main() {
     token: () => run('access token', () => latch.getAccessToken()),
     logout: () => run('logout', () => latch.logout()),
   }
+  // The one-line script wires [data-latch-login] itself; the ESM entry (inline page) does not.
+  if (document.getElementById('latch-inline')) {
+    const signIn = document.querySelector('[data-latch-login]')
+    signIn?.addEventListener('click', () => run('login', () => latch.login()))
+  }
   for (const button of document.querySelectorAll('[data-action]')) {
     button.addEventListener('click', () => actions[button.dataset.action]?.())
   }

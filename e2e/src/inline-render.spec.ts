@@ -1,6 +1,14 @@
 import { HOST_ELEMENT_IDS } from '@latch/shared'
 import { expect, test } from 'vitest'
-import { newEmail, screen, signInByEmail } from './flows.ts'
+import {
+  demoUser,
+  enterCode,
+  newEmail,
+  screen,
+  signInByEmail,
+  submitEmail,
+  waitEmailCode,
+} from './flows.ts'
 import { INLINE_PARENT_ID } from './host-server.ts'
 import { useHarness } from './use-harness.ts'
 
@@ -21,6 +29,7 @@ test('behavior: the modal renders inside the parent element and signs in there',
   expect(frameBox && parentBox).toBeTruthy()
   if (frameBox && parentBox) {
     expect(frameBox.height).toBeGreaterThan(100)
+    expect(frameBox.width).toBeLessThanOrEqual(parentBox.width + 1)
     expect(frameBox.y).toBeGreaterThanOrEqual(parentBox.y - 1)
     expect(frameBox.y + frameBox.height).toBeLessThanOrEqual(parentBox.y + parentBox.height + 1)
   }
@@ -30,4 +39,24 @@ test('behavior: the modal renders inside the parent element and signs in there',
 
   const result = await signingIn
   expect(result.isNewUser).toBe(true)
+})
+
+test('behavior: on the inline page a person signs in from the button; the frame follows each screen', async () => {
+  const hp = await h().open({ path: '/inline' })
+  const frame = hp.page.locator(`#${INLINE_PARENT_ID} [data-testid="${HOST_ELEMENT_IDS.frame}"]`)
+  const fits = async () => {
+    const box = await frame.boundingBox()
+    const content = await hp.modal.locator('body').evaluate((b) => b.scrollHeight)
+    return Math.abs((box?.height ?? 0) - content) <= 2
+  }
+  await hp.page.getByTestId('sign-in').click()
+  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await expect.poll(fits).toBe(true)
+  const email = newEmail('inline-person')
+  await submitEmail(hp.modal, email)
+  const code = await waitEmailCode(h(), email)
+  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  await expect.poll(fits).toBe(true)
+  await enterCode(hp.modal, code)
+  await demoUser(hp.page, (u) => u?.email?.address === email)
 })
