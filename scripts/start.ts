@@ -73,8 +73,8 @@ async function main(): Promise<void> {
     })()
     return stopping
   }
-  // Ctrl-C reaches this process twice (from the terminal and relayed by tsx): every signal
-  // after the first joins the same stop instead of killing the process midway.
+  // Ctrl-C can reach this process twice (from the terminal, and relayed by npm or a tsx
+  // wrapper): every signal after the first joins the same stop instead of killing it midway.
   let signalled = false
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) return
