@@ -115,10 +115,11 @@ export async function enterCode(modal: FrameLocator, code: string): Promise<void
   }
 }
 
-export async function codeBoxValues(modal: FrameLocator): Promise<string[]> {
-  const values: string[] = []
-  for (let i = 0; i < 6; i++) values.push(await modal.getByTestId(`code-input-${i}`).inputValue())
-  return values
+/** The six boxes' values, read in one go. */
+export function codeBoxValues(modal: FrameLocator): Promise<string[]> {
+  return modal
+    .locator('[data-testid^="code-input-"]')
+    .evaluateAll((boxes) => boxes.map((b) => (b as HTMLInputElement).value))
 }
 
 export const waitEmailCode = (h: Harness, email: string) =>
