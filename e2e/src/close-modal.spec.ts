@@ -46,3 +46,27 @@ test('behavior: the close button rejects the pending login() and gives focus bac
     .poll(() => hp.page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
     .toBe('link-email')
 })
+
+test('behavior: the SDK start, opening and closing reach /analytics_events and are accepted', async () => {
+  const context = await h().browser.newContext()
+  const events: { name: string; status: number }[] = []
+  context.on('requestfinished', async (request) => {
+    if (!request.url().endsWith('/api/v1/analytics_events')) return
+    const body = request.postDataJSON() as { event_name?: string } | null
+    const response = await request.response()
+    events.push({ name: body?.event_name ?? '?', status: response?.status() ?? 0 })
+  })
+  try {
+    const hp = await h().open({ context })
+    const { pending } = await openLanding(hp)
+    await hp.modal.getByTestId('close-button').click()
+    expectRejected(await settle(pending, 'login()'))
+    const names = () => events.map((e) => e.name)
+    await expect
+      .poll(names, { timeout: WAIT_MS })
+      .toEqual(expect.arrayContaining(['sdk_initialize', 'modal_open', 'modal_closed']))
+    for (const event of events) expect(event.status, event.name).toBeLessThan(300)
+  } finally {
+    await context.close()
+  }
+})
