@@ -35,7 +35,7 @@ export function limitIp(deps: CodeDeps, ip: string): Promise<void> {
 
 /**
  * A fresh code for the identifier, replacing any earlier one. Throws 429 within 60 s of the
- * last code or past 5 codes in the hour.
+ * last unused code (a resend) or past 5 codes in the hour.
  */
 export async function issueCode(
   deps: CodeDeps,
@@ -48,7 +48,8 @@ export async function issueCode(
   const hmac = digest(deps, appId, channel, identifier, code)
   const resendAfter = new Date(now.getTime() - RESEND_INTERVAL_MS)
   await deps.db.transaction().execute(async (trx) => {
-    // Insert, or replace only a code older than the resend interval: one atomic statement.
+    // Insert, or replace a code that was used or is older than the resend interval: one atomic
+    // statement, so two parallel sends cannot both pass.
     const row = await trx
       .insertInto('verification_codes')
       .values({
@@ -71,7 +72,13 @@ export async function issueCode(
             attempts: 0,
             consumed_at: null,
           }))
-          .where('verification_codes.created_at', '<=', resendAfter),
+          // A used code never delays the next sign-in; only a live or burnt one does.
+          .where((eb) =>
+            eb.or([
+              eb('verification_codes.created_at', '<=', resendAfter),
+              eb('verification_codes.consumed_at', 'is not', null),
+            ]),
+          ),
       )
       .returning('created_at')
       .executeTakeFirst()

@@ -27,6 +27,19 @@ describeBackends('passwordless (e-mail)', (get) => {
     expect(again.user.id).toBe(first.user.id)
   })
 
+  test('behavior: signing in again right after a sign-in is not a resend', async () => {
+    const s = get()
+    await s.clock.frozen(async () => {
+      const app = await s.newApp()
+      const address = email('again')
+      const first = await s.emailLogin(app.id, address)
+      s.clock.advance(1_000)
+      const again = await s.emailLogin(app.id, address)
+      expect(again.user.id).toBe(first.user.id)
+      expect(again.is_new_user).toBe(false)
+    })
+  })
+
   test('behavior: the code is stored only as an HMAC', async () => {
     const s = get()
     const app = await s.newApp()
