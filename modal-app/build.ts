@@ -1,4 +1,5 @@
 /** Builds the modal page into modal-app/dist (programmatic Vite; no config file). */
+import { rename, rm } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { build } from 'vite'
 
@@ -10,7 +11,25 @@ export interface BuildModalOptions {
   outDir?: string
 }
 
+/**
+ * Builds into a fresh folder, then swaps it in, so a server reading the old build never sees
+ * a half-written one.
+ */
 export async function buildModalApp(options: BuildModalOptions = {}): Promise<void> {
+  const outDir = options.outDir ?? MODAL_DIST
+  const staging = `${outDir}.building-${process.pid}-${Date.now()}`
+  const old = `${outDir}.old-${process.pid}-${Date.now()}`
+  try {
+    await viteBuild(staging)
+    await rename(outDir, old).catch(() => {})
+    await rename(staging, outDir)
+  } finally {
+    await rm(staging, { recursive: true, force: true })
+    await rm(old, { recursive: true, force: true })
+  }
+}
+
+async function viteBuild(outDir: string): Promise<void> {
   await build({
     root: MODAL_ROOT,
     configFile: false,
@@ -21,7 +40,7 @@ export async function buildModalApp(options: BuildModalOptions = {}): Promise<vo
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     oxc: { jsx: { runtime: 'automatic', development: false } },
     build: {
-      outDir: options.outDir ?? MODAL_DIST,
+      outDir,
       emptyOutDir: true,
       target: 'es2022',
       sourcemap: false,

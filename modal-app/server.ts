@@ -119,7 +119,17 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
       return
     }
     if (pathname === '/' || pathname === '/index.html') {
-      const html = await loadIndex()
+      const html = await loadIndex().catch(() => null)
+      if (html === null) {
+        send(
+          res,
+          503,
+          'The modal is not built: run buildModalApp()',
+          { 'content-type': 'text/plain', 'retry-after': '1' },
+          head,
+        )
+        return
+      }
       send(
         res,
         200,
