@@ -24,23 +24,22 @@ export interface Harness {
   emitted(event: string): unknown[]
 }
 
+/** A host that records every call; built as a proxy so new HostMethods need no change here. */
 export function recordingHost(calls: HostCall[]): HostMethods {
-  const record =
-    (method: keyof HostMethods) =>
-    async (...args: unknown[]): Promise<void> => {
-      calls.push({ method, args })
-    }
-  return {
-    setOpen: record('setOpen'),
-    resize: record('resize'),
-    emit: record('emit'),
-    navigate: record('navigate'),
-    wallets: async () => {
-      calls.push({ method: 'wallets', args: [] })
-      return []
-    },
-    request: record('request'),
+  const answers: Record<string, unknown> = {
+    wallets: [],
+    pageUrl: 'http://localhost:5173/',
   }
+  return new Proxy({} as HostMethods, {
+    get(_target, name) {
+      if (typeof name !== 'string' || name === 'then') return undefined
+      const method = name as keyof HostMethods
+      return async (...args: unknown[]) => {
+        calls.push({ method, args })
+        return answers[method]
+      }
+    },
+  })
 }
 
 export function setupRuntime(api: ApiDouble, refreshToken: string | null = null): Harness {
