@@ -127,13 +127,18 @@ export function createLatch(options: LatchOptions): LatchClient {
       try {
         url = new URL(href)
       } catch {}
-      const flowPending = [...pending.values()].some(
-        (c) => c === 'login_exited' || c === 'link_exited',
-      )
+      // A flow the host started, or the open modal (Retry after an OAuth return, whose
+      // original login() did not survive the page navigation).
+      const flowPending =
+        frame?.isOpen() ||
+        [...pending.values()].some((c) => c === 'login_exited' || c === 'link_exited')
       if (!url || !isAllowedNavigation(url) || !flowPending) {
         throw LatchError.of('invalid_data', { details: 'navigate: refused' })
       }
       location.href = url.href
+    },
+    async pageUrl() {
+      return location.href
     },
     async wallets() {
       return []

@@ -86,6 +86,11 @@ export interface HostMethods {
   emit(event: HostEventName, payload: unknown): Promise<void>
   /** Top-level navigation, only ever to an authorization URL the API returned. */
   navigate(url: string): Promise<void>
+  /**
+   * The host page's current URL (`location.href`): where an OAuth provider sends the visitor
+   * back (`redirect_to`). The modal strips any latch_ return parameters from it.
+   */
+  pageUrl(): Promise<string>
   wallets(): Promise<InjectedWalletInfo[]>
   request(id: string, method: string, params?: unknown): Promise<unknown>
 }
