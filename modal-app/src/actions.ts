@@ -74,7 +74,11 @@ export function codeScreenBack(): ScreenId {
   return 'LANDING'
 }
 
-function startFlow<T extends LoginResult | User>(flow: Flow, screen: ScreenId): Promise<T> {
+/**
+ * Starts a flow the host waits on (login or link), or joins the same flow already pending: the
+ * host's promise then settles with it. Exported for the OAuth flow (oauth.ts).
+ */
+export function startFlow<T extends LoginResult | User>(flow: Flow, screen: ScreenId): Promise<T> {
   if (pending) {
     if (pending.flow.kind === flow.kind && JSON.stringify(pending.flow) === JSON.stringify(flow)) {
       return pending.promise as Promise<T>
@@ -108,15 +112,33 @@ function flowReset() {
     submitting: false,
     submitError: null,
     passwordless: null,
+    oauth: null,
     result: null,
   }
+}
+
+/** The current flow's generation: an answer arriving after it changed must change nothing. */
+export function flowGeneration(): number {
+  return generation
+}
+
+/** The pending flow the host may be waiting on, if any. */
+export function pendingFlow(): Flow | null {
+  return pending?.flow ?? null
+}
+
+/** Closes the modal and delivers the finished flow's result after `ms`. */
+export function scheduleFinish(ms: number): void {
+  if (closeTimer) clearTimeout(closeTimer)
+  closeTimer = setTimeout(finishFlow, ms)
 }
 
 /** login(): opens the landing; resolves when the modal closes after a sign-in. */
 export function login(): Promise<LoginResult> {
   const { app, user } = store.getState()
   if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
-  if (user && runtime().session.isAuthenticated())
+  // A sign-in in progress (an OAuth return) is joined, so its result keeps isNewUser.
+  if (user && runtime().session.isAuthenticated() && pending?.flow.kind !== 'login')
     return Promise.resolve({ user, isNewUser: false })
   return startFlow<LoginResult>({ kind: 'login' }, 'LANDING')
 }

@@ -3,6 +3,8 @@ import {
   type InitResult,
   LatchError,
   type ModalMethods,
+  OAUTH_PROVIDERS,
+  type OAuthProvider,
   type OAuthReturnParams,
   type ServerAppConfig,
   type User,
@@ -10,6 +12,7 @@ import {
 import * as actions from './actions.ts'
 import { track } from './analytics.ts'
 import { checkHostConfig } from './config-check.ts'
+import { linkOAuth, resumeOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
 import { store } from './store.ts'
 
@@ -41,10 +44,16 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
       track('sdk_initialize')
       const app = store.getState().app
       if (!app) throw LatchError.of('something_went_wrong')
+      // Back from a provider: the OAuth screen opens now, so a login() the host calls once
+      // ready joins the flow in progress (oauth.ts).
+      if (returnParams) resumeOAuth(returnParams)
       return { app: app.config, warnings, user }
     },
     login: () => actions.login(),
-    link: (kind) => actions.link(kind),
+    link: (kind) =>
+      (OAUTH_PROVIDERS as readonly string[]).includes(kind)
+        ? linkOAuth(kind as OAuthProvider)
+        : actions.link(kind),
     unlink: (account) => actions.unlink(account),
     logout: () => actions.logout(),
     getUser: async () => store.getState().user,

@@ -2,7 +2,7 @@
  * The modal's one store (vanilla zustand): the current screen and the flow state. Actions are
  * the module-level functions in actions.ts, so penpal handlers move the UI without hooks.
  */
-import type { LatchError, LoginResult, User } from '@latch/shared'
+import type { LatchError, LoginResult, OAuthProvider, User } from '@latch/shared'
 import { createStore } from 'zustand/vanilla'
 import type { AppView } from './config.ts'
 import type { ScreenId } from './screens/ids.ts'
@@ -12,7 +12,19 @@ export type Channel = 'email' | 'sms'
 export type CodeStatus = 'idle' | 'submitting' | 'success' | 'error'
 
 /** What the visitor is doing: signing in, or linking an account to the signed-in user. */
-export type Flow = { kind: 'login' } | { kind: 'link'; account: 'email' | 'phone' }
+export type Flow = { kind: 'login' } | { kind: 'link'; account: 'email' | 'phone' | OAuthProvider }
+
+/**
+ * Social sign-in on AWAITING_OAUTH_SCREEN: asking the API for the provider's URL
+ * (redirecting), completing the return (verifying), done, or failed with the shown text.
+ */
+export interface OAuthState {
+  provider: OAuthProvider
+  status: 'redirecting' | 'verifying' | 'success' | 'error'
+  /** The detail under 'Authentication failed.' (SPEC section 8's OAuth table). */
+  error: string | null
+  retryable: boolean
+}
 
 export interface PasswordlessState {
   channel: Channel
@@ -33,6 +45,7 @@ export interface ModalState {
   submitting: boolean
   submitError: string | null
   passwordless: PasswordlessState | null
+  oauth: OAuthState | null
   /** A finished sign-in or link, delivered when the modal closes. */
   result: LoginResult | null
   /** The cause behind the general error view. */
@@ -49,6 +62,7 @@ export const initialState: ModalState = {
   submitting: false,
   submitError: null,
   passwordless: null,
+  oauth: null,
   result: null,
   error: null,
 }

@@ -6,6 +6,7 @@ import type { ComponentType } from 'react'
 import { codeScreenBack } from '../actions.ts'
 import type { ModalState } from '../store.ts'
 import { AllowlistRejection } from './AllowlistRejection.tsx'
+import { AwaitingOAuth } from './AwaitingOAuth.tsx'
 import { AwaitingPasswordlessCode } from './AwaitingPasswordlessCode.tsx'
 import type { ScreenId } from './ids.ts'
 import { Landing, landingSections } from './Landing.tsx'
@@ -46,7 +47,7 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
   COINBASE_INTERSTITIAL_SCREEN: later('full'),
   PHANTOM_INTERSTITIAL_SCREEN: later('full'),
   LOGIN_FAILED_SCREEN: later('full'),
-  AWAITING_OAUTH_SCREEN: later('compact', null),
+  AWAITING_OAUTH_SCREEN: { component: AwaitingOAuth, size: 'compact', back: null },
   ALLOWLIST_REJECTION_SCREEN: { component: AllowlistRejection, size: 'compact', back: 'LANDING' },
   INSTALL_METAMASK_SCREEN: later('full', 'WALLET_EDUCATION'),
   INSTALL_PHANTOM_SCREEN: later('full', 'WALLET_EDUCATION'),

@@ -1,0 +1,238 @@
+/**
+ * Social sign-in and linking (SPEC sections 2, 4 and 8), on the modal's side.
+ *
+ * Out: a social button (or `link(provider)`) asks the API for the provider's authorization URL
+ * (`POST /oauth/init`, `redirect_to` = the host page's URL without latch_ parameters; with the
+ * access token for a link) and the host SDK navigates the top page there.
+ *
+ * Back: the API's callback sends the visitor to the host page with latch_oauth_code, _state and
+ * _provider; the host SDK takes them off the address bar and hands them to `init`, and the modal
+ * opens on AWAITING_OAUTH_SCREEN and completes with `/oauth/authenticate` or `/oauth/link`.
+ * Which of the two: the intent saved under the state in the modal origin's sessionStorage when
+ * the flow left (it survives the navigation: same tab, same top-level site); if it is missing
+ * (storage blocked or cleared), a signed-in visitor links and anyone else signs in.
+ *
+ * The host's login() or link() promise cannot survive the page navigation. After the return the
+ * modal holds the flow as pending: a login() (or the same link()) the host calls while it is in
+ * progress joins it and settles with its result, and the 'login' event (so onSuccess) fires
+ * when the modal closes after a sign-in.
+ */
+import {
+  type AuthResponse,
+  fillTemplate,
+  isLatchError,
+  LatchError,
+  type LoginResult,
+  OAUTH_ERROR_DISPLAY,
+  OAUTH_PROVIDER_NAMES,
+  OAUTH_RETURN_PARAM_NAMES,
+  type OAuthInitResponse,
+  type OAuthProvider,
+  type OAuthReturnParams,
+  oauthReturnParamsSchema,
+  SUCCESS_CLOSE_DELAY_MS,
+  type User,
+} from '@latch/shared'
+import {
+  flowGeneration,
+  navigate,
+  pendingFlow,
+  scheduleFinish,
+  setUser,
+  startFlow,
+} from './actions.ts'
+import { callHost, runtime } from './runtime.ts'
+import { type Flow, type OAuthState, store } from './store.ts'
+
+type Intent = 'login' | 'link'
+
+const INTENT_KEY = 'latch:oauth:'
+
+/** The sessionStorage of the modal origin, or null where it is blocked. */
+function storage(): Storage | null {
+  try {
+    return typeof sessionStorage === 'undefined' ? null : sessionStorage
+  } catch {
+    return null
+  }
+}
+
+function saveIntent(authorizationUrl: string, intent: Intent): void {
+  try {
+    const state = new URL(authorizationUrl).searchParams.get('state')
+    if (state) storage()?.setItem(INTENT_KEY + state, intent)
+  } catch {
+    // Without storage the return decides by the session (see above).
+  }
+}
+
+/** The intent saved for this state, removed as it is read. */
+function takeIntent(state: string): Intent | null {
+  try {
+    const store = storage()
+    const value = store?.getItem(INTENT_KEY + state) ?? null
+    store?.removeItem(INTENT_KEY + state)
+    return value === 'login' || value === 'link' ? value : null
+  } catch {
+    return null
+  }
+}
+
+/** The host page URL as `redirect_to`: any latch_ return parameter removed. */
+export function redirectTarget(pageUrl: string): string {
+  const url = new URL(pageUrl)
+  for (const name of Object.values(OAUTH_RETURN_PARAM_NAMES)) url.searchParams.delete(name)
+  return url.href
+}
+
+/** What the OAuth screen shows for a failure (SPEC section 8, under 'Authentication failed.'). */
+export function oauthErrorView(
+  error: unknown,
+  provider: OAuthProvider,
+): { message: string; retryable: boolean } {
+  const code = isLatchError(error) ? error.code : ''
+  const display =
+    code in OAUTH_ERROR_DISPLAY
+      ? OAUTH_ERROR_DISPLAY[code as keyof typeof OAUTH_ERROR_DISPLAY]
+      : // Anything else (network, timeout, a refused redirect) reads as the generic retryable failure.
+        OAUTH_ERROR_DISPLAY.oauth_invalid_code
+  return {
+    message: fillTemplate(display.message, { providerName: OAUTH_PROVIDER_NAMES[provider] }),
+    retryable: display.retryable,
+  }
+}
+
+function setOAuth(state: OAuthState): void {
+  store.setState({ oauth: state })
+}
+
+function showError(provider: OAuthProvider, error: unknown): void {
+  if (isLatchError(error) && error.is('allowlist_rejected')) {
+    navigate('ALLOWLIST_REJECTION_SCREEN')
+    return
+  }
+  const view = oauthErrorView(error, provider)
+  store.setState({ screen: 'AWAITING_OAUTH_SCREEN', submitting: false, submitError: null })
+  setOAuth({ provider, status: 'error', error: view.message, retryable: view.retryable })
+}
+
+/**
+ * Leaves for the provider: asks the API for its URL and has the host navigate there. Used by
+ * the social buttons, link(provider) and Retry; the open flow says whether it is a link.
+ */
+export async function startOAuth(provider: OAuthProvider): Promise<void> {
+  const { oauth, flow } = store.getState()
+  if (oauth?.status === 'redirecting') return
+  const intent: Intent = flow?.kind === 'link' ? 'link' : 'login'
+  setOAuth({ provider, status: 'redirecting', error: null, retryable: false })
+  const started = flowGeneration()
+  try {
+    const { api, host } = runtime()
+    if (!host) throw LatchError.of('modal_unreachable')
+    const redirectTo = redirectTarget(await host.pageUrl())
+    const { url } = await api.request<OAuthInitResponse>(
+      '/oauth/init',
+      { provider, redirect_to: redirectTo },
+      // A sign-in goes without the token: with one, the server would bind the flow to a user.
+      { auth: intent === 'link' },
+    )
+    if (started !== flowGeneration()) return
+    saveIntent(url, intent)
+    // The host navigates only to http(s) and only while a flow is pending or the modal is open.
+    await host.navigate(url)
+  } catch (e) {
+    if (started !== flowGeneration()) return
+    showError(provider, e)
+  }
+}
+
+/** Retry on the error state: the same provider again. */
+export function retryOAuth(): void {
+  const oauth = store.getState().oauth
+  if (oauth) void startOAuth(oauth.provider)
+}
+
+/** link(provider): the provider must be one the app offers; the visitor must be signed in. */
+export function linkOAuth(provider: OAuthProvider): Promise<User> {
+  const { app, user } = store.getState()
+  if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
+  if (!app.methods.social.includes(provider)) {
+    return Promise.reject(LatchError.of('method_not_available'))
+  }
+  if (!user) return Promise.reject(LatchError.of('not_authenticated'))
+  const flow: Flow = { kind: 'link', account: provider }
+  const joining = JSON.stringify(pendingFlow()) === JSON.stringify(flow)
+  const result = startFlow<User>(flow, 'AWAITING_OAUTH_SCREEN')
+  if (!joining) void startOAuth(provider)
+  return result
+}
+
+/**
+ * The in-app wallet issue's hook: when the app creates wallets at login and this user needs
+ * one, it takes over after the success screen (returning true; the modal then does not close).
+ * Unset until that issue wires it.
+ */
+let walletStep: ((result: LoginResult) => boolean) | null = null
+export function setWalletCreationStep(step: ((result: LoginResult) => boolean) | null): void {
+  walletStep = step
+}
+
+const resumed = new Set<string>()
+
+/**
+ * The visitor is back from the provider (init's return parameters): opens on
+ * AWAITING_OAUTH_SCREEN and completes the sign-in or link. Parameters that do not parse are
+ * ignored; each state is completed once per page.
+ */
+export function resumeOAuth(raw: OAuthReturnParams | null): void {
+  const parsed = oauthReturnParamsSchema.safeParse(raw)
+  if (!parsed.success) {
+    if (raw) callHost('emit', 'warning', 'Ignored malformed OAuth return parameters')
+    return
+  }
+  const params = parsed.data
+  if (resumed.has(params.state)) return
+  resumed.add(params.state)
+  const intent: Intent =
+    takeIntent(params.state) ?? (runtime().session.isAuthenticated() ? 'link' : 'login')
+  const flow: Flow =
+    intent === 'link' ? { kind: 'link', account: params.provider } : { kind: 'login' }
+  // Nobody may be waiting on this flow yet: a host call joins it (startFlow).
+  startFlow(flow, 'AWAITING_OAUTH_SCREEN').catch(() => {})
+  setOAuth({ provider: params.provider, status: 'verifying', error: null, retryable: false })
+  void complete(params, intent)
+}
+
+async function complete(params: OAuthReturnParams, intent: Intent): Promise<void> {
+  const started = flowGeneration()
+  const { api, session } = runtime()
+  const body = { authorization_code: params.code, state_code: params.state }
+  try {
+    let result: LoginResult
+    if (intent === 'link') {
+      const res = await api.request<User | { user: User }>('/oauth/link', body)
+      const user = 'user' in res ? res.user : res
+      setUser(user)
+      result = { user, isNewUser: false }
+    } else {
+      const res = await api.request<AuthResponse>('/oauth/authenticate', body, { auth: false })
+      // Signed in even if the visitor closed the modal meanwhile (the code is single use).
+      session.start(res, res.user)
+      result = { user: res.user, isNewUser: res.is_new_user }
+    }
+    if (started !== flowGeneration()) return
+    store.setState({ result })
+    setOAuth({ provider: params.provider, status: 'success', error: null, retryable: false })
+    if (intent === 'login' && walletStep?.(result)) return
+    scheduleFinish(store.getState().app?.inDialog === false ? 0 : SUCCESS_CLOSE_DELAY_MS)
+  } catch (e) {
+    if (started !== flowGeneration()) return
+    showError(params.provider, e)
+  }
+}
+
+/** For tests: forget which states were completed. */
+export function resetOAuth(): void {
+  resumed.clear()
+  walletStep = null
+}

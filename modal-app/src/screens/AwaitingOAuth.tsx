@@ -1,0 +1,58 @@
+import { ERRORS, OAUTH_PROVIDER_NAMES } from '@latch/shared'
+import type { ReactNode } from 'react'
+import { useModal } from '../hooks.ts'
+import { retryOAuth } from '../oauth.ts'
+
+/**
+ * AWAITING_OAUTH_SCREEN (SPEC section 2): leaving for the provider or completing its return,
+ * then success, or 'Authentication failed.' with the OAuth table's text and Retry when
+ * retryable.
+ */
+export function AwaitingOAuth() {
+  const oauth = useModal((s) => s.oauth)
+  if (!oauth) return null
+  const name = OAUTH_PROVIDER_NAMES[oauth.provider]
+  const screen = (title: string, description: string | null, extra?: ReactNode) => (
+    <div
+      className="latch-screen latch-center"
+      data-testid="screen-AWAITING_OAUTH_SCREEN"
+      data-status={oauth.status}
+    >
+      {oauth.status === 'redirecting' || oauth.status === 'verifying' ? (
+        <div className="latch-spinner" role="progressbar" aria-label={title} />
+      ) : null}
+      <h1 className="latch-title" data-testid="oauth-title">
+        {title}
+      </h1>
+      {description ? (
+        <p className="latch-description" data-testid="oauth-description">
+          {description}
+        </p>
+      ) : null}
+      {extra}
+    </div>
+  )
+  switch (oauth.status) {
+    case 'redirecting':
+    case 'verifying':
+      return screen(`Verifying connection to ${name}`, 'Just a few moments more')
+    case 'success':
+      return screen(`Successfully connected with ${name}`, 'You’re good to go!')
+    case 'error':
+      return screen(
+        ERRORS.oauth_failed.message,
+        oauth.error,
+        oauth.retryable ? (
+          <button
+            type="button"
+            className="latch-button latch-button-primary"
+            data-testid="oauth-retry"
+            data-autofocus
+            onClick={retryOAuth}
+          >
+            Retry
+          </button>
+        ) : null,
+      )
+  }
+}
