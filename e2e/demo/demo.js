@@ -41,7 +41,10 @@ async function main() {
     await showUser().catch(() => {})
   }
 
-  latch.on('login', () => {
+  // Every 'login' event's payload: after an OAuth return no login() promise is left to await.
+  window.latchLogins = []
+  latch.on('login', (result) => {
+    window.latchLogins.push(result)
     report('login: ok')
     showUser().catch(() => {})
   })

@@ -5,6 +5,8 @@ declare global {
   interface Window {
     /** Created by the one-line script (or by the inline page's module script). */
     latch?: LatchClient
+    /** The demo page records every 'login' event's payload here (demo.js). */
+    latchLogins?: LoginResult[]
     /** Specs record 'login' events here. */
     logins?: LoginResult[]
     /** Specs record other events here by name. */

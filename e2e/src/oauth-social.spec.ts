@@ -1,0 +1,248 @@
+/**
+ * Social sign-in end to end: the demo page, the real modal and API, and one oauth2-mock-server
+ * standing in for Google, Twitter, Discord, GitHub and Apple (their endpoints pointed there).
+ * A click on a provider button leaves the host page for the provider, which sends the browser
+ * back through the API's callback to the page with latch_oauth_* parameters.
+ */
+
+import { type MockPerson, type MockProviders, startMockProviders } from '@latch/server/testing'
+import {
+  type LoginResult,
+  OAUTH_PROVIDERS,
+  OAUTH_RETURN_PARAM_NAMES,
+  type OAuthProvider,
+  type ServerAppConfig,
+  type User,
+} from '@latch/shared'
+import type { MutableRedirectUri, MutableResponse } from 'oauth2-mock-server'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { demoUser, expectOk, latchCall, newEmail, screen, settle, signInByEmail } from './flows.ts'
+import { type HostPage, WAIT_MS, waitReady } from './harness.ts'
+import { useHarness } from './use-harness.ts'
+
+const h = useHarness()
+let mock: MockProviders
+let app: ServerAppConfig
+
+beforeAll(async () => {
+  mock = await startMockProviders()
+  app = await h().createApp({
+    loginMethods: ['email', ...OAUTH_PROVIDERS],
+    oauth: mock.settings(),
+  })
+})
+afterAll(async () => {
+  await mock?.stop()
+})
+
+let sequence = 0
+/** A person new to the provider; GitHub's ids are numbers. */
+function person(provider: OAuthProvider): MockPerson {
+  sequence += 1
+  const n = `${process.pid}${Date.now() % 100_000}${sequence}`
+  return {
+    sub: provider === 'github' ? n : `${provider}-${n}`,
+    email: `${provider}-${n}@example.com`,
+    name: `Person ${n}`,
+    username: `user${n}`,
+  }
+}
+
+const hasLatchParams = (url: string) =>
+  Object.values(OAUTH_RETURN_PARAM_NAMES).some((name) => new URL(url).searchParams.has(name))
+
+/** The 'login' events the demo page recorded, once there are `count` of them. */
+async function logins(hp: HostPage, count: number): Promise<LoginResult[]> {
+  await hp.page.waitForFunction((n) => (window.latchLogins?.length ?? 0) >= n, count, {
+    timeout: WAIT_MS,
+  })
+  return hp.page.evaluate(() => window.latchLogins ?? [])
+}
+
+/**
+ * Clicks the provider's button (or runs `start`) and follows the round trip: answers the URL
+ * the provider sent the browser back to, once the page is ready again.
+ */
+async function roundTrip(hp: HostPage, start: () => Promise<unknown>): Promise<string> {
+  const back = hp.page.waitForRequest(
+    (req) => req.isNavigationRequest() && req.url().includes(OAUTH_RETURN_PARAM_NAMES.code),
+    { timeout: WAIT_MS },
+  )
+  // The page that comes back (the request above is seen while the old one is still shown).
+  const committed = hp.page.waitForEvent('framenavigated', {
+    predicate: (frame) =>
+      frame === hp.page.mainFrame() && frame.url().includes(OAUTH_RETURN_PARAM_NAMES.code),
+    timeout: WAIT_MS,
+  })
+  await start()
+  const url = (await back).url()
+  await committed
+  await hp.page.waitForLoadState('load')
+  await waitReady(hp)
+  return url
+}
+
+/** login() then a click on the provider's button on the landing. */
+async function leaveFromLanding(hp: HostPage, provider: OAuthProvider): Promise<void> {
+  // The page navigates away: this promise settles as a failed evaluation, never awaited.
+  void latchCall(hp.page, 'login')
+  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await hp.modal.getByTestId(`social-${provider}`).click()
+}
+
+const oauthScreen = (hp: HostPage) => screen(hp.modal, 'AWAITING_OAUTH_SCREEN')
+
+describe('sign-in', () => {
+  test('behavior: Google as a new user: the OAuth screen, login() joined after the return, parameters gone', async () => {
+    const who = person('google')
+    mock.signIn('google', who)
+    const hp = await h().open({ appId: app.id })
+    // The modal's authenticate call is held until the verifying state has been seen.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    await hp.page.route('**/api/v1/oauth/authenticate', async (route) => {
+      await held
+      await route.continue()
+    })
+    const returnUrl = await roundTrip(hp, () => leaveFromLanding(hp, 'google'))
+    expect(hasLatchParams(returnUrl)).toBe(true)
+    // The host calls login() again after the return: it settles with the return's result.
+    const joining = latchCall<LoginResult>(hp.page, 'login')
+    const oauth = oauthScreen(hp)
+    await oauth.getByText('Verifying connection to Google').waitFor({ state: 'visible' })
+    expect(await hp.modal.getByTestId('oauth-description').textContent()).toBe(
+      'Just a few moments more',
+    )
+    release()
+    await oauth.getByText('Successfully connected with Google').waitFor({ state: 'visible' })
+    expect(await hp.modal.getByTestId('oauth-description').textContent()).toBe('You’re good to go!')
+    const joined = expectOk(await settle(joining, 'login()'))
+    expect(joined.isNewUser).toBe(true)
+    expect(joined.user.google).toMatchObject({ subject: who.sub, email: who.email, name: who.name })
+    const [event] = await logins(hp, 1)
+    expect(event).toEqual(joined)
+    expect(hasLatchParams(hp.page.url())).toBe(false)
+    expect(new URL(hp.page.url()).searchParams.get('appId')).toBe(app.id)
+    await oauthScreen(hp).waitFor({ state: 'hidden' })
+    await demoUser(hp.page, (u) => u?.id === joined.user.id)
+  })
+
+  for (const provider of OAUTH_PROVIDERS) {
+    test(`behavior: ${provider} signs in a new user, then the same person again as a returning one`, async () => {
+      const who = person(provider)
+      mock.signIn(provider, who)
+      const hp = await h().open({ appId: app.id })
+      await roundTrip(hp, () => leaveFromLanding(hp, provider))
+      const [first] = await logins(hp, 1)
+      expect(first?.isNewUser).toBe(true)
+      expect(first?.user[provider]?.subject).toBe(who.sub)
+      expect(hasLatchParams(hp.page.url())).toBe(false)
+
+      expectOk(await settle(latchCall(hp.page, 'logout'), 'logout()'))
+      await demoUser(hp.page, (u) => u === null)
+      await roundTrip(hp, () => leaveFromLanding(hp, provider))
+      const [second] = await logins(hp, 1)
+      expect(second?.isNewUser).toBe(false)
+      expect(second?.user.id).toBe(first?.user.id)
+      expect(hasLatchParams(hp.page.url())).toBe(false)
+    })
+  }
+
+  test('error: a return address opened again (a used state) is refused', async () => {
+    const who = person('discord')
+    mock.signIn('discord', who)
+    const hp = await h().open({ appId: app.id })
+    const returnUrl = await roundTrip(hp, () => leaveFromLanding(hp, 'discord'))
+    await logins(hp, 1)
+
+    const again = await h().open({ appId: app.id, waitReady: false })
+    await again.page.goto(returnUrl, { waitUntil: 'load' })
+    await waitReady(again)
+    await oauthScreen(again).getByText('Authentication failed.').waitFor({ state: 'visible' })
+    expect(await again.modal.getByTestId('oauth-description').textContent()).toBe(
+      'Something went wrong. Try again.',
+    )
+    expect(await again.modal.getByTestId('oauth-retry').isVisible()).toBe(true)
+    expect(hasLatchParams(again.page.url())).toBe(false)
+    expect(expectOk(await settle(latchCall<User | null>(again.page, 'getUser')))).toBeNull()
+  })
+})
+
+describe('errors and retry', () => {
+  test('behavior: the visitor denies at Google: the denial text, then Retry signs in', async () => {
+    const who = person('google')
+    mock.signIn('google', who)
+    mock.service.once('beforeAuthorizeRedirect', (redirect: MutableRedirectUri) => {
+      redirect.url.searchParams.delete('code')
+      redirect.url.searchParams.set('error', 'access_denied')
+    })
+    const hp = await h().open({ appId: app.id })
+    await roundTrip(hp, () => leaveFromLanding(hp, 'google'))
+    await oauthScreen(hp).getByText('Authentication failed.').waitFor({ state: 'visible' })
+    expect(await hp.modal.getByTestId('oauth-description').textContent()).toBe(
+      'Retry and check Google to finish connecting your account.',
+    )
+    expect(hasLatchParams(hp.page.url())).toBe(false)
+    await roundTrip(hp, () => hp.modal.getByTestId('oauth-retry').click())
+    const [result] = await logins(hp, 1)
+    expect(result?.user.google?.subject).toBe(who.sub)
+  })
+
+  test('behavior: the provider refuses the code: Something went wrong, then Retry signs in', async () => {
+    const who = person('twitter')
+    mock.signIn('twitter', who)
+    mock.service.once('beforeResponse', (res: MutableResponse) => {
+      res.statusCode = 400
+      res.body = { error: 'invalid_grant', error_description: 'code expired' }
+    })
+    const hp = await h().open({ appId: app.id })
+    await roundTrip(hp, () => leaveFromLanding(hp, 'twitter'))
+    await oauthScreen(hp).getByText('Authentication failed.').waitFor({ state: 'visible' })
+    expect(await hp.modal.getByTestId('oauth-description').textContent()).toBe(
+      'Something went wrong. Try again.',
+    )
+    await roundTrip(hp, () => hp.modal.getByTestId('oauth-retry').click())
+    const [result] = await logins(hp, 1)
+    expect(result?.isNewUser).toBe(true)
+    expect(result?.user.twitter).toMatchObject({ subject: who.sub, username: who.username })
+  })
+})
+
+describe('linking', () => {
+  test('behavior: an e-mail user links Google; a second user is refused the same Google account', async () => {
+    const google = person('google')
+    mock.signIn('google', google)
+    const hp = await h().open({ appId: app.id })
+    const email = newEmail('oauth-link')
+    const { user } = await signInByEmail(h(), hp, email)
+
+    await roundTrip(hp, async () => {
+      void latchCall(hp.page, 'link', 'google')
+    })
+    // link('google') called again after the return settles with the linked user.
+    const linked = expectOk(await settle(latchCall<User>(hp.page, 'link', 'google'), 'link()'))
+    expect(linked.id).toBe(user.id)
+    expect(linked.email?.address).toBe(email)
+    expect(linked.google).toMatchObject({ subject: google.sub, email: google.email })
+    await demoUser(hp.page, (u) => u?.google?.subject === google.sub)
+    expect(hasLatchParams(hp.page.url())).toBe(false)
+    // A link is not a sign-in.
+    expect(await hp.page.evaluate(() => window.latchLogins)).toEqual([])
+
+    const other = await h().open({ appId: app.id })
+    const second = await signInByEmail(h(), other, newEmail('oauth-second'))
+    await roundTrip(other, async () => {
+      void latchCall(other.page, 'link', 'google')
+    })
+    await oauthScreen(other).getByText('Authentication failed.').waitFor({ state: 'visible' })
+    expect(await other.modal.getByTestId('oauth-description').textContent()).toBe(
+      'This account has already been linked to another user.',
+    )
+    expect(await other.modal.getByTestId('oauth-retry').count()).toBe(0)
+    const unchanged = expectOk(await settle(latchCall<User | null>(other.page, 'getUser')))
+    expect(unchanged?.id).toBe(second.user.id)
+    expect(unchanged?.google).toBeUndefined()
+  })
+})
