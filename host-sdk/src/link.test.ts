@@ -477,6 +477,26 @@ describe('link', () => {
     ])
   })
 
+  test('behavior: the modal opened by itself (an OAuth return, no flow pending) may navigate; pageUrl answers the page URL', async () => {
+    const frame = await start({ query: '?tab=2' })
+    expect(
+      await frame.evaluate(() =>
+        (window as unknown as { host: { pageUrl(): Promise<string> } }).host.pageUrl(),
+      ),
+    ).toBe(`${host}/?tab=2`)
+    await frame.evaluate(() =>
+      (window as unknown as { host: { setOpen(o: boolean): Promise<void> } }).host.setOpen(true),
+    )
+    await Promise.all([
+      page.waitForURL(`${host}/next?from=retry`),
+      frame.evaluate(
+        (u) =>
+          (window as unknown as { host: { navigate(u: string): Promise<void> } }).host.navigate(u),
+        `${host}/next?from=retry`,
+      ),
+    ])
+  })
+
   test('behavior: destroy rejects the pending login and removes the dialog', async () => {
     await start()
     const outcome = await begin('window.latch.login()')
