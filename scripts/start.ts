@@ -9,7 +9,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { startServer } from '@latch/server'
-import type { ServerAppConfig } from '@latch/shared'
+import {
+  type LoginMethod,
+  OAUTH_PROVIDERS,
+  type OAuthProvider,
+  type ServerAppConfig,
+} from '@latch/shared'
 import { buildFrontendOnce } from '../e2e/src/build.ts'
 import { startHostServer } from '../e2e/src/host-server.ts'
 import { startModalServer } from '../modal-app/server.ts'
@@ -29,13 +34,54 @@ function port(name: string, fallback: number): number {
 const say = (line: string) => console.log(`[latch] ${line}`)
 
 type Admin = Awaited<ReturnType<typeof startServer>>['admin']
+type AppSettings = Parameters<Admin['createApp']>[0]
+type OAuthSettings = NonNullable<AppSettings['oauth']>
+
+/**
+ * Social sign-in for the demo app, only for the providers whose credentials are in the
+ * environment: LATCH_DEMO_<PROVIDER>_CLIENT_ID (and _CLIENT_SECRET) for GOOGLE, TWITTER,
+ * DISCORD and GITHUB; for Apple LATCH_DEMO_APPLE_CLIENT_ID, _TEAM_ID, _KEY_ID and
+ * _PRIVATE_KEY_FILE (the .p8 team key). Register <API URL>/api/v1/oauth/callback/<provider>
+ * as the redirect URI at the provider. With none set, social sign-in stays off.
+ */
+function demoOAuth(env: NodeJS.ProcessEnv = process.env): {
+  providers: OAuthProvider[]
+  oauth: OAuthSettings
+} {
+  const read = (name: string) => env[`LATCH_DEMO_${name}`]?.trim() || undefined
+  const oauth: OAuthSettings = {}
+  for (const provider of OAUTH_PROVIDERS) {
+    const key = provider.toUpperCase()
+    const clientId = read(`${key}_CLIENT_ID`)
+    if (!clientId) continue
+    if (provider === 'apple') {
+      const appleTeamId = read('APPLE_TEAM_ID')
+      const appleKeyId = read('APPLE_KEY_ID')
+      const keyFile = read('APPLE_PRIVATE_KEY_FILE')
+      if (!appleTeamId || !appleKeyId || !keyFile) continue
+      oauth.apple = {
+        clientId,
+        appleTeamId,
+        appleKeyId,
+        applePrivateKey: readFileSync(keyFile, 'utf8'),
+      }
+      continue
+    }
+    const clientSecret = read(`${key}_CLIENT_SECRET`)
+    oauth[provider] = { clientId, ...(clientSecret ? { clientSecret } : {}) }
+  }
+  return { providers: OAUTH_PROVIDERS.filter((p) => oauth[p]), oauth }
+}
 
 /** The demo app of an earlier start (kept current with the host origin), or a new one. */
 async function demoApp(admin: Admin, dataDir: string, hostUrl: string): Promise<ServerAppConfig> {
   const file = join(dataDir, DEMO_APP_FILE)
+  const social = demoOAuth()
+  if (social.providers.length > 0) say(`social sign-in: ${social.providers.join(', ')}`)
   const settings = {
     allowedOrigins: [hostUrl],
-    loginMethods: ['email', 'sms'] as ('email' | 'sms')[],
+    loginMethods: ['email', 'sms', ...social.providers] as LoginMethod[],
+    ...(social.providers.length > 0 ? { oauth: social.oauth } : {}),
   }
   if (existsSync(file)) {
     try {
