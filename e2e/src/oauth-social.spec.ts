@@ -7,6 +7,7 @@
 
 import { type MockPerson, type MockProviders, startMockProviders } from '@latch/server/testing'
 import {
+  HOST_ELEMENT_IDS,
   type LoginResult,
   OAUTH_PROVIDERS,
   OAUTH_RETURN_PARAM_NAMES,
@@ -18,6 +19,7 @@ import type { MutableRedirectUri, MutableResponse } from 'oauth2-mock-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { demoUser, expectOk, latchCall, newEmail, screen, settle, signInByEmail } from './flows.ts'
 import { type HostPage, WAIT_MS, waitReady } from './harness.ts'
+import { INLINE_PARENT_ID } from './host-server.ts'
 import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
@@ -168,6 +170,26 @@ describe('sign-in', () => {
     expect(hasLatchParams(again.page.url())).toBe(false)
     expect(expectOk(await settle(latchCall<User | null>(again.page, 'getUser')))).toBeNull()
   })
+})
+
+test('behavior: on the inline page the return comes back to /inline and closes at once', async () => {
+  const who = person('github')
+  mock.signIn('github', who)
+  const hp = await h().open({ appId: app.id, path: '/inline' })
+  const answered = hp.page
+    .waitForResponse((r) => r.url().endsWith('/oauth/authenticate'), { timeout: WAIT_MS })
+    .then(() => Date.now())
+  const returnUrl = await roundTrip(hp, () => leaveFromLanding(hp, 'github'))
+  expect(new URL(returnUrl).pathname).toBe('/inline')
+  const [result] = await logins(hp, 1)
+  const closedAfter = Date.now() - (await answered)
+  expect(result?.user.github?.subject).toBe(who.sub)
+  // Not a dialog: no 1400 ms success pause; the frame is hidden.
+  expect(closedAfter).toBeLessThan(1200)
+  const frame = hp.page.locator(`#${INLINE_PARENT_ID} [data-testid="${HOST_ELEMENT_IDS.frame}"]`)
+  expect(await frame.isVisible()).toBe(false)
+  expect(new URL(hp.page.url()).pathname).toBe('/inline')
+  expect(hasLatchParams(hp.page.url())).toBe(false)
 })
 
 describe('errors and retry', () => {
