@@ -92,6 +92,19 @@ async function leaveFromLanding(hp: HostPage, provider: OAuthProvider): Promise<
   await hp.modal.getByTestId(`social-${provider}`).click()
 }
 
+/** Holds the page's requests to `pattern` (any frame) until `release()`. */
+async function holdRequest(hp: HostPage, pattern: string): Promise<{ release(): void }> {
+  let release = () => {}
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  await hp.page.route(pattern, async (route) => {
+    await held
+    await route.continue()
+  })
+  return { release: () => release() }
+}
+
 const oauthScreen = (hp: HostPage) => screen(hp.modal, 'AWAITING_OAUTH_SCREEN')
 
 describe('sign-in', () => {
@@ -100,14 +113,7 @@ describe('sign-in', () => {
     mock.signIn('google', who)
     const hp = await h().open({ appId: app.id })
     // The modal's authenticate call is held until the verifying state has been seen.
-    let release = () => {}
-    const held = new Promise<void>((resolve) => {
-      release = resolve
-    })
-    await hp.page.route('**/api/v1/oauth/authenticate', async (route) => {
-      await held
-      await route.continue()
-    })
+    const hold = await holdRequest(hp, '**/api/v1/oauth/authenticate')
     const returnUrl = await roundTrip(hp, () => leaveFromLanding(hp, 'google'))
     expect(hasLatchParams(returnUrl)).toBe(true)
     // The host calls login() again after the return: it settles with the return's result.
@@ -117,7 +123,7 @@ describe('sign-in', () => {
     expect(await hp.modal.getByTestId('oauth-description').textContent()).toBe(
       'Just a few moments more',
     )
-    release()
+    hold.release()
     await oauth.getByText('Successfully connected with Google').waitFor({ state: 'visible' })
     expect(await hp.modal.getByTestId('oauth-description').textContent()).toBe('You’re good to go!')
     const joined = expectOk(await settle(joining, 'login()'))
@@ -240,11 +246,16 @@ describe('linking', () => {
     const email = newEmail('oauth-link')
     const { user } = await signInByEmail(h(), hp, email)
 
+    // The modal's link call is held until the page has called link('google') again.
+    const hold = await holdRequest(hp, '**/api/v1/oauth/link')
     await roundTrip(hp, async () => {
       void latchCall(hp.page, 'link', 'google')
     })
     // link('google') called again after the return settles with the linked user.
-    const linked = expectOk(await settle(latchCall<User>(hp.page, 'link', 'google'), 'link()'))
+    const linking = latchCall<User>(hp.page, 'link', 'google')
+    await oauthScreen(hp).getByText('Verifying connection to Google').waitFor({ state: 'visible' })
+    hold.release()
+    const linked = expectOk(await settle(linking, 'link()'))
     expect(linked.id).toBe(user.id)
     expect(linked.email?.address).toBe(email)
     expect(linked.google).toMatchObject({ subject: google.sub, email: google.email })
