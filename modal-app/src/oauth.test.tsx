@@ -411,6 +411,57 @@ describe('the return', () => {
     await waitFor(() => expect(api.calls('POST /oauth/authenticate')).toHaveLength(1))
   })
 
+  test('behavior: closed while verifying: a joined login() rejects, the session still starts, no login event', async () => {
+    const who = user()
+    let answer!: () => void
+    api.on(
+      'POST /oauth/authenticate',
+      () =>
+        new Promise((resolve) => {
+          answer = () => resolve(authAnswer(who, true))
+        }),
+    )
+    const harness = renderModal(api, { walletAuth: false, ...ALL_SOCIAL })
+    installHost(harness)
+    act(() => resumeOAuth(returnParams()))
+    let joined!: Promise<LoginResult>
+    act(() => {
+      joined = login()
+    })
+    await waitFor(() => expect(api.calls('POST /oauth/authenticate')).toHaveLength(1))
+    fireEvent.click(screen.getByTestId('close-button'))
+    await expect(joined).rejects.toMatchObject({ code: 'login_exited' })
+    answer()
+    await waitFor(() => expect(store.getState().user).toEqual(who))
+    expect(harness.session.isAuthenticated()).toBe(true)
+    expect(store.getState().open).toBe(false)
+    expect(harness.emitted('login')).toEqual([])
+  })
+
+  test('behavior: closed while asking for the URL: no navigation', async () => {
+    let answer!: () => void
+    api.on(
+      'POST /oauth/init',
+      () =>
+        new Promise((resolve) => {
+          answer = () => resolve({ body: { url: AUTHORIZE } })
+        }),
+    )
+    const harness = renderModal(api, { walletAuth: false, ...ALL_SOCIAL })
+    const host = installHost(harness)
+    let pending!: Promise<LoginResult>
+    act(() => {
+      pending = login()
+    })
+    fireEvent.click(screen.getByTestId('social-google'))
+    await waitFor(() => expect(api.calls('POST /oauth/init')).toHaveLength(1))
+    fireEvent.click(screen.getByTestId('close-button'))
+    await expect(pending).rejects.toMatchObject({ code: 'login_exited' })
+    answer()
+    await new Promise((r) => setTimeout(r, 50))
+    expect(host.navigated).toEqual([])
+  })
+
   test('behavior: allowlist rejection goes to its screen', async () => {
     api.on('POST /oauth/authenticate', apiError(403, 'allowlist_rejected', 'Not allowed'))
     const harness = renderModal(api, { walletAuth: false, ...ALL_SOCIAL })
