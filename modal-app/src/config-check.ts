@@ -1,10 +1,11 @@
 /**
- * Checks of what crosses into the modal from the host page, with the shared zod schemas.
+ * Checks of what crosses into the modal from the host page, with the shared zod schemas (zod/mini: see protocol.ts).
  */
 import {
   type HostAppConfig,
   hostAppConfigSchema,
   LatchError,
+  safeParsePayload,
   type UnlinkTarget,
   unlinkTargetSchema,
   validateHostConfig,
@@ -15,7 +16,7 @@ import {
  * LatchError; answers the checked configuration and its warnings.
  */
 export function checkHostConfig(input: unknown): { config: HostAppConfig; warnings: string[] } {
-  const parsed = hostAppConfigSchema.safeParse(input ?? {})
+  const parsed = safeParsePayload(hostAppConfigSchema, input ?? {})
   if (!parsed.success) {
     const issue = parsed.error.issues[0]
     const where = issue?.path.length ? `${issue.path.join('.')}: ` : ''
@@ -28,7 +29,7 @@ export function checkHostConfig(input: unknown): { config: HostAppConfig; warnin
 
 /** An unlink target as the host sent it, or invalid_data. */
 export function checkUnlinkTarget(input: unknown): UnlinkTarget {
-  const parsed = unlinkTargetSchema.safeParse(input)
+  const parsed = safeParsePayload(unlinkTargetSchema, input)
   if (!parsed.success) throw LatchError.of('invalid_data')
   return parsed.data
 }

@@ -82,6 +82,11 @@ describe('checkHostConfig', () => {
     expect(() => checkHostConfig({ legal: { privacyPolicyUrl: 'javascript:alert(1)' } })).toThrow(
       /legal\.privacyPolicyUrl/,
     )
-    expect(() => checkHostConfig('nope')).toThrow(/Invalid Latch configuration/)
+    expect(() => checkHostConfig('nope')).toThrow(
+      'Invalid Latch configuration: Invalid input: expected object, received string',
+    )
+    expect(() => checkHostConfig({ appearance: { showWalletLoginFirst: 1 } })).toThrow(
+      'Invalid Latch configuration: appearance.showWalletLoginFirst: Invalid input: expected boolean, received number',
+    )
   })
 })

@@ -2,8 +2,10 @@ import { expect, test } from 'vitest'
 import {
   ANALYTICS_EVENTS,
   APP_ID_LENGTH,
+  analyticsEventBody,
   LatchError,
   OAUTH_RETURN_PARAM_NAMES,
+  oauthInitBody,
   SUCCESS_CLOSE_DELAY_MS,
 } from './index.ts'
 import {
@@ -71,6 +73,22 @@ test('param: host configuration schema rejects wrong types and javascript: links
   expect(
     hostAppConfigSchema.safeParse({ legal: { privacyPolicyUrl: 'javascript:alert(1)' } }).success,
   ).toBe(false)
+})
+
+test('param: the API bodies (full zod) check the provider and event with the zod/mini enums', () => {
+  const redirect_to = 'https://acme.test/'
+  expect(oauthInitBody.safeParse({ provider: 'github', redirect_to }).data).toEqual({
+    provider: 'github',
+    redirect_to,
+  })
+  expect(oauthInitBody.safeParse({ provider: 'fax', redirect_to }).error?.issues[0]).toMatchObject({
+    path: ['provider'],
+    message: expect.stringMatching(/^Invalid option: expected one of/),
+  })
+  expect(analyticsEventBody.safeParse({ event_name: 'modal_open', client_id: 'c' }).success).toBe(
+    true,
+  )
+  expect(analyticsEventBody.safeParse({ event_name: 'nope', client_id: 'c' }).success).toBe(false)
 })
 
 test('param: transaction request schema', () => {

@@ -2,8 +2,13 @@
  * The contracts between the three origins: the penpal methods each side exposes, the wallet
  * frame's message names, the request headers, and zod schemas for every payload that
  * crosses a frame boundary.
+ *
+ * The schemas are built with zod/mini (tree-shakable): the modal validates the host's
+ * configuration before its landing, and full zod would cost it ~25 KB gzip. They are zod 4
+ * schemas all the same (`safeParse`, usable inside full-zod objects, as api.ts does).
  */
-import { z } from 'zod'
+import { en } from 'zod/locales'
+import * as z from 'zod/mini'
 import {
   ANALYTICS_EVENTS,
   type AnalyticsEventName,
@@ -127,162 +132,183 @@ export { exposeMethods, remoteMethods } from './remote.ts'
 
 // Schemas for payloads entering a frame.
 
-const hex = z.string().regex(/^0x[0-9a-fA-F]*$/) as unknown as z.ZodType<Hex>
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/) as unknown as z.ZodType<Hex>
-const color = z.string().regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/) as unknown as z.ZodType<Color>
-const httpUrl = z
+const hex = z.string().check(z.regex(/^0x[0-9a-fA-F]*$/)) as unknown as z.ZodMiniType<Hex>
+const address = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/)) as unknown as z.ZodMiniType<Hex>
+const color = z
   .string()
-  .max(2048)
-  .refine((v) => /^https?:\/\//i.test(v), 'must be an http(s) URL')
-const text = z.string().max(1000)
+  .check(z.regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/)) as unknown as z.ZodMiniType<Color>
+const httpUrl = z.string().check(
+  z.maxLength(2048),
+  z.refine((v) => /^https?:\/\//i.test(v), 'must be an http(s) URL'),
+)
+const text = z.string().check(z.maxLength(1000))
+const short = (max: number) => z.string().check(z.maxLength(max))
+const boolean = z.optional(z.boolean())
 
 export const oauthProviderSchema = z.enum(OAUTH_PROVIDERS)
 export const loginMethodSchema = z.enum(LOGIN_METHODS)
 export const analyticsEventSchema = z.enum(ANALYTICS_EVENTS)
 
-export const hostAppConfigSchema: z.ZodType<HostAppConfig> = z.object({
-  id: z.string().optional(),
-  name: text.optional(),
-  allowlistConfig: z
-    .object({
-      errorTitle: text.nullish(),
-      errorDetail: text.nullish(),
-      errorCtaText: text.nullish(),
-      errorCtaLink: httpUrl.nullish(),
-    })
-    .optional(),
-  appearance: z
-    .object({
-      logo: httpUrl.optional(),
-      theme: z.union([z.literal('light'), z.literal('dark'), color]).optional(),
-      accentColor: color.optional(),
-      showWalletLoginFirst: z.boolean().optional(),
-      palette: z
-        .object({
-          background: z.string().max(32).optional(),
-          foreground: z.string().max(32).optional(),
-          accent: z.string().max(32).optional(),
-          success: z.string().max(32).optional(),
-          error: z.string().max(32).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-  loginMethods: z
-    .array(loginMethodSchema)
-    .max(LOGIN_METHODS.length * 2)
-    .optional(),
-  legal: z
-    .object({
-      termsAndConditionsUrl: httpUrl.optional(),
-      privacyPolicyUrl: httpUrl.optional(),
-    })
-    .optional(),
-  walletConnectCloudProjectId: z.string().max(128).optional(),
-  embeddedWallets: z
-    .object({
-      createOnLogin: z.enum(['off', 'users-without-wallets']).optional(),
-      requireUserPasswordOnCreate: z.boolean().optional(),
-    })
-    .optional(),
-  render: z
-    .object({
-      inDialog: z.boolean().optional(),
-      inParentNodeId: z.string().max(256).nullish(),
-    })
-    .optional(),
+export const hostAppConfigSchema: z.ZodMiniType<HostAppConfig> = z.object({
+  id: z.optional(z.string()),
+  name: z.optional(text),
+  allowlistConfig: z.optional(
+    z.object({
+      errorTitle: z.nullish(text),
+      errorDetail: z.nullish(text),
+      errorCtaText: z.nullish(text),
+      errorCtaLink: z.nullish(httpUrl),
+    }),
+  ),
+  appearance: z.optional(
+    z.object({
+      logo: z.optional(httpUrl),
+      theme: z.optional(z.union([z.literal('light'), z.literal('dark'), color])),
+      accentColor: z.optional(color),
+      showWalletLoginFirst: boolean,
+      palette: z.optional(
+        z.object({
+          background: z.optional(short(32)),
+          foreground: z.optional(short(32)),
+          accent: z.optional(short(32)),
+          success: z.optional(short(32)),
+          error: z.optional(short(32)),
+        }),
+      ),
+    }),
+  ),
+  loginMethods: z.optional(z.array(loginMethodSchema).check(z.maxLength(LOGIN_METHODS.length * 2))),
+  legal: z.optional(
+    z.object({
+      termsAndConditionsUrl: z.optional(httpUrl),
+      privacyPolicyUrl: z.optional(httpUrl),
+    }),
+  ),
+  walletConnectCloudProjectId: z.optional(short(128)),
+  embeddedWallets: z.optional(
+    z.object({
+      createOnLogin: z.optional(z.enum(['off', 'users-without-wallets'])),
+      requireUserPasswordOnCreate: boolean,
+    }),
+  ),
+  render: z.optional(
+    z.object({
+      inDialog: boolean,
+      inParentNodeId: z.nullish(short(256)),
+    }),
+  ),
 })
 
-export const oauthReturnParamsSchema: z.ZodType<OAuthReturnParams> = z.object({
-  code: z.string().min(1).max(4096),
-  state: z.string().min(1).max(512),
+const nonEmpty = (max: number) => z.string().check(z.minLength(1), z.maxLength(max))
+
+export const oauthReturnParamsSchema: z.ZodMiniType<OAuthReturnParams> = z.object({
+  code: nonEmpty(4096),
+  state: nonEmpty(512),
   provider: oauthProviderSchema,
-  token: z.string().max(4096).optional(),
-  connector: z.string().max(128).optional(),
-  walletClient: z.string().max(128).optional(),
+  token: z.optional(short(4096)),
+  connector: z.optional(short(128)),
+  walletClient: z.optional(short(128)),
 })
 
-export const linkKindSchema: z.ZodType<LinkKind> = z.union([
+export const linkKindSchema: z.ZodMiniType<LinkKind> = z.union([
   z.enum(['email', 'phone', 'wallet']),
   oauthProviderSchema,
 ])
 
-export const unlinkTargetSchema: z.ZodType<UnlinkTarget> = z.union([
-  z.object({ type: z.literal('email'), address: z.string().max(320) }),
-  z.object({ type: z.literal('phone'), number: z.string().max(32) }),
+export const unlinkTargetSchema: z.ZodMiniType<UnlinkTarget> = z.union([
+  z.object({ type: z.literal('email'), address: short(320) }),
+  z.object({ type: z.literal('phone'), number: short(32) }),
   z.object({ type: z.literal('wallet'), address }),
   z.object({
     type: z.enum(['google_oauth', 'twitter_oauth', 'discord_oauth', 'github_oauth', 'apple_oauth']),
-    subject: z.string().min(1).max(256),
+    subject: nonEmpty(256),
   }),
 ])
 
-export const signMessageOptionsSchema: z.ZodType<SignMessageUIOptions> = z.object({
-  title: text.optional(),
-  description: text.optional(),
-  buttonText: z.string().max(100).optional(),
+export const signMessageOptionsSchema: z.ZodMiniType<SignMessageUIOptions> = z.object({
+  title: z.optional(text),
+  description: z.optional(text),
+  buttonText: z.optional(short(100)),
 })
 
-const quantity = z.custom<TransactionRequest['value']>(isQuantity, {
-  message: 'must be a number, bigint or hex string',
+const quantity = z.optional(
+  z.custom<TransactionRequest['value']>(isQuantity, {
+    message: 'must be a number, bigint or hex string',
+  }),
+)
+const count = z.optional(z.number().check(z.int(), z.nonnegative()))
+
+export const transactionRequestSchema: z.ZodMiniType<TransactionRequest> = z.object({
+  to: z.optional(address),
+  from: z.optional(address),
+  data: z.optional(hex),
+  value: quantity,
+  gasLimit: quantity,
+  gasPrice: quantity,
+  maxPriorityFeePerGas: quantity,
+  maxFeePerGas: quantity,
+  nonce: count,
+  type: count,
+  chainId: z.optional(z.number().check(z.int(), z.positive())),
 })
 
-export const transactionRequestSchema: z.ZodType<TransactionRequest> = z.object({
-  to: address.optional(),
-  from: address.optional(),
-  data: hex.optional(),
-  value: quantity.optional(),
-  gasLimit: quantity.optional(),
-  gasPrice: quantity.optional(),
-  maxPriorityFeePerGas: quantity.optional(),
-  maxFeePerGas: quantity.optional(),
-  nonce: z.number().int().nonnegative().optional(),
-  type: z.number().int().nonnegative().optional(),
-  chainId: z.number().int().positive().optional(),
+export const transactionUIOptionsSchema: z.ZodMiniType<TransactionUIOptions> = z.object({
+  modalTitle: z.optional(text),
+  title: z.optional(text),
+  description: z.optional(text),
+  buttonText: z.optional(short(100)),
+  transactionInfo: z.optional(
+    z.object({
+      actionDescription: z.optional(text),
+      action: z.optional(text),
+      description: z.optional(text),
+    }),
+  ),
+  senderInfo: z.optional(
+    z.object({
+      name: z.optional(text),
+      url: z.optional(httpUrl),
+      imgUrl: z.optional(httpUrl),
+      imgSize: z.optional(z.enum(['sm', 'lg'])),
+      imgAltText: z.optional(text),
+      actionText: z.optional(text),
+    }),
+  ),
 })
 
-export const transactionUIOptionsSchema: z.ZodType<TransactionUIOptions> = z.object({
-  modalTitle: text.optional(),
-  title: text.optional(),
-  description: text.optional(),
-  buttonText: z.string().max(100).optional(),
-  transactionInfo: z
-    .object({
-      actionDescription: text.optional(),
-      action: text.optional(),
-      description: text.optional(),
-    })
-    .optional(),
-  senderInfo: z
-    .object({
-      name: text.optional(),
-      url: httpUrl.optional(),
-      imgUrl: httpUrl.optional(),
-      imgSize: z.enum(['sm', 'lg']).optional(),
-      imgAltText: text.optional(),
-      actionText: text.optional(),
-    })
-    .optional(),
-})
+const accessToken = nonEmpty(8192)
+const recoveryPin = z.optional(short(64))
 
-const accessToken = z.string().min(1).max(8192)
-const recoveryPin = z.string().max(64)
-
-export const walletCreateSchema: z.ZodType<WalletCreateParams> = z.object({
+export const walletCreateSchema: z.ZodMiniType<WalletCreateParams> = z.object({
   accessToken,
-  recoveryPin: recoveryPin.optional(),
+  recoveryPin,
 })
-export const walletConnectSchema: z.ZodType<WalletConnectParams> = z.object({
+export const walletConnectSchema: z.ZodMiniType<WalletConnectParams> = z.object({
   address,
   accessToken,
 })
-export const walletRecoverSchema: z.ZodType<WalletRecoverParams> = z.object({
+export const walletRecoverSchema: z.ZodMiniType<WalletRecoverParams> = z.object({
   address,
   accessToken,
-  recoveryPin: recoveryPin.optional(),
+  recoveryPin,
 })
-export const walletRpcSchema: z.ZodType<WalletRpcParams> = z.object({
+export const walletRpcSchema: z.ZodMiniType<WalletRpcParams> = z.object({
   address,
   accessToken,
-  request: z.object({ method: z.string().min(1).max(64), params: z.unknown().optional() }),
+  request: z.object({ method: nonEmpty(64), params: z.optional(z.unknown()) }),
 })
+
+/** zod's English messages; zod/mini installs no locale of its own (full zod does, globally). */
+let englishErrors: z.core.$ZodErrorMap | undefined
+
+/**
+ * `schema.safeParse(input)` with zod's English issue messages whatever else the bundle holds,
+ * so a frame reports the same text as the server would.
+ */
+export function safeParsePayload<T>(
+  schema: z.ZodMiniType<T>,
+  input: unknown,
+): z.util.SafeParseResult<T> {
+  englishErrors ??= en().localeError
+  return schema.safeParse(input, { error: englishErrors })
+}
