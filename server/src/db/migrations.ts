@@ -133,7 +133,40 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0002_oauth_states': {
+    async up(db: Kysely<unknown>) {
+      // Pending OAuth flows (oauth/stateStore.ts). A database that ran the OAuth feature's
+      // former lazy migrator already has the table: it is kept, with its pending flows, and
+      // that migrator's own bookkeeping tables go.
+      await db.schema
+        .createTable('oauth_states')
+        .ifNotExists()
+        .addColumn('state_hash', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('redirect_to', 'text', (c) => c.notNull())
+        .addColumn('redirect_uri', 'text', (c) => c.notNull())
+        .addColumn('code_verifier', 'text')
+        .addColumn('nonce', 'text')
+        .addColumn('user_id', 'text')
+        .addColumn('is_link', 'boolean', (c) => c.notNull())
+        .addColumn('expires_at', time, (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('oauth_states_expires')
+        .ifNotExists()
+        .on('oauth_states')
+        .column('expires_at')
+        .execute()
+      await db.schema.dropTable('latch_oauth_migrations').ifExists().execute()
+      await db.schema.dropTable('latch_oauth_migrations_lock').ifExists().execute()
+    },
+  },
 }
+
+/** The set itself, in name order; exported so tests can stop part way. */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = migrations
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 

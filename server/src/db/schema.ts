@@ -107,6 +107,21 @@ export interface ForkTokensTable {
   used_at: Time | null
 }
 
+/** A pending OAuth flow, keyed by the SHA-256 of its state; single use, 10 minutes. */
+export interface OAuthStatesTable {
+  state_hash: string
+  app_id: string
+  provider: string
+  redirect_to: string
+  redirect_uri: string
+  code_verifier: string | null
+  nonce: string | null
+  user_id: string | null
+  is_link: boolean
+  expires_at: Time
+  created_at: Time
+}
+
 export interface Database {
   apps: AppsTable
   users: UsersTable
@@ -118,6 +133,7 @@ export interface Database {
   signing_keys: SigningKeysTable
   analytics_events: AnalyticsEventsTable
   fork_tokens: ForkTokensTable
+  oauth_states: OAuthStatesTable
 }
 
 export type Db = Kysely<Database>

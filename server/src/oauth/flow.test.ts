@@ -2,10 +2,9 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { OAUTH_PROVIDERS, OAUTH_RETURN_PARAM_NAMES, type OAuthProvider } from '@latch/shared'
 import { exportPKCS8, generateKeyPair, jwtVerify } from 'jose'
-import type { Kysely } from 'kysely'
 import { type MutableToken, OAuth2Issuer } from 'oauth2-mock-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { openDatabase } from '../db/index.ts'
+import { type Db, openDatabase } from '../db/index.ts'
 import {
   callbackRedirect,
   finishOAuth,
@@ -14,13 +13,13 @@ import {
   startOAuth,
 } from './flow.ts'
 import { authorizeAtMock, type MockProviders, startMockProviders } from './mockProviders.ts'
-import { kyselyStateStore, migrateOAuth, type OAuthTables } from './stateStore.ts'
+import { kyselyStateStore } from './stateStore.ts'
 
 const HOST = 'http://localhost:5173'
 const CALLBACK = 'http://127.0.0.1:8787/api/v1/oauth/callback'
 
 let mock: MockProviders
-let db: Kysely<OAuthTables>
+let db: Db
 let closeDb: (() => Promise<void>) | undefined
 let deps: OAuthFlowDeps
 let app: OAuthApp
@@ -30,8 +29,7 @@ beforeAll(async () => {
   mock = await startMockProviders()
   const database = await openDatabase({ databaseUrl: 'memory://', dataDir: null })
   closeDb = database.close
-  db = database.db as unknown as Kysely<OAuthTables>
-  await migrateOAuth(db as unknown as Kysely<unknown>)
+  db = database.db
   deps = { store: kyselyStateStore(db, () => new Date(clock)), env: {}, now: () => new Date(clock) }
   app = {
     id: 'app-under-test-0000000001',

@@ -19,7 +19,6 @@ import {
 } from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import type { Kysely } from 'kysely'
 import { authenticateWithAccount, linkAccount, unlinkAccount } from '../accounts.ts'
 import { type AppRecord, isAllowed } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -33,7 +32,7 @@ import {
   startOAuth,
 } from './flow.ts'
 import { type OAuthAccountInput, PROVIDERS, parseProvider } from './providers.ts'
-import { kyselyStateStore, migrateOAuth, type OAuthTables } from './stateStore.ts'
+import { kyselyStateStore } from './stateStore.ts'
 
 export { appleClientSecret } from './appleClientSecret.ts'
 export { PROVIDERS } from './providers.ts'
@@ -45,22 +44,6 @@ export {
   type ProviderSettings,
   providerSettingsSchema,
 } from './settings.ts'
-export { migrateOAuth, oauthMigrations } from './stateStore.ts'
-
-const migrated = new WeakMap<object, Promise<void>>()
-
-/** Runs the OAuth migrations once per database; a failure is retried on the next request. */
-function ensureTables(db: Kysely<unknown>): Promise<void> {
-  let done = migrated.get(db)
-  if (!done) {
-    done = migrateOAuth(db).catch((e) => {
-      migrated.delete(db)
-      throw e
-    })
-    migrated.set(db, done)
-  }
-  return done
-}
 
 /** The flow's view of an app record. */
 export function toOAuthApp(app: AppRecord): OAuthApp {
@@ -93,9 +76,8 @@ async function optionalUser(deps: Deps, c: Context<HonoEnv>): Promise<string | n
 
 export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
-  const db = deps.db as unknown as Kysely<unknown>
   const flow: OAuthFlowDeps = {
-    store: kyselyStateStore(deps.db as unknown as Kysely<OAuthTables>, () => deps.clock.now()),
+    store: kyselyStateStore(deps.db, () => deps.clock.now()),
     now: () => deps.clock.now(),
     onProviderError: (e) =>
       deps.log(
@@ -112,10 +94,6 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
       },
     }),
   )
-  routes.use('*', async (_c, next) => {
-    await ensureTables(db)
-    await next()
-  })
 
   /** The provider's return: back to the host page with the latch_oauth_* parameters. */
   const callback = async (c: Context<HonoEnv>, params: URLSearchParams, status: 302 | 303) => {

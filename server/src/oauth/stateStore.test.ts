@@ -1,19 +1,18 @@
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { openDatabase } from '../db/index.ts'
+import { type Database, type Db, openDatabase } from '../db/index.ts'
+import { migrate } from '../db/migrations.ts'
 import { type RunningPostgres, startPostgres } from '../testing/index.ts'
 import {
   kyselyStateStore,
-  migrateOAuth,
   OAUTH_STATE_TTL_MS,
   type OAuthStateRecord,
   type OAuthStateStore,
-  type OAuthTables,
 } from './stateStore.ts'
 
 let postgres: RunningPostgres | null = null
-const open: Kysely<OAuthTables>[] = []
+const open: Db[] = []
 const closers: (() => Promise<void>)[] = []
 
 beforeAll(async () => {
@@ -33,7 +32,7 @@ const databases = [
     async open() {
       const { db, close } = await openDatabase({ databaseUrl: 'memory://', dataDir: null })
       closers.push(close)
-      return db as unknown as Kysely<OAuthTables>
+      return db
     },
   },
   {
@@ -44,7 +43,7 @@ const databases = [
       const pool = new pg.Pool({ connectionString: await postgres.createDatabase(), max: 8 })
       // Idle clients see the server stop at the end; that is not a failure.
       pool.on('error', () => {})
-      const db = new Kysely<OAuthTables>({ dialect: new PostgresDialect({ pool }) })
+      const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
       closers.push(() => db.destroy())
       return db
     },
@@ -62,10 +61,10 @@ describe.each(databases)('the state store on $name', (database) => {
       return
     }
     open.push(db)
-    const migrate = () => migrateOAuth(db as unknown as Kysely<unknown>)
-    // Twice: the migration is idempotent, and on PostgreSQL safe from several processes at once.
-    if (database.concurrentMigrations) await Promise.all([migrate(), migrate()])
-    else await migrate().then(migrate)
+    const migrateAll = () => migrate(db as Kysely<unknown>)
+    // Twice: the migrations are idempotent, and on PostgreSQL safe from several processes at once.
+    if (database.concurrentMigrations) await Promise.all([migrateAll(), migrateAll()])
+    else await migrateAll().then(migrateAll)
     store = kyselyStateStore(db, () => now)
   })
 
@@ -111,7 +110,7 @@ describe.each(databases)('the state store on $name', (database) => {
 
   test('behavior: the state itself is not stored, only its hash', async ({ skip }) => {
     if (!store) return skip()
-    const db = open.at(-1) as Kysely<OAuthTables>
+    const db = open.at(-1) as Db
     await store.put('plain-state-value', record())
     const rows = await db.selectFrom('oauth_states').select('state_hash').execute()
     expect(rows.some((r) => r.state_hash === 'plain-state-value')).toBe(false)

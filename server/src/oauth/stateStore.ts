@@ -1,10 +1,12 @@
 /**
  * Pending OAuth flows, one row per state: single use, 10 minutes, stored by the SHA-256 of
- * the state so a copy of the table cannot complete anyone's flow.
+ * the state so a copy of the table cannot complete anyone's flow. The `oauth_states` table
+ * comes from the server's one migration set (db/migrations.ts), run at start.
  */
 import { createHash } from 'node:crypto'
 import type { OAuthProvider } from '@latch/shared'
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import type { Selectable } from 'kysely'
+import type { Db, OAuthStatesTable } from '../db/schema.ts'
 
 /** How long a started flow may take to come back. */
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000
@@ -32,74 +34,11 @@ export interface OAuthStateStore {
   take(state: string): Promise<OAuthStateRecord | undefined>
 }
 
-export interface OAuthStatesTable {
-  state_hash: string
-  app_id: string
-  provider: string
-  redirect_to: string
-  redirect_uri: string
-  code_verifier: string | null
-  nonce: string | null
-  user_id: string | null
-  is_link: boolean
-  expires_at: Date
-  created_at: Date
-}
-
-export interface OAuthTables {
-  oauth_states: OAuthStatesTable
-}
-
-const migrations: Record<string, Migration> = {
-  '0001_oauth_states': {
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('oauth_states')
-        .addColumn('state_hash', 'text', (c) => c.primaryKey())
-        .addColumn('app_id', 'text', (c) => c.notNull())
-        .addColumn('provider', 'text', (c) => c.notNull())
-        .addColumn('redirect_to', 'text', (c) => c.notNull())
-        .addColumn('redirect_uri', 'text', (c) => c.notNull())
-        .addColumn('code_verifier', 'text')
-        .addColumn('nonce', 'text')
-        .addColumn('user_id', 'text')
-        .addColumn('is_link', 'boolean', (c) => c.notNull())
-        .addColumn('expires_at', 'timestamptz', (c) => c.notNull())
-        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
-        .execute()
-      await db.schema
-        .createIndex('oauth_states_expires')
-        .on('oauth_states')
-        .column('expires_at')
-        .execute()
-    },
-    async down(db: Kysely<unknown>) {
-      await db.schema.dropTable('oauth_states').execute()
-    },
-  },
-}
-
-/** The OAuth feature's own migrations, tracked in their own table beside the main set. */
-export const oauthMigrations: Readonly<Record<string, Migration>> = migrations
-
-/** Brings the OAuth tables up to date. Safe to call from several processes at once. */
-export async function migrateOAuth(db: Kysely<unknown>): Promise<void> {
-  const provider: MigrationProvider = { getMigrations: async () => migrations }
-  const migrator = new Migrator({
-    db,
-    provider,
-    migrationTableName: 'latch_oauth_migrations',
-    migrationLockTableName: 'latch_oauth_migrations_lock',
-  })
-  const { error } = await migrator.migrateToLatest()
-  if (error) throw new Error(`OAuth migration failed: ${String(error)}`, { cause: error })
-}
-
 function hashState(state: string): string {
   return createHash('sha256').update(state).digest('hex')
 }
 
-function toRecord(row: OAuthStatesTable): OAuthStateRecord {
+function toRecord(row: Selectable<OAuthStatesTable>): OAuthStateRecord {
   return {
     appId: row.app_id,
     provider: row.provider as OAuthProvider,
@@ -114,11 +53,8 @@ function toRecord(row: OAuthStatesTable): OAuthStateRecord {
 }
 
 /** The store over the database (PGlite or PostgreSQL). */
-export function kyselyStateStore(
-  db: Kysely<OAuthTables>,
-  now: () => Date = () => new Date(),
-): OAuthStateStore {
-  const live = (row: OAuthStatesTable | undefined) =>
+export function kyselyStateStore(db: Db, now: () => Date = () => new Date()): OAuthStateStore {
+  const live = (row: Selectable<OAuthStatesTable> | undefined) =>
     row && new Date(row.expires_at).getTime() > now().getTime() ? toRecord(row) : undefined
   return {
     async put(state, record) {

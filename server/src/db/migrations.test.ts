@@ -1,0 +1,87 @@
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely, Migrator, sql } from 'kysely'
+import { afterEach, expect, test } from 'vitest'
+import { kyselyStateStore, OAUTH_STATE_TTL_MS } from '../oauth/stateStore.ts'
+import { openDatabase } from './index.ts'
+import { MIGRATIONS, migrate } from './migrations.ts'
+import { pgliteDialect } from './pglite-dialect.ts'
+import type { Database } from './schema.ts'
+
+const LEGACY = ['latch_oauth_migrations', 'latch_oauth_migrations_lock']
+
+const closers: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close()
+})
+
+async function tableNames(db: Kysely<Database>): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true })
+  return tables.map((t) => t.name)
+}
+
+test('behavior: opening a database creates the OAuth state table with the rest, in one migration set', async () => {
+  const { db, close } = await openDatabase({ databaseUrl: 'memory://', dataDir: null })
+  closers.push(close)
+  const names = await tableNames(db)
+  expect(names).toEqual(expect.arrayContaining(['apps', 'sessions', 'oauth_states']))
+  for (const legacy of LEGACY) expect(names).not.toContain(legacy)
+  const ran = await sql<{ name: string }>`SELECT name FROM kysely_migration ORDER BY name`.execute(
+    db,
+  )
+  expect(ran.rows.map((r) => r.name)).toEqual(Object.keys(MIGRATIONS).sort())
+  expect(ran.rows.map((r) => r.name)).toContain('0002_oauth_states')
+})
+
+test('behavior: a database from the former lazy OAuth migrator keeps its pending flows and loses that migrator’s tables', async () => {
+  const db = new Kysely<Database>({ dialect: pgliteDialect(new PGlite()) })
+  closers.push(() => db.destroy())
+  const raw = db as Kysely<unknown>
+  // The layout before: the main set up to 0001, and oauth_states from the OAuth feature's own
+  // migrator, tracked in its own tables.
+  const before = new Migrator({ db: raw, provider: { getMigrations: async () => MIGRATIONS } })
+  expect((await before.migrateTo('0001_initial')).error).toBeUndefined()
+  const legacy = new Migrator({
+    db: raw,
+    provider: {
+      getMigrations: async () => ({
+        '0001_oauth_states': {
+          async up(d: Kysely<unknown>) {
+            await sql`CREATE TABLE oauth_states (
+              state_hash text PRIMARY KEY, app_id text NOT NULL, provider text NOT NULL,
+              redirect_to text NOT NULL, redirect_uri text NOT NULL, code_verifier text,
+              nonce text, user_id text, is_link boolean NOT NULL,
+              expires_at timestamptz NOT NULL, created_at timestamptz NOT NULL)`.execute(d)
+            await sql`CREATE INDEX oauth_states_expires ON oauth_states (expires_at)`.execute(d)
+          },
+        },
+      }),
+    },
+    migrationTableName: 'latch_oauth_migrations',
+    migrationLockTableName: 'latch_oauth_migrations_lock',
+  })
+  expect((await legacy.migrateToLatest()).error).toBeUndefined()
+  expect(await tableNames(db)).toEqual(expect.arrayContaining(LEGACY))
+
+  const now = new Date()
+  const store = kyselyStateStore(db, () => now)
+  const pending = {
+    appId: 'app',
+    provider: 'github' as const,
+    redirectTo: 'http://localhost:5173/',
+    redirectUri: 'http://127.0.0.1:8787/api/v1/oauth/callback/github',
+    codeVerifier: 'v'.repeat(43),
+    nonce: null,
+    userId: null,
+    isLink: false,
+    expiresAt: new Date(now.getTime() + OAUTH_STATE_TTL_MS),
+  }
+  await store.put('pending-state', pending)
+
+  await migrate(raw)
+  await migrate(raw)
+
+  const names = await tableNames(db)
+  expect(names).toContain('oauth_states')
+  for (const name of LEGACY) expect(names).not.toContain(name)
+  expect(await store.take('pending-state')).toEqual(pending)
+})
