@@ -1,6 +1,6 @@
 /** POST /sessions (refresh), /sessions/logout, /sessions/fork, /sessions/fork/recover. */
 import { type ForkResponse, type RefreshResponse, refreshBody } from '@latch/shared'
-import { Hono } from 'hono'
+import { type Context, Hono } from 'hono'
 import { z } from 'zod'
 import { loadUser } from '../accounts.ts'
 import type { Deps } from '../context.ts'
@@ -12,17 +12,21 @@ const logoutBody = z.object({ refresh_token: z.string().max(512).nullish() })
 export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
 
-  routes.post('/', async (c) => {
-    const { refresh_token } = await readBody(c, refreshBody)
-    const app = c.get('app')
-    const session = await refreshSession(deps, app.id, refresh_token)
-    const answer: RefreshResponse = {
-      user: await loadUser(deps.db, app.id, session.userId),
-      token: session.token,
-      refresh_token: session.refreshToken,
+  /** Trades the body's token for a session (a refresh, or a fork redemption): user and pair. */
+  const redeemWith =
+    (redeem: typeof refreshSession | typeof redeemForkToken) => async (c: Context<HonoEnv>) => {
+      const { refresh_token } = await readBody(c, refreshBody)
+      const app = c.get('app')
+      const session = await redeem(deps, app.id, refresh_token)
+      const answer: RefreshResponse = {
+        user: await loadUser(deps.db, app.id, session.userId),
+        token: session.token,
+        refresh_token: session.refreshToken,
+      }
+      return c.json(answer)
     }
-    return c.json(answer)
-  })
+
+  routes.post('/', redeemWith(refreshSession))
 
   routes.post('/logout', async (c) => {
     const { refresh_token } = await readBody(c, logoutBody)
@@ -52,17 +56,7 @@ export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
     return c.json(answer)
   })
 
-  routes.post('/fork/recover', async (c) => {
-    const { refresh_token } = await readBody(c, refreshBody)
-    const app = c.get('app')
-    const session = await redeemForkToken(deps, app.id, refresh_token)
-    const answer: RefreshResponse = {
-      user: await loadUser(deps.db, app.id, session.userId),
-      token: session.token,
-      refresh_token: session.refreshToken,
-    }
-    return c.json(answer)
-  })
+  routes.post('/fork/recover', redeemWith(redeemForkToken))
 
   return routes
 }
