@@ -64,6 +64,31 @@ async function insertAccount(
     .execute()
 }
 
+/** The stored account of the app with this type and normalized identifier, if any. */
+function findAccount(
+  db: Db,
+  appId: string,
+  type: LinkedAccount['type'],
+  identifier: string,
+): Promise<{ id: string; user_id: string } | undefined> {
+  return db
+    .selectFrom('linked_accounts')
+    .select(['id', 'user_id'])
+    .where('app_id', '=', appId)
+    .where('type', '=', type)
+    .where('identifier', '=', identifier)
+    .executeTakeFirst()
+}
+
+/** Profile fields (an OAuth name, a wallet's chain) follow the latest sign-in or link. */
+async function refreshAccount(db: Db, id: string, account: NewAccount, now: Date): Promise<void> {
+  await db
+    .updateTable('linked_accounts')
+    .set({ data: json(stored(account, now)) })
+    .where('id', '=', id)
+    .execute()
+}
+
 /** The user with its linked accounts, or not_found. */
 export async function loadUser(db: Db, appId: string, userId: string): Promise<User> {
   const user = await db
@@ -102,20 +127,9 @@ export async function authenticateWithAccount(
   for (let attempt = 0; ; attempt++) {
     try {
       return await db.transaction().execute(async (trx) => {
-        const existing = await trx
-          .selectFrom('linked_accounts')
-          .select(['id', 'user_id'])
-          .where('app_id', '=', appId)
-          .where('type', '=', account.type)
-          .where('identifier', '=', identifier)
-          .executeTakeFirst()
+        const existing = await findAccount(trx, appId, account.type, identifier)
         if (existing) {
-          // Profile fields (an OAuth name, a wallet's chain) follow the latest sign-in.
-          await trx
-            .updateTable('linked_accounts')
-            .set({ data: json(stored(account, now)) })
-            .where('id', '=', existing.id)
-            .execute()
+          await refreshAccount(trx, existing.id, account, now)
           return { user: await loadUser(trx, appId, existing.user_id), isNewUser: false }
         }
         const userId = `did:latch:${randomId()}`
@@ -148,20 +162,10 @@ export async function linkAccount(
   try {
     return await db.transaction().execute(async (trx) => {
       await lockUser(trx, appId, userId)
-      const existing = await trx
-        .selectFrom('linked_accounts')
-        .select(['id', 'user_id'])
-        .where('app_id', '=', appId)
-        .where('type', '=', account.type)
-        .where('identifier', '=', identifier)
-        .executeTakeFirst()
+      const existing = await findAccount(trx, appId, account.type, identifier)
       if (existing && existing.user_id !== userId) throw LatchError.of('linked_to_another_user')
       if (existing) {
-        await trx
-          .updateTable('linked_accounts')
-          .set({ data: json(stored(account, now)) })
-          .where('id', '=', existing.id)
-          .execute()
+        await refreshAccount(trx, existing.id, account, now)
       } else {
         if (singular(account.type)) {
           const same = await trx
