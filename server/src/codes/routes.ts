@@ -1,6 +1,5 @@
 /** The four code routes (init, authenticate, link, unlink), shared by e-mail and SMS. */
 import {
-  type AuthResponse,
   LatchError,
   type LinkedAccount,
   type LoginMethod,
@@ -9,16 +8,11 @@ import {
 } from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import { z } from 'zod'
-import {
-  authenticateWithAccount,
-  linkAccount,
-  type NewAccount,
-  unlinkAccount,
-} from '../accounts.ts'
+import { linkAccount, type NewAccount, unlinkAccount } from '../accounts.ts'
 import { isAllowed, requireMethod } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
 import { clientIp, type HonoEnv, readBody, requireAuth, SUCCESS } from '../http.ts'
-import { createSession } from '../sessions/service.ts'
+import { signIn } from '../sessions/service.ts'
 import { type Channel, issueCode, limitIp, verifyCode } from './service.ts'
 
 export interface CodeChannel {
@@ -75,22 +69,8 @@ export function codeRoutes(deps: Deps, ch: CodeChannel): Hono<HonoEnv> {
   })
 
   routes.post('/authenticate', async (c) => {
-    const app = c.get('app')
     const identifier = await verified(c)
-    const { user, isNewUser } = await authenticateWithAccount(
-      deps.db,
-      app.id,
-      ch.account(identifier),
-      deps.clock.now(),
-    )
-    const session = await createSession(deps, app.id, user.id)
-    const answer: AuthResponse = {
-      user,
-      token: session.token,
-      refresh_token: session.refreshToken,
-      is_new_user: isNewUser,
-    }
-    return c.json(answer)
+    return c.json(await signIn(deps, c.get('app').id, ch.account(identifier)))
   })
 
   routes.post('/link', requireAuth(deps), async (c) => {

@@ -9,7 +9,6 @@
  */
 import {
   API_PREFIX,
-  type AuthResponse,
   LatchError,
   MAX_BODY_BYTES,
   oauthAuthenticateBody,
@@ -19,11 +18,11 @@ import {
 } from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { authenticateWithAccount, linkAccount, unlinkAccount } from '../accounts.ts'
+import { linkAccount, unlinkAccount } from '../accounts.ts'
 import { type AppRecord, isAllowed } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
 import { type HonoEnv, readBody, requireApp, requireAuth } from '../http.ts'
-import { createSession, isSessionLive } from '../sessions/service.ts'
+import { isSessionLive, signIn } from '../sessions/service.ts'
 import {
   callbackRedirect,
   finishOAuth,
@@ -142,20 +141,7 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
       const email = validateEmail(emailOf(account) ?? '')
       if (!email.ok || !isAllowed(record, email.value)) throw LatchError.of('allowlist_rejected')
     }
-    const { user, isNewUser } = await authenticateWithAccount(
-      deps.db,
-      record.id,
-      account,
-      deps.clock.now(),
-    )
-    const session = await createSession(deps, record.id, user.id)
-    const answer: AuthResponse = {
-      user,
-      token: session.token,
-      refresh_token: session.refreshToken,
-      is_new_user: isNewUser,
-    }
-    return c.json(answer)
+    return c.json(await signIn(deps, record.id, account))
   })
 
   routes.post('/link', withApp, requireAuth(deps), async (c) => {

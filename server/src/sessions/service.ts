@@ -3,7 +3,8 @@
  * every use inside a transaction. Presenting the immediate parent of the live token within
  * 10 s answers the live pair (tabs refreshing together); any other reuse revokes the session.
  */
-import { LatchError, REFRESH_TOKEN_MAX_AGE_S } from '@latch/shared'
+import { type AuthResponse, LatchError, REFRESH_TOKEN_MAX_AGE_S } from '@latch/shared'
+import { authenticateWithAccount, type NewAccount } from '../accounts.ts'
 import type { Deps } from '../context.ts'
 import { hashToken, randomId, randomToken } from '../crypto.ts'
 import type { Db } from '../db/index.ts'
@@ -55,6 +56,30 @@ export async function createSession(
   })
   const token = await deps.keys.signAccessToken(appId, userId, sessionId)
   return { sessionId, userId, token, refreshToken }
+}
+
+/**
+ * Signs in with a verified account (the user who holds it, or a new one) and opens a
+ * session: the answer of every authenticate route.
+ */
+export async function signIn(
+  deps: SessionDeps,
+  appId: string,
+  account: NewAccount,
+): Promise<AuthResponse> {
+  const { user, isNewUser } = await authenticateWithAccount(
+    deps.db,
+    appId,
+    account,
+    deps.clock.now(),
+  )
+  const session = await createSession(deps, appId, user.id)
+  return {
+    user,
+    token: session.token,
+    refresh_token: session.refreshToken,
+    is_new_user: isNewUser,
+  }
 }
 
 type RefreshOutcome =
