@@ -4,9 +4,10 @@
  * spend more than the budget.
  */
 import { LatchError } from '@latch/shared'
-import { sql } from 'kysely'
+import { type ExpressionBuilder, sql } from 'kysely'
 import type { Deps } from '../context.ts'
 import { randomCode, sameDigest } from '../crypto.ts'
+import type { Database } from '../db/index.ts'
 import { hit, tooManyRequests } from '../ratelimit.ts'
 
 export type Channel = 'email' | 'sms'
@@ -110,13 +111,18 @@ export async function verifyCode(
   code: string,
 ): Promise<void> {
   const now = deps.clock.now()
+  /** The identifier's code, while not yet used. */
+  const unused = (eb: ExpressionBuilder<Database, 'verification_codes'>) =>
+    eb.and([
+      eb('app_id', '=', appId),
+      eb('channel', '=', channel),
+      eb('identifier', '=', identifier),
+      eb('consumed_at', 'is', null),
+    ])
   const tried = await deps.db
     .updateTable('verification_codes')
     .set({ attempts: sql<number>`attempts + 1` })
-    .where('app_id', '=', appId)
-    .where('channel', '=', channel)
-    .where('identifier', '=', identifier)
-    .where('consumed_at', 'is', null)
+    .where(unused)
     .where('expires_at', '>', now)
     .where('attempts', '<', MAX_CODE_ATTEMPTS)
     .returning('code_hmac')
@@ -128,10 +134,7 @@ export async function verifyCode(
   const consumed = await deps.db
     .updateTable('verification_codes')
     .set({ consumed_at: now })
-    .where('app_id', '=', appId)
-    .where('channel', '=', channel)
-    .where('identifier', '=', identifier)
-    .where('consumed_at', 'is', null)
+    .where(unused)
     .where('code_hmac', '=', expected)
     .returning('app_id')
     .executeTakeFirst()
