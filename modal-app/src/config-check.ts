@@ -1,11 +1,12 @@
 /**
- * Checks of what crosses into the modal from the host page, with the shared zod schemas (zod/mini: see protocol.ts).
+ * Checks of what crosses into the modal from the host page, with the shared zod/mini schemas.
+ * A failing configuration is worded with zod's English messages, loaded only then.
  */
 import {
   type HostAppConfig,
   hostAppConfigSchema,
   LatchError,
-  safeParsePayload,
+  payloadIssues,
   type UnlinkTarget,
   unlinkTargetSchema,
   validateHostConfig,
@@ -15,10 +16,12 @@ import {
  * Validates what the host sent: the schema, then the rules of SPEC section 5. Rejects with a
  * LatchError; answers the checked configuration and its warnings.
  */
-export function checkHostConfig(input: unknown): { config: HostAppConfig; warnings: string[] } {
-  const parsed = safeParsePayload(hostAppConfigSchema, input ?? {})
+export async function checkHostConfig(
+  input: unknown,
+): Promise<{ config: HostAppConfig; warnings: string[] }> {
+  const parsed = hostAppConfigSchema.safeParse(input ?? {})
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]
+    const [issue] = await payloadIssues(hostAppConfigSchema, input ?? {})
     const where = issue?.path.length ? `${issue.path.join('.')}: ` : ''
     throw LatchError.of('invalid_data', {
       message: `Invalid Latch configuration: ${where}${issue?.message ?? 'unreadable'}`,
@@ -29,7 +32,7 @@ export function checkHostConfig(input: unknown): { config: HostAppConfig; warnin
 
 /** An unlink target as the host sent it, or invalid_data. */
 export function checkUnlinkTarget(input: unknown): UnlinkTarget {
-  const parsed = safeParsePayload(unlinkTargetSchema, input)
+  const parsed = unlinkTargetSchema.safeParse(input)
   if (!parsed.success) throw LatchError.of('invalid_data')
   return parsed.data
 }

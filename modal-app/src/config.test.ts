@@ -66,26 +66,26 @@ describe('mergeConfig', () => {
 })
 
 describe('checkHostConfig', () => {
-  test('behavior: e-mail with SMS turns SMS off with a warning', () => {
-    const { config, warnings } = checkHostConfig({ loginMethods: ['email', 'sms'] })
+  test('behavior: e-mail with SMS turns SMS off with a warning', async () => {
+    const { config, warnings } = await checkHostConfig({ loginMethods: ['email', 'sms'] })
     expect(config.loginMethods).toEqual(['email'])
     expect(warnings).toEqual([EMAIL_AND_SMS_WARNING])
   })
 
-  test('behavior: a mid-tone background warns; light and dark do not', () => {
-    expect(checkHostConfig({ appearance: { theme: '#808080' } }).warnings).toHaveLength(1)
-    expect(checkHostConfig({ appearance: { theme: '#FAFAFA' } }).warnings).toHaveLength(0)
-    expect(checkHostConfig({ appearance: { theme: 'dark' } }).warnings).toHaveLength(0)
+  test('behavior: a mid-tone background warns; light and dark do not', async () => {
+    expect((await checkHostConfig({ appearance: { theme: '#808080' } })).warnings).toHaveLength(1)
+    expect((await checkHostConfig({ appearance: { theme: '#FAFAFA' } })).warnings).toHaveLength(0)
+    expect((await checkHostConfig({ appearance: { theme: 'dark' } })).warnings).toHaveLength(0)
   })
 
-  test('error: schema failures name the field', () => {
-    expect(() => checkHostConfig({ legal: { privacyPolicyUrl: 'javascript:alert(1)' } })).toThrow(
-      /legal\.privacyPolicyUrl/,
-    )
-    expect(() => checkHostConfig('nope')).toThrow(
+  test('error: schema failures name the field', async () => {
+    await expect(
+      checkHostConfig({ legal: { privacyPolicyUrl: 'javascript:alert(1)' } }),
+    ).rejects.toThrow('Invalid Latch configuration: legal.privacyPolicyUrl: must be an http(s) URL')
+    await expect(checkHostConfig('nope')).rejects.toThrow(
       'Invalid Latch configuration: Invalid input: expected object, received string',
     )
-    expect(() => checkHostConfig({ appearance: { showWalletLoginFirst: 1 } })).toThrow(
+    await expect(checkHostConfig({ appearance: { showWalletLoginFirst: 1 } })).rejects.toThrow(
       'Invalid Latch configuration: appearance.showWalletLoginFirst: Invalid input: expected boolean, received number',
     )
   })

@@ -35,7 +35,7 @@ const unavailable = (): Promise<never> => Promise.reject(LatchError.of('method_n
 export function createModalMethods(ctx: MethodsContext): ModalMethods {
   return {
     async init(config, params): Promise<InitResult> {
-      const { config: host, warnings } = checkHostConfig(config)
+      const { config: host, warnings } = await checkHostConfig(config)
       for (const warning of warnings) callHost('emit', 'warning', warning)
       const server = await ctx.serverConfig()
       actions.initialize(server, host)

@@ -4,14 +4,14 @@
  */
 import { expect, test } from 'vitest'
 import { config } from 'zod/mini'
-import { hostAppConfigSchema, safeParsePayload, unlinkTargetSchema } from './protocol.ts'
+import { hostAppConfigSchema, payloadIssues, unlinkTargetSchema } from './protocol.ts'
 
-test('behavior: without full zod loaded, payload issues still carry zod’s English messages', () => {
-  // The premise: nothing in this file's module graph installed a locale.
+test('behavior: without full zod loaded, payload issues still carry zod’s English messages', async () => {
+  // The premise: nothing in this file's module graph installed a locale, so plain parsing
+  // words nothing.
   expect(config().localeError).toBeUndefined()
-  const parsed = safeParsePayload(hostAppConfigSchema, { loginMethods: ['fax'] })
-  expect(parsed.success).toBe(false)
-  expect(parsed.error?.issues).toEqual([
+  expect(hostAppConfigSchema.safeParse('nope').error?.issues[0]?.message).toBe('Invalid input')
+  expect(await payloadIssues(hostAppConfigSchema, { loginMethods: ['fax'] })).toEqual([
     {
       code: 'invalid_value',
       values: ['wallet', 'email', 'sms', 'google', 'twitter', 'discord', 'github', 'apple'],
@@ -20,16 +20,18 @@ test('behavior: without full zod loaded, payload issues still carry zod’s Engl
         'Invalid option: expected one of "wallet"|"email"|"sms"|"google"|"twitter"|"discord"|"github"|"apple"',
     },
   ])
-  expect(safeParsePayload(hostAppConfigSchema, 'nope').error?.issues[0]?.message).toBe(
+  expect((await payloadIssues(hostAppConfigSchema, 'nope'))[0]?.message).toBe(
     'Invalid input: expected object, received string',
   )
+  expect((await payloadIssues(hostAppConfigSchema, { name: 'x'.repeat(1001) }))[0]?.message).toBe(
+    'Too big: expected string to have <=1000 characters',
+  )
   expect(
-    safeParsePayload(hostAppConfigSchema, { name: 'x'.repeat(1001) }).error?.issues[0]?.message,
-  ).toBe('Too big: expected string to have <=1000 characters')
-  expect(
-    safeParsePayload(hostAppConfigSchema, { legal: { termsAndConditionsUrl: 'ftp://x' } }).error
-      ?.issues[0],
+    (await payloadIssues(hostAppConfigSchema, { legal: { termsAndConditionsUrl: 'ftp://x' } }))[0],
   ).toMatchObject({ path: ['legal', 'termsAndConditionsUrl'], message: 'must be an http(s) URL' })
+  // Loading the messages installs nothing globally either.
+  expect(config().localeError).toBeUndefined()
+  expect(await payloadIssues(hostAppConfigSchema, { name: 'Acme' })).toEqual([])
 })
 
 test('param: the host configuration schema keeps what it accepts and strips unknown keys', () => {
@@ -41,27 +43,21 @@ test('param: the host configuration schema keeps what it accepts and strips unkn
     render: { inParentNodeId: null },
     extra: 1,
   }
-  const parsed = safeParsePayload(hostAppConfigSchema, input)
+  const parsed = hostAppConfigSchema.safeParse(input)
   expect(parsed.success).toBe(true)
   const { extra: _, ...known } = input
   expect(parsed.data).toEqual(known)
-  expect(safeParsePayload(hostAppConfigSchema, { appearance: { theme: 'blue' } }).success).toBe(
-    false,
-  )
-  expect(safeParsePayload(hostAppConfigSchema, { render: { inDialog: 'yes' } }).success).toBe(false)
+  expect(hostAppConfigSchema.safeParse({ appearance: { theme: 'blue' } }).success).toBe(false)
+  expect(hostAppConfigSchema.safeParse({ render: { inDialog: 'yes' } }).success).toBe(false)
 })
 
 test('param: unlink targets', () => {
   const address = `0x${'ab'.repeat(20)}`
-  expect(safeParsePayload(unlinkTargetSchema, { type: 'wallet', address }).data).toEqual({
+  expect(unlinkTargetSchema.safeParse({ type: 'wallet', address }).data).toEqual({
     type: 'wallet',
     address,
   })
-  expect(safeParsePayload(unlinkTargetSchema, { type: 'wallet', address: '0x12' }).success).toBe(
-    false,
-  )
-  expect(safeParsePayload(unlinkTargetSchema, { type: 'github_oauth', subject: '' }).success).toBe(
-    false,
-  )
-  expect(safeParsePayload(unlinkTargetSchema, { type: 'fax', number: '1' }).success).toBe(false)
+  expect(unlinkTargetSchema.safeParse({ type: 'wallet', address: '0x12' }).success).toBe(false)
+  expect(unlinkTargetSchema.safeParse({ type: 'github_oauth', subject: '' }).success).toBe(false)
+  expect(unlinkTargetSchema.safeParse({ type: 'fax', number: '1' }).success).toBe(false)
 })

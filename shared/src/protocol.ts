@@ -7,7 +7,6 @@
  * configuration before its landing, and full zod would cost it ~25 KB gzip. They are zod 4
  * schemas all the same (`safeParse`, usable inside full-zod objects, as api.ts does).
  */
-import { en } from 'zod/locales'
 import * as z from 'zod/mini'
 import {
   ANALYTICS_EVENTS,
@@ -298,17 +297,15 @@ export const walletRpcSchema: z.ZodMiniType<WalletRpcParams> = z.object({
   request: z.object({ method: nonEmpty(64), params: z.optional(z.unknown()) }),
 })
 
-/** zod's English messages; zod/mini installs no locale of its own (full zod does, globally). */
-let englishErrors: z.core.$ZodErrorMap | undefined
-
 /**
- * `schema.safeParse(input)` with zod's English issue messages whatever else the bundle holds,
- * so a frame reports the same text as the server would.
+ * The issues of a payload that failed its schema, with zod's English messages (as the server,
+ * on full zod, words them). zod/mini installs no messages of its own, so they load here, and
+ * only for a payload that failed: a frame's bundle does not carry them before its first screen.
  */
-export function safeParsePayload<T>(
-  schema: z.ZodMiniType<T>,
+export async function payloadIssues(
+  schema: z.ZodMiniType,
   input: unknown,
-): z.util.SafeParseResult<T> {
-  englishErrors ??= en().localeError
-  return schema.safeParse(input, { error: englishErrors })
+): Promise<z.core.$ZodIssue[]> {
+  const { default: en } = await import('zod/v4/locales/en.js')
+  return schema.safeParse(input, { error: en().localeError }).error?.issues ?? []
 }
