@@ -6,6 +6,9 @@ import { build } from 'vite'
 export const MODAL_ROOT = fileURLToPath(new URL('.', import.meta.url))
 export const MODAL_DIST = fileURLToPath(new URL('./dist', import.meta.url))
 
+/** Statically reachable from the entry, yet needed only by lazy chunks. */
+const LAZY_ONLY = /[\\/](libphonenumber-js[\\/]|shared[\\/]src[\\/]phone\.ts$)/
+
 export interface BuildModalOptions {
   /** Where to write; modal-app/dist by default. */
   outDir?: string
@@ -45,7 +48,29 @@ async function viteBuild(outDir: string): Promise<void> {
       target: 'es2022',
       sourcemap: false,
       reportCompressedSize: false,
+      // Every browser the modal supports knows <link rel=modulepreload>.
+      modulePreload: { polyfill: false },
       rolldownOptions: {
+        output: {
+          codeSplitting: {
+            groups: [
+              {
+                // Left alone, Rolldown puts what the entry shares with its lazy chunks (React,
+                // the store, actions) in common chunks of their own (rolldown#9963): more
+                // requests and worse compression before the landing. So everything the entry
+                // imports statically goes in one chunk, which Rolldown merges into the entry.
+                // Excluded: what the entry reaches only through a barrel's re-export and only
+                // a lazy chunk uses (the phone metadata); a module added to the entry's static
+                // graph that only lazy code uses must be excluded here too (size.test.ts
+                // catches it).
+                name: 'landing',
+                tags: ['$initial'],
+                test: (id: string) => !LAZY_ONLY.test(id),
+                includeDependenciesRecursively: false,
+              },
+            ],
+          },
+        },
         treeshake: {
           // The shared contracts are plain declarations: what the modal does not use stays out.
           moduleSideEffects: (id: string) => (id.includes('/shared/src/') ? false : undefined),

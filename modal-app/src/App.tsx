@@ -1,9 +1,18 @@
-import { type KeyboardEvent, useEffect, useMemo, useRef } from 'react'
+import {
+  type KeyboardEvent,
+  type RefObject,
+  Suspense,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+} from 'react'
 import { exitFlow, navigate } from './actions.ts'
 import { useModal } from './hooks.ts'
 import { callHost } from './runtime.ts'
 import { ErrorView } from './screens/ErrorView.tsx'
 import { LoadingView } from './screens/LoadingView.tsx'
+import { preloadScreens } from './screens/lazy.tsx'
 import { backTarget, SCREENS, screenSize } from './screens/registry.ts'
 import { store } from './store.ts'
 import { themeTokens } from './theme.ts'
@@ -18,6 +27,18 @@ export function focusFirst(root: HTMLElement | null): void {
     root.querySelector<HTMLElement>('[data-autofocus]') ??
     root.querySelector<HTMLElement>('.latch-body input, .latch-body button, .latch-body a[href]')
   target?.focus()
+}
+
+/** The visitor's first touch of the open modal: time to fetch the screens loaded apart. */
+const INTERACTIONS = ['pointerdown', 'keydown', 'input'] as const
+
+/**
+ * Focuses the screen when it mounts, and again when Suspense reveals it after a lazy screen
+ * loaded (layout effects run again on reveal; the screen-change effect ran on the fallback).
+ */
+function FocusOnReveal({ root }: { root: RefObject<HTMLDivElement | null> }) {
+  useLayoutEffect(() => focusFirst(root.current), [root])
+  return null
 }
 
 /** The modal shell: the dialog frame, header, current screen, theme tokens and size. */
@@ -65,6 +86,20 @@ export function App() {
     window.addEventListener('focus', onFocus)
     return () => window.removeEventListener('focus', onFocus)
   }, [])
+
+  // The screens loaded apart from the landing, once the visitor starts using the open modal.
+  useEffect(() => {
+    if (!open) return
+    const stop = () => {
+      for (const type of INTERACTIONS) document.removeEventListener(type, preload, true)
+    }
+    const preload = () => {
+      stop()
+      void preloadScreens()
+    }
+    for (const type of INTERACTIONS) document.addEventListener(type, preload, true)
+    return stop
+  }, [open])
 
   // Escape closes the modal when it is a dialog (the host relays nothing from inside).
   useEffect(() => {
@@ -138,7 +173,16 @@ export function App() {
         </button>
       </header>
       <div className="latch-body">
-        {status === 'loading' ? <LoadingView /> : status === 'error' ? <ErrorView /> : <Screen />}
+        {status === 'loading' ? (
+          <LoadingView />
+        ) : status === 'error' ? (
+          <ErrorView />
+        ) : (
+          <Suspense fallback={<LoadingView />}>
+            <Screen />
+            <FocusOnReveal root={rootRef} />
+          </Suspense>
+        )}
       </div>
       <footer className="latch-footer">
         <span className="latch-muted latch-small">Protected by Latch</span>

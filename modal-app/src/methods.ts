@@ -14,6 +14,7 @@ import { track } from './analytics.ts'
 import { checkHostConfig } from './config-check.ts'
 import { linkOAuth, resumeOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
+import { preloadScreens } from './screens/lazy.tsx'
 import { store } from './store.ts'
 
 export interface MethodsContext {
@@ -46,7 +47,11 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
       if (!app) throw LatchError.of('something_went_wrong')
       // Back from a provider: the OAuth screen opens now, so a login() the host calls once
       // ready joins the flow in progress (oauth.ts).
-      if (returnParams) resumeOAuth(returnParams)
+      if (returnParams) {
+        // No click in this page precedes what the return leads to (e.g. the allowlist screen).
+        void preloadScreens()
+        resumeOAuth(returnParams)
+      }
       return { app: app.config, warnings, user }
     },
     login: () => actions.login(),

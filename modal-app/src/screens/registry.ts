@@ -5,13 +5,12 @@
 import type { ComponentType } from 'react'
 import { codeScreenBack } from '../actions.ts'
 import type { ModalState } from '../store.ts'
-import { AllowlistRejection } from './AllowlistRejection.tsx'
 import { AwaitingOAuth } from './AwaitingOAuth.tsx'
-import { AwaitingPasswordlessCode } from './AwaitingPasswordlessCode.tsx'
 import type { ScreenId } from './ids.ts'
 import { Landing, landingSections } from './Landing.tsx'
 import { LinkEmail } from './LinkEmail.tsx'
 import { LinkPhone } from './LinkPhone.tsx'
+import { lazyScreen } from './lazy.tsx'
 import { Placeholder } from './Placeholder.tsx'
 
 /** compact: as tall as the content; full: 620px; medium: at least 480px. */
@@ -23,6 +22,15 @@ export interface ScreenEntry {
   /** Where the back arrow goes; null shows none. */
   back: ScreenId | null | (() => ScreenId | null)
 }
+
+// Reached only after an API round trip the visitor started: loaded apart from the landing
+// (lazy.tsx). AWAITING_OAUTH_SCREEN stays in: a host's link() shows it at once.
+const AwaitingPasswordlessCode = lazyScreen(() =>
+  import('./AwaitingPasswordlessCode.tsx').then((m) => m.AwaitingPasswordlessCode),
+)
+const AllowlistRejection = lazyScreen(() =>
+  import('./AllowlistRejection.tsx').then((m) => m.AllowlistRejection),
+)
 
 const later = (size: ScreenSize, back: ScreenId | null = 'LANDING'): ScreenEntry => ({
   component: Placeholder,

@@ -1,0 +1,57 @@
+/**
+ * Screens the landing does not need load as chunks of their own, so the modal's JavaScript
+ * before the landing stays small (issue 4's benchmark, ≤ 90 KB gzip). They are fetched at the
+ * visitor's first interaction with the open modal (App), well before a flow can reach them.
+ * A screen shown before its chunk arrived suspends under App's Suspense (the loading view).
+ */
+import { type FunctionComponent, use } from 'react'
+import { ErrorView } from './ErrorView.tsx'
+
+export type LazyScreen = FunctionComponent & {
+  /** Fetches the screen's chunk; resolves once the screen renders without suspending. */
+  preload(): Promise<void>
+}
+
+const lazyScreens: LazyScreen[] = []
+
+/**
+ * A screen component loaded by `load`. A chunk that fails to load (network, a deploy that
+ * replaced it) renders the general error view; the next preload fetches it again.
+ */
+export function lazyScreen(load: () => Promise<FunctionComponent>): LazyScreen {
+  let loaded: FunctionComponent | null = null
+  let loading: Promise<FunctionComponent> | null = null
+  let failed = false
+  const fetchScreen = (): Promise<FunctionComponent> => {
+    if (failed) {
+      failed = false
+      loading = null
+    }
+    loading ??= load().then(
+      (screen) => {
+        loaded = screen
+        return screen
+      },
+      (e: unknown) => {
+        console.error('Latch: a screen of the modal could not load', e)
+        failed = true
+        return ErrorView
+      },
+    )
+    return loading
+  }
+  // biome-ignore lint/correctness/noComponentHookFactories: made once per screen when the registry loads, as React.lazy does
+  function Lazy() {
+    // While suspended, the same promise (no refetch), so a failure cannot retry in a loop.
+    const Screen = loaded ?? use(loading ?? fetchScreen())
+    return <Screen />
+  }
+  const screen = Object.assign(Lazy, { preload: () => fetchScreen().then(() => {}) })
+  lazyScreens.push(screen)
+  return screen
+}
+
+/** Fetches every lazy screen; resolves when all render without suspending. */
+export function preloadScreens(): Promise<void> {
+  return Promise.all(lazyScreens.map((screen) => screen.preload())).then(() => {})
+}
