@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { launchChromium } from '@latch/e2e'
 import {
   API_TIMEOUT_MS,
   ERRORS,
@@ -17,7 +18,7 @@ import {
   MODAL_CONNECT_TIMEOUT_MS,
   serializeError,
 } from '@latch/shared'
-import { type Browser, chromium, type Frame, type Page } from 'playwright-core'
+import type { Browser, Frame, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { buildHostSdk } from '../build.ts'
 
@@ -119,21 +120,7 @@ const HTML = 'text/html'
 
 beforeAll(async () => {
   outDir = mkdtempSync(join(tmpdir(), 'latch-sdk-link-'))
-  const [built, launched] = await Promise.all([
-    buildHostSdk({ outDir }),
-    chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-      ],
-      timeout: 30_000,
-    }),
-  ])
+  const [built, launched] = await Promise.all([buildHostSdk({ outDir }), launchChromium()])
   void built
   browser = launched
   ;[hostServer, host] = await serve((path) => {
