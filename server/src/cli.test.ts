@@ -204,3 +204,53 @@ test('behavior: the OAuth feature flags set per-provider settings through apps c
   expect(partial.code).toBe(1)
   expect(partial.err).toContain('--apple-client-id is required')
 })
+
+test('behavior: apps rotate-keys signs with the next key; the replaced key verifies until the rotation after', async () => {
+  const { openServices } = await import('./index.ts')
+  const created = await cli('apps', 'create', '--name', 'Rotating', '--origin', 'https://r.example')
+  const id = /Created app ([a-z0-9]{25})/.exec(created.out)?.[1] ?? ''
+  expect(id).not.toBe('')
+  const withKeys = async <T>(fn: (keys: import('./keys.ts').KeyStore) => Promise<T>) => {
+    const services = await openServices({ env, log: () => {} })
+    try {
+      return await fn(services.deps.keys)
+    } finally {
+      await services.close()
+    }
+  }
+  const kidOf = (token: string) =>
+    (JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()) as { kid: string })
+      .kid
+  const before = await withKeys(async (keys) => keys.signAccessToken(id, 'user-1', 'session-1'))
+  const oldKid = kidOf(before)
+
+  const first = await cli('apps', 'rotate-keys', id, '--json')
+  expect(first.code).toBe(0)
+  const answer = JSON.parse(first.out) as { id: string; signingKey: string; previousKey: string }
+  expect(answer.previousKey).toBe(oldKid)
+  expect(answer.signingKey).not.toBe(oldKid)
+  await withKeys(async (keys) => {
+    // The token signed before the rotation still verifies and its key is still published.
+    await expect(keys.verifyAccessToken(id, before)).resolves.toMatchObject({ sub: 'user-1' })
+    expect((await keys.jwks(id)).keys.map((k) => k.kid)).toContain(oldKid)
+    expect(kidOf(await keys.signAccessToken(id, 'user-1', 'session-1'))).toBe(answer.signingKey)
+  })
+
+  const second = await cli('apps', 'rotate-keys', id)
+  expect(second.code).toBe(0)
+  expect(second.out).toContain(`Key ${answer.signingKey} keeps verifying`)
+  await withKeys(async (keys) => {
+    // One rotation later the old key is gone: its tokens no longer verify.
+    await expect(keys.verifyAccessToken(id, before)).rejects.toMatchObject({
+      code: 'not_authenticated',
+    })
+    expect((await keys.jwks(id)).keys.map((k) => k.kid)).not.toContain(oldKid)
+  })
+
+  const unknown = await cli('apps', 'rotate-keys', 'z'.repeat(25))
+  expect(unknown.code).toBe(1)
+  expect(unknown.err).toContain('No app with id')
+  const noId = await cli('apps', 'rotate-keys')
+  expect(noId.code).toBe(2)
+  expect(noId.err).toContain('apps rotate-keys needs an app id')
+})

@@ -33,6 +33,8 @@ Usage: npm run latch -- <command> [options]
   apps show <id> [--json]        Show an app's configuration
   apps update <id> [settings] [--json]
                                  Change an app's settings
+  apps rotate-keys <id> [--json] Sign new tokens with the app's next key; the key it replaces
+                                 keeps verifying until the following rotation
 
 Settings (create and update):
   --name <name>
@@ -261,7 +263,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 0
   }
 
-  if (command !== 'apps' || !sub || !['create', 'list', 'show', 'update'].includes(sub)) {
+  if (
+    command !== 'apps' ||
+    !sub ||
+    !['create', 'list', 'show', 'update', 'rotate-keys'].includes(sub)
+  ) {
     io.err(`Unknown command: ${positionals.join(' ')}\n\n${USAGE}`)
     return 2
   }
@@ -298,7 +304,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return 0
       }
       case 'show':
-      case 'update': {
+      case 'update':
+      case 'rotate-keys': {
         if (!id) throw new UsageError(`apps ${sub} needs an app id`)
         const current = await findApp(services.deps, id)
         if (!current) {
@@ -307,6 +314,22 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         }
         if (sub === 'show') {
           print(await toServerAppConfig(services.deps, current), '')
+          return 0
+        }
+        if (sub === 'rotate-keys') {
+          const { keys } = services.deps
+          // jwks() lists the current key first.
+          const kidOf = async () => (await keys.jwks(id)).keys[0]?.kid ?? null
+          const previous = await kidOf()
+          await keys.rotate(id)
+          const signing = await kidOf()
+          io.out(
+            v.json
+              ? JSON.stringify({ id, signingKey: signing, previousKey: previous }, null, 2)
+              : `Rotated the signing keys of app ${id}: new tokens are signed with key ${signing}. ` +
+                  `Key ${previous} keeps verifying the tokens it signed until the next rotation. ` +
+                  'A running server signs with the new key within 5 minutes.',
+          )
           return 0
         }
         const patch = settingsFromOptions(v, current)

@@ -82,6 +82,7 @@ test('error: NODE_ENV=production refuses a generated secret and log delivery of 
     LATCH_DATA_DIR: dir,
     LATCH_SECRET: 's'.repeat(32),
     SMTP_URL: 'smtp://mail:25',
+    LATCH_PUBLIC_URL: 'https://auth.example.com',
   })
   expect(ok.production).toBe(true)
 })

@@ -10,6 +10,11 @@ export interface Config {
   host: string
   /** The only origin CORS admits (with credentials); null admits none. */
   modalOrigin: string | null
+  /**
+   * The API's public origin (LATCH_PUBLIC_URL), the base of OAuth redirect URIs; null outside
+   * production, where they fall back to the request's own origin.
+   */
+  publicUrl: string | null
   /** Absolute data folder, or null when everything lives in memory. */
   dataDir: string | null
   /** 'memory://' (PGlite in memory), a postgres:// URL, or null for PGlite in the data folder. */
@@ -69,14 +74,53 @@ function url(env: Env, name: string, protocols: string[]): string | null {
 }
 
 /**
+ * True for origins a browser counts as secure: https:, or http: on a loopback host (a developer's
+ * own machine). Production refuses the others: on plain http a network attacker could read
+ * codes and tokens, or serve a page posing as the app.
+ */
+export function isSecureOrigin(origin: string): boolean {
+  let url: URL
+  try {
+    url = new URL(origin)
+  } catch {
+    return false
+  }
+  if (url.protocol === 'https:') return true
+  if (url.protocol !== 'http:') return false
+  const host = url.hostname
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '[::1]' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  )
+}
+
+/** The sentence production answers for an origin isSecureOrigin refuses. */
+export function insecureOriginMessage(what: string, origin: string): string {
+  return `NODE_ENV=production refuses ${what} '${origin}': use https: (plain http: only on localhost, 127.0.0.1 or [::1])`
+}
+
+/**
  * Reads the configuration. Creates the data folder and its secret file when needed, and
- * refuses, under NODE_ENV=production, to run without an explicit secret or to print codes.
+ * refuses, under NODE_ENV=production, to run without an explicit secret or to print codes, with
+ * a secret file beside the database, without a public URL, or on plain-http origins.
  */
 export function loadConfig(env: Env = process.env): Config {
   const production = env.NODE_ENV === 'production'
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'memory:'])
   const inMemory = databaseUrl?.startsWith('memory:') ?? false
   const modalOrigin = url(env, 'LATCH_MODAL_ORIGIN', ['http:', 'https:'])
+  const publicUrl = url(env, 'LATCH_PUBLIC_URL', ['http:', 'https:'])
+  if (publicUrl !== null) {
+    const parsed = new URL(publicUrl)
+    // The API answers /api/v1 at its root; a path here would build redirect URIs it never serves.
+    if (parsed.pathname !== '/' || parsed.search || parsed.hash || parsed.username) {
+      throw new ConfigError(
+        `LATCH_PUBLIC_URL must be an origin such as https://auth.example.com, got '${publicUrl}'`,
+      )
+    }
+  }
   const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:'])
   const sid = nonEmpty(env.TWILIO_ACCOUNT_SID)
   const token = nonEmpty(env.TWILIO_AUTH_TOKEN)
@@ -100,11 +144,30 @@ export function loadConfig(env: Env = process.env): Config {
         'NODE_ENV=production refuses to print e-mail codes to the log: set SMTP_URL',
       )
     }
+    // Behind a proxy the Host header is whatever the client sent; OAuth providers would be told
+    // to return codes there.
+    if (publicUrl === null) {
+      throw new ConfigError(
+        "NODE_ENV=production needs LATCH_PUBLIC_URL, the API's public origin (e.g. https://auth.example.com): OAuth redirect URIs are built from it, never from the request's Host header",
+      )
+    }
+    if (!isSecureOrigin(publicUrl)) {
+      throw new ConfigError(insecureOriginMessage('LATCH_PUBLIC_URL', publicUrl))
+    }
+    if (modalOrigin !== null && !isSecureOrigin(modalOrigin)) {
+      throw new ConfigError(insecureOriginMessage('LATCH_MODAL_ORIGIN', modalOrigin))
+    }
   }
 
   // The data folder holds PGlite's files and the generated secret; memory needs neither.
   const needsDir = (databaseUrl === null || secret === null) && !inMemory
   const dataDir = needsDir ? resolve(nonEmpty(env.LATCH_DATA_DIR) ?? DEFAULT_DATA_DIR) : null
+  if (production && dataDir && existsSync(join(dataDir, 'secret'))) {
+    // One copy of the folder (a backup, a volume snapshot) would hold the database and its key.
+    throw new ConfigError(
+      `NODE_ENV=production refuses the secret file ${join(dataDir, 'secret')} inside the data folder: keep the secret only in LATCH_SECRET and delete the file`,
+    )
+  }
   if (dataDir) mkdirSync(dataDir, { recursive: true })
   let secretGenerated = false
   if (secret === null) {
@@ -116,6 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'LATCH_API_PORT', DEFAULT_PORT, 0, 65535),
     host: nonEmpty(env.LATCH_API_HOST) ?? '127.0.0.1',
     modalOrigin: modalOrigin ? new URL(modalOrigin).origin : null,
+    publicUrl: publicUrl ? new URL(publicUrl).origin : null,
     dataDir,
     databaseUrl,
     secret,

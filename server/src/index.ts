@@ -9,10 +9,18 @@ import { createApp } from './app.ts'
 import {
   type AppInput,
   createAppRecord,
+  listApps,
   toServerAppConfig,
   updateAppRecord,
 } from './apps/service.ts'
-import { type Env, loadConfig } from './config.ts'
+import {
+  type Config,
+  ConfigError,
+  type Env,
+  insecureOriginMessage,
+  isSecureOrigin,
+  loadConfig,
+} from './config.ts'
 import { type Clock, type Deps, type Log, systemClock } from './context.ts'
 import { createSecrets } from './crypto.ts'
 import { openDatabase } from './db/index.ts'
@@ -58,6 +66,13 @@ export interface Services {
 
 const defaultLog: Log = (line) => console.log(line)
 
+/** Production admits host pages on https: (or loopback) only: refuses the first other origin. */
+function checkAllowedOrigins(config: Config, origins: readonly string[] | undefined): void {
+  if (!config.production || !origins) return
+  const bad = origins.find((o) => URL.canParse(o) && !isSecureOrigin(o))
+  if (bad !== undefined) throw new ConfigError(insecureOriginMessage('the allowed origin', bad))
+}
+
 /** Everything but the listener: database, keys, delivery. The CLI uses it for `apps`. */
 export async function openServices(
   opts: { env?: Env; log?: Log; clock?: Clock } = {},
@@ -87,8 +102,14 @@ export async function openServices(
     price: createPriceSource(config.priceUrl, clock),
   }
   const admin: Admin = {
-    createApp: async (input) => toServerAppConfig(deps, await createAppRecord(deps, input)),
-    updateApp: async (id, patch) => toServerAppConfig(deps, await updateAppRecord(deps, id, patch)),
+    createApp: async (input) => {
+      checkAllowedOrigins(config, input.allowedOrigins)
+      return toServerAppConfig(deps, await createAppRecord(deps, input))
+    },
+    updateApp: async (id, patch) => {
+      checkAllowedOrigins(config, patch.allowedOrigins)
+      return toServerAppConfig(deps, await updateAppRecord(deps, id, patch))
+    },
   }
   return {
     deps,
@@ -107,10 +128,29 @@ export async function openServices(
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const services = await openServices(opts)
   const { deps } = services
+  if (deps.config.production) {
+    // Apps made before production (or under an older version) may still list http: pages.
+    // The CLI opens services without this check, so `apps update` can still fix them.
+    try {
+      for (const app of await listApps(deps)) {
+        const bad = app.allowedOrigins.find((o) => !isSecureOrigin(o))
+        if (bad !== undefined) {
+          throw new ConfigError(
+            `${insecureOriginMessage(`app ${app.id}'s allowed origin`, bad)}; change it with: npm run latch -- apps update ${app.id} --remove-origin ${bad}`,
+          )
+        }
+      }
+    } catch (e) {
+      await services.close()
+      throw e
+    }
+  }
   const host = opts.host ?? deps.config.host
   const port = opts.port ?? deps.config.port
   const app = createApp(deps)
-  const stopSweeper = startSweeper(deps.db, deps.clock, deps.log)
+  const stopSweeper = startSweeper(deps.db, deps.clock, deps.log, {
+    analyticsRetentionDays: deps.config.analyticsRetentionDays,
+  })
   let server: ReturnType<typeof serve>
   try {
     server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {

@@ -116,8 +116,10 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
   routes.post('/init', withApp, async (c) => {
     const body = await readBody(c, oauthInitBody)
     const record = c.get('app')
-    // The provider calls the API back where the app says the API lives, else where it was asked.
-    const base = record.customApiUrl ?? new URL(c.req.url).origin
+    // The provider calls the API back where the app says the API lives, else at the configured
+    // public URL (required in production); the request's own origin, which trusts the Host
+    // header, only outside production.
+    const base = record.customApiUrl ?? deps.config.publicUrl ?? new URL(c.req.url).origin
     const url = await startOAuth(flow, {
       app: toOAuthApp(record),
       provider: body.provider,
