@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type RunningServer, startServer } from '../server/src/index.ts'
 import { type ModalServer, startModalServer } from './server.ts'
 
 let dir: string
@@ -84,4 +85,97 @@ test('error: paths outside the build folder, unknown files and other methods', a
   expect(await raw('/assets/%E0%A4%A')).toBe(400)
   expect((await fetch(`${server.url}/nope.js`)).status).toBe(404)
   expect((await fetch(`${server.url}/`, { method: 'POST' })).status).toBe(405)
+})
+
+describe('frame-ancestors: only the app’s registered origins may frame the modal', () => {
+  let api: RunningServer
+  let modal: ModalServer
+  let appId: string
+  const ancestors = async (server: ModalServer, query: string) => {
+    const res = await fetch(`${server.url}/${query}`, { signal: AbortSignal.timeout(10_000) })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const csp = res.headers.get('content-security-policy') ?? ''
+    return csp
+      .split(';')
+      .map((d) => d.trim())
+      .find((d) => d.startsWith('frame-ancestors '))
+  }
+
+  beforeAll(async () => {
+    api = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      env: { DATABASE_URL: 'memory://', LATCH_SECRET: 'modal-server-test-secret-0123456789abcdef' },
+      log: () => {},
+    })
+    appId = (
+      await api.admin.createApp({
+        name: 'Framed',
+        allowedOrigins: ['https://shop.example.com', 'http://localhost:5173'],
+      })
+    ).id
+    modal = await startModalServer({
+      apiUrl: api.url,
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await modal?.close()
+    await api?.close()
+  })
+
+  test('behavior: the page of a known app names its registered origins, for / and /index.html', async () => {
+    const expected = 'frame-ancestors https://shop.example.com http://localhost:5173'
+    expect(await ancestors(modal, `?app=${appId}`)).toBe(expected)
+    expect(await ancestors(modal, `index.html?app=${appId}`)).toBe(expected)
+  })
+
+  test('error: no app id, an unknown, malformed or hostile one: no page may frame it', async () => {
+    for (const query of [
+      '',
+      '?app=',
+      `?app=${'z'.repeat(25)}`,
+      '?app=../../apps',
+      `?app=${appId}%3B%20frame-ancestors%20*`,
+      `?app=${appId.slice(1)}`,
+    ]) {
+      expect(await ancestors(modal, query)).toBe("frame-ancestors 'none'")
+    }
+  })
+
+  test('error: an API that does not answer leaves the page unframeable', async () => {
+    const closed = await startModalServer({
+      apiUrl: 'http://127.0.0.1:9',
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+    })
+    try {
+      expect(await ancestors(closed, `?app=${appId}`)).toBe("frame-ancestors 'none'")
+    } finally {
+      await closed.close()
+    }
+  })
+
+  test('behavior: answers are reused for a short while, then follow the app’s changes', async () => {
+    const fresh = await startModalServer({
+      apiUrl: api.url,
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+      originsTtlMs: 0,
+    })
+    try {
+      const id = (
+        await api.admin.createApp({ name: 'Moving', allowedOrigins: ['https://a.example'] })
+      ).id
+      expect(await ancestors(modal, `?app=${id}`)).toBe('frame-ancestors https://a.example')
+      await api.admin.updateApp(id, { allowedOrigins: ['https://b.example'] })
+      // The long-lived cache (30 s) still answers the old list; a server without a cache the new.
+      expect(await ancestors(modal, `?app=${id}`)).toBe('frame-ancestors https://a.example')
+      expect(await ancestors(fresh, `?app=${id}`)).toBe('frame-ancestors https://b.example')
+    } finally {
+      await fresh.close()
+    }
+  })
 })

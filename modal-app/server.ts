@@ -1,12 +1,17 @@
 /**
  * The modal origin: serves modal-app/dist (index.html with the API URL injected) and the host
  * SDK's /sdk.js and /latch.js from host-sdk/dist. node:http only.
+ *
+ * index.html answers `frame-ancestors` with the registered origins of the app named by the
+ * `?app=` query (read from the API's public app configuration), so the browser itself refuses
+ * to render the modal inside any other page; without a known app, no page may frame it.
  */
 import { readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { API_PREFIX, APP_ID_LENGTH } from '@latch/shared'
 
 export const MODAL_DIST_DIR = fileURLToPath(new URL('./dist', import.meta.url))
 export const HOST_SDK_DIST_DIR = fileURLToPath(new URL('../host-sdk/dist', import.meta.url))
@@ -20,7 +25,18 @@ export interface ModalServerOptions {
   /** Folders to serve from (tests). */
   distDir?: string
   sdkDir?: string
+  /** How long an app's registered origins are reused before the API is asked again. */
+  originsTtlMs?: number
 }
+
+/** Registered origins are reused this long: an origin removed from an app may frame it this much longer. */
+export const ORIGINS_TTL_MS = 30_000
+/** Unknown app ids are remembered more briefly: a freshly created app works within seconds. */
+const UNKNOWN_APP_TTL_MS = 5_000
+/** Bounds the cache, so a stream of made-up app ids cannot grow it without limit. */
+const ORIGINS_CACHE_MAX = 1000
+const ORIGINS_FETCH_TIMEOUT_MS = 5_000
+const APP_ID_PATTERN = new RegExp(`^[A-Za-z0-9]{${APP_ID_LENGTH}}$`)
 
 export interface ModalServer {
   url: string
@@ -48,8 +64,11 @@ function escapeAttr(value: string): string {
     .replace(/>/g, '&gt;')
 }
 
-/** The modal page's Content-Security-Policy: its own scripts, the API for data. */
-export function modalCsp(apiOrigin: string): string {
+/**
+ * The modal page's Content-Security-Policy: its own scripts, the API for data, and only the
+ * app's registered origins as embedders (`'none'` when there are none).
+ */
+export function modalCsp(apiOrigin: string, ancestors: readonly string[] = []): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -61,9 +80,72 @@ export function modalCsp(apiOrigin: string): string {
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
-    // Any page may frame the modal; the modal itself talks only to the app's allowed origins.
-    'frame-ancestors *',
+    // The browser refuses any other embedder; the modal also checks its parent itself.
+    `frame-ancestors ${ancestors.length ? ancestors.join(' ') : "'none'"}`,
   ].join('; ')
+}
+
+/** An http(s) origin as CSP writes it, or null for anything else (nothing else reaches the header). */
+function cspOrigin(value: unknown): string | null {
+  if (typeof value !== 'string' || !URL.canParse(value)) return null
+  const url = new URL(value)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
+  return url.origin
+}
+
+/**
+ * The registered origins of an app, from the API's public `GET /apps/{id}`, cached briefly.
+ * Unknown ids answer none; a failed lookup answers none and is not cached.
+ */
+export function createOriginLookup(
+  apiBase: string,
+  log: (line: string) => void,
+  ttlMs = ORIGINS_TTL_MS,
+): (appId: string) => Promise<string[]> {
+  const cache = new Map<string, { until: number; origins: Promise<string[]> }>()
+  const fetchOrigins = async (appId: string): Promise<{ origins: string[]; keep: number }> => {
+    let res: Response
+    try {
+      res = await fetch(`${apiBase}${API_PREFIX}/apps/${appId}`, {
+        signal: AbortSignal.timeout(ORIGINS_FETCH_TIMEOUT_MS),
+      })
+    } catch (e) {
+      log(`modal server: the API did not answer for app ${appId}: ${String(e)}`)
+      return { origins: [], keep: 0 }
+    }
+    if (!res.ok) {
+      await res.body?.cancel()
+      // 4xx: no such app (cached briefly); anything else is the API's trouble (not cached).
+      if (res.status < 500) return { origins: [], keep: Math.min(ttlMs, UNKNOWN_APP_TTL_MS) }
+      log(`modal server: the API answered ${res.status} for app ${appId}`)
+      return { origins: [], keep: 0 }
+    }
+    const body = (await res.json().catch(() => null)) as { allowedOrigins?: unknown } | null
+    const list = Array.isArray(body?.allowedOrigins) ? body.allowedOrigins : []
+    const origins = [...new Set(list.map(cspOrigin).filter((o): o is string => o !== null))]
+    return { origins, keep: ttlMs }
+  }
+  return (appId) => {
+    if (!APP_ID_PATTERN.test(appId)) return Promise.resolve([])
+    const now = Date.now()
+    const hit = cache.get(appId)
+    if (hit && hit.until > now) return hit.origins
+    cache.delete(appId)
+    if (cache.size >= ORIGINS_CACHE_MAX) {
+      // Maps iterate in insertion order: the first key is the oldest entry.
+      const oldest = cache.keys().next().value
+      if (oldest !== undefined) cache.delete(oldest)
+    }
+    // Requests for the same app while the lookup runs share it.
+    const entry = { until: now + ORIGINS_FETCH_TIMEOUT_MS, origins: Promise.resolve<string[]>([]) }
+    entry.origins = fetchOrigins(appId).then(({ origins, keep }) => {
+      if (keep > 0) entry.until = Date.now() + keep
+      else if (cache.get(appId) === entry) cache.delete(appId)
+      return origins
+    })
+    cache.set(appId, entry)
+    return entry.origins
+  }
 }
 
 /** Starts the modal origin server. */
@@ -73,7 +155,7 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
   const distDir = options.distDir ?? MODAL_DIST_DIR
   const sdkDir = options.sdkDir ?? HOST_SDK_DIST_DIR
   const log = options.log ?? (() => {})
-  const csp = modalCsp(apiUrl.origin)
+  const registeredOrigins = createOriginLookup(apiBase, log, options.originsTtlMs)
   const meta = `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />`
 
   // Read on every request: a rebuild renames the hashed assets index.html points to.
@@ -112,14 +194,22 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
       return
     }
     let pathname: string
+    let query: URLSearchParams
     try {
-      pathname = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname)
+      const url = new URL(req.url ?? '/', 'http://x')
+      pathname = decodeURIComponent(url.pathname)
+      query = url.searchParams
     } catch {
       send(res, 400, 'Bad Request', { 'content-type': 'text/plain' }, head)
       return
     }
     if (pathname === '/' || pathname === '/index.html') {
-      const html = await loadIndex().catch(() => null)
+      // The host SDK puts the app id in the query too: the fragment never reaches a server.
+      const appId = query.get('app')
+      const [html, ancestors] = await Promise.all([
+        loadIndex().catch(() => null),
+        appId ? registeredOrigins(appId) : Promise.resolve([]),
+      ])
       if (html === null) {
         send(
           res,
@@ -136,8 +226,9 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
         html,
         {
           'content-type': TYPES['.html'] as string,
+          // Never cached: the policy differs per app and follows its registered origins.
           'cache-control': 'no-store',
-          'content-security-policy': csp,
+          'content-security-policy': modalCsp(apiUrl.origin, ancestors),
           'referrer-policy': 'no-referrer',
           'cross-origin-opener-policy': 'same-origin-allow-popups',
         },

@@ -37,16 +37,57 @@ async function expectNoConnection(hp: HostPage, hostOrigin: string) {
   expect(await readyState(hp, 200)).not.toBe('ok')
 }
 
-test('error: a host page on an origin the app does not list gets no connection', async () => {
+/**
+ * The browser itself refused to render the modal in this page (frame-ancestors): Chromium says
+ * so in the page's console, the frame never holds the modal, and the SDK never becomes ready.
+ */
+async function expectBlockedFrame(hp: HostPage, allowed: string) {
+  await expect
+    .poll(
+      () =>
+        hp.console.some(
+          (line) =>
+            line.startsWith('[error]') &&
+            line.includes(`'${h().modalUrl}/`) &&
+            line.includes(`"frame-ancestors ${allowed}"`) &&
+            line.includes('blocked'),
+        ),
+      { timeout: WAIT_MS },
+    )
+    .toBe(true)
+  const frame = await hp.page.getByTestId(HOST_ELEMENT_IDS.frame).elementHandle()
+  expect((await frame?.contentFrame())?.url().startsWith(h().modalUrl)).toBe(false)
+  void latchCall(hp.page, 'login')
+  await new Promise((r) => setTimeout(r, 1000))
+  await expect(screen(hp.modal, 'LANDING').isVisible()).resolves.toBe(false)
+  expect(await readyState(hp, 200)).not.toBe('ok')
+}
+
+test('error: a host page on an origin the app does not list: the browser refuses to frame the modal', async () => {
   const app = await h().createApp({ allowedOrigins: ['https://shop.example.com'] })
   const hp = await h().open({ appId: app.id, waitReady: false })
-  await expectNoConnection(hp, h().hostUrl)
+  await expectBlockedFrame(hp, 'https://shop.example.com')
 })
 
-test('error: the registered app on another origin of the same server gets no connection', async () => {
+test('error: the registered app on another origin of the same server: the browser refuses to frame the modal', async () => {
   const otherOrigin = `http://127.0.0.1:${h().host.port}`
   const hp = await h().open({ origin: otherOrigin, waitReady: false })
-  await expectNoConnection(hp, otherOrigin)
+  await expectBlockedFrame(hp, h().hostUrl)
+})
+
+test('error: a frame URL naming an allowing app in its query and another in its fragment gets no connection', async () => {
+  // frame-ancestors follows the query's app; the modal checks its parent against the fragment's.
+  const other = await h().createApp({ allowedOrigins: ['https://shop.example.com'] })
+  const hp = await h().open({ appId: other.id, waitReady: false })
+  const src = `${h().modalUrl}/?app=${h().app.id}#app=${other.id}`
+  await hp.page.evaluate((url) => {
+    for (const f of document.querySelectorAll('[data-testid="latch-frame"]')) f.remove()
+    const frame = document.createElement('iframe')
+    frame.src = url
+    frame.dataset.testid = 'latch-frame'
+    document.body.append(frame)
+  }, src)
+  await expectNoConnection(hp, h().hostUrl)
 })
 
 test('behavior: messages from a foreign window to the modal are ignored', async () => {

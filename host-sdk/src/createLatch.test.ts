@@ -57,11 +57,13 @@ describe('options', () => {
 })
 
 describe('frame', () => {
-  test('behavior: one hidden frame is preloaded with only the app id in its fragment', () => {
+  test('behavior: one hidden frame is preloaded with the app id in its query (for the modal server) and fragment', () => {
     const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example/base/' })
     const frames = document.querySelectorAll<HTMLIFrameElement>('[data-testid="latch-frame"]')
     expect(frames).toHaveLength(1)
-    expect(frames[0]?.getAttribute('src')).toBe(`https://modal.example/base/#app=${APP_ID}`)
+    expect(frames[0]?.getAttribute('src')).toBe(
+      `https://modal.example/base/?app=${APP_ID}#app=${APP_ID}`,
+    )
     expect(frames[0]?.getAttribute('aria-hidden')).toBe('true')
     expect(frames[0]?.tabIndex).toBe(-1)
     expect(document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open).toBe(

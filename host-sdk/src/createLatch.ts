@@ -158,8 +158,10 @@ export function createLatch(options: LatchOptions): LatchClient {
     }
     if (destroyed) throw unreachable()
     const base = modalUrl.href.replace(/\/+$/, '')
+    const app = encodeURIComponent(appId)
     frame = mountFrame(
-      `${base}/#app=${encodeURIComponent(appId)}`,
+      // The query lets the modal server answer frame-ancestors with this app's origins.
+      `${base}/?app=${app}#app=${app}`,
       options.config?.render?.inParentNodeId,
       () => {
         setOpen(false)
