@@ -32,13 +32,19 @@ export const siweAuthenticateBody = z.object({
   connectorType: z.string().max(64),
 })
 export const siweUnlinkBody = z.object({ address })
+/** 32 random bytes in base64url: the browser secret of an OAuth flow, and its SHA-256. */
+const base64url32 = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 bytes in base64url')
 export const oauthInitBody = z.object({
   provider: oauthProviderSchema,
   redirect_to: z.string().url().max(2048),
+  /** SHA-256 of the secret the starting browser keeps; only that browser can finish the flow. */
+  browser_hash: base64url32,
 })
 export const oauthAuthenticateBody = z.object({
   authorization_code: z.string().min(1).max(4096),
   state_code: z.string().min(1).max(512),
+  /** The secret whose hash went to /oauth/init. */
+  browser_secret: base64url32,
 })
 export const oauthUnlinkBody = z.object({
   provider: oauthProviderSchema,

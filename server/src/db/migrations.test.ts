@@ -73,6 +73,7 @@ test('behavior: a database from the former lazy OAuth migrator keeps its pending
     nonce: null,
     userId: null,
     isLink: false,
+    browserHash: null,
     expiresAt: new Date(now.getTime() + OAUTH_STATE_TTL_MS),
   }
   await store.put('pending-state', pending)

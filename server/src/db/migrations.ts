@@ -163,6 +163,14 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropTable('latch_oauth_migrations_lock').ifExists().execute()
     },
   },
+  '0003_oauth_browser_binding': {
+    async up(db: Kysely<unknown>) {
+      // Each OAuth flow is bound to the browser that started it (oauth/README.md, threat
+      // model): the hash of that browser's secret. Flows pending from before have none and
+      // are refused when they return; they lasted 10 minutes anyway.
+      await db.schema.alterTable('oauth_states').addColumn('browser_hash', 'text').execute()
+    },
+  },
 }
 
 /** The set itself, in name order; exported so tests can stop part way. */

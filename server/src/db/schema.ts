@@ -118,6 +118,11 @@ export interface OAuthStatesTable {
   nonce: string | null
   user_id: string | null
   is_link: boolean
+  /**
+   * Base64url SHA-256 of the secret the starting browser keeps; null only on flows started
+   * before the binding existed, which can no longer be finished.
+   */
+  browser_hash: string | null
   expires_at: Time
   created_at: Time
 }

@@ -6,6 +6,7 @@ import { type MutableToken, OAuth2Issuer } from 'oauth2-mock-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Db, openDatabase } from '../db/index.ts'
 import {
+  browserHashOf,
   callbackRedirect,
   finishOAuth,
   type OAuthApp,
@@ -16,6 +17,9 @@ import { authorizeAtMock, type MockProviders, startMockProviders } from './mockP
 import { kyselyStateStore } from './stateStore.ts'
 
 const HOST = 'http://localhost:5173'
+/** The starting browser's secret and its hash, as the modal makes them. */
+const SECRET = 'b'.repeat(43)
+const BROWSER_HASH = browserHashOf(SECRET)
 const CALLBACK = 'http://127.0.0.1:8787/api/v1/oauth/callback'
 
 let mock: MockProviders
@@ -52,6 +56,7 @@ async function walk(provider: OAuthProvider, userId: string | null = null) {
     redirectTo: `${HOST}/page?x=1`,
     redirectUri: `${CALLBACK}/${provider}`,
     userId,
+    browserHash: BROWSER_HASH,
   })
   const callback = await authorizeAtMock(url)
   const back = new URL(await callbackRedirect(deps, provider, callback.searchParams))
@@ -72,6 +77,7 @@ describe('startOAuth', () => {
         redirectTo: HOST,
         redirectUri: `${CALLBACK}/google`,
         userId: null,
+        browserHash: BROWSER_HASH,
       }),
     )
     const q = google.searchParams
@@ -92,6 +98,7 @@ describe('startOAuth', () => {
         redirectTo: HOST,
         redirectUri: `${CALLBACK}/github`,
         userId: null,
+        browserHash: BROWSER_HASH,
       }),
     )
     expect(github.searchParams.get('nonce')).toBeNull()
@@ -104,6 +111,7 @@ describe('startOAuth', () => {
         redirectTo: HOST,
         redirectUri: `${CALLBACK}/apple`,
         userId: null,
+        browserHash: BROWSER_HASH,
       }),
     )
     expect(apple.searchParams.get('response_mode')).toBe('form_post')
@@ -123,6 +131,7 @@ describe('startOAuth', () => {
           redirectTo,
           redirectUri: `${CALLBACK}/google`,
           userId: null,
+          browserHash: BROWSER_HASH,
         }),
       ).rejects.toMatchObject({ code: 'origin_not_allowed' })
     }
@@ -137,6 +146,7 @@ describe('startOAuth', () => {
         redirectTo: HOST,
         redirectUri: CALLBACK,
         userId: null,
+        browserHash: BROWSER_HASH,
       }),
     ).rejects.toMatchObject({ code: 'method_not_available' })
     const unconfigured = { ...app, settings: {} }
@@ -147,6 +157,7 @@ describe('startOAuth', () => {
         redirectTo: HOST,
         redirectUri: CALLBACK,
         userId: null,
+        browserHash: BROWSER_HASH,
       }),
     ).rejects.toMatchObject({ code: 'method_not_available' })
   })
@@ -192,7 +203,13 @@ describe('full flow against the stand-in provider', () => {
       expect(back.origin + back.pathname).toBe(`${HOST}/page`)
       expect(back.searchParams.get('x')).toBe('1')
       expect(back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.provider)).toBe(provider)
-      const { account, record } = await finishOAuth(deps, { app, code, state, userId: null })
+      const { account, record } = await finishOAuth(deps, {
+        app,
+        code,
+        state,
+        userId: null,
+        browserSecret: SECRET,
+      })
       expect(account).toEqual(expected[provider])
       expect(record.isLink).toBe(false)
     },
@@ -200,22 +217,93 @@ describe('full flow against the stand-in provider', () => {
 
   test('behavior: a flow started by a signed-in user is a link', async () => {
     const { code, state } = await walk('google', 'user-1')
-    const { record } = await finishOAuth(deps, { app, code, state, userId: 'user-1' })
-    expect(record).toMatchObject({ isLink: true, userId: 'user-1' })
+    const { record } = await finishOAuth(deps, {
+      app,
+      code,
+      state,
+      userId: 'user-1',
+      browserSecret: SECRET,
+    })
+    expect(record).toMatchObject({ isLink: true, userId: 'user-1', browserHash: BROWSER_HASH })
   })
 
   test('error: a link flow cannot be finished by another user', async () => {
     const { code, state } = await walk('google', 'user-1')
-    await expect(finishOAuth(deps, { app, code, state, userId: 'user-2' })).rejects.toMatchObject({
+    await expect(
+      finishOAuth(deps, { app, code, state, userId: 'user-2', browserSecret: SECRET }),
+    ).rejects.toMatchObject({
       code: 'oauth_invalid_code',
       message: 'Invalid code during oauth flow.',
     })
   })
 
+  test('error: a flow finished without the starting browser secret is refused', async () => {
+    for (const browserSecret of ['', 'c'.repeat(43), `${SECRET}x`]) {
+      const { code, state } = await walk('google')
+      await expect(
+        finishOAuth(deps, { app, code, state, userId: null, browserSecret }),
+      ).rejects.toMatchObject({
+        code: 'oauth_invalid_code',
+        details: 'This OAuth flow was started in another browser',
+      })
+    }
+  })
+
+  test('error: a flow started signed out cannot be finished as a link', async () => {
+    const { code, state } = await walk('google')
+    await expect(
+      finishOAuth(deps, { app, code, state, userId: 'victim', browserSecret: SECRET }),
+    ).rejects.toMatchObject({
+      code: 'oauth_invalid_code',
+      details: 'This OAuth flow signs in: finish it with /oauth/authenticate',
+    })
+  })
+
+  test('error: a link flow cannot be finished as a sign-in', async () => {
+    const { code, state } = await walk('google', 'user-1')
+    await expect(
+      finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET }),
+    ).rejects.toMatchObject({
+      code: 'oauth_invalid_code',
+      details: 'This OAuth flow links an account: finish it with /oauth/link',
+    })
+  })
+
+  test('error: a flow stored before browser binding cannot be finished', async () => {
+    const state = 'state-from-before-the-binding'
+    await deps.store.put(state, {
+      appId: app.id,
+      provider: 'github',
+      redirectTo: HOST,
+      redirectUri: `${CALLBACK}/github`,
+      codeVerifier: 'v'.repeat(43),
+      nonce: null,
+      userId: null,
+      isLink: false,
+      browserHash: null,
+      expiresAt: new Date(clock + 60_000),
+    })
+    await expect(
+      finishOAuth(deps, { app, code: 'c', state, userId: null, browserSecret: SECRET }),
+    ).rejects.toMatchObject({ code: 'oauth_invalid_code' })
+  })
+
+  test('error: a refused finish uses the state up (a state is tried once)', async () => {
+    const { code, state } = await walk('google')
+    await expect(
+      finishOAuth(deps, { app, code, state, userId: null, browserSecret: 'w'.repeat(43) }),
+    ).rejects.toMatchObject({ code: 'oauth_invalid_code' })
+    await expect(
+      finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET }),
+    ).rejects.toMatchObject({ code: 'oauth_invalid_code', details: undefined })
+  })
+
   test('error: a reused state is refused', async () => {
     const { code, state } = await walk('google')
-    await finishOAuth(deps, { app, code, state, userId: null })
-    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+    await finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET })
+    await expect(
+      finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET }),
+    ).rejects.toMatchObject({
       code: 'oauth_invalid_code',
     })
   })
@@ -224,7 +312,9 @@ describe('full flow against the stand-in provider', () => {
     const { code, state } = await walk('google')
     clock += 10 * 60 * 1000 + 1
     try {
-      await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+      await expect(
+        finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET }),
+      ).rejects.toMatchObject({
         code: 'oauth_invalid_code',
       })
     } finally {
@@ -236,7 +326,7 @@ describe('full flow against the stand-in provider', () => {
     const { code, state } = await walk('google')
     const other = { ...app, id: 'another-app-0000000000001' }
     await expect(
-      finishOAuth(deps, { app: other, code, state, userId: null }),
+      finishOAuth(deps, { app: other, code, state, userId: null, browserSecret: SECRET }),
     ).rejects.toMatchObject({
       code: 'oauth_invalid_code',
     })
@@ -244,14 +334,20 @@ describe('full flow against the stand-in provider', () => {
 
   test('error: an unknown state is refused', async () => {
     await expect(
-      finishOAuth(deps, { app, code: 'abc', state: 'no-such-state', userId: null }),
+      finishOAuth(deps, {
+        app,
+        code: 'abc',
+        state: 'no-such-state',
+        userId: null,
+        browserSecret: SECRET,
+      }),
     ).rejects.toMatchObject({ code: 'oauth_invalid_code' })
   })
 
   test('error: an invalid code', async () => {
     const { state } = await walk('google')
     await expect(
-      finishOAuth(deps, { app, code: 'not-the-code', state, userId: null }),
+      finishOAuth(deps, { app, code: 'not-the-code', state, userId: null, browserSecret: SECRET }),
     ).rejects.toMatchObject({ code: 'oauth_invalid_code', retryable: true })
   })
 
@@ -262,7 +358,9 @@ describe('full flow against the stand-in provider', () => {
         res.statusCode = 200
         res.body = { error: 'bad_verification_code', error_description: 'The code is wrong.' }
       })
-      await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+      await expect(
+        finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET }),
+      ).rejects.toMatchObject({
         code: 'oauth_invalid_code',
       })
     }
@@ -277,7 +375,9 @@ describe('full flow against the stand-in provider', () => {
       mock.service.off('beforeTokenSigning', tamper)
     }
     mock.service.on('beforeTokenSigning', tamper)
-    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+    await expect(
+      finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET }),
+    ).rejects.toMatchObject({
       code: 'oauth_invalid_code',
     })
   })
@@ -294,7 +394,9 @@ describe('full flow against the stand-in provider', () => {
     mock.service.once('beforeResponse', (res) => {
       if (res.body !== '') res.body.id_token = forged
     })
-    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+    await expect(
+      finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET }),
+    ).rejects.toMatchObject({
       code: 'oauth_invalid_code',
     })
   })
@@ -306,7 +408,9 @@ describe('full flow against the stand-in provider', () => {
       res.body = { sub: 'g-2', email: 'x@y.example' }
     })
     // Registered after the helper's own listener, so this answer wins.
-    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+    await expect(
+      finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET }),
+    ).rejects.toMatchObject({
       code: 'oauth_invalid_code',
     })
   })
@@ -316,7 +420,7 @@ describe('talking to the provider', () => {
   test('behavior: client authentication per provider (Basic for Twitter, form body for Google)', async () => {
     for (const provider of ['twitter', 'google'] as const) {
       const { code, state } = await walk(provider)
-      await finishOAuth(deps, { app, code, state, userId: null })
+      await finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET })
     }
     const twitter = mock.lastTokenRequest('twitter')
     // RFC 6749 section 2.3.1: both parts form-encoded, then Basic.
@@ -348,6 +452,7 @@ describe('talking to the provider', () => {
       redirectTo: HOST,
       redirectUri: `${CALLBACK}/discord`,
       userId: null,
+      browserHash: BROWSER_HASH,
     })
     const callback = await authorizeAtMock(url)
     const { account } = await finishOAuth(deps, {
@@ -355,6 +460,7 @@ describe('talking to the provider', () => {
       code: callback.searchParams.get('code') ?? '',
       state: callback.searchParams.get('state') ?? '',
       userId: null,
+      browserSecret: SECRET,
     })
     expect(account).toMatchObject({ subject: 'd-public' })
     const sent = mock.lastTokenRequest('discord')
@@ -369,7 +475,9 @@ describe('talking to the provider', () => {
       res.statusCode = 500
       res.body = { message: 'down' }
     })
-    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+    await expect(
+      finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET }),
+    ).rejects.toMatchObject({
       code: 'oauth_invalid_code',
     })
   })
@@ -398,6 +506,7 @@ describe('talking to the provider', () => {
         redirectTo: HOST,
         redirectUri: `${CALLBACK}/github`,
         userId: null,
+        browserHash: BROWSER_HASH,
       })
       const callback = await authorizeAtMock(url)
       const started = Date.now()
@@ -409,6 +518,7 @@ describe('talking to the provider', () => {
             code: callback.searchParams.get('code') ?? '',
             state: callback.searchParams.get('state') ?? '',
             userId: null,
+            browserSecret: SECRET,
           },
         ),
       ).rejects.toMatchObject({ code: 'oauth_invalid_code' })
@@ -443,6 +553,7 @@ describe('Apple client authentication', () => {
       redirectTo: HOST,
       redirectUri: `${CALLBACK}/apple`,
       userId: null,
+      browserHash: BROWSER_HASH,
     })
     const callback = await authorizeAtMock(url)
     const { account } = await finishOAuth(deps, {
@@ -450,6 +561,7 @@ describe('Apple client authentication', () => {
       code: callback.searchParams.get('code') ?? '',
       state: callback.searchParams.get('state') ?? '',
       userId: null,
+      browserSecret: SECRET,
     })
     expect(account).toEqual({
       type: 'apple_oauth',
@@ -480,6 +592,7 @@ describe('the provider callback', () => {
       redirectTo: HOST,
       redirectUri: `${CALLBACK}/discord`,
       userId: null,
+      browserHash: BROWSER_HASH,
     })
     const state = new URL(url).searchParams.get('state') ?? ''
     const back = new URL(
@@ -491,13 +604,15 @@ describe('the provider callback', () => {
     )
     expect(back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.code)).toBe('undefined')
     await expect(
-      finishOAuth(deps, { app, code: 'undefined', state, userId: null }),
+      finishOAuth(deps, { app, code: 'undefined', state, userId: null, browserSecret: SECRET }),
     ).rejects.toMatchObject({
       code: 'oauth_user_denied',
       message: 'User denied confirmation during OAuth flow',
     })
     // The denied state is used up.
-    await expect(finishOAuth(deps, { app, code: 'x', state, userId: null })).rejects.toMatchObject({
+    await expect(
+      finishOAuth(deps, { app, code: 'x', state, userId: null, browserSecret: SECRET }),
+    ).rejects.toMatchObject({
       code: 'oauth_invalid_code',
     })
   })
@@ -509,13 +624,16 @@ describe('the provider callback', () => {
       redirectTo: HOST,
       redirectUri: `${CALLBACK}/github`,
       userId: null,
+      browserHash: BROWSER_HASH,
     })
     const state = new URL(url).searchParams.get('state') ?? ''
     const back = new URL(
       await callbackRedirect(deps, 'github', new URLSearchParams({ error: 'server_error', state })),
     )
     const code = back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.code) ?? ''
-    await expect(finishOAuth(deps, { app, code, state, userId: null })).rejects.toMatchObject({
+    await expect(
+      finishOAuth(deps, { app, code, state, userId: null, browserSecret: SECRET }),
+    ).rejects.toMatchObject({
       code: 'oauth_invalid_code',
     })
   })
@@ -530,6 +648,7 @@ describe('the provider callback', () => {
       redirectTo: HOST,
       redirectUri: `${CALLBACK}/google`,
       userId: null,
+      browserHash: BROWSER_HASH,
     })
     const state = new URL(url).searchParams.get('state') ?? ''
     await expect(

@@ -2,6 +2,8 @@
  * The authorization-code flow with oauth4webapi: start (authorization URL), the provider's
  * return to the API's callback, and the finish that exchanges the code and reads the profile.
  */
+
+import { createHash, timingSafeEqual } from 'node:crypto'
 import {
   isLatchError,
   isOAuthDenial,
@@ -158,6 +160,8 @@ export interface StartInput {
   redirectUri: string
   /** The signed-in user, when the flow is a link. */
   userId: string | null
+  /** SHA-256 (base64url) of the secret the starting browser keeps to finish the flow. */
+  browserHash: string
 }
 
 /**
@@ -165,7 +169,7 @@ export interface StartInput {
  * provider's authorization URL.
  */
 export async function startOAuth(deps: OAuthFlowDeps, input: StartInput): Promise<string> {
-  const { app, provider, redirectTo, redirectUri, userId } = input
+  const { app, provider, redirectTo, redirectUri, userId, browserHash } = input
   if (!isAllowedRedirect(redirectTo, app.allowedOrigins)) {
     throw LatchError.of('origin_not_allowed')
   }
@@ -183,6 +187,7 @@ export async function startOAuth(deps: OAuthFlowDeps, input: StartInput): Promis
     nonce,
     userId,
     isLink: userId !== null,
+    browserHash,
     expiresAt: new Date(now.getTime() + OAUTH_STATE_TTL_MS),
   })
 
@@ -231,8 +236,10 @@ export interface FinishInput {
   app: OAuthApp
   code: string
   state: string
-  /** Set for a link: the signed-in user. */
+  /** Set for a link (/oauth/link): the signed-in user; null for a sign-in (/oauth/authenticate). */
   userId: string | null
+  /** The secret whose hash the starting browser sent to /oauth/init. */
+  browserSecret: string
 }
 
 export interface FinishResult {
@@ -240,21 +247,58 @@ export interface FinishResult {
   account: OAuthAccountInput
 }
 
+/** The base64url SHA-256 of a browser secret, as /oauth/init receives it. */
+export function browserHashOf(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url')
+}
+
+/** Whether `secret` is the one whose hash the flow stored; constant time over the hashes. */
+function isStartingBrowser(record: OAuthStateRecord, secret: string): boolean {
+  if (!record.browserHash) return false
+  const stored = Buffer.from(record.browserHash)
+  const presented = Buffer.from(browserHashOf(secret))
+  return stored.length === presented.length && timingSafeEqual(stored, presented)
+}
+
+const refuse = (details: string) => LatchError.of('oauth_invalid_code', { details })
+
 /**
- * Finishes a flow: uses up the state, exchanges the code, checks the ID token and nonce for
- * OIDC providers and reads the profile. Every provider-side failure is oauth_invalid_code.
+ * Why this request may not finish the flow, or null when it may: only the browser that started
+ * it, and a sign-in only by /authenticate, a link only by /link with the starting user's token.
+ */
+function bindingRefusal(
+  record: OAuthStateRecord,
+  userId: string | null,
+  secret: string,
+): LatchError | null {
+  if (!isStartingBrowser(record, secret)) {
+    return refuse('This OAuth flow was started in another browser')
+  }
+  if (userId === null) {
+    return record.isLink || record.userId !== null
+      ? refuse('This OAuth flow links an account: finish it with /oauth/link')
+      : null
+  }
+  if (!record.isLink || record.userId === null) {
+    return refuse('This OAuth flow signs in: finish it with /oauth/authenticate')
+  }
+  return record.userId === userId ? null : refuse('This OAuth flow was started by another user')
+}
+
+/**
+ * Finishes a flow: uses up the state (a refused attempt too: a state is tried once), checks
+ * that this browser and this user started it, exchanges the code, checks the ID token and
+ * nonce for OIDC providers and reads the profile. Every provider-side failure is
+ * oauth_invalid_code.
  */
 export async function finishOAuth(deps: OAuthFlowDeps, input: FinishInput): Promise<FinishResult> {
-  const { app, code, state, userId } = input
+  const { app, code, state, userId, browserSecret } = input
   const record = await deps.store.take(state)
   if (isOAuthDenial(code)) throw LatchError.of('oauth_user_denied')
-  if (!record || record.appId !== app.id || code === PROVIDER_ERROR_CODE) {
-    throw LatchError.of('oauth_invalid_code')
-  }
-  // A flow started by one signed-in user cannot be finished into another's account.
-  if (userId !== null && record.userId !== null && record.userId !== userId) {
-    throw LatchError.of('oauth_invalid_code')
-  }
+  if (!record || record.appId !== app.id) throw LatchError.of('oauth_invalid_code')
+  const refusal = bindingRefusal(record, userId, browserSecret)
+  if (refusal) throw refusal
+  if (code === PROVIDER_ERROR_CODE) throw LatchError.of('oauth_invalid_code')
   const p = resolveProvider(app, record.provider, deps.env)
   try {
     const account = await exchange(deps, p, record, code, state)

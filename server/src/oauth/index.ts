@@ -21,7 +21,8 @@ import { bodyLimit } from 'hono/body-limit'
 import { linkAccount, unlinkAccount } from '../accounts.ts'
 import { type AppRecord, isAllowed } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
-import { type HonoEnv, readBody, requireApp, requireAuth } from '../http.ts'
+import { clientIp, type HonoEnv, readBody, requireApp, requireAuth } from '../http.ts'
+import { hit, type Limit } from '../ratelimit.ts'
 import { isSessionLive, signIn } from '../sessions/service.ts'
 import {
   callbackRedirect,
@@ -43,6 +44,14 @@ export {
   type ProviderSettings,
   providerSettingsSchema,
 } from './settings.ts'
+
+/**
+ * Flows one client address may start: each stores a row and answers a provider URL, and a
+ * person starts a few (a retry, a second provider).
+ */
+export const OAUTH_INIT_IP_LIMIT: Limit = { max: 60, windowMs: 5 * 60_000 }
+/** Flows an app's visitors may start together, whatever their addresses. */
+export const OAUTH_INIT_APP_LIMIT: Limit = { max: 3000, windowMs: 5 * 60_000 }
 
 /** The flow's view of an app record. */
 export function toOAuthApp(app: AppRecord): OAuthApp {
@@ -116,6 +125,9 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
   routes.post('/init', withApp, async (c) => {
     const body = await readBody(c, oauthInitBody)
     const record = c.get('app')
+    const ip = clientIp(c, deps.config.trustProxy)
+    await hit(deps.db, deps.clock, `oauth:init:ip:${ip}`, OAUTH_INIT_IP_LIMIT)
+    await hit(deps.db, deps.clock, `oauth:init:app:${record.id}`, OAUTH_INIT_APP_LIMIT)
     // The provider calls the API back where the app says the API lives, else at the configured
     // public URL (required in production); the request's own origin, which trusts the Host
     // header, only outside production.
@@ -126,6 +138,7 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
       redirectTo: body.redirect_to,
       redirectUri: new URL(`${API_PREFIX}/oauth/callback/${body.provider}`, base).href,
       userId: await optionalUser(deps, c),
+      browserHash: body.browser_hash,
     })
     return c.json({ url })
   })
@@ -138,6 +151,7 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
       code: body.authorization_code,
       state: body.state_code,
       userId: null,
+      browserSecret: body.browser_secret,
     })
     if (record.allowlist.enabled) {
       const email = validateEmail(emailOf(account) ?? '')
@@ -155,6 +169,7 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
       code: body.authorization_code,
       state: body.state_code,
       userId,
+      browserSecret: body.browser_secret,
     })
     return c.json(await linkAccount(deps.db, record.id, userId, account, deps.clock.now()))
   })

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import {
   API_PREFIX,
   APP_ID_HEADER,
@@ -13,10 +14,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { authenticateWithAccount } from '../accounts.ts'
 import { type RunningServer, startServer } from '../index.ts'
 import { createSession } from '../sessions/service.ts'
+import { browserHashOf } from './flow.ts'
+import { OAUTH_INIT_APP_LIMIT, OAUTH_INIT_IP_LIMIT } from './index.ts'
 import { authorizeAtMock, type MockProviders, startMockProviders } from './mockProviders.ts'
 
 const HOST = 'http://localhost:5173'
 const MODAL = 'http://127.0.0.1:5999'
+/** A browser secret as the modal makes one, per flow. */
+const newSecret = () => randomBytes(32).toString('base64url')
+/** A browser binding for requests that never finish their flow. */
+const HASH = browserHashOf(newSecret())
 
 let mock: MockProviders
 let api: RunningServer
@@ -74,11 +81,14 @@ async function post<T>(
   return { status: res.status, body: (await res.json()) as Answer<T>['body'] }
 }
 
-/** init -> provider -> API callback -> host page; answers the host page's parameters. */
-async function toHostPage(provider: OAuthProvider, token?: string) {
+/**
+ * init -> provider -> API callback -> host page; answers the host page's parameters and the
+ * secret the starting browser kept: the body /authenticate and /link take.
+ */
+async function toHostPage(provider: OAuthProvider, token?: string, secret = newSecret()) {
   const init = await post<{ url: string }>(
     '/init',
-    { provider, redirect_to: `${HOST}/app` },
+    { provider, redirect_to: `${HOST}/app`, browser_hash: browserHashOf(secret) },
     { token },
   )
   expect(init.status).toBe(200)
@@ -104,6 +114,7 @@ async function toHostPage(provider: OAuthProvider, token?: string) {
   return {
     authorization_code: back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.code) ?? '',
     state_code: back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.state) ?? '',
+    browser_secret: secret,
   }
 }
 
@@ -214,6 +225,118 @@ describe('linking', () => {
   })
 })
 
+/** What an account-takeover or login-CSRF replay could change: the rows it would write. */
+async function snapshot(userId: string) {
+  const db = api.deps.db
+  const accounts = await db
+    .selectFrom('linked_accounts')
+    .select(['user_id', 'type', 'identifier'])
+    .where('app_id', '=', appId)
+    .orderBy('id')
+    .execute()
+  const sessions = await db
+    .selectFrom('sessions')
+    .select('id')
+    .where('app_id', '=', appId)
+    .execute()
+  const users = await db.selectFrom('users').select('id').where('app_id', '=', appId).execute()
+  return {
+    accounts,
+    victim: accounts.filter((a) => a.user_id === userId),
+    sessions: sessions.length,
+    users: users.length,
+  }
+}
+
+describe('replaying an OAuth return (issue 8: bound to the browser and the user that started it)', () => {
+  const attacker = { sub: 'google-attacker', email: 'mallory@gmail.example', name: 'Mallory' }
+
+  /**
+   * The attacker starts a flow signed out in their own browser, signs in at the provider as
+   * themselves and keeps the return parameters instead of following them.
+   */
+  async function attackersReturn() {
+    mock.signIn('google', attacker)
+    return toHostPage('google')
+  }
+
+  test('error: a flow started signed out, finished by /link into a signed-in victim', async () => {
+    const { user: victim, token } = await emailUser('victim-link@example.com')
+    const stolen = await attackersReturn()
+    const before = await snapshot(victim.id)
+    // Without a secret (the victim's browser has none for this flow), with a wrong one, and
+    // even with the attacker's own secret: a signed-out flow never becomes a link.
+    const attempts = [
+      { authorization_code: stolen.authorization_code, state_code: stolen.state_code },
+      { ...stolen, browser_secret: newSecret() },
+      stolen,
+    ]
+    for (const body of attempts) {
+      const res = await post<User>('/link', body, { token })
+      expect(res.status).toBeGreaterThanOrEqual(400)
+      expect(res.status).toBeLessThan(500)
+      expect(res.body.error?.code).toMatch(/^(invalid_data|oauth_invalid_code)$/)
+    }
+    const after = await snapshot(victim.id)
+    expect(after).toEqual(before)
+    expect(after.victim.map((a) => a.type)).toEqual(['email'])
+    expect(after.accounts.some((a) => a.identifier === attacker.sub)).toBe(false)
+  })
+
+  test('error: a flow finished by /authenticate in a browser that did not start it', async () => {
+    const { user: bystander } = await emailUser('victim-signed-out@example.com')
+    const stolen = await attackersReturn()
+    const before = await snapshot(bystander.id)
+    const missing = await post('/authenticate', {
+      authorization_code: stolen.authorization_code,
+      state_code: stolen.state_code,
+    })
+    expect(missing.status).toBe(400)
+    expect(missing.body.error?.code).toBe('invalid_data')
+    expect(missing.body.error?.message).toMatch(/browser_secret/)
+    const wrong = await post<AuthResponse>('/authenticate', {
+      ...stolen,
+      browser_secret: newSecret(),
+    })
+    expect(wrong.status).toBe(400)
+    expect(wrong.body.error?.code).toBe('oauth_invalid_code')
+    expect(wrong.body.token).toBeUndefined()
+    // Nobody signed in: no session, no user, no account for the attacker's Google identity.
+    expect(await snapshot(bystander.id)).toEqual(before)
+  })
+
+  test("error: a link flow cannot be finished as a sign-in, nor into another user's account", async () => {
+    const { user: starter, token } = await emailUser('starter@example.com')
+    const { user: other, token: otherToken } = await emailUser('other@example.com')
+    mock.signIn('google', { sub: 'google-starter', email: 'starter@gmail.example' })
+    const asSignIn = await toHostPage('google', token)
+    const before = await snapshot(starter.id)
+    const signIn = await post('/authenticate', asSignIn)
+    expect(signIn.status).toBe(400)
+    expect(signIn.body.error?.code).toBe('oauth_invalid_code')
+
+    const intoOther = await toHostPage('google', token)
+    const otherBefore = await snapshot(other.id)
+    const linked = await post('/link', intoOther, { token: otherToken })
+    expect(linked.status).toBe(400)
+    expect(linked.body.error?.code).toBe('oauth_invalid_code')
+    expect(await snapshot(starter.id)).toEqual(before)
+    expect((await snapshot(other.id)).victim).toEqual(otherBefore.victim)
+
+    // The rightful browser and user still link with a fresh flow.
+    const own = await post<User>('/link', await toHostPage('google', token), { token })
+    expect(own.status).toBe(200)
+    expect(own.body.google?.subject).toBe('google-starter')
+  })
+
+  test('error: /oauth/init without a browser binding', async () => {
+    const res = await post('/init', { provider: 'google', redirect_to: HOST })
+    expect(res.status).toBe(400)
+    expect(res.body.error?.code).toBe('invalid_data')
+    expect(res.body.error?.message).toMatch(/browser_hash/)
+  })
+})
+
 describe('from the modal', () => {
   test('behavior: CORS admits the modal origin on the OAuth routes, with credentials', async () => {
     const url = `${api.url}${API_PREFIX}/oauth/init`
@@ -236,7 +359,7 @@ describe('from the modal', () => {
         [APP_ID_HEADER]: appId,
         [CLIENT_HEADER]: CLIENT_NAME,
       },
-      body: JSON.stringify({ provider: 'github', redirect_to: HOST }),
+      body: JSON.stringify({ provider: 'github', redirect_to: HOST, browser_hash: HASH }),
     })
     expect(res.status).toBe(200)
     expect(res.headers.get('access-control-allow-origin')).toBe(MODAL)
@@ -250,7 +373,12 @@ describe('from the modal', () => {
 
 describe('errors', () => {
   test("error: denial at the provider returns code 'undefined', then oauth_user_denied", async () => {
-    const init = await post<{ url: string }>('/init', { provider: 'discord', redirect_to: HOST })
+    const secret = newSecret()
+    const init = await post<{ url: string }>('/init', {
+      provider: 'discord',
+      redirect_to: HOST,
+      browser_hash: browserHashOf(secret),
+    })
     const state = new URL(init.body.url).searchParams.get('state') ?? ''
     const res = await fetch(
       `${api.url}${API_PREFIX}/oauth/callback/discord?error=access_denied&state=${state}`,
@@ -262,6 +390,7 @@ describe('errors', () => {
     const denied = await post('/authenticate', {
       authorization_code: 'undefined',
       state_code: state,
+      browser_secret: secret,
     })
     expect(denied.status).toBe(400)
     expect(denied.body.error).toEqual({
@@ -272,8 +401,12 @@ describe('errors', () => {
   })
 
   test('error: an invalid code', async () => {
-    const { state_code } = await toHostPage('google')
-    const res = await post('/authenticate', { authorization_code: 'forged', state_code })
+    const { state_code, browser_secret } = await toHostPage('google')
+    const res = await post('/authenticate', {
+      authorization_code: 'forged',
+      state_code,
+      browser_secret,
+    })
     expect(res.status).toBe(400)
     expect(res.body.error).toEqual({
       type: 'oauth_error',
@@ -299,7 +432,11 @@ describe('errors', () => {
   })
 
   test('error: redirect_to not among the allowed origins', async () => {
-    const res = await post('/init', { provider: 'google', redirect_to: 'https://evil.example/x' })
+    const res = await post('/init', {
+      provider: 'google',
+      redirect_to: 'https://evil.example/x',
+      browser_hash: HASH,
+    })
     expect(res.status).toBe(403)
     expect(res.body.error?.code).toBe('origin_not_allowed')
   })
@@ -328,10 +465,18 @@ describe('errors', () => {
   })
 
   test('error: bad requests answer 4xx with a clear message', async () => {
-    const noApp = await post('/init', { provider: 'google', redirect_to: HOST }, { app: null })
+    const noApp = await post(
+      '/init',
+      { provider: 'google', redirect_to: HOST, browser_hash: HASH },
+      { app: null },
+    )
     expect(noApp.status).toBe(400)
     expect(noApp.body.error?.code).toBe('missing_or_invalid_latch_app_id')
-    const badProvider = await post('/init', { provider: 'myspace', redirect_to: HOST })
+    const badProvider = await post('/init', {
+      provider: 'myspace',
+      redirect_to: HOST,
+      browser_hash: HASH,
+    })
     expect(badProvider.status).toBe(400)
     expect(badProvider.body.error?.code).toBe('invalid_data')
     const notJson = await post('/authenticate', '{not json')
@@ -350,7 +495,11 @@ describe('errors', () => {
       allowedOrigins: [HOST],
       loginMethods: ['email'],
     })
-    const res = await post('/init', { provider: 'google', redirect_to: HOST }, { app: other.id })
+    const res = await post(
+      '/init',
+      { provider: 'google', redirect_to: HOST, browser_hash: HASH },
+      { app: other.id },
+    )
     expect(res.status).toBe(403)
     expect(res.body.error?.code).toBe('method_not_available')
   })
@@ -370,5 +519,73 @@ describe('errors', () => {
     } finally {
       await api.admin.updateApp(appId, { allowlist: { enabled: false, entries: [] } })
     }
+  })
+})
+
+describe('rate limits of /oauth/init', () => {
+  /** Fills a limiter window to its maximum, as that many earlier starts would have. */
+  async function fill(key: string, max: number) {
+    await api.deps.db
+      .insertInto('rate_limits')
+      .values({ key, window_start: api.deps.clock.now(), count: max })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ count: max }))
+      .execute()
+  }
+  const clear = (key: string) =>
+    api.deps.db.deleteFrom('rate_limits').where('key', '=', key).execute()
+  const states = async () =>
+    (await api.deps.db.selectFrom('oauth_states').select('state_hash').execute()).length
+  const start = (app?: string) =>
+    post('/init', { provider: 'google', redirect_to: HOST, browser_hash: HASH }, { app })
+  const retryAfter = async (app?: string) => {
+    const res = await fetch(`${api.url}${API_PREFIX}/oauth/init`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        [CLIENT_HEADER]: CLIENT_NAME,
+        [APP_ID_HEADER]: app ?? appId,
+      },
+      body: JSON.stringify({ provider: 'google', redirect_to: HOST, browser_hash: HASH }),
+    })
+    return { status: res.status, retryAfter: Number(res.headers.get('retry-after')) }
+  }
+
+  test('error: past the per-address limit, 429 with Retry-After and no flow stored', async () => {
+    const key = 'oauth:init:ip:127.0.0.1'
+    await fill(key, OAUTH_INIT_IP_LIMIT.max)
+    try {
+      const before = await states()
+      const res = await start()
+      expect(res.status).toBe(429)
+      expect(res.body.error?.code).toBe('too_many_requests')
+      const again = await retryAfter()
+      expect(again.status).toBe(429)
+      expect(again.retryAfter).toBeGreaterThanOrEqual(1)
+      expect(again.retryAfter).toBeLessThanOrEqual(OAUTH_INIT_IP_LIMIT.windowMs / 1000)
+      expect(await states()).toBe(before)
+    } finally {
+      await clear(key)
+    }
+    expect((await start()).status).toBe(200)
+  })
+
+  test("error: past the per-app limit, 429 for that app's visitors only", async () => {
+    const other = await api.admin.createApp({
+      name: 'Other OAuth app',
+      allowedOrigins: [HOST],
+      loginMethods: ['google'],
+      oauth: mock.settings(),
+    })
+    const key = `oauth:init:app:${appId}`
+    await fill(key, OAUTH_INIT_APP_LIMIT.max)
+    try {
+      const limited = await retryAfter()
+      expect(limited.status).toBe(429)
+      expect(limited.retryAfter).toBeGreaterThanOrEqual(1)
+      expect((await start(other.id)).status).toBe(200)
+    } finally {
+      await clear(key)
+    }
+    expect((await start()).status).toBe(200)
   })
 })

@@ -77,6 +77,7 @@ describe.each(databases)('the state store on $name', (database) => {
     nonce: 'n',
     userId: null,
     isLink: false,
+    browserHash: 'h'.repeat(43),
     expiresAt: new Date(now.getTime() + OAUTH_STATE_TTL_MS),
   })
 

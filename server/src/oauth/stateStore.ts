@@ -23,6 +23,8 @@ export interface OAuthStateRecord {
   /** The signed-in user who started the flow; set for a link. */
   userId: string | null
   isLink: boolean
+  /** Base64url SHA-256 of the starting browser's secret (null: a flow from before binding). */
+  browserHash: string | null
   expiresAt: Date
 }
 
@@ -48,6 +50,7 @@ function toRecord(row: Selectable<OAuthStatesTable>): OAuthStateRecord {
     nonce: row.nonce,
     userId: row.user_id,
     isLink: row.is_link,
+    browserHash: row.browser_hash,
     expiresAt: new Date(row.expires_at),
   }
 }
@@ -73,6 +76,7 @@ export function kyselyStateStore(db: Db, now: () => Date = () => new Date()): OA
           nonce: record.nonce,
           user_id: record.userId,
           is_link: record.isLink,
+          browser_hash: record.browserHash,
           expires_at: record.expiresAt,
           created_at: at,
         })
