@@ -33,8 +33,21 @@ export function statusOf(err: LatchError): ContentfulStatusCode {
   return (status >= 400 && status <= 599 ? status : 500) as ContentfulStatusCode
 }
 
+/** Node's error when the client closed the connection before its request body was complete. */
+function isAbortedRequest(e: unknown): boolean {
+  return (
+    e instanceof Error &&
+    e.message === 'aborted' &&
+    (e as NodeJS.ErrnoException).code === 'ECONNRESET'
+  )
+}
+
 function toError(e: unknown): LatchError {
   if (isLatchError(e)) return e
+  // The client's fault, not the server's: no 500, nothing logged as a failure.
+  if (isAbortedRequest(e)) {
+    return LatchError.of('invalid_data', { message: 'Request body is incomplete' })
+  }
   if (e instanceof HTTPException) {
     if (e.status === 413) return LatchError.of('payload_too_large')
     if (e.status < 500) {

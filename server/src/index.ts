@@ -3,7 +3,6 @@
  * `npm start`, the CLI and the end-to-end harness all start the API through it.
  */
 import type { AddressInfo } from 'node:net'
-import { serve } from '@hono/node-server'
 import type { ServerAppConfig } from '@latch/shared'
 import { createApp } from './app.ts'
 import {
@@ -26,6 +25,7 @@ import { createSecrets } from './crypto.ts'
 import { openDatabase } from './db/index.ts'
 import { createDelivery } from './delivery.ts'
 import { createKeyStore } from './keys.ts'
+import { listen } from './listen.ts'
 import { createPriceSource } from './price/source.ts'
 import { startSweeper } from './sweep.ts'
 
@@ -151,12 +151,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const stopSweeper = startSweeper(deps.db, deps.clock, deps.log, {
     analyticsRetentionDays: deps.config.analyticsRetentionDays,
   })
-  let server: ReturnType<typeof serve>
+  let server: Awaited<ReturnType<typeof listen>>
   try {
-    server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port, hostname: host }, () => resolve(s))
-      s.once('error', reject)
-    })
+    server = await listen(app.fetch, port, host)
   } catch (e) {
     stopSweeper()
     await services.close()
@@ -178,7 +175,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve())
         // Keep-alive sockets would hold close() open; end them.
-        ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
+        server.closeAllConnections()
       }).then(() => services.close())
       return closing
     },

@@ -1,0 +1,87 @@
+/**
+ * The API's HTTP listener: node:http with Hono's request listener, plus answers for requests
+ * that never reach a route. Node's parser refuses broken framing, headers over 16 KB or an
+ * invalid request line, and Hono's adapter refuses a request it cannot turn into a URL (a
+ * backslash in the path, a bad Host header); both would answer a bare `400` with no body.
+ * Latch answers them like every other failure, with the API's error body.
+ */
+import { createServer, type Server, type ServerResponse, STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { getRequestListener, RequestError } from '@hono/node-server'
+import { LatchError, toApiErrorBody } from '@latch/shared'
+
+/** The error a request refused before routing answers with. */
+export function unroutableError(e: unknown): LatchError {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    return LatchError.of('invalid_data', { status: 431, message: 'Request headers are too large' })
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return LatchError.of('client_request_timeout')
+  if (e instanceof RequestError) {
+    return LatchError.of('invalid_data', { message: `Malformed HTTP request: ${e.message}` })
+  }
+  if (typeof code === 'string' && code.startsWith('HPE_')) {
+    return LatchError.of('invalid_data', { message: 'Malformed HTTP request' })
+  }
+  return LatchError.of('internal_error', { cause: e })
+}
+
+function answerClientErrors(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // A reset peer cannot read an answer; an answer already under way cannot take another.
+    const started = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage
+    if (err.code === 'ECONNRESET' || !socket.writable || started?.headersSent) {
+      socket.destroy()
+      return
+    }
+    const error = unroutableError(err)
+    const status = error.status ?? 400
+    const body = JSON.stringify(toApiErrorBody(error))
+    // After a framing error nothing more on this connection can be trusted: close it.
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\n` +
+        'Content-Type: application/json\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    )
+  })
+}
+
+/** Listens on `host:port` (0 picks a free port) and serves `fetch`. */
+export function listen(
+  fetch: (request: Request) => Response | Promise<Response>,
+  port: number,
+  host: string,
+): Promise<Server> {
+  const listener = getRequestListener(fetch, {
+    hostname: host,
+    errorHandler: (e) => {
+      const error = unroutableError(e)
+      return Response.json(toApiErrorBody(error), { status: error.status ?? 500 })
+    },
+  })
+  const server = createServer(listener)
+  answerClientErrors(server)
+  // An Expect other than 100-continue: node would answer a bare 417.
+  server.on('checkExpectation', (_req, res: ServerResponse) => {
+    const body = JSON.stringify(
+      toApiErrorBody(
+        LatchError.of('invalid_data', { status: 417, message: 'Unsupported Expect header' }),
+      ),
+    )
+    res.writeHead(417, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      connection: 'close',
+    })
+    res.end(body)
+  })
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => {
+      server.off('error', reject)
+      resolve(server)
+    })
+  })
+}
