@@ -132,6 +132,25 @@ describe('frame-ancestors: only the app’s registered origins may frame the mod
     expect(await ancestors(modal, `index.html?app=${appId}`)).toBe(expected)
   })
 
+  test('error: the page is served only at / and /index.html, with its policy', async () => {
+    // Sent as written: fetch would normalise the dot segments away.
+    const raw = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(modal.url)
+        request({ host: url.hostname, port: url.port, path, timeout: 10_000 }, (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        })
+          .on('error', reject)
+          .end()
+      })
+    // Encoded slashes decode into paths that reach the same file by another name.
+    for (const path of ['/%2findex.html', '/assets%2f..%2findex.html', '/%2F%2Findex.html?app=x']) {
+      expect(await raw(path)).toBe(404)
+    }
+    expect(await raw(`/index.html?app=${appId}`)).toBe(200)
+  })
+
   test('error: no app id, an unknown, malformed or hostile one: no page may frame it', async () => {
     for (const query of [
       '',

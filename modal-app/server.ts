@@ -264,7 +264,10 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
       return
     }
     const target = normalize(join(distDir, pathname))
-    if (!target.startsWith(distDir + sep) || pathname.includes('\0')) {
+    // A page served here would carry none of index.html's headers (frame-ancestors above all):
+    // '/%2e/index.html' must not be a way around them.
+    const page = extname(target) === '.html'
+    if (!target.startsWith(distDir + sep) || pathname.includes('\0') || page) {
       send(res, 404, 'Not Found', { 'content-type': 'text/plain' }, head)
       return
     }
