@@ -34,7 +34,12 @@ afterEach(() => {
 /** POST /oauth/init with a Host header of the caller's choosing; answers the redirect_uri sent. */
 function initWithHost(api: RunningServer, appId: string, host: string): Promise<string> {
   const url = new URL(api.url)
-  const body = JSON.stringify({ provider: 'google', redirect_to: 'https://shop.example.com/app' })
+  const body = JSON.stringify({
+    provider: 'google',
+    redirect_to: 'https://shop.example.com/app',
+    // Any browser binding will do: the flow is never finished.
+    browser_hash: 'h'.repeat(43),
+  })
   return new Promise((resolve, reject) => {
     const req = request(
       {

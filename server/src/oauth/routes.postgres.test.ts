@@ -1,4 +1,6 @@
 /** The OAuth routes on a real PostgreSQL: the feature's migration, sign-in, link, single use. */
+
+import { randomBytes } from 'node:crypto'
 import {
   API_PREFIX,
   APP_ID_HEADER,
@@ -10,6 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../index.ts'
 import { type RunningPostgres, startPostgres } from '../testing/index.ts'
+import { browserHashOf } from './flow.ts'
 import { authorizeAtMock, type MockProviders, startMockProviders } from './mockProviders.ts'
 
 const HOST = 'http://localhost:5173'
@@ -65,13 +68,19 @@ async function post<T>(path: string, body: unknown): Promise<{ status: number; b
 }
 
 async function googleReturn() {
-  const init = await post<{ url: string }>('/init', { provider: 'google', redirect_to: HOST })
+  const secret = randomBytes(32).toString('base64url')
+  const init = await post<{ url: string }>('/init', {
+    provider: 'google',
+    redirect_to: HOST,
+    browser_hash: browserHashOf(secret),
+  })
   const callback = await authorizeAtMock(init.body.url)
   const res = await fetch(callback, { redirect: 'manual' })
   const back = new URL(res.headers.get('location') ?? '')
   return {
     authorization_code: back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.code),
     state_code: back.searchParams.get(OAUTH_RETURN_PARAM_NAMES.state),
+    browser_secret: secret,
   }
 }
 
