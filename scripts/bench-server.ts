@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
+import { sql } from 'kysely'
+import type { Db } from '../server/src/db/index.ts'
 import { startServer } from '../server/src/index.ts'
 import { startPostgres } from '../server/src/testing/index.ts'
 
@@ -15,6 +17,10 @@ const CONCURRENCY = 8
 const LOGINS = 160
 const REFRESHES = 480
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123'
+/** Rotated refresh tokens already in the table for the second refresh run. */
+const EXISTING_TOKENS = 100_000
+/** Tokens per filler session: a long-lived session that refreshed this often. */
+const TOKENS_PER_SESSION = 100
 
 interface Row {
   backend: string
@@ -57,6 +63,26 @@ async function measure(
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
   }
+}
+
+/**
+ * Writes `count` rotated, unexpired refresh tokens (in sessions of one filler user) straight
+ * into the database, as a server that has been refreshing for a while holds them.
+ */
+async function fillTokens(db: Db, appId: string, count: number): Promise<void> {
+  const now = new Date()
+  const userId = `bench-filler-${appId}`
+  await db.insertInto('users').values({ id: userId, app_id: appId, created_at: now }).execute()
+  const sessions = Math.ceil(count / TOKENS_PER_SESSION)
+  await sql`
+    INSERT INTO sessions (id, app_id, user_id, parent_id, created_at, expires_at)
+    SELECT 'fill-' || g, ${appId}, ${userId}, NULL, ${now}, ${now}::timestamptz + interval '30 days'
+    FROM generate_series(1, ${sessions}) AS g`.execute(db)
+  await sql`
+    INSERT INTO refresh_tokens (hash, session_id, created_at, rotated_at, child_hash)
+    SELECT md5('fill-' || g), 'fill-' || (1 + g % ${sessions}), ${now}, ${now}, md5('fill-' || (g + ${sessions}))
+    FROM generate_series(1, ${count}) AS g`.execute(db)
+  await sql`ANALYZE`.execute(db)
 }
 
 async function benchBackend(backend: string, databaseUrl: string, dataDir = ''): Promise<Row[]> {
@@ -124,12 +150,16 @@ async function benchBackend(backend: string, databaseUrl: string, dataDir = ''):
     const chains = await Promise.all(
       Array.from({ length: CONCURRENCY }, (_, w) => login(2_000_000 + w)),
     )
-    rows.push(
-      await measure(backend, 'refresh (rotation)', REFRESHES, async (i, worker) => {
-        const answer = await post('/sessions', { refresh_token: chains[worker] }, ip(3_000_000 + i))
+    const refreshes = (scenario: string, base: number) =>
+      measure(backend, scenario, REFRESHES, async (i, worker) => {
+        const answer = await post('/sessions', { refresh_token: chains[worker] }, ip(base + i))
         chains[worker] = answer.refresh_token as string
-      }),
-    )
+      })
+    rows.push(await refreshes('refresh (rotation)', 3_000_000))
+    // The same chains again once the table holds EXISTING_TOKENS more rotated tokens: a hot
+    // path that scans the table slows down here, an indexed one does not.
+    await fillTokens(api.deps.db, app.id, EXISTING_TOKENS)
+    rows.push(await refreshes(`refresh, ${EXISTING_TOKENS / 1000}k tokens in the table`, 4_000_000))
     return rows
   } finally {
     await api.close()

@@ -43,6 +43,18 @@ function stored(account: NewAccount, now: Date): LinkedAccount {
   return { ...account, verifiedAt: now.toISOString() } as LinkedAccount
 }
 
+function accountRow(appId: string, userId: string, account: NewAccount, now: Date) {
+  return {
+    id: randomId(20),
+    app_id: appId,
+    user_id: userId,
+    type: account.type,
+    identifier: accountIdentifier(account),
+    data: json(stored(account, now)),
+    created_at: now,
+  }
+}
+
 async function insertAccount(
   db: Db,
   appId: string,
@@ -52,15 +64,7 @@ async function insertAccount(
 ): Promise<void> {
   await db
     .insertInto('linked_accounts')
-    .values({
-      id: randomId(20),
-      app_id: appId,
-      user_id: userId,
-      type: account.type,
-      identifier: accountIdentifier(account),
-      data: json(stored(account, now)),
-      created_at: now,
-    })
+    .values(accountRow(appId, userId, account, now))
     .execute()
 }
 
@@ -89,26 +93,23 @@ async function refreshAccount(db: Db, id: string, account: NewAccount, now: Date
     .execute()
 }
 
-/** The user with its linked accounts, or not_found. */
+/** The user with its linked accounts, or not_found: one statement. */
 export async function loadUser(db: Db, appId: string, userId: string): Promise<User> {
-  const user = await db
-    .selectFrom('users')
-    .select(['id', 'created_at'])
-    .where('id', '=', userId)
-    .where('app_id', '=', appId)
-    .executeTakeFirst()
-  if (!user) throw LatchError.of('not_found', { message: 'User not found' })
-  const accounts = await db
-    .selectFrom('linked_accounts')
-    .select('data')
-    .where('user_id', '=', userId)
-    .orderBy('created_at')
-    .orderBy('id')
+  const rows = await db
+    .selectFrom('users as u')
+    .leftJoin('linked_accounts as a', 'a.user_id', 'u.id')
+    .select(['u.id', 'u.created_at', 'a.data'])
+    .where('u.id', '=', userId)
+    .where('u.app_id', '=', appId)
+    .orderBy('a.created_at')
+    .orderBy('a.id')
     .execute()
+  const user = rows[0]
+  if (!user) throw LatchError.of('not_found', { message: 'User not found' })
   return buildUser(
     user.id,
     user.created_at.toISOString(),
-    accounts.map((a) => a.data as unknown as LinkedAccount),
+    rows.flatMap((r) => (r.data ? [r.data as unknown as LinkedAccount] : [])),
   )
 }
 
@@ -123,23 +124,32 @@ export async function authenticateWithAccount(
   now: Date = new Date(),
 ): Promise<{ user: User; isNewUser: boolean }> {
   const identifier = accountIdentifier(account)
+  // No transaction: a returning user is one statement that refreshes the account and names its
+  // user, then one that loads the user; a new user is one statement that writes both rows.
   // Two first sign-ins with one identifier race on the unique key; the loser finds the winner.
   for (let attempt = 0; ; attempt++) {
     try {
-      return await db.transaction().execute(async (trx) => {
-        const existing = await findAccount(trx, appId, account.type, identifier)
-        if (existing) {
-          await refreshAccount(trx, existing.id, account, now)
-          return { user: await loadUser(trx, appId, existing.user_id), isNewUser: false }
-        }
-        const userId = `did:latch:${randomId()}`
-        await trx
-          .insertInto('users')
-          .values({ id: userId, app_id: appId, created_at: now })
-          .execute()
-        await insertAccount(trx, appId, userId, account, now)
-        return { user: await loadUser(trx, appId, userId), isNewUser: true }
-      })
+      const existing = await db
+        .updateTable('linked_accounts')
+        .set({ data: json(stored(account, now)) })
+        .where('app_id', '=', appId)
+        .where('type', '=', account.type)
+        .where('identifier', '=', identifier)
+        .returning('user_id')
+        .executeTakeFirst()
+      if (existing) {
+        return { user: await loadUser(db, appId, existing.user_id), isNewUser: false }
+      }
+      const userId = `did:latch:${randomId()}`
+      await db
+        .with('user', (w) =>
+          w.insertInto('users').values({ id: userId, app_id: appId, created_at: now }),
+        )
+        .insertInto('linked_accounts')
+        .values(accountRow(appId, userId, account, now))
+        .execute()
+      const user = buildUser(userId, now.toISOString(), [stored(account, now)])
+      return { user, isNewUser: true }
     } catch (e) {
       if (!isUniqueViolation(e) || attempt >= 2) throw e
     }

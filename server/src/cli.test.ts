@@ -254,3 +254,48 @@ test('behavior: apps rotate-keys signs with the next key; the replaced key verif
   expect(noId.code).toBe(2)
   expect(noId.err).toContain('apps rotate-keys needs an app id')
 })
+
+test('behavior: --sms-countries sets the countries SMS codes go to; an unknown code is refused', async () => {
+  const { openServices } = await import('./index.ts')
+  const { findApp } = await import('./apps/service.ts')
+  const countriesOf = async (id: string) => {
+    const services = await openServices({ env, log: () => {} })
+    try {
+      return (await findApp(services.deps, id))?.smsCountries
+    } finally {
+      await services.close()
+    }
+  }
+  const created = await cli(
+    'apps',
+    'create',
+    '--name',
+    'Texts',
+    '--origin',
+    'https://t.example',
+    '--json',
+  )
+  const { id } = JSON.parse(created.out) as ServerAppConfig
+  expect(await countriesOf(id)).toEqual(['US'])
+  const updated = await cli('apps', 'update', id, '--sms-countries', 'us, CA')
+  expect(updated.code).toBe(0)
+  expect(await countriesOf(id)).toEqual(['US', 'CA'])
+  const bad = await cli('apps', 'update', id, '--sms-countries', 'US,ZZ')
+  expect(bad.code).toBe(1)
+  expect(bad.err).toContain(
+    'Invalid app settings: smsCountries.1 must list two-letter country codes',
+  )
+  expect(await countriesOf(id)).toEqual(['US', 'CA'])
+  const withCountries = await cli(
+    'apps',
+    'create',
+    '--name',
+    'Abroad',
+    '--origin',
+    'https://a.example',
+    '--sms-countries',
+    'GB',
+    '--json',
+  )
+  expect(await countriesOf((JSON.parse(withCountries.out) as ServerAppConfig).id)).toEqual(['GB'])
+})

@@ -41,6 +41,8 @@ Settings (create and update):
   --origin <url>                 Allowed host origin; repeat for several (replaces the list)
   --add-origin <url>, --remove-origin <url>
   --login-methods <list>         Comma-separated: ${LOGIN_METHODS.join(',')}
+  --sms-countries <list>         Countries SMS codes go to, comma-separated two-letter codes
+                                 (default US), e.g. US,CA; other numbers are refused
   --allowlist on|off             Turn the allowlist on or off
   --allow <entry>                Allowlist an e-mail, phone number or wallet address; repeatable
   --disallow <entry>             Remove an allowlist entry; repeatable
@@ -64,6 +66,7 @@ const options = {
   'add-origin': { type: 'string', multiple: true },
   'remove-origin': { type: 'string', multiple: true },
   'login-methods': { type: 'string' },
+  'sms-countries': { type: 'string' },
   allowlist: { type: 'string' },
   allow: { type: 'string', multiple: true },
   disallow: { type: 'string', multiple: true },
@@ -119,6 +122,13 @@ export function settingsFromOptions(v: Values, current?: AppRecord): Partial<App
     const unknown = methods.filter((m) => !(LOGIN_METHODS as readonly string[]).includes(m))
     if (unknown.length) throw new UsageError(`Unknown login method(s): ${unknown.join(', ')}`)
     patch.loginMethods = methods as LoginMethod[]
+  }
+  if (v['sms-countries'] !== undefined) {
+    // Checked as app settings: an unknown code answers 'Invalid app settings: smsCountries...'.
+    patch.smsCountries = v['sms-countries']
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean)
   }
   const enabled = onOff(v.allowlist, 'allowlist')
   const config = {

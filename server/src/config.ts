@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { parseTrustProxy, type TrustProxy } from './ratelimit.ts'
 
 export type Env = Record<string, string | undefined>
 
@@ -28,10 +29,33 @@ export interface Config {
   priceUrl: string | null
   issuer: string
   accessTokenTtlS: number
-  /** Read the client IP from X-Forwarded-For (behind a trusted proxy only). */
-  trustProxy: boolean
+  /** Whose X-Forwarded-For entries name the client (rate limits): nobody, hops, or addresses. */
+  trustProxy: TrustProxy
+  /** SMS codes sent per app and in all, per hour and per day, before 429 (toll-fraud caps). */
+  smsBudget: SmsBudget
+  /** Days analytics events are kept before the sweeper deletes them. */
+  analyticsRetentionDays: number
+  /** Analytics events an app may record per hour, from all its visitors together. */
+  analyticsAppHourly: number
   production: boolean
 }
+
+export interface SmsBudget {
+  appHourly: number
+  appDaily: number
+  globalHourly: number
+  globalDaily: number
+}
+
+export const DEFAULT_SMS_BUDGET: SmsBudget = {
+  appHourly: 100,
+  appDaily: 1000,
+  globalHourly: 500,
+  globalDaily: 5000,
+}
+export const DEFAULT_ANALYTICS_RETENTION_DAYS = 90
+export const DEFAULT_ANALYTICS_APP_HOURLY = 20_000
+const MAX_BUDGET = 10_000_000
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError'
@@ -199,8 +223,50 @@ export function loadConfig(env: Env = process.env): Config {
       30,
       24 * 60 * 60,
     ),
-    trustProxy: env.LATCH_TRUST_PROXY === '1' || env.LATCH_TRUST_PROXY === 'true',
+    trustProxy: trustProxy(env),
+    smsBudget: {
+      appHourly: integer(env, 'LATCH_SMS_APP_HOURLY', DEFAULT_SMS_BUDGET.appHourly, 0, MAX_BUDGET),
+      appDaily: integer(env, 'LATCH_SMS_APP_DAILY', DEFAULT_SMS_BUDGET.appDaily, 0, MAX_BUDGET),
+      globalHourly: integer(
+        env,
+        'LATCH_SMS_GLOBAL_HOURLY',
+        DEFAULT_SMS_BUDGET.globalHourly,
+        0,
+        MAX_BUDGET,
+      ),
+      globalDaily: integer(
+        env,
+        'LATCH_SMS_GLOBAL_DAILY',
+        DEFAULT_SMS_BUDGET.globalDaily,
+        0,
+        MAX_BUDGET,
+      ),
+    },
+    analyticsRetentionDays: integer(
+      env,
+      'LATCH_ANALYTICS_RETENTION_DAYS',
+      DEFAULT_ANALYTICS_RETENTION_DAYS,
+      1,
+      36_500,
+    ),
+    analyticsAppHourly: integer(
+      env,
+      'LATCH_ANALYTICS_APP_HOURLY',
+      DEFAULT_ANALYTICS_APP_HOURLY,
+      1,
+      MAX_BUDGET,
+    ),
     production,
+  }
+}
+
+function trustProxy(env: Env): TrustProxy {
+  try {
+    return parseTrustProxy(env.LATCH_TRUST_PROXY)
+  } catch (e) {
+    throw new ConfigError(
+      `LATCH_TRUST_PROXY must be a number of proxy hops or a list of proxy addresses: ${(e as Error).message}`,
+    )
   }
 }
 

@@ -11,6 +11,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { z } from 'zod'
 import { type AppRecord, findApp } from './apps/service.ts'
 import type { Deps } from './context.ts'
+import { clientAddress, ipKey, type TrustProxy } from './ratelimit.ts'
 import { isSessionLive } from './sessions/service.ts'
 
 export type HonoEnv = {
@@ -44,17 +45,18 @@ export function parse<S extends z.ZodType>(schema: S, value: unknown, what: stri
   throw LatchError.of('invalid_data', { message: `${what} is invalid: ${details}` })
 }
 
-/** The client IP: X-Forwarded-For behind a trusted proxy, else the socket's address. */
-export function clientIp(c: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for')?.split(',')[0]?.trim()
-    if (forwarded) return forwarded
-  }
+/**
+ * The client's rate-limit key: its address (from X-Forwarded-For only as far as `trustProxy`
+ * trusts it, see clientAddress), IPv6 reduced to its /64.
+ */
+export function clientIp(c: Context, trustProxy: TrustProxy): string {
+  let socket = 'unknown'
   try {
-    return getConnInfo(c).remote.address ?? 'unknown'
+    socket = getConnInfo(c).remote.address ?? 'unknown'
   } catch {
-    return 'unknown'
+    // No socket (an in-process request): the forwarded chain alone, if trusted.
   }
+  return ipKey(clientAddress(socket, c.req.header('x-forwarded-for'), trustProxy))
 }
 
 /** Requires the app id and client headers and loads the app (missing_or_invalid_latch_app_id). */

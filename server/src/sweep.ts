@@ -1,24 +1,51 @@
-/** Deletes rows nothing can use any more: old rate-limit windows, dead codes and fork tokens. */
+/**
+ * Deletes rows nothing can use any more: ended rate-limit windows, dead codes and fork tokens,
+ * and analytics events past their retention.
+ */
+import { DEFAULT_ANALYTICS_RETENTION_DAYS } from './config.ts'
 import type { Clock } from './context.ts'
 import type { Db } from './db/index.ts'
 
-/** Longest rate-limit window (codes per identifier per hour). */
+/** Window of rate-limit rows written before windows carried their end (all were an hour). */
 const LONGEST_WINDOW_MS = 60 * 60_000
 export const SWEEP_INTERVAL_MS = 10 * 60_000
 
-export async function sweep(db: Db, clock: Clock): Promise<void> {
+export interface SweepOptions {
+  /** Days analytics events are kept (LATCH_ANALYTICS_RETENTION_DAYS). */
+  analyticsRetentionDays?: number
+}
+
+export async function sweep(db: Db, clock: Clock, options: SweepOptions = {}): Promise<void> {
   const now = clock.now().getTime()
   const windowGone = new Date(now - LONGEST_WINDOW_MS)
-  await db.deleteFrom('rate_limits').where('window_start', '<', windowGone).execute()
+  // A window row goes an hour after it began, or, for the daily ones (SMS budgets, wrong
+  // codes), once it has ended: deleting a live one would hand out a fresh budget.
+  await db
+    .deleteFrom('rate_limits')
+    .where('window_start', '<', windowGone)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '<=', new Date(now))]))
+    .execute()
   // A code row also carries its resend time and hourly count, so it stays an hour past expiry.
   await db.deleteFrom('verification_codes').where('expires_at', '<', windowGone).execute()
   await db.deleteFrom('fork_tokens').where('expires_at', '<', new Date(now)).execute()
+  const retentionDays = options.analyticsRetentionDays ?? DEFAULT_ANALYTICS_RETENTION_DAYS
+  await db
+    .deleteFrom('analytics_events')
+    .where('created_at', '<', new Date(now - retentionDays * 24 * 60 * 60_000))
+    .execute()
 }
 
 /** Runs `sweep` every 10 minutes until stopped; failures are logged, never thrown. */
-export function startSweeper(db: Db, clock: Clock, log: (line: string) => void): () => void {
+export function startSweeper(
+  db: Db,
+  clock: Clock,
+  log: (line: string) => void,
+  options: SweepOptions = {},
+): () => void {
   const timer = setInterval(() => {
-    sweep(db, clock).catch((e: unknown) => log(`[latch] cleanup failed: ${(e as Error).message}`))
+    sweep(db, clock, options).catch((e: unknown) =>
+      log(`[latch] cleanup failed: ${(e as Error).message}`),
+    )
   }, SWEEP_INTERVAL_MS)
   timer.unref()
   return () => clearInterval(timer)

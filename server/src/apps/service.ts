@@ -13,6 +13,7 @@ import {
   validatePhone,
 } from '@latch/shared'
 import type { Selectable } from 'kysely'
+import { isSupportedCountry } from 'libphonenumber-js/min'
 import { z } from 'zod'
 import type { Deps } from '../context.ts'
 import { randomId } from '../crypto.ts'
@@ -47,6 +48,8 @@ export interface AppInput {
   walletConnectCloudProjectId?: string | null
   customApiUrl?: string | null
   oauth?: OAuthSettings
+  /** Countries (ISO 3166 alpha-2, as libphonenumber names regions) SMS codes go to; default US. */
+  smsCountries?: string[]
 }
 
 /** An app as stored, with its secrets opened. */
@@ -70,9 +73,13 @@ export interface AppRecord {
   walletConnectCloudProjectId: string | null
   customApiUrl: string | null
   oauth: OAuthSettings
+  smsCountries: string[]
   createdAt: Date
   updatedAt: Date
 }
+
+/** SMS goes to US numbers unless the operator adds countries: the modal parses numbers as US. */
+export const DEFAULT_SMS_COUNTRIES: readonly string[] = ['US']
 
 export const DEFAULT_LOGIN_METHODS: LoginMethod[] = LOGIN_METHODS.filter(
   (m) => SERVER_DEFAULT_LOGIN_METHODS[loginFlag(m)],
@@ -144,6 +151,20 @@ const appPatchSchema = z
     walletConnectCloudProjectId: z.string().max(128).nullish(),
     customApiUrl: httpUrl.nullish(),
     oauth: oauthSettingsSchema,
+    smsCountries: z
+      .array(
+        z
+          .string()
+          .trim()
+          .toUpperCase()
+          .refine(
+            (v) => /^[A-Z]{2}$/.test(v) && isSupportedCountry(v),
+            'must list two-letter country codes such as US, CA or GB',
+          ),
+      )
+      .min(1, 'must list at least one country (turn SMS off to send none)')
+      .max(300)
+      .transform((v) => [...new Set(v)]),
   })
   .strict()
   .partial()
@@ -219,6 +240,9 @@ function toRecord(row: Row, open: (sealed: string) => string): AppRecord {
     walletConnectCloudProjectId: row.wallet_connect_project_id,
     customApiUrl: row.custom_api_url,
     oauth: row.oauth_sealed ? parseOAuthSettings(JSON.parse(open(row.oauth_sealed))) : {},
+    smsCountries: Array.isArray(row.sms_countries)
+      ? row.sms_countries.filter((c): c is string => typeof c === 'string')
+      : [...DEFAULT_SMS_COUNTRIES],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
@@ -244,6 +268,7 @@ function merge(base: AppRecord, patch: z.infer<typeof appPatchSchema>): AppRecor
   }
   if (patch.customApiUrl !== undefined) next.customApiUrl = patch.customApiUrl ?? null
   if (patch.oauth) next.oauth = { ...next.oauth, ...patch.oauth }
+  if (patch.smsCountries) next.smsCountries = patch.smsCountries
   // Undefined from nullish inputs becomes null so the JSON columns stay uniform.
   for (const group of [next.appearance, next.legal, next.allowlist.config] as Record<
     string,
@@ -268,6 +293,7 @@ function toColumns(app: AppRecord, seal: (plain: string) => string) {
     wallet_connect_project_id: app.walletConnectCloudProjectId,
     custom_api_url: app.customApiUrl,
     oauth_sealed: Object.keys(app.oauth).length > 0 ? seal(JSON.stringify(app.oauth)) : null,
+    sms_countries: json(app.smsCountries),
     updated_at: app.updatedAt,
   }
 }
@@ -296,6 +322,7 @@ export async function createAppRecord(deps: AppDeps, input: AppInput): Promise<A
     walletConnectCloudProjectId: null,
     customApiUrl: null,
     oauth: {},
+    smsCountries: [...DEFAULT_SMS_COUNTRIES],
     createdAt: now,
     updatedAt: now,
   }

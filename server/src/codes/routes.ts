@@ -9,8 +9,9 @@ import {
 import { type Context, Hono } from 'hono'
 import { z } from 'zod'
 import { linkAccount, type NewAccount, unlinkAccount } from '../accounts.ts'
-import { isAllowed, requireMethod } from '../apps/service.ts'
+import { type AppRecord, isAllowed, requireMethod } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
+import type { Db } from '../db/index.ts'
 import { clientIp, type HonoEnv, readBody, requireAuth, SUCCESS } from '../http.ts'
 import { signIn } from '../sessions/service.ts'
 import { type Channel, issueCode, limitIp, verifyCode } from './service.ts'
@@ -30,6 +31,10 @@ export interface CodeChannel {
   account(identifier: string): NewAccount
   accountType: LinkedAccount['type']
   send(deps: Deps, to: string, code: string, appName: string): Promise<void>
+  /** Refuses, before any code is made, an identifier the channel will not send to. */
+  admit?(app: AppRecord, identifier: string): Promise<void>
+  /** Counts a send against the channel's budgets, inside the code's transaction. */
+  charge?(trx: Db, app: AppRecord): Promise<void>
 }
 
 const fields = z.record(z.string(), z.string())
@@ -62,7 +67,15 @@ export function codeRoutes(deps: Deps, ch: CodeChannel): Hono<HonoEnv> {
     const body = fields.parse(await readBody(c, ch.initBody))
     const app = c.get('app')
     const identifier = await checked(c, body)
-    const code = await issueCode(deps, app.id, ch.channel, identifier)
+    await ch.admit?.(app, identifier)
+    const charge = ch.charge
+    const code = await issueCode(
+      deps,
+      app.id,
+      ch.channel,
+      identifier,
+      charge && ((trx) => charge(trx, app)),
+    )
     await ch.send(deps, identifier, code, app.name)
     // The same answer whether or not an account exists for the identifier.
     return c.json(SUCCESS)

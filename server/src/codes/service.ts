@@ -7,8 +7,8 @@ import { LatchError } from '@latch/shared'
 import { type ExpressionBuilder, sql } from 'kysely'
 import type { Deps } from '../context.ts'
 import { randomCode, sameDigest } from '../crypto.ts'
-import type { Database } from '../db/index.ts'
-import { hit, tooManyRequests } from '../ratelimit.ts'
+import type { Database, Db } from '../db/index.ts'
+import { count, hit, peek, refund, tooManyRequests, withRetryAfter } from '../ratelimit.ts'
 
 export type Channel = 'email' | 'sms'
 
@@ -20,6 +20,12 @@ export const MAX_CODE_ATTEMPTS = 5
 export const RESEND_INTERVAL_MS = 60_000
 /** Codes per identifier per hour. */
 export const SENDS_PER_HOUR = 5
+/**
+ * Wrong codes per identifier per day, across every code sent to it. A new code starts with
+ * fresh tries, so without this an identifier could be guessed at about 25 times an hour
+ * forever.
+ */
+export const FAILED_ATTEMPTS = { max: 20, windowMs: 24 * 60 * 60_000 }
 /** Init and authenticate calls per client IP. */
 export const IP_LIMIT = { max: 30, windowMs: 5 * 60_000 }
 
@@ -29,6 +35,10 @@ function digest(deps: CodeDeps, appId: string, channel: Channel, identifier: str
   return deps.secrets.hmac(`${appId}\n${channel}\n${identifier}\n${code}`)
 }
 
+function failuresKey(appId: string, channel: Channel, identifier: string): string {
+  return `fail:${appId}:${channel}:${identifier}`
+}
+
 /** Counts a call against the client IP's budget. */
 export function limitIp(deps: CodeDeps, ip: string): Promise<void> {
   return hit(deps.db, deps.clock, `ip:${ip}`, IP_LIMIT)
@@ -36,14 +46,27 @@ export function limitIp(deps: CodeDeps, ip: string): Promise<void> {
 
 /**
  * A fresh code for the identifier, replacing any earlier one. Throws 429 within 60 s of the
- * last unused code (a resend) or past 5 codes in the hour.
+ * last unused code (a resend), past 5 codes in the hour, or once the identifier's wrong codes
+ * of the day are spent (a code that could not be tried is not worth sending). `charge` counts
+ * the send against further budgets in the same transaction: when it throws, no code is stored
+ * and no budget spent.
  */
 export async function issueCode(
   deps: CodeDeps,
   appId: string,
   channel: Channel,
   identifier: string,
+  charge?: (trx: Db) => Promise<void>,
 ): Promise<string> {
+  const failures = await peek(
+    deps.db,
+    deps.clock,
+    failuresKey(appId, channel, identifier),
+    FAILED_ATTEMPTS,
+  )
+  if (failures.count >= FAILED_ATTEMPTS.max) {
+    throw withRetryAfter(LatchError.of('too_many_failed_attempts'), failures.retryAfterS)
+  }
   const code = randomCode()
   const now = deps.clock.now()
   const hmac = digest(deps, appId, channel, identifier, code)
@@ -98,11 +121,16 @@ export async function issueCode(
       max: SENDS_PER_HOUR,
       windowMs: 60 * 60_000,
     })
+    await charge?.(trx)
   })
   return code
 }
 
-/** Consumes the code if it is right; otherwise counts a try and throws 422. */
+/**
+ * Consumes the code if it is right; otherwise counts a try and throws 422. Every try first
+ * takes one of the identifier's wrong codes of the day (atomically, so parallel guesses cannot
+ * overdraw it) and a right code gives it back; past the budget: too_many_failed_attempts.
+ */
 export async function verifyCode(
   deps: CodeDeps,
   appId: string,
@@ -119,6 +147,11 @@ export async function verifyCode(
       eb('identifier', '=', identifier),
       eb('consumed_at', 'is', null),
     ])
+  const failures = failuresKey(appId, channel, identifier)
+  const reserved = await count(deps.db, deps.clock, failures, FAILED_ATTEMPTS)
+  if (reserved.count > FAILED_ATTEMPTS.max) {
+    throw withRetryAfter(LatchError.of('too_many_failed_attempts'), reserved.retryAfterS)
+  }
   const tried = await deps.db
     .updateTable('verification_codes')
     .set({ attempts: sql<number>`attempts + 1` })
@@ -139,4 +172,5 @@ export async function verifyCode(
     .returning('app_id')
     .executeTakeFirst()
   if (!consumed) throw LatchError.of('invalid_verification_code')
+  await refund(deps.db, failures)
 }

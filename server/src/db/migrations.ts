@@ -1,5 +1,5 @@
 /** The one migration set, for PGlite and PostgreSQL alike. */
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
 
 const time = 'timestamptz'
 
@@ -169,6 +169,75 @@ const migrations: Record<string, Migration> = {
       // model): the hash of that browser's secret. Flows pending from before have none and
       // are refused when they return; they lasted 10 minutes anyway.
       await db.schema.alterTable('oauth_states').addColumn('browser_hash', 'text').execute()
+    },
+  },
+  '0005_session_family_indexes': {
+    async up(db: Kysely<unknown>) {
+      // A session's family is the sign-in it descends from through forks: family_id names the
+      // root session. Reuse and logout revoke a whole family, and liveness checks the root too.
+      await db.schema.alterTable('sessions').addColumn('family_id', 'text').execute()
+      await sql`
+        WITH RECURSIVE tree (id, root) AS (
+          SELECT s.id, s.id FROM sessions s
+          WHERE s.parent_id IS NULL
+             OR NOT EXISTS (SELECT 1 FROM sessions p WHERE p.id = s.parent_id)
+          UNION ALL
+          SELECT c.id, t.root FROM sessions c JOIN tree t ON c.parent_id = t.id
+        )
+        UPDATE sessions s SET family_id = tree.root FROM tree WHERE s.id = tree.id`.execute(db)
+      // A fork no longer outlives its family's sign-in (a fork every 29 days would otherwise
+      // keep a session forever), so the root is the last of a family the sweeper deletes.
+      await sql`
+        UPDATE sessions c SET expires_at = r.expires_at FROM sessions r
+        WHERE r.id = c.family_id AND c.expires_at > r.expires_at`.execute(db)
+      // Children that outlived a revoked relative (the bug this fixes) are revoked with it.
+      await sql`
+        UPDATE sessions s SET revoked_at = r.revoked_at, revoked_reason = r.revoked_reason
+        FROM (
+          SELECT DISTINCT ON (family_id) family_id, revoked_at, revoked_reason FROM sessions
+          WHERE revoked_at IS NOT NULL ORDER BY family_id, revoked_at
+        ) r
+        WHERE s.family_id = r.family_id AND s.revoked_at IS NULL`.execute(db)
+      await db.schema
+        .alterTable('sessions')
+        .alterColumn('family_id', (c) => c.setNotNull())
+        .execute()
+      await db.schema.createIndex('sessions_family').on('sessions').column('family_id').execute()
+      // Hot paths: a rotation forgets the grandparent's sealed copy by child_hash.
+      await db.schema
+        .createIndex('refresh_tokens_child')
+        .on('refresh_tokens')
+        .column('child_hash')
+        .execute()
+      // Sweeps: ended sessions (their tokens and fork tokens go by cascade), sealed copies
+      // past the grace window, dead codes, fork tokens and rate-limit windows.
+      await db.schema.createIndex('sessions_expires').on('sessions').column('expires_at').execute()
+      await db.schema
+        .createIndex('refresh_tokens_sealed_rotated')
+        .on('refresh_tokens')
+        .column('rotated_at')
+        .where(sql.ref('child_sealed'), 'is not', null)
+        .execute()
+      await db.schema
+        .createIndex('fork_tokens_session')
+        .on('fork_tokens')
+        .column('session_id')
+        .execute()
+      await db.schema
+        .createIndex('fork_tokens_expires')
+        .on('fork_tokens')
+        .column('expires_at')
+        .execute()
+      await db.schema
+        .createIndex('verification_codes_expires')
+        .on('verification_codes')
+        .column('expires_at')
+        .execute()
+      await db.schema
+        .createIndex('rate_limits_window')
+        .on('rate_limits')
+        .column('window_start')
+        .execute()
     },
   },
 }

@@ -45,6 +45,8 @@ export interface SessionsTable {
   app_id: string
   user_id: string
   parent_id: string | null
+  /** The root session of the family (the sign-in this one descends from by forks; its own id). */
+  family_id: string
   created_at: Time
   expires_at: Time
   revoked_at: Time | null

@@ -1,13 +1,24 @@
 /**
  * Sessions and their tokens. A refresh token is 256 random bits stored as a hash, rotated on
- * every use inside a transaction. Presenting the immediate parent of the live token within
- * 10 s answers the live pair (tabs refreshing together); any other reuse revokes the session.
+ * every use. Presenting the immediate parent of the live token within 10 s answers the live
+ * pair (tabs refreshing together); any other reuse revokes the session's family.
+ *
+ * A family is a sign-in and every session forked from it (fork + fork/recover), named by its
+ * root session (`family_id`). Reuse and logout revoke every member in one statement, and each
+ * liveness check reads the root's revocation as well as the session's own, so a child made
+ * while its family was being revoked is dead too. A fork shares its family's absolute
+ * lifetime: forking never extends a sign-in past 30 days.
+ *
+ * Hot paths are single statements on indexed columns: a sign-in's session is one statement,
+ * a refresh is one (rotation, new token and forgetting the grandparent's sealed copy together)
+ * and falls back to a locked transaction only when the token is not the live one.
  */
 import { type AuthResponse, LatchError, REFRESH_TOKEN_MAX_AGE_S } from '@latch/shared'
+import { type Kysely, sql } from 'kysely'
 import { authenticateWithAccount, type NewAccount } from '../accounts.ts'
 import type { Deps } from '../context.ts'
 import { hashToken, randomId, randomToken } from '../crypto.ts'
-import type { Db } from '../db/index.ts'
+import type { Database, Db } from '../db/index.ts'
 
 export const REFRESH_GRACE_MS = 10_000
 export const FORK_TOKEN_TTL_MS = 60_000
@@ -22,38 +33,39 @@ export interface IssuedSession {
   refreshToken: string
 }
 
-async function insertRefreshToken(db: Db, sessionId: string, now: Date): Promise<string> {
-  const token = randomToken()
-  await db
-    .insertInto('refresh_tokens')
-    .values({ hash: hashToken(token), session_id: sessionId, created_at: now })
-    .execute()
-  return token
+/** The family a forked session joins, and the end of that family's lifetime. */
+interface Family {
+  parentId: string
+  familyId: string
+  expiresAt: Date
 }
 
-/** Opens a session for the user (a child of `parentId` when forked). */
+/** Opens a session for the user: a new family, or a member of `family` when forked. */
 export async function createSession(
   deps: SessionDeps,
   appId: string,
   userId: string,
-  parentId: string | null = null,
+  family: Family | null = null,
 ): Promise<IssuedSession> {
   const now = deps.clock.now()
   const sessionId = randomId(24)
-  const refreshToken = await deps.db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('sessions')
-      .values({
+  const refreshToken = randomToken()
+  // One statement: the session and its first token arrive together or not at all.
+  await deps.db
+    .with('session', (db) =>
+      db.insertInto('sessions').values({
         id: sessionId,
         app_id: appId,
         user_id: userId,
-        parent_id: parentId,
+        parent_id: family?.parentId ?? null,
+        family_id: family?.familyId ?? sessionId,
         created_at: now,
-        expires_at: new Date(now.getTime() + SESSION_LIFETIME_MS),
-      })
-      .execute()
-    return insertRefreshToken(trx, sessionId, now)
-  })
+        expires_at: family?.expiresAt ?? new Date(now.getTime() + SESSION_LIFETIME_MS),
+      }),
+    )
+    .insertInto('refresh_tokens')
+    .values({ hash: hashToken(refreshToken), session_id: sessionId, created_at: now })
+    .execute()
   const token = await deps.keys.signAccessToken(appId, userId, sessionId)
   return { sessionId, userId, token, refreshToken }
 }
@@ -82,6 +94,54 @@ export async function signIn(
   }
 }
 
+/**
+ * Rotates `hash`, when it is the live token of a live session of the app, into a new token:
+ * one statement, so a refresh is one round trip. Answers nothing when the token is unknown,
+ * already rotated, of another app, or its session (or its family) is revoked or expired.
+ */
+async function rotate(
+  db: Kysely<Database>,
+  deps: SessionDeps,
+  appId: string,
+  hash: string,
+  now: Date,
+): Promise<{ sessionId: string; userId: string; refreshToken: string } | undefined> {
+  const refreshToken = randomToken()
+  const childHash = hashToken(refreshToken)
+  const { rows } = await sql<{ session_id: string; user_id: string }>`
+    WITH rotated AS (
+      UPDATE refresh_tokens t
+      SET rotated_at = ${now}, child_hash = ${childHash},
+          child_sealed = ${deps.secrets.encrypt(refreshToken)}
+      FROM sessions s, sessions f
+      WHERE t.hash = ${hash} AND t.rotated_at IS NULL
+        AND s.id = t.session_id AND s.app_id = ${appId}
+        AND s.revoked_at IS NULL AND s.expires_at > ${now}
+        AND f.id = s.family_id AND f.revoked_at IS NULL
+      RETURNING t.session_id, s.user_id
+    ), issued AS (
+      INSERT INTO refresh_tokens (hash, session_id, created_at)
+      SELECT ${childHash}, session_id, CAST(${now} AS timestamptz) FROM rotated
+    ), forgotten AS (
+      -- The grandparent's copy of the token just rotated can never be answered again.
+      UPDATE refresh_tokens SET child_sealed = NULL
+      WHERE child_hash = ${hash} AND EXISTS (SELECT 1 FROM rotated)
+    )
+    SELECT session_id, user_id FROM rotated`.execute(db)
+  const row = rows[0]
+  return row && { sessionId: row.session_id, userId: row.user_id, refreshToken }
+}
+
+/** Revokes every session of the family; already revoked members keep their reason. */
+function revokeFamily(db: Db, familyId: string, now: Date, reason: string) {
+  return db
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('family_id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .execute()
+}
+
 type RefreshOutcome =
   | { kind: 'ok'; sessionId: string; userId: string; refreshToken: string }
   | { kind: 'reuse' }
@@ -93,117 +153,120 @@ export async function refreshSession(
   presented: string,
 ): Promise<IssuedSession> {
   const now = deps.clock.now()
-  const outcome = await deps.db.transaction().execute(async (trx): Promise<RefreshOutcome> => {
-    const row = await trx
-      .selectFrom('refresh_tokens as t')
-      .innerJoin('sessions as s', 's.id', 't.session_id')
-      .select([
-        't.hash',
-        't.rotated_at',
-        't.child_hash',
-        't.child_sealed',
-        's.id as session_id',
-        's.app_id',
-        's.user_id',
-        's.expires_at',
-        's.revoked_at',
-      ])
-      .where('t.hash', '=', hashToken(presented))
-      .forUpdate()
-      .executeTakeFirst()
-    if (!row || row.app_id !== appId || row.revoked_at || row.expires_at <= now) {
-      throw LatchError.of('invalid_refresh_token')
-    }
-    if (!row.rotated_at) {
-      const refreshToken = await insertRefreshToken(trx, row.session_id, now)
-      await trx
-        .updateTable('refresh_tokens')
-        .set({
-          rotated_at: now,
-          child_hash: hashToken(refreshToken),
-          child_sealed: deps.secrets.encrypt(refreshToken),
-        })
-        .where('hash', '=', row.hash)
-        .execute()
-      // The grandparent's copy of this token can no longer be answered: forget it.
-      await trx
-        .updateTable('refresh_tokens')
-        .set({ child_sealed: null })
-        .where('child_hash', '=', row.hash)
-        .execute()
-      return { kind: 'ok', sessionId: row.session_id, userId: row.user_id, refreshToken }
-    }
-    if (
-      now.getTime() - row.rotated_at.getTime() <= REFRESH_GRACE_MS &&
-      row.child_hash &&
-      row.child_sealed
-    ) {
-      const child = await trx
-        .selectFrom('refresh_tokens')
-        .select('rotated_at')
-        .where('hash', '=', row.child_hash)
-        .executeTakeFirst()
-      if (child && !child.rotated_at) {
-        return {
-          kind: 'ok',
-          sessionId: row.session_id,
-          userId: row.user_id,
-          refreshToken: deps.secrets.decrypt(row.child_sealed),
+  const hash = hashToken(presented)
+  // The common case, a live token: one statement, no transaction.
+  const fast = await rotate(deps.db, deps, appId, hash, now)
+  const outcome: RefreshOutcome = fast
+    ? { kind: 'ok', ...fast }
+    : await deps.db.transaction().execute(async (trx): Promise<RefreshOutcome> => {
+        // The row lock serializes parallel uses of one token: the later ones see it rotated.
+        const row = await trx
+          .selectFrom('refresh_tokens as t')
+          .innerJoin('sessions as s', 's.id', 't.session_id')
+          .innerJoin('sessions as f', 'f.id', 's.family_id')
+          .select([
+            't.rotated_at',
+            't.child_hash',
+            't.child_sealed',
+            's.id as session_id',
+            's.app_id',
+            's.user_id',
+            's.family_id',
+            's.expires_at',
+            's.revoked_at',
+            'f.revoked_at as family_revoked_at',
+          ])
+          .where('t.hash', '=', hash)
+          .forUpdate('t')
+          .executeTakeFirst()
+        if (
+          !row ||
+          row.app_id !== appId ||
+          row.revoked_at ||
+          row.family_revoked_at ||
+          row.expires_at <= now
+        ) {
+          throw LatchError.of('invalid_refresh_token')
         }
-      }
-    }
-    await trx
-      .updateTable('sessions')
-      .set({ revoked_at: now, revoked_reason: 'refresh_token_reuse' })
-      .where('id', '=', row.session_id)
-      .execute()
-    return { kind: 'reuse' }
-  })
+        if (!row.rotated_at) {
+          // Rotated by nobody after all (the fast statement lost a race that rolled back).
+          const rotated = await rotate(trx, deps, appId, hash, now)
+          if (!rotated) throw LatchError.of('invalid_refresh_token')
+          return { kind: 'ok', ...rotated }
+        }
+        if (
+          now.getTime() - row.rotated_at.getTime() <= REFRESH_GRACE_MS &&
+          row.child_hash &&
+          row.child_sealed
+        ) {
+          const child = await trx
+            .selectFrom('refresh_tokens')
+            .select('rotated_at')
+            .where('hash', '=', row.child_hash)
+            .executeTakeFirst()
+          if (child && !child.rotated_at) {
+            return {
+              kind: 'ok',
+              sessionId: row.session_id,
+              userId: row.user_id,
+              refreshToken: deps.secrets.decrypt(row.child_sealed),
+            }
+          }
+        }
+        await revokeFamily(trx, row.family_id, now, 'refresh_token_reuse')
+        return { kind: 'reuse' }
+      })
   if (outcome.kind === 'reuse') throw LatchError.of('invalid_refresh_token')
   const token = await deps.keys.signAccessToken(appId, outcome.userId, outcome.sessionId)
   return { ...outcome, token }
 }
 
-/** Revokes the session a refresh token belongs to; unknown tokens are ignored. */
+/**
+ * Revokes the family of the session a refresh token (or else the bearer's `sid`) belongs to,
+ * in one statement; unknown tokens and other apps' sessions are ignored.
+ */
 export async function logoutSession(
   deps: SessionDeps,
   appId: string,
   presented: string | null,
   sessionId: string | null,
 ): Promise<void> {
+  if (!presented && !sessionId) return
   const now = deps.clock.now()
-  let id = sessionId
-  if (presented) {
-    const row = await deps.db
-      .selectFrom('refresh_tokens')
-      .select('session_id')
-      .where('hash', '=', hashToken(presented))
-      .executeTakeFirst()
-    if (row) id = row.session_id
-  }
-  if (!id) return
+  const byToken = presented
+    ? sql<string>`(SELECT session_id FROM refresh_tokens WHERE hash = ${hashToken(presented)})`
+    : sql<string>`NULL`
   await deps.db
     .updateTable('sessions')
     .set({ revoked_at: now, revoked_reason: 'logout' })
-    .where('id', '=', id)
-    .where('app_id', '=', appId)
+    .where('family_id', '=', (eb) =>
+      eb
+        .selectFrom('sessions as named')
+        .select('named.family_id')
+        .where('named.id', '=', sql<string>`COALESCE(${byToken}, ${sessionId})`)
+        .where('named.app_id', '=', appId),
+    )
     .where('revoked_at', 'is', null)
     .execute()
 }
 
-/** Whether a session is open (not revoked, not past its absolute lifetime). */
+/** Whether a session is open: neither it nor its family revoked, not past its lifetime. */
 export async function isSessionLive(
   deps: SessionDeps,
   appId: string,
   sessionId: string,
 ): Promise<boolean> {
   const row = await deps.db
-    .selectFrom('sessions')
-    .select(['revoked_at', 'expires_at'])
-    .where('id', '=', sessionId)
-    .where('app_id', '=', appId)
+    .selectFrom('sessions as s')
+    .innerJoin('sessions as f', 'f.id', 's.family_id')
+    .select('s.id')
+    .where('s.id', '=', sessionId)
+    .where('s.app_id', '=', appId)
+    .where('s.revoked_at', 'is', null)
+    .where('f.revoked_at', 'is', null)
+    .where('s.expires_at', '>', deps.clock.now())
     .executeTakeFirst()
-  return !!row && !row.revoked_at && row.expires_at > deps.clock.now()
+  return !!row
 }
 
 /** A single-use token, alive 60 s, that opens a child session of this one. */
@@ -227,30 +290,43 @@ export async function createForkToken(
   return token
 }
 
-/** Redeems a fork token (once) into a child session of the same user. */
+/** Redeems a fork token (once) into a child session of the same user, in its family. */
 export async function redeemForkToken(
   deps: SessionDeps,
   appId: string,
   presented: string,
 ): Promise<IssuedSession> {
   const now = deps.clock.now()
-  const used = await deps.db
-    .updateTable('fork_tokens')
-    .set({ used_at: now })
-    .where('hash', '=', hashToken(presented))
-    .where('app_id', '=', appId)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning('session_id')
-    .executeTakeFirst()
-  if (!used) throw LatchError.of('invalid_refresh_token')
+  // Spends the token and reads its session with the family's state in one statement.
   const parent = await deps.db
-    .selectFrom('sessions')
-    .select(['user_id', 'revoked_at', 'expires_at'])
-    .where('id', '=', used.session_id)
+    .with('used', (db) =>
+      db
+        .updateTable('fork_tokens')
+        .set({ used_at: now })
+        .where('hash', '=', hashToken(presented))
+        .where('app_id', '=', appId)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .returning('session_id'),
+    )
+    .selectFrom('used')
+    .innerJoin('sessions as s', 's.id', 'used.session_id')
+    .innerJoin('sessions as f', 'f.id', 's.family_id')
+    .select([
+      's.id',
+      's.user_id',
+      's.family_id',
+      's.expires_at',
+      's.revoked_at',
+      'f.revoked_at as family_revoked_at',
+    ])
     .executeTakeFirst()
-  if (!parent || parent.revoked_at || parent.expires_at <= now) {
+  if (!parent || parent.revoked_at || parent.family_revoked_at || parent.expires_at <= now) {
     throw LatchError.of('invalid_refresh_token')
   }
-  return createSession(deps, appId, parent.user_id, used.session_id)
+  return createSession(deps, appId, parent.user_id, {
+    parentId: parent.id,
+    familyId: parent.family_id,
+    expiresAt: parent.expires_at,
+  })
 }

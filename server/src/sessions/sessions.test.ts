@@ -1,8 +1,13 @@
 import type { AddressInfo } from 'node:net'
+import { PGlite } from '@electric-sql/pglite'
 import { serve } from '@hono/node-server'
 import type { AccessTokenClaims, AuthResponse, ForkResponse, RefreshResponse } from '@latch/shared'
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose'
+import { Kysely, Migrator, sql } from 'kysely'
 import { expect, test } from 'vitest'
+import { MIGRATIONS, migrate } from '../db/migrations.ts'
+import { pgliteDialect } from '../db/pglite-dialect.ts'
+import type { Database } from '../db/schema.ts'
 import { describeBackends } from '../test-support.ts'
 import { FORK_TOKEN_TTL_MS, REFRESH_GRACE_MS, SESSION_LIFETIME_MS } from './service.ts'
 
@@ -251,6 +256,283 @@ describeBackends('sessions', (get) => {
     expect(r.status).toBe(401)
   })
 
+  /** Signs in, forks, and recovers the fork token into a child session. */
+  async function family(): Promise<{
+    appId: string
+    auth: AuthResponse
+    parent: ForkResponse
+    child: RefreshResponse
+  }> {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const fork = await s.request<ForkResponse>('/sessions/fork', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
+    expect(fork.status).toBe(200)
+    const child = await s.request<RefreshResponse>('/sessions/fork/recover', {
+      appId,
+      body: { refresh_token: fork.body.new_session_refresh_token },
+    })
+    expect(child.status).toBe(200)
+    return { appId, auth, parent: fork.body, child: child.body }
+  }
+
+  /** Whether a refresh token still refreshes (it is spent when it does). */
+  async function refreshes(appId: string, refreshToken: string): Promise<boolean> {
+    const r = await get().request('/sessions', { appId, body: { refresh_token: refreshToken } })
+    if (r.status !== 200 && r.status !== 401) throw new Error(`refresh answered ${r.status}`)
+    return r.status === 200
+  }
+
+  /** Whether an access token still passes an endpoint that requires a live session. */
+  async function authenticates(appId: string, token: string): Promise<boolean> {
+    const r = await get().request('/passwordless/unlink', {
+      appId,
+      token,
+      body: { address: 'not-linked@example.com' },
+    })
+    if (r.status !== 404 && r.status !== 401) throw new Error(`unlink answered ${r.status}`)
+    return r.status === 404
+  }
+
+  test('race: a replayed parent token revokes the forked child and its rotations', async () => {
+    const s = get()
+    const { appId, auth, parent, child } = await family()
+    // The child rotates once: its rotations belong to the family too.
+    const rotated = await s.request<RefreshResponse>('/sessions', {
+      appId,
+      body: { refresh_token: child.refresh_token },
+    })
+    expect(rotated.status).toBe(200)
+    s.clock.advance(REFRESH_GRACE_MS + 1000)
+    // auth.refresh_token was rotated by the fork: presenting it now is reuse.
+    expect(await refreshes(appId, auth.refresh_token)).toBe(false)
+    expect(await refreshes(appId, rotated.body.refresh_token)).toBe(false)
+    expect(await refreshes(appId, child.refresh_token)).toBe(false)
+    expect(await refreshes(appId, parent.refresh_token)).toBe(false)
+    expect(await authenticates(appId, rotated.body.token)).toBe(false)
+    expect(await authenticates(appId, parent.token)).toBe(false)
+    const rows = await s.deps.db
+      .selectFrom('sessions')
+      .select(['revoked_reason'])
+      .where('id', 'in', [
+        decodeJwt(parent.token).sid as string,
+        decodeJwt(child.token).sid as string,
+      ])
+      .execute()
+    expect(rows.map((r) => r.revoked_reason)).toEqual([
+      'refresh_token_reuse',
+      'refresh_token_reuse',
+    ])
+  })
+
+  test('race: a replayed child token revokes the parent it was forked from', async () => {
+    const s = get()
+    const { appId, parent, child } = await family()
+    const rotated = await s.request<RefreshResponse>('/sessions', {
+      appId,
+      body: { refresh_token: child.refresh_token },
+    })
+    expect(rotated.status).toBe(200)
+    s.clock.advance(REFRESH_GRACE_MS + 1000)
+    expect(await refreshes(appId, child.refresh_token)).toBe(false)
+    expect(await authenticates(appId, parent.token)).toBe(false)
+    expect(await refreshes(appId, parent.refresh_token)).toBe(false)
+    expect(await refreshes(appId, rotated.body.refresh_token)).toBe(false)
+  })
+
+  test('behavior: logout of the parent ends the child, and logout of a child ends the parent', async () => {
+    const s = get()
+    const first = await family()
+    const out = await s.request('/sessions/logout', {
+      appId: first.appId,
+      body: { refresh_token: first.parent.refresh_token },
+    })
+    expect(out.status).toBe(200)
+    expect(await authenticates(first.appId, first.child.token)).toBe(false)
+    expect(await refreshes(first.appId, first.child.refresh_token)).toBe(false)
+
+    const second = await family()
+    // The child's bearer token alone names its session.
+    const childOut = await s.request('/sessions/logout', {
+      appId: second.appId,
+      token: second.child.token,
+      body: {},
+    })
+    expect(childOut.status).toBe(200)
+    expect(await authenticates(second.appId, second.parent.token)).toBe(false)
+    expect(await refreshes(second.appId, second.parent.refresh_token)).toBe(false)
+  })
+
+  test("error: logout with another app's token or session revokes nothing", async () => {
+    const s = get()
+    const { appId, parent, child } = await family()
+    const other = await s.newApp()
+    const out = await s.request('/sessions/logout', {
+      appId: other.id,
+      body: { refresh_token: parent.refresh_token },
+    })
+    expect(out.status).toBe(200)
+    const bearer = await s.request('/sessions/logout', {
+      appId: other.id,
+      token: child.token,
+      body: {},
+    })
+    expect(bearer.status).toBe(200)
+    expect(await authenticates(appId, child.token)).toBe(true)
+    expect(await refreshes(appId, parent.refresh_token)).toBe(true)
+  })
+
+  test('race: recovering a fork while its parent token is replayed leaves no live child', async () => {
+    const s = get()
+    for (let round = 0; round < 3; round++) {
+      const { appId, auth } = await signedIn()
+      const fork = await s.request<ForkResponse>('/sessions/fork', {
+        appId,
+        body: { refresh_token: auth.refresh_token },
+      })
+      s.clock.advance(REFRESH_GRACE_MS + 1000)
+      const [recovered, replay] = await Promise.all([
+        s.request<RefreshResponse>('/sessions/fork/recover', {
+          appId,
+          body: { refresh_token: fork.body.new_session_refresh_token },
+        }),
+        s.request('/sessions', { appId, body: { refresh_token: auth.refresh_token } }),
+      ])
+      expect(replay.status).toBe(401)
+      expect([200, 401]).toContain(recovered.status)
+      if (recovered.status === 200) {
+        expect(await authenticates(appId, recovered.body.token)).toBe(false)
+        expect(await refreshes(appId, recovered.body.refresh_token)).toBe(false)
+      }
+    }
+  })
+
+  test('race: a child refreshing while the parent logs out ends revoked', async () => {
+    const s = get()
+    const { appId, parent, child } = await family()
+    let current = child.refresh_token
+    const refreshing = (async () => {
+      for (let i = 0; i < 4; i++) {
+        const r = await s.request<RefreshResponse>('/sessions', {
+          appId,
+          body: { refresh_token: current },
+        })
+        if (r.status !== 200) return
+        current = r.body.refresh_token
+      }
+    })()
+    const out = s.request('/sessions/logout', {
+      appId,
+      body: { refresh_token: parent.refresh_token },
+    })
+    await Promise.all([refreshing, out])
+    expect(await refreshes(appId, current)).toBe(false)
+  })
+
+  test('behavior: a member made after its family was revoked is not live (the root is checked)', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const rootId = decodeJwt(auth.token).sid as string
+    await s.request('/sessions/logout', { appId, body: { refresh_token: auth.refresh_token } })
+    // What a fork/recover racing the revocation can leave behind: an unrevoked member whose
+    // own row the revoking statement never saw.
+    const { createSession, isSessionLive } = await import('./service.ts')
+    const root = await s.deps.db
+      .selectFrom('sessions')
+      .select(['user_id', 'expires_at'])
+      .where('id', '=', rootId)
+      .executeTakeFirstOrThrow()
+    const late = await createSession(s.deps, appId, root.user_id, {
+      parentId: rootId,
+      familyId: rootId,
+      expiresAt: root.expires_at,
+    })
+    expect(await isSessionLive(s.deps, appId, late.sessionId)).toBe(false)
+    expect(await authenticates(appId, late.token)).toBe(false)
+    expect(await refreshes(appId, late.refreshToken)).toBe(false)
+  })
+
+  test("behavior: a fork ends with its family's sign-in, never later", async () => {
+    const s = get()
+    await s.clock.frozen(async () => {
+      const { appId, auth } = await signedIn()
+      s.clock.advance(SESSION_LIFETIME_MS / 2)
+      const fork = await s.request<ForkResponse>('/sessions/fork', {
+        appId,
+        body: { refresh_token: auth.refresh_token },
+      })
+      const child = await s.request<RefreshResponse>('/sessions/fork/recover', {
+        appId,
+        body: { refresh_token: fork.body.new_session_refresh_token },
+      })
+      expect(child.status).toBe(200)
+      const [root, member] = await Promise.all(
+        [auth.token, child.body.token].map((t) =>
+          s.deps.db
+            .selectFrom('sessions')
+            .select('expires_at')
+            .where('id', '=', decodeJwt(t).sid as string)
+            .executeTakeFirstOrThrow(),
+        ),
+      )
+      expect(member?.expires_at.getTime()).toBe(root?.expires_at.getTime())
+      s.clock.advance(SESSION_LIFETIME_MS / 2 + 1000)
+      expect(await refreshes(appId, child.body.refresh_token)).toBe(false)
+      s.clock.advance(-(SESSION_LIFETIME_MS + 1000))
+    })
+  })
+
+  test('behavior: the sweep deletes ended sessions with their tokens, forgets sealed copies after 10 s, keeps live rotations', async () => {
+    const s = get()
+    const { sweep } = await import('../sweep.ts')
+    const ended = await signedIn()
+    const live = await signedIn()
+    const endedSid = decodeJwt(ended.auth.token).sid as string
+    const liveSid = decodeJwt(live.auth.token).sid as string
+    // The ended session is made to end now; the live one rotates twice.
+    await s.deps.db
+      .updateTable('sessions')
+      .set({ expires_at: new Date(s.clock.now().getTime() - 1000) })
+      .where('id', '=', endedSid)
+      .execute()
+    const once = await s.request<RefreshResponse>('/sessions', {
+      appId: live.appId,
+      body: { refresh_token: live.auth.refresh_token },
+    })
+    await s.request('/sessions', {
+      appId: live.appId,
+      body: { refresh_token: once.body.refresh_token },
+    })
+    const tokensOf = (sid: string) =>
+      s.deps.db
+        .selectFrom('refresh_tokens')
+        .select(['rotated_at', 'child_sealed'])
+        .where('session_id', '=', sid)
+        .execute()
+    await sweep(s.deps.db, s.clock)
+    // Within the grace window the last rotation keeps its sealed copy.
+    expect((await tokensOf(liveSid)).filter((t) => t.child_sealed !== null)).toHaveLength(1)
+    s.clock.advance(REFRESH_GRACE_MS + 1000)
+    await sweep(s.deps.db, s.clock)
+    s.clock.advance(-(REFRESH_GRACE_MS + 1000))
+    const gone = await s.deps.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('id', '=', endedSid)
+      .execute()
+    expect(gone).toHaveLength(0)
+    expect(await tokensOf(endedSid)).toHaveLength(0)
+    const kept = await tokensOf(liveSid)
+    expect(kept).toHaveLength(3)
+    expect(kept.filter((t) => t.rotated_at !== null)).toHaveLength(2)
+    expect(kept.every((t) => t.child_sealed === null)).toBe(true)
+    // A swept-away rotation is still recognized as reuse while its session lives.
+    expect(await refreshes(live.appId, live.auth.refresh_token)).toBe(false)
+    expect(await authenticates(live.appId, once.body.token)).toBe(false)
+  })
+
   test('behavior: refresh tokens are stored hashed, the live child only sealed', async () => {
     const s = get()
     const { auth } = await signedIn()
@@ -322,3 +604,52 @@ function decodeProtectedKid(token: string): string {
   }
   return header.kid
 }
+
+test('behavior: migration 0005 puts existing forks in their families, ends them with the root, and revokes children of a revoked parent', async () => {
+  const db = new Kysely<Database>({ dialect: pgliteDialect(new PGlite()) })
+  try {
+    const raw = db as Kysely<unknown>
+    const before = new Migrator({ db: raw, provider: { getMigrations: async () => MIGRATIONS } })
+    // The schema just before 0005, whatever migrations precede it.
+    const previous = Object.keys(MIGRATIONS)
+      .sort()
+      .filter((name) => name < '0005_session_family_indexes')
+      .at(-1)
+    expect((await before.migrateTo(previous ?? '')).error).toBeUndefined()
+    const now = new Date()
+    const later = (days: number) => new Date(now.getTime() + days * 86_400_000)
+    await sql`INSERT INTO apps (id, name, allowed_origins, login_methods, allowlist_entries,
+      allowlist_config, appearance, legal, embedded_wallet_config, created_at, updated_at)
+      VALUES ('app', 'App', '[]', '[]', '[]', '{}', '{}', '{}', '{}', ${now}, ${now})`.execute(db)
+    await sql`INSERT INTO users (id, app_id, created_at) VALUES ('u', 'app', ${now})`.execute(db)
+    const session = (id: string, parent: string | null, expires: Date, revoked: Date | null) =>
+      sql`INSERT INTO sessions (id, app_id, user_id, parent_id, created_at, expires_at, revoked_at,
+        revoked_reason) VALUES (${id}, 'app', 'u', ${parent}, ${now}, ${expires}, ${revoked},
+        ${revoked ? 'refresh_token_reuse' : null})`.execute(db)
+    // A revoked sign-in with a live child and grandchild; a live sign-in with a live child
+    // that would outlive it.
+    await session('revoked-root', null, later(10), now)
+    await session('revoked-child', 'revoked-root', later(20), null)
+    await session('revoked-grandchild', 'revoked-child', later(30), null)
+    await session('live-root', null, later(5), null)
+    await session('live-child', 'live-root', later(25), null)
+    await migrate(raw)
+    const rows = await db
+      .selectFrom('sessions')
+      .select(['id', 'family_id', 'expires_at', 'revoked_reason'])
+      .orderBy('id')
+      .execute()
+    expect(rows.map((r) => [r.id, r.family_id, r.revoked_reason])).toEqual([
+      ['live-child', 'live-root', null],
+      ['live-root', 'live-root', null],
+      ['revoked-child', 'revoked-root', 'refresh_token_reuse'],
+      ['revoked-grandchild', 'revoked-root', 'refresh_token_reuse'],
+      ['revoked-root', 'revoked-root', 'refresh_token_reuse'],
+    ])
+    const expiry = Object.fromEntries(rows.map((r) => [r.id, r.expires_at.getTime()]))
+    expect(expiry['live-child']).toBe(later(5).getTime())
+    expect(expiry['revoked-grandchild']).toBe(later(10).getTime())
+  } finally {
+    await db.destroy()
+  }
+})

@@ -2,6 +2,7 @@
 import { smsCodeBody, smsInitBody, smsUnlinkBody, validatePhone } from '@latch/shared'
 import { codeRoutes } from '../codes/routes.ts'
 import type { Deps } from '../context.ts'
+import { admitNumber, chargeSms } from './guard.ts'
 
 export function smsRoutes(deps: Deps) {
   return codeRoutes(deps, {
@@ -16,5 +17,7 @@ export function smsRoutes(deps: Deps) {
     account: (number) => ({ type: 'phone', number }),
     accountType: 'phone',
     send: (d, to, code, appName) => d.delivery.sendSmsCode(to, code, appName),
+    admit: admitNumber,
+    charge: (trx, app) => chargeSms(trx, deps.clock, deps.config.smsBudget, app.id),
   })
 }
