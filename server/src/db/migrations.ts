@@ -171,6 +171,25 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('oauth_states').addColumn('browser_hash', 'text').execute()
     },
   },
+  '0004_sms_limits': {
+    async up(db: Kysely<unknown>) {
+      // The countries an app sends SMS codes to; every existing app keeps to US numbers, the
+      // only ones the modal's input parses.
+      await db.schema
+        .alterTable('apps')
+        .addColumn('sms_countries', 'jsonb', (c) => c.notNull().defaultTo(sql`'["US"]'::jsonb`))
+        .execute()
+      // Windows now last up to a day: the sweeper keeps a window until it has ended. Rows from
+      // before keep null and go an hour after they began, as they always did.
+      await db.schema.alterTable('rate_limits').addColumn('expires_at', time).execute()
+      // The retention sweep deletes analytics rows by age.
+      await db.schema
+        .createIndex('analytics_events_created')
+        .on('analytics_events')
+        .column('created_at')
+        .execute()
+    },
+  },
   '0005_session_family_indexes': {
     async up(db: Kysely<unknown>) {
       // A session's family is the sign-in it descends from through forks: family_id names the

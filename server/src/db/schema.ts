@@ -19,6 +19,8 @@ export interface AppsTable {
   custom_api_url: string | null
   /** Per-provider OAuth settings as JSON, sealed under the server secret. */
   oauth_sealed: string | null
+  /** ISO 3166 alpha-2 codes of the countries SMS codes may go to. */
+  sms_countries: ColumnType<string[], string | undefined, string>
   created_at: Time
   updated_at: Time
 }
@@ -78,6 +80,8 @@ export interface RateLimitsTable {
   key: string
   window_start: Time
   count: number
+  /** When the window ends (null on rows from before windows carried it: an hour). */
+  expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export interface SigningKeysTable {
