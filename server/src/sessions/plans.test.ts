@@ -1,0 +1,171 @@
+/**
+ * Every statement of the hot paths (e-mail sign-in, refresh, fork and recover, logout, the
+ * bearer liveness check) uses an index on PostgreSQL once the tables have grown.
+ *
+ * The tables are filled with tens of thousands of rows and analyzed rather than running with
+ * `enable_seqscan = off`: that setting only proves an index exists, while a filled table shows
+ * the planner actually picks it for the statement as written (a condition it cannot match to
+ * an index, or a wrong column order, still scans here).
+ */
+import type { AuthResponse, ForkResponse, RefreshResponse } from '@latch/shared'
+import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
+import { type CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createApp } from '../app.ts'
+import type { Database } from '../db/schema.ts'
+import { startTestServer, type TestServer } from '../test-support.ts'
+import { postgresAvailable, type RunningPostgres, startPostgres } from '../testing/index.ts'
+
+/** Tables that grow with users and use; apps and signing keys stay a handful of rows. */
+const GROWING = new Set([
+  'users',
+  'linked_accounts',
+  'sessions',
+  'refresh_tokens',
+  'verification_codes',
+  'rate_limits',
+  'fork_tokens',
+  'analytics_events',
+  'oauth_states',
+])
+const ROWS = 50_000
+
+interface PlanNode {
+  'Node Type': string
+  'Relation Name'?: string
+  Plans?: PlanNode[]
+}
+
+function seqScans(node: PlanNode): string[] {
+  const own =
+    node['Node Type'] === 'Seq Scan' && node['Relation Name'] ? [node['Relation Name']] : []
+  return [...own, ...(node.Plans ?? []).flatMap(seqScans)]
+}
+
+describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
+  let postgres: RunningPostgres | null = null
+  let server: TestServer
+  let closeServer: () => Promise<void>
+  let logged: Kysely<Database>
+  let databaseUrl = ''
+  const captured: CompiledQuery[] = []
+
+  beforeAll(async () => {
+    postgres = await startPostgres()
+    if (!postgres) throw new Error('PostgreSQL did not start')
+    const url = await postgres.createDatabase()
+    databaseUrl = url
+    const started = await startTestServer('postgres', url)
+    server = started.server
+    closeServer = started.close
+    // The same database through a Kysely that records every statement it sends.
+    const pool = new pg.Pool({ connectionString: url, max: 4 })
+    // The server's shutdown at the end may reach a connection still closing: not a failure.
+    pool.on('error', () => {})
+    logged = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool }),
+      log: (event) => {
+        if (event.level === 'query') captured.push(event.query)
+      },
+    })
+  }, 120_000)
+
+  afterAll(async () => {
+    await logged?.destroy()
+    await closeServer?.()
+    await postgres?.close()
+  })
+
+  test('behavior: sign-in, refresh, fork, recover, logout and the liveness check scan no growing table', async () => {
+    const db = server.deps.db
+    const app = await server.newApp()
+    const now = new Date()
+    // A server that has been used: users with accounts, sessions with rotated tokens, codes,
+    // rate-limit windows and fork tokens.
+    await sql`INSERT INTO users (id, app_id, created_at)
+      SELECT 'fill-' || g, ${app.id}, ${now} FROM generate_series(1, ${ROWS}) g`.execute(db)
+    await sql`INSERT INTO linked_accounts (id, app_id, user_id, type, identifier, data, created_at)
+      SELECT 'fill-' || g, ${app.id}, 'fill-' || g, 'email', 'fill' || g || '@example.com', '{}',
+        ${now} FROM generate_series(1, ${ROWS}) g`.execute(db)
+    await sql`INSERT INTO sessions (id, app_id, user_id, parent_id, family_id, created_at, expires_at)
+      SELECT 'fill-' || g, ${app.id}, 'fill-' || g, NULL, 'fill-' || g, ${now},
+        ${now}::timestamptz + interval '30 days' FROM generate_series(1, ${ROWS}) g`.execute(db)
+    await sql`INSERT INTO refresh_tokens (hash, session_id, created_at, rotated_at, child_hash)
+      SELECT md5('t' || g), 'fill-' || (1 + g % ${ROWS}), ${now}, ${now}, md5('t' || (g + ${ROWS}))
+      FROM generate_series(1, ${2 * ROWS}) g`.execute(db)
+    await sql`INSERT INTO verification_codes (app_id, channel, identifier, code_hmac, created_at,
+        expires_at) SELECT ${app.id}, 'email', 'fill' || g || '@example.com', md5('c' || g),
+        ${now}, ${now}::timestamptz + interval '10 minutes'
+      FROM generate_series(1, ${ROWS}) g`.execute(db)
+    await sql`INSERT INTO rate_limits (key, window_start, count)
+      SELECT 'fill:' || g, ${now}, 1 FROM generate_series(1, ${ROWS}) g`.execute(db)
+    await sql`INSERT INTO fork_tokens (hash, app_id, session_id, created_at, expires_at)
+      SELECT md5('f' || g), ${app.id}, 'fill-' || g, ${now}, ${now}::timestamptz + interval '1 minute'
+      FROM generate_series(1, ${ROWS / 10}) g`.execute(db)
+    await sql`ANALYZE`.execute(db)
+
+    const api = createApp({ ...server.deps, db: logged })
+    const post = async <T>(path: string, body: unknown, token?: string): Promise<T> => {
+      const res = await api.request(`${API_PREFIX}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [APP_ID_HEADER]: app.id,
+          [CLIENT_HEADER]: CLIENT_NAME,
+          'x-forwarded-for': '10.99.0.1',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: JSON.stringify(body),
+      })
+      const text = await res.text()
+      if (res.status !== 200 && res.status !== 404)
+        throw new Error(`${path}: ${res.status} ${text}`)
+      return JSON.parse(text) as T
+    }
+    const signIn = async (email: string): Promise<AuthResponse> => {
+      await post('/passwordless/init', { email })
+      const code = await server.smtp.waitForCode(email, { timeoutMs: 10_000 })
+      return post<AuthResponse>('/passwordless/authenticate', { email, code })
+    }
+
+    // A first sign-in (new user), a returning one, a refresh, a fork and its recovery, the
+    // bearer check of an authenticated route, and logout.
+    const email = 'plans@example.com'
+    await signIn(email)
+    server.clock.advance(61_000) // past the resend interval
+    const auth = await signIn(email)
+    const refreshed = await post<RefreshResponse>('/sessions', {
+      refresh_token: auth.refresh_token,
+    })
+    const fork = await post<ForkResponse>('/sessions/fork', {
+      refresh_token: refreshed.refresh_token,
+    })
+    await post('/sessions/fork/recover', { refresh_token: fork.new_session_refresh_token })
+    await post('/passwordless/unlink', { address: 'nobody@example.com' }, fork.token)
+    await post('/sessions/logout', { refresh_token: fork.refresh_token })
+
+    const statements = captured.filter((q) =>
+      /^\s*(select|insert|update|delete|with)\b/i.test(q.sql),
+    )
+    expect(statements.length).toBeGreaterThan(10)
+    const client = new pg.Client({ connectionString: databaseUrl })
+    await client.connect()
+    try {
+      const scans: { sql: string; tables: string[] }[] = []
+      for (const q of statements) {
+        const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+          `EXPLAIN (FORMAT JSON) ${q.sql}`,
+          q.parameters as unknown[],
+        )
+        const plan = rows[0]?.['QUERY PLAN'][0]?.Plan
+        if (!plan) throw new Error(`no plan for ${q.sql}`)
+        const tables = seqScans(plan).filter((t) => GROWING.has(t))
+        if (tables.length > 0) scans.push({ sql: q.sql, tables })
+      }
+      expect(scans).toEqual([])
+    } finally {
+      await client.end()
+    }
+  }, 180_000)
+})
