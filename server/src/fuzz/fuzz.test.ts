@@ -273,7 +273,7 @@ const ROUTES: Route[] = [
 /** The route's path as generated, or bent: trailing junk, bad escapes, odd case, dot segments. */
 const bentPath = (path: string) =>
   fc.oneof(
-    { weight: 6, arbitrary: fc.constant(path) },
+    { weight: 12, arbitrary: fc.constant(path) },
     fc.constant(`${path}/`),
     pathJunk.map((j) => `${path}${j.startsWith('/') ? j : `/${j}`}`),
     fc
@@ -454,7 +454,7 @@ function bearer(): fc.Arbitrary<string | undefined> {
 }
 
 const appIdHeader = fc.oneof(
-  { weight: 6, arbitrary: fc.constant('').map(() => ctx.appId) },
+  { weight: 10, arbitrary: fc.constant('').map(() => ctx.appId) },
   fc.constant('').map(() => ctx.otherAppId),
   fc.constant(undefined),
   fc.constant("' OR 1=1 --"),
