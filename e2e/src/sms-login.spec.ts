@@ -1,5 +1,6 @@
+import { ERRORS, type LoginResult } from '@latch/shared'
 import { expect, test } from 'vitest'
-import { demoUser, newPhone, signInBySms } from './flows.ts'
+import { demoUser, latchCall, newPhone, signInBySms, submitPhone, visit } from './flows.ts'
 import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
@@ -19,4 +20,16 @@ test('behavior: a visitor signs in with an SMS code sent through the Twilio API'
   const again = await signInBySms(h(), await h().open({ appId: app.id }), phone)
   expect(again.isNewUser).toBe(false)
   expect(again.user.id).toBe(result.user.id)
+})
+
+test('attack: an SMS-pumping destination outside the app’s SMS countries shows the server’s reason; no SMS goes out', async () => {
+  const app = await h().createApp({ loginMethods: ['sms'] })
+  const hp = await h().open({ appId: app.id })
+  // The modal stays open on the refusal; the call is left pending and the page closes with the test.
+  void latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  // A Moldovan number, a favourite of SMS pumping; the app sends to the US only (the default).
+  await submitPhone(hp.modal, '+373 60 123 456')
+  await hp.modal.getByText(ERRORS.sms_country_not_allowed.message).waitFor({ state: 'visible' })
+  expect(h().twilio.messages.map((m) => m.to)).not.toContain('+37360123456')
 })
