@@ -12,13 +12,12 @@ import {
   type LoginResult,
   MODAL_CONNECT_TIMEOUT_MS,
   type ModalMethods,
-  type OAuthReturnParams,
   toLatchError,
   validateAppId,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
 import { type Frame, mountFrame } from './frame.ts'
-import { takeOAuthReturnParams } from './oauth.ts'
+import { type OAuthReturn, savePendingFlow, takeOAuthReturn } from './oauth.ts'
 
 /** After the frame reloads, init is retried this often until the new handshake answers. */
 export const REINIT_ATTEMPT_MS = 1000
@@ -122,7 +121,7 @@ export function createLatch(options: LatchOptions): LatchClient {
       if (event === 'warning') console.warn(`Latch: ${payload}`)
       dispatch(event, payload)
     },
-    async navigate(href) {
+    async navigate(href, flow) {
       let url: URL | undefined
       try {
         url = new URL(href)
@@ -135,6 +134,8 @@ export function createLatch(options: LatchOptions): LatchClient {
       if (!url || !isAllowedNavigation(url) || !flowPending) {
         throw LatchError.of('invalid_data', { details: 'navigate: refused' })
       }
+      // The return is handed to the modal only if this tab saved its flow (oauth.ts).
+      savePendingFlow(flow)
       location.href = url.href
     },
     async pageUrl() {
@@ -151,7 +152,7 @@ export function createLatch(options: LatchOptions): LatchClient {
   const start = async (
     modalUrl: URL,
     appId: string,
-    returnParams: OAuthReturnParams | null,
+    oauthReturn: OAuthReturn,
   ): Promise<ModalMethods> => {
     if (document.readyState === 'loading') {
       await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve))
@@ -192,7 +193,7 @@ export function createLatch(options: LatchOptions): LatchClient {
     // The modal reports configuration warnings itself, through emit('warning').
     await invoke(
       remote,
-      (r) => r.init(options.config ?? {}, returnParams),
+      (r) => r.init(options.config ?? {}, ...oauthReturn),
       API_TIMEOUT_MS,
       'modal_unreachable',
     )
@@ -229,7 +230,7 @@ export function createLatch(options: LatchOptions): LatchClient {
     !app.ok
       ? Promise.reject(app.error)
       : modalUrl
-        ? start(modalUrl, app.value, takeOAuthReturnParams())
+        ? start(modalUrl, app.value, takeOAuthReturn())
         : Promise.reject(unreachable('modalUrl must be an http(s) URL of a browser page')),
     killed,
   ])

@@ -21,6 +21,7 @@ import {
 import type { Browser, Frame, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { buildHostSdk } from '../build.ts'
+import { PENDING_FLOW_KEY } from './oauth.ts'
 
 const APP_ID = 'cl0000000000000000000000a'
 
@@ -57,8 +58,8 @@ window.settle = (value) => { const p = pending; pending = null; p.resolve(value)
 window.exit = () => { const p = pending; pending = null; if (p) p.reject(exits[p.kind]) }
 const record = (method, args) => window.calls.push({ method, args })
 const methods = {
-  async init(config, returnParams) {
-    record('init', [config, returnParams])
+  async init(config, returnParams, flow) {
+    record('init', flow ? [config, returnParams, flow] : [config, returnParams])
     if (config.loginMethods && config.loginMethods.length === 0) throw ${serialized('no_login_method')}
     return { app: { id: '${APP_ID}' }, warnings: [], user: null } },
   login() { record('login', []); return flow('login') },
@@ -157,6 +158,8 @@ interface StartOptions {
   modalUrl?: string
   config?: unknown
   viewport?: { width: number; height: number }
+  /** An OAuth flow this tab saved as it left (what the host SDK keeps for the return). */
+  savedFlow?: unknown
 }
 
 /** Opens the host page, starts the SDK, waits for `ready`; answers the modal's frame. */
@@ -168,6 +171,12 @@ async function start(options: StartOptions = {}): Promise<Frame> {
   page.setDefaultTimeout(10_000)
   await page.goto(`${host}/${options.query ?? ''}`)
   await page.waitForFunction(() => typeof window.createLatch === 'function')
+  if (options.savedFlow) {
+    await page.evaluate(
+      ([key, value]) => sessionStorage.setItem(key as string, value as string),
+      [PENDING_FLOW_KEY, JSON.stringify(options.savedFlow)],
+    )
+  }
   await page.evaluate(
     ({ appId, modalUrl, config }) => {
       window.latch = window.createLatch({
@@ -238,19 +247,37 @@ declare global {
 }
 
 describe('link', () => {
-  test('behavior: handshake with the exact modal origin, then init with config and OAuth return parameters', async () => {
+  test('behavior: handshake with the exact modal origin, then init with config, OAuth return parameters and the flow this tab saved', async () => {
+    const savedFlow = { state: 's1', provider: 'google', intent: 'login', secret: 'x'.repeat(43) }
     const frame = await start({
       query: '?keep=1&latch_oauth_code=c1&latch_oauth_state=s1&latch_oauth_provider=google',
       config: { appearance: { theme: 'dark' } },
+      savedFlow,
     })
     expect(await calls(frame)).toEqual([
       {
         method: 'init',
-        args: [{ appearance: { theme: 'dark' } }, { code: 'c1', state: 's1', provider: 'google' }],
+        args: [
+          { appearance: { theme: 'dark' } },
+          { code: 'c1', state: 's1', provider: 'google' },
+          savedFlow,
+        ],
       },
     ])
     expect(new URL(page.url()).search).toBe('?keep=1')
     expect(await page.evaluate(() => window.latch?.getAccessToken())).toBe('token-1')
+  })
+
+  test('error: OAuth return parameters this tab saved no flow for are removed, not handed to the modal', async () => {
+    const frame = await start({
+      query: '?keep=1&latch_oauth_code=stolen&latch_oauth_state=theirs&latch_oauth_provider=google',
+      savedFlow: { state: 'mine', provider: 'google', intent: 'login', secret: 'x'.repeat(43) },
+    })
+    const [init] = await calls(frame)
+    expect(init?.method).toBe('init')
+    expect(init?.args[1] ?? null).toBeNull()
+    expect(init?.args).toHaveLength(2)
+    expect(new URL(page.url()).search).toBe('?keep=1')
   })
 
   test('behavior: login opens when the modal asks, focus moves in and back, the result and onSuccess arrive', async () => {

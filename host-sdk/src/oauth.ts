@@ -1,10 +1,31 @@
-import { OAUTH_RETURN_PARAM_NAMES, type OAuthReturnParams } from '@latch/shared'
+import {
+  OAUTH_RETURN_PARAM_NAMES,
+  type OAuthReturnParams,
+  type PendingOAuthFlow,
+} from '@latch/shared'
+
+/** Where this tab keeps the OAuth flow it left for (one at a time: a new one replaces it). */
+export const PENDING_FLOW_KEY = 'latch:oauth-flow'
+
+/** An OAuth return this tab started and the flow it saved on leaving, or nothing: init's arguments. */
+export type OAuthReturn = [params?: OAuthReturnParams, flow?: PendingOAuthFlow]
 
 /**
- * Takes the OAuth return parameters off the host URL: returns them when code, state and provider
- * are all present (the modal validates them), and removes every one of ours from the address bar.
+ * Keeps the flow the modal is leaving for in this tab's sessionStorage, for the return. Throws
+ * where storage is refused: the modal then stays (it shows the failure) rather than leaving
+ * for a return this tab could not accept.
  */
-export function takeOAuthReturnParams(): OAuthReturnParams | null {
+export function savePendingFlow(flow: PendingOAuthFlow): void {
+  sessionStorage.setItem(PENDING_FLOW_KEY, JSON.stringify(flow))
+}
+
+/**
+ * Takes the OAuth return parameters off the host URL, always removing every one of ours from
+ * the address bar. They are handed on only with the flow this tab saved for their state as it
+ * left (each saved flow is read once): parameters anyone could put in a link must not sign
+ * this visitor in or link an account to them. The modal validates both and warns of a refusal.
+ */
+export function takeOAuthReturn(): OAuthReturn {
   const url = new URL(location.href)
   const found: Record<string, string> = {}
   for (const [key, name] of Object.entries(OAUTH_RETURN_PARAM_NAMES)) {
@@ -13,8 +34,13 @@ export function takeOAuthReturnParams(): OAuthReturnParams | null {
     found[key] = value
     url.searchParams.delete(name)
   }
-  if (Object.keys(found).length === 0) return null
+  if (Object.keys(found).length === 0) return []
   history.replaceState(history.state, '', url.href)
-  const { code, state, provider } = found
-  return code && state && provider ? (found as unknown as OAuthReturnParams) : null
+  let flow: PendingOAuthFlow | undefined
+  try {
+    // Read once: each saved flow is tried by one return.
+    flow = JSON.parse(sessionStorage.getItem(PENDING_FLOW_KEY) as string)
+    sessionStorage.removeItem(PENDING_FLOW_KEY)
+  } catch {}
+  return flow?.state === found.state ? [found as unknown as OAuthReturnParams, flow] : []
 }

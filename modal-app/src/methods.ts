@@ -35,7 +35,7 @@ const unavailable = (): Promise<never> => Promise.reject(LatchError.of('method_n
 
 export function createModalMethods(ctx: MethodsContext): ModalMethods {
   return {
-    async init(config, params): Promise<InitResult> {
+    async init(config, params, flow): Promise<InitResult> {
       const { config: host, warnings } = await checkHostConfig(config)
       for (const warning of warnings) callHost('emit', 'warning', warning)
       const server = await ctx.serverConfig()
@@ -50,7 +50,7 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
       if (returnParams) {
         // No click in this page precedes what the return leads to (e.g. the allowlist screen).
         void preloadScreens()
-        resumeOAuth(returnParams)
+        resumeOAuth(returnParams, flow)
       }
       return { app: app.config, warnings, user }
     },

@@ -5,12 +5,20 @@ import {
   OAUTH_PROVIDER_NAMES,
   OAUTH_PROVIDERS,
   type OAuthReturnParams,
+  type PendingOAuthFlow,
   type User,
 } from '@latch/shared'
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
 import { login } from './actions.ts'
-import { linkOAuth, oauthErrorView, redirectTarget, resetOAuth, resumeOAuth } from './oauth.ts'
+import {
+  linkOAuth,
+  oauthErrorView,
+  redirectTarget,
+  resetOAuth,
+  resumeOAuth,
+  UNSTARTED_RETURN_WARNING,
+} from './oauth.ts'
 import { isInAppBrowser, showTwitterButton } from './platform.ts'
 import { runtime } from './runtime.ts'
 import { store } from './store.ts'
@@ -47,6 +55,8 @@ afterEach(() => {
 
 interface TestHost {
   navigated: string[]
+  /** The flow the host page was asked to keep with each navigation. */
+  flows: PendingOAuthFlow[]
   /** Makes the next navigate refuse, as the host SDK does outside a flow. */
   refuseNext(): void
 }
@@ -54,6 +64,7 @@ interface TestHost {
 /** Replaces the recording host with one that reports a page URL and records navigations. */
 function installHost(harness: Harness): TestHost {
   const navigated: string[] = []
+  const flows: PendingOAuthFlow[] = []
   let refuse = false
   const base = runtime().host as HostMethods
   runtime().host = {
@@ -61,16 +72,17 @@ function installHost(harness: Harness): TestHost {
     setOpen: (open) => base.setOpen(open),
     emit: (event, payload) => base.emit(event, payload),
     pageUrl: async () => PAGE,
-    navigate: async (url) => {
+    navigate: async (url, flow) => {
       if (refuse) {
         refuse = false
         throw new Error('navigate: refused')
       }
       navigated.push(url)
+      flows.push(flow)
     },
   }
   void harness
-  return { navigated, refuseNext: () => (refuse = true) }
+  return { navigated, flows, refuseNext: () => (refuse = true) }
 }
 
 function signIn(harness: Harness, who: User = user()): void {
@@ -85,6 +97,47 @@ const returnParams = (patch: Partial<OAuthReturnParams> = {}): OAuthReturnParams
   provider: 'google',
   ...patch,
 })
+
+/** A browser secret as the modal makes them (32 bytes, base64url). */
+const SECRET = 'S'.repeat(43)
+
+/** The flow the host page saved when this return's flow left. */
+const savedFlow = (patch: Partial<PendingOAuthFlow> = {}): PendingOAuthFlow => ({
+  state: 'state-1',
+  provider: 'google',
+  intent: 'login',
+  secret: SECRET,
+  ...patch,
+})
+
+/** A return and the flow saved for it, as the host SDK hands them to init. */
+const back = (
+  patch: Partial<OAuthReturnParams> = {},
+  intent: PendingOAuthFlow['intent'] = 'login',
+): [OAuthReturnParams, PendingOAuthFlow] => {
+  const params = returnParams(patch)
+  return [params, savedFlow({ state: params.state, provider: params.provider, intent })]
+}
+
+/** base64url SHA-256, as the server hashes the browser secret. */
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
+  return btoa(String.fromCharCode(...new Uint8Array(digest)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '')
+}
+
+/** The flow kept with the one navigation, checked against the hash /oauth/init received. */
+async function expectBoundFlow(host: TestHost, expected: Partial<PendingOAuthFlow>) {
+  const [flow] = host.flows
+  expect(flow).toMatchObject({ state: 'state-1', ...expected })
+  expect(flow?.secret).toMatch(/^[\w-]{43}$/)
+  const [init] = api.calls('POST /oauth/init')
+  expect((init?.body as { browser_hash?: string } | undefined)?.browser_hash).toBe(
+    await sha256(flow?.secret ?? ''),
+  )
+}
 
 const authAnswer = (who: User, isNew: boolean) => ({
   body: {
@@ -160,9 +213,13 @@ describe('leaving for the provider', () => {
     fireEvent.click(screen.getByTestId('social-discord'))
     await waitFor(() => expect(host.navigated).toEqual([AUTHORIZE]))
     const [init] = api.calls('POST /oauth/init')
-    expect(init?.body).toEqual({ provider: 'discord', redirect_to: CLEAN_PAGE })
+    expect(init?.body).toEqual({
+      provider: 'discord',
+      redirect_to: CLEAN_PAGE,
+      browser_hash: expect.stringMatching(/^[\w-]{43}$/),
+    })
     expect(init?.headers.authorization).toBeUndefined()
-    expect(sessionStorage.getItem('latch:oauth:state-1')).toBe('login')
+    await expectBoundFlow(host, { provider: 'discord', intent: 'login' })
     // The buttons stay disabled while the page leaves.
     expect((screen.getByTestId('social-google') as HTMLButtonElement).disabled).toBe(true)
   })
@@ -181,10 +238,13 @@ describe('leaving for the provider', () => {
     api.on('POST /oauth/init', { body: { url: AUTHORIZE } })
     fireEvent.click(screen.getByTestId('oauth-retry'))
     await waitFor(() => expect(host.navigated).toEqual([AUTHORIZE]))
-    expect(api.calls('POST /oauth/init').map((c) => c.body)).toEqual([
+    const inits = api.calls('POST /oauth/init').map((c) => c.body as Record<string, string>)
+    expect(inits.map(({ browser_hash, ...rest }) => rest)).toEqual([
       { provider: 'apple', redirect_to: CLEAN_PAGE },
       { provider: 'apple', redirect_to: CLEAN_PAGE },
     ])
+    // A fresh secret per flow.
+    expect(inits[0]?.browser_hash).not.toBe(inits[1]?.browser_hash)
   })
 
   test('error: a navigation the host refuses shows the failure', async () => {
@@ -212,7 +272,7 @@ describe('leaving for the provider', () => {
     expect(title()).toBe('Verifying connection to GitHub')
     await waitFor(() => expect(host.navigated).toEqual([AUTHORIZE]))
     expect(api.calls('POST /oauth/init')[0]?.headers.authorization).toMatch(/^Bearer /)
-    expect(sessionStorage.getItem('latch:oauth:state-1')).toBe('link')
+    await expectBoundFlow(host, { provider: 'github', intent: 'link' })
   })
 
   test('error: link(provider) of a provider the app does not offer, or signed out', async () => {
@@ -242,8 +302,7 @@ describe('the return', () => {
     )
     const harness = renderModal(api, { walletAuth: false, ...ALL_SOCIAL })
     installHost(harness)
-    sessionStorage.setItem('latch:oauth:state-1', 'login')
-    act(() => resumeOAuth(returnParams({ provider: 'github' })))
+    act(() => resumeOAuth(...back({ provider: 'github' })))
     expect(store.getState()).toMatchObject({ open: true, screen: 'AWAITING_OAUTH_SCREEN' })
     expect(title()).toBe('Verifying connection to GitHub')
     expect(description()).toBe('Just a few moments more')
@@ -256,8 +315,8 @@ describe('the return', () => {
     expect(api.calls('POST /oauth/authenticate')[0]?.body).toEqual({
       authorization_code: 'code-1',
       state_code: 'state-1',
+      browser_secret: SECRET,
     })
-    expect(sessionStorage.getItem('latch:oauth:state-1')).toBeNull()
     vi.useFakeTimers({ shouldAdvanceTime: true })
     answer()
     await waitFor(() => expect(title()).toBe('Successfully connected with GitHub'))
@@ -287,7 +346,7 @@ describe('the return', () => {
     )
     installHost(harness)
     vi.useFakeTimers({ shouldAdvanceTime: true })
-    act(() => resumeOAuth(returnParams()))
+    act(() => resumeOAuth(...back()))
     await waitFor(() => expect(store.getState().oauth?.status).toBe('success'))
     act(() => {
       vi.advanceTimersByTime(0)
@@ -319,7 +378,7 @@ describe('the return', () => {
       api.on('POST /oauth/authenticate', answer)
       const harness = renderModal(api, { walletAuth: false, ...ALL_SOCIAL })
       installHost(harness)
-      act(() => resumeOAuth(returnParams({ state: `table-${i}` })))
+      act(() => resumeOAuth(...back({ state: `table-${i}` })))
       await screen.findByText('Authentication failed.')
       expect([message, description()]).toEqual([message, message])
       expect([message, screen.queryByTestId('oauth-retry') !== null]).toEqual([message, retry])
@@ -340,14 +399,14 @@ describe('the return', () => {
     api.on('POST /oauth/init', { body: { url: AUTHORIZE } })
     const harness = renderModal(api, { walletAuth: false, ...ALL_SOCIAL })
     const host = installHost(harness)
-    act(() => resumeOAuth(returnParams({ provider: 'twitter' })))
+    act(() => resumeOAuth(...back({ provider: 'twitter', state: 'failed-state' })))
     fireEvent.click(await screen.findByTestId('oauth-retry'))
     await waitFor(() => expect(host.navigated).toEqual([AUTHORIZE]))
-    expect(api.calls('POST /oauth/init')[0]?.body).toEqual({
+    expect(api.calls('POST /oauth/init')[0]?.body).toMatchObject({
       provider: 'twitter',
       redirect_to: CLEAN_PAGE,
     })
-    expect(sessionStorage.getItem('latch:oauth:state-1')).toBe('login')
+    await expectBoundFlow(host, { provider: 'twitter', intent: 'login' })
   })
 
   test('behavior: a link return calls /oauth/link with the token; link() during it resolves with the user', async () => {
@@ -369,9 +428,8 @@ describe('the return', () => {
     const harness = renderModal(api, { walletAuth: false, ...ALL_SOCIAL })
     installHost(harness)
     signIn(harness, before)
-    sessionStorage.setItem('latch:oauth:state-1', 'link')
     vi.useFakeTimers({ shouldAdvanceTime: true })
-    act(() => resumeOAuth(returnParams()))
+    act(() => resumeOAuth(...back({}, 'link')))
     let linked!: Promise<User>
     act(() => {
       linked = linkOAuth('google')
@@ -379,6 +437,7 @@ describe('the return', () => {
     await waitFor(() => expect(title()).toBe('Successfully connected with Google'))
     const [call] = api.calls('POST /oauth/link')
     expect(call?.headers.authorization).toMatch(/^Bearer /)
+    expect(call?.body).toMatchObject({ state_code: 'state-1', browser_secret: SECRET })
     expect(api.calls('POST /oauth/init')).toHaveLength(0)
     act(() => {
       vi.advanceTimersByTime(1400)
@@ -388,12 +447,34 @@ describe('the return', () => {
     expect(harness.emitted('login')).toEqual([])
   })
 
-  test('behavior: without a saved intent, a signed-out visitor signs in', async () => {
+  test('error: a return without its saved flow is refused with a warning, never guessed', async () => {
     api.on('POST /oauth/authenticate', authAnswer(user(), true))
+    api.on('POST /oauth/link', { body: user() })
     const harness = renderModal(api, { walletAuth: false, ...ALL_SOCIAL })
     installHost(harness)
-    act(() => resumeOAuth(returnParams()))
-    await waitFor(() => expect(api.calls('POST /oauth/authenticate')).toHaveLength(1))
+    const refused: [OAuthReturnParams, PendingOAuthFlow | null][] = [
+      [returnParams({ state: 'none-saved' }), null],
+      [returnParams({ state: 'theirs' }), savedFlow({ state: 'mine' })],
+      [
+        returnParams({ state: 'other-provider' }),
+        savedFlow({ state: 'other-provider', provider: 'github' }),
+      ],
+      [returnParams({ state: 'no-secret' }), { ...savedFlow({ state: 'no-secret' }), secret: '' }],
+    ]
+    // Signed out (the login-CSRF case), then signed in (the account-takeover case).
+    for (const signedIn of [false, true]) {
+      if (signedIn) signIn(harness)
+      for (const [params, flow] of refused) act(() => resumeOAuth(params, flow))
+    }
+    expect(harness.emitted('warning')).toEqual(
+      new Array(refused.length * 2).fill(UNSTARTED_RETURN_WARNING),
+    )
+    expect(UNSTARTED_RETURN_WARNING).toBe(
+      'Ignored an OAuth return this browser did not start (Must initialize OAuth flow before calling loginWithOAuth)',
+    )
+    await new Promise((r) => setTimeout(r, 50))
+    expect(store.getState().open).toBe(false)
+    expect(api.calls('POST /oauth/authenticate')).toHaveLength(0)
     expect(api.calls('POST /oauth/link')).toHaveLength(0)
   })
 
@@ -406,8 +487,8 @@ describe('the return', () => {
     )
     expect(store.getState().open).toBe(false)
     expect(harness.emitted('warning')).toHaveLength(1)
-    act(() => resumeOAuth(returnParams()))
-    act(() => resumeOAuth(returnParams()))
+    act(() => resumeOAuth(...back()))
+    act(() => resumeOAuth(...back()))
     await waitFor(() => expect(api.calls('POST /oauth/authenticate')).toHaveLength(1))
   })
 
@@ -423,7 +504,7 @@ describe('the return', () => {
     )
     const harness = renderModal(api, { walletAuth: false, ...ALL_SOCIAL })
     installHost(harness)
-    act(() => resumeOAuth(returnParams()))
+    act(() => resumeOAuth(...back()))
     let joined!: Promise<LoginResult>
     act(() => {
       joined = login()
@@ -466,7 +547,7 @@ describe('the return', () => {
     api.on('POST /oauth/authenticate', apiError(403, 'allowlist_rejected', 'Not allowed'))
     const harness = renderModal(api, { walletAuth: false, ...ALL_SOCIAL })
     installHost(harness)
-    act(() => resumeOAuth(returnParams()))
+    act(() => resumeOAuth(...back()))
     await waitFor(() => expect(store.getState().screen).toBe('ALLOWLIST_REJECTION_SCREEN'))
   })
 

@@ -5,12 +5,17 @@
  * (`POST /oauth/init`, `redirect_to` = the host page's URL without latch_ parameters; with the
  * access token for a link) and the host SDK navigates the top page there.
  *
+ * Each flow is bound to this browser: the modal makes a random secret per flow, sends only its
+ * SHA-256 to `/oauth/init`, and has the host SDK keep the secret, the state and the intent in
+ * the host page's sessionStorage as it navigates (this cross-site frame's own storage is
+ * partitioned or refused, and would not be there on the return).
+ *
  * Back: the API's callback sends the visitor to the host page with latch_oauth_code, _state and
- * _provider; the host SDK takes them off the address bar and hands them to `init`, and the modal
- * opens on AWAITING_OAUTH_SCREEN and completes with `/oauth/authenticate` or `/oauth/link`.
- * Which of the two: the intent saved under the state in the modal origin's sessionStorage when
- * the flow left (it survives the navigation: same tab, same top-level site); if it is missing
- * (storage blocked or cleared), a signed-in visitor links and anyone else signs in.
+ * _provider; the host SDK takes them off the address bar and hands them to `init` together with
+ * the flow it saved for that state, and the modal opens on AWAITING_OAUTH_SCREEN and completes
+ * with `/oauth/authenticate` or `/oauth/link` (the saved intent) presenting the secret. A return
+ * without a saved flow of its state and provider (a link someone sent, cleared storage) is
+ * refused with a warning, never guessed: the server would refuse it too.
  *
  * The host's login() or link() promise cannot survive the page navigation. After the return the
  * modal holds the flow as pending: a login() (or the same link()) the host calls while it is in
@@ -30,6 +35,8 @@ import {
   type OAuthProvider,
   type OAuthReturnParams,
   oauthReturnParamsSchema,
+  type PendingOAuthFlow,
+  pendingOAuthFlowSchema,
   SUCCESS_CLOSE_DELAY_MS,
   type User,
 } from '@latch/shared'
@@ -46,36 +53,17 @@ import { type Flow, type OAuthState, store } from './store.ts'
 
 type Intent = 'login' | 'link'
 
-const INTENT_KEY = 'latch:oauth:'
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '')
 
-/** The sessionStorage of the modal origin, or null where it is blocked. */
-function storage(): Storage | null {
-  try {
-    return typeof sessionStorage === 'undefined' ? null : sessionStorage
-  } catch {
-    return null
-  }
-}
-
-function saveIntent(authorizationUrl: string, intent: Intent): void {
-  try {
-    const state = new URL(authorizationUrl).searchParams.get('state')
-    if (state) storage()?.setItem(INTENT_KEY + state, intent)
-  } catch {
-    // Without storage the return decides by the session (see above).
-  }
-}
-
-/** The intent saved for this state, removed as it is read. */
-function takeIntent(state: string): Intent | null {
-  try {
-    const store = storage()
-    const value = store?.getItem(INTENT_KEY + state) ?? null
-    store?.removeItem(INTENT_KEY + state)
-    return value === 'login' || value === 'link' ? value : null
-  } catch {
-    return null
-  }
+/** A fresh per-flow browser secret (32 random bytes) and its SHA-256, both base64url. */
+export async function browserSecret(): Promise<{ secret: string; hash: string }> {
+  const secret = base64url(crypto.getRandomValues(new Uint8Array(32)))
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(secret))
+  return { secret, hash: base64url(new Uint8Array(digest)) }
 }
 
 /** The host page URL as `redirect_to`: any latch_ return parameter removed. */
@@ -130,16 +118,19 @@ export async function startOAuth(provider: OAuthProvider): Promise<void> {
     const { api, host } = runtime()
     if (!host) throw LatchError.of('modal_unreachable')
     const redirectTo = redirectTarget(await host.pageUrl())
+    const { secret, hash } = await browserSecret()
     const { url } = await api.request<OAuthInitResponse>(
       '/oauth/init',
-      { provider, redirect_to: redirectTo },
+      { provider, redirect_to: redirectTo, browser_hash: hash },
       // A sign-in goes without the token: with one, the server would bind the flow to a user.
       { auth: intent === 'link' },
     )
     if (started !== flowGeneration()) return
-    saveIntent(url, intent)
-    // The host navigates only to http(s) and only while a flow is pending or the modal is open.
-    await host.navigate(url)
+    const state = new URL(url).searchParams.get('state')
+    if (!state) throw LatchError.of('oauth_invalid_code')
+    // The host keeps the flow for the return and navigates only to http(s), only while a flow
+    // is pending or the modal is open.
+    await host.navigate(url, { state, provider, intent, secret })
   } catch (e) {
     if (started !== flowGeneration()) return
     showError(provider, e)
@@ -179,34 +170,55 @@ export function setWalletCreationStep(step: ((result: LoginResult) => boolean) |
 
 const resumed = new Set<string>()
 
+/** Why a return with no saved flow of its own is refused (SPEC section 8's flow error). */
+export const UNSTARTED_RETURN_WARNING = `Ignored an OAuth return this browser did not start (${
+  LatchError.of('oauth_not_initialized').message
+})`
+
 /**
- * The visitor is back from the provider (init's return parameters): opens on
- * AWAITING_OAUTH_SCREEN and completes the sign-in or link. Parameters that do not parse are
- * ignored; each state is completed once per page.
+ * The visitor is back from the provider (init's return parameters and the flow the host page
+ * saved for them): opens on AWAITING_OAUTH_SCREEN and completes the sign-in or link.
+ * Parameters that do not parse are ignored; a return without its saved flow is refused; each
+ * state is completed once per page.
  */
-export function resumeOAuth(raw: OAuthReturnParams | null): void {
+export function resumeOAuth(
+  raw: OAuthReturnParams | null | undefined,
+  saved?: PendingOAuthFlow | null,
+): void {
   const parsed = oauthReturnParamsSchema.safeParse(raw)
   if (!parsed.success) {
     if (raw) callHost('emit', 'warning', 'Ignored malformed OAuth return parameters')
     return
   }
   const params = parsed.data
+  const pending = pendingOAuthFlowSchema.safeParse(saved)
+  if (
+    !pending.success ||
+    pending.data.state !== params.state ||
+    pending.data.provider !== params.provider
+  ) {
+    callHost('emit', 'warning', UNSTARTED_RETURN_WARNING)
+    return
+  }
   if (resumed.has(params.state)) return
   resumed.add(params.state)
-  const intent: Intent =
-    takeIntent(params.state) ?? (runtime().session.isAuthenticated() ? 'link' : 'login')
+  const { intent, secret } = pending.data
   const flow: Flow =
     intent === 'link' ? { kind: 'link', account: params.provider } : { kind: 'login' }
   // Nobody may be waiting on this flow yet: a host call joins it (startFlow).
   startFlow(flow, 'AWAITING_OAUTH_SCREEN').catch(() => {})
   setOAuth({ provider: params.provider, status: 'verifying', error: null, retryable: false })
-  void complete(params, intent)
+  void complete(params, intent, secret)
 }
 
-async function complete(params: OAuthReturnParams, intent: Intent): Promise<void> {
+async function complete(params: OAuthReturnParams, intent: Intent, secret: string): Promise<void> {
   const started = flowGeneration()
   const { api, session } = runtime()
-  const body = { authorization_code: params.code, state_code: params.state }
+  const body = {
+    authorization_code: params.code,
+    state_code: params.state,
+    browser_secret: secret,
+  }
   try {
     let result: LoginResult
     if (intent === 'link') {

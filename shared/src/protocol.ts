@@ -21,6 +21,7 @@ import type {
   LinkKind,
   LoginResult,
   OAuthReturnParams,
+  PendingOAuthFlow,
   ServerAppConfig,
   SignMessageUIOptions,
   TransactionReceipt,
@@ -54,7 +55,15 @@ export interface InitResult {
 
 /** Methods the modal exposes to the host SDK. */
 export interface ModalMethods {
-  init(config: HostAppConfig, returnParams: OAuthReturnParams | null): Promise<InitResult>
+  /**
+   * `flow` is the pending flow the host page saved when it left for the provider, given only
+   * with return parameters of the same state.
+   */
+  init(
+    config: HostAppConfig,
+    returnParams?: OAuthReturnParams | null,
+    flow?: PendingOAuthFlow | null,
+  ): Promise<InitResult>
   login(): Promise<LoginResult>
   link(kind: LinkKind): Promise<User>
   unlink(account: UnlinkTarget): Promise<User>
@@ -88,8 +97,11 @@ export interface HostMethods {
   setOpen(open: boolean): Promise<void>
   resize(height: number): Promise<void>
   emit(event: HostEventName, payload: unknown): Promise<void>
-  /** Top-level navigation, only ever to an authorization URL the API returned. */
-  navigate(url: string): Promise<void>
+  /**
+   * Top-level navigation, only ever to an authorization URL the API returned; the host page
+   * keeps `flow` in its sessionStorage for the return.
+   */
+  navigate(url: string, flow: PendingOAuthFlow): Promise<void>
   /**
    * The host page's current URL (`location.href`): where an OAuth provider sends the visitor
    * back (`redirect_to`). The modal strips any latch_ return parameters from it.
@@ -207,6 +219,13 @@ export const oauthReturnParamsSchema: z.ZodMiniType<OAuthReturnParams> = z.objec
   token: z.optional(short(4096)),
   connector: z.optional(short(128)),
   walletClient: z.optional(short(128)),
+})
+
+export const pendingOAuthFlowSchema: z.ZodMiniType<PendingOAuthFlow> = z.object({
+  state: nonEmpty(512),
+  provider: oauthProviderSchema,
+  intent: z.enum(['login', 'link']),
+  secret: z.string().check(z.regex(/^[A-Za-z0-9_-]{43}$/)),
 })
 
 export const linkKindSchema: z.ZodMiniType<LinkKind> = z.union([

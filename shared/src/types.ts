@@ -290,6 +290,21 @@ export const OAUTH_RETURN_PARAM_NAMES = {
   walletClient: 'latch_wallet_client',
 } as const satisfies Record<keyof OAuthReturnParams, string>
 
+/**
+ * An OAuth flow as it leaves for the provider, kept in the host page's sessionStorage by the
+ * host SDK (the cross-site modal frame's own storage does not survive there): only a return
+ * whose state matches it is handed to the modal, which finishes the flow with its intent and
+ * proves with the secret that this browser started it.
+ */
+export interface PendingOAuthFlow {
+  state: string
+  provider: OAuthProvider
+  /** A sign-in finishes with /oauth/authenticate, a link with /oauth/link. */
+  intent: 'login' | 'link'
+  /** 32 random bytes (base64url) whose SHA-256 went to /oauth/init. */
+  secret: string
+}
+
 export interface LoginResult {
   user: User
   isNewUser: boolean
