@@ -280,6 +280,12 @@ test('behavior: --sms-countries sets the countries SMS codes go to; an unknown c
   const updated = await cli('apps', 'update', id, '--sms-countries', 'us, CA')
   expect(updated.code).toBe(0)
   expect(await countriesOf(id)).toEqual(['US', 'CA'])
+  expect(updated.out).toMatch(/sms countries +US, CA/)
+  expect((await cli('apps', 'show', id)).out).toMatch(/sms countries +US, CA/)
+  const shown = JSON.parse((await cli('apps', 'show', id, '--json')).out) as {
+    smsCountries: string[]
+  }
+  expect(shown.smsCountries).toEqual(['US', 'CA'])
   const bad = await cli('apps', 'update', id, '--sms-countries', 'US,ZZ')
   expect(bad.code).toBe(1)
   expect(bad.err).toContain(

@@ -184,8 +184,11 @@ function safeOrigin(value: string): string {
   return URL.canParse(value) ? new URL(value).origin : value
 }
 
+/** What the CLI prints: the app's configuration, with the server-only settings it knows. */
+export type AppView = ServerAppConfig & { smsCountries?: readonly string[] }
+
 /** A person-readable view of an app. */
-export function describeApp(app: ServerAppConfig): string {
+export function describeApp(app: AppView): string {
   const methods = (
     [
       ['email', app.emailAuth],
@@ -214,6 +217,9 @@ export function describeApp(app: ServerAppConfig): string {
     ['privacy policy', app.privacyPolicyUrl ?? '-'],
     ['create wallet on login', app.embeddedWalletConfig.createOnLogin],
     ['require passcode', app.embeddedWalletConfig.requireUserPasswordOnCreate ? 'yes' : 'no'],
+    ...(app.smsCountries
+      ? [['sms countries', app.smsCountries.join(', ')] as [string, string]]
+      : []),
     ['created', app.createdAt],
     ['updated', app.updatedAt],
   ]
@@ -283,7 +289,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   const services = await openServices({ env: io.env, log: io.err })
   try {
-    const print = (app: ServerAppConfig, note: string) =>
+    // The public configuration leaves out server-only settings; the stored app has them.
+    const withServerSettings = async (app: ServerAppConfig): Promise<AppView> => ({
+      ...app,
+      smsCountries: (await findApp(services.deps, app.id))?.smsCountries,
+    })
+    const print = (app: AppView, note: string) =>
       io.out(v.json ? JSON.stringify(app, null, 2) : `${note}\n${describeApp(app)}`)
     switch (sub) {
       case 'create': {
@@ -292,7 +303,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         const input = settingsFromOptions(v) as AppInput
         if (oauthFlags) input.oauth = { ...input.oauth, ...applyOAuthFlags({}, argv).oauth }
         const app = await services.admin.createApp(input)
-        print(app, `Created app ${app.id}`)
+        print(await withServerSettings(app), `Created app ${app.id}`)
         return 0
       }
       case 'list': {
@@ -323,7 +334,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           return 1
         }
         if (sub === 'show') {
-          print(await toServerAppConfig(services.deps, current), '')
+          print(
+            {
+              ...(await toServerAppConfig(services.deps, current)),
+              smsCountries: current.smsCountries,
+            },
+            '',
+          )
           return 0
         }
         if (sub === 'rotate-keys') {
@@ -348,7 +365,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         }
         if (Object.keys(patch).length === 0)
           throw new UsageError('apps update needs at least one setting')
-        print(await services.admin.updateApp(id, patch), `Updated app ${id}`)
+        print(
+          await withServerSettings(await services.admin.updateApp(id, patch)),
+          `Updated app ${id}`,
+        )
         return 0
       }
     }
