@@ -96,32 +96,6 @@ export const ERRORS = {
     message: 'Too many requests, please try again later',
     retryable: true,
   },
-  // Toll-fraud and guessing guards (issue 8): clear answers for what a plain 429 or 400 hid.
-  // 422 on SMS submit shows the server's message in the modal (SPEC section 8).
-  sms_country_not_allowed: {
-    type: 'api_error',
-    status: 422,
-    message: 'This app does not send SMS codes to that country',
-    retryable: false,
-  },
-  sms_number_not_mobile: {
-    type: 'api_error',
-    status: 422,
-    message: 'SMS codes can only be sent to mobile numbers',
-    retryable: false,
-  },
-  sms_budget_exhausted: {
-    type: 'api_error',
-    status: 429,
-    message: 'Too many SMS codes have been sent, please try again later',
-    retryable: true,
-  },
-  too_many_failed_attempts: {
-    type: 'api_error',
-    status: 429,
-    message: 'Too many incorrect codes for this account today, please try again later',
-    retryable: true,
-  },
   not_found: { type: 'api_error', status: 404, message: 'Not found', retryable: false },
   payload_too_large: {
     type: 'api_error',

@@ -3,13 +3,13 @@
  * countries, and within the per-app and global hourly and daily budgets. Someone with many
  * numbers and addresses passes every per-number and per-IP limit; these bound what they cost.
  */
-import { LatchError } from '@latch/shared'
 import type { NumberType } from 'libphonenumber-js'
 import type { AppRecord } from '../apps/service.ts'
 import type { SmsBudget } from '../config.ts'
 import type { Clock } from '../context.ts'
 import type { Db } from '../db/index.ts'
 import { hit, type Limit } from '../ratelimit.ts'
+import { refusal } from '../refusals.ts'
 
 type FullMetadata = typeof import('libphonenumber-js/max')
 let full: Promise<FullMetadata> | undefined
@@ -38,10 +38,10 @@ export async function admitNumber(app: AppRecord, e164: string): Promise<void> {
   // Non-geographic numbers (+800, +882, ...) have no country and so are never in the list.
   const country = parsed?.country
   if (!parsed || !country || !app.smsCountries.includes(country)) {
-    throw LatchError.of('sms_country_not_allowed')
+    throw refusal('sms_country_not_allowed')
   }
   const type = parsed.getType()
-  if (!type || !SENDABLE.has(type)) throw LatchError.of('sms_number_not_mobile')
+  if (!type || !SENDABLE.has(type)) throw refusal('sms_number_not_mobile')
 }
 
 const HOUR = 60 * 60_000
@@ -58,7 +58,7 @@ export async function chargeSms(
   budget: SmsBudget,
   appId: string,
 ): Promise<void> {
-  const spent = () => LatchError.of('sms_budget_exhausted')
+  const spent = () => refusal('sms_budget_exhausted')
   const windows: [string, Limit][] = [
     [`sms:app:${appId}:hour`, { max: budget.appHourly, windowMs: HOUR }],
     [`sms:app:${appId}:day`, { max: budget.appDaily, windowMs: DAY }],
