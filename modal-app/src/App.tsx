@@ -20,13 +20,26 @@ import { themeTokens } from './theme.ts'
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])'
 
-/** Focuses the first field of the screen, else its first control. */
+/**
+ * Focuses the first field of the screen, else its first control; never while the modal is
+ * closed: the preloaded, invisible frame would take the host page's focus (and its Tab).
+ */
 export function focusFirst(root: HTMLElement | null): void {
-  if (!root) return
+  if (!root || !store.getState().open) return
   const target =
     root.querySelector<HTMLElement>('[data-autofocus]') ??
     root.querySelector<HTMLElement>('.latch-body input, .latch-body button, .latch-body a[href]')
   target?.focus()
+}
+
+/**
+ * Puts the screen's title into the dialog's live region, so a screen reader hears where the
+ * visitor is when the screen changes (focus goes to the first field, not the heading).
+ */
+export function announceTitle(root: HTMLElement | null): void {
+  const region = root?.querySelector<HTMLElement>('[data-latch-announcer]')
+  const title = root?.querySelector('.latch-body h1')?.textContent?.trim()
+  if (region && title && region.textContent !== title) region.textContent = title
 }
 
 /** The visitor's first touch of the open modal: time to fetch the screens loaded apart. */
@@ -37,7 +50,10 @@ const INTERACTIONS = ['pointerdown', 'keydown', 'input'] as const
  * loaded (layout effects run again on reveal; the screen-change effect ran on the fallback).
  */
 function FocusOnReveal({ root }: { root: RefObject<HTMLDivElement | null> }) {
-  useLayoutEffect(() => focusFirst(root.current), [root])
+  useLayoutEffect(() => {
+    focusFirst(root.current)
+    announceTitle(root.current)
+  }, [root])
   return null
 }
 
@@ -78,6 +94,10 @@ export function App() {
   // biome-ignore lint/correctness/useExhaustiveDependencies: refocus when the screen changes
   useEffect(() => {
     focusFirst(rootRef.current)
+    const region = rootRef.current?.querySelector('[data-latch-announcer]')
+    // Emptied while closed, so the first screen is announced again on the next open.
+    if (!open && region) region.textContent = ''
+    else announceTitle(rootRef.current)
   }, [screen, open, status])
   useEffect(() => {
     const onFocus = () => {
@@ -115,8 +135,10 @@ export function App() {
     return () => document.removeEventListener('keydown', onKey)
   }, [])
 
+  // Tab cycles inside the dialog only; rendered inline, the modal is part of the host page and
+  // Tab must be able to leave it.
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
-    if (e.key !== 'Tab' || !rootRef.current) return
+    if (e.key !== 'Tab' || !rootRef.current || store.getState().app?.inDialog === false) return
     const items = [...rootRef.current.querySelectorAll<HTMLElement>(FOCUSABLE)]
     const first = items[0]
     const last = items[items.length - 1]
@@ -172,6 +194,7 @@ export function App() {
           </svg>
         </button>
       </header>
+      <p className="latch-visually-hidden" aria-live="polite" data-latch-announcer />
       <div className="latch-body">
         {status === 'loading' ? (
           <LoadingView />

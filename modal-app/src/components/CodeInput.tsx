@@ -57,8 +57,9 @@ export function CodeInput() {
   }
 
   return (
+    // One field to a screen reader: the group's name, then "Digit n of 6" per box.
     <fieldset className="latch-code" data-status={status} aria-busy={status === 'submitting'}>
-      <legend className="latch-visually-hidden">Verification code</legend>
+      <legend className="latch-visually-hidden">Confirmation code</legend>
       <div className="latch-code-boxes">
         {digits.map((digit, i) => (
           <input

@@ -21,11 +21,16 @@ export function AwaitingOAuth() {
       {oauth.status === 'redirecting' || oauth.status === 'verifying' ? (
         <div className="latch-spinner" role="progressbar" aria-label={title} />
       ) : null}
-      <h1 className="latch-title" data-testid="oauth-title">
+      {/* The title changes in place (verifying, then success or failure): a live region. */}
+      <h1 className="latch-title" data-testid="oauth-title" aria-live="polite">
         {title}
       </h1>
       {description ? (
-        <p className="latch-description" data-testid="oauth-description">
+        <p
+          className="latch-description"
+          data-testid="oauth-description"
+          role={oauth.status === 'error' ? 'alert' : undefined}
+        >
           {description}
         </p>
       ) : null}

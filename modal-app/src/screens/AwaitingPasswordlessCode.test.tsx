@@ -42,6 +42,15 @@ async function toCodeScreen(): Promise<{ harness: Harness; result: Promise<Login
 }
 
 describe('typing', () => {
+  test('behavior: the six boxes are one group named Confirmation code, each box Digit n of 6', async () => {
+    await toCodeScreen()
+    const group = screen.getByRole('group', { name: 'Confirmation code' })
+    const names = [...group.querySelectorAll('input')].map((b) => b.getAttribute('aria-label'))
+    expect(names).toEqual([1, 2, 3, 4, 5, 6].map((n) => `Digit ${n} of 6`))
+    // Errors and Success! are spoken from a live region that is there before they appear.
+    expect(screen.getByTestId('code-status').getAttribute('aria-live')).toBe('polite')
+  })
+
   test('behavior: each digit moves focus on; six digits submit, then Success! and close after 1400 ms', async () => {
     const signedIn = user()
     api.on('POST /passwordless/authenticate', {
@@ -222,7 +231,7 @@ describe('link', () => {
       linked = link('phone')
     })
     expect(screen.getByTestId('screen-LINK_PHONE_SCREEN')).toBeTruthy()
-    expect(screen.getByText('Connect your phone')).toBeTruthy()
+    expect(screen.getByRole('heading', { name: 'Connect your phone' })).toBeTruthy()
     expect(screen.getByTestId('link-description').textContent).toBe(
       'Add your number to your Acme account',
     )
@@ -255,7 +264,7 @@ describe('link', () => {
     act(() => {
       link('email').catch(() => {})
     })
-    expect(screen.getByText('Connect your email')).toBeTruthy()
+    expect(screen.getByRole('heading', { name: 'Connect your email' })).toBeTruthy()
     expect(screen.getByTestId('link-description').textContent).toBe(
       'Add your email to your Acme account',
     )
