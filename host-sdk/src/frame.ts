@@ -89,6 +89,9 @@ export function mountFrame(
   const hide = (hidden: boolean) => {
     iframe.setAttribute('aria-hidden', String(hidden))
     iframe.tabIndex = hidden ? -1 : 0
+    // tabindex=-1 keeps Tab off the frame but not off the fields inside it; inert takes the
+    // closed (invisible, preloaded) modal's content out of the host page's Tab order too.
+    iframe.toggleAttribute('inert', hidden)
     if (!dialog) iframe.style.display = hidden ? 'none' : 'block'
   }
   hide(true)
