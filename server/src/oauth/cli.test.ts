@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
-import { applyOAuthFlags } from './cli.ts'
+import { applyOAuthFlags, type SecretSources } from './cli.ts'
 
 describe('applyOAuthFlags', () => {
   test('behavior: takes the OAuth flags out and leaves the rest in order', () => {
@@ -80,5 +82,102 @@ describe('applyOAuthFlags', () => {
       'red',
       '--twitter-team-id=x',
     ])
+  })
+})
+
+describe('client secrets kept out of the arguments (issue 8 part 5)', () => {
+  const sources = (stdin: string, env: Record<string, string> = {}): SecretSources => ({
+    stdin: () => stdin,
+    env,
+  })
+
+  test('behavior: from a file, without its final newline', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'latch-secret-'))
+    const file = join(dir, 'google-secret')
+    writeFileSync(file, 'from-the-file\n')
+    const { oauth } = applyOAuthFlags({}, [
+      '--google-client-id=gid',
+      '--google-client-secret-file',
+      file,
+    ])
+    expect(oauth.google).toEqual({ clientId: 'gid', clientSecret: 'from-the-file' })
+  })
+
+  test('behavior: from an environment variable', () => {
+    const { oauth } = applyOAuthFlags(
+      {},
+      ['--github-client-id=ghid', '--github-client-secret-env', 'GH_SECRET'],
+      sources('', { GH_SECRET: 'from-the-env' }),
+    )
+    expect(oauth.github).toEqual({ clientId: 'ghid', clientSecret: 'from-the-env' })
+  })
+
+  test("behavior: '-' reads standard input; the argument form still works", () => {
+    const { oauth } = applyOAuthFlags(
+      {},
+      [
+        '--discord-client-id=did',
+        '--discord-client-secret',
+        '-',
+        '--twitter-client-id=tid',
+        '--twitter-client-secret=on-the-command-line',
+      ],
+      sources('from-stdin\n'),
+    )
+    expect(oauth.discord).toEqual({ clientId: 'did', clientSecret: 'from-stdin' })
+    expect(oauth.twitter).toEqual({ clientId: 'tid', clientSecret: 'on-the-command-line' })
+  })
+
+  test("behavior: a real process's standard input", () => {
+    const cli = fileURLToPath(new URL('./cli.ts', import.meta.url))
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { applyOAuthFlags } from ${JSON.stringify(cli)}
+process.stdout.write(JSON.stringify(applyOAuthFlags({}, ['--google-client-id=g', '--google-client-secret', '-']).oauth))`,
+      ],
+      { input: 'piped-secret\n', encoding: 'utf8', timeout: 30_000 },
+    )
+    expect(run.stderr).toBe('')
+    expect(JSON.parse(run.stdout)).toEqual({
+      google: { clientId: 'g', clientSecret: 'piped-secret' },
+    })
+  })
+
+  test('error: clear messages for a missing file, an unset or empty variable, empty input, two readers of standard input', () => {
+    const base = ['--google-client-id=g']
+    expect(() =>
+      applyOAuthFlags({}, [...base, '--google-client-secret-file', '/no/such/secret']),
+    ).toThrow("Cannot read the client secret file '/no/such/secret'")
+    expect(() =>
+      applyOAuthFlags({}, [...base, '--google-client-secret-env=NOPE'], sources('')),
+    ).toThrow('The environment variable NOPE is not set')
+    expect(() =>
+      applyOAuthFlags(
+        {},
+        [...base, '--google-client-secret-env=BLANK'],
+        sources('', { BLANK: ' ' }),
+      ),
+    ).toThrow('The environment variable BLANK is empty')
+    expect(() =>
+      applyOAuthFlags({}, [...base, '--google-client-secret', '-'], sources('\n')),
+    ).toThrow('The client secret on standard input is empty')
+    expect(() =>
+      applyOAuthFlags(
+        {},
+        [
+          ...base,
+          '--google-client-secret=-',
+          '--github-client-id=h',
+          '--github-client-secret',
+          '-',
+        ],
+        sources('one'),
+      ),
+    ).toThrow('--google-client-secret already reads standard input')
   })
 })

@@ -3,12 +3,16 @@
  * its arguments here first and parses what is left.
  *
  *   --<provider>-client-id ID          --<provider>-client-secret SECRET
+ *   --<provider>-client-secret -       (the secret from standard input)
+ *   --<provider>-client-secret-file PATH    --<provider>-client-secret-env VAR
  *   --<provider>-issuer URL            --<provider>-authorization-url URL
  *   --<provider>-token-url URL         --<provider>-userinfo-url URL
  *   --<provider>-emails-url URL        --<provider>-jwks-url URL
  *   --apple-team-id ID  --apple-key-id ID  --apple-private-key-file AuthKey_XXXX.p8
  *
- * <provider> is google, twitter, discord, github or apple; `--flag=value` works too.
+ * <provider> is google, twitter, discord, github or apple; `--flag=value` works too. A secret
+ * given as an argument lands in the shell history and the process list (`ps`): the file,
+ * environment and standard-input forms keep it out of both.
  */
 import { readFileSync } from 'node:fs'
 import { LatchError, OAUTH_PROVIDERS, type OAuthProvider } from '@latch/shared'
@@ -38,6 +42,9 @@ const APPLE_FLAGS: Record<string, TextField> = { 'team-id': 'appleTeamId', 'key-
 /** Help text for the CLI's usage. */
 export const OAUTH_FLAGS_HELP = `OAuth (per provider: google, twitter, discord, github, apple):
   --<provider>-client-id ID        --<provider>-client-secret SECRET
+  --<provider>-client-secret-file PATH  --<provider>-client-secret-env VAR
+  --<provider>-client-secret -     (read the secret from standard input)
+    The file, variable or standard input keep the secret out of shell history and ps.
   --<provider>-issuer URL          --<provider>-authorization-url URL
   --<provider>-token-url URL       --<provider>-userinfo-url URL
   --<provider>-emails-url URL      --<provider>-jwks-url URL
@@ -57,11 +64,58 @@ function invalid(message: string): LatchError {
 
 type Setter = (settings: Partial<ProviderSettings>, value: string) => void
 
+/** Where secrets come from besides the arguments; the process's own by default. */
+export interface SecretSources {
+  /** All of standard input (read at most once). */
+  stdin(): string
+  env: Record<string, string | undefined>
+}
+
+const processSources: SecretSources = {
+  stdin: () => readFileSync(0, 'utf8'),
+  env: process.env,
+}
+
+/** A secret as stored: surrounding whitespace (a file's final newline) is not part of it. */
+function secretText(raw: string, from: string): string {
+  const value = raw.trim()
+  if (!value) throw invalid(`${from} is empty`)
+  return value
+}
+
+/** The setters of the client secret's safer forms: a file, an environment variable. */
+function secretSetter(field: string, sources: SecretSources): Setter | undefined {
+  if (field === 'client-secret-file') {
+    return (s, path) => {
+      let raw: string
+      try {
+        raw = readFileSync(path, 'utf8')
+      } catch {
+        throw invalid(`Cannot read the client secret file '${path}'`)
+      }
+      s.clientSecret = secretText(raw, `The client secret file '${path}'`)
+    }
+  }
+  if (field === 'client-secret-env') {
+    return (s, name) => {
+      const raw = sources.env[name]
+      if (raw === undefined) throw invalid(`The environment variable ${name} is not set`)
+      s.clientSecret = secretText(raw, `The environment variable ${name}`)
+    }
+  }
+  return undefined
+}
+
 /** The provider and setter of a flag name without its dashes, or undefined. */
-function flagOf(name: string): { provider: OAuthProvider; set: Setter } | undefined {
+function flagOf(
+  name: string,
+  sources: SecretSources,
+): { provider: OAuthProvider; set: Setter } | undefined {
   const provider = OAUTH_PROVIDERS.find((p) => name.startsWith(`${p}-`))
   if (!provider) return undefined
   const field = name.slice(provider.length + 1)
+  const secret = secretSetter(field, sources)
+  if (secret) return { provider, set: secret }
   const key = TEXT_FLAGS[field] ?? (provider === 'apple' ? APPLE_FLAGS[field] : undefined)
   if (key) {
     return {
@@ -101,13 +155,18 @@ function flagOf(name: string): { provider: OAuthProvider; set: Setter } | undefi
  * @example applyOAuthFlags(app.oauth, ['--google-client-id', 'abc', '--name', 'Demo'])
  *   // { oauth: { google: { clientId: 'abc', ... } }, rest: ['--name', 'Demo'] }
  */
-export function applyOAuthFlags(current: OAuthSettings, args: readonly string[]): OAuthFlagsResult {
+export function applyOAuthFlags(
+  current: OAuthSettings,
+  args: readonly string[],
+  sources: SecretSources = processSources,
+): OAuthFlagsResult {
   const touched = new Map<OAuthProvider, Partial<ProviderSettings>>()
   const rest: string[] = []
+  let stdinUsedBy: string | undefined
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string
     const match = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg)
-    const flag = match?.[1] ? flagOf(match[1]) : undefined
+    const flag = match?.[1] ? flagOf(match[1], sources) : undefined
     if (!match || !flag) {
       rest.push(arg)
       continue
@@ -117,6 +176,12 @@ export function applyOAuthFlags(current: OAuthSettings, args: readonly string[])
       value = args[i + 1]
       if (value === undefined || value.startsWith('--')) throw invalid(`${arg} needs a value`)
       i++
+    }
+    if (value === '-' && match[1]?.endsWith('-client-secret')) {
+      // Standard input holds one value: a second '-' would silently get nothing.
+      if (stdinUsedBy) throw invalid(`${stdinUsedBy} already reads standard input`)
+      stdinUsedBy = `--${match[1]}`
+      value = secretText(sources.stdin(), 'The client secret on standard input')
     }
     let settings = touched.get(flag.provider)
     if (!settings) {
