@@ -2,6 +2,8 @@
  * The API under load over real HTTP: e-mail sign-in (init + authenticate) and refresh, at a
  * fixed concurrency, on PGlite (in memory and in a data folder) and on PostgreSQL (from the
  * installed binaries).
+ * Refresh runs twice: on the tables the run itself filled, then once 100k rotated tokens sit in
+ * refresh_tokens; the two should stay within 10 % of each other (every hot path is indexed).
  * Codes are read from the log delivery, so no mail server sits in the measurement.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -15,7 +17,12 @@ import { startPostgres } from '../server/src/testing/index.ts'
 
 const CONCURRENCY = 8
 const LOGINS = 160
-const REFRESHES = 480
+const REFRESHES = 1000
+/**
+ * Rounds of each refresh run; the fastest is reported. The two refresh runs are compared with
+ * each other, and on a shared machine the best round is the one least disturbed by others.
+ */
+const REFRESH_ROUNDS = 3
 const SECRET = 'bench-secret-bench-secret-bench-secret-0123'
 /** Rotated refresh tokens already in the table for the second refresh run. */
 const EXISTING_TOKENS = 100_000
@@ -75,8 +82,9 @@ async function fillTokens(db: Db, appId: string, count: number): Promise<void> {
   await db.insertInto('users').values({ id: userId, app_id: appId, created_at: now }).execute()
   const sessions = Math.ceil(count / TOKENS_PER_SESSION)
   await sql`
-    INSERT INTO sessions (id, app_id, user_id, parent_id, created_at, expires_at)
-    SELECT 'fill-' || g, ${appId}, ${userId}, NULL, ${now}, ${now}::timestamptz + interval '30 days'
+    INSERT INTO sessions (id, app_id, user_id, parent_id, family_id, created_at, expires_at)
+    SELECT 'fill-' || g, ${appId}, ${userId}, NULL, 'fill-' || g, ${now},
+      ${now}::timestamptz + interval '30 days'
     FROM generate_series(1, ${sessions}) AS g`.execute(db)
   await sql`
     INSERT INTO refresh_tokens (hash, session_id, created_at, rotated_at, child_hash)
@@ -150,16 +158,29 @@ async function benchBackend(backend: string, databaseUrl: string, dataDir = ''):
     const chains = await Promise.all(
       Array.from({ length: CONCURRENCY }, (_, w) => login(2_000_000 + w)),
     )
-    const refreshes = (scenario: string, base: number) =>
-      measure(backend, scenario, REFRESHES, async (i, worker) => {
-        const answer = await post('/sessions', { refresh_token: chains[worker] }, ip(base + i))
-        chains[worker] = answer.refresh_token as string
-      })
+    const refreshes = async (scenario: string, base: number): Promise<Row> => {
+      let best: Row | undefined
+      for (let round = 0; round < REFRESH_ROUNDS; round++) {
+        const offset = base + round * REFRESHES
+        const row = await measure(backend, scenario, REFRESHES, async (i, worker) => {
+          const answer = await post('/sessions', { refresh_token: chains[worker] }, ip(offset + i))
+          chains[worker] = answer.refresh_token as string
+        })
+        if (!best || row.seconds < best.seconds) best = row
+      }
+      return best as Row
+    }
+    // Warm up the refresh path too, so the first measured run does not pay for the JIT.
+    for (let i = 0; i < 200; i++) {
+      const w = i % CONCURRENCY
+      const answer = await post('/sessions', { refresh_token: chains[w] }, ip(2_500_000 + i))
+      chains[w] = answer.refresh_token as string
+    }
     rows.push(await refreshes('refresh (rotation)', 3_000_000))
     // The same chains again once the table holds EXISTING_TOKENS more rotated tokens: a hot
     // path that scans the table slows down here, an indexed one does not.
     await fillTokens(api.deps.db, app.id, EXISTING_TOKENS)
-    rows.push(await refreshes(`refresh, ${EXISTING_TOKENS / 1000}k tokens in the table`, 4_000_000))
+    rows.push(await refreshes(`refresh, ${EXISTING_TOKENS / 1000}k tokens in the table`, 5_000_000))
     return rows
   } finally {
     await api.close()
@@ -204,4 +225,15 @@ export default async function run(): Promise<void> {
   console.log(line(header))
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
   for (const t of table) console.log(line(t))
+  console.log('')
+  for (const backend of new Set(rows.map((r) => r.backend))) {
+    const [empty, full] = rows
+      .filter((r) => r.backend === backend && r.scenario.startsWith('refresh'))
+      .map((r) => r.ops / r.seconds)
+    if (empty && full) {
+      console.log(
+        `${backend}: refresh with ${EXISTING_TOKENS / 1000}k tokens runs at ${((100 * full) / empty).toFixed(0)} % of the empty table`,
+      )
+    }
+  }
 }

@@ -14,7 +14,7 @@
  * and falls back to a locked transaction only when the token is not the live one.
  */
 import { type AuthResponse, LatchError, REFRESH_TOKEN_MAX_AGE_S } from '@latch/shared'
-import { type Kysely, sql } from 'kysely'
+import { type Kysely, type RawBuilder, sql } from 'kysely'
 import { authenticateWithAccount, type NewAccount } from '../accounts.ts'
 import type { Deps } from '../context.ts'
 import { hashToken, randomId, randomToken } from '../crypto.ts'
@@ -132,13 +132,23 @@ async function rotate(
   return row && { sessionId: row.session_id, userId: row.user_id, refreshToken }
 }
 
-/** Revokes every session of the family; already revoked members keep their reason. */
-function revokeFamily(db: Db, familyId: string, now: Date, reason: string) {
+/**
+ * Revokes every session of the family (already revoked members keep their reason) and deletes
+ * their refresh tokens in the same statement: once the family is revoked no token of it can
+ * refresh, so its rotations no longer serve to recognize a replay.
+ */
+function revokeFamily(db: Db, family: string | RawBuilder<string>, now: Date, reason: string) {
   return db
-    .updateTable('sessions')
-    .set({ revoked_at: now, revoked_reason: reason })
-    .where('family_id', '=', familyId)
-    .where('revoked_at', 'is', null)
+    .with('revoked', (w) =>
+      w
+        .updateTable('sessions')
+        .set({ revoked_at: now, revoked_reason: reason })
+        .where('family_id', '=', family)
+        .where('revoked_at', 'is', null)
+        .returning('id'),
+    )
+    .deleteFrom('refresh_tokens')
+    .where('session_id', 'in', (eb) => eb.selectFrom('revoked').select('revoked.id'))
     .execute()
 }
 
@@ -223,7 +233,7 @@ export async function refreshSession(
 
 /**
  * Revokes the family of the session a refresh token (or else the bearer's `sid`) belongs to,
- * in one statement; unknown tokens and other apps' sessions are ignored.
+ * with its tokens, in one statement; unknown tokens and other apps' sessions are ignored.
  */
 export async function logoutSession(
   deps: SessionDeps,
@@ -236,18 +246,10 @@ export async function logoutSession(
   const byToken = presented
     ? sql<string>`(SELECT session_id FROM refresh_tokens WHERE hash = ${hashToken(presented)})`
     : sql<string>`NULL`
-  await deps.db
-    .updateTable('sessions')
-    .set({ revoked_at: now, revoked_reason: 'logout' })
-    .where('family_id', '=', (eb) =>
-      eb
-        .selectFrom('sessions as named')
-        .select('named.family_id')
-        .where('named.id', '=', sql<string>`COALESCE(${byToken}, ${sessionId})`)
-        .where('named.app_id', '=', appId),
-    )
-    .where('revoked_at', 'is', null)
-    .execute()
+  const family = sql<string>`(
+    SELECT named.family_id FROM sessions named
+    WHERE named.id = COALESCE(${byToken}, ${sessionId}) AND named.app_id = ${appId})`
+  await revokeFamily(deps.db, family, now, 'logout')
 }
 
 /** Whether a session is open: neither it nor its family revoked, not past its lifetime. */
