@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest'
+import { ConfigError, loadConfig } from '../config.ts'
 import { sweep } from '../sweep.ts'
-import { describeBackends, freshIp, type TestServer } from '../test-support.ts'
+import { describeBackends, freshIp, TEST_SECRET, type TestServer } from '../test-support.ts'
 import { ANALYTICS_IP_LIMIT, MAX_PAYLOAD_BYTES } from './routes.ts'
 
 const DAY = 24 * 60 * 60_000
@@ -92,4 +93,16 @@ describeBackends('analytics events', (get) => {
     await sweep(s.deps.db, s.clock)
     expect(await stored(s, app.id)).toBe(0)
   })
+})
+
+test('behavior: retention and the per-app cap come from the environment; bad values stop the server', () => {
+  const base = { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET }
+  expect(loadConfig(base)).toMatchObject({ analyticsRetentionDays: 90, analyticsAppHourly: 20_000 })
+  expect(
+    loadConfig({ ...base, LATCH_ANALYTICS_RETENTION_DAYS: '30', LATCH_ANALYTICS_APP_HOURLY: '50' }),
+  ).toMatchObject({ analyticsRetentionDays: 30, analyticsAppHourly: 50 })
+  expect(() => loadConfig({ ...base, LATCH_ANALYTICS_RETENTION_DAYS: '0' })).toThrow(ConfigError)
+  expect(() => loadConfig({ ...base, LATCH_ANALYTICS_APP_HOURLY: 'many' })).toThrow(
+    'LATCH_ANALYTICS_APP_HOURLY',
+  )
 })

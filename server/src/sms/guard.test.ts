@@ -1,8 +1,8 @@
 import { expect, test } from 'vitest'
 import { updateAppRecord } from '../apps/service.ts'
-import type { SmsBudget } from '../config.ts'
+import { ConfigError, DEFAULT_SMS_BUDGET, loadConfig, type SmsBudget } from '../config.ts'
 import { sweep } from '../sweep.ts'
-import { describeBackends, freshIp, type TestServer } from '../test-support.ts'
+import { describeBackends, freshIp, TEST_SECRET, type TestServer } from '../test-support.ts'
 
 const HOUR = 60 * 60_000
 const DAY = 24 * HOUR
@@ -202,4 +202,26 @@ describeBackends('SMS toll-fraud guards', (get) => {
       expect(email.status).toBe(200)
     })
   })
+})
+
+test('behavior: the SMS budgets come from the environment; a bad one stops the server with its name', () => {
+  const base = { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET }
+  expect(loadConfig(base).smsBudget).toEqual(DEFAULT_SMS_BUDGET)
+  expect(
+    loadConfig({
+      ...base,
+      LATCH_SMS_APP_HOURLY: '7',
+      LATCH_SMS_APP_DAILY: '70',
+      LATCH_SMS_GLOBAL_HOURLY: '0',
+      LATCH_SMS_GLOBAL_DAILY: '700',
+    }).smsBudget,
+  ).toEqual({ appHourly: 7, appDaily: 70, globalHourly: 0, globalDaily: 700 })
+  for (const [name, value] of [
+    ['LATCH_SMS_APP_HOURLY', 'lots'],
+    ['LATCH_SMS_APP_DAILY', '-1'],
+    ['LATCH_SMS_GLOBAL_DAILY', '1.5'],
+  ] as const) {
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(ConfigError)
+    expect(() => loadConfig({ ...base, [name]: value })).toThrow(name)
+  }
 })
