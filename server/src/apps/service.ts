@@ -384,6 +384,9 @@ export async function toServerAppConfig(
   app: AppRecord,
 ): Promise<ServerAppConfig> {
   const flag = (m: LoginMethod) => app.loginMethods.includes(m)
+  // A social provider works only once it has a client id (oauth/flow.ts refuses it before):
+  // reported on without one, the modal would show a button that can only fail.
+  const social = (p: keyof OAuthSettings) => flag(p) && Boolean(app.oauth[p]?.clientId)
   return {
     id: app.id,
     name: app.name,
@@ -397,11 +400,11 @@ export async function toServerAppConfig(
     emailAuth: flag('email'),
     smsAuth: flag('sms'),
     walletAuth: flag('wallet'),
-    googleOAuth: flag('google'),
-    twitterOAuth: flag('twitter'),
-    discordOAuth: flag('discord'),
-    githubOAuth: flag('github'),
-    appleOAuth: flag('apple'),
+    googleOAuth: social('google'),
+    twitterOAuth: social('twitter'),
+    discordOAuth: social('discord'),
+    githubOAuth: social('github'),
+    appleOAuth: social('apple'),
     termsAndConditionsUrl: app.legal.termsAndConditionsUrl,
     privacyPolicyUrl: app.legal.privacyPolicyUrl,
     embeddedWalletConfig: app.embeddedWalletConfig,

@@ -8,6 +8,7 @@ import {
   OAUTH_PROVIDERS,
   OAUTH_RETURN_PARAM_NAMES,
   type OAuthProvider,
+  type ServerAppConfig,
   type User,
 } from '@latch/shared'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -587,5 +588,47 @@ describe('rate limits of /oauth/init', () => {
       await clear(key)
     }
     expect((await start()).status).toBe(200)
+  })
+})
+
+describe('GET /apps/{id} (issue 8 part 5)', () => {
+  test('behavior: a social provider is reported on only when switched on and given a client id', async () => {
+    const app = await api.admin.createApp({
+      name: 'Half-configured social',
+      allowedOrigins: [HOST],
+      loginMethods: ['email', 'google', 'github', 'apple'],
+      // GitHub is configured; Google and Apple are switched on without a client; Discord has a
+      // client but is switched off.
+      oauth: {
+        github: mock.providerSettings('github'),
+        discord: mock.providerSettings('discord'),
+      },
+    })
+    const res = await fetch(`${api.url}${API_PREFIX}/apps/${app.id}`, {
+      signal: AbortSignal.timeout(10_000),
+    })
+    expect(res.status).toBe(200)
+    const config = (await res.json()) as ServerAppConfig
+    expect({
+      google: config.googleOAuth,
+      twitter: config.twitterOAuth,
+      discord: config.discordOAuth,
+      github: config.githubOAuth,
+      apple: config.appleOAuth,
+    }).toEqual({ google: false, twitter: false, discord: false, github: true, apple: false })
+    // What the configuration reports matches what /oauth/init does.
+    const google = await post(
+      '/init',
+      { provider: 'google', redirect_to: HOST, browser_hash: HASH },
+      { app: app.id },
+    )
+    expect(google.status).toBe(403)
+    expect(google.body.error?.code).toBe('method_not_available')
+    const github = await post(
+      '/init',
+      { provider: 'github', redirect_to: HOST, browser_hash: HASH },
+      { app: app.id },
+    )
+    expect(github.status).toBe(200)
   })
 })
