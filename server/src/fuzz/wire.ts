@@ -79,29 +79,47 @@ export function send(base: URL, req: WireRequest, timeoutMs = 10_000): Promise<W
   })
 }
 
+/** The length of the first complete HTTP answer in `bytes`, or -1 while it is incomplete. */
+function firstAnswerLength(bytes: Buffer): number {
+  const end = bytes.indexOf('\r\n\r\n')
+  if (end < 0) return -1
+  const head = bytes.subarray(0, end).toString('latin1')
+  const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1]
+  if (length === undefined) return -1
+  const total = end + 4 + Number(length)
+  return bytes.length >= total ? total : -1
+}
+
 /**
- * Writes raw bytes on a TCP connection and reads until the server closes it (or `timeoutMs`).
+ * Writes raw bytes on a TCP connection and reads the first answer (complete by its
+ * Content-Length), or until the server closes the connection, or `timeoutMs`. With `halfClose`
+ * the client ends its side after writing, so the server sees where the bytes stop (a body cut
+ * short). Node answers nothing to a request it is still serving when the client half-closes,
+ * so only cases that need the end of input use it.
  * Resolves with the status line's code, or 0 when the connection closed without an answer.
  */
 export function sendRaw(
   base: URL,
   bytes: Buffer,
-  timeoutMs = 10_000,
+  opts: { halfClose?: boolean; timeoutMs?: number } = {},
 ): Promise<{ status: number; text: string; error?: string }> {
+  const timeoutMs = opts.timeoutMs ?? 10_000
   return new Promise((resolve) => {
     const socket = connect(Number(base.port), base.hostname)
     const chunks: Buffer[] = []
     let error: string | undefined
     const timer = setTimeout(() => {
-      error = `no close within ${timeoutMs} ms`
+      error = `no answer within ${timeoutMs} ms`
       socket.destroy()
     }, timeoutMs)
     socket.on('connect', () => {
       socket.write(bytes)
-      // Half-close: the server sees the end of what we send and must still answer.
-      socket.end()
+      if (opts.halfClose) socket.end()
     })
-    socket.on('data', (c: Buffer) => chunks.push(c))
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c)
+      if (firstAnswerLength(Buffer.concat(chunks)) >= 0) socket.destroy()
+    })
     socket.on('error', (e) => {
       error = e.message
     })
