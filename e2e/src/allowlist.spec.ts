@@ -1,6 +1,6 @@
 import type { AllowlistConfig } from '@latch/shared'
 import { expect, test } from 'vitest'
-import { latchCall, newEmail, screen, signInByEmail, submitEmail } from './flows.ts'
+import { latchCall, newEmail, screen, signInByEmail, submitEmail, visit } from './flows.ts'
 import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
@@ -21,10 +21,10 @@ test('behavior: an address off the allowlist sees the configured texts and gets 
 
   const hp = await h().open({ appId: app.id })
   void latchCall(hp.page, 'login')
-  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await visit(hp, 'LANDING')
   await submitEmail(hp.modal, stranger)
+  await visit(hp, 'ALLOWLIST_REJECTION_SCREEN')
   const rejection = screen(hp.modal, 'ALLOWLIST_REJECTION_SCREEN')
-  await rejection.waitFor({ state: 'visible' })
   await rejection.getByText(texts.errorTitle).waitFor({ state: 'visible' })
   await rejection.getByText(texts.errorDetail).waitFor({ state: 'visible' })
   const cta = hp.modal.getByTestId('allowlist-cta')

@@ -1,6 +1,6 @@
 import { ERRORS, HOST_ELEMENT_IDS, type LoginResult } from '@latch/shared'
 import { expect, test } from 'vitest'
-import { expectRejected, latchCall, screen, settle } from './flows.ts'
+import { expectRejected, latchCall, settle, visit } from './flows.ts'
 import type { HostPage } from './harness.ts'
 import { WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
@@ -10,7 +10,7 @@ const h = useHarness()
 /** Calls login() and waits for the landing; answers the pending call (wrapped, not awaited). */
 async function openLanding(hp: HostPage) {
   const pending = latchCall<LoginResult>(hp.page, 'login')
-  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await visit(hp, 'LANDING')
   return { pending }
 }
 

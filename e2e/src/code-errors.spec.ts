@@ -1,5 +1,6 @@
 import { ERRORS, type LoginResult } from '@latch/shared'
 import { expect, test } from 'vitest'
+import { expectModalAccessible } from './axe.ts'
 import {
   codeBoxValues,
   enterCode,
@@ -9,6 +10,7 @@ import {
   screen,
   settle,
   submitEmail,
+  visit,
   waitEmailCode,
   wrongCode,
 } from './flows.ts'
@@ -20,10 +22,10 @@ const h = useHarness()
 async function toCodeScreen(email: string) {
   const hp = await h().open()
   const pending = latchCall<LoginResult>(hp.page, 'login')
-  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await visit(hp, 'LANDING')
   await submitEmail(hp.modal, email)
   const code = await waitEmailCode(h(), email)
-  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
   return { hp, pending, code }
 }
 
@@ -32,6 +34,7 @@ test('error: a wrong code shows the spec message and the right code still signs 
   const { hp, pending, code } = await toCodeScreen(email)
   await enterCode(hp.modal, wrongCode(code))
   await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
+  await expectModalAccessible(hp.page, 'the code screen with a wrong code')
   await expect(screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').isVisible()).resolves.toBe(true)
 
   await enterCode(hp.modal, code)
@@ -51,6 +54,7 @@ test('error: non-numeric input says so, sends nothing, and clears the boxes afte
   const message = hp.modal.getByText(ERRORS.code_not_numeric.message)
   await message.waitFor({ state: 'visible' })
   const shownAt = Date.now()
+  await expectModalAccessible(hp.page, 'the code screen with a non-numeric code')
   // The boxes stay as typed for a while (1400 ms in the spec), then clear.
   expect((await codeBoxValues(hp.modal)).join('')).not.toBe('')
   await expect

@@ -1,15 +1,16 @@
 import { HOST_ELEMENT_IDS, type LoginResult } from '@latch/shared'
 import { describe, expect, test } from 'vitest'
+import { expectModalAccessible } from './axe.ts'
 import {
   demoUser,
   enterCode,
   expectOk,
   latchCall,
   newEmail,
-  screen,
   settle,
   signInByEmail,
   submitEmail,
+  visit,
   waitEmailCode,
 } from './flows.ts'
 import { WAIT_MS } from './harness.ts'
@@ -30,13 +31,14 @@ describe('e-mail sign-in', () => {
     await first.page.getByTestId('sign-in').click()
     const dialog = first.page.getByTestId(HOST_ELEMENT_IDS.dialog)
     await expect.poll(() => dialog.isVisible(), { timeout: WAIT_MS }).toBe(true)
-    await screen(first.modal, 'LANDING').waitFor({ state: 'visible' })
+    await visit(first, 'LANDING')
     await submitEmail(first.modal, email)
     const code = await waitEmailCode(h(), email)
     expect(code).toMatch(/^\d{6}$/)
-    await screen(first.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+    await visit(first, 'AWAITING_PASSWORDLESS_CODE')
     await enterCode(first.modal, code)
     await first.modal.getByText('Success!').waitFor({ state: 'visible' })
+    await expectModalAccessible(first.page, 'the code screen after Success!')
 
     await first.page.waitForFunction(() => (window.logins?.length ?? 0) > 0, null, {
       timeout: WAIT_MS,
@@ -68,7 +70,7 @@ describe('e-mail sign-in', () => {
     await h().ageCodes(email)
     const other = await h().open()
     const pending = latchCall<LoginResult>(other.page, 'login')
-    await screen(other.modal, 'LANDING').waitFor({ state: 'visible' })
+    await visit(other, 'LANDING')
     await submitEmail(other.modal, `  ${email.toUpperCase()}  `)
     const code = await waitEmailCode(h(), email)
     await enterCode(other.modal, code)
@@ -84,7 +86,7 @@ describe('e-mail sign-in', () => {
     await signInByEmail(h(), await h().open(), email)
     const hp = await h().open()
     const pending = latchCall<LoginResult>(hp.page, 'login')
-    await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+    await visit(hp, 'LANDING')
     const init = hp.page.waitForResponse((r) => r.url().endsWith('/api/v1/passwordless/init'))
     await submitEmail(hp.modal, email)
     const answer = await init

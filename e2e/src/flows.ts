@@ -2,6 +2,7 @@
 import type { LoginResult, User } from '@latch/shared'
 import type { FrameLocator, Page } from 'playwright-core'
 import { expect } from 'vitest'
+import { expectAccessible, modalFrame } from './axe.ts'
 import { type Harness, type HostPage, unique, WAIT_MS, withTimeout } from './harness.ts'
 import './window.ts'
 
@@ -78,6 +79,16 @@ export function expectRejected<T>(outcome: Outcome<T>): CallError {
 
 export const screen = (modal: FrameLocator, id: string) => modal.getByTestId(`screen-${id}`)
 
+/**
+ * Waits for a screen of the modal and holds it to axe (WCAG 2.1 A and AA, 0 violations): every
+ * screen a spec reaches through here is checked, the wallet screens of later issues included.
+ * @example await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
+ */
+export async function visit(hp: Pick<HostPage, 'page' | 'modal'>, id: string): Promise<void> {
+  await screen(hp.modal, id).waitFor({ state: 'visible' })
+  await expectAccessible(await modalFrame(hp.page), `the ${id} screen`)
+}
+
 /** A fresh address for this run, on a domain that never receives real mail. */
 export const newEmail = (tag = 'user') => `${unique(tag)}@example.com`.toLowerCase()
 
@@ -146,10 +157,10 @@ export const settle = <T>(pending: Promise<Outcome<T>>, what = 'the SDK call') =
  */
 export async function signInByEmail(h: Harness, hp: HostPage, email: string): Promise<LoginResult> {
   const pending = latchCall<LoginResult>(hp.page, 'login')
-  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await visit(hp, 'LANDING')
   await submitEmail(hp.modal, email)
   const code = await waitEmailCode(h, email)
-  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
   await enterCode(hp.modal, code)
   const result = expectOk(await settle(pending, 'login()'))
   expect(result.user.email?.address).toBe(email)
@@ -163,10 +174,10 @@ export async function signInBySms(
   phone: { typed: string; e164: string },
 ): Promise<LoginResult> {
   const pending = latchCall<LoginResult>(hp.page, 'login')
-  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await visit(hp, 'LANDING')
   await submitPhone(hp.modal, phone.typed)
   const code = await waitSmsCode(h, phone.e164)
-  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
   await enterCode(hp.modal, code)
   const result = expectOk(await settle(pending, 'login()'))
   expect(result.user.phone?.number).toBe(phone.e164)

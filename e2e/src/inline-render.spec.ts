@@ -7,6 +7,7 @@ import {
   screen,
   signInByEmail,
   submitEmail,
+  visit,
   waitEmailCode,
 } from './flows.ts'
 import { INLINE_PARENT_ID } from './host-server.ts'
@@ -50,12 +51,12 @@ test('behavior: on the inline page a person signs in from the button; the frame 
     return Math.abs((box?.height ?? 0) - content) <= 2
   }
   await hp.page.getByTestId('sign-in').click()
-  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await visit(hp, 'LANDING')
   await expect.poll(fits).toBe(true)
   const email = newEmail('inline-person')
   await submitEmail(hp.modal, email)
   const code = await waitEmailCode(h(), email)
-  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
   await expect.poll(fits).toBe(true)
   await enterCode(hp.modal, code)
   await demoUser(hp.page, (u) => u?.email?.address === email)

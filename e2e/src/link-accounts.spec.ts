@@ -1,5 +1,6 @@
 import { ERRORS, type User } from '@latch/shared'
 import { expect, test } from 'vitest'
+import { expectModalAccessible } from './axe.ts'
 import {
   demoUser,
   enterCode,
@@ -13,6 +14,7 @@ import {
   signInByEmail,
   submitEmail,
   submitPhone,
+  visit,
   waitEmailCode,
   waitSmsCode,
 } from './flows.ts'
@@ -29,12 +31,12 @@ test('behavior: a signed-in user links a phone, unlinks the e-mail, then links a
 
   // Link a phone.
   const linkingPhone = latchCall<User>(hp.page, 'link', 'phone')
+  await visit(hp, 'LINK_PHONE_SCREEN')
   const linkPhone = screen(hp.modal, 'LINK_PHONE_SCREEN')
-  await linkPhone.waitFor({ state: 'visible' })
   await linkPhone.getByText('Connect your phone').waitFor({ state: 'visible' })
   await submitPhone(hp.modal, phone.typed)
   const smsCode = await waitSmsCode(h(), phone.e164)
-  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
   await enterCode(hp.modal, smsCode)
   const withPhone = expectOk(await settle(linkingPhone, "link('phone')"))
   expect(withPhone.id).toBe(user.id)
@@ -54,12 +56,12 @@ test('behavior: a signed-in user links a phone, unlinks the e-mail, then links a
   // Link another e-mail.
   const second = newEmail('second')
   const linkingEmail = latchCall<User>(hp.page, 'link', 'email')
+  await visit(hp, 'LINK_EMAIL_SCREEN')
   const linkEmail = screen(hp.modal, 'LINK_EMAIL_SCREEN')
-  await linkEmail.waitFor({ state: 'visible' })
   await linkEmail.getByText('Connect your email').waitFor({ state: 'visible' })
   await submitEmail(hp.modal, second)
   const mailCode = await waitEmailCode(h(), second)
-  await screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').waitFor({ state: 'visible' })
+  await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
   await enterCode(hp.modal, mailCode)
   const withEmail = expectOk(await settle(linkingEmail, "link('email')"))
   expect(withEmail.id).toBe(user.id)
@@ -81,7 +83,7 @@ test('error: linking an e-mail that another user holds is refused and changes no
   const hp = await h().open({ appId: app.id })
   const { user } = await signInByEmail(h(), hp, newEmail('other'))
   const linking = latchCall<User>(hp.page, 'link', 'email')
-  await screen(hp.modal, 'LINK_EMAIL_SCREEN').waitFor({ state: 'visible' })
+  await visit(hp, 'LINK_EMAIL_SCREEN')
   await h().ageCodes(taken)
   await submitEmail(hp.modal, taken)
   const code = await waitEmailCode(h(), taken)
@@ -94,6 +96,7 @@ test('error: linking an e-mail that another user holds is refused and changes no
   )
   // The code was right; the refusal (linked_to_another_user) is not a 422: SPEC's other text.
   await hp.modal.getByText(ERRORS.code_verification_failed.message).waitFor({ state: 'visible' })
+  await expectModalAccessible(hp.page, 'the code screen with a refused link')
   await hp.page.keyboard.press('Escape')
   const error = expectRejected(await settle(linking, "link('email')"))
   expect(error.code).not.toBeNull()

@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { demoUser, enterCode, newEmail, screen, submitEmail } from './flows.ts'
+import { expectAccessible } from './axe.ts'
+import { demoUser, enterCode, newEmail, submitEmail, visit } from './flows.ts'
 import { freePort, launchChromium, WAIT_MS, withTimeout } from './harness.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -92,8 +93,9 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
   const page = await context.newPage()
   await page.goto(demoUrl as string)
   const modalFrame = page.frameLocator('[data-testid="latch-frame"]')
+  await expectAccessible(page, 'the demo page of npm start')
   await page.getByTestId('sign-in').click()
-  await screen(modalFrame, 'LANDING').waitFor({ state: 'visible' })
+  await visit({ page, modal: modalFrame }, 'LANDING')
   const email = newEmail('person')
   await submitEmail(modalFrame, email)
   // No SMTP_URL: the server prints the code to the log.

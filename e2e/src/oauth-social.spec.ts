@@ -17,7 +17,17 @@ import {
 } from '@latch/shared'
 import type { MutableRedirectUri, MutableResponse } from 'oauth2-mock-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { demoUser, expectOk, latchCall, newEmail, screen, settle, signInByEmail } from './flows.ts'
+import { expectModalAccessible } from './axe.ts'
+import {
+  demoUser,
+  expectOk,
+  latchCall,
+  newEmail,
+  screen,
+  settle,
+  signInByEmail,
+  visit,
+} from './flows.ts'
 import { type HostPage, WAIT_MS, waitReady } from './harness.ts'
 import { INLINE_PARENT_ID } from './host-server.ts'
 import { useHarness } from './use-harness.ts'
@@ -88,7 +98,7 @@ async function roundTrip(hp: HostPage, start: () => Promise<unknown>): Promise<s
 async function leaveFromLanding(hp: HostPage, provider: OAuthProvider): Promise<void> {
   // The page navigates away: this promise settles as a failed evaluation, never awaited.
   void latchCall(hp.page, 'login')
-  await screen(hp.modal, 'LANDING').waitFor({ state: 'visible' })
+  await visit(hp, 'LANDING')
   await hp.modal.getByTestId(`social-${provider}`).click()
 }
 
@@ -123,6 +133,7 @@ describe('sign-in', () => {
     expect(await hp.modal.getByTestId('oauth-description').textContent()).toBe(
       'Just a few moments more',
     )
+    await expectModalAccessible(hp.page, 'the OAuth screen while verifying')
     hold.release()
     await oauth.getByText('Successfully connected with Google').waitFor({ state: 'visible' })
     expect(await hp.modal.getByTestId('oauth-description').textContent()).toBe('You’re good to go!')
@@ -220,6 +231,7 @@ describe('errors and retry', () => {
     const hp = await h().open({ appId: app.id })
     await roundTrip(hp, () => leaveFromLanding(hp, 'google'))
     await oauthScreen(hp).getByText('Authentication failed.').waitFor({ state: 'visible' })
+    await expectModalAccessible(hp.page, 'the OAuth screen after a failure')
     expect(await hp.modal.getByTestId('oauth-description').textContent()).toBe(
       'Retry and check Google to finish connecting your account.',
     )
@@ -239,6 +251,7 @@ describe('errors and retry', () => {
     const hp = await h().open({ appId: app.id })
     await roundTrip(hp, () => leaveFromLanding(hp, 'twitter'))
     await oauthScreen(hp).getByText('Authentication failed.').waitFor({ state: 'visible' })
+    await expectModalAccessible(hp.page, 'the OAuth screen after a failure')
     expect(await hp.modal.getByTestId('oauth-description').textContent()).toBe(
       'Something went wrong. Try again.',
     )

@@ -1,0 +1,97 @@
+/**
+ * Runs axe-core (WCAG 2.0/2.1 A and AA rules) inside a page or the modal's frame and fails with a
+ * readable list of violations. The flows call it on every screen they reach (`visit` in
+ * flows.ts), so each screen a spec walks through is held to it.
+ */
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { HOST_ELEMENT_IDS } from '@latch/shared'
+import type { Frame, Page } from 'playwright-core'
+import { WAIT_MS, withTimeout } from './harness.ts'
+
+export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] as const
+
+let source: string | undefined
+/** axe-core's browser build, read once per run. */
+function axeSource(): string {
+  source ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+  return source
+}
+
+export interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: { target: string; summary: string }[]
+}
+
+/** One line per offending element: rule, impact, selector and axe's own explanation. */
+export function formatViolations(where: string, violations: AxeViolation[]): string {
+  const lines = violations.flatMap((v) =>
+    v.nodes.map(
+      (n) =>
+        `- ${v.id} (${v.impact ?? 'n/a'}): ${v.help}\n    at ${n.target}\n    ${n.summary.replaceAll('\n', '\n    ')}`,
+    ),
+  )
+  return `axe found ${violations.length} violation(s) on ${where}:\n${lines.join('\n')}`
+}
+
+/** The violations axe reports for the document of a page or frame (nothing thrown). */
+export async function axeViolations(target: Page | Frame): Promise<AxeViolation[]> {
+  // Evaluated over the debugging protocol, so the modal's Content-Security-Policy does not apply.
+  const loaded = await target.evaluate('typeof window.axe === "object"')
+  if (!loaded) await target.evaluate(axeSource())
+  return withTimeout(
+    target.evaluate(
+      async (tags) => {
+        type AxeNode = { target: unknown[]; failureSummary?: string }
+        type AxeResult = { id: string; impact?: string | null; help: string; nodes: AxeNode[] }
+        const axe = (
+          window as unknown as {
+            axe: { run(ctx: Document, o: unknown): Promise<{ violations: AxeResult[] }> }
+          }
+        ).axe
+        const result = await axe.run(document, {
+          runOnly: { type: 'tag', values: tags },
+          resultTypes: ['violations'],
+          // Each document is checked on its own: the modal's frame is cross-origin to the page.
+          iframes: false,
+        })
+        return result.violations.map((v) => ({
+          id: v.id,
+          impact: v.impact ?? null,
+          help: v.help,
+          nodes: v.nodes.map((n) => ({
+            target: n.target.map(String).join(' '),
+            summary: n.failureSummary ?? '',
+          })),
+        }))
+      },
+      [...AXE_TAGS],
+    ),
+    WAIT_MS,
+    'the axe run',
+  )
+}
+
+/** The modal's frame inside a host page (playwright's Frame, which axe is evaluated in). */
+export async function modalFrame(page: Page): Promise<Frame> {
+  const handle = await page.locator(`[data-testid="${HOST_ELEMENT_IDS.frame}"]`).elementHandle()
+  const frame = await handle?.contentFrame()
+  if (!frame) throw new Error('the modal frame is not on the page')
+  return frame
+}
+
+/**
+ * Fails with every violation axe finds on the page or frame; `where` names it in the message.
+ * @example await expectAccessible(await modalFrame(hp.page), 'the code screen')
+ */
+export async function expectAccessible(target: Page | Frame, where: string): Promise<void> {
+  const violations = await axeViolations(target)
+  if (violations.length > 0) throw new Error(formatViolations(where, violations))
+}
+
+/** axe over the modal's frame in a host page, e.g. once an error shows on a screen. */
+export async function expectModalAccessible(page: Page, where: string): Promise<void> {
+  await expectAccessible(await modalFrame(page), where)
+}
