@@ -1,7 +1,12 @@
 /** Builds the modal page into modal-app/dist (programmatic Vite; no config file). */
-import { rename, rm } from 'node:fs/promises'
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { build } from 'vite'
+import { promisify } from 'node:util'
+import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
+import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
+import { build, type Plugin, type Rolldown } from 'vite'
+import type { ClientConstants } from './src/early.ts'
 
 export const MODAL_ROOT = fileURLToPath(new URL('.', import.meta.url))
 export const MODAL_DIST = fileURLToPath(new URL('./dist', import.meta.url))
@@ -24,6 +29,7 @@ export async function buildModalApp(options: BuildModalOptions = {}): Promise<vo
   const old = `${outDir}.old-${process.pid}-${Date.now()}`
   try {
     await viteBuild(staging)
+    await precompress(join(staging, 'assets'))
     await rename(outDir, old).catch(() => {})
     await rename(staging, outDir)
   } finally {
@@ -32,7 +38,83 @@ export async function buildModalApp(options: BuildModalOptions = {}): Promise<vo
   }
 }
 
+const CLIENT_CONSTANTS: ClientConstants = {
+  apiPrefix: API_PREFIX,
+  appIdHeader: APP_ID_HEADER,
+  clientHeader: CLIENT_HEADER,
+  clientName: CLIENT_NAME,
+}
+
+/** Bundled and inlined into the page's head: it starts the app configuration request. */
+const EARLY_ENTRY = fileURLToPath(new URL('./src/early-start.ts', import.meta.url))
+
+/** The shared contracts are plain declarations: what the modal does not use stays out. */
+const sharedHasNoSideEffects = (id: string) => (id.includes('/shared/src/') ? false : undefined)
+
+/**
+ * early-start.ts as one classic script. Inline, it runs as the parser reaches it, before the
+ * bundle has even been fetched; an external file would cost a request first. The modal server
+ * allows it by its hash in the CSP.
+ */
+async function earlyScript(): Promise<string> {
+  const result = await build({
+    root: MODAL_ROOT,
+    configFile: false,
+    logLevel: 'warn',
+    mode: 'production',
+    define: { __LATCH_CLIENT__: JSON.stringify(CLIENT_CONSTANTS) },
+    build: {
+      write: false,
+      target: 'es2022',
+      minify: true,
+      lib: { entry: EARLY_ENTRY, formats: ['iife'], name: 'latchEarly' },
+    },
+  })
+  const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[]
+  const chunk = outputs.flatMap((o) => o.output).find((o) => o.type === 'chunk')
+  const code = chunk?.type === 'chunk' ? chunk.code.trim() : ''
+  if (!code || /<\/script/i.test(code)) throw new Error('early-start.ts did not bundle inline')
+  return code
+}
+
+/** Puts the early script at the end of the head, after the latch-api-url meta it reads. */
+function inlineEarlyScript(code: string): Plugin {
+  return {
+    name: 'latch-inline-early-script',
+    transformIndexHtml: () => [{ tag: 'script', children: code, injectTo: 'head' }],
+  }
+}
+
+/** What the modal server sends compressed (modal-app/server.ts); smaller files are not worth it. */
+const PRECOMPRESSED = new Set(['.js', '.css', '.svg', '.json'])
+const MIN_COMPRESS_BYTES = 1024
+
+/**
+ * Writes `x.br` and `x.gz` beside each asset, at the highest settings: too slow to make per
+ * request, and the modal server would otherwise make them for the first visitor after a deploy.
+ */
+async function precompress(folder: string): Promise<void> {
+  const brotli = promisify(brotliCompress)
+  const gz = promisify(gzip)
+  const files = (await readdir(folder)).filter((f) => PRECOMPRESSED.has(extname(f)))
+  await Promise.all(
+    files.map(async (name) => {
+      const file = await readFile(join(folder, name))
+      if (file.length < MIN_COMPRESS_BYTES) return
+      const [br, gzipped] = await Promise.all([
+        brotli(file, {
+          params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: file.length },
+        }),
+        gz(file, { level: 9 }),
+      ])
+      await writeFile(join(folder, `${name}.br`), br)
+      await writeFile(join(folder, `${name}.gz`), gzipped)
+    }),
+  )
+}
+
 async function viteBuild(outDir: string): Promise<void> {
+  const early = await earlyScript()
   await build({
     root: MODAL_ROOT,
     configFile: false,
@@ -42,6 +124,7 @@ async function viteBuild(outDir: string): Promise<void> {
     // Builds started from tests (NODE_ENV=test) must still ship React's production build.
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     oxc: { jsx: { runtime: 'automatic', development: false } },
+    plugins: [inlineEarlyScript(early)],
     build: {
       outDir,
       emptyOutDir: true,
@@ -72,8 +155,7 @@ async function viteBuild(outDir: string): Promise<void> {
           },
         },
         treeshake: {
-          // The shared contracts are plain declarations: what the modal does not use stays out.
-          moduleSideEffects: (id: string) => (id.includes('/shared/src/') ? false : undefined),
+          moduleSideEffects: sharedHasNoSideEffects,
           // zod schema builders are pure; unused schemas (and zod with them) drop out.
           manualPureFunctions: ['z'],
         },

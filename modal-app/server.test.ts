@@ -1,11 +1,14 @@
 // @vitest-environment node
+
+import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { request } from 'node:http'
+import { type IncomingHttpHeaders, type IncomingMessage, request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../server/src/index.ts'
-import { type ModalServer, startModalServer } from './server.ts'
+import { inlineScriptHashes, type ModalServer, pickEncoding, startModalServer } from './server.ts'
 
 let dir: string
 let server: ModalServer
@@ -196,5 +199,137 @@ describe('frame-ancestors: only the app’s registered origins may frame the mod
     } finally {
       await fresh.close()
     }
+  })
+})
+
+describe('the first open: an inline script by hash, compressed static files', () => {
+  let folder: string
+  let modal: ModalServer
+  const early = 'window.latchEarly = 1'
+  const bundle = `export const landing = ${JSON.stringify('latch '.repeat(2000))}`
+  const prebuilt = `${bundle}// as the build compressed it`
+
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), 'latch-modal-first-open-'))
+    await mkdir(join(folder, 'dist/assets'), { recursive: true })
+    await mkdir(join(folder, 'sdk'))
+    await writeFile(
+      join(folder, 'dist/index.html'),
+      `<!doctype html><html><head><meta name="latch-api-url" content="" /><script>${early}</script><script type="module" src="/assets/index-big.js"></script></head><body></body></html>`,
+    )
+    await writeFile(join(folder, 'dist/assets/index-big.js'), bundle)
+    await writeFile(join(folder, 'dist/assets/logo.png'), Buffer.alloc(4096, 1))
+    await writeFile(join(folder, 'sdk/sdk.js'), bundle)
+    // The build's compressed copies; a stale one beside sdk.js, which the build never makes.
+    await writeFile(join(folder, 'dist/assets/index-big.js.br'), brotliCompressSync(prebuilt))
+    await writeFile(join(folder, 'dist/assets/index-big.js.gz'), gzipSync(prebuilt))
+    await writeFile(join(folder, 'sdk/sdk.js.br'), brotliCompressSync(prebuilt))
+    await writeFile(join(folder, 'sdk/latch.js'), 'export {}')
+    modal = await startModalServer({
+      apiUrl: 'http://127.0.0.1:8787',
+      distDir: join(folder, 'dist'),
+      sdkDir: join(folder, 'sdk'),
+    })
+  })
+  afterAll(async () => {
+    await modal?.close()
+    await rm(folder, { recursive: true, force: true })
+  })
+
+  /** A GET with this Accept-Encoding, the body as sent (not decoded). */
+  const get = (path: string, acceptEncoding?: string) =>
+    new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const url = new URL(modal.url)
+      const headers = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding }
+      request({ host: url.hostname, port: url.port, path, headers }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }))
+      })
+        .on('error', reject)
+        .end()
+    })
+
+  test('behavior: the page’s inline script runs by its hash, and no other inline script', async () => {
+    const res = await fetch(`${modal.url}/`)
+    const scriptSrc = (res.headers.get('content-security-policy') ?? '')
+      .split(';')
+      .map((d) => d.trim())
+      .find((d) => d.startsWith('script-src '))
+    const hash = createHash('sha256').update(early).digest('base64')
+    expect(scriptSrc).toBe(`script-src 'self' 'sha256-${hash}'`)
+    expect(inlineScriptHashes('<script>a</script><script>b</script>')).toHaveLength(2)
+    // Scripts with attributes are not inline code the page runs by hash.
+    expect(inlineScriptHashes('<script type="module" src="/x.js"></script>')).toEqual([])
+  })
+
+  test('behavior: the hashed assets go out as the build compressed them; sdk.js compressed here', async () => {
+    for (const [encoding, decode] of [
+      ['br', brotliDecompressSync],
+      ['gzip', gunzipSync],
+    ] as const) {
+      const asset = await get('/assets/index-big.js', encoding)
+      expect(asset.headers['content-encoding']).toBe(encoding)
+      expect(decode(asset.body).toString()).toBe(prebuilt)
+    }
+    // Not a hashed asset: a file beside it is not trusted to match.
+    expect(brotliDecompressSync((await get('/sdk.js', 'br')).body).toString()).toBe(bundle)
+  })
+
+  test('behavior: brotli, else gzip, compressed here; the same bytes once decoded', async () => {
+    await rm(join(folder, 'dist/assets/index-big.js.br'))
+    await rm(join(folder, 'dist/assets/index-big.js.gz'))
+    for (const path of ['/assets/index-big.js', '/sdk.js']) {
+      const br = await get(path, 'gzip, deflate, br')
+      expect(br.headers['content-encoding']).toBe('br')
+      expect(br.headers.vary).toBe('accept-encoding')
+      expect(Number(br.headers['content-length'])).toBe(br.body.length)
+      expect(br.body.length).toBeLessThan(bundle.length / 10)
+      expect(brotliDecompressSync(br.body).toString()).toBe(bundle)
+      const gz = await get(path, 'gzip')
+      expect(gz.headers['content-encoding']).toBe('gzip')
+      expect(gunzipSync(gz.body).toString()).toBe(bundle)
+    }
+    // Answered again from the compressed copy: the same bytes.
+    const again = await get('/assets/index-big.js', 'br')
+    expect(again.body.equals((await get('/assets/index-big.js', 'br')).body)).toBe(true)
+    expect(again.headers['cache-control']).toContain('immutable')
+  })
+
+  test('error: no encoding the browser refuses, and none where it does not pay', async () => {
+    for (const accept of [undefined, '', 'identity', 'br;q=0, gzip;q=0', 'deflate', 'br;q=zero']) {
+      const res = await get('/assets/index-big.js', accept)
+      expect(res.headers['content-encoding']).toBeUndefined()
+      expect(res.body.toString()).toBe(bundle)
+    }
+    expect((await get('/assets/index-big.js', 'br;q=0, gzip'))?.headers['content-encoding']).toBe(
+      'gzip',
+    )
+    // Already compressed, or too small to gain anything.
+    expect((await get('/assets/logo.png', 'br')).headers['content-encoding']).toBeUndefined()
+    expect((await get('/latch.js', 'br')).headers['content-encoding']).toBeUndefined()
+    expect(pickEncoding('*')).toBe('br')
+    expect(pickEncoding('*;q=0')).toBeNull()
+  })
+
+  test('behavior: HEAD answers the headers of the compressed file without a body', async () => {
+    const url = new URL(modal.url)
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/assets/index-big.js',
+          method: 'HEAD',
+          headers: { 'accept-encoding': 'br' },
+        },
+        resolve,
+      )
+        .on('error', reject)
+        .end()
+    })
+    res.resume()
+    expect(res.headers['content-encoding']).toBe('br')
+    expect(Number(res.headers['content-length'])).toBeGreaterThan(0)
   })
 })

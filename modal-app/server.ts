@@ -6,11 +6,14 @@
  * `?app=` query (read from the API's public app configuration), so the browser itself refuses
  * to render the modal inside any other page; without a known app, no page may frame it.
  */
+import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { API_PREFIX, APP_ID_LENGTH } from '@latch/shared'
 
 export const MODAL_DIST_DIR = fileURLToPath(new URL('./dist', import.meta.url))
@@ -56,6 +59,62 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 }
 
+/** Types worth compressing: images and fonts are compressed already. */
+const COMPRESSIBLE = /^(text\/|application\/json|image\/svg)/
+const MIN_COMPRESS_BYTES = 1024
+const COMPRESSED_CACHE_MAX = 64
+const brotli = promisify(brotliCompress)
+const gzipAsync = promisify(gzip)
+
+type Encoding = 'br' | 'gzip'
+
+/** The encoding to answer with, from Accept-Encoding: brotli, else gzip, else none. */
+export function pickEncoding(accept: string | undefined): Encoding | null {
+  const offered = new Map<string, number>()
+  for (const part of (accept ?? '').split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';')
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
+    offered.set(name.trim(), q ? Number(q.slice(2)) : 1)
+  }
+  for (const encoding of ['br', 'gzip'] as const) {
+    const q = offered.get(encoding) ?? offered.get('*')
+    if (q !== undefined && q > 0) return encoding
+  }
+  return null
+}
+
+const SUFFIX: Record<Encoding, string> = { br: '.br', gzip: '.gz' }
+
+/**
+ * Compressed copies of the static files: the build's own for the hashed assets (`x.js.br`
+ * beside `x.js`, at the highest settings; a hashed name never pairs with another content),
+ * else made once per content and encoding and kept for the next visitor.
+ */
+function createCompressor(): (file: Buffer, encoding: Encoding, built?: string) => Promise<Buffer> {
+  const cache = new Map<string, Promise<Buffer>>()
+  const made = (file: Buffer, encoding: Encoding): Promise<Buffer> => {
+    const key = `${encoding}:${createHash('sha256').update(file).digest('base64')}`
+    const hit = cache.get(key)
+    if (hit) return hit
+    if (cache.size >= COMPRESSED_CACHE_MAX) {
+      const oldest = cache.keys().next().value
+      if (oldest !== undefined) cache.delete(oldest)
+    }
+    const compressed =
+      encoding === 'br'
+        ? brotli(file, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9 } })
+        : gzipAsync(file, { level: 9 })
+    // A failure is not kept: the next request tries again.
+    compressed.catch(() => cache.delete(key))
+    cache.set(key, compressed)
+    return compressed
+  }
+  return async (file, encoding, built) => {
+    const prebuilt = built ? await readFile(built + SUFFIX[encoding]).catch(() => null) : null
+    return prebuilt ?? made(file, encoding)
+  }
+}
+
 function escapeAttr(value: string): string {
   return value
     .replace(/&/g, '&amp;')
@@ -65,13 +124,31 @@ function escapeAttr(value: string): string {
 }
 
 /**
- * The modal page's Content-Security-Policy: its own scripts, the API for data, and only the
- * app's registered origins as embedders (`'none'` when there are none).
+ * CSP sources for the page's inline scripts, by hash: the build inlines the one that starts the
+ * app configuration request (modal-app/build.ts); no other inline script may run.
  */
-export function modalCsp(apiOrigin: string, ancestors: readonly string[] = []): string {
+export function inlineScriptHashes(html: string): string[] {
+  return [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+    (m) =>
+      `'sha256-${createHash('sha256')
+        .update(m[1] ?? '')
+        .digest('base64')}'`,
+  )
+}
+
+/**
+ * The modal page's Content-Security-Policy: its own scripts and the inline ones of these
+ * hashes, the API for data, and only the app's registered origins as embedders (`'none'` when
+ * there are none).
+ */
+export function modalCsp(
+  apiOrigin: string,
+  ancestors: readonly string[] = [],
+  scriptHashes: readonly string[] = [],
+): string {
   return [
     "default-src 'self'",
-    "script-src 'self'",
+    ['script-src', "'self'", ...scriptHashes].join(' '),
     // React sets style properties through the CSSOM; the theme tokens are inline custom properties.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' https: data:",
@@ -156,6 +233,7 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
   const sdkDir = options.sdkDir ?? HOST_SDK_DIST_DIR
   const log = options.log ?? (() => {})
   const registeredOrigins = createOriginLookup(apiBase, log, options.originsTtlMs)
+  const compress = createCompressor()
   const meta = `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />`
 
   // Read on every request: a rebuild renames the hashed assets index.html points to.
@@ -179,6 +257,28 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
       ...headers,
     })
     res.end(head ? undefined : body)
+  }
+
+  /** A static file, compressed when the browser takes it and it is worth it. */
+  const sendFile = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    file: Buffer,
+    headers: Record<string, string>,
+    head: boolean,
+    /** The file's path when the build compressed it already (the hashed assets). */
+    built?: string,
+  ): Promise<void> => {
+    const type = headers['content-type'] ?? ''
+    const encoding = pickEncoding(req.headers['accept-encoding'])
+    // Caches must keep one copy per encoding.
+    const vary = { vary: 'accept-encoding' }
+    if (!encoding || !COMPRESSIBLE.test(type) || file.length < MIN_COMPRESS_BYTES) {
+      send(res, 200, file, { ...headers, ...vary }, head)
+      return
+    }
+    const body = await compress(file, encoding, built)
+    send(res, 200, body, { ...headers, ...vary, 'content-encoding': encoding }, head)
   }
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -228,7 +328,8 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
           'content-type': TYPES['.html'] as string,
           // Never cached: the policy differs per app and follows its registered origins.
           'cache-control': 'no-store',
-          'content-security-policy': modalCsp(apiUrl.origin, ancestors),
+          // The hashes follow the index.html of the moment: a rebuild may change its script.
+          'content-security-policy': modalCsp(apiUrl.origin, ancestors, inlineScriptHashes(html)),
           'referrer-policy': 'no-referrer',
           'cross-origin-opener-policy': 'same-origin-allow-popups',
         },
@@ -248,9 +349,9 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
         )
         return
       }
-      send(
+      await sendFile(
+        req,
         res,
-        200,
         file,
         {
           'content-type': TYPES['.js'] as string,
@@ -276,9 +377,9 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
       send(res, 404, 'Not Found', { 'content-type': 'text/plain' }, head)
       return
     }
-    send(
+    await sendFile(
+      req,
       res,
-      200,
       file,
       {
         'content-type': TYPES[extname(target)] ?? 'application/octet-stream',
@@ -288,6 +389,7 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
           : 'no-cache',
       },
       head,
+      pathname.startsWith('/assets/') ? target : undefined,
     )
   }
 

@@ -13,6 +13,11 @@ export interface RequestOptions {
   /** Adds the bearer access token. Session refresh and fork recovery go without it. */
   auth?: boolean
   method?: 'GET' | 'POST'
+  /**
+   * The answer of the same request already under way (early.ts): read instead of fetching
+   * again, within the same timeout.
+   */
+  started?: Promise<Response>
 }
 
 export interface ApiClient {
@@ -51,13 +56,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const controller = new AbortController()
       const timer = setTimeout(() => controller.abort(), timeoutMs)
       try {
-        const res = await doFetch(base + path, {
-          method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
-          headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
-          credentials: 'include',
-          signal: controller.signal,
-        })
+        const res = await (opts.started
+          ? untilAborted(opts.started, controller.signal)
+          : doFetch(base + path, {
+              method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
+              headers,
+              body: body === undefined ? undefined : JSON.stringify(body),
+              credentials: 'include',
+              signal: controller.signal,
+            }))
         const text = await res.text()
         const data: unknown = text ? safeJson(text) : null
         if (!res.ok) throw fromApiError(res.status, data)
@@ -71,6 +78,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
     },
   }
+}
+
+/** A promise that also rejects when the signal aborts (a request started elsewhere cannot be). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true })
+    promise.then(resolve, reject)
+  })
 }
 
 function safeJson(text: string): unknown {

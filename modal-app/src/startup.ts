@@ -4,6 +4,7 @@
  * registered.
  */
 import {
+  API_PREFIX,
   exposeMethods,
   type HostMethods,
   LatchError,
@@ -14,6 +15,7 @@ import {
 import { connect, WindowMessenger } from 'penpal'
 import { fail, setUser } from './actions.ts'
 import { createApiClient } from './api.ts'
+import { appConfigUrl, takeEarlyConfig } from './early.ts'
 import { createModalMethods } from './methods.ts'
 import { apiUrlFromMeta, appIdFromHash, isAllowedOrigin, parentOrigin } from './origin.ts'
 import { setHost, setRuntime } from './runtime.ts'
@@ -23,6 +25,11 @@ import { createTokenStore } from './token-store.ts'
 export interface StartResult {
   /** Settles once the host connection is made, or refused. */
   connected: Promise<boolean>
+  /**
+   * Settles once the app configuration was handled: the host handshake has begun, or the
+   * modal gave up (no app id, the request failed, a host origin the app does not allow).
+   */
+  configured: Promise<void>
   destroy(): void
 }
 
@@ -40,7 +47,7 @@ export function start(options: StartOptions = {}): StartResult {
       `Latch: the modal needs ${appId ? 'the latch-api-url meta tag' : 'an app id (#app=...)'}`,
     )
     fail(LatchError.of('missing_or_invalid_latch_app_id'))
-    return { connected: Promise.resolve(false), destroy() {} }
+    return { connected: Promise.resolve(false), configured: Promise.resolve(), destroy() {} }
   }
 
   let session: Session | null = null
@@ -53,7 +60,14 @@ export function start(options: StartOptions = {}): StartResult {
   session = createSession({ api, tokens: createTokenStore(appId), onUser: setUser })
   setRuntime({ appId, api, session, host: null })
 
-  const serverConfig = api.request<ServerAppConfig>(`/apps/${encodeURIComponent(appId)}`)
+  // The configuration is public: no access token, so a stored session's refresh does not hold
+  // it up. The inline script may have asked for it already (early.ts).
+  const early = takeEarlyConfig(win, appConfigUrl(apiUrl, API_PREFIX, appId))
+  const serverConfig = api.request<ServerAppConfig>(
+    `/apps/${encodeURIComponent(appId)}`,
+    undefined,
+    early ? { auth: false, started: early } : { auth: false },
+  )
   const restored: Promise<User | null> = session.restore().catch(() => null)
   let destroyConnection = (): void => {}
 
@@ -92,5 +106,9 @@ export function start(options: StartOptions = {}): StartResult {
       return false
     },
   )
-  return { connected, destroy: () => destroyConnection() }
+  const configured = serverConfig.then(
+    () => {},
+    () => {},
+  )
+  return { connected, configured, destroy: () => destroyConnection() }
 }
