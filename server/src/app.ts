@@ -26,6 +26,7 @@ import { priceRoutes } from './price/routes.ts'
 import { retryAfterOf } from './ratelimit.ts'
 import { sessionRoutes } from './sessions/routes.ts'
 import { smsRoutes } from './sms/routes.ts'
+import { walletRoutes } from './wallets/routes.ts'
 
 /** The status an error answers with: its own, else 400 for validation errors, else 500. */
 export function statusOf(err: LatchError): ContentfulStatusCode {
@@ -114,7 +115,8 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
   api.route('/passwordless_sms', smsRoutes(deps))
   api.route('/analytics_events', analyticsRoutes(deps))
   api.route('/token_price', priceRoutes(deps))
-  // Later: api.route('/siwe', ...) and the embedded wallet share store under '/wallets'.
+  api.route('/wallets', walletRoutes(deps))
+  // Later: api.route('/siwe', ...).
 
   // OAuth ahead of the API: its provider callback carries no app id header (see oauth/index.ts).
   app.route(`${API_PREFIX}/oauth`, oauthRoutes(deps))

@@ -1,7 +1,7 @@
 /** The HTTP API of SPEC section 7: request bodies as zod schemas, answers as types. */
 import { z } from 'zod'
 import { analyticsEventSchema, oauthProviderSchema } from './protocol.ts'
-import type { User } from './types.ts'
+import type { RecoveryMethod, User, WalletAccount } from './types.ts'
 
 export const API_PREFIX = '/api/v1'
 /** Largest request body the API reads. */
@@ -97,4 +97,60 @@ export interface AccessTokenClaims {
   sid: string
   iat: number
   exp: number
+}
+
+// The in-app wallet's share store (server/src/wallets). Bytes travel as lowercase hex.
+const hexBytes = (n: number) =>
+  z.string().regex(new RegExp(`^[0-9a-f]{${n * 2}}$`), `must be ${n} bytes in lowercase hex`)
+/** A Shamir share of the 32-byte key: 32 bytes and its x coordinate. */
+const walletShare = hexBytes(33)
+/** A ristretto255 point (RFC 9497 OPRF element). */
+const oprfElement = hexBytes(32)
+/** AES-256-GCM of a share: 12-byte IV, 33-byte share, 16-byte tag. */
+const sealedShare = hexBytes(12 + 33 + 16)
+export const walletAddressBody = z.object({ address })
+export const walletPasscodeBeginBody = z.object({ blinded: oprfElement })
+export const walletCreateBody = z.object({
+  address,
+  /** CAIP-2 chain id, 'eip155:1' when absent. */
+  chainId: z
+    .string()
+    .regex(/^eip155:[1-9][0-9]{0,19}$/, 'must be a CAIP-2 eip155 chain id')
+    .optional(),
+  authShare: walletShare,
+  recovery: z.discriminatedUnion('method', [
+    z.object({ method: z.literal('latch'), key: hexBytes(32), ciphertext: sealedShare }),
+    z.object({
+      method: z.literal('user-passcode'),
+      salt: hexBytes(16),
+      ciphertext: sealedShare,
+      verifier: hexBytes(32),
+      /** What /wallets/passcode/begin answered: names the OPRF key the passcode was bound to. */
+      ticket: z.string().min(1).max(512),
+    }),
+  ]),
+})
+export const walletEvaluateBody = z.object({ address, blinded: oprfElement })
+export const walletVerifyBody = z.object({ address, verifier: hexBytes(32) })
+
+export interface WalletPasscodeBeginResponse {
+  evaluated: string
+  ticket: string
+}
+export interface WalletCreateResponse {
+  user: User
+  wallet: WalletAccount
+}
+/** How the owner's wallet is recovered; the salt of the passcode KDF for 'user-passcode'. */
+export interface WalletInfoResponse {
+  recoveryMethod: RecoveryMethod
+  salt: string | null
+}
+export interface WalletSharesResponse {
+  authShare: string
+  /** On recovery only: the sealed recovery share, and its key for method 'latch'. */
+  recovery?: { ciphertext: string; key?: string }
+}
+export interface WalletEvaluateResponse {
+  evaluated: string
 }

@@ -356,6 +356,13 @@ export const ERRORS = {
     message: 'Invalid recovery passcode, please try again.',
     retryable: true,
   },
+  /** Five wrong passcodes lock recovery of the wallet for a while (answered with Retry-After). */
+  recovery_locked: {
+    type: 'embedded_wallet_error',
+    status: 429,
+    message: 'Too many incorrect passcodes. Recovery is locked, please try again later.',
+    retryable: true,
+  },
   insufficient_funds: {
     type: 'embedded_wallet_error',
     message: 'Insufficient funds for this transaction',

@@ -1,6 +1,8 @@
 /**
  * The wallet frame, served by the API origin at /apps/{appId}/embedded-wallets: the only code
- * that ever holds key material (DESIGN.md, "Keys of the in-app wallet"). It arrives with the
- * in-app wallet issues; its contract is already `WalletMethods` in shared/src/protocol.ts.
+ * that ever holds key material (README.md). main.ts is the page; these modules are its parts,
+ * exported for the server's tests, which drive the frame's own code against the real API.
  */
-export {}
+export * from './keys.ts'
+export * from './passcode.ts'
+export * from './wallet.ts'

@@ -259,6 +259,29 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0006_wallets': {
+    async up(db: Kysely<unknown>) {
+      // The in-app wallet's server side (server/src/wallets): one wallet per user, its auth share
+      // and recovery material sealed under the server secret, and the passcode attempt counter.
+      await db.schema
+        .createTable('wallets')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('chain_id', 'text', (c) => c.notNull())
+        .addColumn('recovery_method', 'text', (c) => c.notNull())
+        .addColumn('auth_share_sealed', 'text', (c) => c.notNull())
+        .addColumn('recovery_sealed', 'text', (c) => c.notNull())
+        .addColumn('failed_attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('locked_until', time)
+        .addColumn('evaluated_at', time)
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addUniqueConstraint('wallets_one_per_user', ['user_id'])
+        .addUniqueConstraint('wallets_address', ['app_id', 'address'])
+        .execute()
+    },
+  },
 }
 
 /** The set itself, in name order; exported so tests can stop part way. */

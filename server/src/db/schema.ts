@@ -133,6 +133,26 @@ export interface OAuthStatesTable {
   created_at: Time
 }
 
+/** An in-app wallet (server/src/wallets): its auth share and recovery material, sealed. */
+export interface WalletsTable {
+  id: string
+  app_id: string
+  user_id: string
+  /** Lowercase. */
+  address: string
+  chain_id: string
+  recovery_method: string
+  auth_share_sealed: string
+  /** JSON sealed under the secret: the recovery share's ciphertext and what opens it. */
+  recovery_sealed: string
+  /** Passcode evaluations since the last success (each counts as a failure until verified). */
+  failed_attempts: ColumnType<number, number | undefined, number>
+  locked_until: Time | null
+  /** When the pending passcode evaluation was answered; a verify consumes it. */
+  evaluated_at: Time | null
+  created_at: Time
+}
+
 export interface Database {
   apps: AppsTable
   users: UsersTable
@@ -145,6 +165,7 @@ export interface Database {
   analytics_events: AnalyticsEventsTable
   fork_tokens: ForkTokensTable
   oauth_states: OAuthStatesTable
+  wallets: WalletsTable
 }
 
 export type Db = Kysely<Database>

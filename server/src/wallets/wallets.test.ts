@@ -1,0 +1,466 @@
+import {
+  type AuthResponse,
+  isLatchError,
+  type WalletAccount,
+  type WalletCreateResponse,
+  type WalletInfoResponse,
+  type WalletSharesResponse,
+} from '@latch/shared'
+import {
+  addressOf,
+  blind,
+  fetchApi,
+  finish,
+  newPrivateKey,
+  type ShareStore,
+  sealShare,
+  splitKey,
+  stretch,
+  toHex,
+  walletCore,
+} from '@latch/wallet-frame'
+import { sql } from 'kysely'
+import { expect, test } from 'vitest'
+import { createSecrets } from '../crypto.ts'
+import { describeBackends, type TestServer } from '../test-support.ts'
+import { lockMs, MAX_PASSCODE_FAILURES } from './service.ts'
+
+let n = 0
+const email = () => `wallet.${++n}.${Date.now()}@example.com`
+/** A cheap Argon2id for the many recoveries here; the frame's default is tested in wallet-frame. */
+const kdf = { m: 64, t: 1, p: 1 }
+
+/** A device: the frame's own code, its own share store, talking to the real API in process. */
+function device(s: TestServer, appId: string) {
+  const shares = new Map<string, Uint8Array>()
+  const store: ShareStore = {
+    persistent: false,
+    get: (a) => shares.get(a.toLowerCase()),
+    set: (a, share) => void shares.set(a.toLowerCase(), share),
+  }
+  const fetcher = ((url: string, init: RequestInit) => s.app.request(url, init)) as typeof fetch
+  return { shares, ...walletCore({ api: fetchApi('', appId, fetcher), store, kdf }) }
+}
+
+async function refusal(p: Promise<unknown>) {
+  try {
+    await p
+  } catch (e) {
+    if (isLatchError(e)) return e
+    throw e
+  }
+  throw new Error('expected a refusal')
+}
+
+describeBackends('wallets', (get) => {
+  async function signedIn(): Promise<{ appId: string; auth: AuthResponse }> {
+    const s = get()
+    const app = await s.newApp()
+    return { appId: app.id, auth: await s.emailLogin(app.id, email()) }
+  }
+
+  test('behavior: automatic recovery — create, one wallet per user, a new device recovers without a passcode', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const phone = device(s, appId)
+    const { address } = await phone.create({ accessToken: auth.token })
+    expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+
+    const me = await s.request<{ user: { wallet?: WalletAccount } }>('/sessions', {
+      appId,
+      body: { refresh_token: auth.refresh_token },
+    })
+    expect(me.body.user.wallet).toMatchObject({
+      type: 'wallet',
+      address,
+      chainType: 'ethereum',
+      chainId: 'eip155:1',
+      walletClient: 'latch',
+      walletClientType: 'latch',
+      connectorType: 'embedded',
+      recoveryMethod: 'latch',
+    })
+
+    const again = await refusal(phone.create({ accessToken: auth.token }))
+    expect(again.message).toBe('Only one wallet per user is currently allowed')
+    expect(again.status).toBe(409)
+
+    await expect(phone.connect({ address, accessToken: auth.token })).resolves.toEqual({ address })
+    const laptop = device(s, appId)
+    const missing = await refusal(laptop.connect({ address, accessToken: auth.token }))
+    expect(missing.code).toBe('wallet_not_on_device')
+    await expect(laptop.recover({ address, accessToken: auth.token })).resolves.toEqual({
+      address,
+    })
+    await expect(laptop.connect({ address, accessToken: auth.token })).resolves.toEqual({ address })
+  })
+
+  test('behavior: the in-app wallet cannot be unlinked', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const { address } = await device(s, appId).create({ accessToken: auth.token })
+    // The account is stored as the in-app wallet, which accounts.ts refuses to unlink.
+    const row = await s.deps.db
+      .selectFrom('linked_accounts')
+      .select('data')
+      .where('identifier', '=', address.toLowerCase())
+      .executeTakeFirstOrThrow()
+    expect((row.data as unknown as WalletAccount).walletClient).toBe('latch')
+    const { unlinkAccount } = await import('../accounts.ts')
+    const err = await refusal(
+      unlinkAccount(s.deps.db, appId, auth.user.id, { type: 'wallet', identifier: address }),
+    )
+    expect(err.message).toBe('Cannot unlink an embedded wallet')
+  })
+
+  test('behavior: a passcode wallet recovers on a new device with its passcode only', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const { address } = await device(s, appId).create({
+      accessToken: auth.token,
+      recoveryPin: 'abc123',
+    })
+    const info = await s.request<WalletInfoResponse>('/wallets/info', {
+      appId,
+      token: auth.token,
+      body: { address },
+    })
+    expect(info.body).toEqual({ recoveryMethod: 'user-passcode', salt: expect.any(String) })
+    // Automatic recovery is refused for a passcode wallet.
+    const auto = await s.request('/wallets/recover', {
+      appId,
+      token: auth.token,
+      body: { address },
+    })
+    expect(auto.status).toBe(400)
+
+    const laptop = device(s, appId)
+    const wrong = await refusal(
+      laptop.recover({ address, accessToken: auth.token, recoveryPin: 'abc124' }),
+    )
+    expect(wrong.code).toBe('invalid_recovery_pin')
+    expect(wrong.message).toBe('Invalid recovery passcode, please try again.')
+    const none = await refusal(laptop.recover({ address, accessToken: auth.token }))
+    expect(none.code).toBe('invalid_recovery_pin')
+    await expect(
+      laptop.recover({ address, accessToken: auth.token, recoveryPin: 'abc123' }),
+    ).resolves.toEqual({ address })
+    await expect(laptop.connect({ address, accessToken: auth.token })).resolves.toEqual({ address })
+  })
+
+  test('refusal: five wrong passcodes lock recovery, growing; the right one is refused while locked and resets the count after', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const { address } = await device(s, appId).create({
+      accessToken: auth.token,
+      recoveryPin: 'Right1',
+    })
+    const thief = device(s, appId)
+    const guess = (pin: string) =>
+      thief.recover({ address, accessToken: auth.token, recoveryPin: pin })
+    for (let i = 0; i < MAX_PASSCODE_FAILURES; i++) {
+      expect((await refusal(guess(`Wrong${i}`))).code).toBe(
+        i < MAX_PASSCODE_FAILURES - 1 ? 'invalid_recovery_pin' : 'recovery_locked',
+      )
+    }
+    // Locked: even the right passcode is refused, with a clear message and Retry-After.
+    const evaluate = await s.request('/wallets/passcode/evaluate', {
+      appId,
+      token: auth.token,
+      body: { address, blinded: toHex(blind(new Uint8Array(32)).blinded) },
+    })
+    expect(evaluate.status).toBe(429)
+    expect(evaluate.body).toMatchObject({
+      error: {
+        code: 'recovery_locked',
+        message: 'Too many incorrect passcodes. Recovery is locked, please try again later.',
+      },
+    })
+    expect(Number(evaluate.headers.get('retry-after'))).toBeGreaterThan(50)
+    expect(Number(evaluate.headers.get('retry-after'))).toBeLessThanOrEqual(60)
+    expect((await refusal(guess('Right1'))).code).toBe('recovery_locked')
+
+    // After the lock, one more wrong guess locks again, twice as long.
+    s.clock.advance(lockMs(5) + 1000)
+    expect((await refusal(guess('Wrong9'))).code).toBe('recovery_locked')
+    const second = await s.request('/wallets/passcode/evaluate', {
+      appId,
+      token: auth.token,
+      body: { address, blinded: toHex(blind(new Uint8Array(32)).blinded) },
+    })
+    expect(Number(second.headers.get('retry-after'))).toBeGreaterThan(110)
+    expect(lockMs(6)).toBe(2 * lockMs(5))
+    expect(lockMs(40)).toBe(24 * 60 * 60_000)
+
+    s.clock.advance(lockMs(6) + 1000)
+    await expect(guess('Right1')).resolves.toEqual({ address })
+    // The count is back to zero: four wrong guesses and the right one never lock.
+    for (let i = 0; i < MAX_PASSCODE_FAILURES - 1; i++) {
+      expect((await refusal(guess(`Again${i}`))).code).toBe('invalid_recovery_pin')
+    }
+    await expect(guess('Right1')).resolves.toEqual({ address })
+  })
+
+  test('refusal: a verifier without a fresh evaluation is refused, even the right one (no replay, every try counted)', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    // A hand-driven frame, to hold on to the verifier.
+    const key = newPrivateKey()
+    const address = addressOf(key)
+    const shares = await splitKey(key)
+    const salt = new Uint8Array(16).fill(7)
+    const stretched = await stretch('Pin123', salt, kdf)
+    const b = blind(stretched)
+    const begun = await s.request<{ evaluated: string; ticket: string }>(
+      '/wallets/passcode/begin',
+      {
+        appId,
+        token: auth.token,
+        body: { blinded: toHex(b.blinded) },
+      },
+    )
+    const keys = finish(stretched, b, Buffer.from(begun.body.evaluated, 'hex'))
+    const created = await s.request<WalletCreateResponse>('/wallets', {
+      appId,
+      token: auth.token,
+      body: {
+        address,
+        authShare: toHex(shares.auth),
+        recovery: {
+          method: 'user-passcode',
+          salt: toHex(salt),
+          ciphertext: toHex(await sealShare(keys.recoveryKey, shares.recovery, address)),
+          verifier: toHex(keys.verifier),
+          ticket: begun.body.ticket,
+        },
+      },
+    })
+    expect(created.status).toBe(200)
+    const verify = () =>
+      s.request<WalletSharesResponse>('/wallets/passcode/verify', {
+        appId,
+        token: auth.token,
+        body: { address, verifier: toHex(keys.verifier) },
+      })
+    expect((await verify()).status).toBe(422)
+    const evaluated = await s.request('/wallets/passcode/evaluate', {
+      appId,
+      token: auth.token,
+      body: { address, blinded: toHex(blind(stretched).blinded) },
+    })
+    expect(evaluated.status).toBe(200)
+    const ok = await verify()
+    expect(ok.status).toBe(200)
+    expect(ok.body.authShare).toBe(toHex(shares.auth))
+    // The evaluation is spent.
+    expect((await verify()).status).toBe(422)
+    // A stale evaluation is spent too.
+    await s.request('/wallets/passcode/evaluate', {
+      appId,
+      token: auth.token,
+      body: { address, blinded: toHex(blind(stretched).blinded) },
+    })
+    s.clock.advance(6 * 60_000)
+    expect((await verify()).status).toBe(422)
+  })
+
+  test('property: nothing a token holder receives before a matching verify depends on the passcode', async () => {
+    const s = get()
+    // Two users, same salt, different passcodes: every answer short of a matching verify has
+    // the same shape and holds nothing derived from the passcode, so there is nothing to test a
+    // guess against offline. The only passcode-dependent values (verifier, sealed recovery
+    // share) never leave the server before a match.
+    const seen: string[] = []
+    const salt = new Uint8Array(16).fill(9)
+    const answersFor = async (pin: string) => {
+      const { appId, auth } = await signedIn()
+      const key = newPrivateKey()
+      const address = addressOf(key)
+      const shares = await splitKey(key)
+      const stretched = await stretch(pin, salt, kdf)
+      const b = blind(stretched)
+      const begun = await s.request<{ evaluated: string; ticket: string }>(
+        '/wallets/passcode/begin',
+        { appId, token: auth.token, body: { blinded: toHex(b.blinded) } },
+      )
+      const keys = finish(stretched, b, Buffer.from(begun.body.evaluated, 'hex'))
+      const ciphertext = toHex(await sealShare(keys.recoveryKey, shares.recovery, address))
+      const verifier = toHex(keys.verifier)
+      await s.request('/wallets', {
+        appId,
+        token: auth.token,
+        body: {
+          address,
+          authShare: toHex(shares.auth),
+          recovery: {
+            method: 'user-passcode',
+            salt: toHex(salt),
+            ciphertext,
+            verifier,
+            ticket: begun.body.ticket,
+          },
+        },
+      })
+      const call = async (path: string, body: unknown) => {
+        const res = await s.request(path, { appId, token: auth.token, body })
+        seen.push(JSON.stringify(res.body))
+        return { status: res.status, keys: Object.keys(res.body).sort() }
+      }
+      const guess = await stretch('Guess0', salt, kdf)
+      const answers = [
+        await call('/wallets/info', { address }),
+        await call('/wallets/shares', { address }),
+        await call('/wallets/recover', { address }),
+        await call('/wallets/passcode/evaluate', { address, blinded: toHex(blind(guess).blinded) }),
+        await call('/wallets/passcode/verify', {
+          address,
+          verifier: toHex(
+            finish(guess, blind(guess), Buffer.from(begun.body.evaluated, 'hex')).verifier,
+          ),
+        }),
+      ]
+      return { answers, secrets: [ciphertext, verifier] }
+    }
+    const a = await answersFor('Aaaaa1')
+    const b = await answersFor('Bbbbb2')
+    expect(a.answers).toEqual(b.answers)
+    expect(a.answers.map((x) => x.status)).toEqual([200, 200, 400, 200, 422])
+    for (const value of [...a.secrets, ...b.secrets]) {
+      expect(seen.some((body) => body.includes(value))).toBe(false)
+    }
+  })
+
+  test('property: a copy of the database alone holds no share, verifier or salt in the clear', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const key = newPrivateKey()
+    const address = addressOf(key)
+    const shares = await splitKey(key)
+    const salt = crypto.getRandomValues(new Uint8Array(16))
+    const stretched = await stretch('Db1234', salt, kdf)
+    const b = blind(stretched)
+    const begun = await s.request<{ evaluated: string; ticket: string }>(
+      '/wallets/passcode/begin',
+      {
+        appId,
+        token: auth.token,
+        body: { blinded: toHex(b.blinded) },
+      },
+    )
+    const keys = finish(stretched, b, Buffer.from(begun.body.evaluated, 'hex'))
+    const ciphertext = toHex(await sealShare(keys.recoveryKey, shares.recovery, address))
+    await s.request('/wallets', {
+      appId,
+      token: auth.token,
+      body: {
+        address,
+        authShare: toHex(shares.auth),
+        recovery: {
+          method: 'user-passcode',
+          salt: toHex(salt),
+          ciphertext,
+          verifier: toHex(keys.verifier),
+          ticket: begun.body.ticket,
+        },
+      },
+    })
+    const rows = await sql<{
+      row: string
+    }>`SELECT row_to_json(w)::text AS row FROM wallets w WHERE address = ${address.toLowerCase()}`.execute(
+      s.deps.db,
+    )
+    const dump = rows.rows.map((r) => r.row).join('\n')
+    expect(dump).not.toBe('')
+    for (const value of [
+      toHex(shares.auth),
+      toHex(shares.recovery),
+      ciphertext,
+      toHex(keys.verifier),
+      toHex(salt),
+      toHex(key),
+    ]) {
+      expect(dump).not.toContain(value)
+    }
+    // Without the server secret the sealed columns do not open.
+    const other = createSecrets('another-secret-another-secret-another-0123')
+    const stored = await s.deps.db
+      .selectFrom('wallets')
+      .selectAll()
+      .where('address', '=', address.toLowerCase())
+      .executeTakeFirstOrThrow()
+    expect(() => other.decrypt(stored.auth_share_sealed)).toThrow()
+    expect(() => other.decrypt(stored.recovery_sealed)).toThrow()
+  })
+
+  test('refusal: every route needs the owner’s live token; another user, a revoked session and bad input are refused without a 500', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const { address } = await device(s, appId).create({ accessToken: auth.token })
+    const other = await s.emailLogin(appId, email())
+    const paths = ['/wallets/info', '/wallets/shares', '/wallets/recover']
+    for (const path of paths) {
+      const anon = await s.request(path, { appId, body: { address } })
+      expect(anon.status).toBe(401)
+      const foreign = await s.request(path, { appId, token: other.token, body: { address } })
+      expect(foreign.status).toBe(404)
+      expect(foreign.body).toMatchObject({
+        error: {
+          message: 'User must be authenticated and have a wallet before it can be recovered',
+        },
+      })
+    }
+    // Bad input: a clear 400.
+    for (const [path, body] of [
+      ['/wallets/info', { address: 'nope' }],
+      ['/wallets/passcode/begin', { blinded: 'ff'.repeat(32) }],
+      ['/wallets/passcode/begin', { blinded: 'zz' }],
+      ['/wallets', { address, authShare: '00', recovery: { method: 'latch' } }],
+    ] as const) {
+      const res = await s.request(path, { appId, token: other.token, body })
+      expect(res.status).toBe(400)
+    }
+    // A ticket is bound to its user and expires.
+    const blinded = toHex(blind(new Uint8Array(32)).blinded)
+    const begun = await s.request<{ ticket: string }>('/wallets/passcode/begin', {
+      appId,
+      token: other.token,
+      body: { blinded },
+    })
+    const third = await s.emailLogin(appId, email())
+    const key = newPrivateKey()
+    const body = {
+      address: addressOf(key),
+      authShare: '00'.repeat(33),
+      recovery: {
+        method: 'user-passcode',
+        salt: '00'.repeat(16),
+        ciphertext: '00'.repeat(61),
+        verifier: '00'.repeat(32),
+        ticket: begun.body.ticket,
+      },
+    }
+    expect((await s.request('/wallets', { appId, token: third.token, body })).status).toBe(400)
+    s.clock.advance(11 * 60_000)
+    const expired = await s.request('/wallets', { appId, token: other.token, body })
+    expect(expired.status).toBe(400)
+    // The owner with a wallet cannot begin another.
+    const owner = await s.request('/wallets/passcode/begin', {
+      appId,
+      token: auth.token,
+      body: { blinded },
+    })
+    expect(owner.status).toBe(409)
+    // A revoked session is refused.
+    await s.request('/sessions/logout', {
+      appId,
+      token: auth.token,
+      body: { refresh_token: auth.refresh_token },
+    })
+    const revoked = await s.request('/wallets/shares', {
+      appId,
+      token: auth.token,
+      body: { address },
+    })
+    expect(revoked.status).toBe(401)
+  })
+})

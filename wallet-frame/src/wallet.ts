@@ -1,0 +1,218 @@
+/**
+ * What the wallet frame does for the modal: create a wallet, check it is usable on this device,
+ * recover it on a new one. The API and the device-share store are passed in, so the same code
+ * runs in the frame (fetch on its own origin, localStorage) and in tests (the real server in
+ * process). The private key is rebuilt only in this module's local variables and zeroed after.
+ */
+import {
+  API_PREFIX,
+  fromApiError,
+  type Hex,
+  LatchError,
+  validatePasscode,
+  type WalletCreateParams,
+  type WalletCreateResponse,
+  type WalletEvaluateResponse,
+  type WalletInfoResponse,
+  type WalletPasscodeBeginResponse,
+  type WalletRecoverParams,
+  type WalletSharesResponse,
+} from '@latch/shared'
+import { addressOf, combineShares, fromHex, newPrivateKey, splitKey, toHex } from './keys.ts'
+import {
+  blind,
+  finish,
+  KDF_PARAMS,
+  type KdfParams,
+  openShare,
+  sealShare,
+  stretch,
+} from './passcode.ts'
+
+/** One authenticated POST to the API; answers the JSON body or throws its LatchError. */
+export type WalletApi = <T>(path: string, body: unknown, accessToken: string) => Promise<T>
+
+/** Where the device share lives: wallet-origin storage where allowed, else frame memory. */
+export interface ShareStore {
+  get(address: string): Uint8Array | undefined
+  set(address: string, share: Uint8Array): void
+  /** Whether the share survives a reload (false when the browser refuses storage). */
+  readonly persistent: boolean
+}
+
+/** An API client over fetch: `base` is the API origin (the frame's own). */
+export function fetchApi(
+  base: string,
+  appId: string,
+  fetcher: typeof fetch = fetch,
+  timeoutMs = 15_000,
+): WalletApi {
+  return async <T>(path: string, body: unknown, accessToken: string): Promise<T> => {
+    let res: Response
+    try {
+      res = await fetcher(`${base}${API_PREFIX}${path}`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${accessToken}`,
+          'latch-app-id': appId,
+          'latch-client': 'latch-wallet-frame',
+        },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+    } catch (e) {
+      throw LatchError.of('embedded_wallet_error', {
+        message: 'Could not reach the Latch API',
+        cause: e,
+      })
+    }
+    const json: unknown = await res.json().catch(() => null)
+    if (!res.ok) throw fromApiError(res.status, json)
+    return json as T
+  }
+}
+
+/** Storage in `storage` when the browser allows it, else memory for the life of the frame. */
+export function shareStore(appId: string, storage: () => Storage): ShareStore {
+  const memory = new Map<string, string>()
+  const keyOf = (address: string) => `latch:wallet:${appId}:${address.toLowerCase()}`
+  let persistent = true
+  let store: Storage | undefined
+  try {
+    // Chromium refuses storage to a cross-site frame by default (SecurityError).
+    store = storage()
+    const probe = `${keyOf('probe')}`
+    store.setItem(probe, '1')
+    store.removeItem(probe)
+  } catch {
+    store = undefined
+    persistent = false
+  }
+  return {
+    persistent,
+    get(address) {
+      const hex = memory.get(keyOf(address)) ?? store?.getItem(keyOf(address)) ?? undefined
+      return hex ? fromHex(hex) : undefined
+    },
+    set(address, share) {
+      memory.set(keyOf(address), toHex(share))
+      try {
+        store?.setItem(keyOf(address), toHex(share))
+      } catch {
+        // Quota or a policy change: the share stays in memory for this frame's life.
+      }
+    },
+  }
+}
+
+export interface WalletCoreOptions {
+  api: WalletApi
+  store: ShareStore
+  /** Tests may lower it; the frame always uses the default (OWASP's minimum). */
+  kdf?: KdfParams
+  chainId?: string
+}
+
+export function walletCore({ api, store, kdf = KDF_PARAMS, chainId }: WalletCoreOptions) {
+  /** Combines, checks the address, zeroes the key: proves the wallet usable here. */
+  async function check(shares: Uint8Array[], address: string): Promise<void> {
+    const key = await combineShares(shares, address)
+    key.fill(0)
+  }
+
+  return {
+    async create({ accessToken, recoveryPin }: WalletCreateParams): Promise<{ address: Hex }> {
+      if (recoveryPin !== undefined) {
+        const valid = validatePasscode(recoveryPin)
+        if (!valid.ok) throw valid.error
+      }
+      const key = newPrivateKey()
+      const address = addressOf(key)
+      const shares = await splitKey(key)
+      key.fill(0)
+      let recovery: unknown
+      if (recoveryPin === undefined) {
+        const recoveryKey = crypto.getRandomValues(new Uint8Array(32))
+        const ciphertext = await sealShare(recoveryKey, shares.recovery, address)
+        recovery = { method: 'latch', key: toHex(recoveryKey), ciphertext: toHex(ciphertext) }
+      } else {
+        const salt = crypto.getRandomValues(new Uint8Array(16))
+        const stretched = await stretch(recoveryPin, salt, kdf)
+        const b = blind(stretched)
+        const begun = await api<WalletPasscodeBeginResponse>(
+          '/wallets/passcode/begin',
+          { blinded: toHex(b.blinded) },
+          accessToken,
+        )
+        const keys = finish(stretched, b, fromHex(begun.evaluated))
+        const ciphertext = await sealShare(keys.recoveryKey, shares.recovery, address)
+        recovery = {
+          method: 'user-passcode',
+          salt: toHex(salt),
+          ciphertext: toHex(ciphertext),
+          verifier: toHex(keys.verifier),
+          ticket: begun.ticket,
+        }
+      }
+      await api<WalletCreateResponse>(
+        '/wallets',
+        { address, chainId, authShare: toHex(shares.auth), recovery },
+        accessToken,
+      )
+      store.set(address, shares.device)
+      return { address }
+    },
+
+    async connect({ address, accessToken }: { address: Hex; accessToken: string }) {
+      const device = store.get(address)
+      if (!device) throw LatchError.of('wallet_not_on_device')
+      const { authShare } = await api<WalletSharesResponse>(
+        '/wallets/shares',
+        { address },
+        accessToken,
+      )
+      await check([device, fromHex(authShare)], address)
+      return { address }
+    },
+
+    async recover({ address, accessToken, recoveryPin }: WalletRecoverParams) {
+      const info = await api<WalletInfoResponse>('/wallets/info', { address }, accessToken)
+      let answer: WalletSharesResponse
+      let recoveryKey: Uint8Array
+      if (info.recoveryMethod === 'latch') {
+        answer = await api<WalletSharesResponse>('/wallets/recover', { address }, accessToken)
+        recoveryKey = fromHex(answer.recovery?.key ?? '')
+      } else {
+        if (!recoveryPin || !validatePasscode(recoveryPin).ok || !info.salt) {
+          throw LatchError.of('invalid_recovery_pin')
+        }
+        const stretched = await stretch(recoveryPin, fromHex(info.salt), kdf)
+        const b = blind(stretched)
+        const { evaluated } = await api<WalletEvaluateResponse>(
+          '/wallets/passcode/evaluate',
+          { address, blinded: toHex(b.blinded) },
+          accessToken,
+        )
+        const keys = finish(stretched, b, fromHex(evaluated))
+        answer = await api<WalletSharesResponse>(
+          '/wallets/passcode/verify',
+          { address, verifier: toHex(keys.verifier) },
+          accessToken,
+        )
+        recoveryKey = keys.recoveryKey
+      }
+      const share = await openShare(
+        recoveryKey,
+        fromHex(answer.recovery?.ciphertext ?? ''),
+        address,
+      )
+      await check([share, fromHex(answer.authShare)], address)
+      // The recovery share becomes this device's share: with the auth share it rebuilds the key.
+      store.set(address, share)
+      return { address }
+    },
+  }
+}
+
+export type WalletCore = ReturnType<typeof walletCore>
