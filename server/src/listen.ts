@@ -37,13 +37,18 @@ function answerClientErrors(server: Server): void {
     const error = unroutableError(err)
     const status = error.status ?? 400
     const body = JSON.stringify(toApiErrorBody(error))
+    // An answer to HEAD has no body (the client would read one as the next answer's start).
+    // The bytes node was parsing when it failed begin with the request line when they arrived
+    // in one piece, as a request under 64 KB on one write does.
+    const raw = (err as { rawPacket?: Buffer }).rawPacket
+    const head = raw?.subarray(0, 5).toString('latin1') === 'HEAD '
     // After a framing error nothing more on this connection can be trusted: close it.
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\n` +
         'Content-Type: application/json\r\n' +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
-        body,
+        (head ? '' : body),
     )
   })
 }

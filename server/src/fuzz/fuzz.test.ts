@@ -840,6 +840,15 @@ test('fuzz: broken HTTP framing on a raw socket answers 4xx with the error body 
     if (status >= 400)
       expect(isErrorBody(parseJson(Buffer.from(body, 'latin1'))), `${what}: ${body}`).toBe(true)
   }
+  // HEAD refused by the parser: the answer has no body, so the client reads no extra bytes.
+  const head = await sendRaw(
+    base,
+    Buffer.from(
+      `HEAD ${API_PREFIX}/apps/${id} HTTP/1.1\r\nHost: x\r\nX-A: ${'a'.repeat(20_000)}\r\n\r\n`,
+    ),
+  )
+  expect(head.status).toBe(431)
+  expect(head.text.slice(head.text.indexOf('\r\n\r\n') + 4)).toBe('')
   // The handlers of the aborted requests did not fail (a 500 is logged with its stack).
   expect(logs.slice(before).filter((l) => l.includes(' failed: '))).toEqual([])
   expect((await fetch(`${api.url}${API_PREFIX}/apps/${ctx.appId}`)).status).toBe(200)
