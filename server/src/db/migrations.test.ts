@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator, sql } from 'kysely'
 import { afterEach, expect, test } from 'vitest'
@@ -76,7 +77,23 @@ test('behavior: a database from the former lazy OAuth migrator keeps its pending
     browserHash: null,
     expiresAt: new Date(now.getTime() + OAUTH_STATE_TTL_MS),
   }
-  await store.put('pending-state', pending)
+  // Written as the former store wrote it: the table has no browser_hash yet (0003 adds it).
+  await db
+    .insertInto('oauth_states')
+    .values({
+      state_hash: createHash('sha256').update('pending-state').digest('hex'),
+      app_id: pending.appId,
+      provider: pending.provider,
+      redirect_to: pending.redirectTo,
+      redirect_uri: pending.redirectUri,
+      code_verifier: pending.codeVerifier,
+      nonce: pending.nonce,
+      user_id: pending.userId,
+      is_link: pending.isLink,
+      expires_at: pending.expiresAt,
+      created_at: now,
+    })
+    .execute()
 
   await migrate(raw)
   await migrate(raw)
