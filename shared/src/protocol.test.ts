@@ -11,6 +11,7 @@ import {
 import {
   exposeMethods,
   hostAppConfigSchema,
+  pendingOAuthFlowSchema,
   remoteMethods,
   transactionRequestSchema,
   WALLET_MESSAGES,
@@ -77,11 +78,22 @@ test('param: host configuration schema rejects wrong types and javascript: links
 
 test('param: the API bodies (full zod) check the provider and event with the zod/mini enums', () => {
   const redirect_to = 'https://acme.test/'
-  expect(oauthInitBody.safeParse({ provider: 'github', redirect_to }).data).toEqual({
+  const browser_hash = 'h'.repeat(43)
+  expect(oauthInitBody.safeParse({ provider: 'github', redirect_to, browser_hash }).data).toEqual({
     provider: 'github',
     redirect_to,
+    browser_hash,
   })
-  expect(oauthInitBody.safeParse({ provider: 'fax', redirect_to }).error?.issues[0]).toMatchObject({
+  // The browser binding is required, and must be 32 bytes of base64url.
+  for (const hash of [undefined, '', 'h'.repeat(42), `${'h'.repeat(42)}=`]) {
+    expect(
+      oauthInitBody.safeParse({ provider: 'github', redirect_to, browser_hash: hash }).error
+        ?.issues[0]?.path,
+    ).toEqual(['browser_hash'])
+  }
+  expect(
+    oauthInitBody.safeParse({ provider: 'fax', redirect_to, browser_hash }).error?.issues[0],
+  ).toMatchObject({
     path: ['provider'],
     message: expect.stringMatching(/^Invalid option: expected one of/),
   })
@@ -89,6 +101,19 @@ test('param: the API bodies (full zod) check the provider and event with the zod
     true,
   )
   expect(analyticsEventBody.safeParse({ event_name: 'nope', client_id: 'c' }).success).toBe(false)
+})
+
+test('param: the pending OAuth flow the host page keeps', () => {
+  const flow = { state: 's', provider: 'google', intent: 'link', secret: 'x'.repeat(43) }
+  expect(pendingOAuthFlowSchema.safeParse(flow).success).toBe(true)
+  for (const bad of [
+    { ...flow, intent: 'guess' },
+    { ...flow, secret: '' },
+    { ...flow, state: '' },
+    { ...flow, provider: 'fax' },
+  ]) {
+    expect([bad, pendingOAuthFlowSchema.safeParse(bad).success]).toEqual([bad, false])
+  }
 })
 
 test('param: transaction request schema', () => {
