@@ -26,6 +26,7 @@ import { priceRoutes } from './price/routes.ts'
 import { retryAfterOf } from './ratelimit.ts'
 import { sessionRoutes } from './sessions/routes.ts'
 import { smsRoutes } from './sms/routes.ts'
+import { walletFrameRoutes } from './wallets/frame.ts'
 import { walletRoutes } from './wallets/routes.ts'
 
 /** The status an error answers with: its own, else 400 for validation errors, else 500. */
@@ -121,6 +122,7 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
   // OAuth ahead of the API: its provider callback carries no app id header (see oauth/index.ts).
   app.route(`${API_PREFIX}/oauth`, oauthRoutes(deps))
   app.route(API_PREFIX, api)
-  // Later issue: the wallet frame pages, GET /apps/:appId/embedded-wallets (and /export), mount here.
+  // The wallet frame's page and assets (the export page of the next issue mounts beside them).
+  app.route('/', walletFrameRoutes(deps))
   return app
 }

@@ -1,0 +1,90 @@
+/**
+ * The wallet frame's page and assets on the API origin: GET /apps/{appId}/embedded-wallets and
+ * GET /embedded-wallets/assets/*. The page carries the modal origin (the one origin allowed to
+ * frame it and talk to it) written in by the server, never read from the request; its CSP
+ * allows scripts from this origin only, requests to this origin only, and framing by the modal
+ * only. The page is never cached (it names the modal origin); the hashed assets are immutable.
+ */
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { LatchError, toApiErrorBody } from '@latch/shared'
+import { Hono } from 'hono'
+import { findApp } from '../apps/service.ts'
+import type { Deps } from '../context.ts'
+import type { HonoEnv } from '../http.ts'
+
+export const WALLET_FRAME_DIST = fileURLToPath(
+  new URL('../../../wallet-frame/dist', import.meta.url),
+)
+const PLACEHOLDER = '%LATCH_MODAL_ORIGIN%'
+/** A hashed build asset name: nothing else under the assets path is ever read. */
+const ASSET = /^[A-Za-z0-9_-]+\.(js|css)$/
+
+/** The frame page's Content-Security-Policy for a modal origin. */
+export function walletFrameCsp(modalOrigin: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${modalOrigin}`,
+  ].join('; ')
+}
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
+}
+
+export function walletFrameRoutes(deps: Deps, options: { distDir?: string } = {}): Hono<HonoEnv> {
+  const distDir = options.distDir ?? WALLET_FRAME_DIST
+  const routes = new Hono<HonoEnv>()
+
+  routes.get('/apps/:appId/embedded-wallets', async (c) => {
+    c.header('cache-control', 'no-store')
+    const app = await findApp(deps, c.req.param('appId'))
+    if (!app) throw LatchError.of('missing_or_invalid_latch_app_id')
+    const modalOrigin = deps.config.modalOrigin
+    if (!modalOrigin) {
+      return c.json(
+        toApiErrorBody(
+          LatchError.of('internal_error', {
+            message:
+              'The wallet frame needs LATCH_MODAL_ORIGIN: without it no page may embed the frame',
+          }),
+        ),
+        503,
+      )
+    }
+    const html = await readFile(join(distDir, 'index.html'), 'utf8').catch(() => null)
+    if (html === null || !html.includes(PLACEHOLDER)) {
+      return c.text(
+        'The wallet frame is not built: run `npm run build -w wallet-frame` on the server.',
+        503,
+      )
+    }
+    c.header('content-security-policy', walletFrameCsp(modalOrigin))
+    c.header('x-content-type-options', 'nosniff')
+    c.header('referrer-policy', 'no-referrer')
+    c.header('cross-origin-opener-policy', 'same-origin')
+    return c.html(html.replace(PLACEHOLDER, escapeAttribute(modalOrigin)))
+  })
+
+  routes.get('/embedded-wallets/assets/:file', async (c) => {
+    const file = c.req.param('file')
+    const body = ASSET.test(file)
+      ? await readFile(join(distDir, 'assets', file)).catch(() => null)
+      : null
+    if (!body) throw LatchError.of('not_found', { message: `No route GET ${c.req.path}` })
+    c.header('cache-control', 'public, max-age=31536000, immutable')
+    c.header('x-content-type-options', 'nosniff')
+    c.header(
+      'content-type',
+      file.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8',
+    )
+    return c.body(new Uint8Array(body))
+  })
+
+  return routes
+}

@@ -1,0 +1,64 @@
+/**
+ * The wallet frame page: a hidden iframe of the modal on the API origin. It answers only the
+ * modal origin the API wrote into the page (never one read from the URL), over penpal, with the
+ * methods of `WalletMethods`; every failure crosses as a LatchError.
+ */
+import {
+  exposeMethods,
+  LatchError,
+  WALLET_MESSAGES,
+  type WalletMethods,
+  walletConnectSchema,
+  walletCreateSchema,
+  walletRecoverSchema,
+  walletRpcSchema,
+} from '@latch/shared'
+import { connect, WindowMessenger } from 'penpal'
+import { fetchApi, shareStore, walletCore } from './wallet.ts'
+
+const modalOrigin = document
+  .querySelector<HTMLMetaElement>('meta[name="latch-modal-origin"]')
+  ?.getAttribute('content')
+// The API serves this page at /apps/{appId}/embedded-wallets.
+const appId = decodeURIComponent(location.pathname.split('/')[2] ?? '')
+
+/** The arguments of a call, checked before anything else (the modal is trusted, not its bugs). */
+function checked<T>(schema: { safeParse(v: unknown): { success: boolean; data?: T } }, v: unknown) {
+  const result = schema.safeParse(v)
+  if (!result.success) throw LatchError.of('invalid_request_arguments')
+  return result.data as T
+}
+
+function start(origin: string): void {
+  // Where the browser refuses storage to this frame (cross-site), the share lives in memory.
+  const store = shareStore(appId, () => window.localStorage)
+  const core = walletCore({ api: fetchApi(location.origin, appId), store })
+  const methods: WalletMethods & { [WALLET_MESSAGES.ready](): Promise<{ persistent: boolean }> } = {
+    [WALLET_MESSAGES.ready]: async () => ({ persistent: store.persistent }),
+    [WALLET_MESSAGES.create]: async (p) => core.create(checked(walletCreateSchema, p)),
+    [WALLET_MESSAGES.connect]: async (p) => core.connect(checked(walletConnectSchema, p)),
+    [WALLET_MESSAGES.recover]: async (p) => core.recover(checked(walletRecoverSchema, p)),
+    [WALLET_MESSAGES.rpc]: async (p) => {
+      checked(walletRpcSchema, p)
+      throw LatchError.of('embedded_wallet_error', {
+        message: 'Signing with the in-app wallet is not yet available',
+      })
+    },
+  }
+  const connection = connect({
+    messenger: new WindowMessenger({ remoteWindow: window.parent, allowedOrigins: [origin] }),
+    methods: exposeMethods(methods) as unknown as Record<string, (...args: never[]) => unknown>,
+    timeout: 30_000,
+  })
+  connection.promise.catch((e: unknown) => {
+    console.error('Latch wallet frame: the modal did not connect', e)
+  })
+}
+
+if (!modalOrigin || modalOrigin.startsWith('%') || !appId) {
+  console.error('Latch wallet frame: served without its modal origin or app id; not answering')
+} else if (window.parent === window) {
+  console.error('Latch wallet frame: not inside the modal; not answering')
+} else {
+  start(modalOrigin)
+}

@@ -1,0 +1,30 @@
+// @vitest-environment node
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { afterAll, expect, test } from 'vitest'
+import { buildWalletFrame } from '../build.ts'
+
+/** Issue 10's budget for the wallet frame's JavaScript. */
+const BUDGET_BYTES = 80 * 1024
+
+let dir = ''
+afterAll(async () => {
+  if (dir) await rm(dir, { recursive: true, force: true })
+})
+
+test('behavior: the wallet frame ships at most 80 KB gzip of JavaScript, all from its own origin', async () => {
+  dir = await mkdtemp(join(tmpdir(), 'latch-wallet-frame-build-'))
+  await buildWalletFrame({ outDir: dir })
+  const html = await readFile(join(dir, 'index.html'), 'utf8')
+  // Every script is a file the API serves under /embedded-wallets/assets (CSP script-src 'self').
+  expect(html).not.toMatch(/<script(?![^>]*\bsrc="\/embedded-wallets\/assets\/)/)
+  let total = 0
+  for (const file of await readdir(join(dir, 'assets'))) {
+    if (file.endsWith('.js')) total += gzipSync(await readFile(join(dir, 'assets', file))).length
+  }
+  console.info(`wallet frame JS: ${(total / 1024).toFixed(1)} KB gzip`)
+  expect(total).toBeGreaterThan(0)
+  expect(total).toBeLessThanOrEqual(BUDGET_BYTES)
+}, 60_000)
