@@ -34,8 +34,8 @@ test.skipIf(!postgresAvailable())(
     })
     console.log(describeFigures(figures))
     // Real traffic on both sides of the kill.
-    expect(figures.signIns).toBeGreaterThan(10)
-    expect(figures.refreshes).toBeGreaterThan(30)
+    expect(figures.signIns).toBeGreaterThanOrEqual(5)
+    expect(figures.refreshes).toBeGreaterThanOrEqual(10)
     expect(figures.twoTabRaces).toBeGreaterThan(0)
     // The kill happened mid-stream: connections to the dead process failed and were resent.
     expect((figures.byKind.refused ?? 0) + (figures.byKind.reset ?? 0)).toBeGreaterThan(0)

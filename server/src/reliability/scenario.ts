@@ -89,6 +89,11 @@ class ApiProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     this.#child = child
+    // Should the test runner end this process without the scenario's own cleanup (a timeout),
+    // the server must not outlive it.
+    const orphanGuard = () => child.kill('SIGKILL')
+    process.once('exit', orphanGuard)
+    child.once('exit', () => process.off('exit', orphanGuard))
     let buffered = ''
     let stderr = ''
     child.stdout?.setEncoding('utf8')
