@@ -153,7 +153,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   })
   let server: Awaited<ReturnType<typeof listen>>
   try {
-    server = await listen(app.fetch, port, host)
+    server = await listen(app.fetch, port, host, deps.log)
   } catch (e) {
     stopSweeper()
     await services.close()

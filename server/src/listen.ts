@@ -53,17 +53,24 @@ function answerClientErrors(server: Server): void {
   })
 }
 
-/** Listens on `host:port` (0 picks a free port) and serves `fetch`. */
+/**
+ * Listens on `host:port` (0 picks a free port) and serves `fetch`. Failures outside the app
+ * (its own error handler answers everything else) are logged when they are the server's.
+ */
 export function listen(
   fetch: (request: Request) => Response | Promise<Response>,
   port: number,
   host: string,
+  log: (line: string) => void,
 ): Promise<Server> {
   const listener = getRequestListener(fetch, {
     hostname: host,
     errorHandler: (e) => {
       const error = unroutableError(e)
-      return Response.json(toApiErrorBody(error), { status: error.status ?? 500 })
+      const status = error.status ?? 500
+      if (status >= 500)
+        log(`[latch] request failed outside the app: ${(e as Error)?.stack ?? String(e)}`)
+      return Response.json(toApiErrorBody(error), { status })
     },
   })
   const server = createServer(listener)
