@@ -28,6 +28,8 @@ let parent: Server
 let api: ServerType
 let latch: { server: TestServer; close(): Promise<void> }
 let parentOrigin = ''
+/** The host page's origin: the same server as the modal stand-in, named 127.0.0.1. */
+let hostOrigin = ''
 let apiOrigin = ''
 let appId = ''
 let auth: AuthResponse
@@ -61,6 +63,12 @@ beforeAll(async () => {
       return
     }
     const url = new URL(req.url ?? '/', 'http://x')
+    if (url.pathname === '/host') {
+      // The host page: it embeds the modal stand-in, which embeds the wallet frame.
+      const modal = (url.searchParams.get('modal') ?? '').replace(/"/g, '')
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<iframe src="${modal}"></iframe>`)
+      return
+    }
     const frame = url.searchParams.get('frame') ?? ''
     res
       .writeHead(200, { 'content-type': 'text/html' })
@@ -75,6 +83,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => parent.listen(0, '127.0.0.1', resolve))
   // The modal stand-in on 'localhost', the API on '127.0.0.1': two sites, as in production.
   parentOrigin = `http://localhost:${(parent.address() as AddressInfo).port}`
+  hostOrigin = `http://127.0.0.1:${(parent.address() as AddressInfo).port}`
   const [, started, launched] = await Promise.all([
     buildWalletFrame(),
     startTestServer('pglite', 'memory://', { LATCH_MODAL_ORIGIN: parentOrigin }),
@@ -85,7 +94,7 @@ beforeAll(async () => {
   api = serve({ fetch: latch.server.app.fetch, port: 0, hostname: '127.0.0.1' })
   await new Promise<void>((resolve) => api.once('listening', () => resolve()))
   apiOrigin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`
-  appId = (await latch.server.newApp()).id
+  appId = (await latch.server.newApp({ allowedOrigins: [hostOrigin] })).id
   auth = await latch.server.emailLogin(appId, `frame.${Date.now()}@example.com`)
 })
 
@@ -101,11 +110,13 @@ type Answer = {
   error?: { message: string; code: string }
 }
 
+function modalUrl(base: string, timeoutMs: number, app = appId): string {
+  const frame = `${apiOrigin}/apps/${app}/embedded-wallets`
+  return `${base}/?frame=${encodeURIComponent(frame)}&origin=${encodeURIComponent(apiOrigin)}&timeout=${timeoutMs}`
+}
+
 async function open(page: Page, base = parentOrigin, timeoutMs = 15_000): Promise<void> {
-  const frame = `${apiOrigin}/apps/${appId}/embedded-wallets`
-  await page.goto(
-    `${base}/?frame=${encodeURIComponent(frame)}&origin=${encodeURIComponent(apiOrigin)}&timeout=${timeoutMs}`,
-  )
+  await page.goto(modalUrl(base, timeoutMs))
 }
 const call = (page: Page, name: string, arg?: unknown) =>
   page.evaluate(
@@ -198,22 +209,48 @@ test('behavior: create with a passcode, reload, recover on the "new device" with
   await page.close()
 })
 
-test('refusal: the frame does not load inside a page of another origin (frame-ancestors) and does not answer it', async () => {
+test('behavior: three origins — host page, modal, wallet frame — the frame loads where the host page is registered, and not in a page of another origin', async () => {
   const page = await browser.newPage()
-  // 127.0.0.1 instead of localhost: the same server, another origin than LATCH_MODAL_ORIGIN.
+  const inHost = async (app: string, timeoutMs: number) => {
+    const modal = modalUrl(parentOrigin, timeoutMs, app)
+    await page.goto(`${hostOrigin}/host?modal=${encodeURIComponent(modal)}`)
+    let frame = page.frames().find((f) => f.url().startsWith(parentOrigin))
+    for (let i = 0; !frame && i < 50; i++) {
+      await page.waitForTimeout(100)
+      frame = page.frames().find((f) => f.url().startsWith(parentOrigin))
+    }
+    if (!frame) throw new Error('the modal stand-in did not load')
+    await frame.waitForFunction(() => 'call' in window, undefined, { timeout: 10_000 })
+    return frame.evaluate(() =>
+      (window as unknown as { call(n: string): Promise<Answer> }).call('latch:iframe:ready'),
+    )
+  }
+  // The registered host page: frame-ancestors checks every ancestor, and both are listed.
+  expect((await inHost(appId, 15_000)).ok).toEqual({ persistent: expect.any(Boolean) })
+  // An app that registered another host origin: the browser refuses to load the frame here.
   // A connection that has not come in 3 s will not come: the frame never loaded.
-  await open(page, parentOrigin.replace('localhost', '127.0.0.1'), 3000)
+  const other = (await latch.server.newApp({ allowedOrigins: ['https://shop.example'] })).id
+  expect((await inHost(other, 3000)).error).toBeDefined()
+  await page.close()
+})
+
+test('refusal: a top-level page of another origin than the modal gets no answer from the frame', async () => {
+  const page = await browser.newPage()
+  // The registered host origin at the top, without the modal: the frame may load there
+  // (frame-ancestors lists it) but penpal answers the modal origin alone.
+  // A connection that has not come in 3 s will not come.
+  await open(page, hostOrigin, 3000)
   const answer = await call(page, 'latch:iframe:ready')
   expect(answer.error).toBeDefined()
   await page.close()
 })
 
-test('the page: strict CSP naming the modal origin alone, no caching; hashed assets cached; unknown app refused', async () => {
+test("the page: strict CSP, frame-ancestors the modal and the app's host origins, no caching; hashed assets cached; unknown app refused", async () => {
   const res = await fetch(`${apiOrigin}/apps/${appId}/embedded-wallets`)
   expect(res.status).toBe(200)
   const csp = res.headers.get('content-security-policy') ?? ''
   expect(csp).toBe(
-    `default-src 'none'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors ${parentOrigin}`,
+    `default-src 'none'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors ${parentOrigin} ${hostOrigin}`,
   )
   expect(csp).not.toContain('unsafe')
   expect(res.headers.get('cache-control')).toBe('no-store')

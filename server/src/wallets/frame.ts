@@ -1,9 +1,12 @@
 /**
  * The wallet frame's page and assets on the API origin: GET /apps/{appId}/embedded-wallets and
  * GET /embedded-wallets/assets/*. The page carries the modal origin (the one origin allowed to
- * frame it and talk to it) written in by the server, never read from the request; its CSP
- * allows scripts from this origin only, requests to this origin only, and framing by the modal
- * only. The page is never cached (it names the modal origin); the hashed assets are immutable.
+ * talk to it) written in by the server, never read from the request; its CSP allows scripts
+ * from this origin only and requests to this origin only. `frame-ancestors` is checked by the
+ * browser against every ancestor, not just the parent: the frame sits in the modal, which sits
+ * in the host page, so it names the modal origin and the app's registered host origins (the
+ * same list the modal's own frame-ancestors carries); penpal then answers the modal alone.
+ * The page is never cached (it names origins); the hashed assets are immutable.
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -21,15 +24,19 @@ const PLACEHOLDER = '%LATCH_MODAL_ORIGIN%'
 /** A hashed build asset name: nothing else under the assets path is ever read. */
 const ASSET = /^[A-Za-z0-9_-]+\.(js|css)$/
 
-/** The frame page's Content-Security-Policy for a modal origin. */
-export function walletFrameCsp(modalOrigin: string): string {
+/** An origin as a CSP source: http(s), host characters (or a wildcard label) only. */
+const CSP_ORIGIN = /^https?:\/\/[A-Za-z0-9.*\-[\]:]+$/
+
+/** The frame page's Content-Security-Policy for a modal origin and the app's host origins. */
+export function walletFrameCsp(modalOrigin: string, hostOrigins: readonly string[] = []): string {
+  const ancestors = [modalOrigin, ...hostOrigins.filter((o) => CSP_ORIGIN.test(o))]
   return [
     "default-src 'none'",
     "script-src 'self'",
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
-    `frame-ancestors ${modalOrigin}`,
+    `frame-ancestors ${[...new Set(ancestors)].join(' ')}`,
   ].join('; ')
 }
 
@@ -64,7 +71,7 @@ export function walletFrameRoutes(deps: Deps, options: { distDir?: string } = {}
         503,
       )
     }
-    c.header('content-security-policy', walletFrameCsp(modalOrigin))
+    c.header('content-security-policy', walletFrameCsp(modalOrigin, app.allowedOrigins))
     c.header('x-content-type-options', 'nosniff')
     c.header('referrer-policy', 'no-referrer')
     c.header('cross-origin-opener-policy', 'same-origin')
