@@ -181,12 +181,19 @@ const refreshToken = fc.oneof(
   fc.base64String({ maxLength: 64 }),
 )
 const provider = fc.oneof(
+  // The two the fuzzed app configures, then any.
+  { weight: 3, arbitrary: fc.constantFrom('google', 'github') },
   fc.constantFrom(...OAUTH_PROVIDERS),
   fc.string({ maxLength: 12 }),
   fc.constant('__proto__'),
 )
+/** 32 bytes in base64url, as a browser keeps for an OAuth flow, or anything else. */
+const browserSecret = text(
+  64,
+  fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('base64url')),
+)
 const url = fc.oneof(
-  fc.constant(`${HOST_ORIGIN}/after`),
+  { weight: 3, arbitrary: fc.constant(`${HOST_ORIGIN}/after`) },
   fc.webUrl(),
   fc.string({ maxLength: 80 }),
   fc.constant('javascript:alert(1)'),
@@ -257,7 +264,7 @@ const ROUTES: Route[] = [
   {
     method: 'POST',
     path: fc.constant('/oauth/init'),
-    body: fc.record({ provider, redirect_to: url }),
+    body: fc.record({ provider, redirect_to: url, browser_hash: browserSecret }),
   },
   ...['authenticate', 'link'].map(
     (r): Route => ({
@@ -266,6 +273,7 @@ const ROUTES: Route[] = [
       body: fc.record({
         authorization_code: fc.string({ maxLength: 64 }),
         state_code: text(64, fc.base64String({ maxLength: 64 })),
+        browser_secret: browserSecret,
       }),
     }),
   ),
