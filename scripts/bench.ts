@@ -2,6 +2,7 @@
  * `npm run bench -- <name> [args]`: runs the default export `run(args)` of scripts/bench-<name>.ts.
  *   server  e-mail sign-in and refresh throughput and latency on PGlite and PostgreSQL
  *   frames  (scripts/bench-frames.ts, from the frames engineer)
+ *   wallet  the in-app wallet frame: size, create and passcode recovery in Chromium
  */
 import { existsSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
