@@ -1,5 +1,6 @@
 /**
- * Bad input at scale: every route of the API over real HTTP with generated malformed methods,
+ * Bad input at scale: every route of the API (the wallet share store and the wallet frame's
+ * page and assets included) over real HTTP with generated malformed methods,
  * paths, headers, bodies, encodings and oversized values (fast-check, fixed seed), then raw
  * socket cases node:http would not send. Every answer must be a 4xx with the error body (or a
  * documented 2xx/3xx for a request that happens to be valid), never a 5xx, never a dropped
@@ -201,8 +202,10 @@ const url = fc.oneof(
 
 interface Route {
   method: 'GET' | 'POST'
-  /** The path under /api/v1, query included. */
+  /** The path under /api/v1 (under / with `root`), query included. */
   path: fc.Arbitrary<string>
+  /** The wallet frame's page and assets live outside /api/v1. */
+  root?: boolean
   /** A body the route would accept (or nearly); mutated below. */
   body?: fc.Arbitrary<unknown>
 }
@@ -233,6 +236,87 @@ const appIdInPath = fc.oneof(
   fc.constant('%00'),
   fc.constant('a'.repeat(4000)),
 )
+
+/** `n` bytes in lowercase hex, as the wallet routes take them, or any text. */
+const hex = (n: number) =>
+  text(
+    n * 2 + 4,
+    fc.uint8Array({ minLength: n, maxLength: n }).map((b) => Buffer.from(b).toString('hex')),
+  )
+const walletAddress = text(
+  44,
+  fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${Buffer.from(b).toString('hex')}`),
+)
+
+const WALLET_ROUTES: Route[] = [
+  ...['/wallets/info', '/wallets/shares', '/wallets/recover'].map(
+    (path): Route => ({
+      method: 'POST',
+      path: fc.constant(path),
+      body: fc.record({ address: walletAddress }),
+    }),
+  ),
+  {
+    method: 'POST',
+    path: fc.constant('/wallets'),
+    body: fc.record(
+      {
+        address: walletAddress,
+        chainId: text(30, fc.constantFrom('eip155:1', 'eip155:8453', 'eip155:0')),
+        authShare: hex(33),
+        recovery: fc.oneof(
+          fc.record({ method: fc.constant('latch'), key: hex(32), ciphertext: hex(61) }),
+          fc.record({
+            method: fc.constant('user-passcode'),
+            salt: hex(16),
+            ciphertext: hex(61),
+            verifier: hex(32),
+            ticket: text(600),
+          }),
+          fc.record({ method: text(20) }),
+        ),
+      },
+      { requiredKeys: ['address', 'authShare', 'recovery'] },
+    ),
+  },
+  {
+    method: 'POST',
+    path: fc.constant('/wallets/passcode/begin'),
+    // Random bytes are mostly not a ristretto255 point: the server must say so, not fail.
+    body: fc.record({ blinded: hex(32) }),
+  },
+  {
+    method: 'POST',
+    path: fc.constant('/wallets/passcode/evaluate'),
+    body: fc.record({ address: walletAddress, blinded: hex(32) }),
+  },
+  {
+    method: 'POST',
+    path: fc.constant('/wallets/passcode/verify'),
+    body: fc.record({ address: walletAddress, verifier: hex(32) }),
+  },
+  {
+    method: 'GET',
+    root: true,
+    path: appIdInPath.map((id) => `/apps/${id}/embedded-wallets`),
+  },
+  {
+    method: 'GET',
+    root: true,
+    path: fc
+      .oneof(
+        fc.constantFrom(
+          'index.js',
+          'index.css',
+          '..%2Findex.html',
+          '..%2F..%2Fpackage.json',
+          '.env',
+        ),
+        pathJunk.map(encodeURIComponent),
+      )
+      .map((file) => `/embedded-wallets/assets/${file}`),
+  },
+]
 
 const ROUTES: Route[] = [
   { method: 'GET', path: appIdInPath.map((id) => `/apps/${id}`) },
@@ -311,6 +395,7 @@ const ROUTES: Route[] = [
       { requiredKeys: ['event_name', 'client_id'] },
     ),
   },
+  ...WALLET_ROUTES,
 ]
 
 /** The route's path as generated, or bent: trailing junk, bad escapes, odd case, dot segments. */
@@ -565,7 +650,8 @@ const wild: fc.Arbitrary<Case> = fc.integer({ min: 0, max: ROUTES.length - 1 }).
       Object.assign(headers, g.extra ?? {})
       // Chunked framing and a length do not go together; node:http sends the chunks.
       if (headers['transfer-encoding']) delete headers['content-length']
-      const req: WireRequest = { method: g.method, path: `${API_PREFIX}${g.path}`, headers }
+      const prefix = route.root ? '' : API_PREFIX
+      const req: WireRequest = { method: g.method, path: `${prefix}${g.path}`, headers }
       if (g.body.bytes !== undefined) req.body = g.body.bytes
       return { route: index, req, note: g.body.note }
     })
@@ -596,7 +682,8 @@ const nearValid: fc.Arbitrary<Case> = fc
           'x-forwarded-for': g.ip,
         }
         if (g.signedIn) headers.authorization = `Bearer ${ctx.token}`
-        const req: WireRequest = { method: route.method, path: `${API_PREFIX}${g.path}`, headers }
+        const prefix = route.root ? '' : API_PREFIX
+        const req: WireRequest = { method: route.method, path: `${prefix}${g.path}`, headers }
         if (g.body !== undefined) {
           headers['content-type'] = 'application/json'
           req.body = Buffer.from(JSON.stringify(g.body))
@@ -631,7 +718,11 @@ function parseJson(bytes: Buffer): unknown {
 export function violation(req: WireRequest, outcome: WireOutcome): string | null {
   if (outcome.kind === 'dropped') return `connection dropped: ${outcome.error}`
   const { status, headers, body } = outcome.answer
-  if (status >= 500) return `answered ${status}: ${body.toString('utf8').slice(0, 300)}`
+  const frame = !req.path.startsWith(`${API_PREFIX}/`)
+  // A server whose wallet frame is not built says so (a deployment state, not the input's).
+  const notBuilt = frame && status === 503 && body.toString('utf8').includes('is not built')
+  if (status >= 500 && !notBuilt)
+    return `answered ${status}: ${body.toString('utf8').slice(0, 300)}`
   if (status < 200) return `answered ${status}`
   const head = req.method === 'HEAD'
   if (status >= 300 && status < 400) {
@@ -643,12 +734,13 @@ export function violation(req: WireRequest, outcome: WireOutcome): string | null
   }
   if (head || (req.method === 'OPTIONS' && status === 204)) return null
   const parsed = parseJson(body)
-  if (status >= 400) {
+  if (status >= 400 && !notBuilt) {
     if (!isErrorBody(parsed))
       return `answered ${status} without the error body: ${body.toString('utf8').slice(0, 200)}`
     return null
   }
-  if (parsed === undefined) return `answered ${status} with a body that is not JSON`
+  // The wallet frame's page and assets are HTML, JavaScript and CSS.
+  if (parsed === undefined && !frame) return `answered ${status} with a body that is not JSON`
   return null
 }
 
