@@ -100,7 +100,8 @@ export interface AccessTokenClaims {
 }
 
 // The in-app wallet's share store (server/src/wallets). Bytes travel as lowercase hex.
-const hexBytes = (n: number) =>
+/** Lowercase hex of n bytes; marked free of side effects so bundles that import api.ts for its types and constants drop the schemas (and full zod with them). */
+const hexBytes = /* @__NO_SIDE_EFFECTS__ */ (n: number) =>
   z.string().regex(new RegExp(`^[0-9a-f]{${n * 2}}$`), `must be ${n} bytes in lowercase hex`)
 /** A Shamir share of the 32-byte key: 32 bytes and its x coordinate. */
 const walletShare = hexBytes(33)
