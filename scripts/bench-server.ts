@@ -123,17 +123,22 @@ async function benchBackend(backend: string, databaseUrl: string, dataDir = ''):
       body: unknown,
       ip: string,
     ): Promise<Record<string, unknown>> => {
-      const res = await fetch(`${api.url}${API_PREFIX}${path}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          [APP_ID_HEADER]: app.id,
-          [CLIENT_HEADER]: CLIENT_NAME,
-          // One client per operation: the per-IP budget is not what is measured.
-          'x-forwarded-for': ip,
-        },
-        body: JSON.stringify(body),
-      })
+      const send = () =>
+        fetch(`${api.url}${API_PREFIX}${path}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            [APP_ID_HEADER]: app.id,
+            [CLIENT_HEADER]: CLIENT_NAME,
+            // One client per operation: the per-IP budget is not what is measured.
+            'x-forwarded-for': ip,
+          },
+          body: JSON.stringify(body),
+        })
+      // A keep-alive socket the server closed while idle (the 100k fill takes longer than its
+      // keep-alive timeout) fails before any answer: send once more on a new one. A refresh
+      // sent twice is safe: within 10 s the same token answers the same pair.
+      const res = await send().catch(send)
       const json = (await res.json()) as Record<string, unknown>
       if (res.status !== 200)
         throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`)

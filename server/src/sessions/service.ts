@@ -133,22 +133,15 @@ async function rotate(
 }
 
 /**
- * Revokes every session of the family (already revoked members keep their reason) and deletes
- * their refresh tokens in the same statement: once the family is revoked no token of it can
- * refresh, so its rotations no longer serve to recognize a replay.
+ * Revokes every session of the family; already revoked members keep their reason. The tokens
+ * stay until the sessions end (the sweeper), as the record of what each one was rotated into.
  */
 function revokeFamily(db: Db, family: string | RawBuilder<string>, now: Date, reason: string) {
   return db
-    .with('revoked', (w) =>
-      w
-        .updateTable('sessions')
-        .set({ revoked_at: now, revoked_reason: reason })
-        .where('family_id', '=', family)
-        .where('revoked_at', 'is', null)
-        .returning('id'),
-    )
-    .deleteFrom('refresh_tokens')
-    .where('session_id', 'in', (eb) => eb.selectFrom('revoked').select('revoked.id'))
+    .updateTable('sessions')
+    .set({ revoked_at: now, revoked_reason: reason })
+    .where('family_id', '=', family)
+    .where('revoked_at', 'is', null)
     .execute()
 }
 
@@ -233,7 +226,7 @@ export async function refreshSession(
 
 /**
  * Revokes the family of the session a refresh token (or else the bearer's `sid`) belongs to,
- * with its tokens, in one statement; unknown tokens and other apps' sessions are ignored.
+ * in one statement; unknown tokens and other apps' sessions are ignored.
  */
 export async function logoutSession(
   deps: SessionDeps,
