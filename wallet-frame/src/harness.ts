@@ -4,13 +4,18 @@
  * 'localhost' (another site) that speaks the real protocol (penpal 7, serialized LatchErrors),
  * optionally inside a host page on a third origin. Not part of the frame's bundle.
  */
-import { readFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type ServerType, serve } from '@hono/node-server'
-import { launchChromium } from '@latch/e2e'
+import { CHROMIUM_ARGS, CHROMIUM_PATH, launchChromium } from '@latch/e2e'
 import type { Browser, Frame, Page } from 'playwright-core'
+import { chromium } from 'playwright-core'
 import { startTestServer, type TestServer } from '../../server/src/test-support.ts'
 import { buildWalletFrame } from '../build.ts'
 
@@ -63,8 +68,18 @@ export interface WalletHarness {
   close(): Promise<void>
 }
 
-export async function startWalletHarness(): Promise<WalletHarness> {
-  const parent: Server = createServer((req, res) => {
+/**
+ * `sameSite`: the recommended deployment, host page, modal and API on subdomains of one site
+ * (`www.`, `modal.` and `api.example.test`, which Chromium resolves to 127.0.0.1): the frame
+ * is then same-site with the page and the browser lets it keep its device share.
+ */
+export async function startWalletHarness(
+  options: { sameSite?: boolean } = {},
+): Promise<WalletHarness> {
+  // Subdomains need HTTPS: the frame's WebCrypto exists only in a secure context, and only
+  // localhost and 127.0.0.1 are one over plain http. A throwaway certificate for the site.
+  const tls = options.sameSite ? testCertificate() : undefined
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     if (req.url === '/penpal.min.js') {
       res.writeHead(200, { 'content-type': 'text/javascript' }).end(PENPAL)
       return
@@ -85,20 +100,38 @@ export async function startWalletHarness(): Promise<WalletHarness> {
           Number(url.searchParams.get('timeout') ?? 15_000),
         ),
       )
-  })
+  }
+  const parent: Server = tls ? createHttpsServer(tls, handler) : createServer(handler)
   await new Promise<void>((resolve) => parent.listen(0, '127.0.0.1', resolve))
   const port = (parent.address() as AddressInfo).port
-  // The modal stand-in on 'localhost', the API on '127.0.0.1': two sites, as in production.
-  const modalOrigin = `http://localhost:${port}`
-  const hostOrigin = `http://127.0.0.1:${port}`
+  // By default the modal stand-in on 'localhost' and the API on '127.0.0.1': two sites, so the
+  // browser refuses the frame storage. sameSite: three subdomains of example.test over HTTPS.
+  const modalOrigin = tls ? `https://modal.example.test:${port}` : `http://localhost:${port}`
+  const hostOrigin = tls ? `https://www.example.test:${port}` : `http://127.0.0.1:${port}`
   const [, started, browser] = await Promise.all([
     buildWalletFrame(),
     startTestServer('pglite', 'memory://', { LATCH_MODAL_ORIGIN: modalOrigin }),
-    launchChromium(),
+    options.sameSite
+      ? chromium.launch({
+          executablePath: CHROMIUM_PATH,
+          args: [
+            ...CHROMIUM_ARGS,
+            '--host-resolver-rules=MAP *.example.test 127.0.0.1',
+            '--ignore-certificate-errors',
+          ],
+          timeout: 30_000,
+        })
+      : launchChromium(),
   ])
-  const api: ServerType = serve({ fetch: started.server.app.fetch, port: 0, hostname: '127.0.0.1' })
+  const api: ServerType = serve({
+    fetch: started.server.app.fetch,
+    port: 0,
+    hostname: '127.0.0.1',
+    ...(tls ? { createServer: createHttpsServer, serverOptions: tls } : {}),
+  })
   await new Promise<void>((resolve) => api.once('listening', () => resolve()))
-  const apiOrigin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`
+  const apiPort = (api.address() as AddressInfo).port
+  const apiOrigin = tls ? `https://api.example.test:${apiPort}` : `http://127.0.0.1:${apiPort}`
   const appId = (await started.server.newApp({ allowedOrigins: [hostOrigin] })).id
 
   const modalUrl = (base: string, timeoutMs: number, app = appId) => {
@@ -131,5 +164,38 @@ export async function startWalletHarness(): Promise<WalletHarness> {
       await new Promise((resolve) => parent.close(resolve))
       await started.close()
     },
+  }
+}
+
+/** A self-signed certificate for *.example.test, made with the openssl command line. */
+function testCertificate(): { key: Buffer; cert: Buffer } {
+  const dir = mkdtempSync(join(tmpdir(), 'latch-wallet-tls-'))
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=example.test',
+        '-addext',
+        'subjectAltName=DNS:*.example.test,DNS:example.test',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore', timeout: 20_000 },
+    )
+    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -29,15 +29,33 @@ function checked<T>(schema: { safeParse(v: unknown): { success: boolean; data?: 
   return result.data as T
 }
 
+/** WebCrypto, which the frame needs, exists only in a secure context (HTTPS or localhost). */
+function requireSecureContext(): void {
+  if (!window.isSecureContext || !globalThis.crypto?.subtle) {
+    throw LatchError.of('embedded_wallet_error', {
+      message: 'The wallet frame must be served over HTTPS',
+    })
+  }
+}
+
 function start(origin: string): void {
   // Where the browser refuses storage to this frame (cross-site), the share lives in memory.
   const store = shareStore(appId, () => window.localStorage)
   const core = walletCore({ api: fetchApi(location.origin, appId), store })
   const methods: WalletMethods & { [WALLET_MESSAGES.ready](): Promise<{ persistent: boolean }> } = {
     [WALLET_MESSAGES.ready]: async () => ({ persistent: store.persistent }),
-    [WALLET_MESSAGES.create]: async (p) => core.create(checked(walletCreateSchema, p)),
-    [WALLET_MESSAGES.connect]: async (p) => core.connect(checked(walletConnectSchema, p)),
-    [WALLET_MESSAGES.recover]: async (p) => core.recover(checked(walletRecoverSchema, p)),
+    [WALLET_MESSAGES.create]: async (p) => {
+      requireSecureContext()
+      return core.create(checked(walletCreateSchema, p))
+    },
+    [WALLET_MESSAGES.connect]: async (p) => {
+      requireSecureContext()
+      return core.connect(checked(walletConnectSchema, p))
+    },
+    [WALLET_MESSAGES.recover]: async (p) => {
+      requireSecureContext()
+      return core.recover(checked(walletRecoverSchema, p))
+    },
     [WALLET_MESSAGES.rpc]: async (p) => {
       checked(walletRpcSchema, p)
       throw LatchError.of('embedded_wallet_error', {
@@ -60,5 +78,8 @@ if (!modalOrigin || modalOrigin.startsWith('%') || !appId) {
 } else if (window.parent === window) {
   console.error('Latch wallet frame: not inside the modal; not answering')
 } else {
+  if (!window.isSecureContext) {
+    console.error('Latch wallet frame: not a secure context (serve the API over HTTPS)')
+  }
   start(modalOrigin)
 }
