@@ -5,7 +5,8 @@ import './styles.css'
 
 const { configured } = start()
 const root = document.getElementById('root')
-// The first render waits for the app configuration: on a phone it takes longer than the
-// configuration takes to arrive, and the host handshake that waits on it would wait on it too.
-// Rendered meanwhile, the host connects while it runs and the first screen is the landing.
+// The first render waits for the app configuration. On a phone the render takes longer than the
+// configuration takes to arrive, and the host handshake, which waits for the configuration,
+// waited for the render too; now the render overlaps the handshake. Until then, index.html
+// shows the loading view's markup without JavaScript.
 if (root) void configured.then(() => createRoot(root).render(<App />))
