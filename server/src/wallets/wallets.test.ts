@@ -201,6 +201,33 @@ describeBackends('wallets', (get) => {
     await expect(guess('Right1')).resolves.toEqual({ address })
   })
 
+  test('refusal: parallel guesses are counted one by one — of 8 at once, 5 are answered and 3 refused as locked', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const { address } = await device(s, appId).create({
+      accessToken: auth.token,
+      recoveryPin: 'Race12',
+    })
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        s.request('/wallets/passcode/evaluate', {
+          appId,
+          token: auth.token,
+          body: { address, blinded: toHex(blind(new Uint8Array(32)).blinded) },
+        }),
+      ),
+    )
+    const statuses = answers.map((a) => a.status).sort()
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429])
+    const row = await s.deps.db
+      .selectFrom('wallets')
+      .select(['failed_attempts', 'locked_until'])
+      .where('address', '=', address.toLowerCase())
+      .executeTakeFirstOrThrow()
+    expect(row.failed_attempts).toBe(MAX_PASSCODE_FAILURES)
+    expect(row.locked_until).not.toBeNull()
+  })
+
   test('refusal: a verifier without a fresh evaluation is refused, even the right one (no replay, every try counted)', async () => {
     const s = get()
     const { appId, auth } = await signedIn()
