@@ -60,6 +60,26 @@ test('behavior: create with a passcode, reload, recover on the "new device" with
     expect(received.some((m) => m.toLowerCase().includes(secret))).toBe(false)
   }
 
+  // The modal holds the token, yet the wallet API refuses it: shares go to the frame only.
+  const stolen = await page.evaluate(
+    async ([api, token, app, addr]) => {
+      const res = await fetch(`${api}/api/v1/wallets/shares`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${token}`,
+          'latch-app-id': app as string,
+          'latch-client': 'latch-modal',
+        },
+        body: JSON.stringify({ address: addr }),
+      }).catch(() => null)
+      return res ? { status: res.status, body: await res.text() } : null
+    },
+    [h.apiOrigin, auth.token, h.appId, address] as const,
+  )
+  expect(stolen?.status).toBe(403)
+  expect(stolen?.body).not.toContain(authShare)
+
   // A reload is a new frame: where the browser refused storage it is a new device.
   await open(page)
   const again = await call(page, 'latch:iframe:ready')

@@ -2,9 +2,12 @@
  * The in-app wallet's share store, every route behind the owner's live access token:
  * POST /wallets (create), /wallets/info, /wallets/shares, /wallets/recover (automatic),
  * /wallets/passcode/begin, /wallets/passcode/evaluate, /wallets/passcode/verify.
- * Only the wallet frame calls them, from the API's own origin.
+ * Only the wallet frame calls them, from the API's own origin: a browser request from any
+ * other origin (the modal, a host page) is refused even with a valid token and even though
+ * CORS admits the modal elsewhere, so a compromised modal cannot collect shares.
  */
 import {
+  LatchError,
   type WalletCreateResponse,
   type WalletEvaluateResponse,
   type WalletInfoResponse,
@@ -16,7 +19,7 @@ import {
   walletPasscodeBeginBody,
   walletVerifyBody,
 } from '@latch/shared'
-import { Hono } from 'hono'
+import { Hono, type MiddlewareHandler } from 'hono'
 import type { Deps } from '../context.ts'
 import { type HonoEnv, readBody, requireAuth } from '../http.ts'
 import {
@@ -29,8 +32,31 @@ import {
   walletInfo,
 } from './service.ts'
 
+/**
+ * Refuses browser requests that do not come from the API's own origin. Browsers send
+ * Sec-Fetch-Site on every fetch (same-origin for the frame) and Origin on every POST; a
+ * request without either is not from a browser page, and a token holder outside a browser is
+ * the token thief of the threat table, whom the attempt counter answers.
+ */
+function sameOriginOnly(deps: Deps): MiddlewareHandler<HonoEnv> {
+  return async (c, next) => {
+    const site = c.req.header('sec-fetch-site')
+    const origin = c.req.header('origin')
+    const own = deps.config.publicUrl
+      ? new URL(deps.config.publicUrl).origin
+      : new URL(c.req.url).origin
+    if ((site && site !== 'same-origin') || (origin && origin !== own)) {
+      throw LatchError.of('origin_not_allowed', {
+        message: 'Only the wallet frame may call the wallet API',
+      })
+    }
+    await next()
+  }
+}
+
 export function walletRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
+  routes.use('*', sameOriginOnly(deps))
   routes.use('*', requireAuth(deps))
 
   routes.post('/', async (c) => {

@@ -477,6 +477,32 @@ describeBackends('wallets', (get) => {
       body: { blinded },
     })
     expect(owner.status).toBe(409)
+    // A browser page of another origin (the modal, a host page) is refused even with the token.
+    for (const headers of [
+      { origin: 'http://127.0.0.1:5174' },
+      { origin: 'http://localhost:5173' },
+      { 'sec-fetch-site': 'same-site' },
+      { 'sec-fetch-site': 'cross-site' },
+    ]) {
+      const res = await s.request('/wallets/shares', {
+        appId,
+        token: auth.token,
+        headers,
+        body: { address },
+      })
+      expect(res.status).toBe(403)
+      expect(res.body).toMatchObject({
+        error: { message: 'Only the wallet frame may call the wallet API' },
+      })
+    }
+    // The frame itself: its own origin, same-origin fetch.
+    const own = await s.request('/wallets/shares', {
+      appId,
+      token: auth.token,
+      headers: { origin: 'http://localhost', 'sec-fetch-site': 'same-origin' },
+      body: { address },
+    })
+    expect(own.status).toBe(200)
     // A revoked session is refused.
     await s.request('/sessions/logout', {
       appId,
