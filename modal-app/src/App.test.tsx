@@ -1,7 +1,7 @@
 /** The shell's accessibility: focus only while open, titles announced, Tab wraps only in a dialog. */
 import { act, cleanup, fireEvent, screen } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
-import { link, login } from './actions.ts'
+import { link, login } from './flow.ts'
 import { store } from './store.ts'
 import { type ApiDouble, startApiDouble } from './test/api-double.ts'
 import { renderModal } from './test/harness.tsx'

@@ -7,7 +7,7 @@ import {
   useMemo,
   useRef,
 } from 'react'
-import { exitFlow, navigate } from './actions.ts'
+import { exitFlow, navigate } from './flow.ts'
 import { useModal } from './hooks.ts'
 import { callHost } from './runtime.ts'
 import { ErrorView } from './screens/ErrorView.tsx'

@@ -7,7 +7,6 @@ import {
   type ServerAppConfig,
 } from '@latch/shared'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { resetActions } from './actions.ts'
 import { createApiClient } from './api.ts'
 import {
   appConfigUrl,
@@ -16,7 +15,6 @@ import {
   startEarlyConfig,
   takeEarlyConfig,
 } from './early.ts'
-import { resetHostQueue } from './runtime.ts'
 import { start } from './startup.ts'
 import { resetStore, store } from './store.ts'
 import { type ApiDouble, apiError, startApiDouble } from './test/api-double.ts'
@@ -59,15 +57,9 @@ function frame(parent: string, hash = `#app=${APP_ID}`, apiUrl: string | null = 
   return { win: win as unknown as Window, posted }
 }
 
-function reset() {
-  resetStore()
-  resetActions()
-  resetHostQueue()
-}
-
 describe('the early configuration request', () => {
   test('behavior: the inline script asks once, as the API client would; startup takes the answer over', async () => {
-    reset()
+    resetStore()
     api.on(`GET /apps/${APP_ID}`, { body: serverConfig(), delay: 50 })
     const { win, posted } = frame('http://localhost:5173')
     startEarlyConfig(win, CLIENT)
@@ -83,7 +75,7 @@ describe('the early configuration request', () => {
   })
 
   test('behavior: the API’s refusal of the early request shows the general error view', async () => {
-    reset()
+    resetStore()
     api.on(`GET /apps/${APP_ID}`, apiError(404, 'missing_or_invalid_latch_app_id', 'Missing'))
     vi.spyOn(console, 'error').mockImplementation(() => {})
     const { win, posted } = frame('http://localhost:5173')
@@ -96,7 +88,7 @@ describe('the early configuration request', () => {
   })
 
   test('error: an answer left for another URL is not taken: an origin it allows stays refused', async () => {
-    reset()
+    resetStore()
     api.on(`GET /apps/${APP_ID}`, { body: serverConfig() })
     vi.spyOn(console, 'error').mockImplementation(() => {})
     const { win, posted } = frame('https://evil.test')

@@ -10,18 +10,17 @@ import {
 } from '@latch/shared'
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
-import { login } from './actions.ts'
+import { login } from './flow.ts'
 import {
   linkOAuth,
   oauthErrorView,
   redirectTarget,
-  resetOAuth,
   resumeOAuth,
   UNSTARTED_RETURN_WARNING,
 } from './oauth.ts'
 import { isInAppBrowser, showTwitterButton } from './platform.ts'
 import { runtime } from './runtime.ts'
-import { store } from './store.ts'
+import { resetStore, store } from './store.ts'
 import { type ApiDouble, apiError, startApiDouble } from './test/api-double.ts'
 import { jwt, user } from './test/fixtures.ts'
 import { type Harness, renderModal } from './test/harness.tsx'
@@ -43,7 +42,7 @@ beforeAll(async () => {
 })
 afterAll(() => api.close())
 beforeEach(() => {
-  resetOAuth()
+  resetStore()
   sessionStorage.clear()
 })
 afterEach(() => {

@@ -23,11 +23,9 @@
  * when the modal closes after a sign-in.
  */
 import {
-  type AuthResponse,
   fillTemplate,
   isLatchError,
   LatchError,
-  type LoginResult,
   OAUTH_ERROR_DISPLAY,
   OAUTH_PROVIDER_NAMES,
   OAUTH_RETURN_PARAM_NAMES,
@@ -37,17 +35,9 @@ import {
   oauthReturnParamsSchema,
   type PendingOAuthFlow,
   pendingOAuthFlowSchema,
-  SUCCESS_CLOSE_DELAY_MS,
   type User,
 } from '@latch/shared'
-import {
-  flowGeneration,
-  navigate,
-  pendingFlow,
-  scheduleFinish,
-  setUser,
-  startFlow,
-} from './actions.ts'
+import { completeFlow, flowGeneration, navigate, sameFlow, startFlow } from './flow.ts'
 import { callHost, runtime } from './runtime.ts'
 import { type Flow, type OAuthState, store } from './store.ts'
 
@@ -152,23 +142,11 @@ export function linkOAuth(provider: OAuthProvider): Promise<User> {
   }
   if (!user) return Promise.reject(LatchError.of('not_authenticated'))
   const flow: Flow = { kind: 'link', account: provider }
-  const joining = JSON.stringify(pendingFlow()) === JSON.stringify(flow)
+  const joining = sameFlow(store.getState().flow, flow)
   const result = startFlow<User>(flow, 'AWAITING_OAUTH_SCREEN')
   if (!joining) void startOAuth(provider)
   return result
 }
-
-/**
- * The in-app wallet issue's hook: when the app creates wallets at login and this user needs
- * one, it takes over after the success screen (returning true; the modal then does not close).
- * Unset until that issue wires it.
- */
-let walletStep: ((result: LoginResult) => boolean) | null = null
-export function setWalletCreationStep(step: ((result: LoginResult) => boolean) | null): void {
-  walletStep = step
-}
-
-const resumed = new Set<string>()
 
 /** Why a return with no saved flow of its own is refused (SPEC section 8's flow error). */
 export const UNSTARTED_RETURN_WARNING = `Ignored an OAuth return this browser did not start (${
@@ -200,51 +178,19 @@ export function resumeOAuth(
     callHost('emit', 'warning', UNSTARTED_RETURN_WARNING)
     return
   }
-  if (resumed.has(params.state)) return
-  resumed.add(params.state)
+  const { oauthCompleted } = store.getState()
+  if (oauthCompleted.includes(params.state)) return
+  store.setState({ oauthCompleted: [...oauthCompleted, params.state] })
   const { intent, secret } = pending.data
   const flow: Flow =
     intent === 'link' ? { kind: 'link', account: params.provider } : { kind: 'login' }
   // Nobody may be waiting on this flow yet: a host call joins it (startFlow).
   startFlow(flow, 'AWAITING_OAUTH_SCREEN').catch(() => {})
   setOAuth({ provider: params.provider, status: 'verifying', error: null, retryable: false })
-  void complete(params, intent, secret)
-}
-
-async function complete(params: OAuthReturnParams, intent: Intent, secret: string): Promise<void> {
-  const started = flowGeneration()
-  const { api, session } = runtime()
-  const body = {
-    authorization_code: params.code,
-    state_code: params.state,
-    browser_secret: secret,
-  }
-  try {
-    let result: LoginResult
-    if (intent === 'link') {
-      const res = await api.request<User | { user: User }>('/oauth/link', body)
-      const user = 'user' in res ? res.user : res
-      setUser(user)
-      result = { user, isNewUser: false }
-    } else {
-      const res = await api.request<AuthResponse>('/oauth/authenticate', body, { auth: false })
-      // Signed in even if the visitor closed the modal meanwhile (the code is single use).
-      session.start(res, res.user)
-      result = { user: res.user, isNewUser: res.is_new_user }
-    }
-    if (started !== flowGeneration()) return
-    store.setState({ result })
-    setOAuth({ provider: params.provider, status: 'success', error: null, retryable: false })
-    if (intent === 'login' && walletStep?.(result)) return
-    scheduleFinish(store.getState().app?.inDialog === false ? 0 : SUCCESS_CLOSE_DELAY_MS)
-  } catch (e) {
-    if (started !== flowGeneration()) return
-    showError(params.provider, e)
-  }
-}
-
-/** For tests: forget which states were completed. */
-export function resetOAuth(): void {
-  resumed.clear()
-  walletStep = null
+  const { provider } = params
+  const body = { authorization_code: params.code, state_code: params.state, browser_secret: secret }
+  // The code is single use: the sign-in holds even if the visitor closed the modal meanwhile.
+  completeFlow('/oauth', body, 'oauth', () =>
+    setOAuth({ provider, status: 'success', error: null, retryable: false }),
+  ).catch((e: unknown) => showError(provider, e))
 }

@@ -13,18 +13,20 @@ export interface Runtime {
 
 let current: Runtime | null = null
 
+type QueuedCall = (host: HostMethods) => void
+const QUEUE_LIMIT = 50
+let queue: QueuedCall[] = []
+
+/** A new runtime: calls queued for the host of a former one are dropped, never delivered. */
 export function setRuntime(runtime: Runtime | null): void {
   current = runtime
+  queue = []
 }
 
 export function runtime(): Runtime {
   if (!current) throw new Error('Latch modal runtime is not set up')
   return current
 }
-
-type QueuedCall = (host: HostMethods) => void
-const QUEUE_LIMIT = 50
-let queue: QueuedCall[] = []
 
 /** The host is connected: calls made before the handshake finished go out now, in order. */
 export function setHost(host: HostMethods | null): void {
@@ -50,9 +52,4 @@ export function callHost<K extends keyof HostMethods>(
   const host = current?.host
   if (host) call(host)
   else if (queue.length < QUEUE_LIMIT) queue.push(call)
-}
-
-/** For tests: drop queued host calls. */
-export function resetHostQueue(): void {
-  queue = []
 }

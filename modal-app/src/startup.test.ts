@@ -1,6 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { resetActions } from './actions.ts'
-import { resetHostQueue } from './runtime.ts'
 import { start } from './startup.ts'
 import { resetStore, store } from './store.ts'
 import { type ApiDouble, apiError, startApiDouble } from './test/api-double.ts'
@@ -49,8 +47,6 @@ function frame(
 describe('startup', () => {
   test('behavior: an allowed host origin gets a penpal handshake', async () => {
     resetStore()
-    resetActions()
-    resetHostQueue()
     api.on(`GET /apps/${APP_ID}`, { body: serverConfig() })
     const { win, posted } = frame('http://localhost:5173')
     const started = start({ win })

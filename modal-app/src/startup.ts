@@ -13,9 +13,10 @@ import {
   type User,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
-import { fail, setUser } from './actions.ts'
+import { setUser } from './account.ts'
 import { createApiClient } from './api.ts'
 import { appConfigUrl, takeEarlyConfig } from './early.ts'
+import { fail } from './flow.ts'
 import { createModalMethods } from './methods.ts'
 import { apiUrlFromMeta, appIdFromHash, isAllowedOrigin, parentOrigin } from './origin.ts'
 import { setHost, setRuntime } from './runtime.ts'

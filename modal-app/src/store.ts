@@ -1,6 +1,9 @@
 /**
- * The modal's one store (vanilla zustand): the current screen and the flow state. Actions are
- * the module-level functions in actions.ts, so penpal handlers move the UI without hooks.
+ * The modal's one store (vanilla zustand): the current screen, and the flow with everything
+ * that belongs to it (the host's waiting promise, its generation, the success timer, the
+ * result). Actions are module-level functions over it (flow.ts, passwordless.ts, oauth.ts,
+ * account.ts), so penpal handlers move the UI without hooks, and `resetStore()` is the one
+ * reset tests need.
  */
 import type { LatchError, LoginResult, OAuthProvider, User } from '@latch/shared'
 import { createStore } from 'zustand/vanilla'
@@ -13,6 +16,13 @@ export type CodeStatus = 'idle' | 'submitting' | 'success' | 'error'
 
 /** What the visitor is doing: signing in, or linking an account to the signed-in user. */
 export type Flow = { kind: 'login' } | { kind: 'link'; account: 'email' | 'phone' | OAuthProvider }
+
+/** The host's login() or link() call waiting on the flow; settled once, when the flow ends. */
+export interface Waiting {
+  promise: Promise<LoginResult | User>
+  resolve(value: LoginResult | User): void
+  reject(error: LatchError): void
+}
 
 /**
  * Social sign-in on AWAITING_OAUTH_SCREEN: asking the API for the provider's URL
@@ -40,14 +50,23 @@ export interface ModalState {
   open: boolean
   app: AppView | null
   user: User | null
+  /** The flow on screen; null while closed. */
   flow: Flow | null
+  /** Who waits on the flow (a host call); null for a flow nobody has joined yet. */
+  waiting: Waiting | null
+  /** Bumped whenever a flow starts or ends: an answer arriving after that changes nothing. */
+  generation: number
+  /** The success pause running before the flow ends or hands over to its next step. */
+  pauseTimer: ReturnType<typeof setTimeout> | null
+  /** A finished sign-in or link, delivered when the modal closes. */
+  result: LoginResult | null
   /** The submit of the landing or link screen: pending, and its error text. */
   submitting: boolean
   submitError: string | null
   passwordless: PasswordlessState | null
   oauth: OAuthState | null
-  /** A finished sign-in or link, delivered when the modal closes. */
-  result: LoginResult | null
+  /** OAuth states completed in this page: each return is completed once. */
+  oauthCompleted: readonly string[]
   /** The cause behind the general error view. */
   error: LatchError | null
 }
@@ -59,17 +78,23 @@ export const initialState: ModalState = {
   app: null,
   user: null,
   flow: null,
+  waiting: null,
+  generation: 0,
+  pauseTimer: null,
+  result: null,
   submitting: false,
   submitError: null,
   passwordless: null,
   oauth: null,
-  result: null,
+  oauthCompleted: [],
   error: null,
 }
 
 export const store = createStore<ModalState>()(() => initialState)
 
-/** Back to the initial state (tests, and a fresh start). */
+/** Back to the initial state, its timer stopped: the one reset tests need. */
 export function resetStore(): void {
+  const timer = store.getState().pauseTimer
+  if (timer) clearTimeout(timer)
   store.setState(initialState, true)
 }

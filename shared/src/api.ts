@@ -65,6 +65,15 @@ export interface AuthResponse {
   is_new_user: boolean
 }
 
+/**
+ * What every link call (/passwordless/link, /passwordless_sms/link, /oauth/link) answers: the
+ * updated user, bare, as SPEC section 7 assumes.
+ */
+export type LinkResponse = User
+
+/** What every unlink call answers: the updated user, bare. */
+export type UnlinkResponse = User
+
 export interface RefreshResponse {
   user: User
   token: string

@@ -1,7 +1,7 @@
 import { CODE_ERROR_CLEAR_DELAY_MS, ERRORS, VERIFICATION_CODE_LENGTH } from '@latch/shared'
 import { useEffect, useRef, useState } from 'react'
-import { clearCodeError, setCodeError, submitCode } from '../actions.ts'
 import { useModal } from '../hooks.ts'
+import { clearCodeError, setCodeError, submitCode } from '../passwordless.ts'
 
 const EMPTY = (): string[] => Array.from({ length: VERIFICATION_CODE_LENGTH }, () => '')
 

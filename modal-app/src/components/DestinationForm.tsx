@@ -1,7 +1,7 @@
 import { validateEmail } from '@latch/shared'
 import { useEffect, useId, useState } from 'react'
-import { submitDestination } from '../actions.ts'
 import { useModal } from '../hooks.ts'
+import { submitDestination } from '../passwordless.ts'
 import { loadPhoneCheck, phoneCheck } from '../phone.ts'
 import type { Channel } from '../store.ts'
 

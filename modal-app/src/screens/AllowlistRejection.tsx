@@ -1,4 +1,4 @@
-import { navigate } from '../actions.ts'
+import { navigate } from '../flow.ts'
 import { useApp } from '../hooks.ts'
 
 /** The allowlist rejected the visitor: the app's texts and link, or the defaults. */

@@ -1,7 +1,7 @@
 import { ERRORS, type LoginResult, type User } from '@latch/shared'
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { exitFlow, link, login } from '../actions.ts'
+import { exitFlow, link, login } from '../flow.ts'
 import { store } from '../store.ts'
 import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { jwt, user } from '../test/fixtures.ts'

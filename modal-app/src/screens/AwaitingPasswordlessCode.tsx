@@ -1,6 +1,6 @@
-import { resendCode } from '../actions.ts'
 import { CodeInput } from '../components/CodeInput.tsx'
 import { useModal } from '../hooks.ts'
+import { resendCode } from '../passwordless.ts'
 
 /** Code entry for an e-mail or SMS code. */
 export function AwaitingPasswordlessCode() {

@@ -1,5 +1,5 @@
 import { ERRORS } from '@latch/shared'
-import { exitFlow } from '../actions.ts'
+import { exitFlow } from '../flow.ts'
 
 /** The general error view: 'Something went wrong' with a Close button. */
 export function ErrorView() {

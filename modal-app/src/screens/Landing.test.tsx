@@ -1,7 +1,7 @@
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-import { login } from '../actions.ts'
+import { login } from '../flow.ts'
 import { store } from '../store.ts'
 import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { renderModal } from '../test/harness.tsx'

@@ -3,7 +3,7 @@
  * issue has not landed render the placeholder.
  */
 import type { ComponentType } from 'react'
-import { codeScreenBack } from '../actions.ts'
+import { codeScreenBack } from '../passwordless.ts'
 import type { ModalState } from '../store.ts'
 import { AwaitingOAuth } from './AwaitingOAuth.tsx'
 import type { ScreenId } from './ids.ts'

@@ -2,9 +2,10 @@
 import type { HostAppConfig, HostMethods, ServerAppConfig } from '@latch/shared'
 import { act, render } from '@testing-library/react'
 import { App } from '../App.tsx'
-import { initialize, resetActions, setUser } from '../actions.ts'
+import { setUser } from '../account.ts'
 import { createApiClient } from '../api.ts'
-import { resetHostQueue, setRuntime } from '../runtime.ts'
+import { initialize } from '../flow.ts'
+import { setRuntime } from '../runtime.ts'
 import { createSession, type Session } from '../session.ts'
 import { resetStore } from '../store.ts'
 import type { ApiDouble } from './api-double.ts'
@@ -44,8 +45,6 @@ export function recordingHost(calls: HostCall[]): HostMethods {
 
 export function setupRuntime(api: ApiDouble, refreshToken: string | null = null): Harness {
   resetStore()
-  resetActions()
-  resetHostQueue()
   const hostCalls: HostCall[] = []
   const tokens = memoryTokens(refreshToken)
   let session: Session | null = null

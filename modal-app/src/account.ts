@@ -1,0 +1,70 @@
+/** The signed-in user and their accounts: who the host hears of, sign-in, link, unlink, logout. */
+import {
+  type AuthResponse,
+  LatchError,
+  type LinkResponse,
+  type LoginResult,
+  type UnlinkResponse,
+  type UnlinkTarget,
+  type User,
+} from '@latch/shared'
+import { checkUnlinkTarget } from './config-check.ts'
+import { callHost, runtime } from './runtime.ts'
+import { store } from './store.ts'
+
+/** The user changed: the host hears of it ('user', and 'logout' when a user went away). */
+export function setUser(user: User | null): void {
+  const previous = store.getState().user
+  store.setState({ user })
+  if (previous && !user) callHost('emit', 'logout', undefined)
+  callHost('emit', 'user', user)
+}
+
+/**
+ * Presents a verified proof to `{path}/authenticate` (a sign-in: starts the session) or
+ * `{path}/link` (adds the account to the signed-in user).
+ */
+export async function signInOrLink(
+  intent: 'login' | 'link',
+  path: string,
+  body: Record<string, string>,
+): Promise<LoginResult> {
+  const { api, session } = runtime()
+  if (intent === 'link') {
+    const user = await api.request<LinkResponse>(`${path}/link`, body)
+    setUser(user)
+    return { user, isNewUser: false }
+  }
+  // A sign-in goes without the token: it proves who the visitor is by itself.
+  const res = await api.request<AuthResponse>(`${path}/authenticate`, body, { auth: false })
+  session.start(res, res.user)
+  return { user: res.user, isNewUser: res.is_new_user }
+}
+
+export async function logout(): Promise<void> {
+  await runtime().session.logout()
+}
+
+/** Removes a linked account; answers the updated user. */
+export async function unlink(target: UnlinkTarget): Promise<User> {
+  const account = checkUnlinkTarget(target)
+  if (!store.getState().user) throw LatchError.of('not_authenticated')
+  let path: string
+  let body: Record<string, string>
+  if (account.type === 'email') {
+    path = '/passwordless/unlink'
+    body = { address: account.address }
+  } else if (account.type === 'phone') {
+    path = '/passwordless_sms/unlink'
+    body = { phoneNumber: account.number }
+  } else if (account.type === 'wallet') {
+    // External wallets arrive with their issue; until then there is no route to ask.
+    throw LatchError.of('method_not_available')
+  } else {
+    path = '/oauth/unlink'
+    body = { provider: account.type.replace(/_oauth$/, ''), subject: account.subject }
+  }
+  const user = await runtime().api.request<UnlinkResponse>(path, body)
+  setUser(user)
+  return user
+}

@@ -1,0 +1,269 @@
+/**
+ * The flow engine: where a flow starts, pauses and ends. Every flow the host waits on (login(),
+ * link(), an OAuth return) goes through these functions; its state lives in the store.
+ *
+ * - Starts: `startFlow` opens the modal on the flow's first screen and hands the host a promise
+ *   (or joins the same flow already running). `login()` and `link()` are the host's entries;
+ *   oauth.ts starts social links and OAuth returns the same way.
+ * - Pauses: `completeFlow` signs in or links with the verified proof (a code, an OAuth return),
+ *   shows success, and `succeed` keeps it on screen for the success pause.
+ * - Ends: after the pause, the first next step that claims the finished flow takes the modal
+ *   over (`addNextStep`); otherwise `finishFlow` closes the modal and settles the host's
+ *   promise with the result. `exitFlow` is the visitor leaving: a finished flow still delivers,
+ *   an unfinished one rejects with login_exited or link_exited.
+ */
+import {
+  type HostAppConfig,
+  isLatchError,
+  LatchError,
+  type LinkKind,
+  type LoginResult,
+  type ServerAppConfig,
+  SUCCESS_CLOSE_DELAY_MS,
+  type User,
+} from '@latch/shared'
+import { signInOrLink } from './account.ts'
+import { track } from './analytics.ts'
+import { type AppView, mergeConfig } from './config.ts'
+import { callHost, runtime } from './runtime.ts'
+import type { ScreenId } from './screens/ids.ts'
+import { type Flow, initialState, store, type Waiting } from './store.ts'
+
+/** Applies the merged configuration: the modal is ready. */
+export function initialize(server: ServerAppConfig, host: HostAppConfig): void {
+  store.setState({ app: mergeConfig(server, host), status: 'ready', error: null })
+}
+
+/** Shows the general error view. */
+export function fail(error: unknown): void {
+  store.setState({
+    status: 'error',
+    error: isLatchError(error) ? error : LatchError.of('something_went_wrong', { cause: error }),
+  })
+}
+
+export function navigate(screen: ScreenId): void {
+  store.setState({ screen, submitError: null, submitting: false })
+}
+
+// ---- Start -------------------------------------------------------------------------------
+
+/** Two flows are the same when they do the same thing (a host call then joins the running one). */
+export function sameFlow(a: Flow | null, b: Flow): boolean {
+  return a?.kind === b.kind && (a.kind === 'login' || a.account === (b as typeof a).account)
+}
+
+/**
+ * Starts a flow the host waits on (login or link) on its first screen, or joins the same flow
+ * already running: the host's promise then settles with it. Another running flow is left
+ * (its caller's promise rejects).
+ */
+export function startFlow<T extends LoginResult | User>(flow: Flow, screen: ScreenId): Promise<T> {
+  const { flow: running, waiting } = store.getState()
+  if (waiting && sameFlow(running, flow)) return waiting.promise as Promise<T>
+  rejectWaiting()
+  let resolve!: Waiting['resolve']
+  let reject!: Waiting['reject']
+  const promise = new Promise<LoginResult | User>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  const wasOpen = store.getState().open
+  store.setState({
+    ...flowReset(),
+    flow,
+    waiting: { promise, resolve, reject },
+    screen,
+    open: true,
+  })
+  if (!wasOpen) {
+    callHost('setOpen', true)
+    track('modal_open')
+  }
+  return promise as Promise<T>
+}
+
+/** login(): opens the landing; resolves when the modal closes after a sign-in. */
+export function login(): Promise<LoginResult> {
+  const { app, user, flow } = store.getState()
+  if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
+  // A sign-in in progress (an OAuth return) is joined, so its result keeps isNewUser.
+  if (user && runtime().session.isAuthenticated() && flow?.kind !== 'login')
+    return Promise.resolve({ user, isNewUser: false })
+  return startFlow<LoginResult>({ kind: 'login' }, 'LANDING')
+}
+
+/** link(kind) for an e-mail address or a phone number (social links: oauth.ts). */
+export function link(kind: LinkKind): Promise<User> {
+  const { app, user } = store.getState()
+  if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
+  if (kind !== 'email' && kind !== 'phone') {
+    return Promise.reject(LatchError.of('method_not_available'))
+  }
+  if (!user) return Promise.reject(LatchError.of('not_authenticated'))
+  return startFlow<User>(
+    { kind: 'link', account: kind },
+    kind === 'email' ? 'LINK_EMAIL_SCREEN' : 'LINK_PHONE_SCREEN',
+  )
+}
+
+/** The current flow's generation: an answer arriving after it changed must change nothing. */
+export function flowGeneration(): number {
+  return store.getState().generation
+}
+
+// ---- Pause -------------------------------------------------------------------------------
+
+/** How the flow was verified: the pause differs (SPEC section 4: OAuth does not pause inline). */
+export type Verified = 'code' | 'oauth'
+
+/**
+ * What takes the modal over after a successful flow instead of closing it (e.g. creating the
+ * in-app wallet at login). `start` runs after `pauseMs` of success screen, the modal open and
+ * the host still waiting; the step ends the flow with `finishFlow()` or `exitFlow()`.
+ */
+export interface NextStep {
+  /** The success pause before the step, in a dialog (e.g. 500 ms before wallet creation). */
+  pauseMs: number
+  start(): void
+}
+
+/** Decides whether a finished flow has a next step; null lets the modal close. */
+export type NextStepRule = (finished: {
+  flow: Flow
+  result: LoginResult
+  app: AppView
+}) => NextStep | null
+
+/**
+ * The rules, asked in order. They are configuration a feature adds when its module loads, not
+ * flow state, so they are kept apart from the store and outlive its reset.
+ */
+const nextStepRules: NextStepRule[] = []
+
+/**
+ * Hangs a next step on every successful flow; answers its removal.
+ * @example addNextStep(({ flow }) => flow.kind === 'login' ? { pauseMs: 500, start } : null)
+ */
+export function addNextStep(rule: NextStepRule): () => void {
+  nextStepRules.push(rule)
+  return () => {
+    const at = nextStepRules.indexOf(rule)
+    if (at >= 0) nextStepRules.splice(at, 1)
+  }
+}
+
+/**
+ * Completes the flow on screen with a verified proof: POST `{path}/authenticate` for a sign-in
+ * or `{path}/link` for a link, then `showSuccess` and the success pause. An answer (or failure)
+ * arriving after the flow changed changes nothing; other failures are thrown to the caller.
+ */
+export async function completeFlow(
+  path: string,
+  body: Record<string, string>,
+  verified: Verified,
+  showSuccess: () => void,
+): Promise<void> {
+  const started = flowGeneration()
+  const intent = store.getState().flow?.kind === 'link' ? 'link' : 'login'
+  let result: LoginResult
+  try {
+    // Signed in even if the visitor closed the modal meanwhile: the host hears of it by 'user'.
+    result = await signInOrLink(intent, path, body)
+  } catch (e) {
+    if (started === flowGeneration()) throw e
+    return
+  }
+  if (started !== flowGeneration()) return
+  showSuccess()
+  succeed(result, verified)
+}
+
+/**
+ * The flow succeeded: keep the success screen for the pause (1400 ms; 0 for OAuth when the
+ * modal is inline; the next step's own pause), then hand over to the next step or end.
+ */
+export function succeed(result: LoginResult, verified: Verified): void {
+  const { flow, app } = store.getState()
+  let step: NextStep | null = null
+  if (flow && app) {
+    for (const rule of nextStepRules) {
+      step = rule({ flow, result, app })
+      if (step) break
+    }
+  }
+  const pauseMs =
+    verified === 'oauth' && app?.inDialog === false ? 0 : (step?.pauseMs ?? SUCCESS_CLOSE_DELAY_MS)
+  const started = flowGeneration()
+  const then = step ? step.start : finishFlow
+  stopPause()
+  store.setState({
+    result,
+    // The generation guard keeps a pause from reaching a flow started since.
+    pauseTimer: setTimeout(() => started === flowGeneration() && then(), pauseMs),
+  })
+}
+
+function stopPause(): void {
+  const timer = store.getState().pauseTimer
+  if (timer) clearTimeout(timer)
+}
+
+// ---- End ---------------------------------------------------------------------------------
+
+/** Closes the modal and hands the result to whoever is waiting (and the 'login' event). */
+export function finishFlow(tellHost = true): void {
+  const { result, flow, waiting } = store.getState()
+  closeModal(tellHost)
+  if (!result) return
+  if (flow?.kind === 'login') callHost('emit', 'login', result)
+  waiting?.resolve(flow?.kind === 'link' ? result.user : result)
+}
+
+/**
+ * The visitor left: the close button or Escape inside the modal (tellHost), or the host closed
+ * its dialog. A finished flow still delivers its result; otherwise the caller's promise
+ * rejects with login_exited or link_exited.
+ */
+export function exitFlow(tellHost: boolean): void {
+  if (store.getState().result) {
+    finishFlow(tellHost)
+    return
+  }
+  rejectWaiting()
+  closeModal(tellHost)
+}
+
+function rejectWaiting(): void {
+  const { flow, waiting } = store.getState()
+  if (!waiting) return
+  store.setState({ waiting: null })
+  waiting.reject(LatchError.of(flow?.kind === 'link' ? 'link_exited' : 'login_exited'))
+}
+
+/** Everything a flow leaves behind, and a new generation. */
+function flowReset() {
+  stopPause()
+  return {
+    generation: store.getState().generation + 1,
+    pauseTimer: null,
+    submitting: false,
+    submitError: null,
+    passwordless: null,
+    oauth: null,
+    result: null,
+  }
+}
+
+function closeModal(tellHost: boolean): void {
+  const wasOpen = store.getState().open
+  store.setState({
+    ...flowReset(),
+    open: false,
+    flow: null,
+    waiting: null,
+    screen: initialState.screen,
+  })
+  if (tellHost) callHost('setOpen', false)
+  if (wasOpen) track('modal_closed')
+}

@@ -1,0 +1,131 @@
+/**
+ * Sign-in and linking with a code sent by e-mail or SMS (SPEC sections 2 and 4): the
+ * destination, the code entry, resending. The flow around it is flow.ts's.
+ */
+import { ERRORS, isLatchError, LatchError, validateCode, validateEmail } from '@latch/shared'
+import { completeFlow, flowGeneration, navigate } from './flow.ts'
+import { loadPhoneCheck } from './phone.ts'
+import { runtime } from './runtime.ts'
+import type { ScreenId } from './screens/ids.ts'
+import { type Channel, type PasswordlessState, store } from './store.ts'
+
+const CHANNEL_PATH: Record<Channel, string> = {
+  email: '/passwordless',
+  sms: '/passwordless_sms',
+}
+
+/** The body naming the destination, as every code route of the channel reads it. */
+function destinationBody(channel: Channel, destination: string): Record<string, string> {
+  return channel === 'email' ? { email: destination } : { phoneNumber: destination }
+}
+
+/** The back target of the code screen depends on the flow that led to it. */
+export function codeScreenBack(): ScreenId {
+  const flow = store.getState().flow
+  if (flow?.kind === 'link')
+    return flow.account === 'email' ? 'LINK_EMAIL_SCREEN' : 'LINK_PHONE_SCREEN'
+  return 'LANDING'
+}
+
+/** Sends a code to an e-mail address or phone number, then shows the code entry. */
+export async function submitDestination(channel: Channel, input: string): Promise<void> {
+  const checked = channel === 'email' ? validateEmail(input) : (await loadPhoneCheck())(input)
+  if (!checked.ok) {
+    store.setState({ submitError: checked.error.message })
+    return
+  }
+  if (store.getState().submitting) return
+  store.setState({ submitting: true, submitError: null })
+  const started = flowGeneration()
+  try {
+    await runtime().api.request(
+      `${CHANNEL_PATH[channel]}/init`,
+      destinationBody(channel, checked.value),
+    )
+    if (started !== flowGeneration()) return
+    store.setState({
+      submitting: false,
+      passwordless: { channel, destination: checked.value, status: 'idle', error: null },
+      screen: 'AWAITING_PASSWORDLESS_CODE',
+    })
+  } catch (e) {
+    if (started !== flowGeneration()) return
+    const err = toError(e)
+    if (err.is('allowlist_rejected')) return navigate('ALLOWLIST_REJECTION_SCREEN')
+    const fallback = channel === 'email' ? ERRORS.email_submit_failed : ERRORS.phone_submit_failed
+    store.setState({
+      submitting: false,
+      submitError: err.status === 422 ? err.message : fallback.message,
+    })
+  }
+}
+
+function setCode(patch: Partial<PasswordlessState>): void {
+  const current = store.getState().passwordless
+  if (current) store.setState({ passwordless: { ...current, ...patch } })
+}
+
+/** Clears the code error (the visitor edits the boxes again). */
+export function clearCodeError(): void {
+  const current = store.getState().passwordless
+  if (current?.status === 'error') setCode({ status: 'idle', error: null })
+}
+
+/** Shows a code error before submitting (non-numeric input). */
+export function setCodeError(message: string): void {
+  setCode({ status: 'error', error: message })
+}
+
+/**
+ * Checks and submits the six-digit code. Success shows 'Success!' and the flow's success
+ * pause; a 422 reads 'Invalid or expired verification code', anything else 'Issue verifying
+ * code'.
+ */
+export async function submitCode(input: string): Promise<void> {
+  const { passwordless } = store.getState()
+  if (!passwordless || passwordless.status === 'submitting' || passwordless.status === 'success') {
+    return
+  }
+  const checked = validateCode(input)
+  if (!checked.ok) {
+    setCode({ status: 'error', error: checked.error.message })
+    return
+  }
+  setCode({ status: 'submitting', error: null })
+  const { channel, destination } = passwordless
+  const body = { ...destinationBody(channel, destination), code: checked.value }
+  try {
+    await completeFlow(CHANNEL_PATH[channel], body, 'code', () =>
+      setCode({ status: 'success', error: null }),
+    )
+  } catch (e) {
+    const err = toError(e)
+    if (err.is('allowlist_rejected')) return navigate('ALLOWLIST_REJECTION_SCREEN')
+    setCode({
+      status: 'error',
+      error:
+        err.status === 422
+          ? ERRORS.invalid_verification_code.message
+          : ERRORS.code_verification_failed.message,
+    })
+  }
+}
+
+/** Sends the code again to the same destination. */
+export async function resendCode(): Promise<void> {
+  const passwordless = store.getState().passwordless
+  if (!passwordless) return
+  try {
+    await runtime().api.request(
+      `${CHANNEL_PATH[passwordless.channel]}/init`,
+      destinationBody(passwordless.channel, passwordless.destination),
+    )
+    setCode({ status: 'idle', error: null })
+  } catch {
+    setCode({ status: 'error', error: ERRORS.code_verification_failed.message })
+  }
+}
+
+function toError(e: unknown): LatchError {
+  return isLatchError(e) ? e : LatchError.of('internal_error', { cause: e })
+}
