@@ -201,6 +201,17 @@ describe('link, unlink, logout, wallet methods', () => {
     ).toMatchObject({ code: 'invalid_data' })
   })
 
+  test('error: unlinking an external wallet is not available yet and asks the API nothing', async () => {
+    renderModal(api)
+    act(() => store.setState({ user: user() }))
+    expect(
+      await rejection(
+        methods().unlink({ type: 'wallet', address: '0x0000000000000000000000000000000000000001' }),
+      ),
+    ).toMatchObject({ code: 'method_not_available' })
+    expect(api.requests).toHaveLength(0)
+  })
+
   test('behavior: logout destroys the session and tells the host', async () => {
     api.on('POST /sessions/logout', { body: { success: true } })
     const harness = renderModal(api)
