@@ -13,7 +13,6 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { WALLET_FRAME_DIST } from '../wallet-frame/build.ts'
 import { startWalletHarness } from '../wallet-frame/src/harness.ts'
 
 const MIN_RUNS = 20
@@ -32,7 +31,7 @@ export default async function run(args: string[]): Promise<void> {
   console.log(`machine: ${cpus().length} cores, load ${loadavg()[0]?.toFixed(1)}`)
   const h = await startWalletHarness()
   try {
-    const assets = join(WALLET_FRAME_DIST, 'assets')
+    const assets = join(h.distDir, 'assets')
     const gzip = readdirSync(assets)
       .filter((f) => f.endsWith('.js'))
       .reduce((sum, f) => sum + gzipSync(readFileSync(join(assets, f))).length, 0)

@@ -14,9 +14,14 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type ServerType, serve } from '@hono/node-server'
 import { CHROMIUM_ARGS, CHROMIUM_PATH, launchChromium } from '@latch/e2e'
+import { isLatchError, LatchError, toApiErrorBody } from '@latch/shared'
+import { Hono } from 'hono'
 import type { Browser, Frame, Page } from 'playwright-core'
 import { chromium } from 'playwright-core'
+import { statusOf } from '../../server/src/app.ts'
+import type { HonoEnv } from '../../server/src/http.ts'
 import { startTestServer, type TestServer } from '../../server/src/test-support.ts'
+import { walletFrameRoutes } from '../../server/src/wallets/frame.ts'
 import { buildWalletFrame } from '../build.ts'
 
 const PENPAL = readFileSync(
@@ -61,6 +66,8 @@ export interface WalletHarness {
   /** The host page's origin: the modal's server named 127.0.0.1; the app registers it. */
   hostOrigin: string
   appId: string
+  /** This harness's build of the frame. */
+  distDir: string
   modalUrl(base: string, timeoutMs: number, app?: string): string
   /** Loads the stand-in modal (with the frame) as the top-level page. */
   open(page: Page, base?: string, timeoutMs?: number): Promise<void>
@@ -79,6 +86,9 @@ export async function startWalletHarness(
   // Subdomains need HTTPS: the frame's WebCrypto exists only in a secure context, and only
   // localhost and 127.0.0.1 are one over plain http. A throwaway certificate for the site.
   const tls = options.sameSite ? testCertificate() : undefined
+  // A build of its own: test files run side by side, and one build swapping wallet-frame/dist
+  // under another's server would make pages vanish for a moment.
+  const distDir = join(mkdtempSync(join(tmpdir(), 'latch-wallet-frame-')), 'dist')
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     if (req.url === '/penpal.min.js') {
       res.writeHead(200, { 'content-type': 'text/javascript' }).end(PENPAL)
@@ -109,7 +119,7 @@ export async function startWalletHarness(
   const modalOrigin = tls ? `https://modal.example.test:${port}` : `http://localhost:${port}`
   const hostOrigin = tls ? `https://www.example.test:${port}` : `http://127.0.0.1:${port}`
   const [, started, browser] = await Promise.all([
-    buildWalletFrame(),
+    buildWalletFrame({ outDir: distDir }),
     startTestServer('pglite', 'memory://', { LATCH_MODAL_ORIGIN: modalOrigin }),
     options.sameSite
       ? chromium.launch({
@@ -123,8 +133,20 @@ export async function startWalletHarness(
         })
       : launchChromium(),
   ])
+  // The API as createApp builds it, with the frame's routes over this harness's build.
+  const frameRoutes = new Hono<HonoEnv>()
+  frameRoutes.onError((e, c) => {
+    const err = isLatchError(e) ? e : LatchError.of('internal_error')
+    return c.json(toApiErrorBody(err), statusOf(err))
+  })
+  frameRoutes.route('/', walletFrameRoutes(started.server.deps, { distDir }))
+  const isFramePath = (path: string) =>
+    /^\/apps\/[^/]+\/embedded-wallets$/.test(path) || path.startsWith('/embedded-wallets/')
   const api: ServerType = serve({
-    fetch: started.server.app.fetch,
+    fetch: (req) =>
+      isFramePath(new URL(req.url).pathname)
+        ? frameRoutes.fetch(req)
+        : started.server.app.fetch(req),
     port: 0,
     hostname: '127.0.0.1',
     ...(tls ? { createServer: createHttpsServer, serverOptions: tls } : {}),
@@ -145,6 +167,7 @@ export async function startWalletHarness(
     modalOrigin,
     hostOrigin,
     appId,
+    distDir,
     modalUrl,
     async open(page, base = modalOrigin, timeoutMs = 15_000) {
       await page.goto(modalUrl(base, timeoutMs))
@@ -163,6 +186,7 @@ export async function startWalletHarness(
       await new Promise((resolve) => api.close(resolve))
       await new Promise((resolve) => parent.close(resolve))
       await started.close()
+      rmSync(join(distDir, '..'), { recursive: true, force: true })
     },
   }
 }

@@ -478,12 +478,13 @@ describeBackends('wallets', (get) => {
     })
     expect(owner.status).toBe(409)
     // A browser page of another origin (the modal, a host page) is refused even with the token.
-    for (const headers of [
+    const foreignPages: Record<string, string>[] = [
       { origin: 'http://127.0.0.1:5174' },
       { origin: 'http://localhost:5173' },
       { 'sec-fetch-site': 'same-site' },
       { 'sec-fetch-site': 'cross-site' },
-    ]) {
+    ]
+    for (const headers of foreignPages) {
       const res = await s.request('/wallets/shares', {
         appId,
         token: auth.token,
