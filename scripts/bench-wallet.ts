@@ -4,10 +4,10 @@
  * - gzip size of the frame's JavaScript, goal ≤ 80 KB;
  * - create with automatic recovery (key, split, seal, server round trip), median over ≥ 20
  *   runs, goal ≤ 300 ms;
- * - create with a passcode (adds one Argon2id 19 MiB t=2 and one OPRF round trip): the
- *   difference of the medians estimates the KDF in the frame, goal ≤ 1 s;
+ * - create with a passcode (adds one Argon2id 19 MiB t=2 and one OPRF round trip);
  * - passcode recovery on a new device (a fresh frame: Argon2id, evaluate, verify, combine and
- *   check), median over ≥ 20 runs, goal ≤ 1.5 s.
+ *   check), median over ≥ 20 runs, goal ≤ 1.5 s; it bounds the KDF in the frame from above
+ *   (goal ≤ 1 s).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
@@ -88,7 +88,10 @@ export default async function run(args: string[]): Promise<void> {
     const pin = median(withPasscode)
     console.log(`create, automatic recovery: median ${fmt(auto)} over ${runs} (goal ≤ 300 ms)`)
     console.log(`create with a passcode:     median ${fmt(pin)} over ${runs}`)
-    console.log(`  Argon2id + OPRF round trip in the frame ≈ ${fmt(pin - auto)} (KDF goal ≤ 1 s)`)
+    // The difference of two medians is noisy; the recovery time bounds the KDF from above.
+    console.log(
+      `  Argon2id in the frame: at most the passcode recovery below (one of its steps; goal ≤ 1 s)`,
+    )
     console.log(
       `passcode recovery:          median ${fmt(median(recovery))} over ${runs} (goal ≤ 1.5 s)`,
     )
