@@ -2,10 +2,12 @@
  * Builds the host SDK: dist/sdk.js (the one-line script, IIFE) and dist/latch.js (the ESM entry),
  * both minified. Run with `tsx host-sdk/build.ts`.
  *
- * Both must stay under 6 KB gzip (size.test.ts). Two things keep them there: shared modules are
- * treated as side-effect free (nothing of shared/src runs at import), and the error catalogue is
- * cut to the codes the SDK can raise. A first build with an empty catalogue shows which codes the
- * bundle names; the real build keeps exactly those entries, taken from the catalogue itself.
+ * Both must stay under 6 KB gzip (size.test.ts). Four things keep them there: shared modules are
+ * treated as side-effect free (nothing of shared/src runs at import); the error catalogue is cut
+ * to the codes the SDK can raise (a first build with an empty catalogue shows which codes the
+ * bundle names; the real build keeps exactly those entries, taken from the catalogue itself);
+ * parts of penpal the SDK never uses are cut; and property names that never leave the bundle
+ * are shortened.
  */
 import { fileURLToPath } from 'node:url'
 import { ERRORS } from '@latch/shared'
@@ -13,25 +15,37 @@ import { build, type InlineConfig, type Plugin } from 'vite'
 
 const ROOT = fileURLToPath(new URL('.', import.meta.url))
 const CATALOGUE = /export const ERRORS = \{[\s\S]*?\n\} as const/
+const SHARED_MODULE = /[\\/]shared[\\/]src[\\/]/
+/** Where the error class and its helpers live: shared/src/errors.ts or a shared/src/errors/ folder. */
+const ERRORS_MODULE = /[\\/]shared[\\/]src[\\/]errors(?:\.ts$|[\\/])/
 
+/** Replaces the catalogue, wherever in shared/src it is, with the entries for `codes`. */
 function errorCatalogue(codes: ReadonlySet<string>): Plugin {
+  let found = false
   return {
     name: 'latch-error-catalogue',
     enforce: 'pre',
     transform(code, id) {
-      if (!id.replaceAll('\\', '/').endsWith('/shared/src/errors.ts')) return null
-      if (!CATALOGUE.test(code)) this.error('the ERRORS catalogue was not found in errors.ts')
+      if (!SHARED_MODULE.test(id) || !CATALOGUE.test(code)) return null
+      found = true
       const kept = Object.fromEntries(Object.entries(ERRORS).filter(([code]) => codes.has(code)))
       return code.replace(CATALOGUE, () => `export const ERRORS = ${JSON.stringify(kept)} as const`)
+    },
+    buildEnd(error) {
+      // A moved or reshaped catalogue would otherwise ship whole and silently break the budget.
+      if (!error && !found) this.error('the ERRORS catalogue was not found in shared/src')
     },
   }
 }
 
 /**
- * Two parts of penpal are dead code here, and cutting them keeps the SDK in its budget:
+ * Parts of penpal are dead code here, and cutting them keeps the SDK in its budget:
  * - its debug messages: the SDK never passes a `log` function, so each `log?.(...)` becomes a call
  *   on undefined, which the minifier drops with its strings;
- * - its translation for children running penpal 6 or older: the modal runs penpal 7.
+ * - its translation for children running penpal 6 or older: the modal runs penpal 7;
+ * - `Reply` (transferables in an answer): the host methods answer plain values;
+ * - `CallOptions` (a per-call timeout and transferables): the SDK times its calls itself
+ *   (calls.ts) and passes no options, so penpal's own call timer goes too.
  * The edits are exact; if penpal's text changes, the build fails here instead of growing.
  */
 const PENPAL_EDITS: [RegExp, string][] = [
@@ -39,6 +53,14 @@ const PENPAL_EDITS: [RegExp, string][] = [
   [/this\.#isChildUsingDeprecatedProtocol = true;/g, ''],
   [/this\.#isChildUsingDeprecatedProtocol\b/g, 'false'],
   [/if \(isDeprecatedMessage\(data\)\)/g, 'if (false)'],
+  [/remoteParticipantId !== DEPRECATED_PENPAL_PARTICIPANT_ID/g, 'true'],
+  [/remoteParticipantId === DEPRECATED_PENPAL_PARTICIPANT_ID/g, 'false'],
+  [/value instanceof Reply_default/g, 'false'],
+  [/lastArg instanceof CallOptions_default/g, 'false'],
+  [
+    /const \{ timeout, transferables \} = lastArgIsOptions \? lastArg : \{\};/g,
+    'const timeout = void 0, transferables = void 0;',
+  ],
 ]
 const penpalTrimmed: Plugin = {
   name: 'latch-penpal-trimmed',
@@ -52,6 +74,14 @@ const penpalTrimmed: Plugin = {
     return out
   },
 }
+
+/**
+ * Properties of the SDK's own objects (the frame handle, the call and event registries) that
+ * never leave the bundle, shortened by the minifier. Never list a name that crosses postMessage
+ * (penpal's messages, HostMethods, ModalMethods), belongs to the DOM or to the public API
+ * (LatchClient): the other side would no longer find it. link.test.ts runs the built bundle.
+ */
+const INTERNAL_PROPERTIES = /^(?:iframe|dialog|isOpen|invoke|flow|flowPending|settleAll|dispatch)$/
 
 type Format = 'iife' | 'es'
 
@@ -80,9 +110,17 @@ function config(
       lib: { entry, formats: [format], fileName: () => fileName, name: 'LatchSdk' },
       rolldownOptions: {
         treeshake: {
-          moduleSideEffects: (id) => (/[\\/]shared[\\/]src[\\/]/.test(id) ? false : undefined),
+          moduleSideEffects: (id) => (SHARED_MODULE.test(id) ? false : undefined),
         },
-        output: { minify: true },
+        // An object here replaces `true`, so compress, mangle and codegen are named again.
+        output: {
+          minify: {
+            compress: true,
+            mangle: true,
+            codegen: true,
+            mangleProps: { include: INTERNAL_PROPERTIES },
+          },
+        },
       },
     },
   }
@@ -104,14 +142,14 @@ async function bundleModules(format: Format): Promise<Map<string, string>> {
 
 /**
  * Error codes the bundle can raise, found by building it with an empty catalogue: every code
- * the SDK's modules name, and those errors.ts itself raises with `LatchError.of` (its other
- * mentions, such as the list of error types, raise nothing).
+ * the SDK's modules name, and those the error modules themselves raise with `LatchError.of`
+ * (their other mentions, such as the list of error types, raise nothing).
  */
 export async function usedErrorCodes(): Promise<Set<string>> {
   const used = new Set<string>()
   for (const format of ['iife', 'es'] as const) {
     for (const [id, code] of await bundleModules(format)) {
-      const pattern = id.replaceAll('\\', '/').endsWith('/shared/src/errors.ts')
+      const pattern = ERRORS_MODULE.test(id)
         ? /LatchError\.of\(\s*["'`]([a-z0-9_]+)["'`]/g
         : /["'`]([a-z0-9_]+)["'`]/g
       for (const [, literal] of code.matchAll(pattern)) {

@@ -11,4 +11,4 @@ export type {
   User,
 } from '@latch/shared'
 export { LatchError } from '@latch/shared'
-export { createLatch } from './createLatch.ts'
+export { createLatch } from './create-latch.ts'

@@ -239,7 +239,7 @@ const dialogOpen = () =>
 
 declare global {
   interface Window {
-    createLatch: typeof import('./createLatch.ts').createLatch
+    createLatch: typeof import('./create-latch.ts').createLatch
     LatchError: typeof LatchError
     successes: unknown[]
     received: unknown[]

@@ -4,7 +4,7 @@ import {
   type LatchClient,
   type LatchOptions,
 } from '@latch/shared'
-import { createLatch } from './createLatch.ts'
+import { createLatch } from './create-latch.ts'
 
 declare global {
   interface Window {

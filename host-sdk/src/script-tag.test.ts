@@ -1,5 +1,5 @@
 import { afterEach, expect, test, vi } from 'vitest'
-import { installFromScript, optionsFromScript } from './scriptTag.ts'
+import { installFromScript, optionsFromScript } from './script-tag.ts'
 
 const APP_ID = 'cl0000000000000000000000a'
 

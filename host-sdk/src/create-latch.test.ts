@@ -4,7 +4,7 @@
  */
 import { ERRORS, LatchError } from '@latch/shared'
 import { afterEach, describe, expect, test } from 'vitest'
-import { createLatch } from './createLatch.ts'
+import { createLatch } from './create-latch.ts'
 
 const APP_ID = 'cl0000000000000000000000a'
 

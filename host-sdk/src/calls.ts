@@ -1,0 +1,62 @@
+/** Every call to the modal in flight, with the error each settles with if the modal goes away. */
+import {
+  API_TIMEOUT_MS,
+  type ErrorCode,
+  LatchError,
+  type ModalMethods,
+  toLatchError,
+} from '@latch/shared'
+
+type Rejecter = (error: LatchError) => void
+type Run<T> = (remote: ModalMethods) => Promise<T>
+
+export interface Calls {
+  /** A quick call: rejects `client_request_timeout` after `timeout` ms. */
+  invoke<T>(remote: ModalMethods, run: Run<T>, timeout?: number): Promise<T>
+  /** A login or link: no timeout; it lasts until the modal settles it or goes away. */
+  flow<T>(remote: ModalMethods, run: Run<T>, exit: 'login_exited' | 'link_exited'): Promise<T>
+  /** Whether a login or link is in flight. */
+  flowPending(): boolean
+  /** The modal went away: every call rejects with its own exit error, or all with `code`. */
+  settleAll(code?: ErrorCode): void
+}
+
+export function createCalls(): Calls {
+  const pending = new Map<Rejecter, ErrorCode>()
+  // Marked when they start, so nothing has to guess a flow from its exit error.
+  const flows = new Set<Rejecter>()
+
+  const track = <T>(
+    remote: ModalMethods,
+    run: Run<T>,
+    exit: ErrorCode,
+    timeout: number | undefined,
+    flow: boolean,
+  ): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const done =
+        <V>(fn: (v: V) => void) =>
+        (v: V) => {
+          clearTimeout(timer)
+          pending.delete(fail)
+          flows.delete(fail)
+          fn(v)
+        }
+      const fail: Rejecter = done(reject)
+      pending.set(fail, exit)
+      if (flow) flows.add(fail)
+      if (timeout) timer = setTimeout(() => fail(LatchError.of('client_request_timeout')), timeout)
+      run(remote).then(done(resolve), (e) => fail(toLatchError(e)))
+    })
+
+  return {
+    invoke: (remote, run, timeout = API_TIMEOUT_MS) =>
+      track(remote, run, 'modal_unreachable', timeout, false),
+    flow: (remote, run, exit) => track(remote, run, exit, undefined, true),
+    flowPending: () => flows.size > 0,
+    settleAll(code) {
+      for (const [reject, exit] of pending) reject(LatchError.of(code ?? exit))
+    },
+  }
+}

@@ -1,0 +1,171 @@
+import {
+  exposeMethods,
+  type LatchClient,
+  LatchError,
+  type LatchOptions,
+  MODAL_CONNECT_TIMEOUT_MS,
+  type ModalMethods,
+  validateAppId,
+} from '@latch/shared'
+import { connect, WindowMessenger } from 'penpal'
+import { createCalls } from './calls.ts'
+import { createEvents } from './events.ts'
+import { type Frame, mountFrame } from './frame.ts'
+import { createHostMethods } from './host-methods.ts'
+import { type OAuthReturn, takeOAuthReturn } from './oauth.ts'
+
+/** After the frame reloads, init is retried this often until the new handshake answers. */
+const REINIT_ATTEMPT_MS = 1000
+const REINIT_ATTEMPTS = 10
+
+/** init's arguments after the configuration: an OAuth return, or null once reloaded. */
+type InitArgs = Parameters<ModalMethods['init']> extends [unknown, ...infer R] ? R : never
+
+const unreachable = (details?: string) =>
+  LatchError.of('modal_unreachable', details ? { details } : {})
+
+/** The modal's URL, without a trailing slash, if it is an http(s) URL. */
+function parseModalUrl(modalUrl: string | undefined): URL | undefined {
+  try {
+    const url = new URL(modalUrl ?? location.origin)
+    return /^https?:$/.test(url.protocol) ? url : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Starts Latch on this page: preloads the modal in a hidden frame and returns the client.
+ * The frame, the handshake and its renewal after a reload live here; events, calls in flight
+ * and what the modal may call on the page each have their own file.
+ * @example const latch = createLatch({ appId, modalUrl: 'https://auth.example.com' })
+ * const { user } = await latch.login()
+ */
+export function createLatch(options: LatchOptions): LatchClient {
+  const events = createEvents(options)
+  const calls = createCalls()
+  let frame: Frame | undefined
+  let destroyConnection: (() => void) | undefined
+  let loads = 0
+  let destroyed = false
+  let kill: (error: LatchError) => void = () => {}
+  const killed = new Promise<never>((_, reject) => {
+    kill = reject
+  })
+  const setOpen = (open: boolean) => frame?.setOpen(open)
+  const init = (remote: ModalMethods, timeout: number | undefined, ...args: InitArgs) =>
+    calls.invoke(remote, (r) => r.init(options.config ?? {}, ...args), timeout)
+
+  let linked: Promise<ModalMethods>
+
+  const start = async (
+    modalUrl: URL,
+    appId: string,
+    oauthReturn: OAuthReturn,
+  ): Promise<ModalMethods> => {
+    if (document.readyState === 'loading') {
+      await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve))
+    }
+    if (destroyed) throw unreachable()
+    const base = modalUrl.href.replace(/\/+$/, '')
+    const app = encodeURIComponent(appId)
+    frame = mountFrame(
+      // The query lets the modal server answer frame-ancestors with this app's origins.
+      `${base}/?app=${app}#app=${app}`,
+      options.config?.render?.inParentNodeId,
+      () => {
+        setOpen(false)
+        void linked
+          .then((remote) => calls.invoke(remote, (r) => r.close()))
+          // A modal that cannot answer cannot end its flows: end them here.
+          .catch(() => calls.settleAll())
+      },
+    )
+    frame.iframe.addEventListener('load', () => {
+      if (++loads > 1) reconnect()
+    })
+    const contentWindow = frame.iframe.contentWindow
+    if (!contentWindow) throw unreachable()
+    const connection = connect({
+      messenger: new WindowMessenger({
+        remoteWindow: contentWindow,
+        allowedOrigins: [modalUrl.origin],
+      }),
+      methods: exposeMethods(createHostMethods(() => frame, events, calls)),
+      timeout: MODAL_CONNECT_TIMEOUT_MS,
+    })
+    destroyConnection = connection.destroy
+    // Failures cross as serialized LatchErrors; calls.ts turns them back (toLatchError).
+    const remote = (await connection.promise.catch((e) => {
+      throw unreachable(e instanceof Error ? e.message : undefined)
+    })) as unknown as ModalMethods
+    // The modal reports configuration warnings itself, through emit('warning').
+    await init(remote, undefined, ...oauthReturn)
+    return remote
+  }
+
+  /** The frame reloaded: its flows are gone; penpal shakes hands again, then the modal needs init. */
+  const reconnect = () => {
+    calls.settleAll()
+    setOpen(false)
+    const previous = linked
+    linked = previous.then(async (remote) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await init(remote, REINIT_ATTEMPT_MS, null)
+          return remote
+        } catch (e) {
+          if (attempt >= REINIT_ATTEMPTS || destroyed) throw e
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+      }
+    })
+    linked.catch(() => {})
+  }
+
+  const app = validateAppId(options.appId)
+  const modalUrl = typeof document === 'undefined' ? undefined : parseModalUrl(options.modalUrl)
+  linked = Promise.race([
+    !app.ok
+      ? Promise.reject(app.error)
+      : modalUrl
+        ? start(modalUrl, app.value, takeOAuthReturn())
+        : Promise.reject(unreachable('modalUrl must be an http(s) URL of a browser page')),
+    killed,
+  ])
+  const ready = linked.then(() => {})
+  ready.catch(() => {})
+
+  /** Waits for the modal, then calls it. */
+  const remote = () => Promise.race([linked, killed])
+  /** A login or link: the frame closes if it fails (an exit, the modal gone, an error). */
+  const flow = <T>(run: (r: ModalMethods) => Promise<T>, exit: 'login_exited' | 'link_exited') =>
+    remote().then((r) => {
+      const result = calls.flow(r, run, exit)
+      result.catch(() => setOpen(false))
+      return result
+    })
+  const call = <T>(run: (r: ModalMethods) => Promise<T>) =>
+    remote().then((r) => calls.invoke(r, run))
+
+  return {
+    ready,
+    login: () => flow((r) => r.login(), 'login_exited'),
+    link: (kind) => flow((r) => r.link(kind), 'link_exited'),
+    unlink: (account) => call((r) => r.unlink(account)),
+    logout: () => call((r) => r.logout()),
+    getUser: () => call((r) => r.getUser()),
+    getAccessToken: () => call((r) => r.getAccessToken()),
+    on: events.on,
+    off: events.off,
+    destroy() {
+      if (destroyed) return
+      destroyed = true
+      kill(unreachable())
+      calls.settleAll('modal_unreachable')
+      destroyConnection?.()
+      frame?.remove()
+      events.clear()
+    },
+  }
+}
