@@ -143,16 +143,59 @@ test('behavior: three origins — host page, modal, wallet frame — the frame l
     }
     if (!frame) throw new Error('the modal stand-in did not load')
     await frame.waitForFunction(() => 'call' in window, undefined, { timeout: 10_000 })
-    return frame.evaluate(() =>
-      (window as unknown as { call(n: string): Promise<Answer> }).call('latch:iframe:ready'),
-    )
+    return {
+      frame,
+      ready: await frame.evaluate(() =>
+        (window as unknown as { call(n: string): Promise<Answer> }).call('latch:iframe:ready'),
+      ),
+    }
   }
   // The registered host page: frame-ancestors checks every ancestor, and both are listed.
-  expect((await inHost(h.appId, 15_000)).ok).toEqual({ persistent: expect.any(Boolean) })
+  const registered = await inHost(h.appId, 15_000)
+  expect(registered.ready.ok).toEqual({ persistent: expect.any(Boolean) })
+  // A wallet created and recovered here: neither the host page nor the modal receives a share.
+  const user = await h.latch.emailLogin(h.appId, `three.${Date.now()}@example.com`)
+  const created = await h.call(registered.frame, 'latch:wallet:create', {
+    accessToken: user.token,
+    recoveryPin: 'Three3',
+  })
+  const address = created.ok?.address as string
+  expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+  const recovered = await h.call(registered.frame, 'latch:wallet:recover', {
+    address,
+    accessToken: user.token,
+    recoveryPin: 'Three3',
+  })
+  expect(recovered.ok).toEqual({ address })
+  const row = await h.latch.deps.db
+    .selectFrom('wallets')
+    .selectAll()
+    .where('address', '=', address.toLowerCase())
+    .executeTakeFirstOrThrow()
+  const recovery = JSON.parse(h.latch.deps.secrets.decrypt(row.recovery_sealed)) as Record<
+    string,
+    string
+  >
+  const secrets = [
+    h.latch.deps.secrets.decrypt(row.auth_share_sealed),
+    recovery.ciphertext ?? '',
+    recovery.verifier ?? '',
+  ]
+  const seen = [
+    ...(await page.evaluate(() => (window as unknown as { received: string[] }).received)),
+    ...(await registered.frame.evaluate(
+      () => (window as unknown as { received: string[] }).received,
+    )),
+  ]
+  expect(seen.length).toBeGreaterThan(0)
+  for (const secret of secrets) {
+    expect(secret).toMatch(/^[0-9a-f]{64,}$/)
+    expect(seen.some((m) => m.toLowerCase().includes(secret))).toBe(false)
+  }
   // An app that registered another host origin: the browser refuses to load the frame here.
   // A connection that has not come in 3 s will not come: the frame never loaded.
   const other = (await h.latch.newApp({ allowedOrigins: ['https://shop.example'] })).id
-  expect((await inHost(other, 3000)).error).toBeDefined()
+  expect((await inHost(other, 3000)).ready.error).toBeDefined()
   await page.close()
 })
 

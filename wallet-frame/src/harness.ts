@@ -96,9 +96,15 @@ export async function startWalletHarness(
     }
     const url = new URL(req.url ?? '/', 'http://x')
     if (url.pathname === '/host') {
-      // The host page: it embeds the modal stand-in, which embeds the wallet frame.
+      // The host page: it embeds the modal stand-in, which embeds the wallet frame, and records
+      // every message it receives.
       const modal = (url.searchParams.get('modal') ?? '').replace(/"/g, '')
-      res.writeHead(200, { 'content-type': 'text/html' }).end(`<iframe src="${modal}"></iframe>`)
+      res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          '<script>window.received = []; addEventListener("message", (e) => window.received.push(JSON.stringify(e.data)))</script>' +
+            `<iframe src="${modal}"></iframe>`,
+        )
       return
     }
     res
