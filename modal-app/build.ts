@@ -77,11 +77,26 @@ async function earlyScript(): Promise<string> {
   return code
 }
 
-/** Puts the early script at the end of the head, after the latch-api-url meta it reads. */
+/**
+ * Puts the early script after the page's meta tags (the API URL it reads, the referrer policy)
+ * and before the stylesheet the build adds: a classic script after a stylesheet waits for it
+ * to load before it runs.
+ */
 function inlineEarlyScript(code: string): Plugin {
   return {
     name: 'latch-inline-early-script',
-    transformIndexHtml: () => [{ tag: 'script', children: code, injectTo: 'head' }],
+    transformIndexHtml: {
+      // Before Vite adds its tags: it puts them after this script.
+      order: 'pre',
+      handler(html) {
+        if (!/<meta name="latch-api-url"[^>]*>[\s\S]*<\/head>/.test(html)) {
+          throw new Error(
+            'index.html has no latch-api-url meta tag in its head for the early script',
+          )
+        }
+        return html.replace('</head>', `  <script>${code}</script>\n  </head>`)
+      },
+    },
   }
 }
 
