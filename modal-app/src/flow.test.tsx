@@ -14,7 +14,7 @@ import {
 import { submitCode, submitDestination } from './passwordless.ts'
 import { resetStore, store } from './store.ts'
 import { type ApiDouble, startApiDouble } from './test/api-double.ts'
-import { jwt, user } from './test/fixtures.ts'
+import { authAnswer, user } from './test/fixtures.ts'
 import { type Harness, renderModal } from './test/harness.tsx'
 
 let api: ApiDouble
@@ -36,14 +36,7 @@ const signedIn = user()
 /** Opens login() and signs in with an e-mail code; answers once 'Success!' shows. */
 async function signInByCode(): Promise<{ harness: Harness; result: Promise<LoginResult> }> {
   api.on('POST /passwordless/init', { body: { success: true } })
-  api.on('POST /passwordless/authenticate', {
-    body: {
-      user: signedIn,
-      token: jwt(Math.floor(Date.now() / 1000) + 3600),
-      refresh_token: 'rt-1',
-      is_new_user: true,
-    },
-  })
+  api.on('POST /passwordless/authenticate', authAnswer(signedIn, true))
   const harness = renderModal(api, { walletAuth: false })
   let result!: Promise<LoginResult>
   act(() => {

@@ -22,7 +22,7 @@ import { isInAppBrowser, showTwitterButton } from './platform.ts'
 import { runtime } from './runtime.ts'
 import { resetStore, store } from './store.ts'
 import { type ApiDouble, apiError, startApiDouble } from './test/api-double.ts'
-import { jwt, user } from './test/fixtures.ts'
+import { authAnswer, jwt, user } from './test/fixtures.ts'
 import { type Harness, renderModal } from './test/harness.tsx'
 
 const PAGE = 'http://localhost:5173/shop?item=7&latch_oauth_code=old&latch_token=t#top'
@@ -137,15 +137,6 @@ async function expectBoundFlow(host: TestHost, expected: Partial<PendingOAuthFlo
     await sha256(flow?.secret ?? ''),
   )
 }
-
-const authAnswer = (who: User, isNew: boolean) => ({
-  body: {
-    user: who,
-    token: jwt(Math.floor(Date.now() / 1000) + 3600),
-    refresh_token: 'rt-new',
-    is_new_user: isNew,
-  },
-})
 
 const title = () => screen.getByTestId('oauth-title').textContent
 const description = () => screen.getByTestId('oauth-description').textContent

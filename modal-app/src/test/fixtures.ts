@@ -52,3 +52,15 @@ export function jwt(exp: number, sub = 'did:latch:user1'): string {
   const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
   return `${b64({ alg: 'ES256', typ: 'JWT' })}.${b64({ sub, exp })}.sig`
 }
+
+/** An authenticate call's answer (as the API double serves it) signing `who` in for an hour. */
+export function authAnswer(who: User, isNewUser: boolean, refreshToken = 'rt-new') {
+  return {
+    body: {
+      user: who,
+      token: jwt(Math.floor(Date.now() / 1000) + 3600),
+      refresh_token: refreshToken,
+      is_new_user: isNewUser,
+    },
+  }
+}
