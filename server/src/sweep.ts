@@ -1,10 +1,12 @@
 /**
  * Deletes rows nothing can use any more: ended rate-limit windows, dead codes and fork tokens,
- * and analytics events past their retention.
+ * ended sessions with their tokens, sealed token copies past the grace window, and analytics
+ * events past their retention.
  */
 import { DEFAULT_ANALYTICS_RETENTION_DAYS } from './config.ts'
 import type { Clock } from './context.ts'
 import type { Db } from './db/index.ts'
+import { REFRESH_GRACE_MS } from './sessions/service.ts'
 
 /** Window of rate-limit rows written before windows carried their end (all were an hour). */
 const LONGEST_WINDOW_MS = 60 * 60_000
@@ -28,6 +30,17 @@ export async function sweep(db: Db, clock: Clock, options: SweepOptions = {}): P
   // A code row also carries its resend time and hourly count, so it stays an hour past expiry.
   await db.deleteFrom('verification_codes').where('expires_at', '<', windowGone).execute()
   await db.deleteFrom('fork_tokens').where('expires_at', '<', new Date(now)).execute()
+  // An ended session goes with its refresh and fork tokens (cascade). A fork ends with its
+  // family, so no live session is left whose root is gone. Rotated tokens of a live session
+  // stay, as that is how a replayed one is recognized and its family revoked.
+  await db.deleteFrom('sessions').where('expires_at', '<', new Date(now)).execute()
+  // The sealed copy of a rotated token's child serves only the 10 s grace of two tabs.
+  await db
+    .updateTable('refresh_tokens')
+    .set({ child_sealed: null })
+    .where('child_sealed', 'is not', null)
+    .where('rotated_at', '<', new Date(now - REFRESH_GRACE_MS))
+    .execute()
   const retentionDays = options.analyticsRetentionDays ?? DEFAULT_ANALYTICS_RETENTION_DAYS
   await db
     .deleteFrom('analytics_events')
