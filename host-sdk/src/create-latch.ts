@@ -56,6 +56,7 @@ export function createLatch(options: LatchOptions): LatchClient {
   const init = (remote: ModalMethods, timeout: number | undefined, ...args: InitArgs) =>
     calls.invoke(remote, (r) => r.init(options.config ?? {}, ...args), timeout)
 
+  // The modal once connected and initialised; each reload of the frame chains a new init.
   let linked: Promise<ModalMethods>
 
   const start = async (
