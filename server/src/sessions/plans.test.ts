@@ -1,6 +1,7 @@
 /**
  * Every statement of the hot paths (e-mail sign-in, refresh, fork and recover, logout, the
- * bearer liveness check) uses an index on PostgreSQL once the tables have grown.
+ * bearer liveness check, the wallet frame's share lookups) uses an index on PostgreSQL once
+ * the tables have grown.
  *
  * The tables are filled with tens of thousands of rows and analyzed rather than running with
  * `enable_seqscan = off`: that setting only proves an index exists, while a filled table shows
@@ -28,6 +29,7 @@ const GROWING = new Set([
   'fork_tokens',
   'analytics_events',
   'oauth_states',
+  'wallets',
 ])
 const ROWS = 50_000
 
@@ -77,7 +79,7 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
     await postgres?.close()
   })
 
-  test('behavior: sign-in, refresh, fork, recover, logout and the liveness check scan no growing table; a refresh is three statements', async () => {
+  test('behavior: sign-in, refresh, fork, recover, logout and the liveness check and wallet-share lookups scan no growing table; a refresh is three statements', async () => {
     const db = server.deps.db
     const app = await server.newApp()
     const now = new Date()
@@ -103,6 +105,10 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
     await sql`INSERT INTO fork_tokens (hash, app_id, session_id, created_at, expires_at)
       SELECT md5('f' || g), ${app.id}, 'fill-' || g, ${now}, ${now}::timestamptz + interval '1 minute'
       FROM generate_series(1, ${ROWS / 10}) g`.execute(db)
+    await sql`INSERT INTO wallets (id, app_id, user_id, address, chain_id, recovery_method,
+        auth_share_sealed, recovery_sealed, created_at)
+      SELECT 'fill-' || g, ${app.id}, 'fill-' || g, '0x' || lpad(to_hex(g), 40, '0'), '1',
+        'latch', 'sealed', 'sealed', ${now} FROM generate_series(1, ${ROWS}) g`.execute(db)
     await sql`ANALYZE`.execute(db)
 
     const api = createApp({ ...server.deps, db: logged })
@@ -150,12 +156,18 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
     })
     await post('/sessions/fork/recover', { refresh_token: fork.new_session_refresh_token })
     await post('/passwordless/unlink', { address: 'nobody@example.com' }, fork.token)
+    // The wallet frame's share lookups (another user's wallet: the same lookup, answered 404).
+    const someoneElses = `0x${'7'.padStart(40, '0')}`
+    await post('/wallets/info', { address: someoneElses }, fork.token)
+    await post('/wallets/shares', { address: someoneElses }, fork.token)
     await post('/sessions/logout', { refresh_token: fork.refresh_token })
 
     const statements = captured.filter((q) =>
       /^\s*(select|insert|update|delete|with)\b/i.test(q.sql),
     )
     expect(statements.length).toBeGreaterThan(10)
+    // The wallet requests reached their lookup (a 404 of an unmounted route would not).
+    expect(statements.filter((q) => q.sql.includes('from "wallets"')).length).toBeGreaterThan(1)
     const client = new pg.Client({ connectionString: databaseUrl })
     await client.connect()
     try {
