@@ -6,6 +6,7 @@ import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
 import { build, type Plugin, type Rolldown } from 'vite'
+import { PREACT_ALIASES } from './renderer.ts'
 import type { ClientConstants } from './src/early.ts'
 
 export const MODAL_ROOT = fileURLToPath(new URL('.', import.meta.url))
@@ -136,9 +137,10 @@ async function viteBuild(outDir: string): Promise<void> {
     logLevel: 'warn',
     base: '/',
     mode: 'production',
-    // Builds started from tests (NODE_ENV=test) must still ship React's production build.
+    // A build started from tests (NODE_ENV=test) must not take a dependency's development path.
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     oxc: { jsx: { runtime: 'automatic', development: false } },
+    resolve: { alias: PREACT_ALIASES },
     plugins: [inlineEarlyScript(early)],
     build: {
       outDir,

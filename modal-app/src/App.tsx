@@ -90,9 +90,10 @@ export function App() {
     return () => observer.disconnect()
   }, [])
 
-  // Focus the first field on each screen, and again when the frame receives focus.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: refocus when the screen changes
-  useEffect(() => {
+  // Focus the first field on each screen, and again when the frame receives focus. A layout
+  // effect: the field has focus in the frame that shows it (Preact runs passive effects only
+  // after the next paint). Screen and status are dependencies so that it runs on every change.
+  useLayoutEffect(() => {
     focusFirst(rootRef.current)
     const region = rootRef.current?.querySelector('[data-latch-announcer]')
     // Emptied while closed, so the first screen is announced again on the next open.

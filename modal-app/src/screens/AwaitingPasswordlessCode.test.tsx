@@ -23,7 +23,7 @@ const boxes = () => [0, 1, 2, 3, 4, 5].map((i) => box(i).value).join('')
 
 function typeCode(code: string): void {
   ;[...code].forEach((c, i) => {
-    fireEvent.change(box(i), { target: { value: c } })
+    fireEvent.input(box(i), { target: { value: c } })
   })
 }
 
@@ -35,7 +35,7 @@ async function toCodeScreen(): Promise<{ harness: Harness; result: Promise<Login
   act(() => {
     result = login()
   })
-  fireEvent.change(screen.getByTestId('email-input'), { target: { value: 'ada@example.com' } })
+  fireEvent.input(screen.getByTestId('email-input'), { target: { value: 'ada@example.com' } })
   fireEvent.click(screen.getByTestId('email-submit'))
   await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
   return { harness, result }
@@ -63,7 +63,7 @@ describe('typing', () => {
     })
     const { harness, result } = await toCodeScreen()
     expect(document.activeElement).toBe(box(0))
-    fireEvent.change(box(0), { target: { value: '1' } })
+    fireEvent.input(box(0), { target: { value: '1' } })
     expect(document.activeElement).toBe(box(1))
     vi.useFakeTimers({ shouldAdvanceTime: true })
     typeCode('123456')
@@ -165,7 +165,7 @@ describe('errors', () => {
     act(() => {
       login().catch(() => {})
     })
-    fireEvent.change(screen.getByTestId('email-input'), { target: { value: 'ada@example.com' } })
+    fireEvent.input(screen.getByTestId('email-input'), { target: { value: 'ada@example.com' } })
     fireEvent.click(screen.getByTestId('email-submit'))
     await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
     typeCode('123456')
@@ -237,7 +237,7 @@ describe('link', () => {
     )
     expect(screen.getByTestId('phone-helper').textContent).toBe('Easily connect a phone number')
     expect(screen.getByTestId('latch-modal').getAttribute('data-size')).toBe('medium')
-    fireEvent.change(screen.getByTestId('phone-input'), { target: { value: '415 555 0132' } })
+    fireEvent.input(screen.getByTestId('phone-input'), { target: { value: '415 555 0132' } })
     const submit = screen.getByTestId('phone-submit') as HTMLButtonElement
     // The phone check loads with the first phone form.
     await waitFor(() => expect(submit.disabled).toBe(false))
