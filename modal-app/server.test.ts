@@ -6,9 +6,11 @@ import { type IncomingHttpHeaders, type IncomingMessage, request } from 'node:ht
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
+import { API_PREFIX } from '@latch/shared'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../server/src/index.ts'
 import { inlineScriptHashes, type ModalServer, pickEncoding, startModalServer } from './server.ts'
+import { EMBEDDED_CONFIG_ID } from './src/early.ts'
 
 let dir: string
 let server: ModalServer
@@ -196,6 +198,124 @@ describe('frame-ancestors: only the app’s registered origins may frame the mod
       // The long-lived cache (30 s) still answers the old list; a server without a cache the new.
       expect(await ancestors(modal, `?app=${id}`)).toBe('frame-ancestors https://a.example')
       expect(await ancestors(fresh, `?app=${id}`)).toBe('frame-ancestors https://b.example')
+    } finally {
+      await fresh.close()
+    }
+  })
+})
+
+describe('the app configuration in the page: the API’s answer, never more than the header allows', () => {
+  let api: RunningServer
+  let modal: ModalServer
+  const page = async (server: ModalServer, query: string) => {
+    const res = await fetch(`${server.url}/${query}`, { signal: AbortSignal.timeout(10_000) })
+    expect(res.status).toBe(200)
+    const csp = res.headers.get('content-security-policy') ?? ''
+    const ancestors = csp
+      .split(';')
+      .map((d) => d.trim())
+      .find((d) => d.startsWith('frame-ancestors '))
+    return { html: await res.text(), ancestors }
+  }
+  /** The embedded block's app id and configuration, or null when there is none. */
+  const embedded = (html: string) => {
+    // As the HTML parser reads a script element: up to the first `</script`.
+    const found = new RegExp(
+      `<script type="([^"]*)" id="${EMBEDDED_CONFIG_ID}" data-app-id="([^"]*)">([\\s\\S]*?)</script`,
+    ).exec(html)
+    if (!found) return null
+    return {
+      type: found[1],
+      appId: found[2],
+      config: JSON.parse(found[3] ?? '') as Record<string, unknown>,
+    }
+  }
+
+  beforeAll(async () => {
+    api = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      env: { DATABASE_URL: 'memory://', LATCH_SECRET: 'modal-server-test-secret-0123456789abcdef' },
+      log: () => {},
+    })
+    modal = await startModalServer({
+      apiUrl: api.url,
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+    })
+  }, 60_000)
+  afterAll(async () => {
+    await modal?.close()
+    await api?.close()
+  })
+
+  test('behavior: a known app’s page carries the API’s answer as a data block after the API URL', async () => {
+    const app = await api.admin.createApp({
+      name: 'Embedded',
+      allowedOrigins: ['https://shop.example.com'],
+    })
+    const { html } = await page(modal, `?app=${app.id}`)
+    const found = embedded(html)
+    expect(found?.type).toBe('application/json')
+    expect(found?.appId).toBe(app.id)
+    const answer = await (await fetch(`${api.url}${API_PREFIX}/apps/${app.id}`)).json()
+    expect(found?.config).toEqual(answer)
+    // Before the early script (build.ts puts it before </head>), which reads it.
+    expect(html.indexOf('latch-api-url')).toBeLessThan(html.indexOf(EMBEDDED_CONFIG_ID))
+  })
+
+  test('error: a hostile app name cannot end the block or run: `<`, `>` and `&` travel escaped', async () => {
+    const name = '</script><script>alert(1)</script><!--&amp;$&'
+    const app = await api.admin.createApp({ name, allowedOrigins: ['https://shop.example.com'] })
+    const { html } = await page(modal, `?app=${app.id}`)
+    expect(html).not.toContain('alert(1)</script>')
+    expect(html).not.toContain('<!--')
+    expect(embedded(html)?.config.name).toBe(name)
+    // The only scripts are the data block: nothing executable was added.
+    expect(inlineScriptHashes(html)).toEqual([])
+  })
+
+  test('error: no app id, an unknown or malformed one, or an API that does not answer: no block', async () => {
+    for (const query of ['', '?app=', `?app=${'z'.repeat(25)}`, '?app=../../apps']) {
+      expect(embedded((await page(modal, query)).html)).toBeNull()
+    }
+    const app = await api.admin.createApp({ name: 'Down', allowedOrigins: ['https://a.example'] })
+    const closed = await startModalServer({
+      apiUrl: 'http://127.0.0.1:9',
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+    })
+    try {
+      expect(embedded((await page(closed, `?app=${app.id}`)).html)).toBeNull()
+    } finally {
+      await closed.close()
+    }
+  })
+
+  test('error: the block allows exactly the origins the header allows, stale or not, and no others', async () => {
+    const app = await api.admin.createApp({
+      name: 'Moving',
+      // Only http(s) origins reach the header; the block carries the same list.
+      allowedOrigins: ['https://a.example', 'https://a.example/path'],
+    })
+    const first = await page(modal, `?app=${app.id}`)
+    expect(first.ancestors).toBe('frame-ancestors https://a.example')
+    expect(embedded(first.html)?.config.allowedOrigins).toEqual(['https://a.example'])
+    await api.admin.updateApp(app.id, { allowedOrigins: ['https://b.example'] })
+    // Cached (30 s, like the header): the old list in both, never the union of old and new.
+    const cached = await page(modal, `?app=${app.id}`)
+    expect(cached.ancestors).toBe('frame-ancestors https://a.example')
+    expect(embedded(cached.html)?.config.allowedOrigins).toEqual(['https://a.example'])
+    const fresh = await startModalServer({
+      apiUrl: api.url,
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+      originsTtlMs: 0,
+    })
+    try {
+      const now = await page(fresh, `?app=${app.id}`)
+      expect(now.ancestors).toBe('frame-ancestors https://b.example')
+      expect(embedded(now.html)?.config.allowedOrigins).toEqual(['https://b.example'])
     } finally {
       await fresh.close()
     }

@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { API_PREFIX, APP_ID_LENGTH } from '@latch/shared'
+// The id the page's early script reads the embedded configuration by.
+import { EMBEDDED_CONFIG_ID } from './src/early.ts'
 
 export const MODAL_DIST_DIR = fileURLToPath(new URL('./dist', import.meta.url))
 export const HOST_SDK_DIST_DIR = fileURLToPath(new URL('../host-sdk/dist', import.meta.url))
@@ -170,17 +172,32 @@ function cspOrigin(value: unknown): string | null {
   return url.origin
 }
 
+/** An app as the modal page needs it: its registered origins and its public configuration. */
+export interface AppLookup {
+  /** For frame-ancestors: http(s) origins only. */
+  origins: string[]
+  /**
+   * The API's configuration, to embed in the page (null when unknown or unreachable): its
+   * `allowedOrigins` are exactly `origins`, so the embedded copy never lets the modal talk to a
+   * page the header would not let frame it.
+   */
+  config: Record<string, unknown> | null
+}
+
+const NO_APP: AppLookup = { origins: [], config: null }
+
 /**
- * The registered origins of an app, from the API's public `GET /apps/{id}`, cached briefly.
- * Unknown ids answer none; a failed lookup answers none and is not cached.
+ * An app's registered origins and public configuration, from the API's public
+ * `GET /apps/{id}`, cached briefly. Unknown ids answer none; a failed lookup answers none and
+ * is not cached.
  */
-export function createOriginLookup(
+export function createAppLookup(
   apiBase: string,
   log: (line: string) => void,
   ttlMs = ORIGINS_TTL_MS,
-): (appId: string) => Promise<string[]> {
-  const cache = new Map<string, { until: number; origins: Promise<string[]> }>()
-  const fetchOrigins = async (appId: string): Promise<{ origins: string[]; keep: number }> => {
+): (appId: string) => Promise<AppLookup> {
+  const cache = new Map<string, { until: number; app: Promise<AppLookup> }>()
+  const fetchApp = async (appId: string): Promise<{ app: AppLookup; keep: number }> => {
     let res: Response
     try {
       res = await fetch(`${apiBase}${API_PREFIX}/apps/${appId}`, {
@@ -188,25 +205,31 @@ export function createOriginLookup(
       })
     } catch (e) {
       log(`modal server: the API did not answer for app ${appId}: ${String(e)}`)
-      return { origins: [], keep: 0 }
+      return { app: NO_APP, keep: 0 }
     }
     if (!res.ok) {
       await res.body?.cancel()
       // 4xx: no such app (cached briefly); anything else is the API's trouble (not cached).
-      if (res.status < 500) return { origins: [], keep: Math.min(ttlMs, UNKNOWN_APP_TTL_MS) }
+      if (res.status < 500) return { app: NO_APP, keep: Math.min(ttlMs, UNKNOWN_APP_TTL_MS) }
       log(`modal server: the API answered ${res.status} for app ${appId}`)
-      return { origins: [], keep: 0 }
+      return { app: NO_APP, keep: 0 }
     }
-    const body = (await res.json().catch(() => null)) as { allowedOrigins?: unknown } | null
-    const list = Array.isArray(body?.allowedOrigins) ? body.allowedOrigins : []
+    const body: unknown = await res.json().catch(() => null)
+    const fields =
+      body !== null && typeof body === 'object' && !Array.isArray(body)
+        ? (body as Record<string, unknown>)
+        : {}
+    const list = Array.isArray(fields.allowedOrigins) ? fields.allowedOrigins : []
     const origins = [...new Set(list.map(cspOrigin).filter((o): o is string => o !== null))]
-    return { origins, keep: ttlMs }
+    // Only the app asked for is embedded: an answer about another id is not this app's.
+    const config = fields.id === appId ? { ...fields, allowedOrigins: origins } : null
+    return { app: { origins, config }, keep: ttlMs }
   }
   return (appId) => {
-    if (!APP_ID_PATTERN.test(appId)) return Promise.resolve([])
+    if (!APP_ID_PATTERN.test(appId)) return Promise.resolve(NO_APP)
     const now = Date.now()
     const hit = cache.get(appId)
-    if (hit && hit.until > now) return hit.origins
+    if (hit && hit.until > now) return hit.app
     cache.delete(appId)
     if (cache.size >= ORIGINS_CACHE_MAX) {
       // Maps iterate in insertion order: the first key is the oldest entry.
@@ -214,15 +237,38 @@ export function createOriginLookup(
       if (oldest !== undefined) cache.delete(oldest)
     }
     // Requests for the same app while the lookup runs share it.
-    const entry = { until: now + ORIGINS_FETCH_TIMEOUT_MS, origins: Promise.resolve<string[]>([]) }
-    entry.origins = fetchOrigins(appId).then(({ origins, keep }) => {
+    const entry = { until: now + ORIGINS_FETCH_TIMEOUT_MS, app: Promise.resolve(NO_APP) }
+    entry.app = fetchApp(appId).then(({ app, keep }) => {
       if (keep > 0) entry.until = Date.now() + keep
       else if (cache.get(appId) === entry) cache.delete(appId)
-      return origins
+      return app
     })
     cache.set(appId, entry)
-    return entry.origins
+    return entry.app
   }
+}
+
+/** The registered origins of an app (createAppLookup without the configuration). */
+export function createOriginLookup(
+  apiBase: string,
+  log: (line: string) => void,
+  ttlMs = ORIGINS_TTL_MS,
+): (appId: string) => Promise<string[]> {
+  const lookup = createAppLookup(apiBase, log, ttlMs)
+  return (appId) => lookup(appId).then((app) => app.origins)
+}
+
+/**
+ * The app configuration as a JSON data block for the page's head. `<`, `>` and `&` are
+ * escaped as JSON escapes, so no value (an app name of `</script>`, say) can end the element
+ * or open a comment; a data block never runs, so the CSP needs no hash for it.
+ */
+export function embeddedConfigTag(appId: string, config: Record<string, unknown>): string {
+  const json = JSON.stringify(config).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+  return `<script type="application/json" id="${EMBEDDED_CONFIG_ID}" data-app-id="${escapeAttr(appId)}">${json}</script>`
 }
 
 /** Starts the modal origin server. */
@@ -232,16 +278,21 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
   const distDir = options.distDir ?? MODAL_DIST_DIR
   const sdkDir = options.sdkDir ?? HOST_SDK_DIST_DIR
   const log = options.log ?? (() => {})
-  const registeredOrigins = createOriginLookup(apiBase, log, options.originsTtlMs)
+  const lookupApp = createAppLookup(apiBase, log, options.originsTtlMs)
   const compress = createCompressor()
   const meta = `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />`
 
-  // Read on every request: a rebuild renames the hashed assets index.html points to.
-  const loadIndex = async (): Promise<string> => {
-    const raw = await readFile(join(distDir, 'index.html'), 'utf8')
-    return /<meta name="latch-api-url"[^>]*>/.test(raw)
-      ? raw.replace(/<meta name="latch-api-url"[^>]*>/, meta)
-      : raw.replace('<head>', `<head>${meta}`)
+  /**
+   * index.html with the API URL and, when the app is known, its configuration: right after the
+   * meta tag, before the early script (build.ts) that reads both. Read on every request: a
+   * rebuild renames the hashed assets index.html points to.
+   */
+  const loadIndex = async (raw: Promise<string>, embedded: string): Promise<string> => {
+    const page = await raw
+    // A function replacement: `$&` and the like in the JSON must stay as written.
+    return /<meta name="latch-api-url"[^>]*>/.test(page)
+      ? page.replace(/<meta name="latch-api-url"[^>]*>/, () => meta + embedded)
+      : page.replace('<head>', () => `<head>${meta}${embedded}`)
   }
 
   const send = (
@@ -306,10 +357,13 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
     if (pathname === '/' || pathname === '/index.html') {
       // The host SDK puts the app id in the query too: the fragment never reaches a server.
       const appId = query.get('app')
-      const [html, ancestors] = await Promise.all([
-        loadIndex().catch(() => null),
-        appId ? registeredOrigins(appId) : Promise.resolve([]),
-      ])
+      // Read while the lookup runs.
+      const raw = readFile(join(distDir, 'index.html'), 'utf8')
+      raw.catch(() => {})
+      const app = appId ? await lookupApp(appId) : NO_APP
+      const embedded = appId && app.config ? embeddedConfigTag(appId, app.config) : ''
+      const html = await loadIndex(raw, embedded).catch(() => null)
+      const ancestors = app.origins
       if (html === null) {
         send(
           res,

@@ -12,6 +12,7 @@ import {
   appConfigUrl,
   type ClientConstants,
   EARLY_CONFIG_KEY,
+  EMBEDDED_CONFIG_ID,
   startEarlyConfig,
   takeEarlyConfig,
 } from './early.ts'
@@ -39,7 +40,13 @@ afterEach(() => {
 })
 
 /** A modal frame's window framed by `parent`, with the real fetch. */
-function frame(parent: string, hash = `#app=${APP_ID}`, apiUrl: string | null = api.url) {
+function frame(
+  parent: string,
+  hash = `#app=${APP_ID}`,
+  apiUrl: string | null = api.url,
+  /** A configuration the modal server embedded, for the app named. */
+  embedded?: { appId: string; config: ServerAppConfig },
+) {
   const posted: unknown[] = []
   const doc = document.implementation.createHTMLDocument('modal')
   if (apiUrl) {
@@ -47,6 +54,14 @@ function frame(parent: string, hash = `#app=${APP_ID}`, apiUrl: string | null = 
     meta.name = 'latch-api-url'
     meta.content = apiUrl
     doc.head.append(meta)
+  }
+  if (embedded) {
+    const block = doc.createElement('script')
+    block.type = 'application/json'
+    block.id = EMBEDDED_CONFIG_ID
+    block.setAttribute('data-app-id', embedded.appId)
+    block.textContent = JSON.stringify(embedded.config)
+    doc.head.append(block)
   }
   const win = {
     parent: { postMessage: (message: unknown) => posted.push(message) },
@@ -100,6 +115,52 @@ describe('the early configuration request', () => {
     await expect(start({ win }).connected).resolves.toBe(false)
     expect(posted).toHaveLength(0)
     // Startup asked the API itself, for its own app.
+    expect(api.calls(`GET /apps/${APP_ID}`)).toHaveLength(1)
+  })
+
+  test('behavior: the configuration the server embedded is taken: no request, the handshake begins', async () => {
+    resetStore()
+    api.on(`GET /apps/${APP_ID}`, { body: serverConfig() })
+    const { win, posted } = frame('http://localhost:5173', undefined, api.url, {
+      appId: APP_ID,
+      config: serverConfig({ name: 'Embedded' }),
+    })
+    startEarlyConfig(win, CLIENT)
+    const started = start({ win })
+    await vi.waitFor(() => expect(posted.length).toBeGreaterThan(0))
+    expect(api.requests).toHaveLength(0)
+    started.destroy()
+  })
+
+  test('error: the embedded configuration’s allowed origins bind: a parent it does not name is refused', async () => {
+    resetStore()
+    // The API would allow it; the page's configuration (the header's list) does not.
+    api.on(`GET /apps/${APP_ID}`, {
+      body: serverConfig({ allowedOrigins: ['https://evil.test'] }),
+    })
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const { win, posted } = frame('https://evil.test', undefined, api.url, {
+      appId: APP_ID,
+      config: serverConfig({ allowedOrigins: ['http://localhost:5173'] }),
+    })
+    startEarlyConfig(win, CLIENT)
+    await expect(start({ win }).connected).resolves.toBe(false)
+    expect(posted).toHaveLength(0)
+    expect(api.requests).toHaveLength(0)
+  })
+
+  test('error: a configuration embedded for another app is not taken: an origin it allows stays refused', async () => {
+    resetStore()
+    api.on(`GET /apps/${APP_ID}`, { body: serverConfig() })
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const { win, posted } = frame('https://evil.test', undefined, api.url, {
+      appId: 'another-app',
+      config: serverConfig({ allowedOrigins: ['https://evil.test'] }),
+    })
+    startEarlyConfig(win, CLIENT)
+    await expect(start({ win }).connected).resolves.toBe(false)
+    expect(posted).toHaveLength(0)
+    // The early script asked the API for the fragment's app instead.
     expect(api.calls(`GET /apps/${APP_ID}`)).toHaveLength(1)
   })
 

@@ -26,6 +26,22 @@ export interface EarlyRequest {
 /** Where the inline script leaves its request for the bundle. */
 export const EARLY_CONFIG_KEY = 'latchEarlyConfig'
 
+/** The JSON data block the modal server embeds when it has the app's configuration (server.ts). */
+export const EMBEDDED_CONFIG_ID = 'latch-app-config'
+
+/**
+ * The configuration the modal server put in the page, as the answer the API would give, if it
+ * is there and for this app; null otherwise. The server embeds the API's answer of at most 30 s
+ * ago (the age of its frame-ancestors header), its allowed origins being the header's.
+ */
+export function embeddedConfig(doc: Document, appId: string): Response | null {
+  const element = doc.getElementById(EMBEDDED_CONFIG_ID)
+  // Another app's configuration (a `?app=` query that differs from the fragment) is not taken.
+  if (!element || element.getAttribute('data-app-id') !== appId) return null
+  const json = element.textContent ?? ''
+  return json ? new Response(json, { headers: { 'content-type': 'application/json' } }) : null
+}
+
 type EarlyWindow = Window & { [EARLY_CONFIG_KEY]?: EarlyRequest }
 
 /** The configuration URL of an app: the one startup.ts requests through the API client. */
@@ -34,14 +50,20 @@ export function appConfigUrl(apiUrl: string, apiPrefix: string, appId: string): 
 }
 
 /**
- * Starts the configuration request as the API client would make it (the same URL and the
- * headers of SPEC section 7), if the page has an app id and an API URL.
+ * Leaves the configuration for startup: the one embedded in the page when the server had it,
+ * else a request started as the API client would make it (the same URL and the headers of SPEC
+ * section 7), if the page has an app id and an API URL.
  */
 export function startEarlyConfig(win: Window, client: ClientConstants): void {
   const appId = appIdFromHash(win.location.hash)
   const apiUrl = apiUrlFromMeta(win.document)
   if (!appId || !apiUrl) return
   const url = appConfigUrl(apiUrl, client.apiPrefix, appId)
+  const embedded = embeddedConfig(win.document, appId)
+  if (embedded) {
+    ;(win as EarlyWindow)[EARLY_CONFIG_KEY] = { url, response: Promise.resolve(embedded) }
+    return
+  }
   const headers = { [client.appIdHeader]: appId, [client.clientHeader]: client.clientName }
   const response = win.fetch(url, { headers, credentials: 'include' })
   // Handled by whoever takes it; a page that never does must not log an unhandled rejection.
