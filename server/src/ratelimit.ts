@@ -80,31 +80,15 @@ export async function hit(
   clock: Clock,
   key: string,
   limit: Limit,
-  error?: () => LatchError,
+  error: (retryAfterS: number) => LatchError = tooManyRequests,
 ): Promise<void> {
   const seen = await count(db, clock, key, limit)
-  if (seen.count > limit.max) {
-    const err = error ? error() : LatchError.of('too_many_requests')
-    throw withRetryAfter(err, seen.retryAfterS)
-  }
+  if (seen.count > limit.max) throw error(seen.retryAfterS)
 }
 
 /** A 429 carrying its Retry-After in seconds. */
 export function tooManyRequests(retryAfterS: number): LatchError {
-  return withRetryAfter(LatchError.of('too_many_requests'), retryAfterS)
-}
-
-/** Marks an error with the seconds the client should wait (answered as Retry-After). */
-export function withRetryAfter(err: LatchError, retryAfterS: number): LatchError {
-  retryAfter.set(err, retryAfterS)
-  return err
-}
-
-const retryAfter = new WeakMap<LatchError, number>()
-
-/** Seconds a 429 asks the client to wait, if the error carries one. */
-export function retryAfterOf(err: LatchError): number | undefined {
-  return retryAfter.get(err)
+  return LatchError.of('too_many_requests', { retryAfter: retryAfterS })
 }
 
 /**

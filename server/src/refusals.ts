@@ -32,8 +32,9 @@ const REFUSALS = {
 
 export type Refusal = keyof typeof REFUSALS
 
-export function refusal(code: Refusal): LatchError {
-  return new LatchError({ code, type: 'api_error', ...REFUSALS[code] })
+/** `retryAfterS`: the seconds a 429 refusal asks the client to wait (Retry-After). */
+export function refusal(code: Refusal, retryAfterS?: number): LatchError {
+  return new LatchError({ code, type: 'api_error', ...REFUSALS[code], retryAfter: retryAfterS })
 }
 
 /** The message a refusal answers with (tests and documentation quote it). */

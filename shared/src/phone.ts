@@ -1,5 +1,5 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min'
-import { LatchError } from './errors.ts'
+import { LatchError } from './errors/latch-error.ts'
 import type { Result } from './validation.ts'
 
 /** Parses a US phone number into E.164 ('+15555550123'). */

@@ -1,5 +1,5 @@
 /** Method wrappers that carry LatchErrors across postMessage, for every penpal connection. */
-import { deserializeError, serializeError } from './errors.ts'
+import { deserializeError, serializeError } from './errors/serialize.ts'
 
 type AsyncMethods = Record<string, (...args: never[]) => Promise<unknown>>
 

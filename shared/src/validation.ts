@@ -7,7 +7,7 @@ import {
   PASSCODE_LENGTH,
   VERIFICATION_CODE_LENGTH,
 } from './constants.ts'
-import { LatchError } from './errors.ts'
+import { LatchError } from './errors/latch-error.ts'
 import type { HostAppConfig, Quantity, TransactionRequest } from './types.ts'
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: LatchError }

@@ -424,6 +424,6 @@ export function isAllowed(app: AppRecord, identifier: string): boolean {
 /** method_not_available unless the app has the method on. */
 export function requireMethod(app: AppRecord, method: LoginMethod): void {
   if (!app.loginMethods.includes(method)) {
-    throw LatchError.of('method_not_available', { status: 403 })
+    throw LatchError.of('method_not_available')
   }
 }

@@ -8,7 +8,7 @@ import { type ExpressionBuilder, sql } from 'kysely'
 import type { Deps } from '../context.ts'
 import { randomCode, sameDigest } from '../crypto.ts'
 import type { Database, Db } from '../db/index.ts'
-import { count, hit, peek, refund, tooManyRequests, withRetryAfter } from '../ratelimit.ts'
+import { count, hit, peek, refund, tooManyRequests } from '../ratelimit.ts'
 import { refusal } from '../refusals.ts'
 
 export type Channel = 'email' | 'sms'
@@ -66,7 +66,7 @@ export async function issueCode(
     FAILED_ATTEMPTS,
   )
   if (failures.count >= FAILED_ATTEMPTS.max) {
-    throw withRetryAfter(refusal('too_many_failed_attempts'), failures.retryAfterS)
+    throw refusal('too_many_failed_attempts', failures.retryAfterS)
   }
   const code = randomCode()
   const now = deps.clock.now()
@@ -151,7 +151,7 @@ export async function verifyCode(
   const failures = failuresKey(appId, channel, identifier)
   const reserved = await count(deps.db, deps.clock, failures, FAILED_ATTEMPTS)
   if (reserved.count > FAILED_ATTEMPTS.max) {
-    throw withRetryAfter(refusal('too_many_failed_attempts'), reserved.retryAfterS)
+    throw refusal('too_many_failed_attempts', reserved.retryAfterS)
   }
   const tried = await deps.db
     .updateTable('verification_codes')

@@ -110,8 +110,7 @@ export function resolveProvider(
   env?: Record<string, string | undefined>,
 ): ResolvedProvider {
   const settings = app.settings[provider]
-  if (!isEnabled(app, provider) || !settings?.clientId)
-    throw LatchError.of('method_not_available', { status: 403 })
+  if (!isEnabled(app, provider) || !settings?.clientId) throw LatchError.of('method_not_available')
   const spec = PROVIDERS[provider]
   const resolved = resolveEndpoints(provider, settings.endpoints, env)
   return {

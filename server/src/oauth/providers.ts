@@ -303,7 +303,6 @@ export function resolveEndpoints(
       url = new URL(value)
     } catch (cause) {
       throw LatchError.of('method_not_available', {
-        status: 403,
         message: `The ${provider} ${field} endpoint is not a URL`,
         cause,
       })
@@ -311,7 +310,6 @@ export function resolveEndpoints(
     if (url.protocol === 'http:' && isLoopback(url)) insecure = true
     else if (url.protocol !== 'https:') {
       throw LatchError.of('method_not_available', {
-        status: 403,
         message: `The ${provider} ${field} endpoint must use https`,
       })
     }

@@ -58,7 +58,7 @@ export function createPriceSource(template: string | null, clock: Clock): PriceS
   return {
     async usd(chainId) {
       const chain = getChain(chainId)
-      if (!chain) throw LatchError.of('unsupported_chain', { status: 400 })
+      if (!chain) throw LatchError.of('unsupported_chain')
       if (!template) throw LatchError.of('price_unavailable')
       const url = priceUrlFor(template, chain.nativeCurrency.symbol, chainId)
       const hit = cache.get(url)

@@ -58,7 +58,7 @@ export async function chargeSms(
   budget: SmsBudget,
   appId: string,
 ): Promise<void> {
-  const spent = () => refusal('sms_budget_exhausted')
+  const spent = (retryAfterS: number) => refusal('sms_budget_exhausted', retryAfterS)
   const windows: [string, Limit][] = [
     [`sms:app:${appId}:hour`, { max: budget.appHourly, windowMs: HOUR }],
     [`sms:app:${appId}:day`, { max: budget.appDaily, windowMs: DAY }],

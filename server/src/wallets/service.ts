@@ -25,7 +25,6 @@ import { linkAccount } from '../accounts.ts'
 import type { Deps } from '../context.ts'
 import { randomId, sameDigest } from '../crypto.ts'
 import type { WalletsTable } from '../db/schema.ts'
-import { withRetryAfter } from '../ratelimit.ts'
 
 /** Failed passcode evaluations before recovery locks. */
 export const MAX_PASSCODE_FAILURES = 5
@@ -279,10 +278,9 @@ export async function recoverLatch(
 }
 
 function locked(until: Date, now: Date): LatchError {
-  return withRetryAfter(
-    LatchError.of('recovery_locked'),
-    Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
-  )
+  return LatchError.of('recovery_locked', {
+    retryAfter: Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
+  })
 }
 
 function passcodeRecovery(deps: Deps, row: WalletRow): PasscodeRecovery {

@@ -1,18 +1,22 @@
 import { describe, expect, test } from 'vitest'
 import {
   deserializeError,
+  ERROR_TYPES,
   ERRORS,
   type ErrorCode,
+  type ErrorSpec,
   fillTemplate,
   fromApiError,
   LatchError,
   OAUTH_ERROR_DISPLAY,
   PENDING_REQUEST_HINT,
+  parseRetryAfter,
+  retryAfterHeader,
   rpcErrorCode,
   serializeError,
   toApiErrorBody,
   toLatchError,
-} from './errors.ts'
+} from './index.ts'
 
 describe('catalogue', () => {
   test('behavior: server codes carry the latch name', () => {
@@ -119,6 +123,17 @@ describe('catalogue', () => {
     expect(rpcErrorCode(12345)).toBeUndefined()
   })
 
+  test('behavior: every error the API answers with has its status in the catalogue', () => {
+    // Callers never patch a status in: a refused login method is 403 wherever it is thrown.
+    expect(ERRORS.method_not_available.status).toBe(403)
+    expect(LatchError.of('method_not_available').status).toBe(403)
+    expect(ERRORS.unsupported_chain.status).toBe(400)
+    for (const [code, spec] of Object.entries(ERRORS) as [ErrorCode, ErrorSpec][]) {
+      if (spec.type === 'api_error') expect(spec.status, code).toBeGreaterThanOrEqual(400)
+      expect(ERROR_TYPES, code).toContain(spec.type)
+    }
+  })
+
   test('behavior: the OAuth table', () => {
     expect(OAUTH_ERROR_DISPLAY.linked_to_another_user).toEqual({
       message: 'This account has already been linked to another user.',
@@ -168,6 +183,22 @@ describe('serialization', () => {
     expect(e.rpcCode).toBe(4001)
   })
 
+  test('behavior: the wait before a retry crosses frames on the error itself', () => {
+    const original = LatchError.of('recovery_locked', { retryAfter: 60 })
+    for (const crossed of [
+      deserializeError(structuredClone(serializeError(original))),
+      deserializeError(JSON.parse(JSON.stringify(serializeError(original)))),
+    ]) {
+      expect(crossed.code).toBe('recovery_locked')
+      expect(crossed.retryAfter).toBe(60)
+    }
+    expect(deserializeError(serializeError(LatchError.of('recovery_locked'))).retryAfter).toBe(
+      undefined,
+    )
+    const forged = { ...serializeError(original), retryAfter: '60; drop' }
+    expect(deserializeError(forged).retryAfter).toBeUndefined()
+  })
+
   test('error: a value that is not a serialized error', () => {
     expect(deserializeError({ code: 1 }).code).toBe('internal_error')
     expect(deserializeError(null).code).toBe('internal_error')
@@ -186,6 +217,24 @@ describe('API body', () => {
     expect(back.code).toBe('allowlist_rejected')
     expect(back.status).toBe(403)
     expect(back.message).toBe(err.message)
+  })
+
+  test('behavior: Retry-After travels from the error to the header and back', () => {
+    const err = LatchError.of('too_many_requests', { retryAfter: 42 })
+    expect(retryAfterHeader(err)).toBe('42')
+    expect(retryAfterHeader(LatchError.of('too_many_requests', { retryAfter: 0.2 }))).toBe('1')
+    expect(retryAfterHeader(LatchError.of('too_many_requests'))).toBeUndefined()
+    const back = fromApiError(429, toApiErrorBody(err), parseRetryAfter(retryAfterHeader(err)))
+    expect(back.code).toBe('too_many_requests')
+    expect(back.retryAfter).toBe(42)
+    expect(fromApiError(502, 'bad gateway', parseRetryAfter('5')).retryAfter).toBe(5)
+  })
+
+  test('error: a Retry-After that is not a positive number of seconds is no wait', () => {
+    const junk = [null, undefined, '', ' ', 'soon', '-5', '0', 'Infinity', '1e999']
+    for (const header of [...junk, 'Wed, 21 Oct 2026 07:28:00 GMT']) {
+      expect(parseRetryAfter(header), String(header)).toBeUndefined()
+    }
   })
 
   test('error: an unreadable body is an internal error with the status', () => {

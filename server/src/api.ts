@@ -9,6 +9,7 @@ import {
   isLatchError,
   LatchError,
   MAX_BODY_BYTES,
+  retryAfterHeader,
   toApiErrorBody,
 } from '@latch/shared'
 import { Hono } from 'hono'
@@ -23,7 +24,6 @@ import { type HonoEnv, isPublicAppPath, requireApp } from './http.ts'
 import { oauthRoutes } from './oauth/index.ts'
 import { passwordlessRoutes } from './passwordless/routes.ts'
 import { priceRoutes } from './price/routes.ts'
-import { retryAfterOf } from './ratelimit.ts'
 import { sessionRoutes } from './sessions/routes.ts'
 import { smsRoutes } from './sms/routes.ts'
 import { walletFrameRoutes } from './wallets/frame.ts'
@@ -71,8 +71,8 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
     if (status >= 500 && !isLatchError(e)) {
       deps.log(`[latch] ${c.req.method} ${c.req.path} failed: ${(e as Error)?.stack ?? String(e)}`)
     }
-    const wait = retryAfterOf(err)
-    if (wait !== undefined) c.header('retry-after', String(wait))
+    const wait = retryAfterHeader(err)
+    if (wait !== undefined) c.header('retry-after', wait)
     return c.json(toApiErrorBody(err), status)
   })
   app.notFound((c) =>

@@ -33,7 +33,6 @@ export async function appleClientSecret(
     signingKey = await importPKCS8(key.privateKey, 'ES256')
   } catch (cause) {
     throw LatchError.of('method_not_available', {
-      status: 403,
       message: 'The Apple private key is not a valid ES256 .p8 key',
       cause,
     })

@@ -1,0 +1,59 @@
+/** The one error class of Latch. */
+import { ERRORS, type ErrorCode, type ErrorSpec, type ErrorType } from './catalogue.ts'
+
+export interface LatchErrorInit {
+  code: string
+  type: ErrorType
+  message: string
+  status?: number | undefined
+  retryable?: boolean | undefined
+  details?: string | undefined
+  rpcCode?: number | undefined
+  /** Seconds to wait before trying again; the API answers it as the Retry-After header. */
+  retryAfter?: number | undefined
+  cause?: unknown
+}
+
+/** `code` is a key of ERRORS wherever the error is ours. */
+export class LatchError extends Error {
+  override readonly name = 'LatchError'
+  readonly code: string
+  readonly type: ErrorType
+  readonly status: number | undefined
+  readonly retryable: boolean
+  readonly details: string | undefined
+  readonly rpcCode: number | undefined
+  readonly retryAfter: number | undefined
+
+  constructor(init: LatchErrorInit) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause })
+    this.code = init.code
+    this.type = init.type
+    this.status = init.status
+    this.retryable = init.retryable ?? false
+    this.details = init.details
+    this.rpcCode = init.rpcCode
+    this.retryAfter = init.retryAfter
+  }
+
+  /**
+   * An error of the catalogue, optionally with another message or details.
+   * @example throw LatchError.of('invalid_verification_code')
+   * @example throw LatchError.of('too_many_requests', { retryAfter: 30 })
+   */
+  static of(
+    code: ErrorCode,
+    overrides: Partial<Omit<LatchErrorInit, 'code' | 'type'>> = {},
+  ): LatchError {
+    const spec: ErrorSpec = ERRORS[code]
+    return new LatchError({ code, ...spec, ...overrides })
+  }
+
+  is(code: ErrorCode): boolean {
+    return this.code === code
+  }
+}
+
+export function isLatchError(e: unknown): e is LatchError {
+  return e instanceof LatchError
+}
