@@ -10,7 +10,9 @@ import {
   DEFAULT_THEME,
   type HostAppConfig,
   LatchError,
+  LOGIN_METHOD_FLAGS,
   type LoginMethod,
+  loginMethodFlags,
   OAUTH_PROVIDERS,
   type OAuthProvider,
   type Palette,
@@ -48,21 +50,11 @@ export interface AppView {
   inDialog: boolean
 }
 
-const SERVER_FLAGS: Record<LoginMethod, keyof ServerAppConfig> = {
-  wallet: 'walletAuth',
-  email: 'emailAuth',
-  sms: 'smsAuth',
-  google: 'googleOAuth',
-  twitter: 'twitterOAuth',
-  discord: 'discordOAuth',
-  github: 'githubOAuth',
-  apple: 'appleOAuth',
-}
-
 /** Merges a checked host configuration into the server's. */
 export function mergeConfig(server: ServerAppConfig, host: HostAppConfig): AppView {
   const enabled = (m: LoginMethod): boolean =>
-    server[SERVER_FLAGS[m]] === true && (host.loginMethods ? host.loginMethods.includes(m) : true)
+    server[LOGIN_METHOD_FLAGS[m]] === true &&
+    (host.loginMethods ? host.loginMethods.includes(m) : true)
   const email = enabled('email')
   // One code section only: with both on, e-mail wins (SPEC section 5 disables SMS).
   const sms = enabled('sms') && !email
@@ -89,14 +81,8 @@ export function mergeConfig(server: ServerAppConfig, host: HostAppConfig): AppVi
     accentColor,
     theme,
     showWalletLoginFirst,
-    emailAuth: email,
-    smsAuth: sms,
-    walletAuth: wallet,
-    googleOAuth: social.includes('google'),
-    twitterOAuth: social.includes('twitter'),
-    discordOAuth: social.includes('discord'),
-    githubOAuth: social.includes('github'),
-    appleOAuth: social.includes('apple'),
+    // What the modal shows: SMS off when e-mail wins, every other method as enabled.
+    ...loginMethodFlags((m) => (m === 'sms' ? sms : enabled(m))),
     termsAndConditionsUrl: termsUrl,
     privacyPolicyUrl: privacyUrl,
   }

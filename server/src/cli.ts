@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util'
 import {
+  LOGIN_METHOD_FLAGS,
   LOGIN_METHODS,
   type LoginMethod,
   OAUTH_PROVIDERS,
@@ -189,20 +190,7 @@ export type AppView = ServerAppConfig & { smsCountries?: readonly string[] }
 
 /** A person-readable view of an app. */
 export function describeApp(app: AppView): string {
-  const methods = (
-    [
-      ['email', app.emailAuth],
-      ['sms', app.smsAuth],
-      ['wallet', app.walletAuth],
-      ['google', app.googleOAuth],
-      ['twitter', app.twitterOAuth],
-      ['discord', app.discordOAuth],
-      ['github', app.githubOAuth],
-      ['apple', app.appleOAuth],
-    ] as const
-  )
-    .filter(([, on]) => on)
-    .map(([m]) => m)
+  const methods = LOGIN_METHODS.filter((m) => app[LOGIN_METHOD_FLAGS[m]])
   const rows: [string, string][] = [
     ['id', app.id],
     ['name', app.name],

@@ -1,7 +1,7 @@
 /** The public API of the host SDK (`createLatch`), shared so the modal and the docs agree on it. */
 import type { AnalyticsEventName } from './constants.ts'
-import type { HostEventName } from './protocol.ts'
-import type { HostAppConfig, LinkKind, LoginResult, UnlinkTarget, User } from './types.ts'
+import type { HostEventName, ModalMethods } from './protocol.ts'
+import type { HostAppConfig, LoginResult, User } from './types.ts'
 
 /** What a host passes to `createLatch`. */
 export interface LatchOptions {
@@ -42,19 +42,17 @@ export type LatchEventPayload<E extends LatchEventName> = E extends keyof LatchE
     : never
 export type LatchEventHandler<E extends LatchEventName> = (payload: LatchEventPayload<E>) => void
 
-/** What `createLatch` returns. Every method waits for `ready` first. */
-export interface LatchClient {
+/**
+ * What `createLatch` returns. Every method waits for `ready` first. The account methods are the
+ * modal's own (`ModalMethods`), passed through, so the two cannot drift apart.
+ */
+export interface LatchClient
+  extends Pick<
+    ModalMethods,
+    'login' | 'link' | 'unlink' | 'logout' | 'getUser' | 'getAccessToken'
+  > {
   /** Resolves once the modal is connected and configured; rejects with a LatchError otherwise. */
   readonly ready: Promise<void>
-  /** Opens the modal on sign-in; rejects with 'login_exited' when the visitor closes it. */
-  login(): Promise<LoginResult>
-  /** Links another account to the signed-in user and resolves with the updated user. */
-  link(kind: LinkKind): Promise<User>
-  unlink(account: UnlinkTarget): Promise<User>
-  logout(): Promise<void>
-  getUser(): Promise<User | null>
-  /** A valid access token (refreshed when close to expiry), or null when signed out. */
-  getAccessToken(): Promise<string | null>
   on<E extends LatchEventName>(event: E, handler: LatchEventHandler<E>): void
   off<E extends LatchEventName>(event: E, handler: LatchEventHandler<E>): void
   /** Removes the frame and its listeners; pending and later calls reject. */

@@ -111,5 +111,28 @@ export const LOGIN_METHODS = [
 ] as const
 export type LoginMethod = (typeof LOGIN_METHODS)[number]
 
+/** Each login method's flag in the server app configuration (SPEC section 3). */
+export const LOGIN_METHOD_FLAGS = {
+  wallet: 'walletAuth',
+  email: 'emailAuth',
+  sms: 'smsAuth',
+  google: 'googleOAuth',
+  twitter: 'twitterOAuth',
+  discord: 'discordOAuth',
+  github: 'githubOAuth',
+  apple: 'appleOAuth',
+} as const satisfies Record<LoginMethod, keyof typeof SERVER_DEFAULT_LOGIN_METHODS>
+export type LoginMethodFlag = (typeof LOGIN_METHOD_FLAGS)[LoginMethod]
+
+/** The server configuration's method flags, each set by `on`. */
+export function loginMethodFlags(
+  on: (method: LoginMethod) => boolean,
+): Record<LoginMethodFlag, boolean> {
+  return Object.fromEntries(LOGIN_METHODS.map((m) => [LOGIN_METHOD_FLAGS[m], on(m)])) as Record<
+    LoginMethodFlag,
+    boolean
+  >
+}
+
 /** The provider's own in-app wallet client name. */
 export const LATCH_WALLET_CLIENT = 'latch'

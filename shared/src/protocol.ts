@@ -64,11 +64,14 @@ export interface ModalMethods {
     returnParams?: OAuthReturnParams | null,
     flow?: PendingOAuthFlow | null,
   ): Promise<InitResult>
+  /** Opens the modal on sign-in; rejects with 'login_exited' when the visitor closes it. */
   login(): Promise<LoginResult>
+  /** Links another account to the signed-in user and resolves with the updated user. */
   link(kind: LinkKind): Promise<User>
   unlink(account: UnlinkTarget): Promise<User>
   logout(): Promise<void>
   getUser(): Promise<User | null>
+  /** A valid access token (refreshed when close to expiry), or null when signed out. */
   getAccessToken(): Promise<string | null>
   /** The host closed the dialog (Escape, backdrop): the pending flow ends. */
   close(): Promise<void>

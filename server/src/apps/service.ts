@@ -3,8 +3,12 @@ import {
   type AllowlistConfig,
   APP_ID_LENGTH,
   LatchError,
+  LOGIN_METHOD_FLAGS,
   LOGIN_METHODS,
   type LoginMethod,
+  loginMethodFlags,
+  OAUTH_PROVIDERS,
+  type OAuthProvider,
   SERVER_DEFAULT_LOGIN_METHODS,
   type ServerAppConfig,
   type ServerCreateOnLogin,
@@ -82,22 +86,8 @@ export interface AppRecord {
 export const DEFAULT_SMS_COUNTRIES: readonly string[] = ['US']
 
 export const DEFAULT_LOGIN_METHODS: LoginMethod[] = LOGIN_METHODS.filter(
-  (m) => SERVER_DEFAULT_LOGIN_METHODS[loginFlag(m)],
+  (m) => SERVER_DEFAULT_LOGIN_METHODS[LOGIN_METHOD_FLAGS[m]],
 )
-
-/** The server configuration flag of a login method ('email' -> 'emailAuth'). */
-export function loginFlag(method: LoginMethod): keyof typeof SERVER_DEFAULT_LOGIN_METHODS {
-  switch (method) {
-    case 'email':
-      return 'emailAuth'
-    case 'sms':
-      return 'smsAuth'
-    case 'wallet':
-      return 'walletAuth'
-    default:
-      return `${method}OAuth`
-  }
-}
 
 const httpUrl = z
   .string()
@@ -383,10 +373,12 @@ export async function toServerAppConfig(
   deps: Pick<Deps, 'keys'>,
   app: AppRecord,
 ): Promise<ServerAppConfig> {
-  const flag = (m: LoginMethod) => app.loginMethods.includes(m)
   // A social provider works only once it has a client id (oauth/flow.ts refuses it before):
   // reported on without one, the modal would show a button that can only fail.
-  const social = (p: keyof OAuthSettings) => flag(p) && Boolean(app.oauth[p]?.clientId)
+  const on = (m: LoginMethod) =>
+    app.loginMethods.includes(m) &&
+    (!OAUTH_PROVIDERS.includes(m as OAuthProvider) ||
+      Boolean(app.oauth[m as OAuthProvider]?.clientId))
   return {
     id: app.id,
     name: app.name,
@@ -397,14 +389,7 @@ export async function toServerAppConfig(
     showWalletLoginFirst: app.appearance.showWalletLoginFirst,
     allowlistEnabled: app.allowlist.enabled,
     allowlistConfig: app.allowlist.config,
-    emailAuth: flag('email'),
-    smsAuth: flag('sms'),
-    walletAuth: flag('wallet'),
-    googleOAuth: social('google'),
-    twitterOAuth: social('twitter'),
-    discordOAuth: social('discord'),
-    githubOAuth: social('github'),
-    appleOAuth: social('apple'),
+    ...loginMethodFlags(on),
     termsAndConditionsUrl: app.legal.termsAndConditionsUrl,
     privacyPolicyUrl: app.legal.privacyPolicyUrl,
     embeddedWalletConfig: app.embeddedWalletConfig,
