@@ -1,5 +1,5 @@
 /**
- * The Hono application: one sub-app per feature under /api/v1, one error handler that turns
+ * The HTTP API (the Hono application; "app" always means a tenant app): one sub-app per feature under /api/v1, one error handler that turns
  * every failure into `{ "error": { "type", "code", "message" } }` with its status.
  */
 import {
@@ -21,7 +21,7 @@ import { analyticsRoutes } from './analytics/routes.ts'
 import { appRoutes } from './apps/routes.ts'
 import type { Deps } from './context.ts'
 import { type HonoEnv, isPublicAppPath, requireApp } from './http.ts'
-import { oauthRoutes } from './oauth/index.ts'
+import { oauthRoutes } from './oauth/routes.ts'
 import { passwordlessRoutes } from './passwordless/routes.ts'
 import { priceRoutes } from './price/routes.ts'
 import { sessionRoutes } from './sessions/routes.ts'
@@ -62,10 +62,10 @@ function toError(e: unknown): LatchError {
   return LatchError.of('internal_error', { cause: e })
 }
 
-export function createApp(deps: Deps): Hono<HonoEnv> {
-  const app = new Hono<HonoEnv>()
+export function createApi(deps: Deps): Hono<HonoEnv> {
+  const api = new Hono<HonoEnv>()
 
-  app.onError((e, c) => {
+  api.onError((e, c) => {
     const err = toError(e)
     const status = statusOf(err)
     if (status >= 500 && !isLatchError(e)) {
@@ -75,7 +75,7 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
     if (wait !== undefined) c.header('retry-after', wait)
     return c.json(toApiErrorBody(err), status)
   })
-  app.notFound((c) =>
+  api.notFound((c) =>
     c.json(
       toApiErrorBody(
         LatchError.of('not_found', { message: `No route ${c.req.method} ${c.req.path}` }),
@@ -85,7 +85,7 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
   )
 
   const modalOrigin = deps.config.modalOrigin
-  app.use(
+  api.use(
     '*',
     cors({
       origin: (origin) => (modalOrigin && origin === modalOrigin ? origin : null),
@@ -98,9 +98,9 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
     }),
   )
 
-  const api = new Hono<HonoEnv>()
+  // One body limit for every API route, OAuth's included.
   api.use(
-    '*',
+    `${API_PREFIX}/*`,
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
       onError: () => {
@@ -108,21 +108,23 @@ export function createApp(deps: Deps): Hono<HonoEnv> {
       },
     }),
   )
-  const withApp = requireApp(deps)
-  api.use('*', async (c, next) => (isPublicAppPath(c.req.path) ? next() : withApp(c, next)))
-  api.route('/apps', appRoutes(deps))
-  api.route('/sessions', sessionRoutes(deps))
-  api.route('/passwordless', passwordlessRoutes(deps))
-  api.route('/passwordless_sms', smsRoutes(deps))
-  api.route('/analytics_events', analyticsRoutes(deps))
-  api.route('/token_price', priceRoutes(deps))
-  api.route('/wallets', walletRoutes(deps))
-  // Later: api.route('/siwe', ...).
 
-  // OAuth ahead of the API: its provider callback carries no app id header (see oauth/index.ts).
-  app.route(`${API_PREFIX}/oauth`, oauthRoutes(deps))
-  app.route(API_PREFIX, api)
+  const v1 = new Hono<HonoEnv>()
+  const withApp = requireApp(deps)
+  v1.use('*', async (c, next) => (isPublicAppPath(c.req.path) ? next() : withApp(c, next)))
+  v1.route('/apps', appRoutes(deps))
+  v1.route('/sessions', sessionRoutes(deps))
+  v1.route('/passwordless', passwordlessRoutes(deps))
+  v1.route('/passwordless_sms', smsRoutes(deps))
+  v1.route('/analytics_events', analyticsRoutes(deps))
+  v1.route('/token_price', priceRoutes(deps))
+  v1.route('/wallets', walletRoutes(deps))
+  // Later: v1.route('/siwe', ...).
+
+  // OAuth ahead of the API: its provider callback carries no app id header (see oauth/routes.ts).
+  api.route(`${API_PREFIX}/oauth`, oauthRoutes(deps))
+  api.route(API_PREFIX, v1)
   // The wallet frame's page and assets (the export page of the next issue mounts beside them).
-  app.route('/', walletFrameRoutes(deps))
-  return app
+  api.route('/', walletFrameRoutes(deps))
+  return api
 }

@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import type { ServerAppConfig } from '@latch/shared'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { runCli, USAGE } from './cli.ts'
-import { TEST_SECRET } from './test-support.ts'
 import { type RunningPostgres, startPostgres } from './testing/index.ts'
+import { TEST_SECRET } from './testing/test-server.ts'
 
 let pg: RunningPostgres | null = null
 let env: Record<string, string> = {}

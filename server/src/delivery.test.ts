@@ -1,6 +1,6 @@
 import type { AuthResponse } from '@latch/shared'
 import { expect, test } from 'vitest'
-import { startTestServer } from './test-support.ts'
+import { startTestServer } from './testing/test-server.ts'
 
 test('behavior: with no SMTP or Twilio, codes go to the log as one marked line each', async () => {
   const { server: s, close } = await startTestServer('pglite', 'memory://', {

@@ -5,6 +5,7 @@ import {
   API_PREFIX,
   APP_ID_HEADER,
   CLIENT_HEADER,
+  isLatchError,
   LatchError,
 } from '@latch/shared'
 import type { Context, MiddlewareHandler } from 'hono'
@@ -18,6 +19,7 @@ export type HonoEnv = {
   Variables: {
     app: AppRecord
     auth: AccessTokenClaims
+    maybeAuth: AccessTokenClaims | null
   }
 }
 
@@ -105,16 +107,41 @@ export function requireApp(deps: Deps): MiddlewareHandler<HonoEnv> {
   }
 }
 
-/** Requires a valid access token of a live session of this app. */
+/**
+ * The claims of the request's bearer token when it is a valid access token of a live session
+ * of this app, else null. The one place the Authorization header is read.
+ */
+async function bearerClaims(deps: Deps, c: Context<HonoEnv>): Promise<AccessTokenClaims | null> {
+  const token = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
+  if (!token) return null
+  const appId = c.get('app').id
+  let claims: AccessTokenClaims
+  try {
+    claims = await deps.keys.verifyAccessToken(appId, token)
+  } catch (e) {
+    if (isLatchError(e) && e.code === 'not_authenticated') return null
+    throw e
+  }
+  return (await isSessionLive(deps, appId, claims.sid)) ? claims : null
+}
+
+/** Requires a valid access token of a live session of this app (`auth`). */
 export function requireAuth(deps: Deps): MiddlewareHandler<HonoEnv> {
   return async (c, next) => {
-    const header = c.req.header('authorization') ?? ''
-    const match = /^Bearer\s+(\S+)$/i.exec(header)
-    if (!match?.[1]) throw LatchError.of('not_authenticated')
-    const app = c.get('app')
-    const claims = await deps.keys.verifyAccessToken(app.id, match[1])
-    if (!(await isSessionLive(deps, app.id, claims.sid))) throw LatchError.of('not_authenticated')
+    const claims = await bearerClaims(deps, c)
+    if (!claims) throw LatchError.of('not_authenticated')
     c.set('auth', claims)
+    await next()
+  }
+}
+
+/**
+ * Reads the access token when there is one (`maybeAuth`, null without a valid token of a live
+ * session): a stale or missing token does not stop the request.
+ */
+export function optionalAuth(deps: Deps): MiddlewareHandler<HonoEnv> {
+  return async (c, next) => {
+    c.set('maybeAuth', await bearerClaims(deps, c))
     await next()
   }
 }

@@ -4,8 +4,8 @@ import { join } from 'node:path'
 import { API_PREFIX } from '@latch/shared'
 import { afterAll, expect, test } from 'vitest'
 import { startServer } from './index.ts'
-import { TEST_SECRET } from './test-support.ts'
 import { postgresAvailable, startPostgres } from './testing/index.ts'
+import { TEST_SECRET } from './testing/test-server.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latch-start-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import type { ServerAppConfig } from '@latch/shared'
-import { createApp } from './app.ts'
+import { createApi } from './api.ts'
 import {
   type AppInput,
   createAppRecord,
@@ -29,7 +29,7 @@ import { listen } from './listen.ts'
 import { createPriceSource } from './price/source.ts'
 import { startSweeper } from './sweep.ts'
 
-export { createApp } from './app.ts'
+export { createApi } from './api.ts'
 export type { AppInput, AppRecord } from './apps/service.ts'
 export type { Config } from './config.ts'
 export { ConfigError, loadConfig } from './config.ts'
@@ -147,13 +147,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   }
   const host = opts.host ?? deps.config.host
   const port = opts.port ?? deps.config.port
-  const app = createApp(deps)
+  const api = createApi(deps)
   const stopSweeper = startSweeper(deps.db, deps.clock, deps.log, {
     analyticsRetentionDays: deps.config.analyticsRetentionDays,
   })
   let server: Awaited<ReturnType<typeof listen>>
   try {
-    server = await listen(app.fetch, port, host, deps.log)
+    server = await listen(api.fetch, port, host, deps.log)
   } catch (e) {
     stopSweeper()
     await services.close()

@@ -11,7 +11,7 @@ import { afterEach, expect, test } from 'vitest'
 import { runCli } from './cli.ts'
 import { ConfigError, isSecureOrigin, loadConfig } from './config.ts'
 import { openServices, type RunningServer, startServer } from './index.ts'
-import { TEST_SECRET } from './test-support.ts'
+import { TEST_SECRET } from './testing/test-server.ts'
 
 const PROD = {
   NODE_ENV: 'production',

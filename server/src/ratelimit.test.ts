@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { ConfigError, loadConfig } from './config.ts'
 import { clientAddress, ipKey, parseTrustProxy, TRUST_NONE, type TrustProxy } from './ratelimit.ts'
-import { describeBackends, TEST_SECRET } from './test-support.ts'
+import { describeBackends, TEST_SECRET } from './testing/test-server.ts'
 
 const hops = (n: number): TrustProxy => ({ kind: 'hops', hops: n })
 const proxies = (...addresses: string[]): TrustProxy => ({ kind: 'addresses', addresses })

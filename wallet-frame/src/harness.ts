@@ -18,9 +18,9 @@ import { isLatchError, LatchError, toApiErrorBody } from '@latch/shared'
 import { Hono } from 'hono'
 import type { Browser, Frame, Page } from 'playwright-core'
 import { chromium } from 'playwright-core'
-import { statusOf } from '../../server/src/app.ts'
+import { statusOf } from '../../server/src/api.ts'
 import type { HonoEnv } from '../../server/src/http.ts'
-import { startTestServer, type TestServer } from '../../server/src/test-support.ts'
+import { startTestServer, type TestServer } from '../../server/src/testing/test-server.ts'
 import { walletFrameRoutes } from '../../server/src/wallets/frame.ts'
 import { buildWalletFrame } from '../build.ts'
 
@@ -139,7 +139,7 @@ export async function startWalletHarness(
         })
       : launchChromium(),
   ])
-  // The API as createApp builds it, with the frame's routes over this harness's build.
+  // The API as createApi builds it, with the frame's routes over this harness's build.
   const frameRoutes = new Hono<HonoEnv>()
   frameRoutes.onError((e, c) => {
     const err = isLatchError(e) ? e : LatchError.of('internal_error')
@@ -152,7 +152,7 @@ export async function startWalletHarness(
     fetch: (req) =>
       isFramePath(new URL(req.url).pathname)
         ? frameRoutes.fetch(req)
-        : started.server.app.fetch(req),
+        : started.server.api.fetch(req),
     port: 0,
     hostname: '127.0.0.1',
     ...(tls ? { createServer: createHttpsServer, serverOptions: tls } : {}),

@@ -1,12 +1,12 @@
 import { expect, test } from 'vitest'
+import { describeBackends } from '../testing/test-server.ts'
 import {
   authenticateWithAccount,
   linkAccount,
   loadUser,
   type NewAccount,
   unlinkAccount,
-} from './accounts.ts'
-import { describeBackends } from './test-support.ts'
+} from './service.ts'
 
 let n = 0
 const address = () => `0x${(++n).toString(16).padStart(8, '0')}${'ab'.repeat(16)}` as `0x${string}`
@@ -144,8 +144,8 @@ describeBackends('accounts', (get) => {
 describeBackends('cleanup', (get) => {
   test('behavior: the sweep deletes old rate-limit windows, dead codes and expired fork tokens only', async () => {
     const s = get()
-    const { sweep } = await import('./sweep.ts')
-    const { hit } = await import('./ratelimit.ts')
+    const { sweep } = await import('../sweep.ts')
+    const { hit } = await import('../ratelimit.ts')
     const app = await s.newApp()
     await hit(s.deps.db, s.clock, `sweep-old-${app.id}`, { max: 5, windowMs: 1000 })
     await s.request('/passwordless/init', {

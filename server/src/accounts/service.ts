@@ -3,8 +3,8 @@
  * An identifier (e-mail, number, address, OAuth subject) belongs to at most one user per app.
  */
 import { buildUser, LatchError, type LinkedAccount, type User } from '@latch/shared'
-import { randomId } from './crypto.ts'
-import { type Db, json } from './db/index.ts'
+import { randomId } from '../crypto.ts'
+import { type Db, json } from '../db/index.ts'
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 

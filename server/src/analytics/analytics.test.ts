@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest'
 import { ConfigError, loadConfig } from '../config.ts'
 import { sweep } from '../sweep.ts'
-import { describeBackends, freshIp, TEST_SECRET, type TestServer } from '../test-support.ts'
+import { describeBackends, freshIp, TEST_SECRET, type TestServer } from '../testing/test-server.ts'
 import { ANALYTICS_IP_LIMIT, MAX_PAYLOAD_BYTES } from './routes.ts'
 
 const DAY = 24 * 60 * 60_000

@@ -9,7 +9,7 @@ import {
   SERVER_DEFAULT_LOGIN_METHODS,
 } from '@latch/shared'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { describeBackends } from '../test-support.ts'
+import { describeBackends } from '../testing/test-server.ts'
 
 describeBackends('apps, analytics, token price, errors', (get) => {
   test('behavior: GET /apps/{appId} answers the server app configuration with the verification key', async () => {
@@ -220,7 +220,7 @@ describeBackends('apps, analytics, token price, errors', (get) => {
   test('behavior: CORS admits the modal origin with credentials and no other origin', async () => {
     const s = get()
     const modal = 'http://127.0.0.1:5174'
-    const pre = await s.app.request(`${API_PREFIX}/passwordless/init`, {
+    const pre = await s.api.request(`${API_PREFIX}/passwordless/init`, {
       method: 'OPTIONS',
       headers: {
         origin: modal,
@@ -232,7 +232,7 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     expect(pre.headers.get('access-control-allow-origin')).toBe(modal)
     expect(pre.headers.get('access-control-allow-credentials')).toBe('true')
     expect(pre.headers.get('access-control-allow-headers')).toContain(APP_ID_HEADER)
-    const evil = await s.app.request(`${API_PREFIX}/apps/${'a'.repeat(25)}`, {
+    const evil = await s.api.request(`${API_PREFIX}/apps/${'a'.repeat(25)}`, {
       headers: { origin: 'https://evil.example' },
     })
     expect(evil.headers.get('access-control-allow-origin')).toBeNull()
@@ -252,8 +252,8 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     const s = get()
     const app = await s.newApp()
     const { createPriceSource } = await import('../price/source.ts')
-    const { createApp } = await import('../app.ts')
-    const priced = createApp({
+    const { createApi } = await import('../api.ts')
+    const priced = createApi({
       ...s.deps,
       price: createPriceSource(`${priceBase}/price?symbol={symbol}&chain={chainId}`, s.clock),
     })
@@ -304,7 +304,7 @@ afterAll(async () => {
 
 test('behavior: the price comes from LATCH_PRICE_URL, cached briefly; a failing source is 503', async () => {
   const { createPriceSource, PRICE_CACHE_MS } = await import('../price/source.ts')
-  const { FakeClock } = await import('../test-support.ts')
+  const { FakeClock } = await import('../testing/test-server.ts')
   const clock = new FakeClock()
   const source = createPriceSource(`${priceBase}/price?symbol={symbol}&chain={chainId}`, clock)
   const before = priceHits.length

@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { describeBackends, freshIp, type TestServer } from '../test-support.ts'
+import { describeBackends, freshIp, type TestServer } from '../testing/test-server.ts'
 import { FAILED_ATTEMPTS, MAX_CODE_ATTEMPTS, RESEND_INTERVAL_MS } from './service.ts'
 
 const DAY = 24 * 60 * 60_000

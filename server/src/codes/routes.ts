@@ -8,7 +8,7 @@ import {
 } from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import { z } from 'zod'
-import { linkAccount, type NewAccount, unlinkAccount } from '../accounts.ts'
+import { linkAccount, type NewAccount, unlinkAccount } from '../accounts/service.ts'
 import { type AppRecord, isAllowed, requireMethod } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
 import type { Db } from '../db/index.ts'

@@ -23,8 +23,8 @@ import {
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../index.ts'
-import { TEST_SECRET } from '../test-support.ts'
 import { POSTGRES_BIN, type RunningPostgres, startPostgres } from '../testing/index.ts'
+import { TEST_SECRET } from '../testing/test-server.ts'
 import { send, sendRaw, type WireOutcome, type WireRequest } from './wire.ts'
 
 const SEED = Number(process.env.LATCH_FUZZ_SEED ?? 20_261_123)

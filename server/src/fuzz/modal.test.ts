@@ -14,7 +14,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { type ModalServer, startModalServer } from '../../../modal-app/server.ts'
 import { type RunningServer, startServer } from '../index.ts'
-import { TEST_SECRET } from '../test-support.ts'
+import { TEST_SECRET } from '../testing/test-server.ts'
 import { send, sendRaw, type WireOutcome, type WireRequest } from './wire.ts'
 
 const SEED = Number(process.env.LATCH_FUZZ_SEED ?? 20_261_123)

@@ -1,6 +1,6 @@
 import { exportPKCS8, generateKeyPair, jwtVerify } from 'jose'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { APPLE_SECRET_MAX_LIFETIME_S, appleClientSecret } from './appleClientSecret.ts'
+import { APPLE_SECRET_MAX_LIFETIME_S, appleClientSecret } from './apple-client-secret.ts'
 
 let p8: string
 let publicKey: CryptoKey

@@ -6,6 +6,11 @@ import { type MutableToken, OAuth2Issuer } from 'oauth2-mock-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Db, openDatabase } from '../db/index.ts'
 import {
+  authorizeAtMock,
+  type MockProviders,
+  startMockProviders,
+} from '../testing/mock-providers.ts'
+import {
   browserHashOf,
   callbackRedirect,
   finishOAuth,
@@ -13,8 +18,7 @@ import {
   type OAuthFlowDeps,
   startOAuth,
 } from './flow.ts'
-import { authorizeAtMock, type MockProviders, startMockProviders } from './mockProviders.ts'
-import { kyselyStateStore } from './stateStore.ts'
+import { kyselyStateStore } from './state-store.ts'
 
 const HOST = 'http://localhost:5173'
 /** The starting browser's secret and its hash, as the modal makes them. */

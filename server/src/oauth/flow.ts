@@ -12,7 +12,7 @@ import {
   type OAuthProvider,
 } from '@latch/shared'
 import * as oauth from 'oauth4webapi'
-import { appleClientSecret } from './appleClientSecret.ts'
+import { appleClientSecret } from './apple-client-secret.ts'
 import {
   type OAuthAccountInput,
   PROVIDERS,
@@ -21,7 +21,7 @@ import {
   resolveEndpoints,
 } from './providers.ts'
 import { appleKeyOf, type OAuthSettings, type ProviderSettings } from './settings.ts'
-import { OAUTH_STATE_TTL_MS, type OAuthStateRecord, type OAuthStateStore } from './stateStore.ts'
+import { OAUTH_STATE_TTL_MS, type OAuthStateRecord, type OAuthStateStore } from './state-store.ts'
 
 /** What the flow needs to know about the app a request speaks for. */
 export interface OAuthApp {

@@ -12,8 +12,12 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../index.ts'
 import { type RunningPostgres, startPostgres } from '../testing/index.ts'
+import {
+  authorizeAtMock,
+  type MockProviders,
+  startMockProviders,
+} from '../testing/mock-providers.ts'
 import { browserHashOf } from './flow.ts'
-import { authorizeAtMock, type MockProviders, startMockProviders } from './mockProviders.ts'
 
 const HOST = 'http://localhost:5173'
 let postgres: RunningPostgres | null = null

@@ -12,12 +12,16 @@ import {
   type User,
 } from '@latch/shared'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { authenticateWithAccount } from '../accounts.ts'
+import { authenticateWithAccount } from '../accounts/service.ts'
 import { type RunningServer, startServer } from '../index.ts'
 import { createSession } from '../sessions/service.ts'
+import {
+  authorizeAtMock,
+  type MockProviders,
+  startMockProviders,
+} from '../testing/mock-providers.ts'
 import { browserHashOf } from './flow.ts'
-import { OAUTH_INIT_APP_LIMIT, OAUTH_INIT_IP_LIMIT } from './index.ts'
-import { authorizeAtMock, type MockProviders, startMockProviders } from './mockProviders.ts'
+import { OAUTH_INIT_APP_LIMIT, OAUTH_INIT_IP_LIMIT } from './routes.ts'
 
 const HOST = 'http://localhost:5173'
 const MODAL = 'http://127.0.0.1:5999'

@@ -4,26 +4,24 @@
  *
  * The callback is a top-level navigation from the provider: it carries no app id header (the
  * state names the app), so this sub-app applies the app check itself to every other route,
- * and is mounted on the outer app ahead of the /api/v1 sub-app whose middleware would refuse
+ * and is mounted on the API ahead of the /api/v1 sub-app whose middleware would refuse
  * the callback.
  */
 import {
   API_PREFIX,
   LatchError,
-  MAX_BODY_BYTES,
   oauthAuthenticateBody,
   oauthInitBody,
   oauthUnlinkBody,
   validateEmail,
 } from '@latch/shared'
 import { type Context, Hono } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
-import { linkAccount, unlinkAccount } from '../accounts.ts'
+import { linkAccount, unlinkAccount } from '../accounts/service.ts'
 import { type AppRecord, isAllowed } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
-import { clientIp, type HonoEnv, readBody, requireApp, requireAuth } from '../http.ts'
+import { clientIp, type HonoEnv, optionalAuth, readBody, requireApp, requireAuth } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
-import { isSessionLive, signIn } from '../sessions/service.ts'
+import { signIn } from '../sessions/service.ts'
 import {
   callbackRedirect,
   finishOAuth,
@@ -32,18 +30,7 @@ import {
   startOAuth,
 } from './flow.ts'
 import { type OAuthAccountInput, PROVIDERS, parseProvider } from './providers.ts'
-import { kyselyStateStore } from './stateStore.ts'
-
-export { appleClientSecret } from './appleClientSecret.ts'
-export { PROVIDERS } from './providers.ts'
-export {
-  type EndpointOverrides,
-  endpointOverridesSchema,
-  type OAuthSettings,
-  oauthSettingsSchema,
-  type ProviderSettings,
-  providerSettingsSchema,
-} from './settings.ts'
+import { kyselyStateStore } from './state-store.ts'
 
 /**
  * Flows one client address may start: each stores a row and answers a provider URL, and a
@@ -54,7 +41,7 @@ export const OAUTH_INIT_IP_LIMIT: Limit = { max: 60, windowMs: 5 * 60_000 }
 export const OAUTH_INIT_APP_LIMIT: Limit = { max: 3000, windowMs: 5 * 60_000 }
 
 /** The flow's view of an app record. */
-export function toOAuthApp(app: AppRecord): OAuthApp {
+function toOAuthApp(app: AppRecord): OAuthApp {
   return {
     id: app.id,
     allowedOrigins: app.allowedOrigins,
@@ -68,20 +55,6 @@ function emailOf(account: OAuthAccountInput): string | null {
   return 'email' in account && account.email ? account.email : null
 }
 
-/** The signed-in user of a request that may or may not carry a valid token. */
-async function optionalUser(deps: Deps, c: Context<HonoEnv>): Promise<string | null> {
-  const match = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')
-  if (!match?.[1]) return null
-  const appId = c.get('app').id
-  try {
-    const claims = await deps.keys.verifyAccessToken(appId, match[1])
-    return (await isSessionLive(deps, appId, claims.sid)) ? claims.sub : null
-  } catch {
-    // A stale token does not stop a sign-in.
-    return null
-  }
-}
-
 export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
   const flow: OAuthFlowDeps = {
@@ -92,16 +65,6 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
         `[latch] oauth: provider exchange failed: ${e instanceof Error ? e.message : String(e)}`,
       ),
   }
-
-  routes.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw LatchError.of('payload_too_large')
-      },
-    }),
-  )
 
   /** The provider's return: back to the host page with the latch_oauth_* parameters. */
   const callback = async (c: Context<HonoEnv>, params: URLSearchParams, status: 302 | 303) => {
@@ -122,7 +85,7 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
 
   const withApp = requireApp(deps)
 
-  routes.post('/init', withApp, async (c) => {
+  routes.post('/init', withApp, optionalAuth(deps), async (c) => {
     const body = await readBody(c, oauthInitBody)
     const record = c.get('app')
     const ip = clientIp(c, deps.config.trustProxy)
@@ -137,7 +100,8 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
       provider: body.provider,
       redirectTo: body.redirect_to,
       redirectUri: new URL(`${API_PREFIX}/oauth/callback/${body.provider}`, base).href,
-      userId: await optionalUser(deps, c),
+      // A stale token does not stop a sign-in: the flow starts signed out.
+      userId: c.get('maybeAuth')?.sub ?? null,
       browserHash: body.browser_hash,
     })
     return c.json({ url })

@@ -9,7 +9,7 @@ import {
   OAUTH_STATE_TTL_MS,
   type OAuthStateRecord,
   type OAuthStateStore,
-} from './stateStore.ts'
+} from './state-store.ts'
 
 let postgres: RunningPostgres | null = null
 const open: Db[] = []

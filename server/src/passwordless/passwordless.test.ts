@@ -1,7 +1,7 @@
 import type { AuthResponse, User } from '@latch/shared'
 import { expect, test } from 'vitest'
 import { MAX_CODE_ATTEMPTS, RESEND_INTERVAL_MS } from '../codes/service.ts'
-import { describeBackends, freshIp } from '../test-support.ts'
+import { describeBackends, freshIp } from '../testing/test-server.ts'
 
 let n = 0
 const email = (tag: string) => `${tag}.${++n}.${Date.now()}@example.com`

@@ -13,10 +13,10 @@ import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/sh
 import { type CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { createApp } from '../app.ts'
+import { createApi } from '../api.ts'
 import type { Database } from '../db/schema.ts'
-import { startTestServer, type TestServer } from '../test-support.ts'
 import { postgresAvailable, type RunningPostgres, startPostgres } from '../testing/index.ts'
+import { startTestServer, type TestServer } from '../testing/test-server.ts'
 
 /** Tables that grow with users and use; apps and signing keys stay a handful of rows. */
 const GROWING = new Set([
@@ -111,7 +111,7 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
         'latch', 'sealed', 'sealed', ${now} FROM generate_series(1, ${ROWS}) g`.execute(db)
     await sql`ANALYZE`.execute(db)
 
-    const api = createApp({ ...server.deps, db: logged })
+    const api = createApi({ ...server.deps, db: logged })
     const post = async <T>(path: string, body: unknown, token?: string): Promise<T> => {
       const res = await api.request(`${API_PREFIX}${path}`, {
         method: 'POST',

@@ -2,9 +2,9 @@
 import { type ForkResponse, type RefreshResponse, refreshBody } from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import { z } from 'zod'
-import { loadUser } from '../accounts.ts'
+import { loadUser } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
-import { type HonoEnv, readBody, SUCCESS } from '../http.ts'
+import { type HonoEnv, optionalAuth, readBody, SUCCESS } from '../http.ts'
 import { createForkToken, logoutSession, redeemForkToken, refreshSession } from './service.ts'
 
 const logoutBody = z.object({ refresh_token: z.string().max(512).nullish() })
@@ -28,18 +28,11 @@ export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
 
   routes.post('/', redeemWith(refreshSession))
 
-  routes.post('/logout', async (c) => {
+  // A bearer token of this app also names the session; an invalid one is simply ignored.
+  routes.post('/logout', optionalAuth(deps), async (c) => {
     const { refresh_token } = await readBody(c, logoutBody)
-    const app = c.get('app')
-    // A bearer token of this app also names the session; an invalid one is simply ignored.
-    const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
-    const sid = bearer
-      ? await deps.keys.verifyAccessToken(app.id, bearer).then(
-          (claims) => claims.sid,
-          () => null,
-        )
-      : null
-    await logoutSession(deps, app.id, refresh_token ?? null, sid)
+    const sid = c.get('maybeAuth')?.sid ?? null
+    await logoutSession(deps, c.get('app').id, refresh_token ?? null, sid)
     return c.json(SUCCESS)
   })
 

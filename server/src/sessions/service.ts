@@ -15,7 +15,7 @@
  */
 import { type AuthResponse, LatchError, REFRESH_TOKEN_MAX_AGE_S } from '@latch/shared'
 import { type Kysely, type RawBuilder, sql } from 'kysely'
-import { authenticateWithAccount, type NewAccount } from '../accounts.ts'
+import { authenticateWithAccount, type NewAccount } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
 import { hashToken, randomId, randomToken } from '../crypto.ts'
 import type { Database, Db } from '../db/index.ts'

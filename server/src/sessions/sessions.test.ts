@@ -8,7 +8,7 @@ import { expect, test } from 'vitest'
 import { MIGRATIONS, migrate } from '../db/migrations.ts'
 import { pgliteDialect } from '../db/pglite-dialect.ts'
 import type { Database } from '../db/schema.ts'
-import { describeBackends } from '../test-support.ts'
+import { describeBackends } from '../testing/test-server.ts'
 import { FORK_TOKEN_TTL_MS, REFRESH_GRACE_MS, SESSION_LIFETIME_MS } from './service.ts'
 
 let n = 0
@@ -542,7 +542,7 @@ describeBackends('sessions', (get) => {
   test('behavior: a host backend verifies tokens against the published JWKS with jose', async () => {
     const s = get()
     // A real listener, as a host backend would fetch the key set over HTTP.
-    const listener = serve({ fetch: s.app.fetch, port: 0, hostname: '127.0.0.1' })
+    const listener = serve({ fetch: s.api.fetch, port: 0, hostname: '127.0.0.1' })
     await new Promise<void>((resolve) => listener.once('listening', () => resolve()))
     const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`
     try {

@@ -2,7 +2,7 @@ import { expect, test } from 'vitest'
 import { updateAppRecord } from '../apps/service.ts'
 import { ConfigError, DEFAULT_SMS_BUDGET, loadConfig, type SmsBudget } from '../config.ts'
 import { sweep } from '../sweep.ts'
-import { describeBackends, freshIp, TEST_SECRET, type TestServer } from '../test-support.ts'
+import { describeBackends, freshIp, TEST_SECRET, type TestServer } from '../testing/test-server.ts'
 
 const HOUR = 60 * 60_000
 const DAY = 24 * HOUR

@@ -1,6 +1,6 @@
 import type { AuthResponse } from '@latch/shared'
 import { expect, test } from 'vitest'
-import { describeBackends, freshIp } from '../test-support.ts'
+import { describeBackends, freshIp } from '../testing/test-server.ts'
 
 let n = 0
 /** A valid US number per test (area code 415, 555-01xx is reserved for fiction). */

@@ -15,8 +15,8 @@ import {
   OAuth2Service,
   type TokenRequestIncomingMessage,
 } from 'oauth2-mock-server'
-import { PROVIDERS } from './providers.ts'
-import type { OAuthSettings, ProviderSettings } from './settings.ts'
+import { PROVIDERS } from '../oauth/providers.ts'
+import type { OAuthSettings, ProviderSettings } from '../oauth/settings.ts'
 
 /** Who signs in at the provider next. */
 export interface MockPerson {

@@ -6,11 +6,11 @@ import type { AuthResponse, ServerAppConfig } from '@latch/shared'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
 import type { Hono } from 'hono'
 import { afterAll, beforeAll, describe } from 'vitest'
-import { createApp } from './app.ts'
-import type { AppInput } from './apps/service.ts'
-import type { Clock, Deps } from './context.ts'
-import type { HonoEnv } from './http.ts'
-import { openServices } from './index.ts'
+import { createApi } from '../api.ts'
+import type { AppInput } from '../apps/service.ts'
+import type { Clock, Deps } from '../context.ts'
+import type { HonoEnv } from '../http.ts'
+import { openServices } from '../index.ts'
 import {
   POSTGRES_BIN,
   postgresAvailable,
@@ -20,7 +20,7 @@ import {
   startSmtpCatcher,
   startTwilioDouble,
   type TwilioDouble,
-} from './testing/index.ts'
+} from './index.ts'
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789'
 
@@ -67,7 +67,8 @@ export interface RequestOptions {
 export interface TestServer {
   backend: 'pglite' | 'postgres'
   deps: Deps
-  app: Hono<HonoEnv>
+  /** The Hono application serving the API. */
+  api: Hono<HonoEnv>
   clock: FakeClock
   logs: string[]
   smtp: SmtpCatcher
@@ -163,7 +164,7 @@ export async function startTestServer(
     log: (line) => logs.push(line),
     clock,
   })
-  const app = createApp(services.deps)
+  const api = createApi(services.deps)
 
   async function request<T>(path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
     const headers: Record<string, string> = {
@@ -176,7 +177,7 @@ export async function startTestServer(
     let body: string | undefined = opts.raw
     if (opts.body !== undefined) body = JSON.stringify(opts.body)
     if (body !== undefined) headers['content-type'] = 'application/json'
-    const res = await app.request(`${API_PREFIX}${path}`, {
+    const res = await api.request(`${API_PREFIX}${path}`, {
       method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
       headers,
       body,
@@ -192,7 +193,7 @@ export async function startTestServer(
   const server: TestServer = {
     backend,
     deps: services.deps,
-    app,
+    api,
     clock,
     logs,
     smtp,

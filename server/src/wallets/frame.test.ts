@@ -4,9 +4,9 @@ import { join } from 'node:path'
 import { isLatchError, LatchError, toApiErrorBody } from '@latch/shared'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { createApp, statusOf } from '../app.ts'
+import { createApi, statusOf } from '../api.ts'
 import type { HonoEnv } from '../http.ts'
-import { startTestServer, type TestServer } from '../test-support.ts'
+import { startTestServer, type TestServer } from '../testing/test-server.ts'
 import { walletFrameCsp, walletFrameRoutes } from './frame.ts'
 
 let latch: { server: TestServer; close(): Promise<void> }
@@ -29,7 +29,7 @@ function served(distDir: string, modalOrigin: string | null = 'https://modal.exa
     return c.json(toApiErrorBody(err), statusOf(err))
   })
   frame.route('/', walletFrameRoutes(deps, { distDir }))
-  return { app: createApp(deps), frame }
+  return { api: createApi(deps), frame }
 }
 
 test('refusal: not built, the page answers a 503 that says how to build it, never a 500', async () => {
@@ -45,8 +45,8 @@ test('refusal: not built, the page answers a 503 that says how to build it, neve
 
 test('refusal: without LATCH_MODAL_ORIGIN no page may embed the frame: 503 with the reason', async () => {
   const appId = (await latch.server.newApp()).id
-  const { app } = served(dir, null)
-  const res = await app.request(`/apps/${appId}/embedded-wallets`)
+  const { api } = served(dir, null)
+  const res = await api.request(`/apps/${appId}/embedded-wallets`)
   expect(res.status).toBe(503)
   expect(await res.json()).toMatchObject({
     error: {
@@ -67,9 +67,9 @@ test('behavior: a built page gets the modal origin written in, and a CSP whose f
       allowedOrigins: ['https://shop.example', 'https://*.shop.example'],
     })
   ).id
-  const { app, frame } = served(dir)
-  // createApp mounts the same routes (over wallet-frame/dist): its page carries the same CSP.
-  for (const handler of [frame, app]) {
+  const { api, frame } = served(dir)
+  // createApi mounts the same routes (over wallet-frame/dist): its page carries the same CSP.
+  for (const handler of [frame, api]) {
     const res = await handler.request(`/apps/${appId}/embedded-wallets`)
     if (res.status === 503) continue // wallet-frame/dist not built on this machine
     expect(res.status).toBe(200)

@@ -21,7 +21,7 @@ import {
 import { ristretto255_oprf } from '@noble/curves/ed25519.js'
 import type { Selectable } from 'kysely'
 import type { z } from 'zod'
-import { linkAccount } from '../accounts.ts'
+import { linkAccount } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
 import { randomId, sameDigest } from '../crypto.ts'
 import type { WalletsTable } from '../db/schema.ts'

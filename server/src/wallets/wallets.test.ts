@@ -22,7 +22,7 @@ import {
 import { sql } from 'kysely'
 import { expect, test } from 'vitest'
 import { createSecrets } from '../crypto.ts'
-import { describeBackends, type TestServer } from '../test-support.ts'
+import { describeBackends, type TestServer } from '../testing/test-server.ts'
 import { lockMs, MAX_PASSCODE_FAILURES } from './service.ts'
 
 let n = 0
@@ -38,7 +38,7 @@ function device(s: TestServer, appId: string) {
     get: (a) => shares.get(a.toLowerCase()),
     set: (a, share) => void shares.set(a.toLowerCase(), share),
   }
-  const fetcher = ((url: string, init: RequestInit) => s.app.request(url, init)) as typeof fetch
+  const fetcher = ((url: string, init: RequestInit) => s.api.request(url, init)) as typeof fetch
   return { shares, ...walletCore({ api: fetchApi('', appId, fetcher), store, kdf }) }
 }
 
@@ -106,7 +106,7 @@ describeBackends('wallets', (get) => {
       .where('identifier', '=', address.toLowerCase())
       .executeTakeFirstOrThrow()
     expect((row.data as unknown as WalletAccount).walletClient).toBe('latch')
-    const { unlinkAccount } = await import('../accounts.ts')
+    const { unlinkAccount } = await import('../accounts/service.ts')
     const err = await refusal(
       unlinkAccount(s.deps.db, appId, auth.user.id, { type: 'wallet', identifier: address }),
     )
