@@ -1,6 +1,7 @@
 /** The signed-in user and their accounts: who the host hears of, sign-in, link, unlink, logout. */
 import {
   type AuthResponse,
+  CODE_ROUTE_PATHS,
   LatchError,
   type LinkResponse,
   type LoginResult,
@@ -52,10 +53,10 @@ export async function unlink(target: UnlinkTarget): Promise<User> {
   let path: string
   let body: Record<string, string>
   if (account.type === 'email') {
-    path = '/passwordless/unlink'
+    path = `${CODE_ROUTE_PATHS.email}/unlink`
     body = { address: account.address }
   } else if (account.type === 'phone') {
-    path = '/passwordless_sms/unlink'
+    path = `${CODE_ROUTE_PATHS.sms}/unlink`
     body = { phoneNumber: account.number }
   } else if (account.type === 'wallet') {
     // External wallets arrive with their issue; until then there is no route to ask.

@@ -2,20 +2,23 @@
  * Sign-in and linking with a code sent by e-mail or SMS (SPEC sections 2 and 4): the
  * destination, the code entry, resending. The flow around it is flow.ts's.
  */
-import { ERRORS, isLatchError, LatchError, validateCode, validateEmail } from '@latch/shared'
+import {
+  CODE_ROUTE_PATHS,
+  type CodeChannel,
+  ERRORS,
+  isLatchError,
+  LatchError,
+  validateCode,
+  validateEmail,
+} from '@latch/shared'
 import { completeFlow, flowGeneration, navigate } from './flow.ts'
 import { loadPhoneCheck } from './phone.ts'
 import { runtime } from './runtime.ts'
 import type { ScreenId } from './screens/ids.ts'
-import { type Channel, type PasswordlessState, store } from './store.ts'
-
-const CHANNEL_PATH: Record<Channel, string> = {
-  email: '/passwordless',
-  sms: '/passwordless_sms',
-}
+import { type PasswordlessState, store } from './store.ts'
 
 /** The body naming the destination, as every code route of the channel reads it. */
-function destinationBody(channel: Channel, destination: string): Record<string, string> {
+function destinationBody(channel: CodeChannel, destination: string): Record<string, string> {
   return channel === 'email' ? { email: destination } : { phoneNumber: destination }
 }
 
@@ -28,7 +31,7 @@ export function codeScreenBack(): ScreenId {
 }
 
 /** Sends a code to an e-mail address or phone number, then shows the code entry. */
-export async function submitDestination(channel: Channel, input: string): Promise<void> {
+export async function submitDestination(channel: CodeChannel, input: string): Promise<void> {
   const checked = channel === 'email' ? validateEmail(input) : (await loadPhoneCheck())(input)
   if (!checked.ok) {
     store.setState({ submitError: checked.error.message })
@@ -39,7 +42,7 @@ export async function submitDestination(channel: Channel, input: string): Promis
   const started = flowGeneration()
   try {
     await runtime().api.request(
-      `${CHANNEL_PATH[channel]}/init`,
+      `${CODE_ROUTE_PATHS[channel]}/init`,
       destinationBody(channel, checked.value),
     )
     if (started !== flowGeneration()) return
@@ -95,7 +98,7 @@ export async function submitCode(input: string): Promise<void> {
   const { channel, destination } = passwordless
   const body = { ...destinationBody(channel, destination), code: checked.value }
   try {
-    await completeFlow(CHANNEL_PATH[channel], body, 'code', () =>
+    await completeFlow(CODE_ROUTE_PATHS[channel], body, 'code', () =>
       setCode({ status: 'success', error: null }),
     )
   } catch (e) {
@@ -117,7 +120,7 @@ export async function resendCode(): Promise<void> {
   if (!passwordless) return
   try {
     await runtime().api.request(
-      `${CHANNEL_PATH[passwordless.channel]}/init`,
+      `${CODE_ROUTE_PATHS[passwordless.channel]}/init`,
       destinationBody(passwordless.channel, passwordless.destination),
     )
     setCode({ status: 'idle', error: null })

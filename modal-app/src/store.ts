@@ -5,13 +5,12 @@
  * account.ts), so penpal handlers move the UI without hooks, and `resetStore()` is the one
  * reset tests need.
  */
-import type { LatchError, LoginResult, OAuthProvider, User } from '@latch/shared'
+import type { CodeChannel, LatchError, LoginResult, OAuthProvider, User } from '@latch/shared'
 import { createStore } from 'zustand/vanilla'
 import type { AppView } from './config.ts'
 import type { ScreenId } from './screens/ids.ts'
 
 export type Status = 'loading' | 'ready' | 'error'
-export type Channel = 'email' | 'sms'
 export type CodeStatus = 'idle' | 'submitting' | 'success' | 'error'
 
 /** What the visitor is doing: signing in, or linking an account to the signed-in user. */
@@ -37,7 +36,7 @@ export interface OAuthState {
 }
 
 export interface PasswordlessState {
-  channel: Channel
+  channel: CodeChannel
   /** The e-mail address or E.164 number the code was sent to. */
   destination: string
   status: CodeStatus

@@ -6,6 +6,7 @@ import {
   API_PREFIX,
   APP_ID_HEADER,
   CLIENT_HEADER,
+  CODE_ROUTE_PATHS,
   isLatchError,
   LatchError,
   MAX_BODY_BYTES,
@@ -114,8 +115,8 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   v1.use('*', async (c, next) => (isPublicAppPath(c.req.path) ? next() : withApp(c, next)))
   v1.route('/apps', appRoutes(deps))
   v1.route('/sessions', sessionRoutes(deps))
-  v1.route('/passwordless', passwordlessRoutes(deps))
-  v1.route('/passwordless_sms', smsRoutes(deps))
+  v1.route(CODE_ROUTE_PATHS.email, passwordlessRoutes(deps))
+  v1.route(CODE_ROUTE_PATHS.sms, smsRoutes(deps))
   v1.route('/analytics_events', analyticsRoutes(deps))
   v1.route('/token_price', priceRoutes(deps))
   v1.route('/wallets', walletRoutes(deps))

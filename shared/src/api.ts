@@ -4,6 +4,14 @@ import { analyticsEventSchema, oauthProviderSchema } from './protocol.ts'
 import type { RecoveryMethod, User, WalletAccount } from './types.ts'
 
 export const API_PREFIX = '/api/v1'
+
+/** The two channels a sign-in code is sent by. */
+export type CodeChannel = 'email' | 'sms'
+/** Where each channel's code routes (init, authenticate, link, unlink) live under API_PREFIX. */
+export const CODE_ROUTE_PATHS = {
+  email: '/passwordless',
+  sms: '/passwordless_sms',
+} as const satisfies Record<CodeChannel, string>
 /** Largest request body the API reads. */
 export const MAX_BODY_BYTES = 64 * 1024
 

@@ -1,9 +1,8 @@
-import { validateEmail } from '@latch/shared'
+import { type CodeChannel, validateEmail } from '@latch/shared'
 import { useEffect, useId, useState } from 'react'
 import { useModal } from '../hooks.ts'
 import { submitDestination } from '../passwordless.ts'
 import { loadPhoneCheck, phoneCheck } from '../phone.ts'
-import type { Channel } from '../store.ts'
 
 export const EMAIL_PLACEHOLDER = 'your@email.com'
 export const PHONE_PLACEHOLDER = '555 555 5555'
@@ -12,7 +11,7 @@ export const PHONE_PLACEHOLDER = '555 555 5555'
  * The e-mail or phone input with its Submit button. Enter submits; the button is disabled
  * while submitting or while the value fails the check.
  */
-export function DestinationForm({ channel, helper }: { channel: Channel; helper: string }) {
+export function DestinationForm({ channel, helper }: { channel: CodeChannel; helper: string }) {
   const [value, setValue] = useState('')
   const submitting = useModal((s) => s.submitting)
   const error = useModal((s) => s.submitError)

@@ -1,5 +1,6 @@
 /** The four code routes (init, authenticate, link, unlink), shared by e-mail and SMS. */
 import {
+  type CodeChannel,
   LatchError,
   type LinkedAccount,
   type LoginMethod,
@@ -14,10 +15,11 @@ import type { Deps } from '../context.ts'
 import type { Db } from '../db/index.ts'
 import { clientIp, type HonoEnv, readBody, requireAuth, SUCCESS } from '../http.ts'
 import { signIn } from '../sessions/service.ts'
-import { type Channel, issueCode, limitIp, verifyCode } from './service.ts'
+import { issueCode, limitIp, verifyCode } from './service.ts'
 
-export interface CodeChannel {
-  channel: Channel
+/** What a code channel brings to the shared routes. */
+export interface ChannelRoutes {
+  channel: CodeChannel
   method: LoginMethod
   /** The body field naming the identifier in init, authenticate and link bodies. */
   field: 'email' | 'phoneNumber'
@@ -39,7 +41,7 @@ export interface CodeChannel {
 
 const fields = z.record(z.string(), z.string())
 
-export function codeRoutes(deps: Deps, ch: CodeChannel): Hono<HonoEnv> {
+export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
 
   /** The normalized identifier of a body, after the method, IP budget and allowlist checks. */

@@ -3,7 +3,7 @@
  * attempts counted in the same statement that reads the code, so parallel guesses cannot
  * spend more than the budget.
  */
-import { LatchError } from '@latch/shared'
+import { type CodeChannel, LatchError } from '@latch/shared'
 import { type ExpressionBuilder, sql } from 'kysely'
 import type { Deps } from '../context.ts'
 import { randomCode, sameDigest } from '../crypto.ts'
@@ -11,10 +11,8 @@ import type { Database, Db } from '../db/index.ts'
 import { count, hit, peek, refund, tooManyRequests } from '../ratelimit.ts'
 import { refusal } from '../refusals.ts'
 
-export type Channel = 'email' | 'sms'
-
 /** How long a code lives, per channel. */
-export const CODE_TTL_MS: Record<Channel, number> = { email: 10 * 60_000, sms: 5 * 60_000 }
+export const CODE_TTL_MS: Record<CodeChannel, number> = { email: 10 * 60_000, sms: 5 * 60_000 }
 /** Wrong tries that burn a code. */
 export const MAX_CODE_ATTEMPTS = 5
 /** A new code no sooner than this after the last one. */
@@ -32,11 +30,17 @@ export const IP_LIMIT = { max: 30, windowMs: 5 * 60_000 }
 
 type CodeDeps = Pick<Deps, 'db' | 'clock' | 'secrets'>
 
-function digest(deps: CodeDeps, appId: string, channel: Channel, identifier: string, code: string) {
+function digest(
+  deps: CodeDeps,
+  appId: string,
+  channel: CodeChannel,
+  identifier: string,
+  code: string,
+) {
   return deps.secrets.hmac(`${appId}\n${channel}\n${identifier}\n${code}`)
 }
 
-function failuresKey(appId: string, channel: Channel, identifier: string): string {
+function failuresKey(appId: string, channel: CodeChannel, identifier: string): string {
   return `fail:${appId}:${channel}:${identifier}`
 }
 
@@ -55,7 +59,7 @@ export function limitIp(deps: CodeDeps, ip: string): Promise<void> {
 export async function issueCode(
   deps: CodeDeps,
   appId: string,
-  channel: Channel,
+  channel: CodeChannel,
   identifier: string,
   charge?: (trx: Db) => Promise<void>,
 ): Promise<string> {
@@ -135,7 +139,7 @@ export async function issueCode(
 export async function verifyCode(
   deps: CodeDeps,
   appId: string,
-  channel: Channel,
+  channel: CodeChannel,
   identifier: string,
   code: string,
 ): Promise<void> {

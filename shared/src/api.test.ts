@@ -1,0 +1,10 @@
+import { expect, test } from 'vitest'
+import { API_PREFIX, CODE_ROUTE_PATHS } from './api.ts'
+
+test('behavior: the code routes of each channel sit where SPEC section 7 puts them', () => {
+  expect(`${API_PREFIX}${CODE_ROUTE_PATHS.email}/init`).toBe('/api/v1/passwordless/init')
+  expect(`${API_PREFIX}${CODE_ROUTE_PATHS.sms}/authenticate`).toBe(
+    '/api/v1/passwordless_sms/authenticate',
+  )
+  expect(Object.keys(CODE_ROUTE_PATHS).sort()).toEqual(['email', 'sms'])
+})
