@@ -2,6 +2,8 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { OAUTH_PROVIDERS } from '@latch/shared'
+import { endpointsFromEnv, type ServerEndpointOverrides } from './oauth/providers.ts'
 import { parseTrustProxy, type TrustProxy } from './ratelimit.ts'
 
 export type Env = Record<string, string | undefined>
@@ -37,6 +39,8 @@ export interface Config {
   analyticsRetentionDays: number
   /** Analytics events an app may record per hour, from all its visitors together. */
   analyticsAppHourly: number
+  /** OAuth endpoints moved by LATCH_OAUTH_<PROVIDER>_<FIELD> (a stand-in provider, a proxy). */
+  oauthEndpoints: ServerEndpointOverrides
   production: boolean
 }
 
@@ -256,8 +260,18 @@ export function loadConfig(env: Env = process.env): Config {
       1,
       MAX_BUDGET,
     ),
+    oauthEndpoints: oauthEndpoints(env),
     production,
   }
+}
+
+function oauthEndpoints(env: Env): ServerEndpointOverrides {
+  const out: ServerEndpointOverrides = {}
+  for (const provider of OAUTH_PROVIDERS) {
+    const overrides = endpointsFromEnv(provider, env)
+    if (Object.keys(overrides).length > 0) out[provider] = overrides
+  }
+  return out
 }
 
 function trustProxy(env: Env): TrustProxy {

@@ -38,7 +38,7 @@ beforeAll(async () => {
   const database = await openDatabase({ databaseUrl: 'memory://', dataDir: null })
   closeDb = database.close
   db = database.db
-  deps = { store: kyselyStateStore(db, () => new Date(clock)), env: {}, now: () => new Date(clock) }
+  deps = { store: kyselyStateStore(db, () => new Date(clock)), now: () => new Date(clock) }
   app = {
     id: 'app-under-test-0000000001',
     allowedOrigins: [HOST],

@@ -19,6 +19,7 @@ import {
   type ProviderEndpoints,
   type ProviderSpec,
   resolveEndpoints,
+  type ServerEndpointOverrides,
 } from './providers.ts'
 import { appleKeyOf, type OAuthSettings, type ProviderSettings } from './settings.ts'
 import { OAUTH_STATE_TTL_MS, type OAuthStateRecord, type OAuthStateStore } from './state-store.ts'
@@ -35,8 +36,8 @@ export interface OAuthApp {
 
 export interface OAuthFlowDeps {
   store: OAuthStateStore
-  /** Environment for endpoint overrides; process.env by default. */
-  env?: Record<string, string | undefined>
+  /** The server's endpoint overrides (config.oauthEndpoints); none by default. */
+  endpoints?: ServerEndpointOverrides
   now?: () => Date
   /** Each call to a provider gives up after this long. */
   timeoutMs?: number
@@ -107,12 +108,12 @@ async function discoverJwks(issuer: string, insecure: boolean, timeoutMs: number
 export function resolveProvider(
   app: OAuthApp,
   provider: OAuthProvider,
-  env?: Record<string, string | undefined>,
+  serverOverrides?: ServerEndpointOverrides,
 ): ResolvedProvider {
   const settings = app.settings[provider]
   if (!isEnabled(app, provider) || !settings?.clientId) throw LatchError.of('method_not_available')
   const spec = PROVIDERS[provider]
-  const resolved = resolveEndpoints(provider, settings.endpoints, env)
+  const resolved = resolveEndpoints(provider, settings.endpoints, serverOverrides?.[provider])
   return {
     spec,
     settings,
@@ -172,7 +173,7 @@ export async function startOAuth(deps: OAuthFlowDeps, input: StartInput): Promis
   if (!isAllowedRedirect(redirectTo, app.allowedOrigins)) {
     throw LatchError.of('origin_not_allowed')
   }
-  const p = resolveProvider(app, provider, deps.env)
+  const p = resolveProvider(app, provider, deps.endpoints)
   const state = oauth.generateRandomState()
   const codeVerifier = p.spec.pkce ? oauth.generateRandomCodeVerifier() : null
   const nonce = p.spec.oidc ? oauth.generateRandomNonce() : null
@@ -298,7 +299,7 @@ export async function finishOAuth(deps: OAuthFlowDeps, input: FinishInput): Prom
   const refusal = bindingRefusal(record, userId, browserSecret)
   if (refusal) throw refusal
   if (code === PROVIDER_ERROR_CODE) throw LatchError.of('oauth_invalid_code')
-  const p = resolveProvider(app, record.provider, deps.env)
+  const p = resolveProvider(app, record.provider, deps.endpoints)
   try {
     const account = await exchange(deps, p, record, code, state)
     return { record, account }

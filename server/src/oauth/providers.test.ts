@@ -96,7 +96,11 @@ describe('resolveEndpoints', () => {
       tokenUrl: 'http://127.0.0.1:9/token',
       issuer: 'http://127.0.0.1:9',
     })
-    const r = resolveEndpoints('google', { tokenUrl: 'http://localhost:7/t' }, env)
+    const r = resolveEndpoints(
+      'google',
+      { tokenUrl: 'http://localhost:7/t' },
+      endpointsFromEnv('google', env),
+    )
     expect(r.endpoints.token).toBe('http://localhost:7/t')
     expect(r.endpoints.issuer).toBe('http://127.0.0.1:9')
     expect(r.endpoints.authorization).toBe('https://accounts.google.com/o/oauth2/v2/auth')

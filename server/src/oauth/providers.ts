@@ -246,7 +246,7 @@ const ENV_SUFFIXES: Record<keyof EndpointOverrides, string> = {
  */
 export function endpointsFromEnv(
   provider: OAuthProvider,
-  env: Record<string, string | undefined> = process.env,
+  env: Record<string, string | undefined>,
 ): EndpointOverrides {
   const out: EndpointOverrides = {}
   for (const [field, suffix] of Object.entries(ENV_SUFFIXES) as [
@@ -271,17 +271,20 @@ export interface ResolvedEndpoints {
   discoverJwks: boolean
 }
 
+/** The server's endpoint overrides per provider (config.ts reads them from the environment). */
+export type ServerEndpointOverrides = Partial<Record<OAuthProvider, EndpointOverrides>>
+
 /**
- * The provider's endpoints with the environment's overrides, then the app's, applied.
+ * The provider's endpoints with the server's overrides, then the app's, applied.
  * Every endpoint must be https, or http on a loopback host (a local stand-in).
  */
 export function resolveEndpoints(
   provider: OAuthProvider,
   appOverrides: EndpointOverrides | undefined,
-  env: Record<string, string | undefined> = process.env,
+  serverOverrides: EndpointOverrides = {},
 ): ResolvedEndpoints {
   const spec = PROVIDERS[provider]
-  const overrides: EndpointOverrides = { ...endpointsFromEnv(provider, env), ...appOverrides }
+  const overrides: EndpointOverrides = { ...serverOverrides, ...appOverrides }
   const endpoints: ProviderEndpoints = { ...spec.endpoints }
   for (const [field, value] of Object.entries(overrides) as [keyof EndpointOverrides, string][]) {
     if (value) endpoints[OVERRIDE_FIELDS[field]] = value

@@ -636,3 +636,52 @@ describe('GET /apps/{id} (issue 8 part 5)', () => {
     expect(github.status).toBe(200)
   })
 })
+
+test('param: LATCH_OAUTH_<PROVIDER>_<FIELD> given to startServer moves the provider endpoint, under the app’s own overrides', async () => {
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    env: {
+      DATABASE_URL: 'memory://',
+      LATCH_SECRET: 'oauth-routes-test-secret-0123456789abcdef',
+      LATCH_OAUTH_GOOGLE_AUTHORIZATION_URL: 'http://127.0.0.1:9/elsewhere',
+      LATCH_OAUTH_GITHUB_AUTHORIZATION_URL: 'http://127.0.0.1:9/github',
+    },
+    log: () => {},
+  })
+  try {
+    const { google, github } = mock.settings()
+    if (!google || !github) throw new Error('the mock configures every provider')
+    const app = await server.admin.createApp({
+      name: 'Moved endpoints',
+      allowedOrigins: [HOST],
+      loginMethods: ['google', 'github'],
+      oauth: {
+        // Without its own authorization URL, the server's override applies.
+        google: { ...google, endpoints: { tokenUrl: google.endpoints?.tokenUrl } },
+        github,
+      },
+    })
+    const init = async (provider: OAuthProvider) => {
+      const res = await fetch(`${server.url}${API_PREFIX}/oauth/init`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [CLIENT_HEADER]: CLIENT_NAME,
+          [APP_ID_HEADER]: app.id,
+        },
+        body: JSON.stringify({ provider, redirect_to: HOST, browser_hash: HASH }),
+        signal: AbortSignal.timeout(10_000),
+      })
+      expect(res.status).toBe(200)
+      return new URL(((await res.json()) as { url: string }).url)
+    }
+    const moved = await init('google')
+    expect(`${moved.origin}${moved.pathname}`).toBe('http://127.0.0.1:9/elsewhere')
+    // The app's own authorization URL wins over the server's.
+    const own = await init('github')
+    expect(own.href.startsWith(github.endpoints?.authorizationUrl ?? '?')).toBe(true)
+  } finally {
+    await server.close()
+  }
+})

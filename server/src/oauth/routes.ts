@@ -59,6 +59,7 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
   const flow: OAuthFlowDeps = {
     store: kyselyStateStore(deps.db, () => deps.clock.now()),
+    endpoints: deps.config.oauthEndpoints,
     now: () => deps.clock.now(),
     onProviderError: (e) =>
       deps.log(
