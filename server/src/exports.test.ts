@@ -1,0 +1,33 @@
+import { expect, test } from 'vitest'
+import * as server from './index.ts'
+import * as testing from './testing/index.ts'
+
+// Every runtime export of the server's programmatic entry and its testing entry (the package's
+// two exports), so an accidental export or removal shows in review. After a deliberate change:
+// npx vitest run --project server src/exports.test.ts -u
+test('behavior: the public exports of the server', () => {
+  expect(Object.keys(server).sort()).toMatchInlineSnapshot(`
+    [
+      "ConfigError",
+      "createApi",
+      "loadConfig",
+      "openServices",
+      "startServer",
+    ]
+  `)
+})
+
+test('behavior: the public exports of the server’s testing entry', () => {
+  expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`
+    [
+      "POSTGRES_BIN",
+      "authorizeAtMock",
+      "findCode",
+      "postgresAvailable",
+      "startMockProviders",
+      "startPostgres",
+      "startSmtpCatcher",
+      "startTwilioDouble",
+    ]
+  `)
+})
