@@ -7,7 +7,6 @@ import {
   LOGIN_METHOD_FLAGS,
   LOGIN_METHODS,
   type LoginMethod,
-  OAUTH_PROVIDERS,
   type ServerAppConfig,
   type ServerCreateOnLogin,
   type ThemeSetting,
@@ -21,7 +20,7 @@ import {
 } from './apps/service.ts'
 import type { Env } from './config.ts'
 import { openServices, startServer } from './index.ts'
-import { applyOAuthFlags, OAUTH_FLAGS_HELP } from './oauth/cli.ts'
+import { applyOAuthFlags, OAUTH_FLAGS_HELP, type OAuthFlag, splitOAuthFlags } from './oauth/cli.ts'
 
 export const USAGE = `Latch API server
 
@@ -224,16 +223,12 @@ export interface CliIo {
 /** Runs one command; resolves with the exit code (serve resolves when the server stops). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>
-  let oauthFlags = false
+  let oauthFlags: OAuthFlag[] = []
   try {
-    // The OAuth flags (--google-client-id, ...) belong to the OAuth feature; it takes them out.
-    // Here only to split them off (a stand-in client id lets partial updates through); they
-    // are applied over the app's real settings below.
-    const split = applyOAuthFlags(
-      Object.fromEntries(OAUTH_PROVIDERS.map((p) => [p, { clientId: '-' }])),
-      argv,
-    )
-    oauthFlags = split.rest.length !== argv.length
+    // The OAuth flags (--google-client-id, ...) belong to the OAuth feature; it takes them out
+    // here and applies them over the app's settings below.
+    const split = splitOAuthFlags(argv)
+    oauthFlags = split.flags
     parsed = parseArgs({ args: split.rest, options, allowPositionals: true, strict: true })
   } catch (e) {
     io.err(`${(e as Error).message}\n\n${USAGE}`)
@@ -289,7 +284,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         if (!v.name) throw new UsageError('apps create needs --name')
         if (!v.origin?.length) throw new UsageError('apps create needs at least one --origin')
         const input = settingsFromOptions(v) as AppInput
-        if (oauthFlags) input.oauth = { ...input.oauth, ...applyOAuthFlags({}, argv).oauth }
+        if (oauthFlags.length > 0) {
+          input.oauth = { ...input.oauth, ...applyOAuthFlags({}, oauthFlags) }
+        }
         const app = await services.admin.createApp(input)
         print(await withServerSettings(app), `Created app ${app.id}`)
         return 0
@@ -348,8 +345,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           return 0
         }
         const patch = settingsFromOptions(v, current)
-        if (oauthFlags) {
-          patch.oauth = { ...patch.oauth, ...applyOAuthFlags(current.oauth, argv).oauth }
+        if (oauthFlags.length > 0) {
+          patch.oauth = { ...patch.oauth, ...applyOAuthFlags(current.oauth, oauthFlags) }
         }
         if (Object.keys(patch).length === 0)
           throw new UsageError('apps update needs at least one setting')

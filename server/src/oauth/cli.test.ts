@@ -4,11 +4,44 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
-import { applyOAuthFlags, type SecretSources } from './cli.ts'
+import { applyOAuthFlags, type OAuthFlag, type SecretSources, splitOAuthFlags } from './cli.ts'
+import type { OAuthSettings } from './settings.ts'
 
-describe('applyOAuthFlags', () => {
+/** Split, then apply over `current`: what the CLI does with its arguments. */
+function flagsOver(current: OAuthSettings, args: readonly string[], sources?: SecretSources) {
+  const { flags, rest } = splitOAuthFlags(args, sources)
+  return { oauth: applyOAuthFlags(current, flags, sources), rest }
+}
+
+describe('splitOAuthFlags and applyOAuthFlags', () => {
+  test('behavior: splitting only reads the values: a partial update splits without a client id, standard input is read once, and applying over the current settings keeps them', () => {
+    let reads = 0
+    const sources: SecretSources = {
+      stdin: () => {
+        reads++
+        return 'from-stdin\n'
+      },
+      env: {},
+    }
+    const { flags, rest } = splitOAuthFlags(
+      ['app1', '--apple-token-url', 'http://127.0.0.1:9/token', '--google-client-secret', '-'],
+      sources,
+    )
+    expect(rest).toEqual(['app1'])
+    expect(flags).toEqual<OAuthFlag[]>([
+      { provider: 'apple', name: 'apple-token-url', value: 'http://127.0.0.1:9/token' },
+      { provider: 'google', name: 'google-client-secret', value: 'from-stdin' },
+    ])
+    const current: OAuthSettings = { apple: { clientId: 'a' }, google: { clientId: 'g' } }
+    expect(applyOAuthFlags(current, flags, sources)).toEqual({
+      apple: { clientId: 'a', endpoints: { tokenUrl: 'http://127.0.0.1:9/token' } },
+      google: { clientId: 'g', clientSecret: 'from-stdin' },
+    })
+    expect(reads).toBe(1)
+  })
+
   test('behavior: takes the OAuth flags out and leaves the rest in order', () => {
-    const { oauth, rest } = applyOAuthFlags({}, [
+    const { oauth, rest } = flagsOver({}, [
       'app123',
       '--google-client-id',
       'gid',
@@ -29,7 +62,7 @@ describe('applyOAuthFlags', () => {
   })
 
   test('behavior: merges over the current settings of a provider', () => {
-    const { oauth } = applyOAuthFlags(
+    const { oauth } = flagsOver(
       { discord: { clientId: 'old', clientSecret: 's', endpoints: { issuer: 'x' } } },
       ['--discord-client-id', 'new'],
     )
@@ -44,7 +77,7 @@ describe('applyOAuthFlags', () => {
     const dir = mkdtempSync(join(tmpdir(), 'latch-p8-'))
     const file = join(dir, 'AuthKey_KEY.p8')
     writeFileSync(file, '-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----\n')
-    const { oauth } = applyOAuthFlags({}, [
+    const { oauth } = flagsOver({}, [
       '--apple-client-id=com.example.web',
       '--apple-team-id',
       'TEAM',
@@ -62,22 +95,20 @@ describe('applyOAuthFlags', () => {
   })
 
   test('error: clear messages for a missing value, a missing client id, a bad URL, a missing file', () => {
-    expect(() => applyOAuthFlags({}, ['--google-client-id'])).toThrow(
-      '--google-client-id needs a value',
-    )
-    expect(() => applyOAuthFlags({}, ['--twitter-client-secret', 's'])).toThrow(
+    expect(() => flagsOver({}, ['--google-client-id'])).toThrow('--google-client-id needs a value')
+    expect(() => flagsOver({}, ['--twitter-client-secret', 's'])).toThrow(
       'Invalid twitter OAuth settings: --twitter-client-id is required',
     )
-    expect(() => applyOAuthFlags({}, ['--google-client-id=a', '--google-token-url=nope'])).toThrow(
+    expect(() => flagsOver({}, ['--google-client-id=a', '--google-token-url=nope'])).toThrow(
       /Invalid google OAuth settings: endpoints.tokenUrl/,
     )
     expect(() =>
-      applyOAuthFlags({}, ['--apple-client-id=a', '--apple-private-key-file=/no/such.p8']),
+      flagsOver({}, ['--apple-client-id=a', '--apple-private-key-file=/no/such.p8']),
     ).toThrow("Cannot read the Apple private key file '/no/such.p8'")
   })
 
   test('behavior: flags of no provider are left alone', () => {
-    expect(applyOAuthFlags({}, ['--google-colour', 'red', '--twitter-team-id=x']).rest).toEqual([
+    expect(flagsOver({}, ['--google-colour', 'red', '--twitter-team-id=x']).rest).toEqual([
       '--google-colour',
       'red',
       '--twitter-team-id=x',
@@ -95,16 +126,12 @@ describe('client secrets kept out of the arguments (issue 8 part 5)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'latch-secret-'))
     const file = join(dir, 'google-secret')
     writeFileSync(file, 'from-the-file\n')
-    const { oauth } = applyOAuthFlags({}, [
-      '--google-client-id=gid',
-      '--google-client-secret-file',
-      file,
-    ])
+    const { oauth } = flagsOver({}, ['--google-client-id=gid', '--google-client-secret-file', file])
     expect(oauth.google).toEqual({ clientId: 'gid', clientSecret: 'from-the-file' })
   })
 
   test('behavior: from an environment variable', () => {
-    const { oauth } = applyOAuthFlags(
+    const { oauth } = flagsOver(
       {},
       ['--github-client-id=ghid', '--github-client-secret-env', 'GH_SECRET'],
       sources('', { GH_SECRET: 'from-the-env' }),
@@ -113,7 +140,7 @@ describe('client secrets kept out of the arguments (issue 8 part 5)', () => {
   })
 
   test("behavior: '-' reads standard input; the argument form still works", () => {
-    const { oauth } = applyOAuthFlags(
+    const { oauth } = flagsOver(
       {},
       [
         '--discord-client-id=did',
@@ -137,8 +164,8 @@ describe('client secrets kept out of the arguments (issue 8 part 5)', () => {
         'tsx',
         '--input-type=module',
         '-e',
-        `import { applyOAuthFlags } from ${JSON.stringify(cli)}
-process.stdout.write(JSON.stringify(applyOAuthFlags({}, ['--google-client-id=g', '--google-client-secret', '-']).oauth))`,
+        `import { applyOAuthFlags, splitOAuthFlags } from ${JSON.stringify(cli)}
+process.stdout.write(JSON.stringify(applyOAuthFlags({}, splitOAuthFlags(['--google-client-id=g', '--google-client-secret', '-']).flags)))`,
       ],
       { input: 'piped-secret\n', encoding: 'utf8', timeout: 30_000 },
     )
@@ -151,23 +178,19 @@ process.stdout.write(JSON.stringify(applyOAuthFlags({}, ['--google-client-id=g',
   test('error: clear messages for a missing file, an unset or empty variable, empty input, two readers of standard input', () => {
     const base = ['--google-client-id=g']
     expect(() =>
-      applyOAuthFlags({}, [...base, '--google-client-secret-file', '/no/such/secret']),
+      flagsOver({}, [...base, '--google-client-secret-file', '/no/such/secret']),
     ).toThrow("Cannot read the client secret file '/no/such/secret'")
+    expect(() => flagsOver({}, [...base, '--google-client-secret-env=NOPE'], sources(''))).toThrow(
+      'The environment variable NOPE is not set',
+    )
     expect(() =>
-      applyOAuthFlags({}, [...base, '--google-client-secret-env=NOPE'], sources('')),
-    ).toThrow('The environment variable NOPE is not set')
-    expect(() =>
-      applyOAuthFlags(
-        {},
-        [...base, '--google-client-secret-env=BLANK'],
-        sources('', { BLANK: ' ' }),
-      ),
+      flagsOver({}, [...base, '--google-client-secret-env=BLANK'], sources('', { BLANK: ' ' })),
     ).toThrow('The environment variable BLANK is empty')
+    expect(() => flagsOver({}, [...base, '--google-client-secret', '-'], sources('\n'))).toThrow(
+      'The client secret on standard input is empty',
+    )
     expect(() =>
-      applyOAuthFlags({}, [...base, '--google-client-secret', '-'], sources('\n')),
-    ).toThrow('The client secret on standard input is empty')
-    expect(() =>
-      applyOAuthFlags(
+      flagsOver(
         {},
         [
           ...base,

@@ -1,6 +1,7 @@
 /**
- * The OAuth flags of `latch apps update`, kept apart from the rest of the CLI: the CLI hands
- * its arguments here first and parses what is left.
+ * The OAuth flags of `latch apps create` and `apps update`, kept apart from the rest of the
+ * CLI: the CLI splits them off its arguments first, parses what is left, and applies them over
+ * the app's settings.
  *
  *   --<provider>-client-id ID          --<provider>-client-secret SECRET
  *   --<provider>-client-secret -       (the secret from standard input)
@@ -51,11 +52,12 @@ export const OAUTH_FLAGS_HELP = `OAuth (per provider: google, twitter, discord, 
   --apple-team-id ID --apple-key-id ID --apple-private-key-file AuthKey.p8
   Register <API URL>/api/v1/oauth/callback/<provider> as the redirect URI at each provider.`
 
-export interface OAuthFlagsResult {
-  /** Complete settings of each provider the flags touched (merged with `current`). */
-  oauth: OAuthSettings
-  /** The arguments that are not OAuth flags, in order. */
-  rest: string[]
+/** One OAuth flag taken out of the arguments, its value read (standard input included). */
+export interface OAuthFlag {
+  provider: OAuthProvider
+  /** The flag's name without its dashes, e.g. google-client-id. */
+  name: string
+  value: string
 }
 
 function invalid(message: string): LatchError {
@@ -151,23 +153,24 @@ function flagOf(
 }
 
 /**
- * Takes the OAuth flags out of `args` and applies them over the app's current settings.
- * @example applyOAuthFlags(app.oauth, ['--google-client-id', 'abc', '--name', 'Demo'])
- *   // { oauth: { google: { clientId: 'abc', ... } }, rest: ['--name', 'Demo'] }
+ * Takes the OAuth flags out of `args`, reading each value (standard input at most once); the
+ * rest are the CLI's own arguments, in order.
+ * @example splitOAuthFlags(['--google-client-id', 'abc', '--name', 'Demo'])
+ *   // { flags: [{ provider: 'google', name: 'google-client-id', value: 'abc' }], rest: ['--name', 'Demo'] }
  */
-export function applyOAuthFlags(
-  current: OAuthSettings,
+export function splitOAuthFlags(
   args: readonly string[],
   sources: SecretSources = processSources,
-): OAuthFlagsResult {
-  const touched = new Map<OAuthProvider, Partial<ProviderSettings>>()
+): { flags: OAuthFlag[]; rest: string[] } {
+  const flags: OAuthFlag[] = []
   const rest: string[] = []
   let stdinUsedBy: string | undefined
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string
     const match = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg)
-    const flag = match?.[1] ? flagOf(match[1], sources) : undefined
-    if (!match || !flag) {
+    const name = match?.[1]
+    const flag = name ? flagOf(name, sources) : undefined
+    if (!match || !name || !flag) {
       rest.push(arg)
       continue
     }
@@ -177,18 +180,35 @@ export function applyOAuthFlags(
       if (value === undefined || value.startsWith('--')) throw invalid(`${arg} needs a value`)
       i++
     }
-    if (value === '-' && match[1]?.endsWith('-client-secret')) {
+    if (value === '-' && name.endsWith('-client-secret')) {
       // Standard input holds one value: a second '-' would silently get nothing.
       if (stdinUsedBy) throw invalid(`${stdinUsedBy} already reads standard input`)
-      stdinUsedBy = `--${match[1]}`
+      stdinUsedBy = `--${name}`
       value = secretText(sources.stdin(), 'The client secret on standard input')
     }
-    let settings = touched.get(flag.provider)
+    flags.push({ provider: flag.provider, name, value })
+  }
+  return { flags, rest }
+}
+
+/**
+ * Applies OAuth flags over the app's current settings: the complete settings of each provider
+ * they touch (files and environment variables read here), checked.
+ * @example applyOAuthFlags(app.oauth, splitOAuthFlags(argv).flags) // { google: { clientId: 'abc', ... } }
+ */
+export function applyOAuthFlags(
+  current: OAuthSettings,
+  flags: readonly OAuthFlag[],
+  sources: SecretSources = processSources,
+): OAuthSettings {
+  const touched = new Map<OAuthProvider, Partial<ProviderSettings>>()
+  for (const { provider, name, value } of flags) {
+    let settings = touched.get(provider)
     if (!settings) {
-      settings = structuredClone(current[flag.provider] ?? {})
-      touched.set(flag.provider, settings)
+      settings = structuredClone(current[provider] ?? {})
+      touched.set(provider, settings)
     }
-    flag.set(settings, value)
+    flagOf(name, sources)?.set(settings, value)
   }
   const oauth: OAuthSettings = {}
   for (const [provider, settings] of touched) {
@@ -202,5 +222,5 @@ export function applyOAuthFlags(
     }
     oauth[provider] = parsed.data
   }
-  return { oauth, rest }
+  return oauth
 }
