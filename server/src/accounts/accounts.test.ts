@@ -1,6 +1,7 @@
 import { expect, test } from 'vitest'
 import { describeBackends } from '../testing/test-server.ts'
 import {
+  accountIdentifier,
   authenticateWithAccount,
   linkAccount,
   loadUser,
@@ -19,6 +20,21 @@ const wallet = (addr: `0x${string}`, client: 'latch' | 'unknown' = 'unknown'): N
   walletClientType: client === 'latch' ? 'latch' : 'metamask',
   connectorType: client === 'latch' ? 'embedded' : 'injected',
   recoveryMethod: client === 'latch' ? 'user-passcode' : null,
+})
+
+test('behavior: one identifier rule: e-mail and wallet addresses ignore case (and spaces around an e-mail), numbers and subjects are exact', () => {
+  expect(accountIdentifier({ type: 'email', address: ' Ann@Example.COM ' })).toBe('ann@example.com')
+  const upper = '0xABCDEF0000000000000000000000000000000001' as `0x${string}`
+  expect(accountIdentifier(wallet(upper))).toBe(upper.toLowerCase())
+  expect(accountIdentifier({ type: 'phone', number: '+14155550100' })).toBe('+14155550100')
+  const github: NewAccount = {
+    type: 'github_oauth',
+    subject: 'AbC123',
+    email: null,
+    name: null,
+    username: 'Ann',
+  }
+  expect(accountIdentifier(github)).toBe('AbC123')
 })
 
 describeBackends('accounts', (get) => {

@@ -6,23 +6,31 @@ import { buildUser, LatchError, type LinkedAccount, type User } from '@latch/sha
 import { randomId } from '../crypto.ts'
 import { type Db, json } from '../db/index.ts'
 
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
-
-/** A linked account before it is stored: verifiedAt is set from `now`. */
-export type NewAccount = DistributiveOmit<LinkedAccount, 'verifiedAt'>
+/**
+ * A linked account before it is stored (verifiedAt is set from `now`), of any type or of the
+ * types `A` (an OAuth provider's profile is a `NewAccount<OAuthAccount>`).
+ */
+export type NewAccount<A extends LinkedAccount = LinkedAccount> = A extends unknown
+  ? Omit<A, 'verifiedAt'>
+  : never
 
 /** The unique key of an account within its type. */
-export function accountIdentifier(account: Pick<LinkedAccount, 'type'> & NewAccount): string {
-  switch (account.type) {
-    case 'email':
-      return account.address.trim().toLowerCase()
-    case 'phone':
-      return account.number
-    case 'wallet':
-      return account.address.toLowerCase()
-    default:
-      return account.subject
-  }
+export function accountIdentifier(account: NewAccount): string {
+  const raw =
+    account.type === 'email' || account.type === 'wallet'
+      ? account.address
+      : account.type === 'phone'
+        ? account.number
+        : account.subject
+  return normalizeIdentifier(account.type, raw)
+}
+
+/**
+ * An identifier as it is stored and compared: e-mail and wallet addresses are case-insensitive
+ * (and an e-mail address may arrive with spaces around it); numbers and OAuth subjects are exact.
+ */
+function normalizeIdentifier(type: LinkedAccount['type'], identifier: string): string {
+  return type === 'email' || type === 'wallet' ? identifier.trim().toLowerCase() : identifier
 }
 
 /** Account types a user holds at most one of (wallets may be several). */
@@ -231,10 +239,6 @@ export async function unlinkAccount(
     await trx.deleteFrom('linked_accounts').where('id', '=', row.id).execute()
     return loadUser(trx, appId, userId)
   })
-}
-
-function normalizeIdentifier(type: LinkedAccount['type'], identifier: string): string {
-  return type === 'email' || type === 'wallet' ? identifier.trim().toLowerCase() : identifier
 }
 
 /** Serializes changes to one user's accounts (a row lock on PostgreSQL). */
