@@ -10,14 +10,11 @@ import {
   oauthProviderSchema,
 } from '@latch/shared'
 import { z } from 'zod'
+import type { NewAccount } from '../accounts/service.ts'
 import type { EndpointOverrides } from './settings.ts'
 
 /** A linked OAuth account as a provider describes it, before it is stored (no verifiedAt). */
-export type OAuthAccountInput = OAuthAccount extends infer A
-  ? A extends OAuthAccount
-    ? Omit<A, 'verifiedAt'>
-    : never
-  : never
+export type OAuthAccountInput = NewAccount<OAuthAccount>
 
 export interface ProviderEndpoints {
   authorization: string
