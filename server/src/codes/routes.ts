@@ -1,12 +1,5 @@
 /** The four code routes (init, authenticate, link, unlink), shared by e-mail and SMS. */
-import {
-  type CodeChannel,
-  LatchError,
-  type LinkedAccount,
-  type LoginMethod,
-  type Result,
-  validateCode,
-} from '@latch/shared'
+import { type CodeChannel, LatchError, type Result, validateCode } from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import { z } from 'zod'
 import { linkAccount, type NewAccount, unlinkAccount } from '../accounts/service.ts'
@@ -19,19 +12,22 @@ import { issueCode, limitIp, verifyCode } from './service.ts'
 
 /** What a code channel brings to the shared routes. */
 export interface ChannelRoutes {
+  /** The channel, which is also the login method an app switches on for it. */
   channel: CodeChannel
-  method: LoginMethod
-  /** The body field naming the identifier in init, authenticate and link bodies. */
-  field: 'email' | 'phoneNumber'
-  /** The body field naming the account in unlink bodies. */
-  unlinkField: 'address' | 'phoneNumber'
-  initBody: z.ZodType
-  codeBody: z.ZodType
-  unlinkBody: z.ZodType
+  /** The request bodies, and the field naming the identifier in each of them. */
+  bodies: {
+    init: z.ZodType
+    code: z.ZodType
+    unlink: z.ZodType
+    /** In init, authenticate and link bodies. */
+    field: 'email' | 'phoneNumber'
+    /** In unlink bodies. */
+    unlinkField: 'address' | 'phoneNumber'
+  }
   /** Normalizes an identifier, or says why it is not one. */
   normalize(raw: string): Result<string>
+  /** The account an identifier signs in as (its type is the account type unlink names). */
   account(identifier: string): NewAccount
-  accountType: LinkedAccount['type']
   send(deps: Deps, to: string, code: string, appName: string): Promise<void>
   /** Refuses, before any code is made, an identifier the channel will not send to. */
   admit?(app: AppRecord, identifier: string): Promise<void>
@@ -47,8 +43,8 @@ export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
   /** The normalized identifier of a body, after the method, IP budget and allowlist checks. */
   async function checked(c: Context<HonoEnv>, body: Record<string, string>): Promise<string> {
     const app = c.get('app')
-    requireMethod(app, ch.method)
-    const result = ch.normalize(body[ch.field] ?? '')
+    requireMethod(app, ch.channel)
+    const result = ch.normalize(body[ch.bodies.field] ?? '')
     if (!result.ok) throw LatchError.of('invalid_data', { message: result.error.message })
     await limitIp(deps, clientIp(c, deps.config.trustProxy))
     if (!isAllowed(app, result.value)) throw LatchError.of('allowlist_rejected')
@@ -57,7 +53,7 @@ export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
 
   /** Verifies the code of a body; a malformed code is as wrong as a wrong one (422). */
   async function verified(c: Context<HonoEnv>): Promise<string> {
-    const body = fields.parse(await readBody(c, ch.codeBody))
+    const body = fields.parse(await readBody(c, ch.bodies.code))
     const identifier = await checked(c, body)
     const code = validateCode(body.code ?? '')
     if (!code.ok) throw LatchError.of('invalid_verification_code')
@@ -66,7 +62,7 @@ export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
   }
 
   routes.post('/init', async (c) => {
-    const body = fields.parse(await readBody(c, ch.initBody))
+    const body = fields.parse(await readBody(c, ch.bodies.init))
     const app = c.get('app')
     const identifier = await checked(c, body)
     await ch.admit?.(app, identifier)
@@ -101,13 +97,14 @@ export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
   })
 
   routes.post('/unlink', requireAuth(deps), async (c) => {
-    const body = fields.parse(await readBody(c, ch.unlinkBody))
-    const raw = body[ch.unlinkField] ?? ''
+    const body = fields.parse(await readBody(c, ch.bodies.unlink))
+    const raw = body[ch.bodies.unlinkField] ?? ''
     // A differently written number or address still names the stored account.
     const normalized = ch.normalize(raw)
+    const identifier = normalized.ok ? normalized.value : raw
     const user = await unlinkAccount(deps.db, c.get('app').id, c.get('auth').sub, {
-      type: ch.accountType,
-      identifier: normalized.ok ? normalized.value : raw,
+      type: ch.account(identifier).type,
+      identifier,
     })
     return c.json(user)
   })

@@ -6,15 +6,15 @@ import type { Deps } from '../context.ts'
 export function passwordlessRoutes(deps: Deps) {
   return codeRoutes(deps, {
     channel: 'email',
-    method: 'email',
-    field: 'email',
-    unlinkField: 'address',
-    initBody: emailInitBody,
-    codeBody: emailCodeBody,
-    unlinkBody: emailUnlinkBody,
+    bodies: {
+      init: emailInitBody,
+      code: emailCodeBody,
+      unlink: emailUnlinkBody,
+      field: 'email',
+      unlinkField: 'address',
+    },
     normalize: validateEmail,
     account: (address) => ({ type: 'email', address }),
-    accountType: 'email',
     send: (d, to, code, appName) => d.delivery.sendEmailCode(to, code, appName),
   })
 }

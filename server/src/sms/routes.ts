@@ -7,15 +7,15 @@ import { admitNumber, chargeSms } from './guard.ts'
 export function smsRoutes(deps: Deps) {
   return codeRoutes(deps, {
     channel: 'sms',
-    method: 'sms',
-    field: 'phoneNumber',
-    unlinkField: 'phoneNumber',
-    initBody: smsInitBody,
-    codeBody: smsCodeBody,
-    unlinkBody: smsUnlinkBody,
+    bodies: {
+      init: smsInitBody,
+      code: smsCodeBody,
+      unlink: smsUnlinkBody,
+      field: 'phoneNumber',
+      unlinkField: 'phoneNumber',
+    },
     normalize: validatePhone,
     account: (number) => ({ type: 'phone', number }),
-    accountType: 'phone',
     send: (d, to, code, appName) => d.delivery.sendSmsCode(to, code, appName),
     admit: admitNumber,
     charge: (trx, app) => chargeSms(trx, deps.clock, deps.config.smsBudget, app.id),
