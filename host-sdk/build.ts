@@ -16,8 +16,8 @@ import { build, type InlineConfig, type Plugin } from 'vite'
 const ROOT = fileURLToPath(new URL('.', import.meta.url))
 const CATALOGUE = /export const ERRORS = \{[\s\S]*?\n\} as const/
 const SHARED_MODULE = /[\\/]shared[\\/]src[\\/]/
-/** Where the error class and its helpers live: shared/src/errors.ts or a shared/src/errors/ folder. */
-const ERRORS_MODULE = /[\\/]shared[\\/]src[\\/]errors(?:\.ts$|[\\/])/
+/** Where the error class and its helpers live: the shared/src/errors/ folder. */
+const ERRORS_MODULE = /[\\/]shared[\\/]src[\\/]errors[\\/]/
 
 /** Replaces the catalogue, wherever in shared/src it is, with the entries for `codes`. */
 function errorCatalogue(codes: ReadonlySet<string>): Plugin {
