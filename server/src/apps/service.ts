@@ -25,12 +25,6 @@ import { json } from '../db/index.ts'
 import type { AppsTable } from '../db/schema.ts'
 import { type OAuthSettings, oauthSettingsSchema, parseOAuthSettings } from '../oauth/settings.ts'
 
-export type {
-  EndpointOverrides as OAuthEndpoints,
-  OAuthSettings as AppOAuthSettings,
-  ProviderSettings as OAuthClientSettings,
-} from '../oauth/settings.ts'
-
 export interface AppInput {
   name: string
   /** Host page origins, e.g. 'https://www.example.com'. */

@@ -9,7 +9,7 @@ import { z } from 'zod'
 const endpointUrl = z.string().url().max(2048)
 
 /**
- * Endpoint overrides; the names match the apps service's `OAuthEndpoints`. When the issuer of
+ * Endpoint overrides of one provider. When the issuer of
  * an OIDC provider is overridden without `jwksUrl`, the JWKS is found by OIDC discovery; when
  * GitHub's `userInfoUrl` is overridden without `emailsUrl`, the e-mails are at
  * `<userInfoUrl>/emails`, as on GitHub.
