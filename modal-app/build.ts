@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
-import { build, type Plugin, type Rolldown } from 'vite'
+import { build, type Plugin, parseAst, type Rolldown } from 'vite'
 import { PREACT_ALIASES } from './renderer.ts'
 import type { ClientConstants } from './src/early.ts'
 
@@ -48,6 +48,51 @@ const CLIENT_CONSTANTS: ClientConstants = {
 
 /** Bundled and inlined into the page's head: it starts the app configuration request. */
 const EARLY_ENTRY = fileURLToPath(new URL('./src/early-start.ts', import.meta.url))
+
+/**
+ * Marks each zod call in the shared contracts (`z.object(...)`, `z.string().max(64)`) pure, so
+ * unused schemas, and zod with them, drop out. Not `treeshake.manualPureFunctions: ['z']`: that
+ * matches every function called z, minified dependencies included, and dropped Preact's diff
+ * (an empty page).
+ */
+function pureZodCalls(): Plugin {
+  return {
+    name: 'latch-pure-zod-calls',
+    transform(code, id) {
+      if (!id.includes('/shared/src/') || !code.includes('z.')) return null
+      const starts = new Set<number>()
+      const visit = (node: unknown): void => {
+        if (Array.isArray(node)) {
+          for (const child of node) visit(child)
+          return
+        }
+        if (!node || typeof node !== 'object') return
+        const n = node as { type?: string; start?: number; callee?: unknown }
+        if (n.type === 'CallExpression' && rootName(n.callee) === 'z' && n.start !== undefined) {
+          starts.add(n.start)
+        }
+        for (const value of Object.values(node))
+          if (value && typeof value === 'object') visit(value)
+      }
+      visit(parseAst(code))
+      let out = code
+      for (const at of [...starts].sort((a, b) => b - a)) {
+        out = `${out.slice(0, at)}/* @__PURE__ */ ${out.slice(at)}`
+      }
+      return { code: out, map: null }
+    },
+  }
+}
+
+/** The identifier a call chain starts from: z for `z.string().max(64)`. */
+function rootName(node: unknown): string | null {
+  const n = node as { type?: string; name?: string; object?: unknown; callee?: unknown } | null
+  if (!n) return null
+  if (n.type === 'Identifier') return n.name ?? null
+  if (n.type === 'MemberExpression') return rootName(n.object)
+  if (n.type === 'CallExpression') return rootName(n.callee)
+  return null
+}
 
 /** The shared contracts are plain declarations: what the modal does not use stays out. */
 const sharedHasNoSideEffects = (id: string) => (id.includes('/shared/src/') ? false : undefined)
@@ -141,7 +186,7 @@ async function viteBuild(outDir: string): Promise<void> {
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     oxc: { jsx: { runtime: 'automatic', development: false } },
     resolve: { alias: PREACT_ALIASES },
-    plugins: [inlineEarlyScript(early)],
+    plugins: [inlineEarlyScript(early), pureZodCalls()],
     build: {
       outDir,
       emptyOutDir: true,
@@ -173,8 +218,6 @@ async function viteBuild(outDir: string): Promise<void> {
         },
         treeshake: {
           moduleSideEffects: sharedHasNoSideEffects,
-          // zod schema builders are pure; unused schemas (and zod with them) drop out.
-          manualPureFunctions: ['z'],
         },
       },
     },
