@@ -8,7 +8,7 @@ import { buildModalApp } from './build.ts'
 
 /**
  * What the landing needs: index.html's module script and what it imports statically, within
- * issue 4's goal of 90 KB gzip. About 31 KB since the modal renders with Preact (renderer.ts);
+ * issue 4's goal of 90 KB gzip. About 34 KB since the modal renders with Preact (renderer.ts);
  * with React DOM (~60 KB alone) it was 92.9 KB. All of Preact and compat is under 10 KB, zod/mini
  * (init validates the host configuration) ~9 KB; the rest is the modal and penpal. Screens past
  * the landing, zod's messages and the phone metadata load lazily (screens/lazy.tsx, shared

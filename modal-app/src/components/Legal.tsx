@@ -1,25 +1,23 @@
 import { useApp } from '../hooks.ts'
+import { httpHref } from '../links.ts'
 
 /** The terms and privacy links of the app, when it has any. */
 export function Legal() {
   const { legal } = useApp()
-  if (!legal.termsUrl && !legal.privacyUrl) return null
+  const termsUrl = httpHref(legal.termsUrl)
+  const privacyUrl = httpHref(legal.privacyUrl)
+  if (!termsUrl && !privacyUrl) return null
   return (
     <p className="latch-legal" data-testid="legal">
       By logging in I agree to the{' '}
-      {legal.termsUrl ? (
-        <a href={legal.termsUrl} target="_blank" rel="noopener noreferrer" data-testid="terms-link">
+      {termsUrl ? (
+        <a href={termsUrl} target="_blank" rel="noopener noreferrer" data-testid="terms-link">
           Terms
         </a>
       ) : null}
-      {legal.termsUrl && legal.privacyUrl ? ' & ' : null}
-      {legal.privacyUrl ? (
-        <a
-          href={legal.privacyUrl}
-          target="_blank"
-          rel="noopener noreferrer"
-          data-testid="privacy-link"
-        >
+      {termsUrl && privacyUrl ? ' & ' : null}
+      {privacyUrl ? (
+        <a href={privacyUrl} target="_blank" rel="noopener noreferrer" data-testid="privacy-link">
           Privacy Policy
         </a>
       ) : null}

@@ -1,9 +1,11 @@
 import { navigate } from '../flow.ts'
 import { useApp } from '../hooks.ts'
+import { httpHref } from '../links.ts'
 
 /** The allowlist rejected the visitor: the app's texts and link, or the defaults. */
 export function AllowlistRejection() {
   const { allowlist } = useApp()
+  const ctaLink = httpHref(allowlist.ctaLink)
   return (
     <div className="latch-screen latch-center" data-testid="screen-ALLOWLIST_REJECTION_SCREEN">
       <h1 className="latch-title" data-testid="allowlist-title">
@@ -12,10 +14,10 @@ export function AllowlistRejection() {
       <p className="latch-description" data-testid="allowlist-detail">
         {allowlist.detail}
       </p>
-      {allowlist.ctaLink ? (
+      {ctaLink ? (
         <a
           className="latch-button latch-button-primary"
-          href={allowlist.ctaLink}
+          href={ctaLink}
           target="_blank"
           rel="noopener noreferrer"
           data-testid="allowlist-cta"
