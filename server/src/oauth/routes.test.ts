@@ -14,7 +14,7 @@ import {
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { authenticateWithAccount } from '../accounts/service.ts'
 import { type RunningServer, startServer } from '../index.ts'
-import { createSession } from '../sessions/service.ts'
+import { createSession, logoutSession } from '../sessions/service.ts'
 import {
   authorizeAtMock,
   type MockProviders,
@@ -683,5 +683,23 @@ test('param: LATCH_OAUTH_<PROVIDER>_<FIELD> given to startServer moves the provi
     expect(own.href.startsWith(github.endpoints?.authorizationUrl ?? '?')).toBe(true)
   } finally {
     await server.close()
+  }
+})
+
+test('refusal: /init takes a bearer token only when it names a live session: with a garbage or logged-out token the flow starts signed out, so /authenticate finishes it', async () => {
+  const { token } = await emailUser('logged-out@example.com')
+  const { sid } = await api.deps.keys.verifyAccessToken(appId, token)
+  await logoutSession(api.deps, appId, null, sid)
+  for (const [i, stale] of ['not-a-token', token].entries()) {
+    mock.signIn('github', {
+      sub: `${9000 + i}`,
+      username: `stale${i}`,
+      email: `stale${i}@github.example`,
+    })
+    // A flow a user started finishes only by /link: /authenticate succeeding shows it is signed out.
+    const res = await post<AuthResponse>('/authenticate', await toHostPage('github', stale))
+    expect(res.body.error).toBeUndefined()
+    expect(res.status).toBe(200)
+    expect(res.body.is_new_user).toBe(true)
   }
 })
