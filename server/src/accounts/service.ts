@@ -29,7 +29,7 @@ export function accountIdentifier(account: NewAccount): string {
  * An identifier as it is stored and compared: e-mail and wallet addresses are case-insensitive
  * (and an e-mail address may arrive with spaces around it); numbers and OAuth subjects are exact.
  */
-function normalizeIdentifier(type: LinkedAccount['type'], identifier: string): string {
+export function normalizeIdentifier(type: LinkedAccount['type'], identifier: string): string {
   return type === 'email' || type === 'wallet' ? identifier.trim().toLowerCase() : identifier
 }
 

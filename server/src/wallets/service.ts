@@ -21,13 +21,17 @@ import {
 import { ristretto255_oprf } from '@noble/curves/ed25519.js'
 import type { Selectable } from 'kysely'
 import type { z } from 'zod'
-import { linkAccount } from '../accounts/service.ts'
+import { linkAccount, normalizeIdentifier } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
 import { randomId, sameDigest } from '../crypto.ts'
 import type { WalletsTable } from '../db/schema.ts'
 
 /** Failed passcode evaluations before recovery locks. */
 export const MAX_PASSCODE_FAILURES = 5
+
+/** A wallet address as stored and compared: the account rule for wallet addresses. */
+const walletKey = (address: string) => normalizeIdentifier('wallet', address)
+
 const FIRST_LOCK_MS = 60_000
 const MAX_LOCK_MS = 24 * 60 * 60_000
 /** How long a create ticket and a pending evaluation stay usable. */
@@ -149,7 +153,7 @@ export async function createWallet(
         id,
         app_id: appId,
         user_id: userId,
-        address: body.address.toLowerCase(),
+        address: walletKey(body.address),
         chain_id: body.chainId ?? DEFAULT_CHAIN,
         recovery_method: recovery.method,
         auth_share_sealed: deps.secrets.encrypt(body.authShare),
@@ -179,7 +183,7 @@ export async function createWallet(
     const user = await linkAccount(deps.db, appId, userId, account, now)
     const wallet = user.linkedAccounts.find(
       (a): a is WalletAccount =>
-        a.type === 'wallet' && a.address.toLowerCase() === body.address.toLowerCase(),
+        a.type === 'wallet' && walletKey(a.address) === walletKey(body.address),
     )
     if (!wallet) throw new Error('the wallet account was not linked')
     return { user, wallet }
@@ -225,7 +229,7 @@ async function ownWallet(
     .select(COLUMNS)
     .where('user_id', '=', userId)
     .where('app_id', '=', appId)
-    .where('address', '=', address.toLowerCase())
+    .where('address', '=', walletKey(address))
     .executeTakeFirst()
   if (!row) throw notOwned()
   return row
@@ -310,7 +314,7 @@ export async function evaluatePasscode(
       .select(COLUMNS)
       .where('user_id', '=', userId)
       .where('app_id', '=', appId)
-      .where('address', '=', address.toLowerCase())
+      .where('address', '=', walletKey(address))
       .forUpdate()
       .executeTakeFirst()
     if (!row) throw notOwned()
@@ -352,7 +356,7 @@ export async function verifyPasscode(
       .select(COLUMNS)
       .where('user_id', '=', userId)
       .where('app_id', '=', appId)
-      .where('address', '=', address.toLowerCase())
+      .where('address', '=', walletKey(address))
       .forUpdate()
       .executeTakeFirst()
     if (!row) throw notOwned()
