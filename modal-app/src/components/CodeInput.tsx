@@ -80,6 +80,10 @@ export function CodeInput() {
             readOnly={locked}
             onChange={(e) => {
               const value = e.target.value
+              // A digit typed over itself changes nothing. Preact calls this on every input
+              // event, React only on a change; otherwise a full set after a wrong code would
+              // be sent again at the first keystroke.
+              if (value === digit) return
               // The box holds one character: keep what was typed over the old one.
               const typed =
                 value.length > 1 && digit && value.startsWith(digit) ? value.slice(1) : value

@@ -142,6 +142,23 @@ describe('errors', () => {
     expect(screen.queryByTestId('code-error')).toBeNull()
   })
 
+  test('error: after a wrong code, a digit typed over itself sends nothing; the changed one sends the new code', async () => {
+    api.on('POST /passwordless/authenticate', apiError(422, 'invalid_verification_code', 'Nope'))
+    await toCodeScreen()
+    typeCode('123457')
+    await screen.findByTestId('code-error')
+    expect(api.calls('POST /passwordless/authenticate')).toHaveLength(1)
+    // The browser fires input even when the box keeps its digit (select-all, type the same).
+    for (const [i, digit] of [...'12345'].entries()) {
+      fireEvent.input(box(i), { target: { value: digit } })
+    }
+    expect(screen.getByTestId('code-error')).toBeTruthy()
+    expect(api.calls('POST /passwordless/authenticate')).toHaveLength(1)
+    fireEvent.input(box(5), { target: { value: '6' } })
+    await waitFor(() => expect(api.calls('POST /passwordless/authenticate')).toHaveLength(2))
+    expect(api.calls('POST /passwordless/authenticate')[1]?.body).toMatchObject({ code: '123456' })
+  })
+
   test('error: any other failure reads "Issue verifying code"', async () => {
     api.on('POST /passwordless/authenticate', apiError(500, 'internal_error', 'boom'))
     await toCodeScreen()
