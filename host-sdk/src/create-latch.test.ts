@@ -3,7 +3,7 @@
  * closing, reloads) is tested across two origins in Chromium: link.test.ts.
  */
 import { ERRORS, LatchError } from '@latch/shared'
-import { afterEach, describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test, vi } from 'vitest'
 import { createLatch } from './create-latch.ts'
 
 const APP_ID = 'cl0000000000000000000000a'
@@ -70,6 +70,60 @@ describe('frame', () => {
       false,
     )
     latch.destroy()
+  })
+
+  describe('while the page still loads', () => {
+    let restore = () => {}
+    const loading = () => {
+      const own = Object.getOwnPropertyDescriptor(document, 'readyState')
+      Object.defineProperty(document, 'readyState', { configurable: true, value: 'loading' })
+      restore = () => {
+        if (own) Object.defineProperty(document, 'readyState', own)
+        else delete (document as { readyState?: unknown }).readyState
+      }
+    }
+    const loaded = () => {
+      restore()
+      document.dispatchEvent(new Event('DOMContentLoaded'))
+    }
+    afterEach(() => restore())
+
+    test('behavior: a tag in the body mounts the frame at once, without waiting for DOMContentLoaded', () => {
+      loading()
+      const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example' })
+      expect(document.querySelectorAll('[data-testid="latch-frame"]')).toHaveLength(1)
+      loaded()
+      expect(document.querySelectorAll('[data-testid="latch-frame"]')).toHaveLength(1)
+      latch.destroy()
+    })
+
+    test('behavior: an inline parent not parsed yet is waited for until DOMContentLoaded', async () => {
+      loading()
+      const latch = createLatch({
+        appId: APP_ID,
+        modalUrl: 'https://modal.example',
+        config: { render: { inParentNodeId: 'later' } },
+      })
+      expect(document.querySelector('iframe')).toBeNull()
+      const parent = document.createElement('div')
+      parent.id = 'later'
+      document.body.append(parent)
+      loaded()
+      await vi.waitFor(() => expect(parent.querySelector('iframe')).not.toBeNull())
+      latch.destroy()
+    })
+
+    test('behavior: a tag in the head (no body yet) waits for DOMContentLoaded', async () => {
+      const body = document.body
+      loading()
+      body.remove()
+      const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example' })
+      expect(document.querySelector('iframe')).toBeNull()
+      document.documentElement.append(body)
+      loaded()
+      await vi.waitFor(() => expect(body.querySelector('iframe')).not.toBeNull())
+      latch.destroy()
+    })
   })
 
   test('behavior: the OAuth return parameters leave the address bar at start', () => {

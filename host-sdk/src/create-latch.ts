@@ -64,7 +64,11 @@ export function createLatch(options: LatchOptions): LatchClient {
     appId: string,
     oauthReturn: OAuthReturn,
   ): Promise<ModalMethods> => {
-    if (document.readyState === 'loading') {
+    const parentId = options.config?.render?.inParentNodeId
+    // Mounted as soon as its place exists: a tag in the body need not wait for the rest of the
+    // page and its deferred scripts (DOMContentLoaded), which on a phone can be long.
+    const placed = document.body && (!parentId || document.getElementById(parentId))
+    if (!placed && document.readyState === 'loading') {
       await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve))
     }
     if (destroyed) throw unreachable()
@@ -73,7 +77,7 @@ export function createLatch(options: LatchOptions): LatchClient {
     frame = mountFrame(
       // The query lets the modal server answer frame-ancestors with this app's origins.
       `${base}/?app=${app}#app=${app}`,
-      options.config?.render?.inParentNodeId,
+      parentId,
       () => {
         setOpen(false)
         void linked
