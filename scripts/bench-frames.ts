@@ -214,6 +214,10 @@ interface ColdOpen {
   total: number
   /** Navigation of the modal frame → the e-mail field visible. */
   frame: number
+  /** Navigation of the host page → the one-line script installed `window.latch`. */
+  sdk: number
+  /** Navigation of the host page → navigation of the modal frame: the host page's share. */
+  host: number
 }
 
 interface ColdProbe {
@@ -257,7 +261,12 @@ async function coldOpenOnce(h: Harness, browser: Browser): Promise<ColdOpen> {
     const modal = await readProbe(frame, (p) => p.field !== null)
     const end = Math.max(host.shown ?? 0, modal.field ?? 0)
     // The modal's own share: from the frame's navigation (its time origin) on.
-    return { total: end - host.start, frame: end - modal.start }
+    return {
+      total: end - host.start,
+      frame: end - modal.start,
+      sdk: (host.login ?? Number.NaN) - host.start,
+      host: modal.start - host.start,
+    }
   } finally {
     await context.close()
   }
@@ -307,7 +316,12 @@ function summarize(cold: ColdOpen[]) {
       order: values.map((n) => n.toFixed(0)).join(', '),
     }
   }
-  return { total: describe((c) => c.total), frame: describe((c) => c.frame) }
+  return {
+    total: describe((c) => c.total),
+    frame: describe((c) => c.frame),
+    sdk: describe((c) => c.sdk),
+    host: describe((c) => c.host),
+  }
 }
 
 /** The machine's load, printed with the figures: the cores are shared. */
@@ -343,12 +357,15 @@ export default async function run(args: string[] = []): Promise<void> {
     if (args.includes('--cold-only')) {
       // For trying a change to the first open alone: `npm run bench -- frames --cold-only`.
       const before = load()
-      const { total, frame } = summarize(await coldOpens(h, coldRuns))
+      const { total, frame, sdk, host } = summarize(await coldOpens(h, coldRuns))
       console.log(
         `cold open, CPU ${CPU_THROTTLE}x: median ${total.median.toFixed(0)} ms, ${total.spread} (in order: ${total.order})`,
       )
       console.log(
         `  in the modal frame: median ${frame.median.toFixed(0)} ms, ${frame.spread} (in order: ${frame.order})`,
+      )
+      console.log(
+        `  on the host page (navigation → the frame's navigation): median ${host.median.toFixed(0)} ms, ${host.spread} (in order: ${host.order}); window.latch installed at ${sdk.median.toFixed(0)} ms (${sdk.spread})`,
       )
       console.log(`  load average before / after: ${before} / ${load()} (${cpus().length} cores)`)
       return
