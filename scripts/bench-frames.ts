@@ -200,11 +200,17 @@ function coldOpenProbe(modalOrigin: string, frameTestId: string): string {
       if (probe.login === null) probe.error = 'the page loaded without installing window.latch'
     })
   } else if (location.origin === ${JSON.stringify(modalOrigin)}) {
-    watch(() => {
+    const check = () => {
+      if (probe.field !== null) return true
       const field = document.querySelector('[data-testid="email-input"]')
       if (field && field.getBoundingClientRect().height > 0) probe.field = now()
       return probe.field !== null
-    })
+    }
+    watch(check)
+    // A fast first render lays the field out while the host still hides the frame: no DOM
+    // change follows when the host shows it, only the frame's size.
+    const resized = new ResizeObserver(() => { if (check()) resized.disconnect() })
+    resized.observe(document.documentElement)
   }
 })()`
 }
