@@ -19,12 +19,12 @@ import {
   type walletCreateBody,
 } from '@latch/shared'
 import { ristretto255_oprf } from '@noble/curves/ed25519.js'
-import type { Selectable } from 'kysely'
+import type { Selectable, Transaction } from 'kysely'
 import type { z } from 'zod'
 import { linkAccount, normalizeIdentifier } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
 import { randomId, sameDigest } from '../crypto.ts'
-import type { WalletsTable } from '../db/schema.ts'
+import type { Database, WalletsTable } from '../db/schema.ts'
 
 /** Failed passcode evaluations before recovery locks. */
 export const MAX_PASSCODE_FAILURES = 5
@@ -217,20 +217,25 @@ const COLUMNS = [
 
 const notOwned = () => LatchError.of('recovery_not_allowed', { status: 404 })
 
-/** The user's wallet with this address; the same answer whether it is another's or absent. */
+/**
+ * The user's wallet with this address; the same answer whether it is another's or absent.
+ * Inside a transaction (`lock`), the row stays locked until it ends, so attempts are counted
+ * one at a time.
+ */
 async function ownWallet(
   deps: Deps,
   appId: string,
   userId: string,
   address: string,
+  lock?: Transaction<Database>,
 ): Promise<WalletRow> {
-  const row = await deps.db
+  const query = (lock ?? deps.db)
     .selectFrom('wallets')
     .select(COLUMNS)
     .where('user_id', '=', userId)
     .where('app_id', '=', appId)
     .where('address', '=', walletKey(address))
-    .executeTakeFirst()
+  const row = await (lock ? query.forUpdate() : query).executeTakeFirst()
   if (!row) throw notOwned()
   return row
 }
@@ -309,15 +314,7 @@ export async function evaluatePasscode(
 ): Promise<{ evaluated: string }> {
   const now = deps.clock.now()
   const nonce = await deps.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('wallets')
-      .select(COLUMNS)
-      .where('user_id', '=', userId)
-      .where('app_id', '=', appId)
-      .where('address', '=', walletKey(address))
-      .forUpdate()
-      .executeTakeFirst()
-    if (!row) throw notOwned()
+    const row = await ownWallet(deps, appId, userId, address, trx)
     const recovery = passcodeRecovery(deps, row)
     if (row.locked_until && row.locked_until > now) throw locked(row.locked_until, now)
     const failures = row.failed_attempts + 1
@@ -351,15 +348,7 @@ export async function verifyPasscode(
   const now = deps.clock.now()
   // The outcome is written before any refusal is thrown: a throw inside would roll it back.
   const outcome = await deps.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('wallets')
-      .select(COLUMNS)
-      .where('user_id', '=', userId)
-      .where('app_id', '=', appId)
-      .where('address', '=', walletKey(address))
-      .forUpdate()
-      .executeTakeFirst()
-    if (!row) throw notOwned()
+    const row = await ownWallet(deps, appId, userId, address, trx)
     const recovery = passcodeRecovery(deps, row)
     const pending =
       row.evaluated_at !== null && now.getTime() - row.evaluated_at.getTime() <= EVALUATION_MS
