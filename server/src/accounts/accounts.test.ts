@@ -1,9 +1,11 @@
+import type { WalletAccount } from '@latch/shared'
 import { expect, test } from 'vitest'
 import { describeBackends } from '../testing/test-server.ts'
 import {
   accountIdentifier,
   authenticateWithAccount,
   linkAccount,
+  linkInAppWallet,
   loadUser,
   type NewAccount,
   unlinkAccount,
@@ -11,7 +13,10 @@ import {
 
 let n = 0
 const address = () => `0x${(++n).toString(16).padStart(8, '0')}${'ab'.repeat(16)}` as `0x${string}`
-const wallet = (addr: `0x${string}`, client: 'latch' | 'unknown' = 'unknown'): NewAccount => ({
+const wallet = (
+  addr: `0x${string}`,
+  client: 'latch' | 'unknown' = 'unknown',
+): NewAccount<WalletAccount> => ({
   type: 'wallet',
   address: addr,
   chainType: 'ethereum',
@@ -79,7 +84,7 @@ describeBackends('accounts', (get) => {
     const app = await s.newApp()
     const { user } = await authenticateWithAccount(s.deps.db, app.id, wallet(address()))
     const embedded = address()
-    await linkAccount(s.deps.db, app.id, user.id, wallet(embedded, 'latch'))
+    await linkInAppWallet(s.deps.db, app.id, user.id, wallet(embedded, 'latch'))
     const withTwo = await linkAccount(s.deps.db, app.id, user.id, wallet(address()))
     expect(withTwo.linkedAccounts.filter((a) => a.type === 'wallet')).toHaveLength(3)
     expect(withTwo.wallet?.address).toBe(embedded)
@@ -94,12 +99,35 @@ describeBackends('accounts', (get) => {
     })
   })
 
+  test("refusal: sign-in and link refuse an in-app wallet: its address (any user's) or an account marked as one", async () => {
+    const s = get()
+    const app = await s.newApp()
+    const { user } = await authenticateWithAccount(s.deps.db, app.id, wallet(address()))
+    const embedded = address()
+    await linkInAppWallet(s.deps.db, app.id, user.id, wallet(embedded, 'latch'))
+    const forbidden = {
+      code: 'embedded_wallet_link_forbidden',
+      message: 'Cannot link or login with embedded wallet',
+      status: 400,
+    }
+    await expect(
+      authenticateWithAccount(s.deps.db, app.id, wallet(embedded)),
+    ).rejects.toMatchObject(forbidden)
+    await expect(linkAccount(s.deps.db, app.id, user.id, wallet(embedded))).rejects.toMatchObject(
+      forbidden,
+    )
+    await expect(
+      linkAccount(s.deps.db, app.id, user.id, wallet(address(), 'latch')),
+    ).rejects.toMatchObject(forbidden)
+    expect((await loadUser(s.deps.db, app.id, user.id)).wallet?.walletClient).toBe('latch')
+  })
+
   test('error: the last sign-in method stays; the in-app wallet does not count as one', async () => {
     const s = get()
     const app = await s.newApp()
     const first = address()
     const { user } = await authenticateWithAccount(s.deps.db, app.id, wallet(first))
-    await linkAccount(s.deps.db, app.id, user.id, wallet(address(), 'latch'))
+    await linkInAppWallet(s.deps.db, app.id, user.id, wallet(address(), 'latch'))
     await expect(
       unlinkAccount(s.deps.db, app.id, user.id, { type: 'wallet', identifier: first }),
     ).rejects.toMatchObject({

@@ -2,7 +2,13 @@
  * Users and their linked accounts, shared by every sign-in method (e-mail, SMS, OAuth, SIWE).
  * An identifier (e-mail, number, address, OAuth subject) belongs to at most one user per app.
  */
-import { buildUser, LatchError, type LinkedAccount, type User } from '@latch/shared'
+import {
+  buildUser,
+  LatchError,
+  type LinkedAccount,
+  type User,
+  type WalletAccount,
+} from '@latch/shared'
 import { randomId } from '../crypto.ts'
 import { type Db, json } from '../db/index.ts'
 
@@ -41,6 +47,47 @@ function singular(type: LinkedAccount['type']): boolean {
 /** A sign-in method: anything but the in-app wallet, which cannot sign in by itself. */
 function isSignInMethod(account: LinkedAccount): boolean {
   return !(account.type === 'wallet' && account.walletClient === 'latch')
+}
+
+/** Marked as the in-app wallet: only the wallet store (linkInAppWallet) writes such an account. */
+function claimsInAppWallet(account: NewAccount): boolean {
+  return (
+    account.type === 'wallet' &&
+    (account.walletClient === 'latch' ||
+      account.walletClientType === 'latch' ||
+      account.connectorType === 'embedded')
+  )
+}
+
+/**
+ * Refuses a wallet account from outside the wallet store that names or claims an in-app
+ * wallet: a wallet sign-in or link with the in-app wallet's address would otherwise take over
+ * (or overwrite) its account record. Any user's in-app wallet counts, and the wallets table is
+ * read too, since create stores the wallet before it links its account.
+ */
+async function refuseInAppWallet(db: Db, appId: string, account: NewAccount): Promise<void> {
+  if (account.type !== 'wallet') return
+  const forbidden = () => LatchError.of('embedded_wallet_link_forbidden', { status: 400 })
+  if (claimsInAppWallet(account)) throw forbidden()
+  const identifier = accountIdentifier(account)
+  const [wallet, linked] = await Promise.all([
+    db
+      .selectFrom('wallets')
+      .select('id')
+      .where('app_id', '=', appId)
+      .where('address', '=', identifier)
+      .executeTakeFirst(),
+    db
+      .selectFrom('linked_accounts')
+      .select('data')
+      .where('app_id', '=', appId)
+      .where('type', '=', 'wallet')
+      .where('identifier', '=', identifier)
+      .executeTakeFirst(),
+  ])
+  if (wallet || (linked && !isSignInMethod(linked.data as unknown as LinkedAccount))) {
+    throw forbidden()
+  }
 }
 
 function isUniqueViolation(e: unknown): boolean {
@@ -131,6 +178,7 @@ export async function authenticateWithAccount(
   account: NewAccount,
   now: Date = new Date(),
 ): Promise<{ user: User; isNewUser: boolean }> {
+  await refuseInAppWallet(db, appId, account)
   const identifier = accountIdentifier(account)
   // No transaction: a returning user is one statement that refreshes the account and names its
   // user, then one that loads the user; a new user is one statement that writes both rows.
@@ -166,20 +214,43 @@ export async function authenticateWithAccount(
 
 /**
  * Adds a verified account to a signed-in user. Answers linked_to_another_user when another
- * user of the app holds it, and invalid_data when the user already has one of a kind that
- * allows only one (every kind but wallets).
+ * user of the app holds it, invalid_data when the user already has one of a kind that allows
+ * only one (every kind but wallets), and embedded_wallet_link_forbidden for an in-app wallet.
  */
-export async function linkAccount(
+export function linkAccount(
   db: Db,
   appId: string,
   userId: string,
   account: NewAccount,
   now: Date = new Date(),
 ): Promise<User> {
+  return link(db, appId, userId, account, now, false)
+}
+
+/** The wallet store's link of the in-app wallet it has just stored (server/src/wallets). */
+export function linkInAppWallet(
+  db: Db,
+  appId: string,
+  userId: string,
+  account: NewAccount<WalletAccount>,
+  now: Date = new Date(),
+): Promise<User> {
+  return link(db, appId, userId, account, now, true)
+}
+
+async function link(
+  db: Db,
+  appId: string,
+  userId: string,
+  account: NewAccount,
+  now: Date,
+  inAppWallet: boolean,
+): Promise<User> {
   const identifier = accountIdentifier(account)
   try {
     return await db.transaction().execute(async (trx) => {
       await lockUser(trx, appId, userId)
+      if (!inAppWallet) await refuseInAppWallet(trx, appId, account)
       const existing = await findAccount(trx, appId, account.type, identifier)
       if (existing && existing.user_id !== userId) throw LatchError.of('linked_to_another_user')
       if (existing) {

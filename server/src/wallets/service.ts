@@ -21,7 +21,7 @@ import {
 import { ristretto255_oprf } from '@noble/curves/ed25519.js'
 import type { Selectable, Transaction } from 'kysely'
 import type { z } from 'zod'
-import { linkAccount, normalizeIdentifier } from '../accounts/service.ts'
+import { linkInAppWallet, normalizeIdentifier } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
 import { randomId, sameDigest } from '../crypto.ts'
 import type { Database, WalletsTable } from '../db/schema.ts'
@@ -180,7 +180,7 @@ export async function createWallet(
     recoveryMethod: recovery.method,
   } as const
   try {
-    const user = await linkAccount(deps.db, appId, userId, account, now)
+    const user = await linkInAppWallet(deps.db, appId, userId, account, now)
     const wallet = user.linkedAccounts.find(
       (a): a is WalletAccount =>
         a.type === 'wallet' && walletKey(a.address) === walletKey(body.address),

@@ -113,6 +113,71 @@ describeBackends('wallets', (get) => {
     expect(err.message).toBe('Cannot unlink an embedded wallet')
   })
 
+  test('refusal: the in-app wallet cannot be used to sign in or be linked, by its owner or anyone, nor can an outside account claim to be one', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const { address } = await device(s, appId).create({ accessToken: auth.token })
+    const other = await s.emailLogin(appId, email())
+    const { authenticateWithAccount, linkAccount, loadUser } = await import(
+      '../accounts/service.ts'
+    )
+    const outside = (addr: string, claim = false) =>
+      ({
+        type: 'wallet',
+        address: addr as `0x${string}`,
+        chainType: 'ethereum',
+        chainId: 'eip155:1',
+        walletClient: 'unknown',
+        walletClientType: claim ? 'latch' : 'metamask',
+        connectorType: claim ? 'embedded' : 'injected',
+        recoveryMethod: null,
+      }) as const
+    const forbidden = { code: 'embedded_wallet_link_forbidden', status: 400 }
+    const message = 'Cannot link or login with embedded wallet'
+    // A wallet sign-in with the in-app wallet's address (any case) would take over its account.
+    const signIn = await refusal(
+      authenticateWithAccount(s.deps.db, appId, outside(address.toUpperCase().replace('0X', '0x'))),
+    )
+    expect(signIn).toMatchObject(forbidden)
+    expect(signIn.message).toBe(message)
+    // Linking it, by the owner (would overwrite the record) or by another user.
+    for (const userId of [auth.user.id, other.user.id]) {
+      await expect(linkAccount(s.deps.db, appId, userId, outside(address))).rejects.toMatchObject(
+        forbidden,
+      )
+    }
+    // An outside wallet that claims to be an in-app one (new address, Latch's client or connector).
+    const fresh = `0x${'5e'.repeat(20)}`
+    await expect(
+      authenticateWithAccount(s.deps.db, appId, outside(fresh, true)),
+    ).rejects.toMatchObject(forbidden)
+    await expect(
+      linkAccount(s.deps.db, appId, other.user.id, outside(fresh, true)),
+    ).rejects.toMatchObject(forbidden)
+    // Refused before any write: the owner's record is untouched and no one else holds it.
+    const owner = await loadUser(s.deps.db, appId, auth.user.id)
+    expect(owner.wallet).toMatchObject({
+      address,
+      walletClientType: 'latch',
+      connectorType: 'embedded',
+    })
+    const holders = await s.deps.db
+      .selectFrom('linked_accounts')
+      .select('user_id')
+      .where('app_id', '=', appId)
+      .where('identifier', 'in', [address.toLowerCase(), fresh])
+      .execute()
+    expect(holders).toEqual([{ user_id: auth.user.id }])
+    // An ordinary outside wallet still links.
+    const plain = await linkAccount(
+      s.deps.db,
+      appId,
+      other.user.id,
+      outside(`0x${'6f'.repeat(20)}`),
+    )
+    expect(plain.linkedAccounts.some((a) => a.type === 'wallet')).toBe(true)
+  })
+
   test('behavior: a passcode wallet recovers on a new device with its passcode only', async () => {
     const s = get()
     const { appId, auth } = await signedIn()
