@@ -9,7 +9,7 @@ import {
   SERVER_DEFAULT_LOGIN_METHODS,
 } from '@latch/shared'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { describeBackends } from '../testing/test-server.ts'
+import { describeBackends, freshIp } from '../testing/test-server.ts'
 
 describeBackends('apps, analytics, token price, errors', (get) => {
   test('behavior: GET /apps/{appId} answers the server app configuration with the verification key', async () => {
@@ -100,6 +100,32 @@ describeBackends('apps, analytics, token price, errors', (get) => {
       updateAppRecord(s.deps, app.id, { allowlist: { enabled: true, entries: ['nobody'] } }),
     ).rejects.toThrow("Allowlist entry 'nobody'")
     await expect(updateAppRecord(s.deps, 'x'.repeat(25), { name: 'x' })).rejects.toThrow('No app')
+  })
+
+  test('behavior: apps are read from a short cache; a change made in this process applies to the next request', async () => {
+    const s = get()
+    const app = await s.newApp({ loginMethods: ['email', 'wallet'] })
+    const { findApp, updateAppRecord } = await import('./service.ts')
+    const init = () =>
+      s.request('/passwordless/init', {
+        body: { email: 'cached@example.com' },
+        appId: app.id,
+        ip: freshIp(),
+      })
+    expect((await init()).status).toBe(200)
+    // Read once more without a statement: the same record as the request used.
+    const first = await findApp(s.deps, app.id)
+    expect(await findApp(s.deps, app.id)).toBe(first)
+    // Switching e-mail off here is refused on the very next request, not APP_CACHE_MS later.
+    await updateAppRecord(s.deps, app.id, { loginMethods: ['wallet'] })
+    const refused = await init()
+    expect(refused.status).toBe(403)
+    expect(refused.body).toMatchObject({ error: { code: 'method_not_available' } })
+    // Another process (its own cache, the same database) reads the change from the table.
+    const other = { ...s.deps, db: s.deps.db.withoutPlugins() }
+    expect((await findApp(other, app.id))?.loginMethods).toEqual(['wallet'])
+    // An unknown id is not remembered: an app created meanwhile is found at once.
+    expect(await findApp(s.deps, 'z'.repeat(25))).toBeUndefined()
   })
 
   test('behavior: GET /apps/{appId}/jwks.json publishes the current and the next key', async () => {

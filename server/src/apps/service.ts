@@ -328,7 +328,7 @@ export async function updateAppRecord(
   input: Partial<AppInput>,
 ): Promise<AppRecord> {
   const patch = parsePatch(input)
-  return deps.db.transaction().execute(async (trx) => {
+  const updated = await deps.db.transaction().execute(async (trx) => {
     const row = await trx
       .selectFrom('apps')
       .selectAll()
@@ -345,16 +345,58 @@ export async function updateAppRecord(
       .execute()
     return app
   })
+  // After the commit, so the next read in this process sees the change at once.
+  appCache(deps.db).delete(id)
+  return updated
 }
 
-/** The app, or undefined. */
+/**
+ * How long a read app is reused without asking the database. Every request loads its app, and
+ * that one statement was a third of a refresh's round trips. A change made in this process is
+ * seen at once (updateAppRecord drops the entry); one made by another process (the CLI, a second
+ * API process) within this long.
+ */
+export const APP_CACHE_MS = 2_000
+/** Apps kept per database; past it the least recently read is dropped, so ids cannot grow it. */
+export const APP_CACHE_SIZE = 1_000
+
+type AppCache = Map<string, { app: AppRecord; until: number }>
+/** Per database object, as tests run several servers in one process. */
+const appCaches = new WeakMap<object, AppCache>()
+
+function appCache(db: object): AppCache {
+  let cache = appCaches.get(db)
+  if (!cache) {
+    cache = new Map()
+    appCaches.set(db, cache)
+  }
+  return cache
+}
+
+/**
+ * The app, or undefined; read from the database at most every APP_CACHE_MS per process. An
+ * unknown id is not remembered, so an app another process just created is found at once.
+ */
 export async function findApp(
   deps: Pick<Deps, 'db' | 'secrets'>,
   id: string,
 ): Promise<AppRecord | undefined> {
   if (id.length !== APP_ID_LENGTH) return undefined
+  const cache = appCache(deps.db)
+  const now = performance.now()
+  const cached = cache.get(id)
+  if (cached && cached.until > now) return cached.app
   const row = await deps.db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst()
-  return row ? toRecord(row, deps.secrets.decrypt) : undefined
+  // Re-inserted at the end, so the map's first key is always the least recently read.
+  cache.delete(id)
+  if (!row) return undefined
+  const app = toRecord(row, deps.secrets.decrypt)
+  cache.set(id, { app, until: now + APP_CACHE_MS })
+  if (cache.size > APP_CACHE_SIZE) {
+    const oldest = cache.keys().next().value
+    if (oldest !== undefined) cache.delete(oldest)
+  }
+  return app
 }
 
 export async function listApps(deps: Pick<Deps, 'db' | 'secrets'>): Promise<AppRecord[]> {
