@@ -21,7 +21,8 @@ import {
 } from '@latch/shared'
 import { Hono, type MiddlewareHandler } from 'hono'
 import type { Deps } from '../context.ts'
-import { type HonoEnv, readBody, requireAuth } from '../http.ts'
+import { clientIp, type HonoEnv, readBody, requireAuth } from '../http.ts'
+import { hit, type Limit } from '../ratelimit.ts'
 import {
   authShare,
   beginPasscode,
@@ -31,6 +32,15 @@ import {
   verifyPasscode,
   walletInfo,
 } from './service.ts'
+
+/**
+ * Starts of a passcode creation. Each evaluates under a fresh OPRF key (a guess there tells
+ * nothing about any wallet) but costs a group operation and mints a sealed ticket: a creation
+ * needs one or a few, so these only stop a token holder or an address from spending the
+ * server's CPU in a loop. Past either, 429 too_many_requests with Retry-After.
+ */
+export const PASSCODE_BEGIN_USER_LIMIT: Limit = { max: 10, windowMs: 10 * 60_000 }
+export const PASSCODE_BEGIN_IP_LIMIT: Limit = { max: 60, windowMs: 10 * 60_000 }
 
 /**
  * Refuses browser requests that do not come from the API's own origin. Browsers send
@@ -104,11 +114,15 @@ export function walletRoutes(deps: Deps): Hono<HonoEnv> {
   })
 
   routes.post('/passcode/begin', async (c) => {
+    const userId = c.get('auth').sub
+    const ip = clientIp(c, deps.config.trustProxy)
+    await hit(deps.db, deps.clock, `wallet:begin:user:${userId}`, PASSCODE_BEGIN_USER_LIMIT)
+    await hit(deps.db, deps.clock, `wallet:begin:ip:${ip}`, PASSCODE_BEGIN_IP_LIMIT)
     const { blinded } = await readBody(c, walletPasscodeBeginBody)
     const answer: WalletPasscodeBeginResponse = await beginPasscode(
       deps,
       c.get('app').id,
-      c.get('auth').sub,
+      userId,
       blinded,
     )
     return c.json(answer)

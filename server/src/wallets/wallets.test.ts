@@ -23,6 +23,7 @@ import { sql } from 'kysely'
 import { expect, test } from 'vitest'
 import { createSecrets } from '../crypto.ts'
 import { describeBackends, type TestServer } from '../testing/test-server.ts'
+import { PASSCODE_BEGIN_IP_LIMIT, PASSCODE_BEGIN_USER_LIMIT } from './routes.ts'
 import { lockMs, MAX_PASSCODE_FAILURES } from './service.ts'
 
 let n = 0
@@ -482,6 +483,47 @@ describeBackends('wallets', (get) => {
       .executeTakeFirstOrThrow()
     expect(() => other.decrypt(stored.auth_share_sealed)).toThrow()
     expect(() => other.decrypt(stored.recovery_sealed)).toThrow()
+  })
+
+  test('refusal: passcode starts are limited per user and per address: 429 with Retry-After, a new window starts over', async () => {
+    const s = get()
+    const app = await s.newApp()
+    const appId = app.id
+    const ip = `198.51.100.${++n % 250}`
+    const users = []
+    for (let k = 0; k < 7; k++) users.push(await s.emailLogin(appId, email()))
+    let i = 1
+    const begin = (token: string, from = ip) =>
+      s.request('/wallets/passcode/begin', {
+        appId,
+        token,
+        ip: from,
+        body: { blinded: toHex(blind(new Uint8Array(32).fill(i++)).blinded) },
+      })
+    const [first, ...rest] = users.map((u) => u.token) as [string, ...string[]]
+    for (let k = 0; k < PASSCODE_BEGIN_USER_LIMIT.max; k++) {
+      expect((await begin(first)).status).toBe(200)
+    }
+    const over = await begin(first, '203.0.113.7')
+    expect(over.status).toBe(429)
+    expect(over.body).toMatchObject({ error: { code: 'too_many_requests' } })
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0)
+    // The address's budget: other users from it until it is spent, then everyone from it.
+    let spent = PASSCODE_BEGIN_USER_LIMIT.max
+    for (const token of rest) {
+      while (spent < PASSCODE_BEGIN_IP_LIMIT.max && (await begin(token)).status === 200) {
+        spent++
+        if (spent % PASSCODE_BEGIN_USER_LIMIT.max === 0) break
+      }
+    }
+    expect(spent).toBe(PASSCODE_BEGIN_IP_LIMIT.max)
+    const last = rest[rest.length - 1] as string
+    const fromIp = await begin(last)
+    expect(fromIp.status).toBe(429)
+    expect(Number(fromIp.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect((await begin(last, '203.0.113.8')).status).toBe(200)
+    s.clock.advance(PASSCODE_BEGIN_IP_LIMIT.windowMs + 1000)
+    expect((await begin(first)).status).toBe(200)
   })
 
   test('refusal: every route needs the owner’s live token; another user, a revoked session and bad input are refused without a 500', async () => {
