@@ -9,6 +9,7 @@ import {
   fromApiError,
   type Hex,
   LatchError,
+  parseRetryAfter,
   validatePasscode,
   type WalletCreateParams,
   type WalletCreateResponse,
@@ -68,7 +69,9 @@ export function fetchApi(
       })
     }
     const json: unknown = await res.json().catch(() => null)
-    if (!res.ok) throw fromApiError(res.status, json)
+    // The wait of a locked recovery or a rate limit travels with the error to the modal.
+    if (!res.ok)
+      throw fromApiError(res.status, json, parseRetryAfter(res.headers.get('retry-after')))
     return json as T
   }
 }

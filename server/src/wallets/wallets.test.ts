@@ -244,7 +244,11 @@ describeBackends('wallets', (get) => {
     })
     expect(Number(evaluate.headers.get('retry-after'))).toBeGreaterThan(50)
     expect(Number(evaluate.headers.get('retry-after'))).toBeLessThanOrEqual(60)
-    expect((await refusal(guess('Right1'))).code).toBe('recovery_locked')
+    // The frame's error carries the wait, so the modal can say how long.
+    const fromFrame = await refusal(guess('Right1'))
+    expect(fromFrame.code).toBe('recovery_locked')
+    expect(fromFrame.retryAfter).toBeGreaterThan(50)
+    expect(fromFrame.retryAfter).toBeLessThanOrEqual(60)
 
     // After the lock, one more wrong guess locks again, twice as long.
     s.clock.advance(lockMs(5) + 1000)
