@@ -165,8 +165,19 @@ async function measureOnce(h: Harness, recordScripts: boolean) {
 function coldOpenProbe(modalOrigin: string, frameTestId: string): string {
   return `(() => {
   const now = () => performance.timeOrigin + performance.now()
-  const probe = { start: performance.timeOrigin, login: null, shown: null, field: null, error: null }
+  const probe = { start: performance.timeOrigin, login: null, shown: null, field: null, error: null, marks: {} }
   window.__coldOpen = probe
+  // Where the time goes: the first send of each penpal message (handshake over the window,
+  // calls and replies over the port), in either frame, on the shared clock.
+  const mark = (name) => { if (!(name in probe.marks)) probe.marks[name] = now() }
+  const label = (d) => d && d.namespace === 'penpal' ? d.type + (d.methodPath ? ' ' + d.methodPath.join('.') : '') : null
+  const sendPort = MessagePort.prototype.postMessage
+  MessagePort.prototype.postMessage = function (d, ...rest) {
+    const l = label(d)
+    if (l) mark('send ' + l)
+    return sendPort.call(this, d, ...rest)
+  }
+  window.addEventListener('message', (e) => { const l = label(e.data); if (l) mark('recv ' + l) }, true)
   const watch = (check) => {
     const observer = new MutationObserver(() => { if (check()) observer.disconnect() })
     observer.observe(document, { subtree: true, childList: true, attributes: true })
@@ -224,6 +235,8 @@ interface ColdOpen {
   sdk: number
   /** Navigation of the host page → navigation of the modal frame: the host page's share. */
   host: number
+  /** Steps of the modal's first open, ms after the modal frame's navigation. */
+  steps: Record<string, number>
 }
 
 interface ColdProbe {
@@ -232,6 +245,7 @@ interface ColdProbe {
   shown: number | null
   field: number | null
   error: string | null
+  marks: Record<string, number>
 }
 
 async function readProbe(frame: Frame, ready: (p: ColdProbe) => boolean): Promise<ColdProbe> {
@@ -266,12 +280,46 @@ async function coldOpenOnce(h: Harness, browser: Browser): Promise<ColdOpen> {
     const frame = modalFrame(page, h.modalUrl)
     const modal = await readProbe(frame, (p) => p.field !== null)
     const end = Math.max(host.shown ?? 0, modal.field ?? 0)
+    const timing = await frame.evaluate(() => {
+      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming
+      const steps: Record<string, number> = {
+        'html received': nav.responseEnd,
+        'html first byte': nav.responseStart,
+        'html requested': nav.requestStart,
+        'dom interactive': nav.domInteractive,
+        'scripts run (DOMContentLoaded)': nav.domContentLoadedEventStart,
+      }
+      for (const r of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
+        // Cross-origin answers without Timing-Allow-Origin (the API's) read 0: only the end is real.
+        if (r.requestStart === 0) {
+          steps[`${new URL(r.name).pathname} received`] = r.responseEnd
+          continue
+        }
+        const file = new URL(r.name).pathname.replace(/-[\w-]{8}\./, '.')
+        steps[`${file} received`] = r.responseEnd
+        steps[`${file} requested`] = r.requestStart
+        steps[`${file} first byte`] = r.responseStart
+      }
+      for (const p of performance.getEntriesByType('paint')) steps[p.name] = p.startTime
+      return steps
+    })
+    const steps: Record<string, number> = { ...timing }
+    for (const [side, p] of [
+      ['host', host],
+      ['modal', modal],
+    ] as const) {
+      for (const [name, at] of Object.entries(p.marks)) steps[`${side} ${name}`] = at - modal.start
+    }
+    steps['modal e-mail field laid out'] = (modal.field ?? Number.NaN) - modal.start
+    steps['host shows the frame'] = (host.shown ?? Number.NaN) - modal.start
+    steps['host login()'] = (host.login ?? Number.NaN) - modal.start
     // The modal's own share: from the frame's navigation (its time origin) on.
     return {
       total: end - host.start,
       frame: end - modal.start,
       sdk: (host.login ?? Number.NaN) - host.start,
       host: modal.start - host.start,
+      steps,
     }
   } finally {
     await context.close()
@@ -330,6 +378,20 @@ function summarize(cold: ColdOpen[]) {
   }
 }
 
+/** Each step's median over the runs that reached it, in order of time. */
+function medianSteps(cold: ColdOpen[]): [string, number][] {
+  const names = new Set(cold.flatMap((c) => Object.keys(c.steps)))
+  return [...names]
+    .map((name): [string, number] => {
+      const values = cold
+        .map((c) => c.steps[name])
+        .filter((n): n is number => n !== undefined && Number.isFinite(n))
+        .sort((a, b) => a - b)
+      return [name, percentile(values, 50)]
+    })
+    .sort((a, b) => a[1] - b[1])
+}
+
 /** The machine's load, printed with the figures: the cores are shared. */
 const load = () =>
   loadavg()
@@ -363,7 +425,9 @@ export default async function run(args: string[] = []): Promise<void> {
     if (args.includes('--cold-only')) {
       // For trying a change to the first open alone: `npm run bench -- frames --cold-only`.
       const before = load()
-      const { total, frame, sdk, host } = summarize(await coldOpens(h, coldRuns))
+      const cold = await coldOpens(h, coldRuns)
+      const { total, frame, sdk, host } = summarize(cold)
+      const steps = medianSteps(cold)
       console.log(
         `cold open, CPU ${CPU_THROTTLE}x: median ${total.median.toFixed(0)} ms, ${total.spread} (in order: ${total.order})`,
       )
@@ -374,6 +438,9 @@ export default async function run(args: string[] = []): Promise<void> {
         `  on the host page (navigation → the frame's navigation): median ${host.median.toFixed(0)} ms, ${host.spread} (in order: ${host.order}); window.latch installed at ${sdk.median.toFixed(0)} ms (${sdk.spread})`,
       )
       console.log(`  load average before / after: ${before} / ${load()} (${cpus().length} cores)`)
+      console.log('  steps in the modal frame, median ms after its navigation:')
+      for (const [name, median] of steps)
+        console.log(`    ${median.toFixed(0).padStart(5)}  ${name}`)
       return
     }
     const sdk = readFileSync(join(FRONTEND_DIRS.sdk, 'sdk.js'))
