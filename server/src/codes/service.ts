@@ -4,11 +4,11 @@
  * spend more than the budget.
  */
 import { type CodeChannel, LatchError } from '@latch/shared'
-import { type ExpressionBuilder, sql } from 'kysely'
+import { sql } from 'kysely'
 import type { Deps } from '../context.ts'
 import { randomCode, sameDigest } from '../crypto.ts'
-import type { Database, Db } from '../db/index.ts'
-import { count, hit, peek, refund, tooManyRequests } from '../ratelimit.ts'
+import type { Db } from '../db/index.ts'
+import { count, hit, peek, tooManyRequests } from '../ratelimit.ts'
 import { refusal } from '../refusals.ts'
 
 /** How long a code lives, per channel. */
@@ -144,38 +144,33 @@ export async function verifyCode(
   code: string,
 ): Promise<void> {
   const now = deps.clock.now()
-  /** The identifier's code, while not yet used. */
-  const unused = (eb: ExpressionBuilder<Database, 'verification_codes'>) =>
-    eb.and([
-      eb('app_id', '=', appId),
-      eb('channel', '=', channel),
-      eb('identifier', '=', identifier),
-      eb('consumed_at', 'is', null),
-    ])
   const failures = failuresKey(appId, channel, identifier)
   const reserved = await count(deps.db, deps.clock, failures, FAILED_ATTEMPTS)
   if (reserved.count > FAILED_ATTEMPTS.max) {
     throw refusal('too_many_failed_attempts', reserved.retryAfterS)
   }
-  const tried = await deps.db
-    .updateTable('verification_codes')
-    .set({ attempts: sql<number>`attempts + 1` })
-    .where(unused)
-    .where('expires_at', '>', now)
-    .where('attempts', '<', MAX_CODE_ATTEMPTS)
-    .returning('code_hmac')
-    .executeTakeFirst()
   const expected = digest(deps, appId, channel, identifier, code.trim())
-  if (!tried || !sameDigest(tried.code_hmac, expected)) {
+  // One statement (it was three): the try is counted, the code consumed when it is the right
+  // one, and the try taken from the day's budget given back then. The row lock of the UPDATE
+  // orders parallel tries, so no more than MAX_CODE_ATTEMPTS of them pass and one code is
+  // consumed once; the refund sees only this statement's consumption.
+  const { rows } = await sql<{ code_hmac: string; consumed_at: Date | null }>`
+    WITH tried AS (
+      UPDATE verification_codes
+      SET attempts = attempts + 1,
+        consumed_at = CASE WHEN code_hmac = ${expected} THEN ${now}::timestamptz END
+      WHERE app_id = ${appId} AND channel = ${channel} AND identifier = ${identifier}
+        AND consumed_at IS NULL AND expires_at > ${now} AND attempts < ${MAX_CODE_ATTEMPTS}
+      RETURNING code_hmac, consumed_at
+    ), refunded AS (
+      UPDATE rate_limits SET count = count - 1
+      WHERE key = ${failures} AND count > 0
+        AND EXISTS (SELECT 1 FROM tried WHERE consumed_at IS NOT NULL)
+    )
+    SELECT code_hmac, consumed_at FROM tried`.execute(deps.db)
+  const tried = rows[0]
+  // The digest comparison stays constant-time in this process as well.
+  if (!tried || tried.consumed_at === null || !sameDigest(tried.code_hmac, expected)) {
     throw LatchError.of('invalid_verification_code')
   }
-  const consumed = await deps.db
-    .updateTable('verification_codes')
-    .set({ consumed_at: now })
-    .where(unused)
-    .where('code_hmac', '=', expected)
-    .returning('app_id')
-    .executeTakeFirst()
-  if (!consumed) throw LatchError.of('invalid_verification_code')
-  await refund(deps.db, failures)
 }

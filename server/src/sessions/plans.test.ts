@@ -140,7 +140,26 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
     const email = 'plans@example.com'
     await signIn(email)
     server.clock.advance(61_000) // past the resend interval
+    const signInMark = captured.length
     const auth = await signIn(email)
+    // A returning user's e-mail sign-in. Init: the IP's window, the day's wrong codes, the code
+    // and its hourly send count in one transaction. Authenticate: the IP's window, a try taken
+    // from the day's budget, the code checked, consumed and the try given back in one statement,
+    // then the account, the user and the session (it was sixteen).
+    expect(captured.slice(signInMark).map((q) => q.sql.trim().slice(0, 11).toLowerCase())).toEqual([
+      'insert into',
+      'select "cou',
+      'begin',
+      'insert into',
+      'insert into',
+      'commit',
+      'insert into',
+      'insert into',
+      'with tried ',
+      'update "lin',
+      'select "u".',
+      'with "sessi',
+    ])
     const mark = captured.length
     const refreshed = await post<RefreshResponse>('/sessions', {
       refresh_token: auth.refresh_token,
