@@ -135,13 +135,17 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal)
 
   try {
-    say('building the host SDK and the modal app…')
+    say('building the host SDK, the modal app and the wallet frame…')
     const dirs = await buildFrontendOnce()
 
     const api = await startServer({
       host: '127.0.0.1',
       port: apiPort,
-      env: { LATCH_MODAL_ORIGIN: modalUrl, LATCH_DATA_DIR: dataDir },
+      env: {
+        LATCH_MODAL_ORIGIN: modalUrl,
+        LATCH_DATA_DIR: dataDir,
+        LATCH_WALLET_FRAME_DIR: dirs.walletFrame,
+      },
       log: (line) => console.log(`[api] ${line}`),
     })
     stops.push({ name: 'API', stop: () => api.close() })

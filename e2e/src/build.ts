@@ -1,5 +1,5 @@
 /**
- * Builds the frontend (host SDK and modal app) once per run into a private folder: the e2e spec
+ * Builds the frontend (host SDK, modal app and wallet frame) once per run into a private folder: the e2e spec
  * files each run in their own worker, so a marker beside the cache (the run's id and a hash of
  * the sources) tells a worker that an earlier one of the same run, or an earlier run of the same
  * sources, already built them. The builds are copied out of modal-app/dist and host-sdk/dist at
@@ -19,6 +19,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildHostSdk } from '../../host-sdk/build.ts'
 import { buildModalApp, MODAL_DIST } from '../../modal-app/build.ts'
+import { buildWalletFrame } from '../../wallet-frame/build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'latch-e2e')
@@ -30,10 +31,12 @@ export const FRONTEND_DIRS = {
   modal: join(CACHE_DIR, 'modal'),
   /** sdk.js and latch.js, for startModalServer's sdkDir. */
   sdk: join(CACHE_DIR, 'sdk'),
+  /** The wallet frame page and assets, for the API's LATCH_WALLET_FRAME_DIR. */
+  walletFrame: join(CACHE_DIR, 'wallet-frame'),
 } as const
 
 /** Folders whose files end up in the bundles. Tests, builds and caches are left out. */
-const SOURCES = ['shared', 'host-sdk', 'modal-app']
+const SOURCES = ['shared', 'host-sdk', 'modal-app', 'wallet-frame']
 const SKIP_DIRS = new Set(['node_modules', 'dist', '.cache', '.vite'])
 const SKIP_FILE = /\.test\.tsx?$/
 
@@ -69,6 +72,7 @@ function outputsExist(): boolean {
     join(FRONTEND_DIRS.modal, 'index.html'),
     join(FRONTEND_DIRS.sdk, 'sdk.js'),
     join(FRONTEND_DIRS.sdk, 'latch.js'),
+    join(FRONTEND_DIRS.walletFrame, 'index.html'),
   ].every((file) => existsSync(file))
 }
 
@@ -91,7 +95,7 @@ function readMarker(): Marker | null {
 let pending: Promise<void> | undefined
 
 /**
- * Builds the host SDK and the modal app into FRONTEND_DIRS, unless this run or these exact
+ * Builds the host SDK, the modal app and the wallet frame into FRONTEND_DIRS, unless this run or these exact
  * sources built them already. Set LATCH_E2E_REBUILD=1 to force a build.
  */
 export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
@@ -102,6 +106,7 @@ export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
     if (!force && outputsExist() && (marker?.hash === hash || marker?.runId === runId())) return
     rmSync(FRONTEND_DIRS.sdk, { recursive: true, force: true })
     rmSync(FRONTEND_DIRS.modal, { recursive: true, force: true })
+    rmSync(FRONTEND_DIRS.walletFrame, { recursive: true, force: true })
     mkdirSync(CACHE_DIR, { recursive: true })
     // A production build whatever the caller's NODE_ENV (vitest sets 'test', and a modal built
     // under 'test' pairs the dev JSX runtime with production React). Restored afterwards so
@@ -111,6 +116,8 @@ export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
     try {
       await buildHostSdk({ outDir: FRONTEND_DIRS.sdk })
       await buildModalApp()
+      // Straight into the cache: its build writes a staging folder and swaps it in.
+      await buildWalletFrame({ outDir: FRONTEND_DIRS.walletFrame })
     } finally {
       if (nodeEnv === undefined) delete process.env.NODE_ENV
       else process.env.NODE_ENV = nodeEnv

@@ -22,7 +22,7 @@ import {
   type Page,
 } from 'playwright-core'
 import { startModalServer } from '../../modal-app/server.ts'
-import { buildFrontendOnce } from './build.ts'
+import { buildFrontendOnce, FRONTEND_DIRS } from './build.ts'
 import { freshDataDir } from './database.ts'
 import { type HostServer, startHostServer } from './host-server.ts'
 
@@ -196,6 +196,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           NODE_ENV: 'test',
           LATCH_MODAL_ORIGIN: modalUrl,
           LATCH_DATA_DIR: dataDir,
+          // Read per request, so the server may start before the build has written it.
+          LATCH_WALLET_FRAME_DIR: FRONTEND_DIRS.walletFrame,
           SMTP_URL: smtp.url,
           LATCH_MAIL_FROM: 'Latch e2e <no-reply@latch.test>',
           TWILIO_ACCOUNT_SID: twilio.accountSid,

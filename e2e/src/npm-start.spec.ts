@@ -86,6 +86,14 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
   const [, demoUrl] = await waitForOutput(first, /Open (http:\/\/localhost:\d+\/) /, 150_000)
   expect(demoUrl).toBe(`http://localhost:${host}/`)
   const [, appId] = await waitForOutput(first, /demo app\s+(\S{25}) /, 1000)
+  // The wallet frame is built too: its page answers with its CSP instead of 503.
+  const frame = await fetch(`http://127.0.0.1:${api}/apps/${appId}/embedded-wallets`, {
+    signal: AbortSignal.timeout(WAIT_MS),
+  })
+  expect(frame.status).toBe(200)
+  expect(frame.headers.get('content-security-policy')).toContain(
+    `frame-ancestors http://127.0.0.1:${modal} http://localhost:${host}`,
+  )
 
   const context = await browser?.newContext()
   if (!context) throw new Error('no browser')

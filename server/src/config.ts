@@ -39,6 +39,8 @@ export interface Config {
   analyticsRetentionDays: number
   /** Analytics events an app may record per hour, from all its visitors together. */
   analyticsAppHourly: number
+  /** The built wallet frame (LATCH_WALLET_FRAME_DIR); null serves wallet-frame/dist. */
+  walletFrameDir: string | null
   /** OAuth endpoints moved by LATCH_OAUTH_<PROVIDER>_<FIELD> (a stand-in provider, a proxy). */
   oauthEndpoints: ServerEndpointOverrides
   production: boolean
@@ -203,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret = dataDir ? readOrCreateSecret(dataDir) : randomBytes(32).toString('base64url')
   }
 
+  const walletFrameDir = nonEmpty(env.LATCH_WALLET_FRAME_DIR)
   return {
     port: integer(env, 'LATCH_API_PORT', DEFAULT_PORT, 0, 65535),
     host: nonEmpty(env.LATCH_API_HOST) ?? '127.0.0.1',
@@ -219,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
         ? { accountSid: sid, authToken: token, from, apiUrl: twilioApiUrl.replace(/\/+$/, '') }
         : null,
     priceUrl: url(env, 'LATCH_PRICE_URL', ['http:', 'https:']),
+    walletFrameDir: walletFrameDir ? resolve(walletFrameDir) : null,
     issuer: nonEmpty(env.LATCH_ISSUER) ?? 'latch',
     accessTokenTtlS: integer(
       env,

@@ -45,7 +45,7 @@ function escapeAttribute(value: string): string {
 }
 
 export function walletFrameRoutes(deps: Deps, options: { distDir?: string } = {}): Hono<HonoEnv> {
-  const distDir = options.distDir ?? WALLET_FRAME_DIST
+  const distDir = options.distDir ?? deps.config.walletFrameDir ?? WALLET_FRAME_DIST
   const routes = new Hono<HonoEnv>()
 
   routes.get('/apps/:appId/embedded-wallets', async (c) => {
