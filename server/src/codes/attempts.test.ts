@@ -1,6 +1,13 @@
 import { expect, test } from 'vitest'
+import { peek } from '../ratelimit.ts'
 import { describeBackends, freshIp, type TestServer } from '../testing/test-server.ts'
-import { FAILED_ATTEMPTS, MAX_CODE_ATTEMPTS, RESEND_INTERVAL_MS } from './service.ts'
+import {
+  FAILED_ATTEMPTS,
+  IP_LIMIT,
+  limitIp,
+  MAX_CODE_ATTEMPTS,
+  RESEND_INTERVAL_MS,
+} from './service.ts'
 
 const DAY = 24 * 60 * 60_000
 /** Another 6-digit code than the given one. */
@@ -58,6 +65,28 @@ describeBackends('wrong codes per identifier per day', (get) => {
     s.clock.advance(DAY)
     const fresh = await newCode(s, app.id, email)
     expect((await guess(s, app.id, email, fresh)).status).toBe(200)
+  })
+
+  test("attack: guesses refused for the IP's budget take nothing from the identifier's day", async () => {
+    const s = get()
+    const app = await s.newApp()
+    const email = `ipcap.${app.id}@example.com`
+    const code = await newCode(s, app.id, email)
+    const ip = freshIp()
+    for (let i = 0; i < IP_LIMIT.max; i++) await limitIp(s.deps, ip)
+    // The IP's call and the identifier's try are counted in one statement: the try comes back.
+    for (let i = 0; i < 3; i++) {
+      const r = await s.request('/passwordless/authenticate', {
+        appId: app.id,
+        ip,
+        body: { email, code: wrongCode(code) },
+      })
+      expect(r.status).toBe(429)
+    }
+    const failures = `fail:${app.id}:email:${email}`
+    expect((await peek(s.deps.db, s.clock, failures, FAILED_ATTEMPTS)).count).toBe(0)
+    // The code itself was not tried either: the right one still signs in from another address.
+    expect((await guess(s, app.id, email, code)).status).toBe(200)
   })
 
   test('behavior: a right code gives back its try; the budget counts wrong codes only', async () => {

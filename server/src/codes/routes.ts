@@ -40,24 +40,35 @@ const fields = z.record(z.string(), z.string())
 export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
 
-  /** The normalized identifier of a body, after the method, IP budget and allowlist checks. */
-  async function checked(c: Context<HonoEnv>, body: Record<string, string>): Promise<string> {
-    const app = c.get('app')
-    requireMethod(app, ch.channel)
+  /** The normalized identifier of a body, once the app takes the method. */
+  function identifierOf(c: Context<HonoEnv>, body: Record<string, string>): string {
+    requireMethod(c.get('app'), ch.channel)
     const result = ch.normalize(body[ch.bodies.field] ?? '')
     if (!result.ok) throw LatchError.of('invalid_data', { message: result.error.message })
-    await limitIp(deps, clientIp(c, deps.config.trustProxy))
-    if (!isAllowed(app, result.value)) throw LatchError.of('allowlist_rejected')
     return result.value
+  }
+
+  /** The normalized identifier of a body, after the method, IP budget and allowlist checks. */
+  async function checked(c: Context<HonoEnv>, body: Record<string, string>): Promise<string> {
+    const identifier = identifierOf(c, body)
+    await limitIp(deps, clientIp(c, deps.config.trustProxy))
+    if (!isAllowed(c.get('app'), identifier)) throw LatchError.of('allowlist_rejected')
+    return identifier
   }
 
   /** Verifies the code of a body; a malformed code is as wrong as a wrong one (422). */
   async function verified(c: Context<HonoEnv>): Promise<string> {
     const body = fields.parse(await readBody(c, ch.bodies.code))
-    const identifier = await checked(c, body)
+    const identifier = identifierOf(c, body)
+    const ip = clientIp(c, deps.config.trustProxy)
     const code = validateCode(body.code ?? '')
-    if (!code.ok) throw LatchError.of('invalid_verification_code')
-    await verifyCode(deps, c.get('app').id, ch.channel, identifier, code.value)
+    if (!code.ok || !isAllowed(c.get('app'), identifier)) {
+      // Refused before any try is counted, after the IP's budget as every other refusal.
+      await checked(c, body)
+      throw LatchError.of('invalid_verification_code')
+    }
+    // The IP's budget is counted in verifyCode's first statement, with the day's wrong codes.
+    await verifyCode(deps, c.get('app').id, ch.channel, identifier, code.value, ip)
     return identifier
   }
 

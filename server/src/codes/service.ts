@@ -8,7 +8,7 @@ import { sql } from 'kysely'
 import type { Deps } from '../context.ts'
 import { randomCode, sameDigest } from '../crypto.ts'
 import type { Db } from '../db/index.ts'
-import { count, hit, peek, tooManyRequests } from '../ratelimit.ts'
+import { type Count, countEach, hit, peek, refund, tooManyRequests } from '../ratelimit.ts'
 import { refusal } from '../refusals.ts'
 
 /** How long a code lives, per channel. */
@@ -44,9 +44,13 @@ function failuresKey(appId: string, channel: CodeChannel, identifier: string): s
   return `fail:${appId}:${channel}:${identifier}`
 }
 
+function ipLimitKey(ip: string): string {
+  return `ip:${ip}`
+}
+
 /** Counts a call against the client IP's budget. */
 export function limitIp(deps: CodeDeps, ip: string): Promise<void> {
-  return hit(deps.db, deps.clock, `ip:${ip}`, IP_LIMIT)
+  return hit(deps.db, deps.clock, ipLimitKey(ip), IP_LIMIT)
 }
 
 /**
@@ -135,6 +139,7 @@ export async function issueCode(
  * Consumes the code if it is right; otherwise counts a try and throws 422. Every try first
  * takes one of the identifier's wrong codes of the day (atomically, so parallel guesses cannot
  * overdraw it) and a right code gives it back; past the budget: too_many_failed_attempts.
+ * The call also counts against the client IP's budget (429 past it).
  */
 export async function verifyCode(
   deps: CodeDeps,
@@ -142,10 +147,20 @@ export async function verifyCode(
   channel: CodeChannel,
   identifier: string,
   code: string,
+  ip: string,
 ): Promise<void> {
   const now = deps.clock.now()
   const failures = failuresKey(appId, channel, identifier)
-  const reserved = await count(deps.db, deps.clock, failures, FAILED_ATTEMPTS)
+  // The IP's call and the reserved try in one statement; an IP over its budget is refused
+  // first, as before, and gets the try back.
+  const [call, reserved] = (await countEach(deps.db, deps.clock, [
+    { key: ipLimitKey(ip), limit: IP_LIMIT },
+    { key: failures, limit: FAILED_ATTEMPTS },
+  ])) as [Count, Count]
+  if (call.count > IP_LIMIT.max) {
+    await refund(deps.db, failures)
+    throw tooManyRequests(call.retryAfterS)
+  }
   if (reserved.count > FAILED_ATTEMPTS.max) {
     throw refusal('too_many_failed_attempts', reserved.retryAfterS)
   }
