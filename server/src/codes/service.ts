@@ -19,6 +19,7 @@ export const MAX_CODE_ATTEMPTS = 5
 export const RESEND_INTERVAL_MS = 60_000
 /** Codes per identifier per hour. */
 export const SENDS_PER_HOUR = 5
+const SEND_LIMIT = { max: SENDS_PER_HOUR, windowMs: 60 * 60_000 }
 /**
  * Wrong codes per identifier per day, across every code sent to it. A new code starts with
  * fresh tries, so without this an identifier could be guessed at about 25 times an hour
@@ -80,10 +81,11 @@ export async function issueCode(
   const now = deps.clock.now()
   const hmac = digest(deps, appId, channel, identifier, code)
   const resendAfter = new Date(now.getTime() - RESEND_INTERVAL_MS)
-  await deps.db.transaction().execute(async (trx) => {
+  /** Stores the code, or throws 429 while the last one is within the resend interval. */
+  const store = async (db: Db): Promise<void> => {
     // Insert, or replace a code that was used or is older than the resend interval: one atomic
     // statement, so two parallel sends cannot both pass.
-    const row = await trx
+    const row = await db
       .insertInto('verification_codes')
       .values({
         app_id: appId,
@@ -116,7 +118,7 @@ export async function issueCode(
       .returning('created_at')
       .executeTakeFirst()
     if (!row) {
-      const last = await trx
+      const last = await db
         .selectFrom('verification_codes')
         .select('created_at')
         .where('app_id', '=', appId)
@@ -126,12 +128,27 @@ export async function issueCode(
       const wait = last ? last.created_at.getTime() + RESEND_INTERVAL_MS - now.getTime() : 1000
       throw tooManyRequests(Math.max(1, Math.ceil(wait / 1000)))
     }
-    await hit(trx, deps.clock, `send:${appId}:${channel}:${identifier}`, {
-      max: SENDS_PER_HOUR,
-      windowMs: 60 * 60_000,
+  }
+  const sends = `send:${appId}:${channel}:${identifier}`
+  if (charge) {
+    // Further budgets (SMS): all or nothing in one transaction.
+    await deps.db.transaction().execute(async (trx) => {
+      await store(trx)
+      await hit(trx, deps.clock, sends, SEND_LIMIT)
+      await charge(trx)
     })
-    await charge?.(trx)
-  })
+  } else {
+    // One budget needs no transaction (two round trips fewer): the hour's count first, then the
+    // code; a code refused for the resend interval gives the count back, so neither a refused
+    // send nor a refused resend spends the hour's budget.
+    await hit(deps.db, deps.clock, sends, SEND_LIMIT)
+    try {
+      await store(deps.db)
+    } catch (e) {
+      await refund(deps.db, sends)
+      throw e
+    }
+  }
   return code
 }
 
