@@ -63,7 +63,6 @@ export function CodeInput() {
       <div className="latch-code-boxes">
         {digits.map((digit, i) => (
           <input
-            // biome-ignore lint/suspicious/noArrayIndexKey: the boxes are fixed positions
             key={i}
             ref={(el) => {
               refs.current[i] = el

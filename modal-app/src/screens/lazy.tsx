@@ -40,7 +40,7 @@ export function lazyScreen(load: () => Promise<FunctionComponent>): LazyScreen {
     )
     return loading
   }
-  // biome-ignore lint/correctness/noComponentHookFactories: made once per screen when the registry loads, as React.lazy does
+  // Made once per screen when the registry loads, as React.lazy does.
   function Lazy() {
     // While suspended, the same promise (no refetch), so a failure cannot retry in a loop.
     const Screen = loaded ?? use(loading ?? fetchScreen())
