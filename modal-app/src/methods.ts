@@ -59,6 +59,7 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
       exitFlow(false)
     },
     createWallet: unavailable,
+    recoverWallet: unavailable,
     signMessage: unavailable,
     sendTransaction: unavailable,
     exportWallet: unavailable,

@@ -75,7 +75,13 @@ export interface ModalMethods {
   getAccessToken(): Promise<string | null>
   /** The host closed the dialog (Escape, backdrop): the pending flow ends. */
   close(): Promise<void>
+  /** Creates the signed-in user's in-app wallet (the passcode screen when the app asks for one). */
   createWallet(): Promise<WalletAccount>
+  /**
+   * Makes the in-app wallet usable on this device: resolves at once when it already is, else
+   * recovers it (automatically, or on the passcode screen) and resolves when it is.
+   */
+  recoverWallet(): Promise<WalletAccount>
   signMessage(message: string, options?: SignMessageUIOptions): Promise<Hex>
   sendTransaction(
     request: TransactionRequest,
