@@ -1,5 +1,13 @@
 /** Test support shared with the end-to-end harness. */
 
+export {
+  ANVIL_ACCOUNTS,
+  ANVIL_BALANCE_WEI,
+  type AnvilOptions,
+  anvilBinary,
+  type RunningAnvil,
+  startAnvil,
+} from './anvil.ts'
 export { findCode } from './inbox.ts'
 export {
   authorizeAtMock,
