@@ -45,7 +45,10 @@ function errorCatalogue(codes: ReadonlySet<string>): Plugin {
  * - its translation for children running penpal 6 or older: the modal runs penpal 7;
  * - `Reply` (transferables in an answer): the host methods answer plain values;
  * - `CallOptions` (a per-call timeout and transferables): the SDK times its calls itself
- *   (calls.ts) and passes no options, so penpal's own call timer goes too.
+ *   (calls.ts) and passes no options, so penpal's own call timer goes too;
+ * - its argument checks: create-latch.ts gives each connection a new WindowMessenger over a
+ *   content window it has checked itself, so a missing or reused messenger or window never
+ *   reaches penpal.
  * The edits are exact; if penpal's text changes, the build fails here instead of growing.
  */
 const PENPAL_EDITS: [RegExp, string][] = [
@@ -61,6 +64,11 @@ const PENPAL_EDITS: [RegExp, string][] = [
     /const \{ timeout, transferables \} = lastArgIsOptions \? lastArg : \{\};/g,
     'const timeout = void 0, transferables = void 0;',
   ],
+  [
+    /if \(!(?:messenger|remoteWindow)\) \{\s*throw new PenpalError_default\("INVALID_ARGUMENT", "\w+ must be defined"\);\s*\}/g,
+    '',
+  ],
+  [/if \(usedMessengers\.has\(messenger\)\) \{[^}]*\}\s*usedMessengers\.add\(messenger\);/g, ''],
 ]
 const penpalTrimmed: Plugin = {
   name: 'latch-penpal-trimmed',

@@ -8,14 +8,19 @@ import {
 } from '@latch/shared'
 
 type Rejecter = (error: LatchError) => void
+/** What a flow rejects with when the visitor leaves it or the modal goes away. */
+export type FlowExit = 'login_exited' | 'link_exited' | 'create_exited' | 'recovery_exited'
 type Run<T> = (remote: ModalMethods) => Promise<T>
 
 export interface Calls {
   /** A quick call: rejects `client_request_timeout` after `timeout` ms. */
   invoke<T>(remote: ModalMethods, run: Run<T>, timeout?: number): Promise<T>
-  /** A login or link: no timeout; it lasts until the modal settles it or goes away. */
-  flow<T>(remote: ModalMethods, run: Run<T>, exit: 'login_exited' | 'link_exited'): Promise<T>
-  /** Whether a login or link is in flight. */
+  /**
+   * A login, link, wallet creation or recovery: no timeout; it lasts until the modal settles it
+   * or goes away.
+   */
+  flow<T>(remote: ModalMethods, run: Run<T>, exit: FlowExit): Promise<T>
+  /** Whether a flow is in flight. */
   flowPending(): boolean
   /** The modal went away: every call rejects with its own exit error, or all with `code`. */
   settleAll(code?: ErrorCode): void

@@ -8,7 +8,7 @@ import {
   validateAppId,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
-import { createCalls } from './calls.ts'
+import { createCalls, type FlowExit } from './calls.ts'
 import { createEvents } from './events.ts'
 import { type Frame, mountFrame } from './frame.ts'
 import { createHostMethods } from './host-methods.ts'
@@ -143,8 +143,8 @@ export function createLatch(options: LatchOptions): LatchClient {
 
   /** Waits for the modal, then calls it. */
   const remote = () => Promise.race([linked, killed])
-  /** A login or link: the frame closes if it fails (an exit, the modal gone, an error). */
-  const flow = <T>(run: (r: ModalMethods) => Promise<T>, exit: 'login_exited' | 'link_exited') =>
+  /** A flow (login, link, wallet): the frame closes if it fails (an exit, the modal gone, an error). */
+  const flow = <T>(run: (r: ModalMethods) => Promise<T>, exit: FlowExit) =>
     remote().then((r) => {
       const result = calls.flow(r, run, exit)
       result.catch(() => setOpen(false))
@@ -161,6 +161,8 @@ export function createLatch(options: LatchOptions): LatchClient {
     logout: () => call((r) => r.logout()),
     getUser: () => call((r) => r.getUser()),
     getAccessToken: () => call((r) => r.getAccessToken()),
+    createWallet: () => flow((r) => r.createWallet(), 'create_exited'),
+    recoverWallet: () => flow((r) => r.recoverWallet(), 'recovery_exited'),
     on: events.on,
     off: events.off,
     destroy() {

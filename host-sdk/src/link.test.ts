@@ -39,7 +39,13 @@ let modal = ''
 let page: Page
 
 const serialized = (
-  code: 'login_exited' | 'link_exited' | 'last_account_unlink_forbidden' | 'no_login_method',
+  code:
+    | 'login_exited'
+    | 'link_exited'
+    | 'create_exited'
+    | 'recovery_exited'
+    | 'last_account_unlink_forbidden'
+    | 'no_login_method',
 ) => JSON.stringify(serializeError(LatchError.of(code)))
 
 /** The stand-in modal: records calls, opens itself for flows, settles them when told. */
@@ -47,7 +53,12 @@ function modalPage(): string {
   return `<!doctype html><html><body><p>stand-in modal</p>
 <script src="/penpal.min.js"></script>
 <script>
-const exits = { login: ${serialized('login_exited')}, link: ${serialized('link_exited')} }
+const exits = {
+  login: ${serialized('login_exited')},
+  link: ${serialized('link_exited')},
+  createWallet: ${serialized('create_exited')},
+  recoverWallet: ${serialized('recovery_exited')},
+}
 window.calls = []
 let pending = null
 const flow = (kind) => new Promise((resolve, reject) => {
@@ -64,6 +75,8 @@ const methods = {
     return { app: { id: '${APP_ID}' }, warnings: [], user: null } },
   login() { record('login', []); return flow('login') },
   link(kind) { record('link', [kind]); return flow('link') },
+  createWallet() { record('createWallet', []); return flow('createWallet') },
+  recoverWallet() { record('recoverWallet', []); return flow('recoverWallet') },
   async unlink() { throw ${serialized('last_account_unlink_forbidden')} },
   async logout() { record('logout', []) },
   async getUser() { return { id: 'user-1' } },
@@ -518,6 +531,100 @@ describe('link', () => {
     await page.evaluate(() => window.latch?.destroy())
     expect(await outcome()).toMatchObject({ code: 'modal_unreachable' })
     expect(await page.locator('[data-testid="latch-dialog"]').count()).toBe(0)
+  })
+})
+
+describe('wallet', () => {
+  const wallet = {
+    type: 'wallet',
+    address: '0x52908400098527886E0F7030069857D2E4169EE7',
+    chainType: 'ethereum',
+    chainId: 'eip155:1',
+    walletClient: 'latch',
+    walletClientType: 'latch',
+    connectorType: 'embedded',
+    recoveryMethod: 'user-passcode',
+  }
+  const openDialog = () =>
+    page.waitForFunction(
+      () =>
+        document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === true,
+    )
+
+  test('behavior: createWallet resolves with the account the modal settles it with; the user event carries user.wallet', async () => {
+    const frame = await start()
+    await page.evaluate(() => window.latch?.on('user', (u) => window.received.push(u)))
+    const outcome = await begin('window.latch.createWallet()')
+    await openDialog()
+    const user = { id: 'user-1', linkedAccounts: [wallet], wallet }
+    await frame.evaluate(
+      async ([u, w]) => {
+        const m = window as unknown as {
+          host: { emit(e: string, p: unknown): Promise<void>; setOpen(o: boolean): Promise<void> }
+          settle(v: unknown): void
+        }
+        await m.host.emit('user', u)
+        m.settle(w)
+        await m.host.setOpen(false)
+      },
+      [user, wallet] as const,
+    )
+    expect(await outcome()).toEqual({ value: wallet })
+    expect(await page.evaluate(() => window.received)).toEqual([user])
+    expect((await calls(frame)).map((c) => c.method)).toEqual(['init', 'createWallet'])
+    expect(await dialogOpen()).toBe(false)
+  })
+
+  test('behavior: Escape ends createWallet with create_exited, and closes the dialog', async () => {
+    await start()
+    const outcome = await begin('window.latch.createWallet()')
+    await openDialog()
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur())
+    await page.keyboard.press('Escape')
+    expect(await outcome()).toEqual({
+      code: 'create_exited',
+      message: 'User exited before creating a wallet',
+      isLatchError: true,
+    })
+    expect(await dialogOpen()).toBe(false)
+  })
+
+  test(
+    'behavior: recoverWallet outlives the quick-call timeout (a flow), then resolves with the account',
+    async () => {
+      const frame = await start()
+      const outcome = await begin('window.latch.recoverWallet()')
+      await openDialog()
+      // Longer than any quick call may take: a flow waits for the person at the passcode boxes.
+      await page.waitForTimeout(API_TIMEOUT_MS + 500)
+      expect(await page.evaluate(() => (window as { outcome?: unknown }).outcome)).toBeUndefined()
+      await frame.evaluate(
+        (w) => (window as unknown as { settle(v: unknown): void }).settle(w),
+        wallet,
+      )
+      expect(await outcome()).toEqual({ value: wallet })
+    },
+    API_TIMEOUT_MS + 15_000,
+  )
+
+  test('behavior: a reload of the frame ends a pending recoverWallet with recovery_exited; a backdrop click ends createWallet', async () => {
+    const frame = await start()
+    const recovering = await begin('window.latch.recoverWallet()')
+    await openDialog()
+    await frame.evaluate(() => location.reload())
+    expect(await recovering()).toEqual({
+      code: 'recovery_exited',
+      message: 'User exited before their wallet could be recovered',
+      isLatchError: true,
+    })
+    expect(await dialogOpen()).toBe(false)
+    await expect
+      .poll(async () => calls(modalFrame()).catch(() => []), { timeout: 10_000 })
+      .toEqual([{ method: 'init', args: [{}, null] }])
+    const creating = await begin('window.latch.createWallet()')
+    await openDialog()
+    await page.mouse.click(10, 10)
+    expect(await creating()).toMatchObject({ code: 'create_exited' })
   })
 })
 

@@ -43,13 +43,23 @@ export type LatchEventPayload<E extends LatchEventName> = E extends keyof LatchE
 export type LatchEventHandler<E extends LatchEventName> = (payload: LatchEventPayload<E>) => void
 
 /**
- * What `createLatch` returns. Every method waits for `ready` first. The account methods are the
- * modal's own (`ModalMethods`), passed through, so the two cannot drift apart.
+ * What `createLatch` returns. Every method waits for `ready` first. The account and wallet
+ * methods are the modal's own (`ModalMethods`), passed through, so the two cannot drift apart.
+ * The flows (login, link, createWallet, recoverWallet) have no timeout: they last until the
+ * visitor finishes or leaves them, and leaving rejects with the flow's exit error
+ * ('User exited before creating a wallet', 'User exited before their wallet could be recovered').
  */
 export interface LatchClient
   extends Pick<
     ModalMethods,
-    'login' | 'link' | 'unlink' | 'logout' | 'getUser' | 'getAccessToken'
+    | 'login'
+    | 'link'
+    | 'unlink'
+    | 'logout'
+    | 'getUser'
+    | 'getAccessToken'
+    | 'createWallet'
+    | 'recoverWallet'
   > {
   /** Resolves once the modal is connected and configured; rejects with a LatchError otherwise. */
   readonly ready: Promise<void>
