@@ -1,6 +1,7 @@
 /**
  * Builds the host SDK: dist/sdk.js (the one-line script, IIFE) and dist/latch.js (the ESM entry),
- * both minified. Run with `tsx host-sdk/build.ts`.
+ * both minified, and dist/wallet-bridge.js (ESM), the wallet bridge the SDK imports only when the
+ * modal first asks for wallets. Run with `tsx host-sdk/build.ts`.
  *
  * Both must stay under 6 KB gzip (size.test.ts). Four things keep them there: shared modules are
  * treated as side-effect free (nothing of shared/src runs at import); the error catalogue is cut
@@ -91,16 +92,21 @@ const penpalTrimmed: Plugin = {
  */
 const INTERNAL_PROPERTIES = /^(?:iframe|dialog|isOpen|invoke|flow|flowPending|settleAll|dispatch)$/
 
-type Format = 'iife' | 'es'
+/** What each build writes: the SDK twice (sdk.js, latch.js) and the wallet bridge. */
+const TARGETS = {
+  iife: { entry: 'src/script.ts', fileName: 'sdk.js', format: 'iife' },
+  es: { entry: 'src/index.ts', fileName: 'latch.js', format: 'es' },
+  bridge: { entry: 'src/bridge/index.ts', fileName: 'wallet-bridge.js', format: 'es' },
+} as const
+type Target = keyof typeof TARGETS
 
 function config(
-  format: Format,
+  target: Target,
   codes: ReadonlySet<string>,
   outDir: string,
   write: boolean,
 ): InlineConfig {
-  const entry = format === 'iife' ? 'src/script.ts' : 'src/index.ts'
-  const fileName = format === 'iife' ? 'sdk.js' : 'latch.js'
+  const { entry, fileName, format } = TARGETS[target]
   return {
     configFile: false,
     root: ROOT,
@@ -135,8 +141,8 @@ function config(
 }
 
 /** The rendered code of each module in the bundle, by module id. */
-async function bundleModules(format: Format): Promise<Map<string, string>> {
-  const result = await build(config(format, new Set(), 'dist', false))
+async function bundleModules(target: Target): Promise<Map<string, string>> {
+  const result = await build(config(target, new Set(), 'dist', false))
   const modules = new Map<string, string>()
   for (const output of Array.isArray(result) ? result : [result]) {
     if (!('output' in output)) continue
@@ -153,10 +159,12 @@ async function bundleModules(format: Format): Promise<Map<string, string>> {
  * the SDK's modules name, and those the error modules themselves raise with `LatchError.of`
  * (their other mentions, such as the list of error types, raise nothing).
  */
-export async function usedErrorCodes(): Promise<Set<string>> {
+export async function usedErrorCodes(
+  targets: readonly Target[] = ['iife', 'es'],
+): Promise<Set<string>> {
   const used = new Set<string>()
-  for (const format of ['iife', 'es'] as const) {
-    for (const [id, code] of await bundleModules(format)) {
+  for (const target of targets) {
+    for (const [id, code] of await bundleModules(target)) {
       const pattern = ERRORS_MODULE.test(id)
         ? /LatchError\.of\(\s*["'`]([a-z0-9_]+)["'`]/g
         : /["'`]([a-z0-9_]+)["'`]/g
@@ -168,11 +176,24 @@ export async function usedErrorCodes(): Promise<Set<string>> {
   return used
 }
 
-/** Builds dist/sdk.js and dist/latch.js (or into `outDir`). */
+/**
+ * The bridge's catalogue: the codes it names, and every provider-code entry, since it maps any
+ * EIP-1193 or JSON-RPC code a wallet answers to its entry (rpcErrorCode).
+ */
+async function bridgeErrorCodes(): Promise<Set<string>> {
+  const codes = await usedErrorCodes(['bridge'])
+  for (const [code, spec] of Object.entries(ERRORS)) {
+    if ('rpcCode' in spec && code.startsWith('rpc_')) codes.add(code)
+  }
+  return codes
+}
+
+/** Builds dist/sdk.js, dist/latch.js and dist/wallet-bridge.js (or into `outDir`). */
 export async function buildHostSdk(options: { outDir?: string } = {}): Promise<void> {
   const outDir = options.outDir ?? 'dist'
-  const codes = await usedErrorCodes()
-  for (const format of ['iife', 'es'] as const) await build(config(format, codes, outDir, true))
+  const [codes, bridgeCodes] = await Promise.all([usedErrorCodes(), bridgeErrorCodes()])
+  for (const target of ['iife', 'es'] as const) await build(config(target, codes, outDir, true))
+  await build(config('bridge', bridgeCodes, outDir, true))
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -27,6 +27,7 @@ beforeAll(async () => {
   await writeFile(join(dir, 'dist/assets/index-abc.css'), 'body{}')
   await writeFile(join(dir, 'sdk/sdk.js'), '/* sdk */')
   await writeFile(join(dir, 'sdk/latch.js'), 'export {}')
+  await writeFile(join(dir, 'sdk/wallet-bridge.js'), 'export {}')
   await writeFile(join(dir, 'secret.txt'), 'secret')
   server = await startModalServer({
     apiUrl: 'http://127.0.0.1:8787/"><script>',
@@ -65,8 +66,8 @@ test('behavior: hashed assets are immutable with their content types', async () 
   expect(css.headers.get('x-content-type-options')).toBe('nosniff')
 })
 
-test('behavior: /sdk.js and /latch.js from the host SDK build, loadable cross-origin', async () => {
-  for (const name of ['sdk.js', 'latch.js']) {
+test('behavior: /sdk.js, /latch.js and /wallet-bridge.js from the host SDK build, loadable cross-origin', async () => {
+  for (const name of ['sdk.js', 'latch.js', 'wallet-bridge.js']) {
     const res = await fetch(`${server.url}/${name}`)
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8')

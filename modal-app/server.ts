@@ -1,6 +1,6 @@
 /**
  * The modal origin: serves modal-app/dist (index.html with the API URL injected) and the host
- * SDK's /sdk.js and /latch.js from host-sdk/dist. node:http only.
+ * SDK's /sdk.js, /latch.js and /wallet-bridge.js from host-sdk/dist. node:http only.
  *
  * index.html answers `frame-ancestors` with the registered origins of the app named by the
  * `?app=` query (read from the API's public app configuration), so the browser itself refuses
@@ -391,7 +391,9 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
       )
       return
     }
-    if (pathname === '/sdk.js' || pathname === '/latch.js') {
+    // wallet-bridge.js: the host SDK imports it into the host page when the modal first asks
+    // for browser wallets (host-sdk/src/bridge/), as an ES module, so CORS applies.
+    if (pathname === '/sdk.js' || pathname === '/latch.js' || pathname === '/wallet-bridge.js') {
       const file = await readFile(join(sdkDir, pathname.slice(1))).catch(() => null)
       if (!file) {
         send(

@@ -29,7 +29,7 @@ const MARKER = join(CACHE_DIR, 'frontend.json')
 export const FRONTEND_DIRS = {
   /** The modal page (index.html and assets), for startModalServer's distDir. */
   modal: join(CACHE_DIR, 'modal'),
-  /** sdk.js and latch.js, for startModalServer's sdkDir. */
+  /** sdk.js, latch.js and wallet-bridge.js, for startModalServer's sdkDir. */
   sdk: join(CACHE_DIR, 'sdk'),
   /** The wallet frame page and assets, for the API's LATCH_WALLET_FRAME_DIR. */
   walletFrame: join(CACHE_DIR, 'wallet-frame'),
@@ -72,6 +72,7 @@ function outputsExist(): boolean {
     join(FRONTEND_DIRS.modal, 'index.html'),
     join(FRONTEND_DIRS.sdk, 'sdk.js'),
     join(FRONTEND_DIRS.sdk, 'latch.js'),
+    join(FRONTEND_DIRS.sdk, 'wallet-bridge.js'),
     join(FRONTEND_DIRS.walletFrame, 'index.html'),
   ].every((file) => existsSync(file))
 }

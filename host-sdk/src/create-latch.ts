@@ -11,7 +11,7 @@ import { connect, WindowMessenger } from 'penpal'
 import { createCalls, type FlowExit } from './calls.ts'
 import { createEvents } from './events.ts'
 import { type Frame, mountFrame } from './frame.ts'
-import { createHostMethods } from './host-methods.ts'
+import { bridgeLoader, createHostMethods } from './host-methods.ts'
 import { type OAuthReturn, takeOAuthReturn } from './oauth.ts'
 
 /** After the frame reloads, init is retried this often until the new handshake answers. */
@@ -96,7 +96,17 @@ export function createLatch(options: LatchOptions): LatchClient {
         remoteWindow: contentWindow,
         allowedOrigins: [modalUrl.origin],
       }),
-      methods: exposeMethods(createHostMethods(() => frame, events, calls)),
+      methods: exposeMethods(
+        createHostMethods(
+          () => frame,
+          events,
+          calls,
+          // A wallet's events go to the modal; one that cannot take them (yet) drops them.
+          bridgeLoader(base, (...event) => {
+            linked.then((r) => r.walletEvent(...event)).catch(() => {})
+          }),
+        ),
+      ),
       timeout: MODAL_CONNECT_TIMEOUT_MS,
     })
     destroyConnection = connection.destroy

@@ -28,7 +28,7 @@ afterEach(() => {
 function setup() {
   const calls = createCalls()
   // No frame: the modal is not open, so only a pending flow may let navigation through.
-  const host = createHostMethods(() => undefined, createEvents({ appId: '' }), calls)
+  const host = createHostMethods(() => undefined, createEvents({ appId: '' }), calls, forever)
   const navigate = (url: string) =>
     host.navigate(url, FLOW).then(
       () => 'ok',

@@ -1,5 +1,6 @@
 /** What the modal may call on the host page: show and size the frame, events, leaving for OAuth. */
 import { type HostMethods, LatchError } from '@latch/shared'
+import type { WalletBridge, WalletEventSink } from './bridge/bridge.ts'
 import type { Calls } from './calls.ts'
 import type { Events } from './events.ts'
 import type { Frame } from './frame.ts'
@@ -10,8 +11,31 @@ const isAllowedNavigation = (url: URL) =>
   url.protocol === 'https:' ||
   (url.protocol === 'http:' && /^(localhost|127\.0\.0\.1|\[::1\])$/.test(url.hostname))
 
+/**
+ * The wallet bridge (src/bridge/, dist/wallet-bridge.js), imported from the modal's base URL the
+ * first time the modal asks for wallets, so pages whose visitors never use one do not load it.
+ * A failed import is tried again on the next ask.
+ */
+export function bridgeLoader(base: string, onEvent: WalletEventSink): () => Promise<WalletBridge> {
+  let bridge: Promise<WalletBridge> | undefined
+  return () =>
+    (bridge ??= import(/* @vite-ignore */ `${base}/wallet-bridge.js`).then(
+      (m: { createBridge(o: { onEvent: WalletEventSink }): WalletBridge }) =>
+        m.createBridge({ onEvent }),
+      (e: unknown) => {
+        bridge = undefined
+        throw e
+      },
+    ))
+}
+
 /** The host methods of one client; `frame` is absent until the document has been parsed. */
-export function createHostMethods(frame: () => Frame | undefined, events: Events, calls: Calls) {
+export function createHostMethods(
+  frame: () => Frame | undefined,
+  events: Events,
+  calls: Calls,
+  bridge: () => Promise<WalletBridge>,
+) {
   return {
     async setOpen(open) {
       frame()?.setOpen(open === true)
@@ -41,11 +65,7 @@ export function createHostMethods(frame: () => Frame | undefined, events: Events
     async pageUrl() {
       return location.href
     },
-    async wallets() {
-      return []
-    },
-    async request() {
-      throw LatchError.of('method_not_available')
-    },
+    wallets: () => bridge().then((b) => b.wallets()),
+    request: (id, method, params) => bridge().then((b) => b.request(id, method, params)),
   } satisfies HostMethods
 }

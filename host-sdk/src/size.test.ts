@@ -27,6 +27,27 @@ test.each(['sdk.js', 'latch.js'])('behavior: %s stays within 6 KB gzip', (file) 
   expect(gzipped).toBeLessThanOrEqual(BUDGET_BYTES)
 })
 
+/** The wallet bridge, loaded only when the modal first asks for wallets: 4 KB gzip. */
+const BRIDGE_BUDGET_BYTES = 4 * 1024
+
+test('behavior: wallet-bridge.js stays within 4 KB gzip, an ES module exporting createBridge', () => {
+  const code = readFileSync(join(outDir, 'wallet-bridge.js'))
+  const gzipped = gzipSync(code).length
+  console.log(
+    `wallet-bridge.js: ${code.length} bytes, ${gzipped} bytes gzip (budget ${BRIDGE_BUDGET_BYTES})`,
+  )
+  expect(gzipped).toBeLessThanOrEqual(BRIDGE_BUDGET_BYTES)
+  const text = code.toString('utf8')
+  expect(text).toMatch(/export\s*\{[^}]*\bcreateBridge\b/)
+  // Its catalogue: the provider codes it maps and its own, not the rest.
+  expect(text).toContain('Wallet request timed out')
+  expect(text).toContain('Request already pending')
+  expect(text).not.toContain('Invalid or expired verification code')
+  // The SDK itself stays out of it, and the bridge out of the SDK.
+  expect(text).not.toContain('penpal')
+  expect(readFileSync(join(outDir, 'sdk.js'), 'utf8')).not.toContain('eip6963')
+})
+
 test('behavior: sdk.js is a minified IIFE and latch.js an ES module exporting createLatch', () => {
   const script = readFileSync(join(outDir, 'sdk.js'), 'utf8')
   const esm = readFileSync(join(outDir, 'latch.js'), 'utf8')

@@ -64,5 +64,7 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     sendTransaction: unavailable,
     exportWallet: unavailable,
     forkSession: unavailable,
+    // The external-wallet connectors (issue 12, modal half) take these over.
+    async walletEvent() {},
   }
 }

@@ -89,17 +89,31 @@ export interface ModalMethods {
   ): Promise<TransactionReceipt>
   exportWallet(): Promise<void>
   forkSession(): Promise<string>
+  /**
+   * An injected wallet the modal has sent a request to (HostMethods.request) reported an event:
+   * `accountsChanged` with its addresses, `chainChanged` with the hex chain id, `disconnect`
+   * with `{ code, message }`. Checked by the host page's bridge before it is sent.
+   */
+  walletEvent(id: string, event: InjectedWalletEvent, payload: unknown): Promise<void>
 }
 
 /** Events the modal reports to the host. */
 export type HostEventName = 'login' | 'logout' | 'user' | 'warning' | AnalyticsEventName
 
+/**
+ * A browser wallet found in the host page (EIP-6963 or the legacy `window.ethereum`, whose id is
+ * 'window.ethereum'). `icon` is a data:image URI or '' and `rdns` reverse DNS or '' when the
+ * wallet announced none acceptable.
+ */
 export interface InjectedWalletInfo {
   id: string
   name: string
   icon: string
   rdns: string
 }
+
+/** The EIP-1193 events of an injected wallet that reach the modal. */
+export type InjectedWalletEvent = 'accountsChanged' | 'chainChanged' | 'disconnect'
 
 /** Methods the host SDK exposes to the modal. */
 export interface HostMethods {
@@ -116,7 +130,15 @@ export interface HostMethods {
    * back (`redirect_to`). The modal strips any latch_ return parameters from it.
    */
   pageUrl(): Promise<string>
+  /**
+   * The browser wallets in the host page, after waiting up to INJECTED_WALLET_WAIT_MS for one
+   * to appear (host-sdk/src/bridge/).
+   */
   wallets(): Promise<InjectedWalletInfo[]>
+  /**
+   * An EIP-1193 request to the wallet `id`; only the methods the sign-in needs pass. Wallet
+   * errors arrive as LatchErrors with the wallet's `rpcCode` and message.
+   */
   request(id: string, method: string, params?: unknown): Promise<unknown>
 }
 
