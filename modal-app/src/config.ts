@@ -85,6 +85,15 @@ export function mergeConfig(server: ServerAppConfig, host: HostAppConfig): AppVi
     ...loginMethodFlags((m) => (m === 'sms' ? sms : enabled(m))),
     termsAndConditionsUrl: termsUrl,
     privacyPolicyUrl: privacyUrl,
+    // The in-app wallet settings the page gives win over the server's (the page is where the
+    // app's developer decides when wallets are made); 'all-users' exists on the server only.
+    embeddedWalletConfig: {
+      createOnLogin:
+        host.embeddedWallets?.createOnLogin ?? server.embeddedWalletConfig.createOnLogin,
+      requireUserPasswordOnCreate:
+        host.embeddedWallets?.requireUserPasswordOnCreate ??
+        server.embeddedWalletConfig.requireUserPasswordOnCreate,
+    },
   }
   return {
     config,

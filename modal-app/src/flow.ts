@@ -13,6 +13,8 @@
  *   an unfinished one rejects with login_exited or link_exited.
  */
 import {
+  type ErrorCode,
+  embeddedWallet,
   type HostAppConfig,
   isLatchError,
   LatchError,
@@ -21,6 +23,7 @@ import {
   type ServerAppConfig,
   SUCCESS_CLOSE_DELAY_MS,
   type User,
+  type WalletAccount,
 } from '@latch/shared'
 import { signInOrLink } from './account.ts'
 import { track } from './analytics.ts'
@@ -50,7 +53,7 @@ export function navigate(screen: ScreenId): void {
 
 /** Two flows are the same when they do the same thing (a host call then joins the running one). */
 export function sameFlow(a: Flow | null, b: Flow): boolean {
-  return a?.kind === b.kind && (a.kind === 'login' || a.account === (b as typeof a).account)
+  return a?.kind === b.kind && (a.kind !== 'link' || a.account === (b as typeof a).account)
 }
 
 /**
@@ -58,13 +61,16 @@ export function sameFlow(a: Flow | null, b: Flow): boolean {
  * already running: the host's promise then settles with it. Another running flow is left
  * (its caller's promise rejects).
  */
-export function startFlow<T extends LoginResult | User>(flow: Flow, screen: ScreenId): Promise<T> {
+export function startFlow<T extends LoginResult | User | WalletAccount>(
+  flow: Flow,
+  screen: ScreenId,
+): Promise<T> {
   const { flow: running, waiting } = store.getState()
   if (waiting && sameFlow(running, flow)) return waiting.promise as Promise<T>
   rejectWaiting()
   let resolve!: Waiting['resolve']
   let reject!: Waiting['reject']
-  const promise = new Promise<LoginResult | User>((res, rej) => {
+  const promise = new Promise<LoginResult | User | WalletAccount>((res, rej) => {
     resolve = res
     reject = rej
   })
@@ -185,6 +191,7 @@ export async function completeFlow(
  */
 export function succeed(result: LoginResult, verified: Verified): void {
   const { flow, app } = store.getState()
+  if (result.isNewUser) store.setState({ newUserId: result.user.id })
   let step: NextStep | null = null
   if (flow && app) {
     for (const rule of nextStepRules) {
@@ -217,7 +224,14 @@ export function finishFlow(tellHost = true): void {
   closeModal(tellHost)
   if (!result) return
   if (flow?.kind === 'login') callHost('emit', 'login', result)
-  waiting?.resolve(flow?.kind === 'link' ? result.user : result)
+  if (!waiting) return
+  if (flow?.kind === 'link') waiting.resolve(result.user)
+  else if (flow?.kind === 'create-wallet' || flow?.kind === 'recover-wallet') {
+    // A wallet flow's result is the user the server answered after the wallet was made usable.
+    const wallet = embeddedWallet(result.user.linkedAccounts)
+    if (wallet) waiting.resolve(wallet)
+    else waiting.reject(LatchError.of('something_went_wrong'))
+  } else waiting.resolve(result)
 }
 
 /**
@@ -238,8 +252,16 @@ function rejectWaiting(): void {
   const { flow, waiting } = store.getState()
   if (!waiting) return
   store.setState({ waiting: null })
-  waiting.reject(LatchError.of(flow?.kind === 'link' ? 'link_exited' : 'login_exited'))
+  waiting.reject(LatchError.of(EXITED[flow?.kind ?? 'login']))
 }
+
+/** What a caller hears when the visitor leaves an unfinished flow (SPEC section 8). */
+const EXITED = {
+  login: 'login_exited',
+  link: 'link_exited',
+  'create-wallet': 'create_exited',
+  'recover-wallet': 'recovery_exited',
+} as const satisfies Record<Flow['kind'], ErrorCode>
 
 /** Everything a flow leaves behind, and a new generation. */
 function flowReset() {
@@ -251,6 +273,7 @@ function flowReset() {
     submitError: null,
     passwordless: null,
     oauth: null,
+    wallet: null,
     result: null,
   }
 }

@@ -226,10 +226,10 @@ describe('link, unlink, logout, wallet methods', () => {
     expect(harness.emitted('logout')).toHaveLength(1)
   })
 
-  test('error: wallet methods are not available yet', async () => {
+  test('error: signing, sending, export and fork are not available yet', async () => {
     setupRuntime(api)
     const m = methods()
-    for (const call of [m.createWallet(), m.signMessage('hi'), m.exportWallet(), m.forkSession()]) {
+    for (const call of [m.signMessage('hi'), m.exportWallet(), m.forkSession()]) {
       expect(await rejection(call)).toMatchObject({ code: 'method_not_available' })
     }
   })

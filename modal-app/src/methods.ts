@@ -16,6 +16,7 @@ import { linkOAuth, resumeOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
 import { preloadScreens } from './screens/lazy.tsx'
 import { store } from './store.ts'
+import { createWallet, recoverWallet } from './wallet/index.ts'
 
 export interface MethodsContext {
   /** The server's app configuration, fetched at startup. */
@@ -58,8 +59,8 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     async close() {
       exitFlow(false)
     },
-    createWallet: unavailable,
-    recoverWallet: unavailable,
+    createWallet,
+    recoverWallet,
     signMessage: unavailable,
     sendTransaction: unavailable,
     exportWallet: unavailable,

@@ -5,6 +5,8 @@ import type { Session } from './session.ts'
 
 export interface Runtime {
   appId: string
+  /** The API's base URL (the page's latch-api-url): the wallet frame is served from it. */
+  apiUrl: string
   api: ApiClient
   session: Session
   /** The host page, once the penpal handshake is done. */

@@ -18,6 +18,11 @@ export interface Session {
   start(tokens: { token: string; refresh_token: string }, user: User): void
   /** A valid access token, refreshed first if needed; null when signed out. */
   getAccessToken(): Promise<string | null>
+  /**
+   * The user as the server has it now (a refresh; the 'user' event follows), e.g. once the
+   * in-app wallet became one of their accounts; null when signed out.
+   */
+  refreshUser(): Promise<User | null>
   /** Destroys the session on the server (best effort) and clears the tokens. */
   logout(): Promise<void>
   clear(): void
@@ -112,6 +117,10 @@ export function createSession(options: SessionOptions): Session {
       }
       if (!accessToken && !options.tokens.get()) return null
       return refresh()
+    },
+    async refreshUser() {
+      await refresh()
+      return accessToken ? user : null
     },
     async logout() {
       const refreshToken = options.tokens.get()

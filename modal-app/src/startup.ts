@@ -59,7 +59,7 @@ export function start(options: StartOptions = {}): StartResult {
     ...(options.fetch ? { fetch: options.fetch } : {}),
   })
   session = createSession({ api, tokens: createTokenStore(appId), onUser: setUser })
-  setRuntime({ appId, api, session, host: null })
+  setRuntime({ appId, apiUrl, api, session, host: null })
 
   // The configuration is public: no access token, so a stored session's refresh does not hold
   // it up. The inline script may have asked for it already (early.ts).

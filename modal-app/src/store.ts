@@ -5,7 +5,14 @@
  * account.ts), so penpal handlers move the UI without hooks, and `resetStore()` is the one
  * reset tests need.
  */
-import type { CodeChannel, LatchError, LoginResult, OAuthProvider, User } from '@latch/shared'
+import type {
+  CodeChannel,
+  LatchError,
+  LoginResult,
+  OAuthProvider,
+  User,
+  WalletAccount,
+} from '@latch/shared'
 import { createStore } from 'zustand/vanilla'
 import type { AppView } from './config.ts'
 import type { ScreenId } from './screens/ids.ts'
@@ -13,13 +20,20 @@ import type { ScreenId } from './screens/ids.ts'
 export type Status = 'loading' | 'ready' | 'error'
 export type CodeStatus = 'idle' | 'submitting' | 'success' | 'error'
 
-/** What the visitor is doing: signing in, or linking an account to the signed-in user. */
-export type Flow = { kind: 'login' } | { kind: 'link'; account: 'email' | 'phone' | OAuthProvider }
+/**
+ * What the visitor is doing: signing in, linking an account to the signed-in user, creating
+ * the in-app wallet (createWallet()) or recovering it on this device (recoverWallet()).
+ */
+export type Flow =
+  | { kind: 'login' }
+  | { kind: 'link'; account: 'email' | 'phone' | OAuthProvider }
+  | { kind: 'create-wallet' }
+  | { kind: 'recover-wallet' }
 
 /** The host's login() or link() call waiting on the flow; settled once, when the flow ends. */
 export interface Waiting {
-  promise: Promise<LoginResult | User>
-  resolve(value: LoginResult | User): void
+  promise: Promise<LoginResult | User | WalletAccount>
+  resolve(value: LoginResult | User | WalletAccount): void
   reject(error: LatchError): void
 }
 
@@ -43,6 +57,19 @@ export interface PasswordlessState {
   error: string | null
 }
 
+/** The in-app wallet's screens (src/wallet/): creating, connecting, recovering. */
+export interface WalletState {
+  status: 'idle' | 'submitting' | 'success' | 'error'
+  /** The text under the passcode boxes (SPEC section 8), or null. */
+  error: string | null
+  /** A locked recovery may be tried again from this time (ms since the epoch). */
+  lockedUntil: number | null
+  /** Where the connecting gate goes once the wallet is usable; null ends the flow. */
+  target: ScreenId | null
+  /** Created with a passcode: the created screen follows after a short pause. */
+  withPasscode: boolean
+}
+
 export interface ModalState {
   status: Status
   screen: ScreenId
@@ -64,6 +91,9 @@ export interface ModalState {
   submitError: string | null
   passwordless: PasswordlessState | null
   oauth: OAuthState | null
+  wallet: WalletState | null
+  /** The user who signed up in this page (isNewUser): they see the wallet-created screen. */
+  newUserId: string | null
   /** OAuth states completed in this page: each return is completed once. */
   oauthCompleted: readonly string[]
   /** The cause behind the general error view. */
@@ -85,6 +115,8 @@ export const initialState: ModalState = {
   submitError: null,
   passwordless: null,
   oauth: null,
+  wallet: null,
+  newUserId: null,
   oauthCompleted: [],
   error: null,
 }

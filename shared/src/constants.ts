@@ -8,6 +8,13 @@ export const API_TIMEOUT_MS = 10_000
 /** How long the host SDK waits for the modal frame's penpal handshake (not in the spec). */
 export const MODAL_CONNECT_TIMEOUT_MS = 20_000
 export const WALLET_REQUEST_TIMEOUT_MS = 120_000
+/** How long the modal waits for the wallet frame to load and shake hands (not in the spec). */
+export const WALLET_FRAME_CONNECT_TIMEOUT_MS = 15_000
+/**
+ * How long the modal waits for one call of the wallet frame (not in the spec): creating with a
+ * passcode is Argon2id (up to ~1 s) and three API round trips of at most API_TIMEOUT_MS each.
+ */
+export const WALLET_FRAME_CALL_TIMEOUT_MS = 60_000
 export const TOKEN_EXPIRY_MARGIN_MS = 30_000
 export const REFRESH_TOKEN_COOKIE_DAYS = 30
 export const REFRESH_TOKEN_MAX_AGE_S = REFRESH_TOKEN_COOKIE_DAYS * 24 * 60 * 60

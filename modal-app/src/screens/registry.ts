@@ -32,6 +32,20 @@ const AllowlistRejection = lazyScreen(() =>
   import('./AllowlistRejection.tsx').then((m) => m.AllowlistRejection),
 )
 
+// The in-app wallet's screens: reached only after a sign-in or a host call (wallet/).
+const EmbeddedWallet = lazyScreen(() =>
+  import('./EmbeddedWallet.tsx').then((m) => m.EmbeddedWallet),
+)
+const EmbeddedWalletCreated = lazyScreen(() =>
+  import('./EmbeddedWalletCreated.tsx').then((m) => m.EmbeddedWalletCreated),
+)
+const EmbeddedWalletConnecting = lazyScreen(() =>
+  import('./EmbeddedWalletConnecting.tsx').then((m) => m.EmbeddedWalletConnecting),
+)
+const EmbeddedWalletRecovery = lazyScreen(() =>
+  import('./EmbeddedWalletRecovery.tsx').then((m) => m.EmbeddedWalletRecovery),
+)
+
 const later = (size: ScreenSize, back: ScreenId | null = 'LANDING'): ScreenEntry => ({
   component: Placeholder,
   size,
@@ -65,10 +79,14 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
   LINK_WALLET_SCREEN: later('medium', null),
   CONNECT_ONLY_LANDING_SCREEN: later('full', null),
   CONNECT_ONLY_AUTHENTICATED_SCREEN: later('full', null),
-  EMBEDDED_WALLET_SCREEN: later('full', null),
-  EMBEDDED_WALLET_CREATED_SCREEN: later('full', null),
-  EMBEDDED_WALLET_CONNECTING_SCREEN: later('full', null),
-  EMBEDDED_WALLET_RECOVERY_SCREEN: later('full', null),
+  EMBEDDED_WALLET_SCREEN: { component: EmbeddedWallet, size: 'full', back: null },
+  EMBEDDED_WALLET_CREATED_SCREEN: { component: EmbeddedWalletCreated, size: 'full', back: null },
+  EMBEDDED_WALLET_CONNECTING_SCREEN: {
+    component: EmbeddedWalletConnecting,
+    size: 'full',
+    back: null,
+  },
+  EMBEDDED_WALLET_RECOVERY_SCREEN: { component: EmbeddedWalletRecovery, size: 'full', back: null },
   EMBEDDED_WALLET_KEY_EXPORT_SCREEN: later('full', null),
   EMBEDDED_WALLET_SIGN_REQUEST_SCREEN: later('full', null),
   EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN: later('full', null),

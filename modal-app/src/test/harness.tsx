@@ -54,7 +54,13 @@ export function setupRuntime(api: ApiDouble, refreshToken: string | null = null)
     accessToken: () => session?.getAccessToken() ?? Promise.resolve(null),
   })
   session = createSession({ api: client, tokens, onUser: setUser })
-  setRuntime({ appId: APP_ID, api: client, session, host: recordingHost(hostCalls) })
+  setRuntime({
+    appId: APP_ID,
+    apiUrl: api.url,
+    api: client,
+    session,
+    host: recordingHost(hostCalls),
+  })
   return {
     hostCalls,
     session,

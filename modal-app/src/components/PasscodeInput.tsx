@@ -1,0 +1,78 @@
+import { ERRORS, PASSCODE_LENGTH } from '@latch/shared'
+import { CharBoxes } from './CharBoxes.tsx'
+
+export const emptyPasscode = (): string[] => Array.from({ length: PASSCODE_LENGTH }, () => '')
+
+const ALLOWED = /^[A-Za-z0-9]*$/
+
+/** Six letters and digits, one per box. */
+export function isValidPasscode(chars: string[]): boolean {
+  return chars.every((c) => c.length === 1) && ALLOWED.test(chars.join(''))
+}
+
+/**
+ * The validation text for the boxes (SPEC section 5): a character that is not a letter or a
+ * digit at once; an incomplete passcode only once the visitor left the boxes (`left`), not
+ * while typing its first characters.
+ */
+export function passcodeProblem(chars: string[], left: boolean): string | null {
+  const joined = chars.join('')
+  if (!ALLOWED.test(joined)) return ERRORS.passcode_invalid_characters.message
+  if (left && joined.length > 0 && !isValidPasscode(chars)) {
+    return ERRORS.passcode_invalid_length.message
+  }
+  return null
+}
+
+export const PASSCODE_HINT = 'Passcode can be letters and numbers'
+
+export interface PasscodeInputProps {
+  chars: string[]
+  onChars(next: string[]): void
+  /** The visitor left the boxes (focus went elsewhere in the modal). */
+  onLeave?(): void
+  locked: boolean
+  /** The validation text or the submit's error; null shows the hint. */
+  error: string | null
+  legend: string
+  testId?: string
+}
+
+/**
+ * The passcode's six boxes with their legend and one live line under them: the hint, or the
+ * validation or submit error (announced as an alert).
+ */
+export function PasscodeInput(props: PasscodeInputProps) {
+  const testId = props.testId ?? 'passcode-input'
+  return (
+    <fieldset
+      className="latch-code"
+      data-status={props.error ? 'error' : 'idle'}
+      onBlur={(e) => {
+        const next = e.relatedTarget
+        if (!(next instanceof Node && e.currentTarget.contains(next))) props.onLeave?.()
+      }}
+    >
+      <legend className="latch-visually-hidden">{props.legend}</legend>
+      <CharBoxes
+        chars={props.chars}
+        onChars={props.onChars}
+        onCleared={props.onChars}
+        locked={props.locked}
+        invalid={props.error !== null}
+        boxLabel={(i) => `Character ${i + 1} of ${PASSCODE_LENGTH}`}
+        inputMode="text"
+        testId={testId}
+      />
+      <p className="latch-code-status" aria-live="polite" data-testid={`${testId}-status`}>
+        {props.error ? (
+          <span className="latch-error" role="alert" data-testid={`${testId}-error`}>
+            {props.error}
+          </span>
+        ) : (
+          <span className="latch-helper">{PASSCODE_HINT}</span>
+        )}
+      </p>
+    </fieldset>
+  )
+}

@@ -1,0 +1,228 @@
+/**
+ * EMBEDDED_WALLET_SCREEN (SPEC sections 2 and 4): creates the in-app wallet. With
+ * requireUserPasswordOnCreate the visitor sets a passcode (or generates one and saves it);
+ * without it the wallet is created as the screen opens, with automatic recovery.
+ */
+import {
+  COPIED_LABEL_MS,
+  CREATED_SCREEN_DELAY_AFTER_PASSCODE_MS,
+  GENERATED_LABEL_MS,
+  generatePasscode,
+} from '@latch/shared'
+import { useEffect, useRef, useState } from 'react'
+import { CharBoxes } from '../components/CharBoxes.tsx'
+import {
+  emptyPasscode,
+  isValidPasscode,
+  PasscodeInput,
+  passcodeProblem,
+} from '../components/PasscodeInput.tsx'
+import { navigate } from '../flow.ts'
+import { useApp, useModal } from '../hooks.ts'
+import { createInAppWallet } from '../wallet/flows.ts'
+import { ErrorView } from './ErrorView.tsx'
+
+/** A label that reads `done` for `ms` after `flash()`, e.g. 'Copied' for 1.5 s. */
+function useFlash(ms: number): [boolean, () => void] {
+  const [on, setOn] = useState(false)
+  const timer = useRef<ReturnType<typeof setTimeout>>(undefined)
+  useEffect(() => () => clearTimeout(timer.current), [])
+  const flash = () => {
+    clearTimeout(timer.current)
+    setOn(true)
+    timer.current = setTimeout(() => setOn(false), ms)
+  }
+  return [on, flash]
+}
+
+export function EmbeddedWallet() {
+  const app = useApp()
+  return app.config.embeddedWalletConfig.requireUserPasswordOnCreate ? (
+    <SetPasscode />
+  ) : (
+    <CreateAutomatically />
+  )
+}
+
+/** Without a passcode: created on entering the screen; a failure is the general error view. */
+function CreateAutomatically() {
+  const wallet = useModal((s) => s.wallet)
+  const started = useRef(false)
+  useEffect(() => {
+    if (started.current) return
+    started.current = true
+    void createInAppWallet()
+  }, [])
+  if (wallet?.status === 'error') return <ErrorView />
+  return (
+    <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_SCREEN">
+      <h1 className="latch-title">Creating your wallet</h1>
+      <div className="latch-spinner" role="progressbar" aria-label="Creating your wallet" />
+    </div>
+  )
+}
+
+const WHY =
+  'Your passcode encrypts a backup of your wallet. You will need it to use your wallet on a new device; nobody else, not even this app, can recover it for you.'
+
+function SetPasscode() {
+  const wallet = useModal((s) => s.wallet)
+  const [chars, setChars] = useState(emptyPasscode)
+  const [left, setLeft] = useState(false)
+  const [generated, setGenerated] = useState<string | null>(null)
+  const [why, setWhy] = useState(false)
+  const [generatedLabel, flashGenerated] = useFlash(GENERATED_LABEL_MS)
+  const [copiedLabel, flashCopied] = useFlash(COPIED_LABEL_MS)
+  const status = wallet?.status ?? 'idle'
+  const busy = status === 'submitting' || status === 'success'
+
+  // Created with the passcode: the created screen follows after a short pause.
+  useEffect(() => {
+    if (status !== 'success') return
+    const timer = setTimeout(
+      () => navigate('EMBEDDED_WALLET_CREATED_SCREEN'),
+      CREATED_SCREEN_DELAY_AFTER_PASSCODE_MS,
+    )
+    return () => clearTimeout(timer)
+  }, [status])
+
+  const generate = () => {
+    setGenerated(generatePasscode())
+    flashGenerated()
+  }
+  const copy = async () => {
+    if (!generated) return
+    try {
+      await navigator.clipboard.writeText(generated)
+      flashCopied()
+    } catch {
+      // No clipboard (a browser that refuses it to the frame): the passcode stays on screen.
+    }
+  }
+  const submitError = status === 'error' ? (wallet?.error ?? null) : null
+  const generateButton = (
+    <button
+      type="button"
+      className="latch-link-button"
+      data-testid="generate-passcode"
+      disabled={busy}
+      onClick={generate}
+    >
+      {generatedLabel ? 'Generated' : 'Generate passcode'}
+    </button>
+  )
+  const whyBlock = (
+    <>
+      <button
+        type="button"
+        className="latch-link-button latch-small"
+        aria-expanded={why}
+        aria-controls="latch-passcode-why"
+        data-testid="passcode-why"
+        onClick={() => setWhy(!why)}
+      >
+        Why am I doing this?
+      </button>
+      {why ? (
+        <p
+          id="latch-passcode-why"
+          className="latch-muted latch-small"
+          data-testid="passcode-why-text"
+        >
+          {WHY}
+        </p>
+      ) : null}
+    </>
+  )
+
+  if (generated) {
+    return (
+      <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_SCREEN">
+        <h1 className="latch-title">Secure your passcode</h1>
+        <p className="latch-description">
+          Save this passcode somewhere safe. You will need it to use your wallet on a new device.
+        </p>
+        <fieldset className="latch-code" data-testid="generated-passcode" data-value={generated}>
+          <legend className="latch-visually-hidden">Your passcode</legend>
+          <CharBoxes
+            chars={[...generated]}
+            onChars={() => {}}
+            onCleared={() => {}}
+            locked
+            invalid={false}
+            boxLabel={(i) => `Character ${i + 1} of ${generated.length}`}
+            inputMode="text"
+            testId="generated-passcode"
+          />
+          <p className="latch-code-status" aria-live="polite" data-testid="passcode-input-status">
+            {submitError ? (
+              <span className="latch-error" role="alert" data-testid="passcode-input-error">
+                {submitError}
+              </span>
+            ) : null}
+          </p>
+        </fieldset>
+        <p className="latch-small">
+          <button
+            type="button"
+            className="latch-link-button"
+            data-testid="copy-passcode"
+            onClick={() => void copy()}
+          >
+            {copiedLabel ? 'Copied' : 'Copy'}
+          </button>{' '}
+          · {generateButton}
+        </p>
+        <button
+          type="button"
+          className="latch-button latch-button-primary"
+          data-testid="passcode-saved"
+          disabled={busy}
+          aria-busy={status === 'submitting'}
+          onClick={() => void createInAppWallet(generated)}
+        >
+          I have saved my passcode
+        </button>
+        {whyBlock}
+      </div>
+    )
+  }
+
+  const valid = isValidPasscode(chars)
+  const problem = passcodeProblem(chars, left)
+  return (
+    <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_SCREEN">
+      <h1 className="latch-title">Set your passcode</h1>
+      <form
+        className="latch-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          if (valid && !busy) void createInAppWallet(chars.join(''))
+        }}
+      >
+        <PasscodeInput
+          chars={chars}
+          onChars={(next) => {
+            setChars(next)
+            if (isValidPasscode(next)) setLeft(false)
+          }}
+          onLeave={() => setLeft(true)}
+          locked={busy}
+          error={problem ?? submitError}
+          legend="Passcode"
+        />
+        <p className="latch-small">{generateButton}</p>
+        <button
+          type="submit"
+          className="latch-button latch-button-primary"
+          data-testid="set-passcode"
+          disabled={!valid || busy}
+          aria-busy={status === 'submitting'}
+        >
+          Set passcode
+        </button>
+      </form>
+      {whyBlock}
+    </div>
+  )
+}

@@ -1,0 +1,25 @@
+/** EMBEDDED_WALLET_CREATED_SCREEN: the new wallet, then the flow completes by itself (4500 ms). */
+import { embeddedWallet, truncateAddress, WALLET_CREATED_SCREEN_MS } from '@latch/shared'
+import { useEffect } from 'react'
+import { finishFlow } from '../flow.ts'
+import { useModal } from '../hooks.ts'
+
+export function EmbeddedWalletCreated() {
+  const user = useModal((s) => s.result?.user ?? s.user)
+  const wallet = user ? embeddedWallet(user.linkedAccounts) : undefined
+  useEffect(() => {
+    const timer = setTimeout(() => finishFlow(), WALLET_CREATED_SCREEN_MS)
+    return () => clearTimeout(timer)
+  }, [])
+  return (
+    <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_CREATED_SCREEN">
+      <h1 className="latch-title">Your wallet is ready</h1>
+      {wallet ? (
+        <p className="latch-description" data-testid="created-address" title={wallet.address}>
+          {truncateAddress(wallet.address)}
+        </p>
+      ) : null}
+      <p className="latch-success">Success!</p>
+    </div>
+  )
+}

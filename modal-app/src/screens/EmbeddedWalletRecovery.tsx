@@ -1,0 +1,94 @@
+/**
+ * EMBEDDED_WALLET_RECOVERY_SCREEN (SPEC sections 2 and 8): the passcode brings the wallet to
+ * this device. Five wrong passcodes lock recovery for the server's Retry-After; the button
+ * stays disabled until then.
+ */
+import { useEffect, useState } from 'react'
+import {
+  emptyPasscode,
+  isValidPasscode,
+  PasscodeInput,
+  passcodeProblem,
+} from '../components/PasscodeInput.tsx'
+import { useModal } from '../hooks.ts'
+import { recoverWithPasscode } from '../wallet/flows.ts'
+
+/** "2 minutes", "45 seconds", "3 hours": how long a locked recovery lasts, rounded up. */
+export function waitText(ms: number): string {
+  const s = Math.max(1, Math.ceil(ms / 1000))
+  const [n, unit] =
+    s < 60
+      ? [s, 'second']
+      : s < 3600
+        ? [Math.ceil(s / 60), 'minute']
+        : [Math.ceil(s / 3600), 'hour']
+  return `${n} ${unit}${n === 1 ? '' : 's'}`
+}
+
+export function EmbeddedWalletRecovery() {
+  const wallet = useModal((s) => s.wallet)
+  const [chars, setChars] = useState(emptyPasscode)
+  const [left, setLeft] = useState(false)
+  const lockedUntil = wallet?.lockedUntil ?? null
+  const [locked, setLocked] = useState(false)
+  const status = wallet?.status ?? 'idle'
+  const busy = status === 'submitting' || status === 'success'
+
+  // Locked: the button comes back when the server's wait is over.
+  useEffect(() => {
+    if (lockedUntil === null) {
+      setLocked(false)
+      return
+    }
+    const left = lockedUntil - Date.now()
+    setLocked(left > 0)
+    if (left <= 0) return
+    const timer = setTimeout(() => setLocked(false), left)
+    return () => clearTimeout(timer)
+  }, [lockedUntil])
+
+  const valid = isValidPasscode(chars)
+  const submitError = status === 'error' ? (wallet?.error ?? null) : null
+  const problem = passcodeProblem(chars, left)
+  const error =
+    problem ??
+    (submitError && locked && lockedUntil
+      ? `${submitError} Try again in ${waitText(lockedUntil - Date.now())}.`
+      : submitError)
+  return (
+    <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_RECOVERY_SCREEN">
+      <h1 className="latch-title">Load your account</h1>
+      <p className="latch-description">
+        We haven't seen this device yet. To continue, please enter your passcode.
+      </p>
+      <form
+        className="latch-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          if (valid && !busy && !locked) void recoverWithPasscode(chars.join(''))
+        }}
+      >
+        <PasscodeInput
+          chars={chars}
+          onChars={(next) => {
+            setChars(next)
+            if (isValidPasscode(next)) setLeft(false)
+          }}
+          onLeave={() => setLeft(true)}
+          locked={busy}
+          error={error}
+          legend="Passcode"
+        />
+        <button
+          type="submit"
+          className="latch-button latch-button-primary"
+          data-testid="recover-wallet"
+          disabled={!valid || busy || locked}
+          aria-busy={status === 'submitting'}
+        >
+          Recover your account
+        </button>
+      </form>
+    </div>
+  )
+}

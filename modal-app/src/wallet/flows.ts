@@ -1,0 +1,249 @@
+/**
+ * The in-app wallet's flows (SPEC sections 4 and 8): create, the connecting gate, recovery.
+ * Loaded lazily (index.ts, the wallet screens). Every call to the frame carries the session's
+ * access token; key material never reaches this code, only addresses and errors.
+ */
+import {
+  ERRORS,
+  embeddedWallet,
+  isLatchError,
+  LatchError,
+  type User,
+  type WalletAccount,
+} from '@latch/shared'
+import { track } from '../analytics.ts'
+import { finishFlow, flowGeneration, navigate, startFlow } from '../flow.ts'
+import { runtime } from '../runtime.ts'
+import type { ScreenId } from '../screens/ids.ts'
+import { store, type WalletState } from '../store.ts'
+import { walletFrame } from './frame.ts'
+import { freshWalletState } from './index.ts'
+
+function setWallet(patch: Partial<WalletState>): void {
+  const wallet = store.getState().wallet ?? freshWalletState()
+  store.setState({ wallet: { ...wallet, ...patch } })
+}
+
+const toError = (e: unknown): LatchError =>
+  isLatchError(e) ? e : LatchError.of('something_went_wrong', { cause: e })
+
+/** A valid access token, or the error the calling flow names for a visitor signed out. */
+async function accessToken(signedOut: 'create_not_authenticated' | 'recovery_not_allowed') {
+  const token = await runtime().session.getAccessToken()
+  if (!token) throw LatchError.of(signedOut)
+  return token
+}
+
+/** The signed-in user and their in-app wallet, or recovery_not_allowed. */
+function ownWallet(): { user: User; wallet: WalletAccount } {
+  const { user } = store.getState()
+  const wallet = user ? embeddedWallet(user.linkedAccounts) : undefined
+  if (!user || !wallet || !runtime().session.isAuthenticated()) {
+    throw LatchError.of('recovery_not_allowed')
+  }
+  return { user, wallet }
+}
+
+// ---- Create ------------------------------------------------------------------------------
+
+/**
+ * createWallet(): the create screen for a signed-in user without an in-app wallet. Resolves
+ * with the new wallet account; rejects with SPEC section 8's create texts.
+ */
+export function createWallet(): Promise<WalletAccount> {
+  const { app, user } = store.getState()
+  if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
+  if (!user || !runtime().session.isAuthenticated()) {
+    return Promise.reject(LatchError.of('create_not_authenticated'))
+  }
+  if (embeddedWallet(user.linkedAccounts)) {
+    return Promise.reject(LatchError.of('wallet_already_exists'))
+  }
+  const promise = startFlow<WalletAccount>({ kind: 'create-wallet' }, 'EMBEDDED_WALLET_SCREEN')
+  store.setState({ wallet: freshWalletState() })
+  return promise
+}
+
+/** The create screen's text for a failure (SPEC section 8, Create). */
+export function createErrorText(e: unknown): string {
+  const error = toError(e)
+  if (
+    error.is('wallet_already_exists') ||
+    error.is('create_not_authenticated') ||
+    error.type === 'validation_error'
+  ) {
+    return error.message
+  }
+  return ERRORS.create_failed.message
+}
+
+/**
+ * Creates the wallet in the frame, with the passcode as its recovery (or automatic recovery
+ * without one), then asks the server for the user, who now has it ('user' goes to the host).
+ * What follows: with a passcode, the created screen after a short pause (the screen's timer);
+ * without one, the created screen for a user new this session, else the flow ends.
+ */
+export async function createInAppWallet(passcode?: string): Promise<void> {
+  const state = store.getState()
+  if (state.wallet?.status === 'submitting' || state.wallet?.status === 'success') return
+  const started = flowGeneration()
+  setWallet({ status: 'submitting', error: null, withPasscode: passcode !== undefined })
+  track('embedded_wallet_creation_started')
+  let user: User | null
+  try {
+    const token = await accessToken('create_not_authenticated')
+    const frame = await walletFrame()
+    const { address } = await frame['latch:wallet:create'](
+      passcode === undefined
+        ? { accessToken: token }
+        : { accessToken: token, recoveryPin: passcode },
+    )
+    user = await runtime().session.refreshUser()
+    if (!user || embeddedWallet(user.linkedAccounts)?.address !== address) {
+      throw LatchError.of('unable_to_create_wallet')
+    }
+  } catch (e) {
+    if (started !== flowGeneration()) return
+    console.error('Latch: the in-app wallet could not be created', e)
+    setWallet({ status: 'error', error: createErrorText(e) })
+    return
+  }
+  track('embedded_wallet_creation_completed')
+  if (started !== flowGeneration()) return
+  const { result, newUserId } = store.getState()
+  // The flow delivers the user with their wallet (a login keeps whether they are new).
+  store.setState({ result: { user, isNewUser: result?.isNewUser ?? false } })
+  setWallet({ status: 'success' })
+  if (passcode !== undefined) return
+  if (newUserId === user.id) navigate('EMBEDDED_WALLET_CREATED_SCREEN')
+  else finishFlow()
+}
+
+// ---- The connecting gate -----------------------------------------------------------------
+
+/**
+ * Makes the signed-in user's in-app wallet usable in the frame without showing anything:
+ * `connect`; when the wallet is not on this device and its recovery is automatic ('latch'),
+ * recovery with no prompt. Rejects with wallet_not_on_device when the passcode is needed.
+ */
+export async function connectWallet(): Promise<WalletAccount> {
+  const { wallet } = ownWallet()
+  const frame = await walletFrame()
+  const token = await accessToken('recovery_not_allowed')
+  try {
+    await frame['latch:wallet:connect']({ address: wallet.address, accessToken: token })
+    return wallet
+  } catch (e) {
+    if (!(isLatchError(e) && e.is('wallet_not_on_device')) || wallet.recoveryMethod !== 'latch') {
+      throw e
+    }
+  }
+  track('recovery_started')
+  await frame['latch:wallet:recover']({ address: wallet.address, accessToken: token })
+  track('recovery_completed')
+  return wallet
+}
+
+/** The wallet is usable: on to the target screen, or the flow ends with its result. */
+function proceed(target: ScreenId | null): void {
+  if (target) {
+    navigate(target)
+    return
+  }
+  const { result, user } = store.getState()
+  if (!result && user) store.setState({ result: { user, isNewUser: false } })
+  finishFlow()
+}
+
+/**
+ * The gate in front of every use of the in-app wallet (recovery now, signing, sending and
+ * export later), for a flow already on screen: EMBEDDED_WALLET_CONNECTING_SCREEN while the
+ * wallet connects (or recovers automatically), then `target`, or the recovery screen when the
+ * passcode is needed. `target` null ends the flow once the wallet is usable.
+ */
+export async function ensureWalletReady(target: ScreenId | null): Promise<void> {
+  const started = flowGeneration()
+  store.setState({ wallet: freshWalletState(target) })
+  navigate('EMBEDDED_WALLET_CONNECTING_SCREEN')
+  try {
+    await connectWallet()
+  } catch (e) {
+    if (started !== flowGeneration()) return
+    if (isLatchError(e) && e.is('wallet_not_on_device')) {
+      navigate('EMBEDDED_WALLET_RECOVERY_SCREEN')
+      return
+    }
+    console.error('Latch: the in-app wallet could not be connected', e)
+    setWallet({ status: 'error', error: ERRORS.recovery_failed.message })
+    return
+  }
+  if (started === flowGeneration()) proceed(target)
+}
+
+/**
+ * recoverWallet(): resolves at once when the wallet is usable on this device (after automatic
+ * recovery if needed, no screen); otherwise opens the recovery screen and resolves once the
+ * passcode recovered it. Exiting rejects with 'User exited before their wallet could be
+ * recovered'.
+ */
+export async function recoverWallet(): Promise<WalletAccount> {
+  if (!store.getState().app) throw LatchError.of('something_went_wrong')
+  try {
+    return await connectWallet()
+  } catch (e) {
+    if (!(isLatchError(e) && e.is('wallet_not_on_device'))) throw e
+  }
+  const promise = startFlow<WalletAccount>(
+    { kind: 'recover-wallet' },
+    'EMBEDDED_WALLET_RECOVERY_SCREEN',
+  )
+  store.setState({ wallet: freshWalletState() })
+  return promise
+}
+
+// ---- Recovery with the passcode ----------------------------------------------------------
+
+/** The recovery screen's text for a failure (SPEC section 8, Recovery). */
+export function recoveryErrorText(e: unknown): string {
+  const error = toError(e)
+  if (error.is('invalid_recovery_pin') || error.is('recovery_locked')) return error.message
+  if (error.is('recovery_not_allowed')) return error.message
+  return ERRORS.recovery_failed.message
+}
+
+/**
+ * The recovery screen's submit: recovers the wallet into the frame with the passcode, then
+ * goes on (the gate's target, or the flow ends). A locked recovery keeps the screen locked
+ * for the server's Retry-After.
+ */
+export async function recoverWithPasscode(passcode: string, now = Date.now): Promise<void> {
+  const state = store.getState()
+  if (state.wallet?.status === 'submitting') return
+  const started = flowGeneration()
+  setWallet({ status: 'submitting', error: null })
+  track('recovery_started')
+  try {
+    const { wallet } = ownWallet()
+    const token = await accessToken('recovery_not_allowed')
+    const frame = await walletFrame()
+    await frame['latch:wallet:recover']({
+      address: wallet.address,
+      accessToken: token,
+      recoveryPin: passcode,
+    })
+  } catch (e) {
+    if (started !== flowGeneration()) return
+    const locked = isLatchError(e) && e.is('recovery_locked')
+    const wait = isLatchError(e) ? e.retryAfter : undefined
+    setWallet({
+      status: 'error',
+      error: recoveryErrorText(e),
+      lockedUntil: locked && wait ? now() + wait * 1000 : null,
+    })
+    return
+  }
+  track('recovery_completed')
+  if (started !== flowGeneration()) return
+  setWallet({ status: 'success', lockedUntil: null })
+  proceed(store.getState().wallet?.target ?? null)
+}

@@ -1,0 +1,130 @@
+/**
+ * The wallet frame: a hidden iframe of the modal on the API origin (the only code that holds
+ * key material), reached over penpal. Mounted once per modal page and kept: where the browser
+ * refuses the frame storage, the device share lives in the frame's memory, so removing the
+ * frame would turn this device into a new one.
+ */
+import {
+  LatchError,
+  remoteMethods,
+  WALLET_FRAME_CALL_TIMEOUT_MS,
+  WALLET_FRAME_CONNECT_TIMEOUT_MS,
+  WALLET_MESSAGES,
+  type WalletMethods,
+} from '@latch/shared'
+import { connect, WindowMessenger } from 'penpal'
+import { runtime } from '../runtime.ts'
+
+/** The frame's methods, each call bounded by a timeout. */
+export type WalletFrame = WalletMethods
+
+export interface MountOptions {
+  apiUrl: string
+  appId: string
+  doc?: Document
+  connectTimeoutMs?: number
+  callTimeoutMs?: number
+}
+
+/** The frame's page: `{apiUrl}/apps/{appId}/embedded-wallets` (served by the API, not under /api/v1). */
+export function walletFrameUrl(apiUrl: string, appId: string): string {
+  return `${apiUrl.replace(/\/+$/, '')}/apps/${encodeURIComponent(appId)}/embedded-wallets`
+}
+
+const frameError = (message: string, cause?: unknown): LatchError =>
+  LatchError.of('embedded_wallet_error', { message, cause })
+
+/**
+ * Settles with `promise`, or rejects with `error` after `ms`: no call to the frame can hang a
+ * screen (a frame that crashed or was removed never answers).
+ */
+export function withTimeout<T>(
+  promise: Promise<T>,
+  ms: number,
+  error: () => LatchError,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(error()), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * Mounts the frame and shakes hands with it. Only the API origin may answer (penpal's
+ * allowedOrigins). A frame that does not load or answer within the connect timeout is removed,
+ * logged, and rejects with a LatchError.
+ */
+export async function mountWalletFrame(options: MountOptions): Promise<WalletFrame> {
+  const doc = options.doc ?? document
+  const src = walletFrameUrl(options.apiUrl, options.appId)
+  const origin = new URL(src).origin
+  const iframe = doc.createElement('iframe')
+  iframe.src = src
+  iframe.title = 'Latch wallet'
+  iframe.dataset.testid = 'latch-wallet-frame'
+  // Hidden from sight, focus and assistive technology: it shows nothing.
+  iframe.setAttribute('aria-hidden', 'true')
+  iframe.tabIndex = -1
+  iframe.style.cssText = 'position:absolute;width:0;height:0;border:0;visibility:hidden'
+  const contentWindow = (): Window => {
+    if (!iframe.contentWindow) throw frameError('The wallet frame could not be mounted')
+    return iframe.contentWindow
+  }
+  doc.body.append(iframe)
+  const connection = connect<Record<string, (...args: never[]) => Promise<unknown>>>({
+    messenger: new WindowMessenger({ remoteWindow: contentWindow(), allowedOrigins: [origin] }),
+    methods: {},
+    timeout: options.connectTimeoutMs ?? WALLET_FRAME_CONNECT_TIMEOUT_MS,
+  })
+  let remote: object
+  try {
+    remote = await connection.promise
+  } catch (e) {
+    connection.destroy()
+    iframe.remove()
+    console.error(`Latch: the wallet frame at ${src} did not load or answer`, e)
+    throw frameError('The wallet could not be loaded, please try again.', e)
+  }
+  const methods = remoteMethods<WalletMethods>(remote)
+  const callTimeout = options.callTimeoutMs ?? WALLET_FRAME_CALL_TIMEOUT_MS
+  const bounded = <K extends keyof WalletMethods>(name: K): WalletMethods[K] =>
+    ((params: never) =>
+      withTimeout((methods[name] as (p: never) => Promise<unknown>)(params), callTimeout, () =>
+        frameError('The wallet did not answer in time, please try again.'),
+      )) as WalletMethods[K]
+  return {
+    [WALLET_MESSAGES.create]: bounded(WALLET_MESSAGES.create),
+    [WALLET_MESSAGES.connect]: bounded(WALLET_MESSAGES.connect),
+    [WALLET_MESSAGES.recover]: bounded(WALLET_MESSAGES.recover),
+    [WALLET_MESSAGES.rpc]: bounded(WALLET_MESSAGES.rpc),
+  }
+}
+
+let frame: Promise<WalletFrame> | null = null
+let provided: WalletFrame | null = null
+
+/**
+ * The page's one wallet frame, mounted at first use. A failed mount is forgotten, so the next
+ * call tries again.
+ */
+export function walletFrame(): Promise<WalletFrame> {
+  if (provided) return Promise.resolve(provided)
+  if (!frame) {
+    const { apiUrl, appId } = runtime()
+    frame = mountWalletFrame({ apiUrl, appId })
+    frame.catch(() => {
+      frame = null
+    })
+  }
+  return frame
+}
+
+/**
+ * Tests stand in for the frame (another origin's page, outside the modal) with their own
+ * implementation of WalletMethods; null goes back to mounting the real one.
+ */
+export function provideWalletFrame(stand: WalletFrame | null): void {
+  provided = stand
+  frame = null
+}

@@ -1,0 +1,59 @@
+/**
+ * The small, always-loaded part of the in-app wallet: the create-on-login rule and the host's
+ * entries. Everything else (the frame, the gate, the screens) loads when first needed, so the
+ * landing's bundle does not carry it.
+ */
+import {
+  embeddedWallet,
+  SUCCESS_CLOSE_BEFORE_WALLET_CREATION_MS,
+  type User,
+  type WalletAccount,
+} from '@latch/shared'
+import type { AppView } from '../config.ts'
+import { addNextStep, type NextStepRule, navigate } from '../flow.ts'
+import { store, type WalletState } from '../store.ts'
+
+/** The wallet screens' state when a wallet flow begins. */
+export function freshWalletState(target: WalletState['target'] = null): WalletState {
+  return { status: 'idle', error: null, lockedUntil: null, target, withPasscode: false }
+}
+
+/**
+ * Whether a user who just signed in gets a wallet (SPEC section 4): 'all-users' when they have
+ * no in-app wallet, 'users-without-wallets' when they have no wallet at all.
+ */
+export function needsWalletAtLogin(app: AppView, user: User): boolean {
+  const setting = app.config.embeddedWalletConfig.createOnLogin
+  if (setting === 'all-users') return !embeddedWallet(user.linkedAccounts)
+  if (setting === 'users-without-wallets') {
+    return !user.linkedAccounts.some((account) => account.type === 'wallet')
+  }
+  return false
+}
+
+/**
+ * After a sign-in that needs a wallet: 500 ms of success, then the create screen. The login
+ * flow stays the flow on screen, so the host's login() settles when the wallet screens end:
+ * with the user and their wallet once created, or with the sign-in's result when the visitor
+ * closes the create screen (they are signed in either way).
+ */
+export const createOnLogin: NextStepRule = ({ flow, result, app }) =>
+  flow.kind === 'login' && needsWalletAtLogin(app, result.user)
+    ? {
+        pauseMs: SUCCESS_CLOSE_BEFORE_WALLET_CREATION_MS,
+        start: () => {
+          store.setState({ wallet: freshWalletState() })
+          navigate('EMBEDDED_WALLET_SCREEN')
+        },
+      }
+    : null
+
+addNextStep(createOnLogin)
+
+const flows = () => import('./flows.ts')
+
+/** The host's createWallet(): loads the wallet's code, then runs the flow. */
+export const createWallet = (): Promise<WalletAccount> => flows().then((m) => m.createWallet())
+
+/** The host's recoverWallet(): loads the wallet's code, then passes the connecting gate. */
+export const recoverWallet = (): Promise<WalletAccount> => flows().then((m) => m.recoverWallet())
