@@ -20,6 +20,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { analyticsRoutes } from './analytics/routes.ts'
 import { appRoutes } from './apps/routes.ts'
+import { chainRoutes } from './chains/routes.ts'
 import type { Deps } from './context.ts'
 import { type HonoEnv, isPublicAppPath, requireApp } from './http.ts'
 import { oauthRoutes } from './oauth/routes.ts'
@@ -119,6 +120,7 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   v1.route(CODE_ROUTE_PATHS.sms, smsRoutes(deps))
   v1.route('/analytics_events', analyticsRoutes(deps))
   v1.route('/token_price', priceRoutes(deps))
+  v1.route('/chains', chainRoutes(deps))
   v1.route('/wallets', walletRoutes(deps))
   // Later: v1.route('/siwe', ...).
 

@@ -305,3 +305,43 @@ test('behavior: --sms-countries sets the countries SMS codes go to; an unknown c
   )
   expect(await countriesOf((JSON.parse(withCountries.out) as ServerAppConfig).id)).toEqual(['GB'])
 })
+
+test('behavior: --rpc-url sets an app node per chain, shows only the chain ids, drops with <id>=', async () => {
+  const { openServices } = await import('./index.ts')
+  const { findApp } = await import('./apps/service.ts')
+  const urlsOf = async (id: string) => {
+    const services = await openServices({ env, log: () => {} })
+    try {
+      return (await findApp(services.deps, id))?.rpcUrls
+    } finally {
+      await services.close()
+    }
+  }
+  const created = await cli(
+    'apps',
+    'create',
+    '--name',
+    'Nodes',
+    '--origin',
+    'https://n.example',
+    '--rpc-url',
+    '1=https://eth.example/v2/secret-key',
+    '--json',
+  )
+  expect(created.code).toBe(0)
+  const { id } = JSON.parse(created.out) as ServerAppConfig
+  expect(created.out).not.toContain('secret-key')
+  expect(await urlsOf(id)).toEqual({ '1': 'https://eth.example/v2/secret-key' })
+  const updated = await cli('apps', 'update', id, '--rpc-url', '10=http://127.0.0.1:8545')
+  expect(updated.code).toBe(0)
+  expect(updated.out).toMatch(/own rpc nodes +1, 10/)
+  expect(updated.out).not.toContain('secret-key')
+  expect(await cli('apps', 'update', id, '--rpc-url', '1=')).toMatchObject({ code: 0 })
+  expect(await urlsOf(id)).toEqual({ '10': 'http://127.0.0.1:8545' })
+  const unsupported = await cli('apps', 'update', id, '--rpc-url', '31337=http://x.example')
+  expect(unsupported.code).toBe(1)
+  expect(unsupported.err).toContain('rpcUrls 31337: Unsupported chainId')
+  const malformed = await cli('apps', 'update', id, '--rpc-url', 'http://x.example')
+  expect(malformed.code).not.toBe(0)
+  expect(malformed.err).toContain('--rpc-url takes <chainId>=<url>')
+})

@@ -51,6 +51,8 @@ Settings (create and update):
   --terms <url>  --privacy <url>
   --create-on-login off|all-users|users-without-wallets  --require-passcode on|off
   --wallet-connect-id <id>       --custom-api-url <url>
+  --rpc-url <chainId>=<url>      The app's own node for a chain (kept sealed, never sent to
+                                 browsers); repeatable; <chainId>= with no URL drops it
   --oauth-json <json>            Per-provider OAuth settings, merged by provider, e.g.
                                  '{"google":{"clientId":"...","clientSecret":"..."}}'
 
@@ -84,6 +86,7 @@ const options = {
   'require-passcode': { type: 'string' },
   'wallet-connect-id': { type: 'string' },
   'custom-api-url': { type: 'string' },
+  'rpc-url': { type: 'string', multiple: true },
   'oauth-json': { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -170,6 +173,17 @@ export function settingsFromOptions(v: Values, current?: AppRecord): Partial<App
   if (v['wallet-connect-id'] !== undefined)
     patch.walletConnectCloudProjectId = v['wallet-connect-id']
   if (v['custom-api-url'] !== undefined) patch.customApiUrl = v['custom-api-url']
+  if (v['rpc-url']) {
+    // Checked as app settings: an unknown chain answers '... Unsupported chainId'.
+    const urls: Record<string, string | null> = {}
+    for (const entry of v['rpc-url']) {
+      const at = entry.indexOf('=')
+      if (at <= 0) throw new UsageError(`--rpc-url takes <chainId>=<url>, not '${entry}'`)
+      const url = entry.slice(at + 1).trim()
+      urls[entry.slice(0, at).trim()] = url === '' ? null : url
+    }
+    patch.rpcUrls = urls
+  }
   if (v['oauth-json'] !== undefined) {
     try {
       patch.oauth = JSON.parse(v['oauth-json']) as AppInput['oauth']
@@ -185,7 +199,19 @@ function safeOrigin(value: string): string {
 }
 
 /** What the CLI prints: the app's configuration, with the server-only settings it knows. */
-export type AppView = ServerAppConfig & { smsCountries?: readonly string[] }
+export type AppView = ServerAppConfig & {
+  smsCountries?: readonly string[]
+  /** Chains with the app's own node; the URLs are not printed (they may carry API keys). */
+  rpcUrlChains?: readonly number[]
+}
+
+/** The server-only settings the CLI shows beside the public configuration. */
+function serverSettings(app: AppRecord | undefined): Omit<AppView, keyof ServerAppConfig> {
+  return {
+    smsCountries: app?.smsCountries,
+    rpcUrlChains: Object.keys(app?.rpcUrls ?? {}).map(Number),
+  }
+}
 
 /** A person-readable view of an app. */
 export function describeApp(app: AppView): string {
@@ -206,6 +232,9 @@ export function describeApp(app: AppView): string {
     ['require passcode', app.embeddedWalletConfig.requireUserPasswordOnCreate ? 'yes' : 'no'],
     ...(app.smsCountries
       ? [['sms countries', app.smsCountries.join(', ')] as [string, string]]
+      : []),
+    ...(app.rpcUrlChains
+      ? [['own rpc nodes', app.rpcUrlChains.join(', ') || '-'] as [string, string]]
       : []),
     ['created', app.createdAt],
     ['updated', app.updatedAt],
@@ -275,7 +304,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     // The public configuration leaves out server-only settings; the stored app has them.
     const withServerSettings = async (app: ServerAppConfig): Promise<AppView> => ({
       ...app,
-      smsCountries: (await findApp(services.deps, app.id))?.smsCountries,
+      ...serverSettings(await findApp(services.deps, app.id)),
     })
     const print = (app: AppView, note: string) =>
       io.out(v.json ? JSON.stringify(app, null, 2) : `${note}\n${describeApp(app)}`)
@@ -322,7 +351,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           print(
             {
               ...(await toServerAppConfig(services.deps, current)),
-              smsCountries: current.smsCountries,
+              ...serverSettings(current),
             },
             '',
           )

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { OAUTH_PROVIDERS } from '@latch/shared'
+import { CHAINS, isSupportedChainId, OAUTH_PROVIDERS } from '@latch/shared'
 import { endpointsFromEnv, type ServerEndpointOverrides } from './oauth/providers.ts'
 import { parseTrustProxy, type TrustProxy } from './ratelimit.ts'
 
@@ -29,6 +29,8 @@ export interface Config {
   mailFrom: string
   twilio: { accountSid: string; authToken: string; from: string; apiUrl: string } | null
   priceUrl: string | null
+  /** Operator-wide node URL per chain id (LATCH_RPC_URL_<chainId>), under an app's own. */
+  rpcUrls: Record<string, string>
   issuer: string
   accessTokenTtlS: number
   /** Whose X-Forwarded-For entries name the client (rate limits): nobody, hops, or addresses. */
@@ -101,6 +103,24 @@ function url(env: Env, name: string, protocols: string[]): string | null {
     throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got '${parsed.protocol}'`)
   }
   return raw
+}
+
+/** LATCH_RPC_URL_<chainId>=<url>: each must name a supported chain and an http(s) URL. */
+function rpcUrls(env: Env): Record<string, string> {
+  const urls: Record<string, string> = {}
+  for (const name of Object.keys(env)) {
+    const match = /^LATCH_RPC_URL_(.*)$/.exec(name)
+    if (!match) continue
+    const chainId = match[1] ?? ''
+    if (String(Number(chainId)) !== chainId || !isSupportedChainId(Number(chainId))) {
+      throw new ConfigError(
+        `${name}: Unsupported chainId '${chainId}' (supported: ${CHAINS.map((c) => c.id).join(', ')})`,
+      )
+    }
+    const value = url(env, name, ['http:', 'https:'])
+    if (value) urls[chainId] = value
+  }
+  return urls
 }
 
 /**
@@ -222,6 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
         ? { accountSid: sid, authToken: token, from, apiUrl: twilioApiUrl.replace(/\/+$/, '') }
         : null,
     priceUrl: url(env, 'LATCH_PRICE_URL', ['http:', 'https:']),
+    rpcUrls: rpcUrls(env),
     walletFrameDir: walletFrameDir ? resolve(walletFrameDir) : null,
     issuer: nonEmpty(env.LATCH_ISSUER) ?? 'latch',
     accessTokenTtlS: integer(

@@ -2,6 +2,7 @@
 import {
   type AllowlistConfig,
   APP_ID_LENGTH,
+  isSupportedChainId,
   LatchError,
   LOGIN_METHOD_FLAGS,
   LOGIN_METHODS,
@@ -48,6 +49,11 @@ export interface AppInput {
   oauth?: OAuthSettings
   /** Countries (ISO 3166 alpha-2, as libphonenumber names regions) SMS codes go to; default US. */
   smsCountries?: string[]
+  /**
+   * The app's own node per chain id (`{ "1": "https://…" }`), merged by chain; null removes a
+   * chain's override. Kept sealed and never served to browsers: such URLs carry API keys.
+   */
+  rpcUrls?: Record<string, string | null>
 }
 
 /** An app as stored, with its secrets opened. */
@@ -72,6 +78,8 @@ export interface AppRecord {
   customApiUrl: string | null
   oauth: OAuthSettings
   smsCountries: string[]
+  /** Node URL per supported chain id (as a decimal string); chains not listed use the default. */
+  rpcUrls: Record<string, string>
   createdAt: Date
   updatedAt: Date
 }
@@ -149,6 +157,13 @@ const appPatchSchema = z
       .min(1, 'must list at least one country (turn SMS off to send none)')
       .max(300)
       .transform((v) => [...new Set(v)]),
+    rpcUrls: z.record(z.string(), httpUrl.nullable()).superRefine((urls, ctx) => {
+      for (const key of Object.keys(urls)) {
+        if (String(Number(key)) !== key || !isSupportedChainId(Number(key))) {
+          ctx.addIssue({ code: 'custom', message: `${key}: Unsupported chainId`, path: [] })
+        }
+      }
+    }),
   })
   .strict()
   .partial()
@@ -227,6 +242,9 @@ function toRecord(row: Row, open: (sealed: string) => string): AppRecord {
     smsCountries: Array.isArray(row.sms_countries)
       ? row.sms_countries.filter((c): c is string => typeof c === 'string')
       : [...DEFAULT_SMS_COUNTRIES],
+    rpcUrls: row.rpc_urls_sealed
+      ? (JSON.parse(open(row.rpc_urls_sealed)) as Record<string, string>)
+      : {},
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
@@ -253,6 +271,12 @@ function merge(base: AppRecord, patch: z.infer<typeof appPatchSchema>): AppRecor
   if (patch.customApiUrl !== undefined) next.customApiUrl = patch.customApiUrl ?? null
   if (patch.oauth) next.oauth = { ...next.oauth, ...patch.oauth }
   if (patch.smsCountries) next.smsCountries = patch.smsCountries
+  if (patch.rpcUrls) {
+    for (const [chainId, url] of Object.entries(patch.rpcUrls)) {
+      if (url === null) delete next.rpcUrls[chainId]
+      else next.rpcUrls[chainId] = url
+    }
+  }
   // Undefined from nullish inputs becomes null so the JSON columns stay uniform.
   for (const group of [next.appearance, next.legal, next.allowlist.config] as Record<
     string,
@@ -278,6 +302,7 @@ function toColumns(app: AppRecord, seal: (plain: string) => string) {
     custom_api_url: app.customApiUrl,
     oauth_sealed: Object.keys(app.oauth).length > 0 ? seal(JSON.stringify(app.oauth)) : null,
     sms_countries: json(app.smsCountries),
+    rpc_urls_sealed: Object.keys(app.rpcUrls).length > 0 ? seal(JSON.stringify(app.rpcUrls)) : null,
     updated_at: app.updatedAt,
   }
 }
@@ -307,6 +332,7 @@ export async function createAppRecord(deps: AppDeps, input: AppInput): Promise<A
     customApiUrl: null,
     oauth: {},
     smsCountries: [...DEFAULT_SMS_COUNTRIES],
+    rpcUrls: {},
     createdAt: now,
     updatedAt: now,
   }

@@ -282,6 +282,13 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0007_chain_rpc_urls': {
+    async up(db: Kysely<unknown>) {
+      // An app's own node per chain (chains/rpc-urls.ts), as JSON sealed under the server secret:
+      // node URLs of hosted providers carry API keys in their path or query.
+      await db.schema.alterTable('apps').addColumn('rpc_urls_sealed', 'text').execute()
+    },
+  },
 }
 
 /** The set itself, in name order; exported so tests can stop part way. */

@@ -21,6 +21,8 @@ export interface AppsTable {
   oauth_sealed: string | null
   /** ISO 3166 alpha-2 codes of the countries SMS codes may go to. */
   sms_countries: ColumnType<string[], string | undefined, string>
+  /** Per-chain RPC URL overrides `{ "<chainId>": url }` as JSON, sealed under the server secret. */
+  rpc_urls_sealed: ColumnType<string | null, string | null | undefined, string | null>
   created_at: Time
   updated_at: Time
 }
