@@ -19,10 +19,3 @@ export {
   type WalletBehaviour,
   type WalletRequest,
 } from './injected-wallet.ts'
-export {
-  SAME_SITE_CHROMIUM_ARGS,
-  SAME_SITE_DOMAIN,
-  type SameSiteProxy,
-  startSameSiteProxy,
-  testCertificate,
-} from './same-site.ts'
