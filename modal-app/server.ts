@@ -32,6 +32,11 @@ export interface ModalServerOptions {
   sdkDir?: string
   /** How long an app's registered origins are reused before the API is asked again. */
   originsTtlMs?: number
+  /**
+   * Where this server itself reaches the API for app lookups, when not at `apiUrl` (a TLS proxy
+   * in front of both, as in the e2e same-site harness). `apiUrl` otherwise.
+   */
+  lookupApiUrl?: string
 }
 
 /** Registered origins are reused this long: an origin removed from an app may frame it this much longer. */
@@ -278,7 +283,11 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
   const distDir = options.distDir ?? MODAL_DIST_DIR
   const sdkDir = options.sdkDir ?? HOST_SDK_DIST_DIR
   const log = options.log ?? (() => {})
-  const lookupApp = createAppLookup(apiBase, log, options.originsTtlMs)
+  const lookupApp = createAppLookup(
+    options.lookupApiUrl?.replace(/\/+$/, '') ?? apiBase,
+    log,
+    options.originsTtlMs,
+  )
   const compress = createCompressor()
   const meta = `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />`
 

@@ -5,6 +5,11 @@
  *   API   http://127.0.0.1:A
  *   modal http://127.0.0.1:M
  *   host  http://localhost:H
+ * or, with `sameSite`, the recommended deployment: the same three on subdomains of one site
+ * over HTTPS behind one TLS proxy (same-site.ts):
+ *   API   https://api.example.test:P
+ *   modal https://auth.example.test:P
+ *   host  https://www.example.test:P
  * One harness (and one browser) per spec file; one browser context per test.
  */
 import { rm } from 'node:fs/promises'
@@ -25,6 +30,7 @@ import { startModalServer } from '../../modal-app/server.ts'
 import { buildFrontendOnce, FRONTEND_DIRS } from './build.ts'
 import { freshDataDir } from './database.ts'
 import { type HostServer, startHostServer } from './host-server.ts'
+import { SAME_SITE_CHROMIUM_ARGS, type SameSiteProxy, startSameSiteProxy } from './same-site.ts'
 
 export const CHROMIUM_PATH = '/usr/bin/chromium'
 export const CHROMIUM_ARGS = [
@@ -48,6 +54,11 @@ export type ModalServer = Started<typeof startModalServer>
 export interface HarnessOptions {
   /** Extra server environment, e.g. LATCH_ACCESS_TOKEN_TTL. */
   serverEnv?: Record<string, string>
+  /**
+   * Host page, modal and API on subdomains of example.test over HTTPS (the recommended
+   * deployment, where the wallet frame may keep its device share) instead of three sites.
+   */
+  sameSite?: boolean
 }
 
 export interface OpenOptions {
@@ -61,6 +72,8 @@ export interface OpenOptions {
   context?: BrowserContext
   /** Wait for `latch.ready` before returning (default true). */
   waitReady?: boolean
+  /** Runs on a fresh context before its page opens, e.g. to add init scripts or bindings. */
+  prepare?: (context: BrowserContext) => Promise<void>
 }
 
 export interface HostPage {
@@ -76,7 +89,11 @@ export interface HostPage {
 
 export interface Harness {
   api: ApiServer
+  /** The API as the browser reaches it. */
   apiUrl: string
+  /** The API as this process reaches it (plain http on 127.0.0.1; apiUrl unless sameSite). */
+  apiDirectUrl: string
+  sameSite: boolean
   modal: ModalServer
   modalUrl: string
   host: HostServer
@@ -126,10 +143,14 @@ export function freePort(): Promise<number> {
   })
 }
 
-/** Launches headless Chromium with the flags this machine needs. */
-export function launchChromium(): Promise<Browser> {
+/** Launches headless Chromium with the flags this machine needs, and `extraArgs`. */
+export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return withTimeout(
-    chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 30_000 }),
+    chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      args: [...CHROMIUM_ARGS, ...extraArgs],
+      timeout: 30_000,
+    }),
     40_000,
     'launching Chromium',
   )
@@ -168,7 +189,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       return up
     }
     const buildDone = withTimeout(buildFrontendOnce(), 170_000, 'building the frontend')
-    const browserUp = started(launchChromium(), (b) => b.close())
+    const browserUp = started(
+      launchChromium(options.sameSite ? SAME_SITE_CHROMIUM_ARGS : []),
+      (b) => b.close(),
+    )
     // Awaited below; these only keep an early failure from going unhandled.
     buildDone.catch(() => {})
     browserUp.catch(() => {})
@@ -183,9 +207,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ])
 
     // The server needs the modal origin (CORS) and the modal server the API URL: the modal's
-    // port is picked first, then the API starts, then the modal server on that port.
+    // port is picked first, then the API starts, then the modal server on that port. Same-site,
+    // the proxy's port names all three origins and each server is routed once it listens.
+    let proxy: SameSiteProxy | undefined
+    if (options.sameSite) {
+      const up = await withTimeout(startSameSiteProxy(), WAIT_MS, 'starting the TLS proxy')
+      stops.push(() => up.close())
+      proxy = up
+    }
     const modalPort = await freePort()
-    const modalUrl = `http://127.0.0.1:${modalPort}`
+    const modalUrl = proxy?.origin('auth') ?? `http://127.0.0.1:${modalPort}`
     const api = await withTimeout(
       startServer({
         host: '127.0.0.1',
@@ -204,6 +235,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           TWILIO_AUTH_TOKEN: twilio.authToken,
           TWILIO_FROM: twilio.from,
           TWILIO_API_URL: twilio.apiUrl,
+          // Behind the proxy the API sees http: its public origin is the https one.
+          ...(proxy ? { LATCH_PUBLIC_URL: proxy.origin('api') } : {}),
           ...options.serverEnv,
         },
       }),
@@ -211,7 +244,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       'starting the API server',
     )
     stops.push(() => api.close())
-    const apiUrl = new URL(api.url).origin
+    const apiDirectUrl = new URL(api.url).origin
+    proxy?.route('api', Number(new URL(apiDirectUrl).port))
+    const apiUrl = proxy?.origin('api') ?? apiDirectUrl
 
     const dirs = await buildDone
     const modal = await withTimeout(
@@ -219,6 +254,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         host: '127.0.0.1',
         port: modalPort,
         apiUrl,
+        lookupApiUrl: apiDirectUrl,
         distDir: dirs.modal,
         sdkDir: dirs.sdk,
       }),
@@ -226,6 +262,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       'starting the modal server',
     )
     stops.push(() => modal.close())
+    proxy?.route('auth', modalPort)
 
     // The host page needs an app id; the default app is created once the host port is known.
     let defaultAppId = ''
@@ -236,7 +273,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       },
     })
     stops.push(() => host.close())
-    const hostUrl = host.url
+    proxy?.route('www', host.port)
+    const hostUrl = proxy?.origin('www') ?? host.url
 
     const createApp = async (input: Partial<AppInput> = {}) =>
       api.admin.createApp({
@@ -253,7 +291,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     let contexts: BrowserContext[] = []
     const open = async (opts: OpenOptions = {}): Promise<HostPage> => {
       const context = opts.context ?? (await browser.newContext())
-      if (!opts.context) contexts.push(context)
+      if (!opts.context) {
+        contexts.push(context)
+        await opts.prepare?.(context)
+      }
       context.setDefaultTimeout(WAIT_MS)
       const page = await context.newPage()
       const errors: string[] = []
@@ -282,6 +323,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     return {
       api,
       apiUrl,
+      apiDirectUrl,
+      sameSite: proxy !== undefined,
       modal,
       modalUrl,
       host,

@@ -19,3 +19,10 @@ export {
   type WalletBehaviour,
   type WalletRequest,
 } from './injected-wallet.ts'
+export {
+  SAME_SITE_CHROMIUM_ARGS,
+  SAME_SITE_DOMAIN,
+  type SameSiteProxy,
+  startSameSiteProxy,
+  testCertificate,
+} from './same-site.ts'

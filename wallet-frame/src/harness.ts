@@ -4,7 +4,6 @@
  * 'localhost' (another site) that speaks the real protocol (penpal 7, serialized LatchErrors),
  * optionally inside a host page on a third origin. Not part of the frame's bundle.
  */
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
@@ -13,11 +12,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type ServerType, serve } from '@hono/node-server'
-import { CHROMIUM_ARGS, CHROMIUM_PATH, launchChromium } from '@latch/e2e'
+import { launchChromium, SAME_SITE_CHROMIUM_ARGS, testCertificate } from '@latch/e2e'
 import { isLatchError, LatchError, toApiErrorBody } from '@latch/shared'
 import { Hono } from 'hono'
 import type { Browser, Frame, Page } from 'playwright-core'
-import { chromium } from 'playwright-core'
 import { statusOf } from '../../server/src/api.ts'
 import type { HonoEnv } from '../../server/src/http.ts'
 import { startTestServer, type TestServer } from '../../server/src/testing/test-server.ts'
@@ -127,17 +125,7 @@ export async function startWalletHarness(
   const [, started, browser] = await Promise.all([
     buildWalletFrame({ outDir: distDir }),
     startTestServer('pglite', 'memory://', { LATCH_MODAL_ORIGIN: modalOrigin }),
-    options.sameSite
-      ? chromium.launch({
-          executablePath: CHROMIUM_PATH,
-          args: [
-            ...CHROMIUM_ARGS,
-            '--host-resolver-rules=MAP *.example.test 127.0.0.1',
-            '--ignore-certificate-errors',
-          ],
-          timeout: 30_000,
-        })
-      : launchChromium(),
+    launchChromium(options.sameSite ? SAME_SITE_CHROMIUM_ARGS : []),
   ])
   // The API as createApi builds it, with the frame's routes over this harness's build.
   const frameRoutes = new Hono<HonoEnv>()
@@ -194,38 +182,5 @@ export async function startWalletHarness(
       await started.close()
       rmSync(join(distDir, '..'), { recursive: true, force: true })
     },
-  }
-}
-
-/** A self-signed certificate for *.example.test, made with the openssl command line. */
-function testCertificate(): { key: Buffer; cert: Buffer } {
-  const dir = mkdtempSync(join(tmpdir(), 'latch-wallet-tls-'))
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=example.test',
-        '-addext',
-        'subjectAltName=DNS:*.example.test,DNS:example.test',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-      ],
-      { stdio: 'ignore', timeout: 20_000 },
-    )
-    return { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
   }
 }
