@@ -11,6 +11,8 @@ import {
   LatchError,
   MAX_BODY_BYTES,
   retryAfterHeader,
+  SIWE_HASH_HEADER,
+  SIWE_SECRET_HEADER,
   toApiErrorBody,
 } from '@latch/shared'
 import { Hono } from 'hono'
@@ -27,6 +29,7 @@ import { oauthRoutes } from './oauth/routes.ts'
 import { passwordlessRoutes } from './passwordless/routes.ts'
 import { priceRoutes } from './price/routes.ts'
 import { sessionRoutes } from './sessions/routes.ts'
+import { siweRoutes } from './siwe/routes.ts'
 import { smsRoutes } from './sms/routes.ts'
 import { walletFrameRoutes } from './wallets/frame.ts'
 import { walletRoutes } from './wallets/routes.ts'
@@ -92,7 +95,14 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
     cors({
       origin: (origin) => (modalOrigin && origin === modalOrigin ? origin : null),
       credentials: true,
-      allowHeaders: ['content-type', 'authorization', APP_ID_HEADER, CLIENT_HEADER],
+      allowHeaders: [
+        'content-type',
+        'authorization',
+        APP_ID_HEADER,
+        CLIENT_HEADER,
+        SIWE_HASH_HEADER,
+        SIWE_SECRET_HEADER,
+      ],
       allowMethods: ['GET', 'POST', 'OPTIONS'],
       // The modal reads how long to wait after a 429.
       exposeHeaders: ['retry-after'],
@@ -122,7 +132,7 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   v1.route('/token_price', priceRoutes(deps))
   v1.route('/chains', chainRoutes(deps))
   v1.route('/wallets', walletRoutes(deps))
-  // Later: v1.route('/siwe', ...).
+  v1.route('/siwe', siweRoutes(deps))
 
   // OAuth ahead of the API: its provider callback carries no app id header (see oauth/routes.ts).
   api.route(`${API_PREFIX}/oauth`, oauthRoutes(deps))

@@ -1,7 +1,7 @@
 /**
- * Deletes rows nothing can use any more: ended rate-limit windows, dead codes and fork tokens,
- * ended sessions with their tokens, sealed token copies past the grace window, and analytics
- * events past their retention.
+ * Deletes rows nothing can use any more: ended rate-limit windows, dead codes, fork tokens and
+ * SIWE nonces, ended sessions with their tokens, sealed token copies past the grace window, and
+ * analytics events past their retention.
  */
 import { DEFAULT_ANALYTICS_RETENTION_DAYS } from './config.ts'
 import type { Clock } from './context.ts'
@@ -30,6 +30,7 @@ export async function sweep(db: Db, clock: Clock, options: SweepOptions = {}): P
   // A code row also carries its resend time and hourly count, so it stays an hour past expiry.
   await db.deleteFrom('verification_codes').where('expires_at', '<', windowGone).execute()
   await db.deleteFrom('fork_tokens').where('expires_at', '<', new Date(now)).execute()
+  await db.deleteFrom('siwe_nonces').where('expires_at', '<', new Date(now)).execute()
   // An ended session goes with its refresh and fork tokens (cascade). A fork ends with its
   // family, so no live session is left whose root is gone. Rotated tokens of a live session
   // stay, as that is how a replayed one is recognized and its family revoked.

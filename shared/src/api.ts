@@ -40,6 +40,19 @@ export const siweAuthenticateBody = z.object({
   connectorType: z.string().max(64),
 })
 export const siweUnlinkBody = z.object({ address })
+/**
+ * The statement of every Sign-In with Ethereum message: the modal writes it and the server
+ * refuses a message without it, so the visitor reads in their wallet that signing is free.
+ */
+export const SIWE_STATEMENT =
+  'Sign this message to prove you own this wallet and sign in. It sends no transaction and costs no fees.'
+/**
+ * Optional header of /siwe/init: base64url SHA-256 of 32 random bytes the asking browser keeps.
+ * A nonce issued with it is used only by a request carrying the secret (SIWE_SECRET_HEADER).
+ */
+export const SIWE_HASH_HEADER = 'latch-siwe-hash'
+/** Header of /siwe/authenticate and /siwe/link: the secret whose hash went to /siwe/init. */
+export const SIWE_SECRET_HEADER = 'latch-siwe-secret'
 /** 32 random bytes in base64url: the browser secret of an OAuth flow, and its SHA-256. */
 const base64url32 = z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be 32 bytes in base64url')
 export const oauthInitBody = z.object({

@@ -289,6 +289,28 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('apps').addColumn('rpc_urls_sealed', 'text').execute()
     },
   },
+  '0008_siwe_nonces': {
+    async up(db: Kysely<unknown>) {
+      // Sign-In with Ethereum (server/src/siwe): each nonce handed out by /siwe/init, by its
+      // SHA-256, bound to the app, the address, the user who asked (a link) and the asking
+      // browser's hash; deleted when used, so a signed message is good once.
+      await db.schema
+        .createTable('siwe_nonces')
+        .addColumn('nonce_hash', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text')
+        .addColumn('browser_hash', 'text')
+        .addColumn('expires_at', time, (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('siwe_nonces_expires')
+        .on('siwe_nonces')
+        .column('expires_at')
+        .execute()
+    },
+  },
 }
 
 /** The set itself, in name order; exported so tests can stop part way. */

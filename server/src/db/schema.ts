@@ -155,6 +155,20 @@ export interface WalletsTable {
   created_at: Time
 }
 
+/** Nonces of /siwe/init, by SHA-256; a row is deleted when its nonce is used. */
+export interface SiweNoncesTable {
+  nonce_hash: string
+  app_id: string
+  /** Lowercase address the nonce was issued for. */
+  address: string
+  /** The signed-in user who asked (the nonce then serves only that user's link). */
+  user_id: string | null
+  /** Base64url SHA-256 of the asking browser's secret, when it sent one. */
+  browser_hash: string | null
+  expires_at: Time
+  created_at: Time
+}
+
 export interface Database {
   apps: AppsTable
   users: UsersTable
@@ -168,6 +182,7 @@ export interface Database {
   fork_tokens: ForkTokensTable
   oauth_states: OAuthStatesTable
   wallets: WalletsTable
+  siwe_nonces: SiweNoncesTable
 }
 
 export type Db = Kysely<Database>

@@ -165,6 +165,7 @@ export const ERRORS = {
   },
   wallet_login_failed: {
     type: 'wallet_error',
+    status: 401,
     message: 'Could not log in with wallet',
     retryable: true,
   },
@@ -451,6 +452,7 @@ export const ERRORS = {
   },
   embedded_wallet_link_forbidden: {
     type: 'flow_error',
+    status: 400,
     message: 'Cannot link or login with embedded wallet',
     retryable: false,
   },
@@ -462,6 +464,7 @@ export const ERRORS = {
   },
   siwe_not_initialized: {
     type: 'flow_error',
+    status: 400,
     message: 'Must initialize SIWE flow first.',
     retryable: false,
   },
