@@ -5,4 +5,5 @@
  */
 export * from './keys.ts'
 export * from './passcode.ts'
+export * from './rpc.ts'
 export * from './wallet.ts'

@@ -4,8 +4,11 @@
  * methods of `WalletMethods`; every failure crosses as a LatchError.
  */
 import {
+  chainClient,
+  DEFAULT_CHAIN_ID,
   exposeMethods,
   LatchError,
+  proxyRpc,
   WALLET_MESSAGES,
   type WalletMethods,
   walletConnectSchema,
@@ -14,6 +17,7 @@ import {
   walletRpcSchema,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
+import { walletRpc } from './rpc.ts'
 import { fetchApi, shareStore, walletCore } from './wallet.ts'
 
 const modalOrigin = document
@@ -42,6 +46,21 @@ function start(origin: string): void {
   // Where the browser refuses storage to this frame (cross-site), the share lives in memory.
   const store = shareStore(appId, () => window.localStorage)
   const core = walletCore({ api: fetchApi(location.origin, appId), store })
+  // Chain reads through the API's proxy on this same origin (the CSP's connect-src 'self').
+  const rpc = walletRpc({
+    wallet: core,
+    chain: (chainId, accessToken) =>
+      chainClient(
+        proxyRpc({
+          apiUrl: location.origin,
+          appId,
+          chainId,
+          accessToken,
+          clientName: 'latch-wallet-frame',
+        }),
+      ),
+    defaultChainId: DEFAULT_CHAIN_ID,
+  })
   const methods: WalletMethods & { [WALLET_MESSAGES.ready](): Promise<{ persistent: boolean }> } = {
     [WALLET_MESSAGES.ready]: async () => ({ persistent: store.persistent }),
     [WALLET_MESSAGES.create]: async (p) => {
@@ -57,10 +76,8 @@ function start(origin: string): void {
       return core.recover(checked(walletRecoverSchema, p))
     },
     [WALLET_MESSAGES.rpc]: async (p) => {
-      checked(walletRpcSchema, p)
-      throw LatchError.of('embedded_wallet_error', {
-        message: 'Signing with the in-app wallet is not yet available',
-      })
+      requireSecureContext()
+      return rpc(checked(walletRpcSchema, p))
     },
   }
   const connection = connect({

@@ -179,6 +179,29 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId }: WalletCore
       return { address }
     },
 
+    /**
+     * Rebuilds the key from the device share and the auth share (the connect path) for one
+     * operation, and zeroes it when `use` is done, whether it succeeded or threw.
+     */
+    async withKey<T>(
+      { address, accessToken }: { address: Hex; accessToken: string },
+      use: (key: Uint8Array) => T | Promise<T>,
+    ): Promise<T> {
+      const device = store.get(address)
+      if (!device) throw LatchError.of('wallet_not_on_device')
+      const { authShare } = await api<WalletSharesResponse>(
+        '/wallets/shares',
+        { address },
+        accessToken,
+      )
+      const key = await combineShares([device, fromHex(authShare)], address)
+      try {
+        return await use(key)
+      } finally {
+        key.fill(0)
+      }
+    },
+
     async recover({ address, accessToken, recoveryPin }: WalletRecoverParams) {
       const info = await api<WalletInfoResponse>('/wallets/info', { address }, accessToken)
       let answer: WalletSharesResponse

@@ -1,0 +1,570 @@
+// @vitest-environment node
+/**
+ * The frame's RPC: signatures checked against viem (same key, same deterministic RFC 6979
+ * signature, and the signer recovered), fee population against a real local chain (anvil, with
+ * and without a base fee), and the whole path — the wallet's own key rebuilt from its shares by
+ * the real API, chain reads through the API's proxy — ending in a transfer on chain.
+ */
+import {
+  type ChainRpc,
+  CLIENT_NAME,
+  chainClient,
+  type Hex,
+  isLatchError,
+  nodeError,
+  proxyRpc,
+} from '@latch/shared'
+import { hexToBytes } from '@noble/hashes/utils.js'
+import {
+  type Address,
+  parseTransaction,
+  recoverMessageAddress,
+  recoverTransactionAddress,
+  recoverTypedDataAddress,
+  type TransactionSerializable,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../../server/src/testing/anvil.ts'
+import { startTestServer, type TestServer } from '../../server/src/testing/test-server.ts'
+import { type KeyHolder, type RpcDeps, rlp, walletRpc } from './rpc.ts'
+import { fetchApi, type ShareStore, walletCore } from './wallet.ts'
+
+const OWNER = ANVIL_ACCOUNTS[0]
+const viemAccount = privateKeyToAccount(OWNER.privateKey)
+const TOKEN = 'test-token'
+
+/** The key a wallet rebuilds from its shares, here a known one so viem can sign alike. */
+function knownKey(hex: Hex): KeyHolder & { lastKey?: Uint8Array } {
+  const holder: KeyHolder & { lastKey?: Uint8Array } = {
+    async withKey(_params, use) {
+      const key = hexToBytes(hex.slice(2))
+      holder.lastKey = key
+      try {
+        return await use(key)
+      } finally {
+        key.fill(0)
+      }
+    },
+  }
+  return holder
+}
+
+function anvilRpc(url: string): ChainRpc {
+  return async (method, params = []) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      signal: AbortSignal.timeout(10_000),
+    })
+    const body = (await res.json()) as {
+      result?: unknown
+      error?: { code: number; message: string }
+    }
+    if (body.error) throw nodeError(body.error)
+    return body.result
+  }
+}
+
+async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await p
+  } catch (e) {
+    if (isLatchError(e)) return { code: e.code, message: e.message }
+    throw e
+  }
+  throw new Error('expected a refusal')
+}
+
+let anvil: RunningAnvil
+let legacy: RunningAnvil
+
+beforeAll(async () => {
+  ;[anvil, legacy] = await Promise.all([
+    startAnvil({ chainId: 1 }),
+    startAnvil({ chainId: 137, legacy: true }),
+  ])
+}, 60_000)
+
+afterAll(async () => {
+  await Promise.all([anvil?.stop(), legacy?.stop()])
+})
+
+function rpcFor(holder: KeyHolder, address: Hex = OWNER.address) {
+  const deps: RpcDeps = {
+    wallet: holder,
+    chain: (chainId) => chainClient(anvilRpc(chainId === 137 ? legacy.url : anvil.url)),
+    defaultChainId: 1,
+  }
+  const rpc = walletRpc(deps)
+  return (method: string, params?: unknown) =>
+    rpc({ address, accessToken: TOKEN, request: { method, params } }).then((r) => r.response)
+}
+
+describe('eth_sign and personal_sign (EIP-191)', () => {
+  it('signs UTF-8 text and hex bytes as viem does; the signature recovers the wallet', async () => {
+    const holder = knownKey(OWNER.privateKey)
+    const call = rpcFor(holder)
+    const text = 'Sign in to Latch ✓'
+    const signature = (await call('eth_sign', [OWNER.address, text])) as Hex
+    expect(signature).toBe(await viemAccount.signMessage({ message: text }))
+    expect(await recoverMessageAddress({ message: text, signature })).toBe(OWNER.address)
+    const raw = '0xdeadbeef00'
+    const bytes = (await call('eth_sign', [OWNER.address.toLowerCase(), raw])) as Hex
+    expect(bytes).toBe(await viemAccount.signMessage({ message: { raw } }))
+    // personal_sign names the message first.
+    expect(await call('personal_sign', [text, OWNER.address])).toBe(signature)
+    // The key is zeroed once the signature is made.
+    expect(holder.lastKey?.every((b) => b === 0)).toBe(true)
+  })
+
+  it('error: another address, an empty message or missing params are refused', async () => {
+    const call = rpcFor(knownKey(OWNER.privateKey))
+    expect(await refusal(call('eth_sign', [ANVIL_ACCOUNTS[1].address, 'hi']))).toEqual({
+      code: 'invalid_request_arguments',
+      message: "eth_sign: the address is not this wallet's",
+    })
+    expect(await refusal(call('eth_sign', [OWNER.address, '']))).toEqual({
+      code: 'invalid_sign_message',
+      message: 'Message must be a non-empty string',
+    })
+    expect((await refusal(call('eth_sign', [OWNER.address, 42]))).code).toBe('invalid_sign_message')
+    for (const params of [undefined, [], [OWNER.address], 'hello', { 0: OWNER.address }]) {
+      expect(await refusal(call('eth_sign', params))).toEqual({
+        code: 'invalid_request_arguments',
+        message: 'eth_sign takes [address, message]',
+      })
+    }
+  })
+})
+
+const MAIL = {
+  domain: {
+    name: 'Ether Mail',
+    version: '1',
+    chainId: 1,
+    verifyingContract: '0xCcCCccccCCCCcCCCCCCcCcCccCcCCCcCcccccccC',
+  },
+  types: {
+    Person: [
+      { name: 'name', type: 'string' },
+      { name: 'wallet', type: 'address' },
+    ],
+    Mail: [
+      { name: 'from', type: 'Person' },
+      { name: 'to', type: 'Person[]' },
+      { name: 'contents', type: 'string' },
+      { name: 'attachments', type: 'bytes32[2]' },
+    ],
+  },
+  primaryType: 'Mail',
+  message: {
+    from: { name: 'Cow', wallet: '0xCD2a3d9F938E13CD947Ec05AbC7FE734Df8DD826' },
+    to: [{ name: 'Bob', wallet: '0xbBbBBBBbbBBBbbbBbbBbbbbBBbBbbbbBbBbbBBbB' }],
+    contents: 'Hello, Bob!',
+    attachments: [`0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`],
+  },
+} as const
+
+describe('eth_signTypedData_v4 (EIP-712)', () => {
+  it('signs typed data, given as an object or as JSON, as viem does', async () => {
+    const call = rpcFor(knownKey(OWNER.privateKey))
+    const expected = await viemAccount.signTypedData(MAIL)
+    expect(await call('eth_signTypedData_v4', [OWNER.address, MAIL])).toBe(expected)
+    const withDomainType = {
+      ...MAIL,
+      types: {
+        EIP712Domain: [
+          { name: 'name', type: 'string' },
+          { name: 'version', type: 'string' },
+          { name: 'chainId', type: 'uint256' },
+          { name: 'verifyingContract', type: 'address' },
+        ],
+        ...MAIL.types,
+      },
+    }
+    const fromJson = (await call('eth_signTypedData_v4', [
+      OWNER.address,
+      JSON.stringify(withDomainType),
+    ])) as Hex
+    expect(fromJson).toBe(expected)
+    expect(await recoverTypedDataAddress({ ...MAIL, signature: fromJson })).toBe(OWNER.address)
+  })
+
+  it('error: malformed typed data is a clear refusal, never a signature', async () => {
+    const call = rpcFor(knownKey(OWNER.privateKey))
+    expect(await refusal(call('eth_signTypedData_v4', [OWNER.address, '{not json']))).toEqual({
+      code: 'invalid_request_arguments',
+      message: 'eth_signTypedData_v4: the typed data is not valid JSON',
+    })
+    expect(
+      (await refusal(call('eth_signTypedData_v4', [OWNER.address, { types: {} }]))).message,
+    ).toBe('eth_signTypedData_v4: typed data needs types, primaryType, domain and message')
+    const wrongValue = {
+      ...MAIL,
+      message: { ...MAIL.message, from: { name: 'x', wallet: 'nope' } },
+    }
+    const bad = await refusal(call('eth_signTypedData_v4', [OWNER.address, wrongValue]))
+    expect(bad.code).toBe('invalid_request_arguments')
+    expect(bad.message).toMatch(/^eth_signTypedData_v4: /)
+    const unknownType = { ...MAIL, primaryType: 'Letter' }
+    expect((await refusal(call('eth_signTypedData_v4', [OWNER.address, unknownType]))).code).toBe(
+      'invalid_request_arguments',
+    )
+  })
+})
+
+describe('eth_signTransaction', () => {
+  const to = ANVIL_ACCOUNTS[1].address
+  const cases: [string, Record<string, unknown>, TransactionSerializable][] = [
+    [
+      'EIP-1559 (type 2)',
+      {
+        chainId: 10,
+        nonce: 7,
+        to,
+        value: '0xde0b6b3a7640000',
+        gasLimit: 21_000,
+        maxFeePerGas: 30_000_000_000n,
+        maxPriorityFeePerGas: '0x3b9aca00',
+      },
+      {
+        type: 'eip1559',
+        chainId: 10,
+        nonce: 7,
+        to,
+        value: 10n ** 18n,
+        gas: 21_000n,
+        maxFeePerGas: 30_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000_000n,
+      },
+    ],
+    [
+      'legacy with EIP-155 (type 0), contract creation with data',
+      { chainId: 137, nonce: 0, data: '0x6080604052', gasLimit: '0x186a0', gasPrice: 1n, type: 0 },
+      {
+        type: 'legacy',
+        chainId: 137,
+        nonce: 0,
+        data: '0x6080604052',
+        gas: 100_000n,
+        gasPrice: 1n,
+      },
+    ],
+    [
+      'EIP-2930 (type 1) with an access list',
+      {
+        chainId: 42161,
+        nonce: 300,
+        to,
+        gasLimit: 50_000,
+        gasPrice: 100,
+        accessList: [{ address: to, storageKeys: [`0x${'00'.repeat(31)}01`] }],
+      },
+      {
+        type: 'eip2930',
+        chainId: 42161,
+        nonce: 300,
+        to,
+        gas: 50_000n,
+        gasPrice: 100n,
+        accessList: [{ address: to, storageKeys: [`0x${'00'.repeat(31)}01`] }],
+      },
+    ],
+  ]
+  for (const [name, request, viemTx] of cases) {
+    it(`serializes and signs ${name} as viem does`, async () => {
+      const call = rpcFor(knownKey(OWNER.privateKey))
+      const signed = (await call('eth_signTransaction', [
+        { from: OWNER.address, ...request },
+      ])) as Hex
+      expect(signed).toBe(await viemAccount.signTransaction(viemTx))
+      const parsed = parseTransaction(signed)
+      expect(parsed.chainId).toBe(viemTx.chainId)
+      expect(parsed.nonce).toBe(viemTx.nonce)
+      expect(await recoverTransactionAddress({ serializedTransaction: signed as never })).toBe(
+        OWNER.address as Address,
+      )
+    })
+  }
+
+  it('error: incomplete or inconsistent requests are refused with what is wrong', async () => {
+    const call = rpcFor(knownKey(OWNER.privateKey))
+    const base = { chainId: 1, nonce: 0, to: ANVIL_ACCOUNTS[1].address, gasLimit: 21_000 }
+    const expectations: [unknown, string, string][] = [
+      [
+        [{ ...base }],
+        'invalid_request_arguments',
+        'Invalid transaction request: gasPrice is required to sign',
+      ],
+      [
+        [{ ...base, gasPrice: 1, nonce: undefined }],
+        'invalid_request_arguments',
+        'Invalid transaction request: nonce is required to sign',
+      ],
+      [[{ ...base, gasPrice: 1, chainId: 31337 }], 'unsupported_chain', 'Unsupported chainId'],
+      [
+        [{ ...base, gasPrice: 1, chainId: '1' }],
+        'invalid_request_arguments',
+        'Invalid transaction request: chainId must be a number',
+      ],
+      [[{ ...base, gasPrice: 1, type: 3 }], 'unsupported_transaction', 'Unsupported transaction.'],
+      [
+        [{ ...base, gasPrice: 1, from: ANVIL_ACCOUNTS[1].address }],
+        'invalid_request_arguments',
+        "Invalid transaction request: from is not this wallet's address",
+      ],
+      [
+        [{ ...base, gasPrice: 1, to: '0x1234' }],
+        'invalid_request_arguments',
+        'Invalid transaction request: to must be a 0x-prefixed 20-byte address',
+      ],
+      [
+        [{ ...base, gasPrice: 1, data: '0xabc' }],
+        'invalid_request_arguments',
+        'Invalid transaction request: data must be 0x-prefixed hex bytes',
+      ],
+      [
+        [{ ...base, gasPrice: -1 }],
+        'invalid_request_arguments',
+        'Invalid transaction request: gasPrice must be a number, bigint or hex string',
+      ],
+      [
+        [{ ...base, gasPrice: `0x1${'0'.repeat(64)}` }],
+        'invalid_request_arguments',
+        'Invalid transaction request: gasPrice is too large',
+      ],
+      [
+        [{ ...base, maxFeePerGas: 1, maxPriorityFeePerGas: 2 }],
+        'invalid_request_arguments',
+        'Invalid transaction request: maxPriorityFeePerGas is above maxFeePerGas',
+      ],
+      [
+        [{ ...base, maxFeePerGas: 2, maxPriorityFeePerGas: 1, gasPrice: 1 }],
+        'invalid_request_arguments',
+        'Invalid transaction request: a type 2 transaction takes maxFeePerGas, not gasPrice',
+      ],
+      [
+        [{ ...base, type: 0, maxFeePerGas: 2, gasPrice: 1 }],
+        'invalid_request_arguments',
+        'Invalid transaction request: a type 0 transaction takes gasPrice',
+      ],
+      [['0xf86c'], 'invalid_request_arguments', 'eth_signTransaction takes [transaction request]'],
+      [undefined, 'invalid_request_arguments', 'eth_signTransaction takes [transaction request]'],
+    ]
+    for (const [params, code, message] of expectations) {
+      expect(await refusal(call('eth_signTransaction', params)), JSON.stringify(params)).toEqual({
+        code,
+        message,
+      })
+    }
+  })
+
+  it('error: an unknown method is refused as unsupported', async () => {
+    const call = rpcFor(knownKey(OWNER.privateKey))
+    for (const method of ['eth_sendTransaction', 'eth_accounts', 'wallet_exportKey', '']) {
+      expect(await refusal(call(method, []))).toEqual({
+        code: 'rpc_unsupported_method',
+        message: `The in-app wallet does not support ${method}`,
+      })
+    }
+  })
+
+  it('encodes RLP as the yellow paper does', () => {
+    const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
+    expect(hex(rlp(new Uint8Array()))).toBe('80')
+    expect(hex(rlp(Uint8Array.of(0x7f)))).toBe('7f')
+    expect(hex(rlp(Uint8Array.of(0x80)))).toBe('8180')
+    expect(hex(rlp(new TextEncoder().encode('dog')))).toBe('83646f67')
+    expect(hex(rlp([]))).toBe('c0')
+    const cat = new TextEncoder().encode('cat')
+    const dog = new TextEncoder().encode('dog')
+    expect(hex(rlp([cat, dog]))).toBe('c88363617483646f67')
+    expect(hex(rlp([[], [[]], [[], [[]]]]))).toBe('c7c0c1c0c3c0c1c0')
+    const long = new TextEncoder().encode(
+      'Lorem ipsum dolor sit amet, consectetur adipisicing elit',
+    )
+    expect(hex(rlp(long)).slice(0, 4)).toBe('b838')
+  })
+})
+
+describe('eth_populateTransactionRequest', () => {
+  it('fills from, nonce, chain, gas and EIP-1559 fees as ethers v6 does, on a chain with a base fee', async () => {
+    const call = rpcFor(knownKey(OWNER.privateKey))
+    const chain = chainClient(anvilRpc(anvil.url))
+    const populated = (await call('eth_populateTransactionRequest', [
+      { to: ANVIL_ACCOUNTS[1].address, value: 1000 },
+    ])) as Record<string, unknown>
+    const block = (await anvil.rpc('eth_getBlockByNumber', ['latest', false])) as {
+      baseFeePerGas: Hex
+    }
+    const priority = BigInt(await anvil.rpc<Hex>('eth_maxPriorityFeePerGas'))
+    expect(populated).toEqual({
+      from: OWNER.address,
+      to: ANVIL_ACCOUNTS[1].address,
+      value: '0x3e8',
+      nonce: await chain.nonce(OWNER.address),
+      gasLimit: '0x5208',
+      chainId: 1,
+      type: 2,
+      maxPriorityFeePerGas: `0x${priority.toString(16)}`,
+      maxFeePerGas: `0x${(BigInt(block.baseFeePerGas) * 2n + priority).toString(16)}`,
+    })
+    // A legacy gas price given keeps the legacy family.
+    const withPrice = (await call('eth_populateTransactionRequest', [
+      { to: ANVIL_ACCOUNTS[1].address, gasPrice: '0x77359400', chainId: 1 },
+    ])) as Record<string, unknown>
+    expect(withPrice).toMatchObject({ type: 0, gasPrice: '0x77359400' })
+    expect(withPrice.maxFeePerGas).toBeUndefined()
+  })
+
+  it('uses the gas price on a chain without a base fee, and the result signs and lands', async () => {
+    const call = rpcFor(knownKey(OWNER.privateKey))
+    const populated = (await call('eth_populateTransactionRequest', [
+      { to: ANVIL_ACCOUNTS[2].address, value: '0x10', chainId: 137 },
+    ])) as Record<string, unknown>
+    const gasPrice = await legacy.rpc<Hex>('eth_gasPrice')
+    expect(populated).toMatchObject({ type: 0, gasPrice, chainId: 137, gasLimit: '0x5208' })
+    expect(populated.maxFeePerGas).toBeUndefined()
+    const signed = (await call('eth_signTransaction', [populated])) as Hex
+    const hash = await legacy.rpc<Hex>('eth_sendRawTransaction', [signed])
+    const receipt = await chainClient(anvilRpc(legacy.url)).waitForReceipt(hash, {
+      timeoutMs: 20_000,
+      pollMs: 100,
+    })
+    expect(receipt).toMatchObject({ status: 1, type: 0, from: OWNER.address.toLowerCase() })
+    // An EIP-1559 request on that chain is refused with the reason.
+    expect(
+      await refusal(
+        call('eth_populateTransactionRequest', [{ chainId: 137, type: 2, to: OWNER.address }]),
+      ),
+    ).toEqual({
+      code: 'invalid_request_arguments',
+      message: 'This chain has no base fee: send a legacy transaction with gasPrice',
+    })
+  })
+
+  it('error: a value over the balance is insufficient_funds; bad requests are refused', async () => {
+    const poor = privateKeyToAccount(`0x${'42'.repeat(32)}`)
+    const call = rpcFor(knownKey(`0x${'42'.repeat(32)}`), poor.address)
+    expect(
+      await refusal(call('eth_populateTransactionRequest', [{ to: OWNER.address, value: 1 }])),
+    ).toEqual({ code: 'insufficient_funds', message: 'Insufficient funds for this transaction' })
+    expect(
+      await refusal(
+        call('eth_populateTransactionRequest', [{ to: OWNER.address, chainId: 31337 }]),
+      ),
+    ).toEqual({ code: 'unsupported_chain', message: 'Unsupported chainId' })
+    expect(
+      await refusal(call('eth_populateTransactionRequest', [{ from: OWNER.address }])),
+    ).toEqual({
+      code: 'invalid_request_arguments',
+      message: "Invalid transaction request: from is not this wallet's address",
+    })
+  })
+})
+
+describe('the whole path: shares rebuilt by the real API, reads through its proxy', () => {
+  let started: { server: TestServer; close(): Promise<void> }
+  beforeAll(async () => {
+    started = await startTestServer('pglite', 'memory://')
+  }, 60_000)
+  afterAll(async () => {
+    await started?.close()
+  })
+
+  it('creates a wallet, funds it, populates, signs and sends a transfer that lands', async () => {
+    const s = started.server
+    const app = await s.newApp({ rpcUrls: { '1': anvil.url } })
+    const auth = await s.emailLogin(app.id, `rpc.${Date.now()}@example.com`)
+    const fetcher = ((url: string, init: RequestInit) => s.api.request(url, init)) as typeof fetch
+    const shares = new Map<string, Uint8Array>()
+    const store: ShareStore = {
+      persistent: false,
+      get: (a) => shares.get(a.toLowerCase()),
+      set: (a, share) => void shares.set(a.toLowerCase(), share),
+    }
+    const core = walletCore({ api: fetchApi('', app.id, fetcher), store })
+    const { address } = await core.create({ accessToken: auth.token })
+    let seenKey: Uint8Array | undefined
+    const wallet: KeyHolder = {
+      withKey: (p, use) =>
+        core.withKey(p, (key) => {
+          seenKey = key
+          return use(key)
+        }),
+    }
+    const rpc = walletRpc({
+      wallet,
+      chain: (chainId, accessToken) =>
+        chainClient(
+          proxyRpc({
+            apiUrl: '',
+            appId: app.id,
+            chainId,
+            accessToken,
+            clientName: CLIENT_NAME,
+            fetcher,
+          }),
+        ),
+      defaultChainId: 1,
+    })
+    const call = (method: string, params: unknown) =>
+      rpc({ address, accessToken: auth.token, request: { method, params } }).then((r) => r.response)
+
+    // Funded by an anvil account.
+    const funder = privateKeyToAccount(ANVIL_ACCOUNTS[1].privateKey)
+    const chain = chainClient(anvilRpc(anvil.url))
+    const fund = await funder.signTransaction({
+      chainId: 1,
+      to: address,
+      value: 10n ** 18n,
+      nonce: await chain.nonce(funder.address),
+      gas: 21_000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 10n ** 9n,
+    })
+    await chain.waitForReceipt(await chain.sendRawTransaction(fund), {
+      timeoutMs: 20_000,
+      pollMs: 100,
+    })
+
+    const signature = (await call('eth_sign', [address, 'hello from the in-app wallet'])) as Hex
+    expect(
+      await recoverMessageAddress({ message: 'hello from the in-app wallet', signature }),
+    ).toBe(address)
+    expect(seenKey?.every((b) => b === 0)).toBe(true)
+
+    const to: Hex = '0x000000000000000000000000000000000000bEEF'
+    const before = await chain.balance(to)
+    const populated = await call('eth_populateTransactionRequest', [
+      { to, value: '0x2386f26fc10000' },
+    ])
+    const signed = (await call('eth_signTransaction', [populated])) as Hex
+    expect(await recoverTransactionAddress({ serializedTransaction: signed as never })).toBe(
+      address,
+    )
+    const proxied = chainClient(
+      proxyRpc({
+        apiUrl: '',
+        appId: app.id,
+        chainId: 1,
+        accessToken: auth.token,
+        clientName: CLIENT_NAME,
+        fetcher,
+      }),
+    )
+    const hash = await proxied.sendRawTransaction(signed)
+    const receipt = await proxied.waitForReceipt(hash, { timeoutMs: 20_000, pollMs: 100 })
+    expect(receipt).toMatchObject({ status: 1, from: address.toLowerCase(), to: to.toLowerCase() })
+    expect(await chain.balance(to)).toBe(before + 10n ** 16n)
+    expect(await chain.balance(address)).toBeLessThan(10n ** 18n - 10n ** 16n)
+
+    // A wallet not on this device cannot sign: the key needs the device share.
+    shares.clear()
+    expect(await refusal(call('eth_sign', [address, 'again']))).toMatchObject({
+      code: 'wallet_not_on_device',
+    })
+  }, 60_000)
+})
