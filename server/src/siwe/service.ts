@@ -14,7 +14,7 @@ import {
   isAddressEqual,
   recoverAddress,
 } from 'viem'
-import { verifyHash } from 'viem/actions'
+import { getChainId, verifyHash } from 'viem/actions'
 import type { NewAccount } from '../accounts/service.ts'
 import type { AppRecord } from '../apps/service.ts'
 import { rpcUrlFor } from '../chains/rpc-urls.ts'
@@ -92,7 +92,7 @@ function secretMatches(secret: string | undefined, hash: string): boolean {
  * not yet deployed one's (EIP-6492, checked by viem's deployless validator in an eth_call).
  */
 export async function verifyWalletSignature(
-  input: { address: Hex; message: string; signature: Hex; rpcUrl: string },
+  input: { address: Hex; message: string; signature: Hex; chainId: number; rpcUrl: string },
   log: (line: string) => void,
 ): Promise<SiweRefusal | null> {
   const hash = hashMessage(input.message)
@@ -107,6 +107,18 @@ export async function verifyWalletSignature(
   const client = createPublicClient({
     transport: http(input.rpcUrl, { timeout: SIWE_RPC_TIMEOUT_MS, retryCount: 0 }),
   })
+  // viem reads a failed eth_call as an invalid signature; asking the chain id first tells a
+  // dead or misconfigured node (one serving another chain) apart, for the operator's log.
+  try {
+    const served = await getChainId(client)
+    if (served !== input.chainId) {
+      log(`[latch] siwe: the node for chain ${input.chainId} serves chain ${served}`)
+      return 'rpc_unavailable'
+    }
+  } catch (e) {
+    log(`[latch] siwe: the chain's node did not answer: ${(e as Error).message.split('\n')[0]}`)
+    return 'rpc_unavailable'
+  }
   try {
     const valid = await verifyHash(client, {
       address: input.address,
@@ -170,6 +182,7 @@ export async function verifySiwe(
       address: msg.address,
       message: attempt.message,
       signature: attempt.signature,
+      chainId: msg.chainId,
       // The app's node for the chain, else the operator's, else the public one.
       rpcUrl: rpcUrlFor(deps.config, app, msg.chainId),
     },

@@ -645,6 +645,38 @@ describeBackends('siwe', (get) => {
     })
   })
 
+  test('behavior: an EOA signs in without the chain’s node; a node that does not answer refuses, never a 500', async () => {
+    // Nothing listens on port 1: every call to this node fails at once.
+    const app = await get().newApp({ rpcUrls: { [String(CHAIN_ID)]: 'http://127.0.0.1:1' } })
+    const account = privateKeyToAccount(generatePrivateKey())
+    expect((await walletLogin(app.id, account)).is_new_user).toBe(true)
+    const nonce = await init(app.id, account.address)
+    const stranger = privateKeyToAccount(generatePrivateKey())
+    const res = await post(
+      '/siwe/authenticate',
+      app.id,
+      await signed(stranger, message(account.address, nonce)),
+    )
+    expect(get().logs.at(-2)).toContain("siwe: the chain's node did not answer")
+    expectLoginFailed(res, 'rpc_unavailable')
+  })
+
+  test('error: a node that serves another chain than the message’s is not asked', async () => {
+    // The app points Optimism (10) at the anvil chain, whose id is 1.
+    const app = await get().newApp({ rpcUrls: { '10': anvil.url } })
+    const account = privateKeyToAccount(generatePrivateKey())
+    const nonce = await init(app.id, account.address)
+    const stranger = privateKeyToAccount(generatePrivateKey())
+    const text = message(account.address, nonce, { chainId: 10 })
+    const res = await post(
+      '/siwe/authenticate',
+      app.id,
+      await signed(stranger, text, { chainId: 10 }),
+    )
+    expect(get().logs.at(-2)).toContain('the node for chain 10 serves chain 1')
+    expectLoginFailed(res, 'rpc_unavailable')
+  })
+
   describe('contract wallets on the chain (anvil)', () => {
     const { TestWallet, TestWalletFactory } = artifact.contracts
     const deployer = privateKeyToAccount(ANVIL_ACCOUNTS[0].privateKey)
