@@ -108,7 +108,7 @@ test('behavior: create with a passcode, reload, recover on the "new device" with
   expect(
     (await call(page, 'latch:wallet:connect', { address, accessToken: auth.token })).ok,
   ).toEqual({ address })
-  // Bad arguments and the rpc of the next issue answer clear errors.
+  // Bad arguments and an rpc method the wallet does not have answer clear errors.
   expect((await call(page, 'latch:wallet:create', { accessToken: '' })).error?.message).toBe(
     'Invalid request arguments',
   )
@@ -127,7 +127,7 @@ test('behavior: create with a passcode, reload, recover on the "new device" with
         request: { method: 'eth_accounts' },
       })
     ).error?.message,
-  ).toMatch(/not yet available/)
+  ).toBe('The in-app wallet does not support eth_accounts')
   await page.close()
 })
 
