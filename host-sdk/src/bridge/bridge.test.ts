@@ -258,14 +258,17 @@ describe('requests', () => {
     wallet.answer = async () => `0x${'ab'.repeat(65)}`
     const message = hex(siwe(location.host))
     expect(await b.request('w', 'personal_sign', [message, ADDRESS])).toBe(`0x${'ab'.repeat(65)}`)
-    // A plain-text message too.
+    // A plain-text message too, and one with the page's scheme before the domain (EIP-4361).
     await b.request('w', 'personal_sign', [siwe(location.host), ADDRESS])
+    const withScheme = `${location.protocol}//${siwe(location.host)}`
+    await b.request('w', 'personal_sign', [withScheme, ADDRESS])
     expect(wallet.requests).toEqual([
       { method: 'eth_requestAccounts' },
       { method: 'eth_chainId' },
       { method: 'wallet_switchEthereumChain', params: [{ chainId: '0x2105' }] },
       { method: 'personal_sign', params: [message, ADDRESS] },
       { method: 'personal_sign', params: [siwe(location.host), ADDRESS] },
+      { method: 'personal_sign', params: [withScheme, ADDRESS] },
     ])
   })
 
@@ -292,6 +295,8 @@ describe('requests', () => {
       // A message for another site, or no sign-in message at all.
       ['personal_sign', [hex(siwe('evil.example')), ADDRESS]],
       ['personal_sign', [hex('Permit 1000 USDC'), ADDRESS]],
+      ['personal_sign', [`ftp://${siwe(location.host)}`, ADDRESS]],
+      ['personal_sign', [`x${siwe(location.host)}`, ADDRESS]],
       ['personal_sign', [`${siwe(location.host)}`, 'not an address']],
       ['personal_sign', ['0xff', ADDRESS]],
       ['personal_sign', [hex(siwe(location.host) + 'x'.repeat(8192)), ADDRESS]],

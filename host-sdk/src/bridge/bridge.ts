@@ -123,7 +123,7 @@ export function createBridge(options: BridgeOptions): WalletBridge {
       serialized(async () => {
         const allowed = allowedRequest(method)
         if (!allowed) throw LatchError.of('rpc_unsupported_method')
-        const checked = allowed.params(params, win.location.host)
+        const checked = allowed.params(params, win.location)
         const wallet = find(id)
         subscribe(wallet)
         let timer: ReturnType<typeof setTimeout> | undefined

@@ -44,10 +44,10 @@ function messageText(message: string): string {
 
 /**
  * personal_sign only for a Sign-In with Ethereum message for this very page (EIP-4361 starts
- * with the page's host): the wallet then shows the visitor which site they sign in to, and a
+ * with the page's host, optionally after its scheme): the wallet then shows the visitor which site they sign in to, and a
  * compromised modal cannot have them sign a message meant for anything else.
  */
-function siweParams(params: unknown, host: string): [string, string] {
+function siweParams(params: unknown, { host, protocol: scheme }: PageLocation): [string, string] {
   if (!Array.isArray(params) || params.length !== 2) throw refusedParams()
   const [message, address] = params as unknown[]
   if (typeof message !== 'string' || typeof address !== 'string') throw refusedParams()
@@ -58,15 +58,20 @@ function siweParams(params: unknown, host: string): [string, string] {
   } catch {
     throw refusedParams()
   }
-  if (!textMessage.startsWith(`${host} wants you to sign in with your Ethereum account:\n`)) {
+  // EIP-4361 allows the page's scheme before the domain.
+  const intro = ' wants you to sign in with your Ethereum account:\n'
+  if (![`${host}${intro}`, `${scheme}//${host}${intro}`].some((i) => textMessage.startsWith(i))) {
     throw refusedParams()
   }
   return [message, address]
 }
 
+/** What the checks need of the page's address. */
+export type PageLocation = Pick<Location, 'host' | 'protocol'>
+
 interface Allowed {
   /** The params to send, rebuilt from the modal's; throws rpc_invalid_params. */
-  params(params: unknown, host: string): unknown
+  params(params: unknown, page: PageLocation): unknown
   /** The wallet's answer, checked; throws rpc_internal. */
   result(result: unknown): unknown
 }
