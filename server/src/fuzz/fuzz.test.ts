@@ -1,5 +1,5 @@
 /**
- * Bad input at scale: every route of the API (the wallet share store and the wallet frame's
+ * Bad input at scale: every route of the API (SIWE, the wallet share store and the wallet frame's
  * page and assets included) over real HTTP with generated malformed methods,
  * paths, headers, bodies, encodings and oversized values (fast-check, fixed seed), then raw
  * socket cases node:http would not send. Every answer must be a 4xx with the error body (or a
@@ -19,6 +19,7 @@ import {
   CLIENT_NAME,
   MAX_BODY_BYTES,
   OAUTH_PROVIDERS,
+  SIWE_STATEMENT,
 } from '@latch/shared'
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -248,6 +249,53 @@ const walletAddress = text(
   fc.uint8Array({ minLength: 20, maxLength: 20 }).map((b) => `0x${Buffer.from(b).toString('hex')}`),
 )
 
+/** An EIP-4361 message of generated fields (a domain, nonce or chain the server may refuse), or any text. */
+const siweMessage = text(
+  900,
+  fc
+    .record({
+      domain: fc.constantFrom('localhost:5173', 'evil.example', '127.0.0.1:5174', ''),
+      address: walletAddress,
+      nonce: fc.oneof(hex(16), fc.string({ maxLength: 20 })),
+      chainId: fc.oneof(fc.constantFrom(1, 10, 31337, 0), fc.nat()),
+      issuedAt: fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+      statement: fc.oneof(fc.constant(SIWE_STATEMENT), fc.string({ maxLength: 40 })),
+    })
+    .map(
+      (f) =>
+        `${f.domain} wants you to sign in with your Ethereum account:\n${f.address}\n\n${f.statement}\n\nURI: ${HOST_ORIGIN}\nVersion: 1\nChain ID: ${f.chainId}\nNonce: ${f.nonce}\nIssued At: ${f.issuedAt}`,
+    ),
+)
+const SIWE_ROUTES: Route[] = [
+  { method: 'POST', path: fc.constant('/siwe/init'), body: fc.record({ address: walletAddress }) },
+  ...['authenticate', 'link'].map(
+    (r): Route => ({
+      method: 'POST',
+      path: fc.constant(`/siwe/${r}`),
+      body: fc.record({
+        message: siweMessage,
+        signature: fc.oneof(
+          hex(65).map((h) => `0x${h}`),
+          hex(200),
+          text(20),
+        ),
+        chainId: fc.oneof(
+          fc.constantFrom(1, '1', 'eip155:1', 10, 31337, 0, -1, 1.5, '0x1'),
+          fc.integer(),
+          text(20),
+        ),
+        walletClientType: text(80, fc.constantFrom('metamask', 'latch', 'unknown')),
+        connectorType: text(80, fc.constantFrom('injected', 'embedded')),
+      }),
+    }),
+  ),
+  {
+    method: 'POST',
+    path: fc.constant('/siwe/unlink'),
+    body: fc.record({ address: walletAddress }),
+  },
+]
+
 const WALLET_ROUTES: Route[] = [
   ...['/wallets/info', '/wallets/shares', '/wallets/recover'].map(
     (path): Route => ({
@@ -395,6 +443,7 @@ const ROUTES: Route[] = [
       { requiredKeys: ['event_name', 'client_id'] },
     ),
   },
+  ...SIWE_ROUTES,
   ...WALLET_ROUTES,
 ]
 
