@@ -270,7 +270,10 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     const r = await s.request('/token_price?chainId=1', { appId: app.id })
     expect(r.status).toBe(503)
     expect(r.body).toMatchObject({
-      error: { code: 'price_unavailable', message: 'Token price is unavailable' },
+      error: {
+        code: 'price_unavailable',
+        message: 'Token price is unavailable: no price source is configured',
+      },
     })
   })
 

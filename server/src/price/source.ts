@@ -12,10 +12,32 @@ export interface PriceSource {
 export const PRICE_CACHE_MS = 60_000
 const FETCH_TIMEOUT_MS = 5_000
 
-/** The price URL with {symbol} and {chainId} filled in. */
+/**
+ * CoinGecko's id of each supported chain's native coin, for `{coinId}` (its simple-price API
+ * takes ids: `/api/v3/simple/price?ids={coinId}&vs_currencies=usd`). A test network's coin is
+ * priced as its main network's, as `{symbol}` (ETH for Goerli Ether) already does.
+ */
+export const COIN_IDS: Readonly<Record<number, string>> = {
+  1: 'ethereum',
+  5: 'ethereum',
+  10: 'ethereum',
+  420: 'ethereum',
+  42161: 'ethereum',
+  421613: 'ethereum',
+  84531: 'ethereum',
+  137: 'matic-network',
+  80001: 'matic-network',
+  42220: 'celo',
+  44787: 'celo',
+  314: 'filecoin',
+  314159: 'filecoin',
+}
+
+/** The price URL with {symbol}, {coinId} and {chainId} filled in. */
 export function priceUrlFor(template: string, symbol: string, chainId: number): string {
   return template
     .replaceAll('{symbol}', encodeURIComponent(symbol))
+    .replaceAll('{coinId}', encodeURIComponent(COIN_IDS[chainId] ?? symbol.toLowerCase()))
     .replaceAll('{chainId}', String(chainId))
 }
 
@@ -59,7 +81,11 @@ export function createPriceSource(template: string | null, clock: Clock): PriceS
     async usd(chainId) {
       const chain = getChain(chainId)
       if (!chain) throw LatchError.of('unsupported_chain')
-      if (!template) throw LatchError.of('price_unavailable')
+      if (!template) {
+        throw LatchError.of('price_unavailable', {
+          message: 'Token price is unavailable: no price source is configured',
+        })
+      }
       const url = priceUrlFor(template, chain.nativeCurrency.symbol, chainId)
       const hit = cache.get(url)
       const now = clock.now().getTime()
