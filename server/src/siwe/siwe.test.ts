@@ -24,6 +24,7 @@ import { createSiweMessage } from 'viem/siwe'
 import { serializeErc6492Signature } from 'viem/utils'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { linkInAppWallet } from '../accounts/service.ts'
+import { sweep } from '../sweep.ts'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../testing/anvil.ts'
 import { type Answer, describeBackends, freshIp, type TestServer } from '../testing/test-server.ts'
 import artifact from './contracts/test-wallet.json' with { type: 'json' }
@@ -362,6 +363,23 @@ describeBackends('siwe', (get) => {
       get().clock.advance(SIWE_NONCE_TTL_MS + 1000)
       const late = await signed(account, message(account.address, nonce))
       expectRefused(await post('/siwe/authenticate', app.id, late), 'siwe_not_initialized', 400)
+    })
+
+    test('behavior: the sweeper deletes expired nonces and keeps live ones', async () => {
+      const s = get()
+      const app = await newApp()
+      const address = privateKeyToAccount(generatePrivateKey()).address
+      await init(app.id, address)
+      s.clock.advance(SIWE_NONCE_TTL_MS + 1000)
+      await init(app.id, address)
+      await sweep(s.deps.db, s.clock)
+      const rows = await s.deps.db
+        .selectFrom('siwe_nonces')
+        .select('expires_at')
+        .where('app_id', '=', app.id)
+        .execute()
+      expect(rows).toHaveLength(1)
+      expect(new Date(rows[0]?.expires_at ?? 0).getTime()).toBeGreaterThan(s.clock.now().getTime())
     })
 
     test('error: a nonce issued for another address', async () => {
