@@ -203,6 +203,51 @@ describe('frame-ancestors: only the app’s registered origins may frame the mod
       await fresh.close()
     }
   })
+
+  test('behavior: past its time, a known app’s answer is served once more while the API is asked again in the background', async () => {
+    const stale = await startModalServer({
+      apiUrl: api.url,
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+      originsTtlMs: 1,
+    })
+    try {
+      const id = (
+        await api.admin.createApp({ name: 'Stale', allowedOrigins: ['https://a.example'] })
+      ).id
+      expect(await ancestors(stale, `?app=${id}`)).toBe('frame-ancestors https://a.example')
+      await api.admin.updateApp(id, { allowedOrigins: ['https://b.example'] })
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      // Not waited for: the old answer, and the refresh it started brings the new one.
+      expect(await ancestors(stale, `?app=${id}`)).toBe('frame-ancestors https://a.example')
+      await expect
+        .poll(() => ancestors(stale, `?app=${id}`), { timeout: 10_000 })
+        .toBe('frame-ancestors https://b.example')
+    } finally {
+      await stale.close()
+    }
+  })
+
+  test('error: an answer older than its stale window is never served: the API is waited for', async () => {
+    const bounded = await startModalServer({
+      apiUrl: api.url,
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+      originsTtlMs: 1,
+      originsStaleMs: 1,
+    })
+    try {
+      const id = (
+        await api.admin.createApp({ name: 'Bounded', allowedOrigins: ['https://a.example'] })
+      ).id
+      expect(await ancestors(bounded, `?app=${id}`)).toBe('frame-ancestors https://a.example')
+      await api.admin.updateApp(id, { allowedOrigins: ['https://b.example'] })
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(await ancestors(bounded, `?app=${id}`)).toBe('frame-ancestors https://b.example')
+    } finally {
+      await bounded.close()
+    }
+  })
 })
 
 describe('the app configuration in the page: the API’s answer, never more than the header allows', () => {

@@ -32,6 +32,8 @@ export interface ModalServerOptions {
   sdkDir?: string
   /** How long an app's registered origins are reused before the API is asked again. */
   originsTtlMs?: number
+  /** How long past that a known app's answer is still served while it is refreshed. */
+  originsStaleMs?: number
   /**
    * Where this server itself reaches the API for app lookups, when not at `apiUrl` (a TLS proxy
    * in front of both, as in the e2e same-site harness). `apiUrl` otherwise.
@@ -41,6 +43,13 @@ export interface ModalServerOptions {
 
 /** Registered origins are reused this long: an origin removed from an app may frame it this much longer. */
 export const ORIGINS_TTL_MS = 30_000
+/**
+ * A known app's answer past its time is still served this much longer while a fresh one is
+ * fetched in the background: the first open of an app visited less often than every 30 s does
+ * not wait for the API. An origin removed from an app may so frame it at most one more page
+ * load, and not after this long.
+ */
+export const ORIGINS_STALE_MS = 5 * 60_000
 /** Unknown app ids are remembered more briefly: a freshly created app works within seconds. */
 const UNKNOWN_APP_TTL_MS = 5_000
 /** Bounds the cache, so a stream of made-up app ids cannot grow it without limit. */
@@ -194,14 +203,25 @@ const NO_APP: AppLookup = { origins: [], config: null }
 /**
  * An app's registered origins and public configuration, from the API's public
  * `GET /apps/{id}`, cached briefly. Unknown ids answer none; a failed lookup answers none and
- * is not cached.
+ * is not cached. A known app's answer past `ttlMs` is served for up to `staleMs` more while
+ * one request refreshes it in the background; a refresh the API fails keeps the old answer
+ * (within that window), one that says the app is gone replaces it.
  */
 export function createAppLookup(
   apiBase: string,
   log: (line: string) => void,
   ttlMs = ORIGINS_TTL_MS,
+  staleMs = ORIGINS_STALE_MS,
 ): (appId: string) => Promise<AppLookup> {
-  const cache = new Map<string, { until: number; app: Promise<AppLookup> }>()
+  interface Entry {
+    /** Served as it is until then. */
+    until: number
+    /** Served while a refresh runs until then (a known app only). */
+    staleUntil: number
+    app: Promise<AppLookup>
+    refreshing: boolean
+  }
+  const cache = new Map<string, Entry>()
   const fetchApp = async (appId: string): Promise<{ app: AppLookup; keep: number }> => {
     let res: Response
     try {
@@ -230,11 +250,34 @@ export function createAppLookup(
     const config = fields.id === appId ? { ...fields, allowedOrigins: origins } : null
     return { app: { origins, config }, keep: ttlMs }
   }
+  /** How long an answer may be served stale: only a known app's, never "no such app". */
+  const staleFor = (app: AppLookup) => (app.config ? staleMs : 0)
+  const refresh = (appId: string, stale: Entry): void => {
+    stale.refreshing = true
+    void fetchApp(appId).then(({ app, keep }) => {
+      stale.refreshing = false
+      if (cache.get(appId) !== stale) return
+      // The API's trouble: the old answer stands until its stale time runs out.
+      if (keep === 0) return
+      const now = Date.now()
+      cache.delete(appId)
+      cache.set(appId, {
+        until: now + keep,
+        staleUntil: now + keep + staleFor(app),
+        app: Promise.resolve(app),
+        refreshing: false,
+      })
+    })
+  }
   return (appId) => {
     if (!APP_ID_PATTERN.test(appId)) return Promise.resolve(NO_APP)
     const now = Date.now()
     const hit = cache.get(appId)
     if (hit && hit.until > now) return hit.app
+    if (hit && hit.staleUntil > now) {
+      if (!hit.refreshing) refresh(appId, hit)
+      return hit.app
+    }
     cache.delete(appId)
     if (cache.size >= ORIGINS_CACHE_MAX) {
       // Maps iterate in insertion order: the first key is the oldest entry.
@@ -242,10 +285,17 @@ export function createAppLookup(
       if (oldest !== undefined) cache.delete(oldest)
     }
     // Requests for the same app while the lookup runs share it.
-    const entry = { until: now + ORIGINS_FETCH_TIMEOUT_MS, app: Promise.resolve(NO_APP) }
+    const entry: Entry = {
+      until: now + ORIGINS_FETCH_TIMEOUT_MS,
+      staleUntil: 0,
+      app: Promise.resolve(NO_APP),
+      refreshing: false,
+    }
     entry.app = fetchApp(appId).then(({ app, keep }) => {
-      if (keep > 0) entry.until = Date.now() + keep
-      else if (cache.get(appId) === entry) cache.delete(appId)
+      if (keep > 0) {
+        entry.until = Date.now() + keep
+        entry.staleUntil = entry.until + staleFor(app)
+      } else if (cache.get(appId) === entry) cache.delete(appId)
       return app
     })
     cache.set(appId, entry)
@@ -287,6 +337,7 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
     options.lookupApiUrl?.replace(/\/+$/, '') ?? apiBase,
     log,
     options.originsTtlMs,
+    options.originsStaleMs,
   )
   const compress = createCompressor()
   const meta = `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />`
