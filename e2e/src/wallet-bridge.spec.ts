@@ -34,7 +34,7 @@ const forgedCall = (id: string, method = 'eth_requestAccounts') => ({
 
 async function open(): Promise<{ page: Page; modal: Frame; wallet: InjectedWallet }> {
   context = await h().browser.newContext()
-  const wallet = await injectWallet(context, { uuid: UUID, name: 'Test Wallet' })
+  const wallet = await injectWallet(context, { uuid: UUID, name: 'Test Wallet', legacy: true })
   const { page } = await h().open({ context })
   const handle = await page.getByTestId(HOST_ELEMENT_IDS.frame).elementHandle()
   const modal = await handle?.contentFrame()
