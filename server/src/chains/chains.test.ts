@@ -238,19 +238,24 @@ describeBackends('chain RPC proxy', (get) => {
     expect((await call('/chains/1/rpc', { appId: other.id })).status).toBe(401)
     expect((await call('/chains/1/rpc', { method: 'GET', body: undefined })).status).toBe(404)
 
-    const invalid: [string, unknown, number][] = [
-      ['{', undefined, -32700],
-      ['', undefined, -32700],
-      [JSON.stringify([rpcBody('eth_chainId')]), undefined, -32600],
-      ['"eth_chainId"', undefined, -32600],
-      [JSON.stringify({ id: 1, method: 5 }), undefined, -32600],
-      [JSON.stringify({ id: 1, method: 'eth_chainId', params: {} }), undefined, -32602],
-      [JSON.stringify({ id: 1, method: 'eth_getBalance', params: ['\u0000'] }), undefined, -32602],
+    const invalid: [string, string][] = [
+      ['{', 'Request body is not valid JSON'],
+      ['', 'Request body is missing'],
+      [JSON.stringify([rpcBody('eth_chainId')]), 'Batch JSON-RPC requests are not supported'],
+      ['"eth_chainId"', 'Request body is not a JSON-RPC request'],
+      ['null', 'Request body is not a JSON-RPC request'],
+      [JSON.stringify({ id: 1, method: 5 }), 'Request body is not a JSON-RPC request'],
+      [
+        JSON.stringify({ id: 1, method: 'eth_chainId', params: {} }),
+        'JSON-RPC params must be a list',
+      ],
     ]
-    for (const [raw, , code] of invalid) {
+    for (const [raw, message] of invalid) {
       const r = await call('/chains/1/rpc', { body: undefined, raw })
       expect(r.status, raw).toBe(400)
-      expect(r.body, raw).toMatchObject({ jsonrpc: '2.0', error: { code } })
+      expect(r.body, raw).toEqual({
+        error: { type: 'api_error', code: 'invalid_data', message },
+      })
     }
     const huge = await call('/chains/1/rpc', {
       body: rpcBody('eth_call', ['x'.repeat(MAX_BODY_BYTES)]),
@@ -269,9 +274,16 @@ describeBackends('chain RPC proxy', (get) => {
     })
     expect(down.status).toBe(502)
     expect(down.body).toEqual({
-      jsonrpc: '2.0',
-      id: 7,
-      error: { code: -32603, message: "The chain's node is unreachable" },
+      error: {
+        type: 'wallet_error',
+        code: 'rpc_internal',
+        message: "The chain's node is unreachable",
+      },
+    })
+    // The shared client turns it into the LatchError an EIP-1193 caller sees as -32603.
+    await expect(chainClient(viaApi(s, app.id, token)).chainId()).rejects.toMatchObject({
+      code: 'rpc_internal',
+      message: "The chain's node is unreachable",
     })
     expect(JSON.stringify(s.logs)).not.toContain(closed)
     oddMode = 'html'
@@ -282,7 +294,10 @@ describeBackends('chain RPC proxy', (get) => {
     })
     expect(html.status).toBe(502)
     expect(html.body).toMatchObject({
-      error: { code: -32603, message: "The chain's node answered 503 without a JSON-RPC answer" },
+      error: {
+        code: 'rpc_internal',
+        message: "The chain's node answered 503 without a JSON-RPC answer",
+      },
     })
     oddMode = 'huge'
     const huge = await s.request('/chains/10/rpc', {

@@ -3,13 +3,14 @@
  * (which carry the operator's API keys) never reach a browser and the modal's and the wallet
  * frame's CSP stay their own origin plus the API. Only the read and send methods the modal and
  * the frame need pass, for a signed-in user of the app, within rate limits per user, per client
- * address and per app. Answers are JSON-RPC: the node's result or error passed through with the
- * caller's id; a node that does not answer is a JSON-RPC error with status 502, never a 500.
+ * address and per app. A 200 is JSON-RPC (the node's result or error with the caller's id, or
+ * -32601 for a method Latch does not forward); anything else is the API's error body: a request
+ * that is not JSON-RPC 400, a node that does not answer 502 rpc_internal, never a 500.
  */
 import { CHAIN_RPC_METHODS, type JsonRpcResponse, LatchError } from '@latch/shared'
 import { Hono } from 'hono'
 import type { Deps } from '../context.ts'
-import { clientIp, type HonoEnv, holdsUnstorableText, requireAuth } from '../http.ts'
+import { clientIp, type HonoEnv, requireAuth } from '../http.ts'
 import { countEach, type Limit } from '../ratelimit.ts'
 import { rpcUrlFor } from './rpc-urls.ts'
 
@@ -30,6 +31,15 @@ type RpcId = string | number | null
 
 function rpcError(id: RpcId, code: number, message: string): JsonRpcResponse {
   return { jsonrpc: '2.0', id, error: { code, message } }
+}
+
+function invalid(message: string): LatchError {
+  return LatchError.of('invalid_data', { message })
+}
+
+/** 502 with the API's error body; rpc_internal is JSON-RPC -32603 for an EIP-1193 caller. */
+function nodeDown(message: string): LatchError {
+  return LatchError.of('rpc_internal', { status: 502, message })
 }
 
 /** The node's answer as bytes, up to the cap; null when it is larger. */
@@ -116,27 +126,21 @@ export function chainRoutes(deps: Deps): Hono<HonoEnv> {
     }
 
     let request: unknown
+    const text = await c.req.text()
     try {
-      request = JSON.parse(await c.req.text())
+      request = JSON.parse(text)
     } catch {
-      return c.json(rpcError(null, -32700, 'Request body is not valid JSON'), 400)
+      throw invalid(text.trim() ? 'Request body is not valid JSON' : 'Request body is missing')
     }
-    if (Array.isArray(request)) {
-      return c.json(rpcError(null, -32600, 'Batch requests are not supported'), 400)
-    }
+    if (Array.isArray(request)) throw invalid('Batch JSON-RPC requests are not supported')
     if (typeof request !== 'object' || request === null) {
-      return c.json(rpcError(null, -32600, 'JSON is not a valid request object'), 400)
+      throw invalid('Request body is not a JSON-RPC request')
     }
     const { id: rawId, method, params } = request as Record<string, unknown>
     const id: RpcId = typeof rawId === 'string' || typeof rawId === 'number' ? rawId : null
-    if (typeof method !== 'string') {
-      return c.json(rpcError(id, -32600, 'JSON is not a valid request object'), 400)
-    }
+    if (typeof method !== 'string') throw invalid('Request body is not a JSON-RPC request')
     if (params !== undefined && !Array.isArray(params)) {
-      return c.json(rpcError(id, -32602, 'Invalid method parameters: params must be a list'), 400)
-    }
-    if (holdsUnstorableText(params)) {
-      return c.json(rpcError(id, -32602, 'Invalid method parameters'), 400)
+      throw invalid('JSON-RPC params must be a list')
     }
     if (!ALLOWED.has(method)) {
       return c.json(
@@ -159,18 +163,13 @@ export function chainRoutes(deps: Deps): Hono<HonoEnv> {
       const timedOut = e instanceof Error && e.name === 'TimeoutError'
       // The URL is not logged: it may carry the operator's API key.
       deps.log(`[latch] chain ${chainId} node unreachable: ${(e as Error)?.message ?? e}`)
-      return c.json(
-        rpcError(
-          id,
-          -32603,
-          timedOut ? "The chain's node did not answer in time" : "The chain's node is unreachable",
-        ),
-        502,
+      throw nodeDown(
+        timedOut ? "The chain's node did not answer in time" : "The chain's node is unreachable",
       )
     }
     const bytes = await readCapped(res, CHAIN_RPC_MAX_ANSWER_BYTES).catch(() => undefined)
     if (bytes === null) {
-      return c.json(rpcError(id, -32603, "The chain's node answered too much"), 502)
+      throw nodeDown("The chain's node answered too much")
     }
     let body: unknown
     try {
@@ -181,10 +180,7 @@ export function chainRoutes(deps: Deps): Hono<HonoEnv> {
     const answer = passOn(id, body)
     if (!answer) {
       deps.log(`[latch] chain ${chainId} node answered ${res.status} without a JSON-RPC answer`)
-      return c.json(
-        rpcError(id, -32603, `The chain's node answered ${res.status} without a JSON-RPC answer`),
-        502,
-      )
+      throw nodeDown(`The chain's node answered ${res.status} without a JSON-RPC answer`)
     }
     // A node's own refusal (rate limit, bad request) still carries a JSON-RPC answer: passed on.
     return c.json(answer, 200)
