@@ -15,6 +15,8 @@ import {
   API_PREFIX,
   APP_ID_HEADER,
   type AuthResponse,
+  CHAIN_RPC_METHODS,
+  CHAINS,
   CLIENT_HEADER,
   CLIENT_NAME,
   MAX_BODY_BYTES,
@@ -24,7 +26,13 @@ import {
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../index.ts'
-import { POSTGRES_BIN, type RunningPostgres, startPostgres } from '../testing/index.ts'
+import {
+  POSTGRES_BIN,
+  type RunningAnvil,
+  type RunningPostgres,
+  startAnvil,
+  startPostgres,
+} from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { send, sendRaw, type WireOutcome, type WireRequest } from './wire.ts'
 
@@ -38,6 +46,8 @@ const HOST_ORIGIN = 'http://localhost:5173'
 
 let api: RunningServer
 let price: Server
+/** The chain proxy's node for every supported chain: nothing leaves the machine. */
+let anvil: RunningAnvil
 const logs: string[] = []
 /** The valid values a generated request may borrow. */
 const ctx = { appId: '', otherAppId: '', token: '', otherToken: '', refresh: [] as string[] }
@@ -74,6 +84,7 @@ let pg: RunningPostgres | null = null
 
 beforeAll(async () => {
   price = await startPriceSource()
+  anvil = await startAnvil({ chainId: 1 })
   const { port } = price.address() as AddressInfo
   let databaseUrl = 'memory://'
   if (ON_POSTGRES) {
@@ -95,6 +106,7 @@ beforeAll(async () => {
       TWILIO_AUTH_TOKEN: '',
       TWILIO_FROM: '',
       LATCH_PRICE_URL: `http://127.0.0.1:${port}/price/{symbol}?chain={chainId}`,
+      ...Object.fromEntries(CHAINS.map((c) => [`LATCH_RPC_URL_${c.id}`, anvil.url])),
     },
     log: (line) => logs.push(line),
   })
@@ -130,6 +142,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.close()
+  await anvil?.stop()
   await pg?.close()
   await new Promise<void>((resolve) => (price ? price.close(() => resolve()) : resolve()))
 })
@@ -445,6 +458,36 @@ const ROUTES: Route[] = [
   },
   ...SIWE_ROUTES,
   ...WALLET_ROUTES,
+  {
+    method: 'POST',
+    path: fc
+      .oneof(
+        fc.constantFrom('1', '10', '137', '31337', '0', '-1', '0x1', '1e3', '01', ''),
+        fc.integer().map(String),
+        pathJunk.map(encodeURIComponent),
+      )
+      .map((chainId) => `/chains/${chainId}/rpc`),
+    body: fc.record(
+      {
+        jsonrpc: fc.constantFrom('2.0', '1.0'),
+        id: fc.oneof(fc.integer(), text(20), fc.constant(null)),
+        method: fc.oneof(
+          fc.constantFrom(...CHAIN_RPC_METHODS, 'eth_sendTransaction', 'anvil_mine', 'eth_getLogs'),
+          text(70),
+        ),
+        params: fc.oneof(
+          fc.array(
+            fc.oneof(walletAddress, fc.constantFrom('latest', 'pending', '0x1'), fc.jsonValue()),
+            {
+              maxLength: 3,
+            },
+          ),
+          fc.jsonValue(),
+        ),
+      },
+      { requiredKeys: ['method'] },
+    ),
+  },
 ]
 
 /** The route's path as generated, or bent: trailing junk, bad escapes, odd case, dot segments. */
