@@ -33,6 +33,8 @@ let host = ''
 let modal = ''
 let evil = ''
 let bridgeLoads = 0
+/** Answer the next request for wallet-bridge.js with a 503, as a deploy in progress would. */
+let bridgeDown = false
 let context: BrowserContext
 let page: Page
 let wallet: InjectedWallet
@@ -112,6 +114,10 @@ beforeAll(async () => {
       if (path === '/penpal.min.js') return [JS, readFileSync(PENPAL, 'utf8')]
       if (path === '/wallet-bridge.js') {
         bridgeLoads++
+        if (bridgeDown) {
+          bridgeDown = false
+          return undefined
+        }
         return [JS, readFileSync(join(outDir, 'wallet-bridge.js'), 'utf8')]
       }
       if (path === '/') return [HTML, modalPage()]
@@ -199,6 +205,18 @@ describe('wallet bridge across origins', () => {
     await hostCall(frame, 'wallets')
     await hostCall(frame, 'request', WALLET_UUID, 'eth_chainId')
     expect(bridgeLoads).toBe(1)
+  })
+
+  test('error: a bridge that fails to load fails that call only; the next call loads it again', async () => {
+    const frame = await start()
+    bridgeDown = true
+    const failed = await hostCall(frame, 'wallets')
+    expect(failed).toEqual({ error: expect.objectContaining({ __latch_error__: true }) })
+    expect(bridgeLoads).toBe(1)
+    expect(await hostCall(frame, 'wallets')).toEqual({
+      value: [expect.objectContaining({ id: WALLET_UUID })],
+    })
+    expect(bridgeLoads).toBe(2)
   })
 
   test('behavior: connect and sign in: the wallet sees the host page as the requester, and the signature verifies', async () => {
