@@ -31,10 +31,14 @@ export const smsUnlinkBody = z.object({ phoneNumber })
 export const siweInitBody = z.object({ address })
 export const siweAuthenticateBody = z.object({
   message: z.string().min(1).max(4096),
+  /**
+   * Hex; a contract wallet's EIP-6492 signature carries its factory's deployment call and, for
+   * passkey wallets, WebAuthn data: kilobytes, hence the room.
+   */
   signature: z
     .string()
     .regex(/^0x[0-9a-fA-F]+$/)
-    .max(4096),
+    .max(32_768),
   chainId: z.union([z.string().max(64), z.number().int().positive()]),
   walletClientType: z.string().max(64),
   connectorType: z.string().max(64),

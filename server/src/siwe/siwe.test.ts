@@ -9,6 +9,7 @@ import {
 } from '@latch/shared'
 import {
   type Abi,
+  createPublicClient,
   createWalletClient,
   encodeAbiParameters,
   encodeFunctionData,
@@ -708,11 +709,10 @@ describeBackends('siwe', (get) => {
         args,
         chain: null,
       })
-      const receipt = await anvil.rpc<{ contractAddress: Hex; status: Hex }>(
-        'eth_getTransactionReceipt',
-        [hash],
-      )
-      expect(receipt.status).toBe('0x1')
+      const chain = createPublicClient({ transport: http(anvil.url), pollingInterval: 100 })
+      const receipt = await chain.waitForTransactionReceipt({ hash, timeout: 10_000 })
+      expect(receipt.status).toBe('success')
+      if (!receipt.contractAddress) throw new Error('no contract deployed')
       return getAddress(receipt.contractAddress)
     }
 
@@ -775,6 +775,20 @@ describeBackends('siwe', (get) => {
         })
       const auth = await walletLogin(app.id, asWallet(owner, wallet, wrap))
       expect(auth.user.wallet?.address).toBe(wallet)
+      // A real smart wallet's deployment call and passkey data run to kilobytes: 6 KB of
+      // calldata past the factory's arguments (which Solidity ignores) still verifies.
+      const long = (signature: Hex) =>
+        serializeErc6492Signature({
+          address: factory,
+          data: `${encodeFunctionData({
+            abi: TestWalletFactory.abi as Abi,
+            functionName: 'deploy',
+            args: [owner.address, salt],
+          })}${'ab'.repeat(6000)}`,
+          signature,
+        })
+      const again = await walletLogin(app.id, asWallet(owner, wallet, long))
+      expect(again.user.id).toBe(auth.user.id)
       // The check deployed nothing: it ran in an eth_call.
       expect(await anvil.rpc('eth_getCode', [wallet, 'latest'])).toBe('0x')
 
