@@ -35,6 +35,8 @@ test('behavior: the JavaScript before the landing stays within 90 KB gzip; what 
     // The production JSX runtime, whoever runs the build.
     expect(code.toString('utf8')).not.toContain('jsxDEV')
     landing += gzipSync(code).length
+    // The external wallets' code (viem's SIWE writer, the QR code) is not the landing's.
+    expect(code.toString('utf8')).not.toContain('wants you to sign in with your Ethereum account')
   }
   const assets = await readdir(join(dir, 'assets'))
   const lazy = assets.filter((f) => f.endsWith('.js') && !entries.includes(`assets/${f}`))
@@ -42,7 +44,15 @@ test('behavior: the JavaScript before the landing stays within 90 KB gzip; what 
     // No copy of React beside Preact, in any chunk (its production errors link react.dev).
     expect(await readFile(join(dir, 'assets', file), 'utf8')).not.toContain('react.dev/errors')
   }
-  for (const chunk of ['phone-check', 'en', 'AwaitingPasswordlessCode', 'AllowlistRejection']) {
+  for (const chunk of [
+    'phone-check',
+    'en',
+    'AwaitingPasswordlessCode',
+    'AllowlistRejection',
+    'WalletSection',
+    'AwaitingConnection',
+    'InstallWallet',
+  ]) {
     expect(lazy.some((f) => f.startsWith(`${chunk}-`))).toBe(true)
   }
   console.info(`modal landing JS: ${(landing / 1024).toFixed(1)} KB gzip; lazy: ${lazy.join(', ')}`)

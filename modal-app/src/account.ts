@@ -59,8 +59,9 @@ export async function unlink(target: UnlinkTarget): Promise<User> {
     path = `${CODE_ROUTE_PATHS.sms}/unlink`
     body = { phoneNumber: account.number }
   } else if (account.type === 'wallet') {
-    // External wallets arrive with their issue; until then there is no route to ask.
-    throw LatchError.of('method_not_available')
+    // The server refuses the in-app wallet itself (embedded_wallet_unlink_forbidden).
+    path = '/siwe/unlink'
+    body = { address: account.address }
   } else {
     path = '/oauth/unlink'
     body = { provider: account.type.replace(/_oauth$/, ''), subject: account.subject }

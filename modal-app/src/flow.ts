@@ -99,18 +99,21 @@ export function login(): Promise<LoginResult> {
   return startFlow<LoginResult>({ kind: 'login' }, 'LANDING')
 }
 
-/** link(kind) for an e-mail address or a phone number (social links: oauth.ts). */
+const LINK_SCREENS = {
+  email: 'LINK_EMAIL_SCREEN',
+  phone: 'LINK_PHONE_SCREEN',
+  wallet: 'LINK_WALLET_SCREEN',
+} as const satisfies Record<string, ScreenId>
+
+/** link(kind) for an e-mail address, a phone number or an external wallet (social: oauth.ts). */
 export function link(kind: LinkKind): Promise<User> {
   const { app, user } = store.getState()
   if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
-  if (kind !== 'email' && kind !== 'phone') {
+  if (kind !== 'email' && kind !== 'phone' && kind !== 'wallet') {
     return Promise.reject(LatchError.of('method_not_available'))
   }
   if (!user) return Promise.reject(LatchError.of('not_authenticated'))
-  return startFlow<User>(
-    { kind: 'link', account: kind },
-    kind === 'email' ? 'LINK_EMAIL_SCREEN' : 'LINK_PHONE_SCREEN',
-  )
+  return startFlow<User>({ kind: 'link', account: kind }, LINK_SCREENS[kind])
 }
 
 /** The current flow's generation: an answer arriving after it changed must change nothing. */
@@ -121,7 +124,7 @@ export function flowGeneration(): number {
 // ---- Pause -------------------------------------------------------------------------------
 
 /** How the flow was verified: the pause differs (SPEC section 4: OAuth does not pause inline). */
-export type Verified = 'code' | 'oauth'
+export type Verified = 'code' | 'oauth' | 'wallet'
 
 /**
  * What takes the modal over after a successful flow instead of closing it (e.g. creating the
@@ -274,6 +277,7 @@ function flowReset() {
     passwordless: null,
     oauth: null,
     wallet: null,
+    externalWallet: null,
     result: null,
   }
 }

@@ -158,9 +158,6 @@ describe('link, unlink, logout, wallet methods', () => {
     renderModal(api)
     expect(await rejection(methods().link('email'))).toMatchObject({ code: 'not_authenticated' })
     act(() => store.setState({ user: user() }))
-    expect(await rejection(methods().link('wallet'))).toMatchObject({
-      code: 'method_not_available',
-    })
     expect(await rejection(methods().link('google'))).toMatchObject({
       code: 'method_not_available',
     })
@@ -201,15 +198,20 @@ describe('link, unlink, logout, wallet methods', () => {
     ).toMatchObject({ code: 'invalid_data' })
   })
 
-  test('error: unlinking an external wallet is not available yet and asks the API nothing', async () => {
+  test("behavior: link('wallet') opens the wallet link screen; unlinking an external wallet posts /siwe/unlink", async () => {
+    const address = '0x0000000000000000000000000000000000000001'
+    const updated = { ...user(), linkedAccounts: [] }
+    api.on('POST /siwe/unlink', { body: updated })
     renderModal(api)
     act(() => store.setState({ user: user() }))
-    expect(
-      await rejection(
-        methods().unlink({ type: 'wallet', address: '0x0000000000000000000000000000000000000001' }),
-      ),
-    ).toMatchObject({ code: 'method_not_available' })
-    expect(api.requests).toHaveLength(0)
+    act(() => {
+      methods()
+        .link('wallet')
+        .catch(() => {})
+    })
+    expect(store.getState().screen).toBe('LINK_WALLET_SCREEN')
+    expect(await methods().unlink({ type: 'wallet', address })).toEqual(updated)
+    expect(api.calls('POST /siwe/unlink')[0]?.body).toEqual({ address })
   })
 
   test('behavior: logout destroys the session and tells the host', async () => {

@@ -11,6 +11,7 @@ import {
 import { logout, unlink } from './account.ts'
 import { track } from './analytics.ts'
 import { checkHostConfig } from './config-check.ts'
+import { dispatchWalletEvent } from './connectors/events.ts'
 import { exitFlow, initialize, link, login } from './flow.ts'
 import { linkOAuth, resumeOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
@@ -65,7 +66,9 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     sendTransaction: unavailable,
     exportWallet: unavailable,
     forkSession: unavailable,
-    // The external-wallet connectors (issue 12, modal half) take these over.
-    async walletEvent() {},
+    // To the connector of that wallet (connectors/); the bridge checked the payload.
+    async walletEvent(id, event, payload) {
+      dispatchWalletEvent(String(id), event, payload)
+    },
   }
 }

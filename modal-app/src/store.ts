@@ -26,7 +26,7 @@ export type CodeStatus = 'idle' | 'submitting' | 'success' | 'error'
  */
 export type Flow =
   | { kind: 'login' }
-  | { kind: 'link'; account: 'email' | 'phone' | OAuthProvider }
+  | { kind: 'link'; account: 'email' | 'phone' | 'wallet' | OAuthProvider }
   | { kind: 'create-wallet' }
   | { kind: 'recover-wallet' }
 
@@ -70,6 +70,20 @@ export interface WalletState {
   withPasscode: boolean
 }
 
+/**
+ * An external wallet's sign-in or link on AWAITING_CONNECTION (connectors/): the connection
+ * (SPEC section 4: disconnected, connecting, connected), the step on screen, and the failure.
+ */
+export interface ExternalWalletState {
+  connector: { id: string; name: string; icon: string }
+  status: 'disconnected' | 'connecting' | 'connected'
+  step: 'waiting' | 'connected' | 'signing' | 'success' | 'failed'
+  address: string | null
+  error: { message: string; details: string | null; retryable: boolean } | null
+  /** Retries used of WALLET_CONNECT_RETRIES. */
+  retries: number
+}
+
 export interface ModalState {
   status: Status
   screen: ScreenId
@@ -92,6 +106,7 @@ export interface ModalState {
   passwordless: PasswordlessState | null
   oauth: OAuthState | null
   wallet: WalletState | null
+  externalWallet: ExternalWalletState | null
   /** The user who signed up in this page (isNewUser): they see the wallet-created screen. */
   newUserId: string | null
   /** OAuth states completed in this page: each return is completed once. */
@@ -116,6 +131,7 @@ export const initialState: ModalState = {
   passwordless: null,
   oauth: null,
   wallet: null,
+  externalWallet: null,
   newUserId: null,
   oauthCompleted: [],
   error: null,

@@ -97,8 +97,28 @@ export interface ModalMethods {
   walletEvent(id: string, event: InjectedWalletEvent, payload: unknown): Promise<void>
 }
 
-/** Events the modal reports to the host. */
-export type HostEventName = 'login' | 'logout' | 'user' | 'warning' | AnalyticsEventName
+/**
+ * Events the modal reports to the host. 'wallet_connected' carries a WalletConnection each time
+ * an external wallet signs in or links through the modal.
+ */
+export type HostEventName =
+  | 'login'
+  | 'logout'
+  | 'user'
+  | 'warning'
+  | 'wallet_connected'
+  | AnalyticsEventName
+
+/** An external wallet the visitor connected in the modal (its connection history's entries). */
+export interface WalletConnection {
+  address: Hex
+  /** How it was reached: 'injected' for a browser wallet in the host page. */
+  connectorType: string
+  /** Which wallet (e.g. 'metamask'), from what it announced; 'unknown' when unsure. */
+  walletClientType: string
+  /** ISO 8601. */
+  connectedAt: string
+}
 
 /**
  * A browser wallet found in the host page (EIP-6963 or the legacy `window.ethereum`, whose id is

@@ -4,7 +4,7 @@
  */
 import type { ComponentType } from 'react'
 import { codeScreenBack } from '../passwordless.ts'
-import type { ModalState } from '../store.ts'
+import { type ModalState, store } from '../store.ts'
 import { AwaitingOAuth } from './AwaitingOAuth.tsx'
 import type { ScreenId } from './ids.ts'
 import { Landing, landingSections } from './Landing.tsx'
@@ -46,6 +46,28 @@ const EmbeddedWalletRecovery = lazyScreen(() =>
   import('./EmbeddedWalletRecovery.tsx').then((m) => m.EmbeddedWalletRecovery),
 )
 
+// The external wallets' screens (issue 12): reached from the landing's wallet section or
+// link('wallet'); they carry viem and qrcode, which the landing does without.
+const AwaitingConnection = lazyScreen(() =>
+  import('./AwaitingConnection.tsx').then((m) => m.AwaitingConnection),
+)
+const WalletEducation = lazyScreen(() =>
+  import('./WalletEducation.tsx').then((m) => m.WalletEducation),
+)
+const InstallMetamask = lazyScreen(() =>
+  import('./InstallWallet.tsx').then((m) => m.InstallMetamask),
+)
+const InstallPhantom = lazyScreen(() => import('./InstallWallet.tsx').then((m) => m.InstallPhantom))
+const InstallCoinbaseWallet = lazyScreen(() =>
+  import('./InstallWallet.tsx').then((m) => m.InstallCoinbaseWallet),
+)
+const LoginFailed = lazyScreen(() => import('./LoginFailed.tsx').then((m) => m.LoginFailed))
+const LinkWallet = lazyScreen(() => import('./LinkWallet.tsx').then((m) => m.LinkWallet))
+
+/** Back from a wallet screen: the wallets of the flow on screen. */
+const walletsScreen = (): ScreenId =>
+  store.getState().flow?.kind === 'link' ? 'LINK_WALLET_SCREEN' : 'LANDING'
+
 const later = (size: ScreenSize, back: ScreenId | null = 'LANDING'): ScreenEntry => ({
   component: Placeholder,
   size,
@@ -63,20 +85,24 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
     size: (s) => (s.flow?.kind === 'link' ? 'medium' : 'full'),
     back: codeScreenBack,
   },
-  WALLET_EDUCATION: later('full'),
-  AWAITING_CONNECTION: later('compact'),
+  WALLET_EDUCATION: { component: WalletEducation, size: 'full', back: walletsScreen },
+  AWAITING_CONNECTION: { component: AwaitingConnection, size: 'compact', back: walletsScreen },
   AWAITING_CONNECT_ONLY_CONNECTION: later('compact'),
   COINBASE_INTERSTITIAL_SCREEN: later('full'),
   PHANTOM_INTERSTITIAL_SCREEN: later('full'),
-  LOGIN_FAILED_SCREEN: later('full'),
+  LOGIN_FAILED_SCREEN: { component: LoginFailed, size: 'full', back: null },
   AWAITING_OAUTH_SCREEN: { component: AwaitingOAuth, size: 'compact', back: null },
   ALLOWLIST_REJECTION_SCREEN: { component: AllowlistRejection, size: 'compact', back: 'LANDING' },
-  INSTALL_METAMASK_SCREEN: later('full', 'WALLET_EDUCATION'),
-  INSTALL_PHANTOM_SCREEN: later('full', 'WALLET_EDUCATION'),
-  INSTALL_COINBASE_WALLET_SCREEN: later('full', 'WALLET_EDUCATION'),
+  INSTALL_METAMASK_SCREEN: { component: InstallMetamask, size: 'full', back: 'WALLET_EDUCATION' },
+  INSTALL_PHANTOM_SCREEN: { component: InstallPhantom, size: 'full', back: 'WALLET_EDUCATION' },
+  INSTALL_COINBASE_WALLET_SCREEN: {
+    component: InstallCoinbaseWallet,
+    size: 'full',
+    back: 'WALLET_EDUCATION',
+  },
   LINK_EMAIL_SCREEN: { component: LinkEmail, size: 'medium', back: null },
   LINK_PHONE_SCREEN: { component: LinkPhone, size: 'medium', back: null },
-  LINK_WALLET_SCREEN: later('medium', null),
+  LINK_WALLET_SCREEN: { component: LinkWallet, size: 'medium', back: null },
   CONNECT_ONLY_LANDING_SCREEN: later('full', null),
   CONNECT_ONLY_AUTHENTICATED_SCREEN: later('full', null),
   EMBEDDED_WALLET_SCREEN: { component: EmbeddedWallet, size: 'full', back: null },

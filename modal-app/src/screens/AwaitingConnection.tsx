@@ -1,0 +1,72 @@
+import { WALLET_CONNECT_RETRIES } from '@latch/shared'
+import { retryWallet } from '../connectors/connect.ts'
+import { useModal } from '../hooks.ts'
+import type { ExternalWalletState } from '../store.ts'
+
+/** What each step of the connection says (SPEC section 4: waiting, connected, sign, result). */
+function texts(state: ExternalWalletState): { title: string; description: string | null } {
+  const name = state.connector.name
+  switch (state.step) {
+    case 'waiting':
+      return { title: `Waiting for ${name}`, description: 'Approve the connection in your wallet.' }
+    case 'connected':
+      return { title: `Connected to ${name}`, description: 'Preparing the message to sign…' }
+    case 'signing':
+      return {
+        title: 'Sign to verify',
+        description: `Sign the message in ${name} to prove this wallet is yours. It costs no fees.`,
+      }
+    case 'success':
+      return { title: 'Success!', description: 'You’re good to go!' }
+    case 'failed':
+      return { title: state.error?.message ?? '', description: state.error?.details ?? null }
+  }
+}
+
+/** AWAITING_CONNECTION: an external wallet's connection and signature (connectors/connect.ts). */
+export function AwaitingConnection() {
+  const state = useModal((s) => s.externalWallet)
+  if (!state) return null
+  const { title, description } = texts(state)
+  const busy = state.step === 'waiting' || state.step === 'connected' || state.step === 'signing'
+  const canRetry =
+    state.step === 'failed' && state.error?.retryable && state.retries < WALLET_CONNECT_RETRIES
+  const icon = /^data:image\//i.test(state.connector.icon) ? state.connector.icon : ''
+  return (
+    <div
+      className="latch-screen latch-center"
+      data-testid="screen-AWAITING_CONNECTION"
+      data-step={state.step}
+      data-status={state.status}
+    >
+      {icon ? <img src={icon} alt={state.connector.name} width={48} height={48} /> : null}
+      {busy ? <div className="latch-spinner" role="progressbar" aria-label={title} /> : null}
+      {/* The title changes in place as the steps pass: a live region. */}
+      <h1 className="latch-title" data-testid="connection-title" aria-live="polite">
+        {title}
+      </h1>
+      {description ? (
+        <p
+          className="latch-description"
+          data-testid="connection-description"
+          role={state.step === 'failed' ? 'alert' : undefined}
+        >
+          {description}
+        </p>
+      ) : null}
+      {canRetry ? (
+        <button
+          type="button"
+          className="latch-button latch-button-primary"
+          data-testid="connection-retry"
+          data-autofocus
+          onClick={() => {
+            void retryWallet()
+          }}
+        >
+          Retry
+        </button>
+      ) : null}
+    </div>
+  )
+}

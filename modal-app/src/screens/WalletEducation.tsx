@@ -1,0 +1,62 @@
+import { appStoreUrl, COINBASE_WALLET, isMobile, METAMASK } from '../connectors/wallets.ts'
+import { navigate } from '../flow.ts'
+import type { ScreenId } from './ids.ts'
+
+interface Option {
+  name: string
+  kind: string
+  screen: ScreenId
+  stores: { appStore: string; playStore: string }
+}
+
+const OPTIONS: Option[] = [
+  {
+    name: 'MetaMask',
+    kind: 'Browser wallet',
+    screen: 'INSTALL_METAMASK_SCREEN',
+    stores: METAMASK,
+  },
+  {
+    name: 'Coinbase Wallet',
+    kind: 'Mobile app',
+    screen: 'INSTALL_COINBASE_WALLET_SCREEN',
+    stores: COINBASE_WALLET,
+  },
+]
+
+/** WALLET_EDUCATION: a visitor without a wallet picks one to install (on a phone: its store). */
+export function WalletEducation() {
+  const mobile = isMobile()
+  return (
+    <div className="latch-screen" data-testid="screen-WALLET_EDUCATION">
+      <h1 className="latch-title">Get started with a new wallet</h1>
+      <h2 className="latch-section-title">Create a new wallet</h2>
+      <ul className="latch-wallet-list">
+        {OPTIONS.map((option) => (
+          <li key={option.name}>
+            {mobile ? (
+              <a
+                className="latch-button latch-wallet-button"
+                href={appStoreUrl(option.stores)}
+                target="_blank"
+                rel="noopener noreferrer"
+                data-testid="education-option"
+              >
+                <span>{option.name}</span> <span className="latch-muted">{option.kind}</span>
+              </a>
+            ) : (
+              <button
+                type="button"
+                className="latch-button latch-wallet-button"
+                data-testid="education-option"
+                onClick={() => navigate(option.screen)}
+              >
+                <span>{option.name}</span> <span className="latch-muted">{option.kind}</span>
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  )
+}
