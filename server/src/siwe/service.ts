@@ -107,6 +107,14 @@ export async function verifyWalletSignature(
   const client = createPublicClient({
     transport: http(input.rpcUrl, { timeout: SIWE_RPC_TIMEOUT_MS, retryCount: 0 }),
   })
+  // Only the first line of viem's error: the lines after it name the URL, which may carry the
+  // node provider's API key.
+  const unanswered = (e: unknown): SiweRefusal => {
+    log(
+      `[latch] siwe: the chain's node did not answer: ${String((e as Error).message).split('\n')[0]}`,
+    )
+    return 'rpc_unavailable'
+  }
   // viem reads a failed eth_call as an invalid signature; asking the chain id first tells a
   // dead or misconfigured node (one serving another chain) apart, for the operator's log.
   try {
@@ -116,8 +124,7 @@ export async function verifyWalletSignature(
       return 'rpc_unavailable'
     }
   } catch (e) {
-    log(`[latch] siwe: the chain's node did not answer: ${(e as Error).message.split('\n')[0]}`)
-    return 'rpc_unavailable'
+    return unanswered(e)
   }
   try {
     const valid = await verifyHash(client, {
@@ -127,8 +134,7 @@ export async function verifyWalletSignature(
     })
     return valid ? null : 'signature'
   } catch (e) {
-    log(`[latch] siwe: the chain's node did not answer: ${(e as Error).message.split('\n')[0]}`)
-    return 'rpc_unavailable'
+    return unanswered(e)
   }
 }
 

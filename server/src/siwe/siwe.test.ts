@@ -666,7 +666,8 @@ describeBackends('siwe', (get) => {
 
   test('behavior: an EOA signs in without the chain’s node; a node that does not answer refuses, never a 500', async () => {
     // Nothing listens on port 1: every call to this node fails at once.
-    const app = await get().newApp({ rpcUrls: { [String(CHAIN_ID)]: 'http://127.0.0.1:1' } })
+    const node = 'http://127.0.0.1:1/v2/node-api-key-0123456789'
+    const app = await get().newApp({ rpcUrls: { [String(CHAIN_ID)]: node } })
     const account = privateKeyToAccount(generatePrivateKey())
     expect((await walletLogin(app.id, account)).is_new_user).toBe(true)
     const nonce = await init(app.id, account.address)
@@ -677,6 +678,8 @@ describeBackends('siwe', (get) => {
       await signed(stranger, message(account.address, nonce)),
     )
     expect(get().logs.at(-2)).toContain("siwe: the chain's node did not answer")
+    // The node's URL may carry the provider's API key: it stays out of the log.
+    expect(get().logs.join('\n')).not.toContain('node-api-key')
     expectLoginFailed(res, 'rpc_unavailable')
   })
 
