@@ -411,12 +411,42 @@ describe('eth_populateTransactionRequest', () => {
       maxPriorityFeePerGas: `0x${priority.toString(16)}`,
       maxFeePerGas: `0x${(BigInt(block.baseFeePerGas) * 2n + priority).toString(16)}`,
     })
-    // A legacy gas price given keeps the legacy family.
+    // As ethers v6: a bare gasPrice on an EIP-1559 chain serves as both fees.
     const withPrice = (await call('eth_populateTransactionRequest', [
       { to: ANVIL_ACCOUNTS[1].address, gasPrice: '0x77359400', chainId: 1 },
     ])) as Record<string, unknown>
-    expect(withPrice).toMatchObject({ type: 0, gasPrice: '0x77359400' })
-    expect(withPrice.maxFeePerGas).toBeUndefined()
+    expect(withPrice).toMatchObject({
+      type: 2,
+      maxFeePerGas: '0x77359400',
+      maxPriorityFeePerGas: '0x77359400',
+    })
+    expect(withPrice.gasPrice).toBeUndefined()
+    // A legacy family asked for gets the chain's gas price.
+    const asLegacy = (await call('eth_populateTransactionRequest', [
+      { to: ANVIL_ACCOUNTS[1].address, type: 0 },
+    ])) as Record<string, unknown>
+    expect(asLegacy).toMatchObject({ type: 0, gasPrice: await anvil.rpc<Hex>('eth_gasPrice') })
+    // Given fees are kept and the fee data is not needed.
+    const given = (await call('eth_populateTransactionRequest', [
+      { to: ANVIL_ACCOUNTS[1].address, maxFeePerGas: 5_000_000_000n, maxPriorityFeePerGas: 7 },
+    ])) as Record<string, unknown>
+    expect(given).toMatchObject({
+      type: 2,
+      maxFeePerGas: '0x12a05f200',
+      maxPriorityFeePerGas: '0x7',
+    })
+    expect(
+      await refusal(
+        call('eth_populateTransactionRequest', [{ to: OWNER.address, type: 1, maxFeePerGas: 1 }]),
+      ),
+    ).toEqual({
+      code: 'invalid_request_arguments',
+      message: 'Invalid transaction request: a type 1 transaction takes gasPrice',
+    })
+    expect(
+      (await refusal(call('eth_populateTransactionRequest', [{ to: OWNER.address, type: 4 }])))
+        .code,
+    ).toBe('unsupported_transaction')
   })
 
   it('uses the gas price on a chain without a base fee, and the result signs and lands', async () => {
@@ -427,6 +457,20 @@ describe('eth_populateTransactionRequest', () => {
     const gasPrice = await legacy.rpc<Hex>('eth_gasPrice')
     expect(populated).toMatchObject({ type: 0, gasPrice, chainId: 137, gasLimit: '0x5208' })
     expect(populated.maxFeePerGas).toBeUndefined()
+    // An access list on that chain makes it EIP-2930.
+    const key = `0x${'00'.repeat(32)}`
+    const withList = (await call('eth_populateTransactionRequest', [
+      {
+        to: OWNER.address,
+        chainId: 137,
+        accessList: [{ address: OWNER.address, storageKeys: [key] }],
+      },
+    ])) as Record<string, unknown>
+    expect(withList).toMatchObject({
+      type: 1,
+      gasPrice,
+      accessList: [{ address: OWNER.address, storageKeys: [key] }],
+    })
     const signed = (await call('eth_signTransaction', [populated])) as Hex
     const hash = await legacy.rpc<Hex>('eth_sendRawTransaction', [signed])
     const receipt = await chainClient(anvilRpc(legacy.url)).waitForReceipt(hash, {

@@ -7,6 +7,7 @@
  */
 import {
   type ChainClient,
+  type FeeData,
   getChain,
   type Hex,
   hexOf,
@@ -225,10 +226,17 @@ function txObject(params: unknown, method: string): TxInput {
   return tx as TxInput
 }
 
-function txType(tx: TxInput): 0 | 1 | 2 {
+/** The family the request names, if any; only 0, 1 and 2 are known. */
+function explicitType(tx: TxInput): 0 | 1 | 2 | undefined {
   const type = tx.type === undefined || tx.type === null ? undefined : Number(tx.type)
-  if (type === 0 || type === 1 || type === 2) return type
-  if (type !== undefined) throw LatchError.of('unsupported_transaction')
+  if (type === undefined || type === 0 || type === 1 || type === 2) return type
+  throw LatchError.of('unsupported_transaction')
+}
+
+/** The family of a complete request: named, else told by its fee fields. */
+function txType(tx: TxInput): 0 | 1 | 2 {
+  const type = explicitType(tx)
+  if (type !== undefined) return type
   if (tx.maxFeePerGas != null || tx.maxPriorityFeePerGas != null) return 2
   return tx.accessList ? 1 : 0
 }
@@ -346,10 +354,63 @@ export function signTransactionFields(f: TxFields, key: Uint8Array): Hex {
   return `0x${bytesToHex(typed(rlp([...fields, quantityBytes(v), r, s])))}`
 }
 
+/**
+ * The fee fields as ethers v6's populateTransaction chooses them. `type` is the family asked
+ * for (undefined when none); `fees` is read only when something is missing.
+ */
+function chooseFees(
+  type: 0 | 1 | 2 | undefined,
+  given: { gasPrice?: bigint; maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint },
+  fees: FeeData | null,
+  hasAccessList: boolean,
+): Pick<PopulatedTransaction, 'type' | 'gasPrice' | 'maxFeePerGas' | 'maxPriorityFeePerGas'> & {
+  maxCost: bigint
+} {
+  const has1559 = given.maxFeePerGas !== undefined || given.maxPriorityFeePerGas !== undefined
+  if (given.gasPrice !== undefined && (type === 2 || has1559)) {
+    throw bad('Invalid transaction request: a type 2 transaction takes maxFeePerGas, not gasPrice')
+  }
+  if ((type === 0 || type === 1) && has1559) {
+    throw bad(`Invalid transaction request: a type ${type} transaction takes gasPrice`)
+  }
+  const legacy = (family: 0 | 1, gasPrice: bigint | null | undefined) => {
+    if (gasPrice == null) throw bad('The chain answered no gas price')
+    return { type: family, gasPrice: hexOf(gasPrice), maxCost: gasPrice }
+  }
+  const eip1559 = (maxFee: bigint | null | undefined, priority: bigint | null | undefined) => {
+    if (maxFee == null || priority == null) {
+      throw bad('This chain has no base fee: send a legacy transaction with gasPrice')
+    }
+    // A given max fee below the chain's priority fee caps it (a priority above it is invalid).
+    const capped = priority > maxFee ? maxFee : priority
+    return {
+      type: 2 as const,
+      maxFeePerGas: hexOf(maxFee),
+      maxPriorityFeePerGas: hexOf(capped),
+      maxCost: maxFee,
+    }
+  }
+  if (type === 0 || type === 1) return legacy(type, given.gasPrice ?? fees?.gasPrice)
+  if (type === 2 || has1559) {
+    return eip1559(
+      given.maxFeePerGas ?? fees?.maxFeePerGas,
+      given.maxPriorityFeePerGas ?? fees?.maxPriorityFeePerGas,
+    )
+  }
+  // No family asked for: EIP-1559 where the chain has a base fee (a legacy gasPrice given then
+  // serves as both fees, as ethers v6 does), else legacy.
+  if (fees?.maxFeePerGas != null && fees.maxPriorityFeePerGas != null) {
+    return given.gasPrice !== undefined
+      ? eip1559(given.gasPrice, given.gasPrice)
+      : eip1559(fees.maxFeePerGas, fees.maxPriorityFeePerGas)
+  }
+  return legacy(hasAccessList ? 1 : 0, given.gasPrice ?? fees?.gasPrice)
+}
+
 async function populate(deps: RpcDeps, call: RpcCall, tx: TxInput): Promise<PopulatedTransaction> {
   const from = call.address
   checkCommon(tx, from)
-  const type = txType(tx)
+  const type = explicitType(tx)
   const chainId = chainIdOf(tx.chainId ?? deps.defaultChainId)
   const chain = deps.chain(chainId, call.accessToken)
   const value = optionalQuantity(tx.value, 'value') ?? 0n
@@ -360,10 +421,14 @@ async function populate(deps: RpcDeps, call: RpcCall, tx: TxInput): Promise<Popu
     maxFeePerGas: optionalQuantity(tx.maxFeePerGas, 'maxFeePerGas'),
     maxPriorityFeePerGas: optionalQuantity(tx.maxPriorityFeePerGas, 'maxPriorityFeePerGas'),
   }
-  const legacy = type !== 2
-  const needFees = legacy
-    ? given.gasPrice === undefined
-    : given.maxFeePerGas === undefined || given.maxPriorityFeePerGas === undefined
+  const list = tx.accessList == null ? undefined : accessList(tx.accessList)
+  // Fee data is read unless the request already names every fee its family needs.
+  const complete =
+    ((type === 0 || type === 1) && given.gasPrice !== undefined) ||
+    (type !== 0 &&
+      type !== 1 &&
+      given.maxFeePerGas !== undefined &&
+      given.maxPriorityFeePerGas !== undefined)
   const [nonce, gasLimit, fees, balance] = await Promise.all([
     given.nonce ?? chain.nonce(from).then(BigInt),
     given.gasLimit ??
@@ -373,10 +438,12 @@ async function populate(deps: RpcDeps, call: RpcCall, tx: TxInput): Promise<Popu
         ...(tx.data && { data: tx.data }),
         value: hexOf(value),
       }),
-    needFees ? chain.feeData() : null,
+    complete ? null : chain.feeData(),
     chain.balance(from),
   ])
-  const out: PopulatedTransaction = {
+  const { maxCost, ...feeFields } = chooseFees(type, given, fees, list !== undefined)
+  if (value + gasLimit * maxCost > balance) throw LatchError.of('insufficient_funds')
+  return {
     from,
     ...(tx.to && { to: tx.to }),
     ...(tx.data && { data: tx.data }),
@@ -384,40 +451,9 @@ async function populate(deps: RpcDeps, call: RpcCall, tx: TxInput): Promise<Popu
     nonce: Number(nonce),
     gasLimit: hexOf(gasLimit),
     chainId,
-    type: 0,
+    ...feeFields,
+    ...(list && { accessList: list }),
   }
-  // As ethers v6: no family asked for and no legacy gas price given means EIP-1559 where the
-  // chain has a base fee, else a legacy gas price.
-  const eip1559 =
-    type === 2 ||
-    (tx.type == null &&
-      given.gasPrice === undefined &&
-      !tx.accessList &&
-      fees?.maxFeePerGas != null)
-  let maxCost: bigint
-  if (eip1559) {
-    const maxFeePerGas = given.maxFeePerGas ?? fees?.maxFeePerGas
-    const maxPriorityFeePerGas = given.maxPriorityFeePerGas ?? fees?.maxPriorityFeePerGas
-    if (maxFeePerGas == null || maxPriorityFeePerGas == null) {
-      throw bad('This chain has no base fee: send a legacy transaction with gasPrice')
-    }
-    out.type = 2
-    out.maxFeePerGas = hexOf(maxFeePerGas)
-    // A given max fee below the chain's priority fee caps it (a priority above the max is invalid).
-    let priority = maxPriorityFeePerGas
-    if (priority > maxFeePerGas) priority = maxFeePerGas
-    out.maxPriorityFeePerGas = hexOf(priority)
-    maxCost = maxFeePerGas
-  } else {
-    const gasPrice = given.gasPrice ?? fees?.gasPrice
-    if (gasPrice == null) throw bad('The chain answered no gas price')
-    out.type = tx.accessList ? 1 : 0
-    out.gasPrice = hexOf(gasPrice)
-    maxCost = gasPrice
-  }
-  if (tx.accessList) out.accessList = accessList(tx.accessList)
-  if (value + gasLimit * maxCost > balance) throw LatchError.of('insufficient_funds')
-  return out
 }
 
 /** Answers one `latch:wallet:rpc` call: `{ response }` or a LatchError. */
