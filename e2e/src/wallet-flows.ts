@@ -1,0 +1,353 @@
+/**
+ * Steps the in-app wallet specs share: an app per embedded-wallet setting, the passcode boxes,
+ * the screens a modal showed, calls of the wallet methods, and the key material a test may see
+ * (through the server's own store and the frame's own code, never through the browser).
+ */
+import type { ServerAppConfig, ServerCreateOnLogin, User, WalletAccount } from '@latch/shared'
+import type { BrowserContext, FrameLocator, Page } from 'playwright-core'
+import { expect } from 'vitest'
+import {
+  combineShares,
+  fetchApi,
+  type ShareStore,
+  walletCore,
+} from '../../wallet-frame/src/index.ts'
+import { modalFrame } from './axe.ts'
+import { type CallError, expectOk, type Outcome, screen, settle, visit } from './flows.ts'
+import type { Harness, HostPage } from './harness.ts'
+import './window.ts'
+
+export const SCREENS = {
+  create: 'EMBEDDED_WALLET_SCREEN',
+  created: 'EMBEDDED_WALLET_CREATED_SCREEN',
+  connecting: 'EMBEDDED_WALLET_CONNECTING_SCREEN',
+  recovery: 'EMBEDDED_WALLET_RECOVERY_SCREEN',
+} as const
+
+/** SPEC texts the specs look for, written out once. */
+export const TEXTS = {
+  invalidPasscode: 'Invalid recovery passcode, please try again.',
+  locked: 'Too many incorrect passcodes. Recovery is locked, please try again later.',
+  oneWallet: 'Only one wallet per user is currently allowed',
+  createExited: 'User exited before creating a wallet',
+  recoveryExited: 'User exited before their wallet could be recovered',
+} as const
+
+export interface WalletSettings {
+  createOnLogin?: ServerCreateOnLogin
+  requireUserPasswordOnCreate?: boolean
+}
+
+/** An app with e-mail login and these embedded-wallet settings, through the real apps service. */
+export const walletApp = (h: Harness, settings: WalletSettings): Promise<ServerAppConfig> =>
+  h.createApp({
+    embeddedWalletConfig: {
+      createOnLogin: settings.createOnLogin ?? 'off',
+      requireUserPasswordOnCreate: settings.requireUserPasswordOnCreate ?? false,
+    },
+  })
+
+/**
+ * An init script for every frame of a context: records each test id that appears in the
+ * document (the modal's screens, the passcode boxes), so a spec can tell one never showed.
+ */
+const SCREEN_RECORDER = `(() => {
+  const seen = (window.__latchSeen = [])
+  const scan = () => {
+    for (const el of document.querySelectorAll('[data-testid]')) {
+      const id = el.getAttribute('data-testid')
+      if (!seen.includes(id)) seen.push(id)
+    }
+  }
+  new MutationObserver(scan).observe(document, { childList: true, subtree: true, attributes: true })
+})()`
+
+/** For open()'s `prepare`: the modal records the screens it shows (screensSeen). */
+export async function recordScreens(context: BrowserContext): Promise<void> {
+  await context.addInitScript(SCREEN_RECORDER)
+}
+
+/** Every test id the modal has shown since it loaded, in order. */
+async function testIdsSeen(page: Page): Promise<string[]> {
+  const frame = await modalFrame(page)
+  return frame.evaluate(() => (window as unknown as { __latchSeen?: string[] }).__latchSeen ?? [])
+}
+
+/** Every screen the modal has shown since it loaded, in order. */
+export async function screensSeen(page: Page): Promise<string[]> {
+  return (await testIdsSeen(page))
+    .filter((id) => id.startsWith('screen-'))
+    .map((id) => id.slice('screen-'.length))
+}
+
+/** Whether the modal ever showed passcode boxes to type into (a prompt) since it loaded. */
+export async function passcodeAsked(page: Page): Promise<boolean> {
+  return (await testIdsSeen(page)).some((id) => /^passcode-input-\d+$/.test(id))
+}
+
+type WalletMethod = 'createWallet' | 'recoverWallet' | 'getUser' | 'getAccessToken'
+
+/** Calls a wallet method of `window.latch` and answers how it settled (never throws). */
+export function walletCall<T>(page: Page, method: WalletMethod): Promise<Outcome<T>> {
+  return page
+    .evaluate(async (name) => {
+      try {
+        const latch = window.latch
+        if (!latch) throw new Error('window.latch is missing')
+        const value = await (latch[name] as () => Promise<unknown>)()
+        return { ok: true as const, value: value as T }
+      } catch (e) {
+        const err = (e ?? {}) as { code?: unknown; message?: unknown; name?: unknown }
+        const error: CallError = {
+          code: typeof err.code === 'string' ? err.code : null,
+          message: typeof err.message === 'string' ? err.message : String(e),
+          name: typeof err.name === 'string' ? err.name : null,
+        }
+        return { ok: false as const, error }
+      }
+    }, method)
+    .catch((e: unknown) => ({
+      ok: false as const,
+      error: { code: null, message: String(e), name: 'PlaywrightError' },
+    })) as Promise<Outcome<T>>
+}
+
+/** The six passcode boxes of the screen on show. */
+export const passcodeBoxes = (modal: FrameLocator) =>
+  modal.locator('input[data-testid^="passcode-input-"]')
+
+/** Types one character into each box, as a person would. */
+export async function enterPasscode(modal: FrameLocator, passcode: string): Promise<void> {
+  const boxes = passcodeBoxes(modal)
+  for (let i = 0; i < passcode.length; i++) await boxes.nth(i).fill(passcode.charAt(i))
+}
+
+/** The 'user' events the page received, recorded from the moment this is called. */
+export async function recordUserEvents(page: Page): Promise<() => Promise<(User | null)[]>> {
+  await page.evaluate(() => {
+    const w = window as unknown as { userEvents: unknown[] }
+    w.userEvents = []
+    window.latch?.on('user', (u) => w.userEvents.push(u))
+  })
+  return () =>
+    page.evaluate(() => (window as unknown as { userEvents: (User | null)[] }).userEvents)
+}
+
+/** An in-app wallet account as the server links it. */
+export function expectInAppWallet(
+  wallet: WalletAccount | undefined,
+  recoveryMethod: 'latch' | 'user-passcode',
+): WalletAccount {
+  expect(wallet).toMatchObject({
+    type: 'wallet',
+    chainType: 'ethereum',
+    walletClient: 'latch',
+    walletClientType: 'latch',
+    connectorType: 'embedded',
+    recoveryMethod,
+  })
+  expect(wallet?.address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+  return wallet as WalletAccount
+}
+
+/**
+ * createWallet() on an app that asks for a passcode: the create screen, the six boxes, 'Set
+ * passcode'; resolves with the account (after the created screen, if the modal shows it).
+ */
+export async function createWithPasscode(hp: HostPage, passcode: string): Promise<WalletAccount> {
+  const pending = walletCall<WalletAccount>(hp.page, 'createWallet')
+  await visit(hp, SCREENS.create)
+  await enterPasscode(hp.modal, passcode)
+  await hp.modal.getByRole('button', { name: 'Set passcode' }).click()
+  return expectInAppWallet(expectOk(await settle(pending, 'createWallet()')), 'user-passcode')
+}
+
+/** recoverWallet() through the recovery screen with this passcode. */
+export async function recoverWithPasscode(hp: HostPage, passcode: string): Promise<WalletAccount> {
+  const pending = walletCall<WalletAccount>(hp.page, 'recoverWallet')
+  await visit(hp, SCREENS.recovery)
+  await enterPasscode(hp.modal, passcode)
+  await hp.modal.getByRole('button', { name: 'Recover your account' }).click()
+  return expectOk(await settle(pending, 'recoverWallet()'))
+}
+
+/** The recovery screen's message after a submit, once it shows `text`. */
+export const recoveryMessage = (modal: FrameLocator, text: string) =>
+  screen(modal, SCREENS.recovery).getByText(text)
+
+/** A share store in memory, for the frame's own code run in this process. */
+function memoryStore(): ShareStore & { shares: Map<string, Uint8Array> } {
+  const shares = new Map<string, Uint8Array>()
+  return {
+    shares,
+    persistent: false,
+    get: (address) => shares.get(address.toLowerCase()),
+    set: (address, share) => shares.set(address.toLowerCase(), share),
+  }
+}
+
+/** Bytes as every text form a leak could take: hex (any case, with or without 0x), base64(url). */
+function textForms(bytes: Uint8Array): string[] {
+  const b64 = Buffer.from(bytes).toString('base64')
+  return [
+    Buffer.from(bytes).toString('hex'),
+    b64.replace(/=+$/, ''),
+    Buffer.from(bytes).toString('base64url'),
+  ]
+}
+
+export interface KeyMaterial {
+  privateKey: Uint8Array
+  /** Every text form of the key and of every possible share of it (any x coordinate). */
+  forms: string[]
+  /** The auth share's hex, as the server releases it to the wallet frame. */
+  authShareHex: string
+}
+
+/**
+ * The wallet's private key and every share it could have, obtained the way only a test can:
+ * the auth share from the server's own store (unsealed with the server secret), the recovery
+ * share by running the frame's own recovery code in this process against the API (with the
+ * passcode, if any), the two combined with the frame's combineShares (which checks the address).
+ * A 2-of-3 share is a point of a line over GF(256); the line through two shares gives the share
+ * at every other x, the device share among them, so all 255 are returned.
+ */
+export async function keyMaterial(
+  h: Harness,
+  appId: string,
+  address: string,
+  accessToken: string,
+  passcode?: string,
+): Promise<KeyMaterial> {
+  const row = await h.api.deps.db
+    .selectFrom('wallets')
+    .select(['auth_share_sealed'])
+    .where('app_id', '=', appId)
+    .where('address', '=', address.toLowerCase())
+    .executeTakeFirstOrThrow()
+  const authShareHex = h.api.deps.secrets.decrypt(row.auth_share_sealed)
+  const auth = new Uint8Array(Buffer.from(authShareHex, 'hex'))
+  const store = memoryStore()
+  const core = walletCore({ api: fetchApi(h.apiDirectUrl, appId), store })
+  await core.recover({
+    address: address as `0x${string}`,
+    accessToken,
+    ...(passcode ? { recoveryPin: passcode } : {}),
+  })
+  const recovery = store.get(address)
+  if (!recovery) throw new Error('the frame code recovered no share')
+  const privateKey = await combineShares([auth, recovery], address)
+  const forms = textForms(privateKey)
+  const { combine } = await import('shamir-secret-sharing')
+  const last = auth.length - 1
+  for (let x = 1; x < 256; x++) {
+    // Shifting both x coordinates by x (GF(256) addition is XOR) moves the line's value at x to 0.
+    const shifted = [auth, recovery].map((s) => {
+      const c = new Uint8Array(s)
+      c[last] = (c[last] ?? 0) ^ x
+      return c
+    })
+    const y = await combine(shifted)
+    const share = new Uint8Array([...y, x])
+    forms.push(...textForms(y), ...textForms(share))
+  }
+  return { privateKey, forms: [...new Set(forms)], authShareHex }
+}
+
+/** The forms of `material` found in `corpus` (case-insensitive for hex). */
+export function leaks(material: KeyMaterial, corpus: string): string[] {
+  const lower = corpus.toLowerCase()
+  return material.forms.filter((f) =>
+    /^[0-9a-f]+$/.test(f) ? lower.includes(f) : corpus.includes(f),
+  )
+}
+
+/** What the host page and the modal received, and what they sent to and got from the API. */
+export interface Traffic {
+  /** Messages received by any frame not on the wallet origin, as text (bytes as hex). */
+  messages: string[]
+  /** Request URLs and bodies, and response bodies, of frames not on the wallet origin. */
+  http: string[]
+  /** Response bodies the wallet frame received (the control: its shares are seen here). */
+  walletHttp: string[]
+  /** All of it outside the wallet origin, once every response body has been read. */
+  corpus(): Promise<string>
+}
+
+/**
+ * An init script for every frame: each message event the frame receives, on the window or on a
+ * MessagePort (penpal answers over a port after its handshake), goes to the test as text.
+ */
+const MESSAGE_RECORDER = `(() => {
+  const send = window.__latchRecord
+  if (typeof send !== 'function') return
+  const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')
+  const text = (data) => {
+    try {
+      return JSON.stringify(data, (k, v) =>
+        v instanceof ArrayBuffer ? hex(new Uint8Array(v))
+        : ArrayBuffer.isView(v) ? hex(new Uint8Array(v.buffer, v.byteOffset, v.byteLength))
+        : v)
+    } catch { return String(data) }
+  }
+  const record = (e) => send(String(text(e.data)))
+  addEventListener('message', record, true)
+  const add = MessagePort.prototype.addEventListener
+  const watched = new WeakSet()
+  const watch = (port) => { if (!watched.has(port)) { watched.add(port); add.call(port, 'message', record) } }
+  MessagePort.prototype.addEventListener = function (type, ...rest) {
+    if (type === 'message') watch(this)
+    return add.call(this, type, ...rest)
+  }
+  const d = Object.getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage')
+  Object.defineProperty(MessagePort.prototype, 'onmessage', {
+    configurable: true, enumerable: d.enumerable, get: d.get,
+    set(fn) { watch(this); d.set.call(this, fn) },
+  })
+})()`
+
+/**
+ * For open()'s `prepare`: records the context's traffic outside the wallet origin (`apiUrl`'s
+ * wallet frame is told apart by its URL, /apps/{id}/embedded-wallets).
+ */
+export async function recordTraffic(context: BrowserContext, apiUrl: string): Promise<Traffic> {
+  const isWalletFrame = (url: string) =>
+    url.startsWith(apiUrl) && /\/apps\/[^/]+\/embedded-wallets/.test(url)
+  const messages: string[] = []
+  const http: string[] = []
+  const walletHttp: string[] = []
+  const reading: Promise<unknown>[] = []
+  const frameUrl = (get: () => { url(): string }) => {
+    try {
+      return get().url()
+    } catch {
+      return ''
+    }
+  }
+  await context.exposeBinding('__latchRecord', (source, data: unknown) => {
+    if (!isWalletFrame(source.frame.url())) messages.push(String(data))
+  })
+  await context.addInitScript(MESSAGE_RECORDER)
+  context.on('request', (request) => {
+    if (isWalletFrame(frameUrl(() => request.frame()))) return
+    http.push(`${request.method()} ${request.url()} ${request.postData() ?? ''}`)
+  })
+  context.on('response', (response) => {
+    const wallet = isWalletFrame(frameUrl(() => response.request().frame()))
+    reading.push(
+      response.text().then(
+        (body) => (wallet ? walletHttp : http).push(body),
+        () => undefined,
+      ),
+    )
+  })
+  return {
+    messages,
+    http,
+    walletHttp,
+    async corpus() {
+      await Promise.allSettled(reading)
+      return [...messages, ...http].join('\n')
+    },
+  }
+}
