@@ -612,3 +612,82 @@ describe('the whole path: shares rebuilt by the real API, reads through its prox
     })
   }, 60_000)
 })
+
+describe('eth_signTransaction, property', () => {
+  it('any well-formed request signs to the bytes viem produces for it', async () => {
+    const call = rpcFor(knownKey(OWNER.privateKey))
+    const { default: fc } = await import('fast-check')
+    const uint = (bits: number) => fc.bigInt({ min: 0n, max: (1n << BigInt(bits)) - 1n })
+    const bytes = fc
+      .uint8Array({ maxLength: 80 })
+      .map((b) => `0x${Buffer.from(b).toString('hex')}` as Hex)
+    const address = fc
+      .uint8Array({ minLength: 20, maxLength: 20 })
+      .map((b) => `0x${Buffer.from(b).toString('hex')}` as Hex)
+    const chainId = fc.constantFrom(1, 10, 137, 42161, 314159, 84531)
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          type: fc.constantFrom(0, 1, 2),
+          chainId,
+          nonce: fc.integer({ min: 0, max: 2 ** 40 }),
+          gas: uint(64),
+          value: uint(256),
+          fee: uint(128),
+          tip: uint(64),
+          to: fc.option(address, { nil: undefined }),
+          data: bytes,
+          keys: fc.array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 2 }),
+        }),
+        async (t) => {
+          const accessList = t.keys.length
+            ? [
+                {
+                  address: OWNER.address,
+                  storageKeys: t.keys.map((k) => `0x${Buffer.from(k).toString('hex')}` as Hex),
+                },
+              ]
+            : []
+          const maxFee = t.fee + t.tip
+          const request = {
+            type: t.type,
+            chainId: t.chainId,
+            nonce: t.nonce,
+            gasLimit: t.gas,
+            value: t.value,
+            data: t.data,
+            ...(t.to && { to: t.to }),
+            ...(t.type === 2
+              ? { maxFeePerGas: maxFee, maxPriorityFeePerGas: t.tip }
+              : { gasPrice: t.fee }),
+            ...(t.type !== 0 && { accessList }),
+          }
+          const common = {
+            chainId: t.chainId,
+            nonce: t.nonce,
+            gas: t.gas,
+            value: t.value,
+            data: t.data,
+            to: t.to,
+          }
+          const viemTx: TransactionSerializable =
+            t.type === 2
+              ? {
+                  ...common,
+                  type: 'eip1559',
+                  maxFeePerGas: maxFee,
+                  maxPriorityFeePerGas: t.tip,
+                  accessList,
+                }
+              : t.type === 1
+                ? { ...common, type: 'eip2930', gasPrice: t.fee, accessList }
+                : { ...common, type: 'legacy', gasPrice: t.fee }
+          expect(await call('eth_signTransaction', [request])).toBe(
+            await viemAccount.signTransaction(viemTx),
+          )
+        },
+      ),
+      { numRuns: 150, seed: 20_261_123 },
+    )
+  })
+})
