@@ -1,6 +1,6 @@
 /**
  * Every statement of the hot paths (e-mail sign-in, refresh, fork and recover, logout, the
- * bearer liveness check, the wallet frame's share lookups) uses an index on PostgreSQL once
+ * bearer liveness check, the wallet frame's share lookups, a wallet's SIWE sign-in) uses an index on PostgreSQL once
  * the tables have grown.
  *
  * The tables are filled with tens of thousands of rows and analyzed rather than running with
@@ -9,9 +9,17 @@
  * an index, or a wrong column order, still scans here).
  */
 import type { AuthResponse, ForkResponse, RefreshResponse } from '@latch/shared'
-import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
+import {
+  API_PREFIX,
+  APP_ID_HEADER,
+  CLIENT_HEADER,
+  CLIENT_NAME,
+  SIWE_STATEMENT,
+} from '@latch/shared'
 import { type CompiledQuery, Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { createSiweMessage } from 'viem/siwe'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createApi } from '../api.ts'
 import type { Database } from '../db/schema.ts'
@@ -30,6 +38,7 @@ const GROWING = new Set([
   'analytics_events',
   'oauth_states',
   'wallets',
+  'siwe_nonces',
 ])
 const ROWS = 50_000
 
@@ -109,6 +118,11 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
         auth_share_sealed, recovery_sealed, created_at)
       SELECT 'fill-' || g, ${app.id}, 'fill-' || g, '0x' || lpad(to_hex(g), 40, '0'), '1',
         'latch', 'sealed', 'sealed', ${now} FROM generate_series(1, ${ROWS}) g`.execute(db)
+    await sql`INSERT INTO siwe_nonces (nonce_hash, app_id, address, expires_at, created_at)
+      SELECT md5('n' || g), ${app.id}, '0x' || lpad(to_hex(g), 40, '0'),
+        ${now}::timestamptz + interval '10 minutes', ${now} FROM generate_series(1, ${ROWS}) g`.execute(
+      db,
+    )
     await sql`ANALYZE`.execute(db)
 
     const api = createApi({ ...server.deps, db: logged })
@@ -176,6 +190,26 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
     const someoneElses = `0x${'7'.padStart(40, '0')}`
     await post('/wallets/info', { address: someoneElses }, fork.token)
     await post('/wallets/shares', { address: someoneElses }, fork.token)
+    // A wallet's sign-in (SIWE): its nonce, then the nonce used up and the account.
+    const wallet = privateKeyToAccount(generatePrivateKey())
+    const { nonce } = await post<{ nonce: string }>('/siwe/init', { address: wallet.address })
+    const message = createSiweMessage({
+      domain: 'localhost:5173',
+      uri: 'http://localhost:5173',
+      address: wallet.address,
+      statement: SIWE_STATEMENT,
+      version: '1',
+      chainId: 1,
+      nonce,
+      issuedAt: server.clock.now(),
+    })
+    await post('/siwe/authenticate', {
+      message,
+      signature: await wallet.signMessage({ message }),
+      chainId: 1,
+      walletClientType: 'metamask',
+      connectorType: 'injected',
+    })
     await post('/sessions/logout', { refresh_token: fork.refresh_token })
 
     const statements = captured.filter((q) =>
@@ -184,6 +218,7 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
     expect(statements.length).toBeGreaterThan(10)
     // The wallet requests reached their lookup (a 404 of an unmounted route would not).
     expect(statements.filter((q) => q.sql.includes('from "wallets"')).length).toBeGreaterThan(1)
+    expect(statements.filter((q) => q.sql.includes('"siwe_nonces"'))).toHaveLength(2)
     const client = new pg.Client({ connectionString: databaseUrl })
     await client.connect()
     try {
