@@ -18,7 +18,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../testing/test-server.ts'
-import { CHAIN_RPC_USER_LIMIT } from './routes.ts'
+import { CHAIN_RPC_APP_LIMIT, CHAIN_RPC_IP_LIMIT, CHAIN_RPC_USER_LIMIT } from './routes.ts'
 import { rpcUrlFor } from './rpc-urls.ts'
 
 let anvil: RunningAnvil
@@ -343,28 +343,44 @@ describeBackends('chain RPC proxy', (get) => {
     expect(JSON.stringify(config.body)).not.toContain(oddUrl.slice(7))
   })
 
-  test('error: past the per-user budget the proxy answers 429 with Retry-After', async () => {
+  test('error: past the budget per user, per client address or per app the proxy answers 429', async () => {
     const s = get()
-    const { app, token } = await signedIn(s, { '1': anvil.url })
-    const [claims] = [JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString())]
-    const now = s.clock.now()
-    await s.deps.db
-      .insertInto('rate_limits')
-      .values({
-        key: `chain-rpc:user:${app.id}:${claims.sub}`,
-        window_start: now,
-        count: CHAIN_RPC_USER_LIMIT.max,
-        expires_at: new Date(now.getTime() + CHAIN_RPC_USER_LIMIT.windowMs),
-      })
-      .execute()
-    const r = await s.request('/chains/1/rpc', {
-      appId: app.id,
-      token,
-      body: rpcBody('eth_chainId'),
-    })
-    expect(r.status).toBe(429)
-    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0)
-    expect(r.body).toMatchObject({ error: { code: 'too_many_requests' } })
+    const fill = async (key: string, limit: { max: number; windowMs: number }) => {
+      const now = s.clock.now()
+      await s.deps.db
+        .insertInto('rate_limits')
+        .values({
+          key,
+          window_start: now,
+          count: limit.max,
+          expires_at: new Date(now.getTime() + limit.windowMs),
+        })
+        .execute()
+    }
+    const cases = [
+      ['user', CHAIN_RPC_USER_LIMIT],
+      ['ip', CHAIN_RPC_IP_LIMIT],
+      ['app', CHAIN_RPC_APP_LIMIT],
+    ] as const
+    for (const [which, limit] of cases) {
+      const { app, token } = await signedIn(s, { '1': anvil.url })
+      const sub = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()).sub
+      const ip = freshIp()
+      const ask = () =>
+        s.request('/chains/1/rpc', { appId: app.id, token, ip, body: rpcBody('eth_chainId') })
+      // The last call within the budget passes.
+      const key = {
+        user: `chain-rpc:user:${app.id}:${sub}`,
+        ip: `chain-rpc:ip:${ip}`,
+        app: `chain-rpc:app:${app.id}`,
+      }[which]
+      await fill(key, { ...limit, max: limit.max - 1 })
+      expect((await ask()).status, which).toBe(200)
+      const r = await ask()
+      expect(r.status, which).toBe(429)
+      expect(Number(r.headers.get('retry-after')), which).toBeGreaterThan(0)
+      expect(r.body, which).toMatchObject({ error: { code: 'too_many_requests' } })
+    }
   })
 
   test('behavior: apps keep their node URLs sealed, merge them by chain and refuse others', async () => {
