@@ -172,13 +172,15 @@ export async function completeFlow(
   body: Record<string, string>,
   verified: Verified,
   showSuccess: () => void,
+  /** Headers of the proof's request (the SIWE browser binding). */
+  headers?: Record<string, string>,
 ): Promise<void> {
   const started = flowGeneration()
   const intent = store.getState().flow?.kind === 'link' ? 'link' : 'login'
   let result: LoginResult
   try {
     // Signed in even if the visitor closed the modal meanwhile: the host hears of it by 'user'.
-    result = await signInOrLink(intent, path, body)
+    result = await signInOrLink(intent, path, body, headers)
   } catch (e) {
     if (started === flowGeneration()) throw e
     return
@@ -249,6 +251,17 @@ export function exitFlow(tellHost: boolean): void {
   }
   rejectWaiting()
   closeModal(tellHost)
+}
+
+/**
+ * The flow cannot go on (e.g. the session ended under a wallet screen): its caller rejects with
+ * `error` and the modal shows `screen`, where a visitor can start again (LANDING: a new sign-in
+ * that nobody waits on yet, as after an OAuth return).
+ */
+export function abandonFlow(error: LatchError, screen: ScreenId): void {
+  const { waiting } = store.getState()
+  store.setState({ ...flowReset(), flow: { kind: 'login' }, waiting: null, screen })
+  waiting?.reject(error)
 }
 
 function rejectWaiting(): void {

@@ -12,7 +12,7 @@ import {
   type WalletAccount,
 } from '@latch/shared'
 import { track } from '../analytics.ts'
-import { finishFlow, flowGeneration, navigate, startFlow } from '../flow.ts'
+import { abandonFlow, finishFlow, flowGeneration, navigate, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import type { ScreenId } from '../screens/ids.ts'
 import { store, type WalletState } from '../store.ts'
@@ -104,6 +104,8 @@ export async function createInAppWallet(passcode?: string): Promise<void> {
     }
   } catch (e) {
     if (started !== flowGeneration()) return
+    // Signed out meanwhile (SPEC section 4): the caller hears why, the visitor sees the landing.
+    if (isLatchError(e) && e.is('create_not_authenticated')) return abandonFlow(e, 'LANDING')
     console.error('Latch: the in-app wallet could not be created', e)
     setWallet({ status: 'error', error: createErrorText(e) })
     return

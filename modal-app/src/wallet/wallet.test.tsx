@@ -323,6 +323,27 @@ describe('createWallet()', () => {
     expect(await rejection(created)).toMatchObject({ code: 'create_exited' })
   })
 
+  test('error: signed out under the create screen, the caller hears why and the visitor sees the landing', async () => {
+    double = walletFrameDouble()
+    const harness = signedIn(user(), {
+      embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: true },
+    })
+    let created!: Promise<WalletAccount>
+    act(() => {
+      created = methods().createWallet()
+    })
+    await screen.findByRole('heading', { name: 'Set your passcode' })
+    act(() => harness.session.clear())
+    type('passcode-input', 'Ab3dE9')
+    fireEvent.click(screen.getByTestId('set-passcode'))
+    expect(await rejection(created)).toMatchObject({
+      code: 'create_not_authenticated',
+      message: 'User must be authenticated before creating a wallet',
+    })
+    expect(store.getState()).toMatchObject({ open: true, screen: 'LANDING' })
+    expect(double.calls).toEqual([])
+  })
+
   test('error: the server refusing a second wallet shows its text on the passcode screen', async () => {
     double = walletFrameDouble()
     vi.spyOn(console, 'error').mockImplementation(() => {})
