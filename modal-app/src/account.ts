@@ -29,15 +29,19 @@ export async function signInOrLink(
   intent: 'login' | 'link',
   path: string,
   body: Record<string, string>,
+  headers?: Record<string, string>,
 ): Promise<LoginResult> {
   const { api, session } = runtime()
   if (intent === 'link') {
-    const user = await api.request<LinkResponse>(`${path}/link`, body)
+    const user = await api.request<LinkResponse>(`${path}/link`, body, { headers })
     setUser(user)
     return { user, isNewUser: false }
   }
   // A sign-in goes without the token: it proves who the visitor is by itself.
-  const res = await api.request<AuthResponse>(`${path}/authenticate`, body, { auth: false })
+  const res = await api.request<AuthResponse>(`${path}/authenticate`, body, {
+    auth: false,
+    headers,
+  })
   session.start(res, res.user)
   return { user: res.user, isNewUser: res.is_new_user }
 }

@@ -18,6 +18,8 @@ export interface RequestOptions {
    * again, within the same timeout.
    */
   started?: Promise<Response>
+  /** More headers (the SIWE browser binding); the app id and client headers always win. */
+  headers?: Record<string, string>
 }
 
 export interface ApiClient {
@@ -45,6 +47,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   return {
     async request<T>(path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
       const headers: Record<string, string> = {
+        ...opts.headers,
         [APP_ID_HEADER]: options.appId,
         [CLIENT_HEADER]: CLIENT_NAME,
       }

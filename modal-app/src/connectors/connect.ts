@@ -8,9 +8,16 @@
  * A failure shows its catalogue text; a retryable one offers Retry, at most
  * WALLET_CONNECT_RETRIES times, after which 'Unable to connect wallet' shows.
  */
-import { LatchError, type SiweInitResponse, WALLET_CONNECT_RETRIES } from '@latch/shared'
+import {
+  LatchError,
+  SIWE_HASH_HEADER,
+  SIWE_SECRET_HEADER,
+  type SiweInitResponse,
+  WALLET_CONNECT_RETRIES,
+} from '@latch/shared'
 import { toHex } from 'viem'
 import { completeFlow, flowGeneration, navigate } from '../flow.ts'
+import { browserSecret } from '../oauth.ts'
 import { runtime } from '../runtime.ts'
 import { type ExternalWalletState, store } from '../store.ts'
 import { type WalletStage, walletError } from './errors.ts'
@@ -72,10 +79,12 @@ async function attempt(connector: Connector): Promise<void> {
     if (!host) throw LatchError.of('modal_unreachable')
     const pageUrl = await host.pageUrl()
     // A sign-in asks without the token: with one, the server would keep the nonce for a link.
+    // The nonce is bound to this modal: only the holder of the secret can use it.
+    const binding = await browserSecret()
     const { nonce } = await api.request<SiweInitResponse>(
       '/siwe/init',
       { address },
-      { auth: intent === 'link' },
+      { auth: intent === 'link', headers: { [SIWE_HASH_HEADER]: binding.hash } },
     )
     if (!alive()) return
     update({ step: 'signing' })
@@ -103,6 +112,7 @@ async function attempt(connector: Connector): Promise<void> {
           connectedAt: new Date().toISOString(),
         })
       },
+      { [SIWE_SECRET_HEADER]: binding.secret },
     )
   } catch (e) {
     if (!alive()) return

@@ -5,6 +5,7 @@
  * machine): an EIP-1193 wallet behind HostMethods.wallets/request, signing with a real key.
  * The API is the HTTP double; everything of the modal is real.
  */
+import { createHash } from 'node:crypto'
 import {
   ERRORS,
   type Hex,
@@ -12,6 +13,8 @@ import {
   type InjectedWalletInfo,
   LatchError,
   type LoginResult,
+  SIWE_HASH_HEADER,
+  SIWE_SECRET_HEADER,
   SIWE_STATEMENT,
   toLatchError,
   type User,
@@ -286,6 +289,11 @@ describe('sign-in with a wallet', () => {
     // What the wallet was asked to sign is that very text.
     const signed = wallet.requests.filter((r) => r.method === 'personal_sign')
     expect(signed.map((r) => hexToString((r.params as [Hex])[0]))).toEqual([body.message])
+    // The nonce is bound to this modal: init sent a hash, authenticate the secret behind it.
+    const hash = api.calls('POST /siwe/init').at(-1)?.headers[SIWE_HASH_HEADER]
+    const secret = api.calls('POST /siwe/authenticate')[0]?.headers[SIWE_SECRET_HEADER]
+    expect(hash).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(createHash('sha256').update(String(secret)).digest('base64url')).toBe(hash)
 
     act(() => {
       vi.advanceTimersByTime(1399)
