@@ -66,9 +66,12 @@ test('behavior: node errors become LatchErrors; insufficient funds is the catalo
     code: 'rpc_invalid_input',
     message: 'nonce too low',
   })
-  expect(nodeError({ code: 3, message: 'execution reverted' })).toMatchObject({
+  expect(nodeError({ code: 3, message: 'execution reverted', data: '0x08c379a0' })).toMatchObject({
     code: 'rpc_internal',
     message: 'execution reverted',
+    rpcCode: 3,
+    details: '0x08c379a0',
   })
+  expect(nodeError({ code: 3, message: 'x', data: { nested: true } }).details).toBeUndefined()
   expect(chainRpcPath(10)).toBe('/api/v1/chains/10/rpc')
 })

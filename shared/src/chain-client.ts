@@ -46,10 +46,19 @@ export function chainRpcPath(chainId: number): string {
   return `${API_PREFIX}/chains/${chainId}/rpc`
 }
 
-/** A node's JSON-RPC error as a LatchError; "insufficient funds" becomes insufficient_funds. */
+/**
+ * A node's JSON-RPC error as a LatchError; "insufficient funds" becomes insufficient_funds.
+ * The node's own code and a hex `data` (a revert's return data) travel as `rpcCode` and
+ * `details`, so an EIP-1193 caller can answer what the node said (3 and the data for a revert).
+ */
 export function nodeError(error: JsonRpcError): LatchError {
   if (/insufficient funds/i.test(error.message)) return LatchError.of('insufficient_funds')
-  return LatchError.of(rpcErrorCode(error.code) ?? 'rpc_internal', { message: error.message })
+  const data = typeof error.data === 'string' && /^0x[0-9a-fA-F]*$/.test(error.data)
+  return LatchError.of(rpcErrorCode(error.code) ?? 'rpc_internal', {
+    message: error.message,
+    rpcCode: error.code,
+    ...(data && { details: error.data as string }),
+  })
 }
 
 export interface ProxyRpcOptions {
