@@ -1,4 +1,5 @@
 import { ERRORS, PASSCODE_LENGTH } from '@latch/shared'
+import { useState } from 'react'
 import { CharBoxes } from './CharBoxes.tsx'
 
 export const emptyPasscode = (): string[] => Array.from({ length: PASSCODE_LENGTH }, () => '')
@@ -22,6 +23,29 @@ export function passcodeProblem(chars: string[], left: boolean): string | null {
     return ERRORS.passcode_invalid_length.message
   }
   return null
+}
+
+/**
+ * The state of a passcode entry: the boxes, whether they hold a valid passcode, the validation
+ * text, and the handlers PasscodeInput takes (`input`).
+ */
+export function usePasscode() {
+  const [chars, setChars] = useState(emptyPasscode)
+  const [left, setLeft] = useState(false)
+  return {
+    passcode: chars.join(''),
+    valid: isValidPasscode(chars),
+    problem: passcodeProblem(chars, left),
+    input: {
+      chars,
+      onChars: (next: string[]) => {
+        setChars(next)
+        // A complete passcode forgets that the boxes were left incomplete.
+        if (isValidPasscode(next)) setLeft(false)
+      },
+      onLeave: () => setLeft(true),
+    },
+  }
 }
 
 export const PASSCODE_HINT = 'Passcode can be letters and numbers'

@@ -11,12 +11,7 @@ import {
 } from '@latch/shared'
 import { useEffect, useRef, useState } from 'react'
 import { CharBoxes } from '../components/CharBoxes.tsx'
-import {
-  emptyPasscode,
-  isValidPasscode,
-  PasscodeInput,
-  passcodeProblem,
-} from '../components/PasscodeInput.tsx'
+import { PasscodeInput, usePasscode } from '../components/PasscodeInput.tsx'
 import { navigate } from '../flow.ts'
 import { useApp, useModal } from '../hooks.ts'
 import { createInAppWallet } from '../wallet/flows.ts'
@@ -67,8 +62,7 @@ const WHY =
 
 function SetPasscode() {
   const wallet = useModal((s) => s.wallet)
-  const [chars, setChars] = useState(emptyPasscode)
-  const [left, setLeft] = useState(false)
+  const entry = usePasscode()
   const [generated, setGenerated] = useState<string | null>(null)
   const [why, setWhy] = useState(false)
   const [generatedLabel, flashGenerated] = useFlash(GENERATED_LABEL_MS)
@@ -188,8 +182,7 @@ function SetPasscode() {
     )
   }
 
-  const valid = isValidPasscode(chars)
-  const problem = passcodeProblem(chars, left)
+  const { valid, problem } = entry
   return (
     <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_SCREEN">
       <h1 className="latch-title">Set your passcode</h1>
@@ -197,16 +190,11 @@ function SetPasscode() {
         className="latch-form"
         onSubmit={(e) => {
           e.preventDefault()
-          if (valid && !busy) void createInAppWallet(chars.join(''))
+          if (valid && !busy) void createInAppWallet(entry.passcode)
         }}
       >
         <PasscodeInput
-          chars={chars}
-          onChars={(next) => {
-            setChars(next)
-            if (isValidPasscode(next)) setLeft(false)
-          }}
-          onLeave={() => setLeft(true)}
+          {...entry.input}
           locked={busy}
           error={problem ?? submitError}
           legend="Passcode"

@@ -4,12 +4,7 @@
  * stays disabled until then.
  */
 import { useEffect, useState } from 'react'
-import {
-  emptyPasscode,
-  isValidPasscode,
-  PasscodeInput,
-  passcodeProblem,
-} from '../components/PasscodeInput.tsx'
+import { PasscodeInput, usePasscode } from '../components/PasscodeInput.tsx'
 import { useModal } from '../hooks.ts'
 import { recoverWithPasscode } from '../wallet/flows.ts'
 
@@ -27,8 +22,7 @@ export function waitText(ms: number): string {
 
 export function EmbeddedWalletRecovery() {
   const wallet = useModal((s) => s.wallet)
-  const [chars, setChars] = useState(emptyPasscode)
-  const [left, setLeft] = useState(false)
+  const entry = usePasscode()
   const lockedUntil = wallet?.lockedUntil ?? null
   const [locked, setLocked] = useState(false)
   const status = wallet?.status ?? 'idle'
@@ -40,16 +34,15 @@ export function EmbeddedWalletRecovery() {
       setLocked(false)
       return
     }
-    const left = lockedUntil - Date.now()
-    setLocked(left > 0)
-    if (left <= 0) return
-    const timer = setTimeout(() => setLocked(false), left)
+    const remaining = lockedUntil - Date.now()
+    setLocked(remaining > 0)
+    if (remaining <= 0) return
+    const timer = setTimeout(() => setLocked(false), remaining)
     return () => clearTimeout(timer)
   }, [lockedUntil])
 
-  const valid = isValidPasscode(chars)
+  const { valid, problem } = entry
   const submitError = status === 'error' ? (wallet?.error ?? null) : null
-  const problem = passcodeProblem(chars, left)
   const error =
     problem ??
     (submitError && locked && lockedUntil
@@ -65,20 +58,10 @@ export function EmbeddedWalletRecovery() {
         className="latch-form"
         onSubmit={(e) => {
           e.preventDefault()
-          if (valid && !busy && !locked) void recoverWithPasscode(chars.join(''))
+          if (valid && !busy && !locked) void recoverWithPasscode(entry.passcode)
         }}
       >
-        <PasscodeInput
-          chars={chars}
-          onChars={(next) => {
-            setChars(next)
-            if (isValidPasscode(next)) setLeft(false)
-          }}
-          onLeave={() => setLeft(true)}
-          locked={busy}
-          error={error}
-          legend="Passcode"
-        />
+        <PasscodeInput {...entry.input} locked={busy} error={error} legend="Passcode" />
         <button
           type="submit"
           className="latch-button latch-button-primary"
