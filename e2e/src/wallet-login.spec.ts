@@ -1,0 +1,228 @@
+/**
+ * Signing in and linking with a browser wallet (issue 12) across the three origins: the wallet
+ * is injected into the host page (test double with a real key, e2e/src/injected-wallet.ts), the
+ * modal reaches it through the host SDK's bridge, and the real API verifies the SIWE message.
+ * Every screen reached is held to axe (visit()).
+ */
+import type { LoginResult, User } from '@latch/shared'
+import type { BrowserContext } from 'playwright-core'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { describe, expect, test } from 'vitest'
+import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
+import type { HostPage } from './harness.ts'
+import { type InjectedWallet, injectWallet } from './injected-wallet.ts'
+import { useHarness } from './use-harness.ts'
+
+const h = useHarness()
+
+const freshAccount = () => privateKeyToAccount(generatePrivateKey())
+
+interface WalletPage extends HostPage {
+  wallet: InjectedWallet
+}
+
+/** The host page of `appId` in a browser whose wallet holds `account`. */
+async function openWithWallet(
+  appId: string,
+  account = freshAccount(),
+  before?: (context: BrowserContext) => Promise<void>,
+): Promise<WalletPage> {
+  let wallet!: InjectedWallet
+  const hp = await h().open({
+    appId,
+    prepare: async (context) => {
+      await before?.(context)
+      wallet = await injectWallet(context, { account, name: 'Test Wallet' })
+    },
+  })
+  return { ...hp, wallet }
+}
+
+const connection = (hp: HostPage) => screen(hp.modal, 'AWAITING_CONNECTION')
+
+/** Waits for the connection screen's step, and answers its title and description. */
+async function atStep(hp: HostPage, step: string): Promise<[string, string | null]> {
+  const shown = hp.modal.locator(`[data-testid="screen-AWAITING_CONNECTION"][data-step="${step}"]`)
+  await shown.waitFor({ state: 'visible' })
+  const title = await hp.modal.getByTestId('connection-title').textContent()
+  const description = hp.modal.getByTestId('connection-description')
+  return [title ?? '', (await description.count()) ? await description.textContent() : null]
+}
+
+async function chooseWallet(hp: HostPage): Promise<void> {
+  await hp.modal.getByTestId('wallet-option').first().click()
+}
+
+let walletApp: string | undefined
+/** One app with wallet and e-mail login (e-mail first, so e-mail sign-ins see their form). */
+async function app(): Promise<string> {
+  walletApp ??= (
+    await h().createApp({
+      loginMethods: ['wallet', 'email'],
+      appearance: { showWalletLoginFirst: false },
+    })
+  ).id
+  return walletApp
+}
+
+async function openWalletSection(hp: HostPage): Promise<void> {
+  await hp.modal.getByTestId('section-wallet-toggle').click()
+  await hp.modal.getByTestId('wallet-option').first().waitFor({ state: 'visible' })
+}
+
+describe('sign-in with a browser wallet', () => {
+  test('behavior: a new visitor signs in with their wallet, then comes back as the same user', async () => {
+    const account = freshAccount()
+    const hp = await openWithWallet(await app(), account)
+    const pending = latchCall<LoginResult>(hp.page, 'login')
+    await visit(hp, 'LANDING')
+    await openWalletSection(hp)
+    expect(await hp.modal.getByTestId('wallet-option').first().textContent()).toBe('Test Wallet')
+    await chooseWallet(hp)
+    await visit(hp, 'AWAITING_CONNECTION')
+    expect(await atStep(hp, 'success')).toEqual(['Success!', 'You’re good to go!'])
+    const first = expectOk(await settle(pending, 'login()'))
+    expect(first.isNewUser).toBe(true)
+    expect(first.user.linkedAccounts).toMatchObject([
+      {
+        type: 'wallet',
+        address: account.address,
+        chainType: 'ethereum',
+        walletClientType: 'test_wallet',
+        connectorType: 'injected',
+      },
+    ])
+    // The wallet was asked by the host page's origin, for a message naming that page.
+    const signed = hp.wallet.requests.find((r) => r.method === 'personal_sign')
+    expect(signed?.origin).toBe(new URL(h().hostUrl).origin)
+
+    const again = await openWithWallet(await app(), account)
+    const second = latchCall<LoginResult>(again.page, 'login')
+    await visit(again, 'LANDING')
+    await openWalletSection(again)
+    await chooseWallet(again)
+    const result = expectOk(await settle(second, 'login()'))
+    expect(result).toMatchObject({ isNewUser: false, user: { id: first.user.id } })
+  })
+
+  test('behavior: a rejected signature, then Retry, signs in', async () => {
+    const hp = await openWithWallet(await app())
+    hp.wallet.behave('reject', 'personal_sign')
+    const pending = latchCall<LoginResult>(hp.page, 'login')
+    await visit(hp, 'LANDING')
+    await openWalletSection(hp)
+    await chooseWallet(hp)
+    expect(await atStep(hp, 'failed')).toEqual(['Signature rejected', 'Please try signing again.'])
+    await visit(hp, 'AWAITING_CONNECTION')
+    hp.wallet.behave('approve', 'personal_sign')
+    await hp.modal.getByTestId('connection-retry').click()
+    expect(expectOk(await settle(pending, 'login()')).isNewUser).toBe(true)
+  })
+
+  test('error: two failed retries, then "Unable to connect wallet" and no Retry', async () => {
+    const hp = await openWithWallet(await app())
+    hp.wallet.behave('reject', 'eth_requestAccounts')
+    void latchCall<LoginResult>(hp.page, 'login')
+    await visit(hp, 'LANDING')
+    await openWalletSection(hp)
+    await chooseWallet(hp)
+    for (let retry = 0; retry < 2; retry++) {
+      expect((await atStep(hp, 'failed'))[0]).toBe('You rejected the request')
+      await hp.modal.getByTestId('connection-retry').click()
+      await expect.poll(() => hp.wallet.requests.length, { timeout: 15_000 }).toBe(retry + 2)
+    }
+    await connection(hp).getByText('Unable to connect wallet').waitFor({ state: 'visible' })
+    await visit(hp, 'AWAITING_CONNECTION')
+    expect(await hp.modal.getByTestId('connection-retry').count()).toBe(0)
+  })
+
+  test('error: a wallet that never answers times out after 120 s (the page clock run forward)', async () => {
+    const hp = await openWithWallet(await app(), freshAccount(), (context) =>
+      context.clock.install(),
+    )
+    hp.wallet.behave('hang', 'eth_requestAccounts')
+    void latchCall<LoginResult>(hp.page, 'login')
+    await visit(hp, 'LANDING')
+    await openWalletSection(hp)
+    await chooseWallet(hp)
+    await atStep(hp, 'waiting')
+    await hp.page.clock.runFor(119_000)
+    expect((await atStep(hp, 'waiting'))[0]).toBe('Waiting for Test Wallet')
+    await hp.page.clock.runFor(1_000)
+    expect(await atStep(hp, 'failed')).toEqual([
+      'Wallet request timed out',
+      'Please try connecting again.',
+    ])
+  })
+})
+
+describe('linking a wallet', () => {
+  test('behavior: an e-mail user links their wallet; the same address is refused for a second user', async () => {
+    const account = freshAccount()
+    const hp = await openWithWallet(await app(), account)
+    const { user } = await signInByEmail(h(), hp, newEmail('wallet-linker'))
+    const linking = latchCall<User>(hp.page, 'link', 'wallet')
+    await visit(hp, 'LINK_WALLET_SCREEN')
+    await screen(hp.modal, 'LINK_WALLET_SCREEN')
+      .getByText('Connect your wallet')
+      .waitFor({ state: 'visible' })
+    await hp.modal.getByTestId('wallet-option').first().click()
+    const linked = expectOk(await settle(linking, "link('wallet')"))
+    expect(linked.id).toBe(user.id)
+    expect(linked.linkedAccounts.map((a) => a.type).sort()).toEqual(['email', 'wallet'])
+
+    const other = await openWithWallet(await app(), account)
+    await signInByEmail(h(), other, newEmail('wallet-second'))
+    void latchCall<User>(other.page, 'link', 'wallet')
+    await visit(other, 'LINK_WALLET_SCREEN')
+    await other.modal.getByTestId('wallet-option').first().click()
+    expect(await atStep(other, 'failed')).toEqual([
+      'User already exists for this address',
+      'Try another address!',
+    ])
+    expect(await other.modal.getByTestId('connection-retry').count()).toBe(0)
+  })
+})
+
+describe('the landing and the screens without a wallet', () => {
+  test('param: showWalletLoginFirst puts the wallet section first and open (the default), else second', async () => {
+    const first = await h().createApp({ loginMethods: ['wallet', 'email'] })
+    const hp = await openWithWallet(first.id)
+    void latchCall<LoginResult>(hp.page, 'login')
+    await visit(hp, 'LANDING')
+    const titles = () => hp.modal.locator('h2.latch-section-title').allTextContents()
+    expect(await titles()).toEqual(['Connect Wallet', 'Email'])
+    await hp.modal.getByTestId('wallet-option').first().waitFor({ state: 'visible' })
+
+    const second = await openWithWallet(await app())
+    void latchCall<LoginResult>(second.page, 'login')
+    await visit(second, 'LANDING')
+    expect(await second.modal.locator('h2.latch-section-title').allTextContents()).toEqual([
+      'Email',
+      'Connect Wallet',
+    ])
+    expect(await second.modal.getByTestId('wallet-option').count()).toBe(0)
+  })
+
+  test('behavior: education → the install guides → "Done! I have my wallet" back to the landing', async () => {
+    const hp = await openWithWallet(await app())
+    void latchCall<LoginResult>(hp.page, 'login')
+    await visit(hp, 'LANDING')
+    await openWalletSection(hp)
+    await hp.modal.getByTestId('wallet-education-link').click()
+    await visit(hp, 'WALLET_EDUCATION')
+    const education = screen(hp.modal, 'WALLET_EDUCATION')
+    await education.getByText('Get started with a new wallet').waitFor({ state: 'visible' })
+    await education.getByText('Create a new wallet').waitFor({ state: 'visible' })
+    await hp.modal.getByTestId('education-option').first().click()
+    await visit(hp, 'INSTALL_METAMASK_SCREEN')
+    await hp.modal.getByTestId('back-button').click()
+    await hp.modal.getByTestId('education-option').nth(1).click()
+    await visit(hp, 'INSTALL_COINBASE_WALLET_SCREEN')
+    await hp.modal.getByTestId('install-qr').waitFor({ state: 'visible' })
+    const learn = hp.modal.getByTestId('learn-more')
+    expect(await learn.textContent()).toBe('Still not sure? Learn more')
+    await hp.modal.getByTestId('install-done').click()
+    await visit(hp, 'LANDING')
+  })
+})
