@@ -66,8 +66,6 @@ export interface WalletState {
   lockedUntil: number | null
   /** Where the connecting gate goes once the wallet is usable; null ends the flow. */
   target: ScreenId | null
-  /** Created with a passcode: the created screen follows after a short pause. */
-  withPasscode: boolean
 }
 
 /**

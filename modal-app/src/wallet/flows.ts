@@ -87,7 +87,7 @@ export async function createInAppWallet(passcode?: string): Promise<void> {
   const state = store.getState()
   if (state.wallet?.status === 'submitting' || state.wallet?.status === 'success') return
   const started = flowGeneration()
-  setWallet({ status: 'submitting', error: null, withPasscode: passcode !== undefined })
+  setWallet({ status: 'submitting', error: null })
   track('embedded_wallet_creation_started')
   let user: User | null
   try {

@@ -15,7 +15,7 @@ import { store, type WalletState } from '../store.ts'
 
 /** The wallet screens' state when a wallet flow begins. */
 export function freshWalletState(target: WalletState['target'] = null): WalletState {
-  return { status: 'idle', error: null, lockedUntil: null, target, withPasscode: false }
+  return { status: 'idle', error: null, lockedUntil: null, target }
 }
 
 /**
