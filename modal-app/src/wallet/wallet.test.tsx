@@ -6,6 +6,7 @@
 import {
   embeddedWallet,
   type Hex,
+  LatchError,
   type LoginResult,
   type User,
   type WalletAccount,
@@ -499,6 +500,23 @@ describe('recoverWallet() and the connecting gate', () => {
       'latch:wallet:connect',
       'latch:wallet:recover',
     ])
+  })
+
+  test('error: the gate shows a failure of the frame on the connecting screen, with Close', async () => {
+    double = walletFrameDouble({ wallet: walletAccount(ADDRESS, 'latch') })
+    double.failNext('latch:wallet:connect', LatchError.of('embedded_wallet_error'))
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    signedIn(user())
+    act(() => {
+      store.setState({ open: true, flow: { kind: 'recover-wallet' } })
+    })
+    await act(() => ensureWalletReady('EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'))
+    expect(store.getState().screen).toBe('EMBEDDED_WALLET_CONNECTING_SCREEN')
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'An error has occurred, please try again.',
+    )
+    fireEvent.click(screen.getByTestId('connecting-close'))
+    expect(store.getState().open).toBe(false)
   })
 
   test('behavior: the gate goes to the recovery screen when the passcode is needed', async () => {
