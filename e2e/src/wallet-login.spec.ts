@@ -4,7 +4,7 @@
  * modal reaches it through the host SDK's bridge, and the real API verifies the SIWE message.
  * Every screen reached is held to axe (visit()).
  */
-import type { LoginResult, User } from '@latch/shared'
+import { API_PREFIX, type LoginResult, type User } from '@latch/shared'
 import type { BrowserContext } from 'playwright-core'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, test } from 'vitest'
@@ -153,6 +153,34 @@ describe('sign-in with a browser wallet', () => {
       'Wallet request timed out',
       'Please try connecting again.',
     ])
+  })
+})
+
+test('error: a signed message replayed, with everything the browser sent, is refused', async () => {
+  const hp = await openWithWallet(await app())
+  const sent: { body: string; headers: Record<string, string> }[] = []
+  hp.context.on('request', async (request) => {
+    if (!request.url().endsWith('/siwe/authenticate') || request.method() !== 'POST') return
+    sent.push({ body: request.postData() ?? '', headers: await request.allHeaders() })
+  })
+  const pending = latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  await openWalletSection(hp)
+  await chooseWallet(hp)
+  expectOk(await settle(pending, 'login()'))
+  await expect.poll(() => sent.length, { timeout: 15_000 }).toBe(1)
+  const [first] = sent
+  const headers = Object.fromEntries(
+    Object.entries(first?.headers ?? {}).filter(([name]) => !name.startsWith(':')),
+  )
+  const replay = await fetch(`${h().apiDirectUrl}${API_PREFIX}/siwe/authenticate`, {
+    method: 'POST',
+    headers: { ...headers, origin: new URL(h().hostUrl).origin },
+    body: first?.body,
+  })
+  expect(replay.status).toBe(400)
+  expect(await replay.json()).toMatchObject({
+    error: { message: 'Must initialize SIWE flow first.' },
   })
 })
 
