@@ -70,6 +70,7 @@ export function createErrorText(e: unknown): string {
   if (
     error.is('wallet_already_exists') ||
     error.is('create_not_authenticated') ||
+    error.is('unable_to_create_wallet') ||
     error.type === 'validation_error'
   ) {
     return error.message

@@ -28,7 +28,7 @@ import {
   walletAccount,
   walletFrameDouble,
 } from '../test/wallet-frame-double.ts'
-import { ensureWalletReady } from './flows.ts'
+import { createErrorText, ensureWalletReady } from './flows.ts'
 import { mountWalletFrame, provideWalletFrame, walletFrameUrl, withTimeout } from './frame.ts'
 import { createOnLogin, needsWalletAtLogin } from './index.ts'
 
@@ -365,6 +365,20 @@ describe('createWallet()', () => {
       'Only one wallet per user is currently allowed',
     )
   })
+})
+
+test('param: the create screen says the SPEC texts for each failure', () => {
+  expect(createErrorText(LatchError.of('wallet_already_exists'))).toBe(
+    'Only one wallet per user is currently allowed',
+  )
+  expect(createErrorText(LatchError.of('unable_to_create_wallet'))).toBe('Unable to create wallet')
+  expect(createErrorText(LatchError.of('passcode_invalid_length'))).toBe(
+    'Passcode must be exactly 6 letters and numbers',
+  )
+  expect(createErrorText(LatchError.of('embedded_wallet_error', { message: 'internal' }))).toBe(
+    'An error has occurred, please try again.',
+  )
+  expect(createErrorText(new Error('network'))).toBe('An error has occurred, please try again.')
 })
 
 describe('recoverWallet() and the connecting gate', () => {
