@@ -20,7 +20,7 @@ import {
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js'
-import { hashTypedData, type TypedDataDefinition } from 'viem'
+import { type TypedData, TypedDataError, typedDataHash } from './eip712.ts'
 
 /** What an rpc call needs of the wallet: its key for the length of one operation. */
 export interface KeyHolder {
@@ -105,7 +105,7 @@ function signHash(hash: Uint8Array, key: Uint8Array): Hex {
 
 // Typed data (EIP-712).
 
-function typedData(raw: unknown): TypedDataDefinition {
+function typedData(raw: unknown): TypedData {
   let value = raw
   if (typeof raw === 'string') {
     try {
@@ -126,15 +126,19 @@ function typedData(raw: unknown): TypedDataDefinition {
   ) {
     throw bad('eth_signTypedData_v4: typed data needs types, primaryType, domain and message')
   }
-  return { domain: {}, ...t } as unknown as TypedDataDefinition
+  const domain = t.domain ?? {}
+  if (typeof domain !== 'object' || domain === null) {
+    throw bad('eth_signTypedData_v4: the domain is not an object')
+  }
+  return { ...t, domain } as unknown as TypedData
 }
 
-function typedDataHash(data: TypedDataDefinition): Uint8Array {
+function hashOf(data: TypedData): Uint8Array {
   try {
-    return hexToBytes(hashTypedData(data).slice(2))
+    return typedDataHash(data)
   } catch (e) {
-    const detail = e instanceof Error ? (e as { shortMessage?: string }).shortMessage : undefined
-    throw bad(`eth_signTypedData_v4: ${detail ?? 'the typed data cannot be encoded'}`)
+    if (e instanceof TypedDataError) throw bad(`eth_signTypedData_v4: ${e.message}`)
+    throw bad('eth_signTypedData_v4: the typed data cannot be encoded')
   }
 }
 
@@ -478,7 +482,7 @@ export function walletRpc(deps: RpcDeps) {
         if (!sameAddress(address, call.address)) {
           throw bad(`${method}: the address is not this wallet's`)
         }
-        const hash = typedDataHash(typedData(data))
+        const hash = hashOf(typedData(data))
         return { response: await deps.wallet.withKey(key, (k) => signHash(hash, k)) }
       }
       case 'eth_populateTransactionRequest':
