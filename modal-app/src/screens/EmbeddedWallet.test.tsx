@@ -144,6 +144,11 @@ describe('EMBEDDED_WALLET_SCREEN: set your passcode', () => {
     vi.useFakeTimers(FAKE_TIMERS)
     fireEvent.click(screen.getByRole('button', { name: 'Generate passcode' }))
     expect(screen.getByRole('heading', { name: 'Secure your passcode' })).toBeTruthy()
+    // The new view is announced and the keyboard lands on Copy.
+    expect(document.querySelector('[data-latch-announcer]')?.textContent).toBe(
+      'Secure your passcode',
+    )
+    expect(document.activeElement).toBe(screen.getByTestId('copy-passcode'))
     const generated = screen.getByTestId('generated-passcode').getAttribute('data-value') ?? ''
     expect(generated).toMatch(/^[A-Za-z0-9]{6}$/)
     const shown = [0, 1, 2, 3, 4, 5].map(

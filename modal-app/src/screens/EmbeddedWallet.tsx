@@ -9,7 +9,8 @@ import {
   GENERATED_LABEL_MS,
   generatePasscode,
 } from '@latch/shared'
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { announceTitle } from '../App.tsx'
 import { CharBoxes } from '../components/CharBoxes.tsx'
 import { PasscodeInput, usePasscode } from '../components/PasscodeInput.tsx'
 import { navigate } from '../flow.ts'
@@ -65,6 +66,15 @@ function SetPasscode() {
   const entry = usePasscode()
   const [generated, setGenerated] = useState<string | null>(null)
   const [why, setWhy] = useState(false)
+  const copyRef = useRef<HTMLButtonElement>(null)
+  const secure = generated !== null
+  // The view changes within the screen: say its title and put the focus on Copy, as a new
+  // screen would (App does both only when the screen id changes).
+  useLayoutEffect(() => {
+    if (!secure || !copyRef.current) return
+    announceTitle(copyRef.current.closest<HTMLElement>('.latch-modal'))
+    copyRef.current.focus()
+  }, [secure])
   const [generatedLabel, flashGenerated] = useFlash(GENERATED_LABEL_MS)
   const [copiedLabel, flashCopied] = useFlash(COPIED_LABEL_MS)
   const status = wallet?.status ?? 'idle'
@@ -159,6 +169,7 @@ function SetPasscode() {
         <p className="latch-small">
           <button
             type="button"
+            ref={copyRef}
             className="latch-link-button"
             data-testid="copy-passcode"
             onClick={() => void copy()}
