@@ -34,6 +34,8 @@ import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { authAnswer, user } from '../test/fixtures.ts'
 import { type Harness, recordingHost, renderModal } from '../test/harness.tsx'
 import { FAKE_TIMERS, until } from '../test/until.ts'
+// The in-app wallet's create-on-login rule, as methods.ts loads it in the modal.
+import '../wallet/index.ts'
 import { walletError } from './errors.ts'
 import { dispatchWalletEvent } from './events.ts'
 import { clearWalletConnections, HISTORY_LIMIT, walletConnections } from './history.ts'
@@ -337,6 +339,25 @@ describe('sign-in with a wallet', () => {
     expect(store.getState().open).toBe(false)
     expect(screen.queryByTestId('screen-EMBEDDED_WALLET_SCREEN')).toBeNull()
   })
+})
+
+test('behavior: an app creating in-app wallets for all users moves on after 500 ms, not 1400', async () => {
+  api.on('POST /siwe/authenticate', authAnswer(walletUser(), true))
+  await openWithWallet({
+    embeddedWalletConfig: { createOnLogin: 'all-users', requireUserPasswordOnCreate: false },
+  })
+  vi.useFakeTimers(FAKE_TIMERS)
+  chooseWallet()
+  await untilStep('success')
+  act(() => {
+    vi.advanceTimersByTime(499)
+  })
+  expect(store.getState().screen).toBe('AWAITING_CONNECTION')
+  act(() => {
+    vi.advanceTimersByTime(1)
+  })
+  expect(store.getState().screen).toBe('EMBEDDED_WALLET_SCREEN')
+  expect(store.getState().open).toBe(true)
 })
 
 describe('failures and retries', () => {
