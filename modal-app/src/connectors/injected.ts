@@ -102,9 +102,12 @@ export function createInjectedConnector(
     for (const p of [...pending]) p.reject(error)
   }
 
+  // Subscribed from the first connect() on, once: the bridge reports events only of wallets
+  // the modal has sent a request to, and a listed wallet never chosen needs no handler.
+  let subscribed = false
   // A wallet that disconnects, or switches away from the account being signed in, ends what
   // is pending: its answer would no longer be about that account.
-  onWalletEvent(info.id, (event, payload) => {
+  const onEvent = (event: InjectedWalletEvent, payload: unknown) => {
     if (event === 'disconnect') {
       status = 'disconnected'
       failPending(LatchError.of('rpc_disconnected'))
@@ -122,7 +125,7 @@ export function createInjectedConnector(
       }
     }
     for (const handler of [...(listeners.get(event) ?? [])]) handler(payload)
-  })
+  }
 
   const send = (method: string, params?: unknown): Promise<unknown> => {
     const host = hostOf(options)
@@ -146,6 +149,10 @@ export function createInjectedConnector(
     },
     async connect(): Promise<Connection> {
       initialized = true
+      if (!subscribed) {
+        subscribed = true
+        onWalletEvent(info.id, onEvent)
+      }
       status = 'connecting'
       try {
         const accounts = await send('eth_requestAccounts')
