@@ -37,6 +37,8 @@ test('behavior: the JavaScript before the landing stays within 90 KB gzip; what 
     landing += gzipSync(code).length
     // The external wallets' code (viem's SIWE writer, the QR code) is not the landing's.
     expect(code.toString('utf8')).not.toContain('wants you to sign in with your Ethereum account')
+    // Nor the in-app wallet's (the frame, its flows and screens): they load at first use.
+    expect(code.toString('utf8')).not.toContain('/embedded-wallets')
   }
   const assets = await readdir(join(dir, 'assets'))
   const lazy = assets.filter((f) => f.endsWith('.js') && !entries.includes(`assets/${f}`))
@@ -52,6 +54,9 @@ test('behavior: the JavaScript before the landing stays within 90 KB gzip; what 
     'WalletSection',
     'AwaitingConnection',
     'InstallWallet',
+    'flows',
+    'EmbeddedWallet',
+    'EmbeddedWalletRecovery',
   ]) {
     expect(lazy.some((f) => f.startsWith(`${chunk}-`))).toBe(true)
   }
