@@ -56,8 +56,9 @@ export function createLatch(options: LatchOptions): LatchClient {
   const init = (remote: ModalMethods, timeout: number | undefined, ...args: InitArgs) =>
     calls.invoke(remote, (r) => r.init(options.config ?? {}, ...args), timeout)
 
-  // The modal once connected and initialised; each reload of the frame chains a new init.
+  // The modal once connected; each reload of the frame chains a new init.
   let linked: Promise<ModalMethods>
+  let initialized: Promise<unknown>
 
   const start = async (
     modalUrl: URL,
@@ -114,8 +115,10 @@ export function createLatch(options: LatchOptions): LatchClient {
     const remote = (await connection.promise.catch((e) => {
       throw unreachable(e instanceof Error ? e.message : undefined)
     })) as unknown as ModalMethods
-    // The modal reports configuration warnings itself, through emit('warning').
-    await init(remote, undefined, ...oauthReturn)
+    // The modal reports configuration warnings itself, through emit('warning'). Calls go out
+    // right behind init, not after its reply (a hop less on the first open): the modal holds
+    // them until init settled, and fails them with init's error (startup.ts).
+    initialized = init(remote, undefined, ...oauthReturn)
     return remote
   }
 
@@ -148,7 +151,7 @@ export function createLatch(options: LatchOptions): LatchClient {
         : Promise.reject(unreachable('modalUrl must be an http(s) URL of a browser page')),
     killed,
   ])
-  const ready = linked.then(() => {})
+  const ready = linked.then(() => initialized).then(() => {})
   ready.catch(() => {})
 
   /** Waits for the modal, then calls it. */

@@ -48,7 +48,11 @@ const serialized = (
     | 'no_login_method',
 ) => JSON.stringify(serializeError(LatchError.of(code)))
 
-/** The stand-in modal: records calls, opens itself for flows, settles them when told. */
+/**
+ * The stand-in modal: records calls, opens itself for flows, settles them when told. Like the
+ * real modal (init-gate.ts), it holds every call until init settled and fails it with init's
+ * error; at /slow-init/ its init waits for `releaseInit()`.
+ */
 function modalPage(): string {
   return `<!doctype html><html><body><p>stand-in modal</p>
 <script src="/penpal.min.js"></script>
@@ -86,9 +90,24 @@ const methods = {
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Escape') { window.exit(); window.host.setOpen(false) }
 })
+window.arrived = []
+let initSettled = new Promise((resolve) => { window.firstInit = resolve })
+const slowInit = location.pathname === '/slow-init/'
+const released = new Promise((resolve) => { window.releaseInit = resolve })
+const held = {}
+for (const [name, fn] of Object.entries(methods)) {
+  held[name] = (...args) => {
+    window.arrived.push(name)
+    if (name !== 'init') return initSettled.then(() => fn(...args))
+    const result = (slowInit ? released : Promise.resolve()).then(() => fn(...args))
+    window.firstInit(result)
+    initSettled = result
+    return result
+  }
+}
 Penpal.connect({
   messenger: new Penpal.WindowMessenger({ remoteWindow: window.parent, allowedOrigins: ['${host}'] }),
-  methods,
+  methods: held,
 }).promise.then((remote) => { window.host = remote })
 </script></body></html>`
 }
@@ -149,7 +168,7 @@ beforeAll(async () => {
   ;[modalServer, modal] = await serve((path) => {
     if (path === '/penpal.min.js') return [JS, readFileSync(PENPAL, 'utf8')]
     if (path === '/sdk.js') return [JS, readFileSync(join(outDir, 'sdk.js'), 'utf8')]
-    if (path === '/') return [HTML, modalPage()]
+    if (path === '/' || path === '/slow-init/') return [HTML, modalPage()]
     if (path === '/moved/') return [REDIRECT, `${host}/impostor/`]
     return undefined
   })
@@ -418,6 +437,38 @@ describe('link', () => {
     )
     const expected = ['no_login_method', ERRORS.no_login_method.message]
     expect(outcome).toEqual([expected, expected])
+  })
+
+  test('behavior: login goes out right behind init, before its reply; ready waits for the reply', async () => {
+    const context = await browser.newContext()
+    page = await context.newPage()
+    page.setDefaultTimeout(10_000)
+    await page.goto(`${host}/`)
+    await page.waitForFunction(() => typeof window.createLatch === 'function')
+    await page.evaluate(
+      ({ appId, modalUrl }) => {
+        window.latch = window.createLatch({ appId, modalUrl })
+        window.successes = []
+        window.latch.ready.then(() => window.successes.push('ready'))
+        window.latch.login().catch(() => {})
+      },
+      { appId: APP_ID, modalUrl: `${modal}/slow-init/` },
+    )
+    const arrived = () =>
+      modalFrame()
+        .evaluate(() => (window as unknown as { arrived: string[] }).arrived)
+        .catch(() => [])
+    // init has not even run yet: the login that arrived was sent without waiting for its reply,
+    // and the stand-in holds it.
+    await expect.poll(arrived, { timeout: 10_000 }).toEqual(['init', 'login'])
+    expect(await calls(modalFrame())).toEqual([])
+    expect(await page.evaluate(() => window.successes)).toEqual([])
+    await modalFrame().evaluate(() => (window as unknown as { releaseInit(): void }).releaseInit())
+    await page.waitForFunction(() => window.successes.includes('ready'))
+    await expect
+      .poll(async () => (await calls(modalFrame())).map((c) => c.method))
+      .toEqual(['init', 'login'])
+    await expect.poll(dialogOpen).toBe(true)
   })
 
   test('behavior: a quick call the modal never answers times out', async () => {

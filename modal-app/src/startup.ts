@@ -17,6 +17,7 @@ import { setUser } from './account.ts'
 import { createApiClient } from './api.ts'
 import { appConfigUrl, takeEarlyConfig } from './early.ts'
 import { fail } from './flow.ts'
+import { holdUntilInit } from './init-gate.ts'
 import { createModalMethods } from './methods.ts'
 import { apiUrlFromMeta, appIdFromHash, isAllowedOrigin, parentOrigin } from './origin.ts'
 import { setHost, setRuntime } from './runtime.ts'
@@ -81,10 +82,12 @@ export function start(options: StartOptions = {}): StartResult {
         )
         return false
       }
-      const methods = createModalMethods({
-        serverConfig: () => serverConfig,
-        restoredUser: () => restored,
-      })
+      const methods = holdUntilInit(
+        createModalMethods({
+          serverConfig: () => serverConfig,
+          restoredUser: () => restored,
+        }),
+      )
       const connection = connect({
         messenger: new WindowMessenger({
           remoteWindow: win.parent,
