@@ -11,13 +11,15 @@
  *   4x (host page and modal frame in one renderer, as on Android), median and spread over ≥ 7
  *   loads, goal ≤ 500 ms.
  */
-import { readFileSync } from 'node:fs'
-import { cpus, loadavg } from 'node:os'
-import { join } from 'node:path'
+import { fork } from 'node:child_process'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpus, loadavg, tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { HOST_ELEMENT_IDS } from '@latch/shared'
 import { type Browser, chromium, type Frame, type Page, type Response } from 'playwright-core'
-import { FRONTEND_DIRS } from '../e2e/src/build.ts'
+import { buildFrontendOnce, FRONTEND_DIRS } from '../e2e/src/build.ts'
 import {
   CHROMIUM_ARGS,
   CHROMIUM_PATH,
@@ -27,6 +29,7 @@ import {
   withTimeout,
 } from '../e2e/src/harness.ts'
 import '../e2e/src/window.ts'
+import type { ColdOpenServers } from './cold-open-servers.ts'
 
 const MIN_RUNS = 20
 const MIN_COLD_RUNS = 7
@@ -268,7 +271,7 @@ async function readProbe(frame: Frame, ready: (p: ColdProbe) => boolean): Promis
  * throttled, the demo page loaded and `login()` called at once; answers navigation → e-mail
  * field visible (the later of the host showing the frame and the field being laid out).
  */
-async function coldOpenOnce(h: Harness, browser: Browser): Promise<ColdOpen> {
+async function coldOpenOnce(h: ColdOpenServers, browser: Browser): Promise<ColdOpen> {
   const context = await browser.newContext()
   try {
     await context.addInitScript(coldOpenProbe(h.modalUrl, HOST_ELEMENT_IDS.frame))
@@ -348,14 +351,55 @@ function launchPhoneLikeChromium(): Promise<Browser> {
   )
 }
 
-async function coldOpens(h: Harness, runs: number): Promise<ColdOpen[]> {
+/**
+ * `runs` cold opens of each build's servers, alternated (A, B, A, B, …) so that each build
+ * meets the same load of the shared cores; answers one list per build, in `builds`' order.
+ */
+async function coldOpens(builds: ColdOpenServers[], runs: number): Promise<ColdOpen[][]> {
   const browser = await launchPhoneLikeChromium()
   try {
-    const times: ColdOpen[] = []
-    for (let i = 0; i < runs; i++) times.push(await coldOpenOnce(h, browser))
+    const times: ColdOpen[][] = builds.map(() => [])
+    for (let i = 0; i < runs; i++) {
+      for (const [b, servers] of builds.entries())
+        times[b]?.push(await coldOpenOnce(servers, browser))
+    }
     return times
   } finally {
     await browser.close()
+  }
+}
+
+/**
+ * Starts the servers of one build in a child process (cold-open-servers.ts): the cold opens'
+ * HTML and assets are then served by an event loop of their own, as in production, not by the
+ * one that drives Chromium here. Answers their URLs and how to stop them.
+ */
+async function forkServers(dirs: { modal: string; sdk: string }) {
+  const child = fork(fileURLToPath(new URL('./cold-open-servers.ts', import.meta.url)), {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, LATCH_BENCH_MODAL_DIR: dirs.modal, LATCH_BENCH_SDK_DIR: dirs.sdk },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  const stop = async () => {
+    if (child.connected) child.disconnect()
+    await withTimeout(exited, 10_000, 'stopping the cold-open servers').catch(() => {
+      child.kill('SIGKILL')
+    })
+  }
+  try {
+    const servers = await withTimeout(
+      new Promise<ColdOpenServers>((resolve, reject) => {
+        child.once('message', (m) => resolve(m as ColdOpenServers))
+        void exited.then((code) => reject(new Error(`the cold-open servers exited (${code})`)))
+      }),
+      90_000,
+      'starting the cold-open servers',
+    )
+    return { servers, stop }
+  } catch (error) {
+    await stop()
+    throw error
   }
 }
 
@@ -413,23 +457,76 @@ function table(rows: [string, string, string][]): string {
   return [line(head), rule, ...rows.map(line)].join('\n')
 }
 
-/** Runs the benchmark and prints a table. */
-export default async function run(args: string[] = []): Promise<void> {
-  const runs = parseCount(args, '--runs', 25, MIN_RUNS)
-  const coldRuns = parseCount(args, '--cold-runs', 9, MIN_COLD_RUNS)
+function flagValue(args: string[], flag: string): string | undefined {
+  const i = args.indexOf(flag)
+  if (i < 0) return undefined
+  const value = args[i + 1]
+  if (!value || value.startsWith('--')) throw new Error(`${flag} needs a folder`)
+  return resolve(value)
+}
+
+type FrontendDirs = { modal: string; sdk: string }
+
+/** A build saved by `--save-build`: its modal page and its SDK. */
+const savedBuild = (dir: string): FrontendDirs => ({
+  modal: join(dir, 'modal'),
+  sdk: join(dir, 'sdk'),
+})
+
+/** The step medians of each build side by side, in the order of the first build's times. */
+function printSteps(labels: string[], cold: ColdOpen[][]): void {
+  const perBuild = cold.map((c) => new Map(medianSteps(c)))
+  const order = medianSteps(cold.flat()).map(([name]) => name)
+  console.log(`  steps in the modal frame, median ms after its navigation (${labels.join(' | ')}):`)
+  for (const name of order) {
+    const cells = perBuild.map((m) => (m.get(name)?.toFixed(0) ?? '-').padStart(5))
+    console.log(`    ${cells.join(' ')}  ${name}`)
+  }
+}
+
+/**
+ * `--cold-only`: the first open alone, for trying a change to it. The servers run in a child
+ * process; `--compare <folder>` alternates the cold opens between a build saved earlier with
+ * `--save-build <folder>` (A) and this tree's build (B), so both meet the same load.
+ */
+async function runColdOnly(args: string[], coldRuns: number): Promise<void> {
+  const compare = flagValue(args, '--compare')
+  const save = flagValue(args, '--save-build')
+  if (compare && !existsSync(join(savedBuild(compare).modal, 'index.html'))) {
+    throw new Error(`${compare} holds no saved build (make one with --save-build)`)
+  }
   console.log(
-    `[bench frames] starting the harness, then ${runs} page loads and ${coldRuns} cold opens (CPU ${CPU_THROTTLE}x slower) in headless Chromium…`,
+    `[bench frames] building the frontend, then ${coldRuns} cold opens${compare ? ' of each build, alternated,' : ''} (CPU ${CPU_THROTTLE}x slower) in headless Chromium…`,
   )
-  const h = await startHarness()
+  const built = await buildFrontendOnce()
+  // Copied out at once: an e2e run of another engineer may rebuild the shared cache meanwhile.
+  const dirs = savedBuild(mkdtempSync(join(tmpdir(), 'latch-bench-build-')))
+  cpSync(built.modal, dirs.modal, { recursive: true })
+  cpSync(built.sdk, dirs.sdk, { recursive: true })
+  if (save) {
+    cpSync(dirs.modal, savedBuild(save).modal, { recursive: true })
+    cpSync(dirs.sdk, savedBuild(save).sdk, { recursive: true })
+    console.log(`  this build saved in ${save}`)
+  }
+  const builds = [
+    ...(compare ? [{ label: `A (${compare})`, dirs: savedBuild(compare) }] : []),
+    { label: compare ? 'B (this tree)' : 'this tree', dirs },
+  ]
+  const running: Awaited<ReturnType<typeof forkServers>>[] = []
   try {
-    if (args.includes('--cold-only')) {
-      // For trying a change to the first open alone: `npm run bench -- frames --cold-only`.
-      const before = load()
-      const cold = await coldOpens(h, coldRuns)
-      const { total, frame, sdk, host } = summarize(cold)
-      const steps = medianSteps(cold)
+    // One after the other: each makes its data folder from the same template.
+    for (const build of builds) running.push(await forkServers(build.dirs))
+    const before = load()
+    const cold = await coldOpens(
+      running.map((r) => r.servers),
+      coldRuns,
+    )
+    const after = load()
+    for (const [b, build] of builds.entries()) {
+      const { total, frame, sdk, host } = summarize(cold[b] ?? [])
+      console.log(`${build.label}:`)
       console.log(
-        `cold open, CPU ${CPU_THROTTLE}x: median ${total.median.toFixed(0)} ms, ${total.spread} (in order: ${total.order})`,
+        `  cold open, CPU ${CPU_THROTTLE}x: median ${total.median.toFixed(0)} ms, ${total.spread} (in order: ${total.order})`,
       )
       console.log(
         `  in the modal frame: median ${frame.median.toFixed(0)} ms, ${frame.spread} (in order: ${frame.order})`,
@@ -437,12 +534,31 @@ export default async function run(args: string[] = []): Promise<void> {
       console.log(
         `  on the host page (navigation → the frame's navigation): median ${host.median.toFixed(0)} ms, ${host.spread} (in order: ${host.order}); window.latch installed at ${sdk.median.toFixed(0)} ms (${sdk.spread})`,
       )
-      console.log(`  load average before / after: ${before} / ${load()} (${cpus().length} cores)`)
-      console.log('  steps in the modal frame, median ms after its navigation:')
-      for (const [name, median] of steps)
-        console.log(`    ${median.toFixed(0).padStart(5)}  ${name}`)
-      return
     }
+    console.log(`  load average before / after: ${before} / ${after} (${cpus().length} cores)`)
+    printSteps(
+      builds.map((b) => b.label),
+      cold,
+    )
+  } finally {
+    for (const r of running) await r.stop()
+    rmSync(dirname(dirs.modal), { recursive: true, force: true })
+  }
+}
+
+/** Runs the benchmark and prints a table. */
+export default async function run(args: string[] = []): Promise<void> {
+  const runs = parseCount(args, '--runs', 25, MIN_RUNS)
+  const coldRuns = parseCount(args, '--cold-runs', 9, MIN_COLD_RUNS)
+  if (args.includes('--cold-only')) {
+    await runColdOnly(args, coldRuns)
+    return
+  }
+  console.log(
+    `[bench frames] starting the harness, then ${runs} page loads and ${coldRuns} cold opens (CPU ${CPU_THROTTLE}x slower) in headless Chromium…`,
+  )
+  const h = await startHarness()
+  try {
     const sdk = readFileSync(join(FRONTEND_DIRS.sdk, 'sdk.js'))
     const esm = readFileSync(join(FRONTEND_DIRS.sdk, 'latch.js'))
 
@@ -455,7 +571,13 @@ export default async function run(args: string[] = []): Promise<void> {
     }
     times.sort((a, b) => a - b)
     const loadBefore = load()
-    const cold = summarize(await coldOpens(h, coldRuns))
+    // The cold opens get servers of their own (forkServers), serving the harness's build.
+    const servers = await forkServers(FRONTEND_DIRS)
+    const cold = summarize(
+      await coldOpens([servers.servers], coldRuns)
+        .then(([c]) => c ?? [])
+        .finally(() => servers.stop()),
+    )
     const modalGzip = modalScripts.reduce((sum, s) => sum + gzipSize(s.body), 0)
     const modalRaw = modalScripts.reduce((sum, s) => sum + s.body.length, 0)
     const kb = (n: number) => `${(n / KB).toFixed(1)} KB`

@@ -1,0 +1,85 @@
+/**
+ * The servers one cold open talks to (the API on PGlite, the modal server, the demo host page),
+ * started in a process of their own by `npm run bench -- frames` (bench-frames.ts forks this
+ * file). In production these servers run on another machine; in the bench's own process they
+ * would share its event loop with the CDP traffic that drives Chromium, and the modal's HTML
+ * would wait behind it. The frontend build to serve comes in the environment, so two builds can
+ * be measured side by side (`--compare`):
+ *   LATCH_BENCH_MODAL_DIR  the modal page (index.html and assets)
+ *   LATCH_BENCH_SDK_DIR    sdk.js and latch.js
+ * Answers its parent with `{ hostUrl, modalUrl }` once listening; stops when the parent
+ * disconnects (it ended, or crashed).
+ */
+import { randomBytes } from 'node:crypto'
+import { startServer } from '@latch/server'
+import { freePort } from '../e2e/src/harness.ts'
+import { startHostServer } from '../e2e/src/host-server.ts'
+import { startModalServer } from '../modal-app/server.ts'
+
+export interface ColdOpenServers {
+  hostUrl: string
+  modalUrl: string
+}
+
+function dir(name: string): string {
+  const value = process.env[name]
+  if (!value) throw new Error(`${name} is not set`)
+  return value
+}
+
+async function main(): Promise<void> {
+  const send = process.send?.bind(process)
+  if (!send) throw new Error('cold-open-servers.ts runs as a child of bench-frames.ts')
+  const stops: (() => Promise<unknown>)[] = []
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => {})
+  }
+  process.once('disconnect', () => {
+    void stopAll().finally(() => process.exit(0))
+  })
+
+  const modalPort = await freePort()
+  const modalUrl = `http://127.0.0.1:${modalPort}`
+  const api = await startServer({
+    host: '127.0.0.1',
+    port: 0,
+    log: () => {},
+    // In memory: nothing shared with the e2e runs of other engineers on this machine.
+    env: {
+      NODE_ENV: 'test',
+      LATCH_MODAL_ORIGIN: modalUrl,
+      DATABASE_URL: 'memory://',
+      LATCH_SECRET: randomBytes(32).toString('hex'),
+    },
+  })
+  stops.push(() => api.close())
+  const modal = await startModalServer({
+    host: '127.0.0.1',
+    port: modalPort,
+    apiUrl: new URL(api.url).origin,
+    distDir: dir('LATCH_BENCH_MODAL_DIR'),
+    sdkDir: dir('LATCH_BENCH_SDK_DIR'),
+  })
+  stops.push(() => modal.close())
+  let appId = ''
+  const host = await startHostServer({
+    modalUrl,
+    get appId() {
+      return appId
+    },
+  })
+  stops.push(() => host.close())
+  const app = await api.admin.createApp({
+    name: 'Latch bench',
+    allowedOrigins: [host.url],
+    loginMethods: ['email'],
+  })
+  appId = app.id
+  const ready: ColdOpenServers = { hostUrl: host.url, modalUrl }
+  send(ready)
+}
+
+main().catch((error: unknown) => {
+  console.error(`[cold-open servers] ${error instanceof Error ? error.stack : String(error)}`)
+  process.exit(1)
+})
