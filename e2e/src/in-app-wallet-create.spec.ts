@@ -22,6 +22,7 @@ import {
   expectInAppWallet,
   passcodeAsked,
   passcodeBoxes,
+  recordEvents,
   recordScreens,
   recordUserEvents,
   recoverWithPasscode,
@@ -39,6 +40,10 @@ test('behavior: create with a passcode — validation, the button, the user even
   const hp = await h().open({ appId: app.id })
   await signInByEmail(h(), hp, newEmail('create-passcode'))
   const userEvents = await recordUserEvents(hp.page)
+  const analytics = await recordEvents(hp.page, [
+    'embedded_wallet_creation_started',
+    'embedded_wallet_creation_completed',
+  ])
 
   const pending = walletCall<WalletAccount>(hp.page, 'createWallet')
   await visit(hp, SCREENS.create)
@@ -67,6 +72,10 @@ test('behavior: create with a passcode — validation, the button, the user even
       timeout: WAIT_MS,
     })
     .toBe(true)
+  expect(await analytics()).toEqual([
+    'embedded_wallet_creation_started',
+    'embedded_wallet_creation_completed',
+  ])
   const user = expectOk(await settle(walletCall<User>(hp.page, 'getUser')))
   expect(user.wallet?.address).toBe(wallet.address)
   expect(user.linkedAccounts.filter((a) => a.type === 'wallet')).toHaveLength(1)
@@ -96,7 +105,7 @@ test('behavior: create with a generated passcode, copied; a new device recovers 
   const pending = walletCall<WalletAccount>(hp.page, 'createWallet')
   await visit(hp, SCREENS.create)
   await hp.modal.getByRole('button', { name: 'Generate passcode' }).click()
-  await hp.modal.getByText('Secure your passcode').waitFor()
+  await hp.modal.getByRole('heading', { name: 'Secure your passcode' }).waitFor()
   await expectModalAccessible(hp.page, 'the generated passcode')
   const generatedBoxes = hp.modal.locator('input[data-testid^="generated-passcode-"]')
   const shown = (
@@ -144,4 +153,29 @@ test('behavior: automatic creation when the app asks for no passcode — no pass
   expect(again.address).toBe(wallet.address)
   expect(await screensSeen(hp.page)).not.toContain(SCREENS.recovery)
   expect(await passcodeAsked(hp.page)).toBe(false)
+})
+
+test('error: signed out, both calls refuse with the SPEC texts; without a wallet recovery is refused; leaving the create screen rejects with the exit', async () => {
+  const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
+  const hp = await h().open({ appId: app.id })
+  expect(expectRejected(await settle(walletCall(hp.page, 'createWallet'))).message).toBe(
+    TEXTS.createSignedOut,
+  )
+  expect(expectRejected(await settle(walletCall(hp.page, 'recoverWallet'))).message).toBe(
+    TEXTS.recoverNotAllowed,
+  )
+  await signInByEmail(h(), hp, newEmail('create-exit'))
+  expect(expectRejected(await settle(walletCall(hp.page, 'recoverWallet'))).message).toBe(
+    TEXTS.recoverNotAllowed,
+  )
+  const pending = walletCall<WalletAccount>(hp.page, 'createWallet')
+  await visit(hp, SCREENS.create)
+  await hp.page.keyboard.press('Escape')
+  const exited = expectRejected(await settle(pending, 'createWallet()'))
+  expect(exited).toMatchObject({ code: 'create_exited', message: TEXTS.createExited })
+  // Nothing was created: the next call opens the screen again.
+  const again = walletCall<WalletAccount>(hp.page, 'createWallet')
+  await visit(hp, SCREENS.create)
+  await hp.page.keyboard.press('Escape')
+  expect(expectRejected(await settle(again)).message).toBe(TEXTS.createExited)
 })

@@ -23,6 +23,7 @@ import {
   enterPasscode,
   expectInAppWallet,
   passcodeAsked,
+  recordEvents,
   recordScreens,
   recoverWithPasscode,
   recoveryMessage,
@@ -44,6 +45,7 @@ test('behavior: a new device recovers with the passcode; a wrong one shows the m
 
   const device = await h().open({ appId: app.id })
   await signInByEmail(h(), device, email)
+  const analytics = await recordEvents(device.page, ['recovery_started', 'recovery_completed'])
   const pending = walletCall<WalletAccount>(device.page, 'recoverWallet')
   await visit(device, SCREENS.recovery)
   const recovery = screen(device.modal, SCREENS.recovery)
@@ -58,6 +60,8 @@ test('behavior: a new device recovers with the passcode; a wrong one shows the m
   await enterPasscode(device.modal, 'N3wDev')
   await recovery.getByRole('button', { name: 'Recover your account' }).click()
   expect(expectOk(await settle(pending, 'recoverWallet()')).address).toBe(wallet.address)
+  // One start per submit, one completion.
+  expect(await analytics()).toEqual(['recovery_started', 'recovery_started', 'recovery_completed'])
   // Usable now: a second call passes the gate at once.
   expect(
     expectOk(await settle(walletCall<WalletAccount>(device.page, 'recoverWallet'))).address,

@@ -3,7 +3,13 @@
  * the screens a modal showed, calls of the wallet methods, and the key material a test may see
  * (through the server's own store and the frame's own code, never through the browser).
  */
-import type { ServerAppConfig, ServerCreateOnLogin, User, WalletAccount } from '@latch/shared'
+import type {
+  HostEventName,
+  ServerAppConfig,
+  ServerCreateOnLogin,
+  User,
+  WalletAccount,
+} from '@latch/shared'
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core'
 import { expect } from 'vitest'
 import {
@@ -31,6 +37,8 @@ export const TEXTS = {
   oneWallet: 'Only one wallet per user is currently allowed',
   createExited: 'User exited before creating a wallet',
   recoveryExited: 'User exited before their wallet could be recovered',
+  createSignedOut: 'User must be authenticated before creating a wallet',
+  recoverNotAllowed: 'User must be authenticated and have a wallet before it can be recovered',
 } as const
 
 export interface WalletSettings {
@@ -131,6 +139,19 @@ export async function recordUserEvents(page: Page): Promise<() => Promise<(User 
   })
   return () =>
     page.evaluate(() => (window as unknown as { userEvents: (User | null)[] }).userEvents)
+}
+
+/** The names of these events as the page received them, from the moment this is called. */
+export async function recordEvents(
+  page: Page,
+  names: readonly HostEventName[],
+): Promise<() => Promise<string[]>> {
+  await page.evaluate((events) => {
+    const w = window as unknown as { hostEvents: string[] }
+    w.hostEvents = []
+    for (const name of events) window.latch?.on(name, () => w.hostEvents.push(name))
+  }, names)
+  return () => page.evaluate(() => (window as unknown as { hostEvents: string[] }).hostEvents)
 }
 
 /** An in-app wallet account as the server links it. */
