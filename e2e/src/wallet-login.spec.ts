@@ -184,6 +184,19 @@ test('error: a signed message replayed, with everything the browser sent, is ref
   })
 })
 
+test('error: the wallet disconnecting while the signature is pending reads "Disconnected"', async () => {
+  const hp = await openWithWallet(await app())
+  hp.wallet.behave('hang', 'personal_sign')
+  void latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  await openWalletSection(hp)
+  await chooseWallet(hp)
+  await atStep(hp, 'signing')
+  await hp.wallet.emit('disconnect', { code: 4900, message: 'The wallet went away' })
+  expect((await atStep(hp, 'failed'))[0]).toBe('Disconnected')
+  await visit(hp, 'AWAITING_CONNECTION')
+})
+
 describe('linking a wallet', () => {
   test('behavior: an e-mail user links their wallet; the same address is refused for a second user', async () => {
     const account = freshAccount()
@@ -198,6 +211,22 @@ describe('linking a wallet', () => {
     const linked = expectOk(await settle(linking, "link('wallet')"))
     expect(linked.id).toBe(user.id)
     expect(linked.linkedAccounts.map((a) => a.type).sort()).toEqual(['email', 'wallet'])
+    const unlinked = expectOk(
+      await settle(
+        latchCall<User>(hp.page, 'unlink', { type: 'wallet', address: account.address }),
+        'unlink()',
+      ),
+    )
+    expect(unlinked.linkedAccounts.map((a) => a.type)).toEqual(['email'])
+    // Linked again, for the second user's attempt below.
+    const relinking = latchCall<User>(hp.page, 'link', 'wallet')
+    await visit(hp, 'LINK_WALLET_SCREEN')
+    // This browser connected it before: the screen asks to reconnect it.
+    await screen(hp.modal, 'LINK_WALLET_SCREEN')
+      .getByText('Reconnect your wallet')
+      .waitFor({ state: 'visible' })
+    await hp.modal.getByTestId('wallet-option').first().click()
+    expectOk(await settle(relinking, "link('wallet') again"))
 
     const other = await openWithWallet(await app(), account)
     await signInByEmail(h(), other, newEmail('wallet-second'))
