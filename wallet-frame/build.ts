@@ -1,5 +1,6 @@
 /** Builds the wallet frame page into wallet-frame/dist (programmatic Vite; no config file). */
 import { rename, rm } from 'node:fs/promises'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'vite'
 
@@ -31,6 +32,11 @@ export async function buildWalletFrame(options: { outDir?: string } = {}): Promi
         reportCompressedSize: false,
         modulePreload: { polyfill: false },
         rolldownOptions: {
+          // Two pages: the hidden wallet frame and the key export page (export.ts).
+          input: {
+            index: join(WALLET_FRAME_ROOT, 'index.html'),
+            export: join(WALLET_FRAME_ROOT, 'export.html'),
+          },
           treeshake: {
             moduleSideEffects: sharedHasNoSideEffects,
             manualPureFunctions: ['z'],

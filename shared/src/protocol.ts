@@ -46,6 +46,16 @@ export const WALLET_MESSAGES = {
   rpc: 'latch:wallet:rpc',
 } as const
 
+/**
+ * The key export frame's one method (wallet-frame/src/export.ts): the modal hands it the access
+ * token over penpal after the handshake (never in the URL, which leaks into logs and history);
+ * the frame rebuilds the key, shows it, and answers the address only.
+ */
+export const EXPORT_MESSAGES = { show: 'latch:export:show' } as const
+export interface ExportFrameMethods {
+  [EXPORT_MESSAGES.show](params: { address: Hex; accessToken: string }): Promise<{ address: Hex }>
+}
+
 /** What `init` answers: the merged configuration, its warnings, and the current user. */
 export interface InitResult {
   app: ServerAppConfig
@@ -87,6 +97,7 @@ export interface ModalMethods {
     request: TransactionRequest,
     options?: TransactionUIOptions,
   ): Promise<TransactionReceipt>
+  /** Shows the in-app wallet's private key in the export frame; resolves when the visitor closes it. */
   exportWallet(): Promise<void>
   forkSession(): Promise<string>
   /**

@@ -34,10 +34,33 @@ export interface Answer {
 }
 
 /** The stand-in modal: embeds the frame, records every message it receives, relays calls. */
-function modalPage(frameUrl: string, frameOrigin: string, timeoutMs: number): string {
-  return `<!doctype html><html><body>
+function modalPage(
+  frameUrl: string,
+  frameOrigin: string,
+  timeoutMs: number,
+  exportUrl = '',
+): string {
+  // With an export page: it is framed too, and `exportCall` calls it as the modal's screen does.
+  const exporter = exportUrl
+    ? `<iframe id="export" title="Private key" src="${exportUrl}" allow="clipboard-write"></iframe>
+<script>
+window.exporter = Penpal.connect({
+  messenger: new Penpal.WindowMessenger({
+    remoteWindow: document.getElementById('export').contentWindow,
+    allowedOrigins: ['${frameOrigin}'],
+  }),
+  timeout: ${timeoutMs},
+}).promise
+window.exportCall = async (arg) => {
+  try { const x = await window.exporter; return { ok: await x['latch:export:show'](arg) } }
+  catch (e) { return { error: e && e.message !== undefined ? { message: e.message, code: e.code } : String(e) } }
+}
+</script>`
+    : ''
+  return `<!doctype html><html lang="en"><head><title>Modal</title></head><body>
 <script src="/penpal.min.js"></script>
 <iframe id="wallet" src="${frameUrl}" style="display:none"></iframe>
+${exporter}
 <script>
 window.received = []
 addEventListener('message', (e) => window.received.push(JSON.stringify(e.data)))
@@ -66,7 +89,7 @@ export interface WalletHarness {
   appId: string
   /** This harness's build of the frame. */
   distDir: string
-  modalUrl(base: string, timeoutMs: number, app?: string): string
+  modalUrl(base: string, timeoutMs: number, app?: string, exportQuery?: string): string
   /** Loads the stand-in modal (with the frame) as the top-level page. */
   open(page: Page, base?: string, timeoutMs?: number): Promise<void>
   call(target: Page | Frame, name: string, arg?: unknown): Promise<Answer>
@@ -101,7 +124,7 @@ export async function startWalletHarness(
         .writeHead(200, { 'content-type': 'text/html' })
         .end(
           '<script>window.received = []; addEventListener("message", (e) => window.received.push(JSON.stringify(e.data)))</script>' +
-            `<iframe src="${modal}"></iframe>`,
+            `<iframe src="${modal}" allow="clipboard-write" title="Modal"></iframe>`,
         )
       return
     }
@@ -112,6 +135,7 @@ export async function startWalletHarness(
           url.searchParams.get('frame') ?? '',
           url.searchParams.get('origin') ?? '',
           Number(url.searchParams.get('timeout') ?? 15_000),
+          url.searchParams.get('export') ?? '',
         ),
       )
   }
@@ -135,7 +159,8 @@ export async function startWalletHarness(
   })
   frameRoutes.route('/', walletFrameRoutes(started.server.deps, { distDir }))
   const isFramePath = (path: string) =>
-    /^\/apps\/[^/]+\/embedded-wallets$/.test(path) || path.startsWith('/embedded-wallets/')
+    /^\/apps\/[^/]+\/embedded-wallets(\/export)?$/.test(path) ||
+    path.startsWith('/embedded-wallets/')
   const api: ServerType = serve({
     fetch: (req) =>
       isFramePath(new URL(req.url).pathname)
@@ -150,9 +175,13 @@ export async function startWalletHarness(
   const apiOrigin = tls ? `https://api.example.test:${apiPort}` : `http://127.0.0.1:${apiPort}`
   const appId = (await started.server.newApp({ allowedOrigins: [hostOrigin] })).id
 
-  const modalUrl = (base: string, timeoutMs: number, app = appId) => {
+  const modalUrl = (base: string, timeoutMs: number, app = appId, exportQuery?: string) => {
     const frame = `${apiOrigin}/apps/${app}/embedded-wallets`
-    return `${base}/?frame=${encodeURIComponent(frame)}&origin=${encodeURIComponent(apiOrigin)}&timeout=${timeoutMs}`
+    const exporter =
+      exportQuery === undefined
+        ? ''
+        : `&export=${encodeURIComponent(`${frame}/export?${exportQuery}`)}`
+    return `${base}/?frame=${encodeURIComponent(frame)}&origin=${encodeURIComponent(apiOrigin)}&timeout=${timeoutMs}${exporter}`
   }
   return {
     browser,

@@ -18,6 +18,7 @@ import {
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
 import { walletRpc } from './rpc.ts'
+import { answerShareAsks } from './share-channel.ts'
 import { fetchApi, shareStore, walletCore } from './wallet.ts'
 
 const modalOrigin = document
@@ -46,6 +47,8 @@ function start(origin: string): void {
   // Where the browser refuses storage to this frame (cross-site), the share lives in memory.
   const store = shareStore(appId, () => window.localStorage)
   const core = walletCore({ api: fetchApi(location.origin, appId), store })
+  // The export page of this origin asks for the share where only this frame's memory holds it.
+  if (!store.persistent) answerShareAsks(store)
   // Chain reads through the API's proxy on this same origin (the CSP's connect-src 'self').
   const rpc = walletRpc({
     wallet: core,

@@ -28,3 +28,25 @@ test('behavior: the wallet frame ships at most 80 KB gzip of JavaScript, all fro
   expect(total).toBeGreaterThan(0)
   expect(total).toBeLessThanOrEqual(BUDGET_BYTES)
 }, 60_000)
+
+/** The key export page's own JavaScript: what export.html loads, its shared chunk included. */
+const EXPORT_BUDGET_BYTES = 60 * 1024
+
+test('behavior: the key export page loads at most 60 KB gzip of JavaScript and one stylesheet, all from its own origin', async () => {
+  if (!dir) {
+    dir = await mkdtemp(join(tmpdir(), 'latch-wallet-frame-build-'))
+    await buildWalletFrame({ outDir: dir })
+  }
+  const html = await readFile(join(dir, 'export.html'), 'utf8')
+  expect(html).toContain('%LATCH_MODAL_ORIGIN%')
+  expect(html).not.toMatch(/<script(?![^>]*\bsrc="\/embedded-wallets\/assets\/)/)
+  expect(html).not.toMatch(/\sstyle=/)
+  const files = [...html.matchAll(/(?:src|href)="\/embedded-wallets\/assets\/([^"]+\.js)"/g)].map(
+    (m) => m[1] as string,
+  )
+  expect(files.length).toBeGreaterThan(0)
+  let total = 0
+  for (const file of files) total += gzipSync(await readFile(join(dir, 'assets', file))).length
+  console.info(`export page JS: ${(total / 1024).toFixed(1)} KB gzip (${files.join(', ')})`)
+  expect(total).toBeLessThanOrEqual(EXPORT_BUDGET_BYTES)
+}, 60_000)

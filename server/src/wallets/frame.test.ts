@@ -92,3 +92,67 @@ test('behavior: a built page gets the modal origin written in, and a CSP whose f
     expect(res.status).toBe(404)
   }
 })
+
+test('behavior: the key export page at /apps/{appId}/embedded-wallets/export carries the modal origin, the frame’s CSP with its own stylesheet, no-referrer and no-store', async () => {
+  const exportDir = await mkdtemp(join(tmpdir(), 'latch-export-dist-'))
+  await writeFile(
+    join(exportDir, 'export.html'),
+    '<meta name="latch-modal-origin" content="%LATCH_MODAL_ORIGIN%"><p>export</p>',
+  )
+  const appId = (await latch.server.newApp({ allowedOrigins: ['https://shop.example'] })).id
+  const { frame } = served(exportDir)
+  const address = `0x${'ab'.repeat(20)}`
+  const res = await frame.request(
+    `/apps/${appId}/embedded-wallets/export?address=${address}&width=360&background=%23101010&foreground=%23fff&accent=%23676FFF`,
+  )
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-security-policy')).toBe(
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors https://modal.example https://shop.example",
+  )
+  expect(res.headers.get('referrer-policy')).toBe('no-referrer')
+  expect(res.headers.get('cache-control')).toBe('no-store')
+  const html = await res.text()
+  expect(html).toContain('content="https://modal.example"')
+  expect(html).toContain('<p>export</p>')
+  await rm(exportDir, { recursive: true, force: true })
+})
+
+test('refusal: the export page refuses an access token in the URL, a bad address, width or colour with a 400 that says which, and an unknown app; never a 500', async () => {
+  const appId = (await latch.server.newApp()).id
+  const { frame } = served(dir)
+  const address = `0x${'ab'.repeat(20)}`
+  const cases: [string, string][] = [
+    [
+      `address=${address}&token=eyJhbGciOi`,
+      'The access token is not accepted in the URL: the modal passes it after the handshake',
+    ],
+    [
+      `address=${address}&accessToken=x`,
+      'The access token is not accepted in the URL: the modal passes it after the handshake',
+    ],
+    ['', 'address must be a 0x address of 40 hex digits'],
+    [`address=${address.slice(0, 41)}`, 'address must be a 0x address of 40 hex digits'],
+    [`address=${address}zz`, 'address must be a 0x address of 40 hex digits'],
+    [`address=${address}&width=100`, 'width must be a whole number from 240 to 640'],
+    [`address=${address}&width=3e2`, 'width must be a whole number from 240 to 640'],
+    [`address=${address}&width=9999`, 'width must be a whole number from 240 to 640'],
+    [`address=${address}&background=red`, 'background must be a colour as #rgb or #rrggbb'],
+    [
+      `address=${address}&accent=%23fff%3Bdisplay:none`,
+      'accent must be a colour as #rgb or #rrggbb',
+    ],
+  ]
+  for (const [query, message] of cases) {
+    const res = await frame.request(`/apps/${appId}/embedded-wallets/export?${query}`)
+    expect(res.status, query).toBe(400)
+    expect((await res.json()) as unknown, query).toMatchObject({ error: { message } })
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer')
+  }
+  const unknown = await frame.request(
+    `/apps/${'x'.repeat(25)}/embedded-wallets/export?address=${address}`,
+  )
+  expect(unknown.status).toBe(400)
+  expect(await unknown.json()).toMatchObject({
+    error: { message: 'Missing or invalid Latch app ID' },
+  })
+})

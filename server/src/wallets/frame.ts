@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { LatchError, toApiErrorBody } from '@latch/shared'
-import { Hono } from 'hono'
+import { type Context, Hono } from 'hono'
 import { findApp } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
 import type { HonoEnv } from '../http.ts'
@@ -40,6 +40,45 @@ export function walletFrameCsp(modalOrigin: string, hostOrigins: readonly string
   ].join('; ')
 }
 
+/**
+ * The key export page's CSP: the frame's, plus its own stylesheet (`style-src 'self'`; the
+ * theme colours are set through the CSSOM, which the CSP does not govern).
+ */
+export function exportFrameCsp(modalOrigin: string, hostOrigins: readonly string[] = []): string {
+  return walletFrameCsp(modalOrigin, hostOrigins).replace(
+    "connect-src 'self'",
+    "connect-src 'self'; style-src 'self'",
+  )
+}
+
+const EXPORT_ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const EXPORT_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/
+
+/**
+ * The export page's query, checked before the page is served (the page checks it again): an
+ * access token in the URL is refused, whatever else is right, because a URL sits in logs,
+ * history and Referer headers; the modal hands the token over penpal instead.
+ */
+export function exportQueryError(query: URLSearchParams): string | null {
+  if (query.has('token') || query.has('accessToken')) {
+    return 'The access token is not accepted in the URL: the modal passes it after the handshake'
+  }
+  if (!EXPORT_ADDRESS.test(query.get('address') ?? '')) {
+    return 'address must be a 0x address of 40 hex digits'
+  }
+  const width = query.get('width')
+  if (width !== null && (!/^\d{3}$/.test(width) || Number(width) < 240 || Number(width) > 640)) {
+    return 'width must be a whole number from 240 to 640'
+  }
+  for (const name of ['background', 'foreground', 'accent', 'accentForeground']) {
+    const color = query.get(name)
+    if (color !== null && !EXPORT_COLOR.test(color)) {
+      return `${name} must be a colour as #rgb or #rrggbb`
+    }
+  }
+  return null
+}
+
 function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
 }
@@ -48,9 +87,10 @@ export function walletFrameRoutes(deps: Deps, options: { distDir?: string } = {}
   const distDir = options.distDir ?? deps.config.walletFrameDir ?? WALLET_FRAME_DIST
   const routes = new Hono<HonoEnv>()
 
-  routes.get('/apps/:appId/embedded-wallets', async (c) => {
+  /** One of the two pages, with the modal origin written in and its CSP. */
+  const page = async (c: Context<HonoEnv>, file: string, csp: typeof walletFrameCsp) => {
     c.header('cache-control', 'no-store')
-    const app = await findApp(deps, c.req.param('appId'))
+    const app = await findApp(deps, c.req.param('appId') ?? '')
     if (!app) throw LatchError.of('missing_or_invalid_latch_app_id')
     const modalOrigin = deps.config.modalOrigin
     if (!modalOrigin) {
@@ -64,18 +104,30 @@ export function walletFrameRoutes(deps: Deps, options: { distDir?: string } = {}
         503,
       )
     }
-    const html = await readFile(join(distDir, 'index.html'), 'utf8').catch(() => null)
+    const html = await readFile(join(distDir, file), 'utf8').catch(() => null)
     if (html === null || !html.includes(PLACEHOLDER)) {
       return c.text(
         'The wallet frame is not built: run `npm run build -w wallet-frame` on the server.',
         503,
       )
     }
-    c.header('content-security-policy', walletFrameCsp(modalOrigin, app.allowedOrigins))
+    c.header('content-security-policy', csp(modalOrigin, app.allowedOrigins))
     c.header('x-content-type-options', 'nosniff')
     c.header('referrer-policy', 'no-referrer')
     c.header('cross-origin-opener-policy', 'same-origin')
     return c.html(html.replace(PLACEHOLDER, escapeAttribute(modalOrigin)))
+  }
+
+  routes.get('/apps/:appId/embedded-wallets', (c) => page(c, 'index.html', walletFrameCsp))
+
+  routes.get('/apps/:appId/embedded-wallets/export', (c) => {
+    const error = exportQueryError(new URL(c.req.url).searchParams)
+    if (error) {
+      c.header('cache-control', 'no-store')
+      c.header('referrer-policy', 'no-referrer')
+      throw LatchError.of('invalid_data', { message: error })
+    }
+    return page(c, 'export.html', exportFrameCsp)
   })
 
   routes.get('/embedded-wallets/assets/:file', async (c) => {

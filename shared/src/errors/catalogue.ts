@@ -430,6 +430,18 @@ export const ERRORS = {
     retryable: false,
   },
 
+  // Export.
+  export_not_allowed: {
+    type: 'flow_error',
+    message: 'User must be authenticated and have a wallet before it can be exported',
+    retryable: false,
+  },
+  export_exited: {
+    type: 'flow_error',
+    message: 'User exited before their wallet could be exported',
+    retryable: true,
+  },
+
   // Sign.
   sign_failed: { type: 'flow_error', message: GENERIC_RETRY, retryable: true },
   invalid_sign_message: {
