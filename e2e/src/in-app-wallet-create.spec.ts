@@ -58,6 +58,12 @@ test('behavior: create with a passcode — validation, the button, the user even
   await create.getByText('Passcode can only be letters and numbers').waitFor()
   await expectModalAccessible(hp.page, 'the create screen with its validation message')
   expect(await submit.isDisabled()).toBe(true)
+  // Too short, once the boxes are left.
+  for (let i = 2; i >= 0; i--) await passcodeBoxes(hp.modal).nth(i).fill('')
+  await enterPasscode(hp.modal, 'ab')
+  await create.getByRole('button', { name: 'Why am I doing this?' }).focus()
+  await create.getByText('Passcode must be exactly 6 letters and numbers').waitFor()
+  expect(await submit.isDisabled()).toBe(true)
   await enterPasscode(hp.modal, 'Tr4in9')
   await expect.poll(() => submit.isDisabled(), { timeout: WAIT_MS }).toBe(false)
   await submit.click()
