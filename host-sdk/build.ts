@@ -6,7 +6,8 @@
  * Both must stay under 6 KB gzip (size.test.ts). Four things keep them there: shared modules are
  * treated as side-effect free (nothing of shared/src runs at import); the error catalogue is cut
  * to the codes the SDK can raise (a first build with an empty catalogue shows which codes the
- * bundle names; the real build keeps exactly those entries, taken from the catalogue itself);
+ * bundle names; the real build keeps exactly those entries, taken from the catalogue itself,
+ * and without any `rpc_` entry the loop mapping provider codes to them goes too);
  * parts of penpal the SDK never uses are cut; and property names that never leave the bundle
  * are shortened.
  */
@@ -20,13 +21,23 @@ const SHARED_MODULE = /[\\/]shared[\\/]src[\\/]/
 /** Where the error class and its helpers live: the shared/src/errors/ folder. */
 const ERRORS_MODULE = /[\\/]shared[\\/]src[\\/]errors[\\/]/
 
+/**
+ * The loop in shared/src/errors/serialize.ts that maps provider codes to the catalogue's `rpc_`
+ * entries: a bundle that keeps none of them gets an empty map without it.
+ */
+const RPC_LOOP =
+  /\nfor \(const \[code, spec\] of Object\.entries\(ERRORS\)[^\n]*\n[^\n]*rpcCode\n[^\n]*RPC_CODES\.set[^\n]*\n\}\n/
+
 /** Replaces the catalogue, wherever in shared/src it is, with the entries for `codes`. */
 function errorCatalogue(codes: ReadonlySet<string>): Plugin {
   let found = false
+  const noRpc = ![...codes].some((c) => c.startsWith('rpc_'))
   return {
     name: 'latch-error-catalogue',
     enforce: 'pre',
     transform(code, id) {
+      if (noRpc && ERRORS_MODULE.test(id) && RPC_LOOP.test(code))
+        return code.replace(RPC_LOOP, '\n')
       if (!SHARED_MODULE.test(id) || !CATALOGUE.test(code)) return null
       found = true
       const kept = Object.fromEntries(Object.entries(ERRORS).filter(([code]) => codes.has(code)))

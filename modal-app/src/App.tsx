@@ -188,6 +188,7 @@ export function App() {
           className="latch-icon-button"
           aria-label="Close"
           data-testid="close-button"
+          disabled={state.closeBlocked}
           onClick={() => exitFlow(true)}
         >
           <svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true">

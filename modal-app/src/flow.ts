@@ -30,7 +30,7 @@ import { track } from './analytics.ts'
 import { type AppView, mergeConfig } from './config.ts'
 import { callHost, runtime } from './runtime.ts'
 import type { ScreenId } from './screens/ids.ts'
-import { type Flow, initialState, store, type Waiting } from './store.ts'
+import { type Flow, type FlowValue, initialState, store, type Waiting } from './store.ts'
 
 /** Applies the merged configuration: the modal is ready. */
 export function initialize(server: ServerAppConfig, host: HostAppConfig): void {
@@ -53,6 +53,8 @@ export function navigate(screen: ScreenId): void {
 
 /** Two flows are the same when they do the same thing (a host call then joins the running one). */
 export function sameFlow(a: Flow | null, b: Flow): boolean {
+  // Each signature or transaction is its own request: a second one replaces the first.
+  if (b.kind === 'sign' || b.kind === 'send-transaction') return false
   return a?.kind === b.kind && (a.kind !== 'link' || a.account === (b as typeof a).account)
 }
 
@@ -61,16 +63,15 @@ export function sameFlow(a: Flow | null, b: Flow): boolean {
  * already running: the host's promise then settles with it. Another running flow is left
  * (its caller's promise rejects).
  */
-export function startFlow<T extends LoginResult | User | WalletAccount>(
-  flow: Flow,
-  screen: ScreenId,
-): Promise<T> {
-  const { flow: running, waiting } = store.getState()
+export function startFlow<T extends FlowValue>(flow: Flow, screen: ScreenId): Promise<T> {
+  const { flow: running, waiting, closeBlocked } = store.getState()
+  // A transaction being submitted keeps the modal until its outcome is known.
+  if (closeBlocked) return Promise.reject(LatchError.of('rpc_request_pending'))
   if (waiting && sameFlow(running, flow)) return waiting.promise as Promise<T>
   rejectWaiting()
   let resolve!: Waiting['resolve']
   let reject!: Waiting['reject']
-  const promise = new Promise<LoginResult | User | WalletAccount>((res, rej) => {
+  const promise = new Promise<FlowValue>((res, rej) => {
     resolve = res
     reject = rej
   })
@@ -225,8 +226,12 @@ function stopPause(): void {
 
 /** Closes the modal and hands the result to whoever is waiting (and the 'login' event). */
 export function finishFlow(tellHost = true): void {
-  const { result, flow, waiting } = store.getState()
+  const { result, flow, waiting, delivery } = store.getState()
   closeModal(tellHost)
+  if (delivery) {
+    waiting?.resolve(delivery.value)
+    return
+  }
   if (!result) return
   if (flow?.kind === 'login') callHost('emit', 'login', result)
   if (!waiting) return
@@ -245,7 +250,9 @@ export function finishFlow(tellHost = true): void {
  * rejects with login_exited or link_exited.
  */
 export function exitFlow(tellHost: boolean): void {
-  if (store.getState().result) {
+  // A transaction being submitted cannot be left: its outcome must reach the caller.
+  if (store.getState().closeBlocked) return
+  if (store.getState().result || store.getState().delivery) {
     finishFlow(tellHost)
     return
   }
@@ -277,6 +284,9 @@ const EXITED = {
   link: 'link_exited',
   'create-wallet': 'create_exited',
   'recover-wallet': 'recovery_exited',
+  // Closing the sign screen declines the signature (EIP-1193's 4001 for a provider).
+  sign: 'signature_rejected',
+  'send-transaction': 'transaction_exited',
 } as const satisfies Record<Flow['kind'], ErrorCode>
 
 /** Everything a flow leaves behind, and a new generation. */
@@ -291,6 +301,10 @@ function flowReset() {
     oauth: null,
     wallet: null,
     externalWallet: null,
+    signRequest: null,
+    transaction: null,
+    delivery: null,
+    closeBlocked: false,
     result: null,
   }
 }

@@ -228,10 +228,10 @@ describe('link, unlink, logout, wallet methods', () => {
     expect(harness.emitted('logout')).toHaveLength(1)
   })
 
-  test('error: signing, sending, export and fork are not available yet', async () => {
+  test('error: export and fork are not available yet', async () => {
     setupRuntime(api)
     const m = methods()
-    for (const call of [m.signMessage('hi'), m.exportWallet(), m.forkSession()]) {
+    for (const call of [m.exportWallet(), m.forkSession()]) {
       expect(await rejection(call)).toMatchObject({ code: 'method_not_available' })
     }
   })

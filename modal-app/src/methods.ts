@@ -17,7 +17,12 @@ import { linkOAuth, resumeOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
 import { preloadScreens } from './screens/lazy.tsx'
 import { store } from './store.ts'
-import { createWallet, recoverWallet } from './wallet/index.ts'
+import {
+  createWallet,
+  recoverWallet,
+  sendTransaction,
+  signMessage,
+} from './wallet/index.ts'
 
 export interface MethodsContext {
   /** The server's app configuration, fetched at startup. */
@@ -57,13 +62,15 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     logout,
     getUser: async () => store.getState().user,
     getAccessToken: () => runtime().session.getAccessToken(),
+    // The host's Escape or backdrop: the host leaves its dialog open and asks, so a flow that
+    // may not be left (a transaction being submitted) keeps it; otherwise the modal closes it.
     async close() {
-      exitFlow(false)
+      exitFlow(true)
     },
     createWallet,
     recoverWallet,
-    signMessage: unavailable,
-    sendTransaction: unavailable,
+    signMessage,
+    sendTransaction,
     exportWallet: unavailable,
     forkSession: unavailable,
     // To the connector of that wallet (connectors/); the bridge checked the payload.

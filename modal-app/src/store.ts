@@ -7,15 +7,18 @@
  */
 import type {
   CodeChannel,
+  Hex,
   LatchError,
   LoginResult,
   OAuthProvider,
+  TransactionReceipt,
   User,
   WalletAccount,
 } from '@latch/shared'
 import { createStore } from 'zustand/vanilla'
 import type { AppView } from './config.ts'
 import type { ScreenId } from './screens/ids.ts'
+import type { SignState, TransactionState } from './wallet/requests.ts'
 
 export type Status = 'loading' | 'ready' | 'error'
 export type CodeStatus = 'idle' | 'submitting' | 'success' | 'error'
@@ -29,11 +32,16 @@ export type Flow =
   | { kind: 'link'; account: 'email' | 'phone' | 'wallet' | OAuthProvider }
   | { kind: 'create-wallet' }
   | { kind: 'recover-wallet' }
+  | { kind: 'sign' }
+  | { kind: 'send-transaction' }
+
+/** What a flow delivers to the host: a sign-in, a user, a wallet, a signature or a receipt. */
+export type FlowValue = LoginResult | User | WalletAccount | Hex | TransactionReceipt
 
 /** The host's login() or link() call waiting on the flow; settled once, when the flow ends. */
 export interface Waiting {
-  promise: Promise<LoginResult | User | WalletAccount>
-  resolve(value: LoginResult | User | WalletAccount): void
+  promise: Promise<FlowValue>
+  resolve(value: FlowValue): void
   reject(error: LatchError): void
 }
 
@@ -105,6 +113,17 @@ export interface ModalState {
   oauth: OAuthState | null
   wallet: WalletState | null
   externalWallet: ExternalWalletState | null
+  /** signMessage() on EMBEDDED_WALLET_SIGN_REQUEST_SCREEN (wallet/sign.ts). */
+  signRequest: SignState | null
+  /** sendTransaction() on EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN (wallet/send.ts). */
+  transaction: TransactionState | null
+  /**
+   * A wallet request's value (the receipt) reached before the modal closed: closing then
+   * delivers it instead of rejecting.
+   */
+  delivery: { value: Hex | TransactionReceipt } | null
+  /** The visitor may not close the modal now (a transaction being submitted). */
+  closeBlocked: boolean
   /** The user who signed up in this page (isNewUser): they see the wallet-created screen. */
   newUserId: string | null
   /** OAuth states completed in this page: each return is completed once. */
@@ -130,6 +149,10 @@ export const initialState: ModalState = {
   oauth: null,
   wallet: null,
   externalWallet: null,
+  signRequest: null,
+  transaction: null,
+  delivery: null,
+  closeBlocked: false,
   newUserId: null,
   oauthCompleted: [],
   error: null,

@@ -45,6 +45,10 @@ const EmbeddedWalletConnecting = lazyScreen(() =>
 const EmbeddedWalletRecovery = lazyScreen(() =>
   import('./EmbeddedWalletRecovery.tsx').then((m) => m.EmbeddedWalletRecovery),
 )
+const SignRequest = lazyScreen(() => import('./SignRequest.tsx').then((m) => m.SignRequest))
+const SendTransaction = lazyScreen(() =>
+  import('./SendTransaction.tsx').then((m) => m.SendTransaction),
+)
 
 // The external wallets' screens (issue 12): reached from the landing's wallet section or
 // link('wallet'); they carry viem and qrcode, which the landing does without.
@@ -114,8 +118,12 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
   },
   EMBEDDED_WALLET_RECOVERY_SCREEN: { component: EmbeddedWalletRecovery, size: 'full', back: null },
   EMBEDDED_WALLET_KEY_EXPORT_SCREEN: later('full', null),
-  EMBEDDED_WALLET_SIGN_REQUEST_SCREEN: later('full', null),
-  EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN: later('full', null),
+  EMBEDDED_WALLET_SIGN_REQUEST_SCREEN: { component: SignRequest, size: 'full', back: null },
+  EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN: {
+    component: SendTransaction,
+    size: 'full',
+    back: null,
+  },
 }
 
 export function screenSize(state: ModalState): ScreenSize {

@@ -5,13 +5,19 @@
  */
 import {
   embeddedWallet,
+  type Hex,
+  type SignMessageUIOptions,
   SUCCESS_CLOSE_BEFORE_WALLET_CREATION_MS,
+  type TransactionReceipt,
+  type TransactionRequest,
+  type TransactionUIOptions,
   type User,
   type WalletAccount,
 } from '@latch/shared'
 import type { AppView } from '../config.ts'
 import { addNextStep, type NextStepRule, navigate } from '../flow.ts'
 import { store, type WalletState } from '../store.ts'
+import type { SignPayload } from './requests.ts'
 
 /** The wallet screens' state when a wallet flow begins. */
 export function freshWalletState(target: WalletState['target'] = null): WalletState {
@@ -57,3 +63,24 @@ export const createWallet = (): Promise<WalletAccount> => flows().then((m) => m.
 
 /** The host's recoverWallet(): loads the wallet's code, then passes the connecting gate. */
 export const recoverWallet = (): Promise<WalletAccount> => flows().then((m) => m.recoverWallet())
+
+const signing = () => import('./sign.ts')
+const sending = () => import('./send.ts')
+
+/** The host's signMessage(): loads the sign flow, then runs it (SPEC section 4, "Sign"). */
+export const signMessage = (message: string, options?: SignMessageUIOptions): Promise<Hex> =>
+  signing().then((m) => m.signFlow({ kind: 'message', message }, options))
+
+/**
+ * A signature request of either kind, for callers inside the modal (the EIP-1193 provider's
+ * personal_sign, eth_sign and eth_signTypedData_v4 go through the same sign screen).
+ * @example signFlow({ kind: 'typedData', typedData }, { title: 'Sign the order' })
+ */
+export const signFlow = (payload: SignPayload, options?: SignMessageUIOptions): Promise<Hex> =>
+  signing().then((m) => m.signFlow(payload, options))
+
+/** The host's sendTransaction(): loads the send flow, then runs it. */
+export const sendTransaction = (
+  request: TransactionRequest,
+  options?: TransactionUIOptions,
+): Promise<TransactionReceipt> => sending().then((m) => m.sendTransactionFlow(request, options))

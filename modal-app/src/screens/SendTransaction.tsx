@@ -1,0 +1,190 @@
+/**
+ * EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN (SPEC sections 2, 4, 8 and 9, "Send transaction"):
+ * 'Review transaction' with from, to, the value in the coin and in dollars, the estimated fee
+ * and the balance (red when the value is over it); 'Send ETH' for a plain transfer, else
+ * 'Submit transaction'; 'Submitting (may take a few minutes)...' while the close button and
+ * Escape do nothing; then 'Transaction complete!', 'You're all set.' and 'All Done'.
+ */
+import { explorerAddressUrl, getChain, type Hex, truncateAddress } from '@latch/shared'
+import { type ReactNode, useEffect } from 'react'
+import { finishFlow } from '../flow.ts'
+import { useModal } from '../hooks.ts'
+import {
+  coinText,
+  estimatedFee,
+  fiatText,
+  isPlainTransfer,
+  overBalance,
+} from '../wallet/amounts.ts'
+import type { TransactionState } from '../wallet/requests.ts'
+import { prepareTransaction, submitTransaction } from '../wallet/send.ts'
+import { usableWallet } from '../wallet/sign.ts'
+
+function AddressLink({ chainId, address }: { chainId: number; address: Hex }) {
+  const url = explorerAddressUrl(chainId, address)
+  const text = truncateAddress(address)
+  return url ? (
+    <a href={url} target="_blank" rel="noopener noreferrer" title={address}>
+      {text}
+    </a>
+  ) : (
+    <span title={address}>{text}</span>
+  )
+}
+
+function Row({ label, children, testId }: { label: string; children: ReactNode; testId: string }) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd data-testid={testId}>{children}</dd>
+    </>
+  )
+}
+
+function Complete() {
+  return (
+    <div
+      className="latch-screen latch-center"
+      data-testid="screen-EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN"
+    >
+      <h1 className="latch-title">Transaction complete!</h1>
+      <p className="latch-description">You're all set.</p>
+      <button
+        type="button"
+        className="latch-button latch-button-primary"
+        data-testid="transaction-done"
+        onClick={() => finishFlow()}
+      >
+        All Done
+      </button>
+    </div>
+  )
+}
+
+/** The sender's card of the UI options (a dapp's name, link, image and what it asks). */
+function Sender({ info }: { info: NonNullable<TransactionState['options']['senderInfo']> }) {
+  return (
+    <div className="latch-tx-sender" data-testid="transaction-sender">
+      {info.imgUrl ? (
+        <img
+          src={info.imgUrl}
+          alt={info.imgAltText ?? info.name ?? ''}
+          data-size={info.imgSize ?? 'sm'}
+        />
+      ) : null}
+      <div>
+        {info.name ? (
+          <p className="latch-small">
+            {info.url ? (
+              <a href={info.url} target="_blank" rel="noopener noreferrer">
+                {info.name}
+              </a>
+            ) : (
+              info.name
+            )}
+          </p>
+        ) : null}
+        {info.actionText ? <p className="latch-small latch-muted">{info.actionText}</p> : null}
+      </div>
+    </div>
+  )
+}
+
+export function SendTransaction() {
+  const tx = useModal((s) => s.transaction)
+  const status = tx?.status
+  // Prepared once the screen is reached (after the connecting gate, or recovery).
+  useEffect(() => {
+    if (status === 'idle') void prepareTransaction()
+  }, [status])
+  if (!tx) return null
+  if (tx.status === 'complete') return <Complete />
+
+  const { request, prepared, options } = tx
+  const chain = getChain(request.chainId)
+  const symbol = chain?.nativeCurrency.symbol ?? 'ETH'
+  const decimals = chain?.nativeCurrency.decimals ?? 18
+  const value = BigInt(request.value ?? '0x0')
+  const from = prepared?.from ?? safeAddress()
+  const fee = prepared ? estimatedFee(prepared) : null
+  const over = overBalance(value, tx.balance)
+  const submitting = tx.status === 'submitting'
+  const preparing = tx.status === 'idle' || tx.status === 'preparing'
+  const error = tx.prepareError ?? tx.submitError
+  const valueFiat = fiatText(value, tx.usdPrice, decimals)
+  const feeFiat = fee === null ? null : fiatText(fee, tx.usdPrice, decimals)
+  const info = options.transactionInfo
+  return (
+    <div className="latch-screen" data-testid="screen-EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN">
+      <h1 className="latch-title latch-center">{options.modalTitle ?? 'Review transaction'}</h1>
+      {options.title ? <h2 className="latch-title">{options.title}</h2> : null}
+      {options.description ? <p className="latch-description">{options.description}</p> : null}
+      {options.senderInfo ? <Sender info={options.senderInfo} /> : null}
+      <dl className="latch-tx-rows">
+        {from ? (
+          <Row label="From" testId="transaction-from">
+            <AddressLink chainId={request.chainId} address={from} />
+          </Row>
+        ) : null}
+        {request.to ? (
+          <Row label="To" testId="transaction-to">
+            <AddressLink chainId={request.chainId} address={request.to} />
+          </Row>
+        ) : null}
+        {info?.action ? (
+          <Row label={info.actionDescription ?? 'Action'} testId="transaction-action">
+            {info.action}
+          </Row>
+        ) : null}
+        <Row label="Amount" testId="transaction-value">
+          {coinText(value, symbol, decimals)}
+          {valueFiat ? (
+            <span className="latch-tx-fiat" data-testid="transaction-value-usd">
+              {valueFiat}
+            </span>
+          ) : null}
+        </Row>
+        <Row label="Estimated fee" testId="transaction-fee">
+          {fee === null ? (preparing ? '…' : '—') : coinText(fee, symbol, decimals)}
+          {feeFiat ? <span className="latch-tx-fiat">{feeFiat}</span> : null}
+        </Row>
+        {tx.balance !== null ? (
+          <Row label="Balance" testId="transaction-balance">
+            <span className={over ? 'latch-tx-over' : undefined} data-over={over}>
+              {coinText(tx.balance, symbol, decimals)}
+            </span>
+          </Row>
+        ) : null}
+      </dl>
+      {info?.description ? <p className="latch-small latch-muted">{info.description}</p> : null}
+      <p aria-live="polite" className="latch-tx-status">
+        {error ? (
+          <span className="latch-error" role="alert" data-testid="transaction-error">
+            {error}
+          </span>
+        ) : submitting ? (
+          <span data-testid="transaction-submitting">Submitting (may take a few minutes)...</span>
+        ) : null}
+      </p>
+      <button
+        type="button"
+        className="latch-button latch-button-primary"
+        data-testid="transaction-submit"
+        disabled={tx.status !== 'ready'}
+        aria-busy={submitting || preparing}
+        onClick={() => void submitTransaction()}
+      >
+        {options.buttonText ?? (isPlainTransfer(request) ? 'Send ETH' : 'Submit transaction')}
+      </button>
+    </div>
+  )
+}
+
+/** The wallet's address before the request is populated (the user may have signed out). */
+function safeAddress(): Hex | null {
+  try {
+    return usableWallet().address
+  } catch {
+    return null
+  }
+}

@@ -1,0 +1,276 @@
+/**
+ * sendTransaction() (SPEC sections 2, 4 and 8, "Send transaction"): the connecting gate, then
+ * EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN. The screen prepares the request (the wallet frame
+ * populates it as ethers v6 does; the balance and the coin's price are read alongside), the
+ * user reviews and submits, the frame signs, the modal sends it through the API's chain proxy
+ * and waits for the receipt; closing is blocked meanwhile. Loaded lazily (index.ts).
+ */
+import {
+  type ChainClient,
+  CLIENT_NAME,
+  chainClient,
+  DEFAULT_CHAIN_ID,
+  ERRORS,
+  getChain,
+  type Hex,
+  isLatchError,
+  LatchError,
+  proxyRpc,
+  type Quantity,
+  type TransactionReceipt,
+  type TransactionRequest,
+  type TransactionUIOptions,
+  toBigInt,
+  transactionUIOptionsSchema,
+  validateTransactionRequest,
+} from '@latch/shared'
+import { flowGeneration, startFlow } from '../flow.ts'
+import { runtime } from '../runtime.ts'
+import { store } from '../store.ts'
+import { ensureWalletReady } from './flows.ts'
+import { walletFrame } from './frame.ts'
+import type { HexTransactionRequest, PopulatedRequest, TransactionState } from './requests.ts'
+import { usableWallet, walletAccessToken } from './sign.ts'
+
+const QUANTITIES = [
+  'value',
+  'gasLimit',
+  'gasPrice',
+  'maxPriorityFeePerGas',
+  'maxFeePerGas',
+] as const
+
+const FORMS = [
+  ['to', /^0x[0-9a-fA-F]{40}$/, 'an address'],
+  ['from', /^0x[0-9a-fA-F]{40}$/, 'an address'],
+  ['data', /^0x([0-9a-fA-F]{2})*$/, 'hex bytes'],
+] as const
+
+const hexQuantity = (q: Quantity): Hex => `0x${toBigInt(q).toString(16)}`
+
+/**
+ * The host's request checked (SPEC section 5: quantities are numbers, bigints or hex strings;
+ * chainId a number of SPEC section 9; the family 0, 1 or 2) and put in the frame's form.
+ */
+export function normalizeRequest(request: TransactionRequest): HexTransactionRequest {
+  if (typeof request !== 'object' || request === null) {
+    throw LatchError.of('invalid_transaction')
+  }
+  const checked = validateTransactionRequest(request)
+  if (!checked.ok) throw checked.error
+  if (request.type !== undefined && ![0, 1, 2].includes(request.type)) {
+    throw LatchError.of('unsupported_transaction')
+  }
+  for (const [field, pattern, what] of FORMS) {
+    const value = request[field]
+    if (value !== undefined && (typeof value !== 'string' || !pattern.test(value))) {
+      throw LatchError.of('invalid_transaction', {
+        message: `Invalid transaction request: ${field} must be ${what}`,
+      })
+    }
+  }
+  for (const field of ['nonce', 'type'] as const) {
+    const value = request[field]
+    if (value !== undefined && !(Number.isSafeInteger(value) && value >= 0)) {
+      throw LatchError.of('invalid_transaction', {
+        message: `Invalid transaction request: ${field} must be a whole number`,
+      })
+    }
+  }
+  const chainId = request.chainId ?? DEFAULT_CHAIN_ID
+  if (!getChain(chainId)) throw LatchError.of('unsupported_chain')
+  const out: HexTransactionRequest = { chainId }
+  if (request.to !== undefined) out.to = request.to
+  if (request.from !== undefined) out.from = request.from
+  if (request.data !== undefined) out.data = request.data
+  if (request.nonce !== undefined) out.nonce = request.nonce
+  if (request.type !== undefined) out.type = request.type
+  for (const field of QUANTITIES) {
+    const value = request[field]
+    if (value !== undefined) out[field] = hexQuantity(value)
+  }
+  return out
+}
+
+/**
+ * The send flow. A request that fails its checks, or a caller without an in-app wallet,
+ * rejects before anything opens; closing before the transaction is submitted rejects with
+ * 'User exited the modal before submitting the transaction'.
+ */
+export function sendTransactionFlow(
+  request: TransactionRequest,
+  options: TransactionUIOptions = {},
+): Promise<TransactionReceipt> {
+  let normalized: HexTransactionRequest
+  try {
+    if (!store.getState().app) throw LatchError.of('something_went_wrong')
+    if (store.getState().closeBlocked) throw LatchError.of('rpc_request_pending')
+    normalized = normalizeRequest(request)
+    // The options are shown (links, an image): only http(s) URLs and bounded texts pass.
+    if (!transactionUIOptionsSchema.safeParse(options).success) {
+      throw LatchError.of('invalid_request_arguments', {
+        message: 'Invalid transaction UI options',
+      })
+    }
+    usableWallet()
+  } catch (e) {
+    return Promise.reject(e)
+  }
+  const promise = startFlow<TransactionReceipt>(
+    { kind: 'send-transaction' },
+    'EMBEDDED_WALLET_CONNECTING_SCREEN',
+  )
+  store.setState({
+    transaction: {
+      request: normalized,
+      options,
+      status: 'idle',
+      prepared: null,
+      balance: null,
+      usdPrice: null,
+      prepareError: null,
+      submitError: null,
+      receipt: null,
+    },
+  })
+  void ensureWalletReady('EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN')
+  return promise
+}
+
+function setTransaction(patch: Partial<TransactionState>): void {
+  const current = store.getState().transaction
+  if (current) store.setState({ transaction: { ...current, ...patch } })
+}
+
+/** Chain reads through the API's JSON-RPC proxy, with the session's token. */
+function chain(chainId: number, accessToken: string): ChainClient {
+  const { apiUrl, appId } = runtime()
+  return chainClient(
+    proxyRpc({
+      apiUrl: apiUrl.replace(/\/+$/, ''),
+      appId,
+      chainId,
+      accessToken,
+      clientName: CLIENT_NAME,
+    }),
+  )
+}
+
+/** The chain's coin in US dollars; null when the server has no price (503) or it is unreadable. */
+async function usdPrice(chainId: number): Promise<number | null> {
+  try {
+    const { usd } = await runtime().api.request<{ usd: unknown }>(
+      `/token_price?chainId=${chainId}`,
+      undefined,
+      { method: 'GET' },
+    )
+    return typeof usd === 'number' && Number.isFinite(usd) && usd >= 0 ? usd : null
+  } catch {
+    return null
+  }
+}
+
+/** The text for a failed preparation (SPEC section 8): the server's for insufficient funds. */
+export function prepareErrorText(e: unknown): string {
+  if (isLatchError(e) && e.is('insufficient_funds')) return e.message
+  return ERRORS.transaction_prepare_failed.message
+}
+
+/**
+ * The text for a failed submit (SPEC section 8): its reason, i.e. what the chain's node said
+ * (a JSON-RPC error, insufficient funds), else the generic retry text.
+ */
+export function submitErrorText(e: unknown): string {
+  if (isLatchError(e) && (e.code.startsWith('rpc_') || e.is('insufficient_funds')) && e.message) {
+    return e.message
+  }
+  return ERRORS.transaction_submit_failed.message
+}
+
+/**
+ * Prepares the request on screen, once: the frame populates it (nonce, gas estimate, fees)
+ * and checks it against the balance; the balance and the price are read at the same time, so
+ * a request over the balance still shows the balance (in red) beside the error.
+ */
+export async function prepareTransaction(): Promise<void> {
+  const state = store.getState().transaction
+  if (!state || state.status !== 'idle') return
+  const started = flowGeneration()
+  setTransaction({ status: 'preparing' })
+  const { chainId } = state.request
+  let populated: PromiseSettledResult<PopulatedRequest>
+  let balance: bigint | null = null
+  let price: number | null = null
+  try {
+    const wallet = usableWallet()
+    const accessToken = await walletAccessToken()
+    const frame = await walletFrame()
+    const reads = chain(chainId, accessToken)
+    ;[populated, balance, price] = await Promise.all([
+      frame['latch:wallet:rpc']({
+        address: wallet.address,
+        accessToken,
+        request: { method: 'eth_populateTransactionRequest', params: [state.request] },
+      }).then(
+        ({ response }) => ({ status: 'fulfilled', value: response as PopulatedRequest }) as const,
+        (reason: unknown) => ({ status: 'rejected', reason }) as const,
+      ),
+      reads.balance(wallet.address).catch(() => null),
+      usdPrice(chainId),
+    ])
+  } catch (e) {
+    populated = { status: 'rejected', reason: e }
+  }
+  if (started !== flowGeneration()) return
+  if (populated.status === 'rejected') {
+    console.error('Latch: the transaction could not be prepared', populated.reason)
+    setTransaction({
+      status: 'failed',
+      balance,
+      usdPrice: price,
+      prepareError: prepareErrorText(populated.reason),
+    })
+    return
+  }
+  setTransaction({ status: 'ready', prepared: populated.value, balance, usdPrice: price })
+}
+
+/**
+ * The submit: the frame signs the populated request, the modal sends it and waits for the
+ * receipt; closing is blocked until the outcome is known. The receipt is delivered when the
+ * modal closes ('All Done' or the close button); a failure shows its reason and allows a retry.
+ */
+export async function submitTransaction(): Promise<void> {
+  const state = store.getState().transaction
+  if (!state || state.status !== 'ready' || !state.prepared) return
+  const started = flowGeneration()
+  const prepared = state.prepared
+  setTransaction({ status: 'submitting', submitError: null })
+  store.setState({ closeBlocked: true })
+  let receipt: TransactionReceipt
+  try {
+    const wallet = usableWallet()
+    const accessToken = await walletAccessToken()
+    const frame = await walletFrame()
+    const { response } = await frame['latch:wallet:rpc']({
+      address: wallet.address,
+      accessToken,
+      request: { method: 'eth_signTransaction', params: [prepared] },
+    })
+    if (typeof response !== 'string' || !/^0x[0-9a-fA-F]+$/.test(response)) {
+      throw LatchError.of('transaction_submit_failed')
+    }
+    const reads = chain(prepared.chainId, accessToken)
+    const hash = await reads.sendRawTransaction(response as Hex)
+    receipt = await reads.waitForReceipt(hash)
+  } catch (e) {
+    if (started !== flowGeneration()) return
+    console.error('Latch: the transaction could not be submitted', e)
+    store.setState({ closeBlocked: false })
+    setTransaction({ status: 'ready', submitError: submitErrorText(e) })
+    return
+  }
+  if (started !== flowGeneration()) return
+  store.setState({ closeBlocked: false, delivery: { value: receipt } })
+  setTransaction({ status: 'complete', receipt })
+}

@@ -1,0 +1,554 @@
+/**
+ * signMessage() and sendTransaction() in the modal (SPEC sections 2, 4, 5 and 8): the texts,
+ * the 1400 ms success, the errors, the review screen's amounts and the blocked close. The
+ * wallet frame is stood in for by test/wallet-frame-double.ts with an rpc answering as the
+ * frame's (wallet-frame/README.md); the API, its chain proxy and token price are the HTTP
+ * double; everything of the modal is real.
+ */
+import {
+  exposeMethods,
+  type Hex,
+  LatchError,
+  remoteMethods,
+  type TransactionReceipt,
+  type User,
+  type WalletMethods,
+  type WalletRpcParams,
+} from '@latch/shared'
+import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
+import { createModalMethods } from '../methods.ts'
+import { store } from '../store.ts'
+import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
+import { jwt, serverConfig, user } from '../test/fixtures.ts'
+import { type Harness, renderModal } from '../test/harness.tsx'
+import { FAKE_TIMERS, until } from '../test/until.ts'
+import {
+  type WalletFrameDouble,
+  walletAccount,
+  walletFrameDouble,
+} from '../test/wallet-frame-double.ts'
+import { provideWalletFrame } from './frame.ts'
+import { normalizeRequest } from './send.ts'
+
+let api: ApiDouble
+let double: WalletFrameDouble
+let rpcCalls: WalletRpcParams['request'][]
+beforeAll(async () => {
+  api = await startApiDouble()
+})
+afterAll(() => api.close())
+afterEach(() => {
+  cleanup()
+  vi.useRealTimers()
+  provideWalletFrame(null)
+  api.requests.length = 0
+})
+
+const ADDRESS = `0x${'12'.repeat(20)}` as Hex
+const TO = `0x${'34'.repeat(20)}` as Hex
+const SIGNATURE = `0x${'ab'.repeat(65)}` as Hex
+const SIGNED_TX = '0x02f86b0102030405' as Hex
+const HASH = `0x${'cd'.repeat(32)}` as Hex
+const ETHER = 10n ** 18n
+
+const methods = () =>
+  createModalMethods({
+    serverConfig: () => Promise.resolve(serverConfig()),
+    restoredUser: () => Promise.resolve(null),
+  })
+
+type RpcAnswer = (request: WalletRpcParams['request']) => unknown
+
+/** The frame's rpc as wallet-frame/src/rpc.ts answers it, unless a test answers otherwise. */
+const frameRpc: RpcAnswer = ({ method, params }) => {
+  const list = params as unknown[]
+  if (method === 'personal_sign' || method === 'eth_signTypedData_v4') return SIGNATURE
+  if (method === 'eth_populateTransactionRequest') {
+    const request = list[0] as Record<string, unknown>
+    return {
+      ...request,
+      from: ADDRESS,
+      value: request.value ?? '0x0',
+      nonce: 0,
+      gasLimit: '0x5208',
+      type: 2,
+      maxFeePerGas: '0x3b9aca00',
+      maxPriorityFeePerGas: '0x3b9aca00',
+    }
+  }
+  if (method === 'eth_signTransaction') return SIGNED_TX
+  throw LatchError.of('rpc_unsupported_method')
+}
+
+/** The frame double, its wallet on this device, with an rpc answering `answer`. */
+function frameWith(answer: RpcAnswer = frameRpc, onDevice = true): void {
+  double = walletFrameDouble({
+    wallet: walletAccount(ADDRESS, 'user-passcode'),
+    passcode: 'Ab3dE9',
+  })
+  if (onDevice) double.device.add(ADDRESS)
+  rpcCalls = []
+  const base = double.frame
+  // The double's frame is a proxy (remoteMethods): its methods are named, not spread.
+  const methods: WalletMethods = {
+    'latch:wallet:create': (params) => base['latch:wallet:create'](params),
+    'latch:wallet:connect': (params) => base['latch:wallet:connect'](params),
+    'latch:wallet:recover': (params) => base['latch:wallet:recover'](params),
+    async 'latch:wallet:rpc'(params) {
+      rpcCalls.push(params.request)
+      if (!params.accessToken || params.address !== ADDRESS) {
+        throw LatchError.of('invalid_request_arguments')
+      }
+      return { response: await answer(params.request) }
+    },
+  }
+  // Through the shared serialization, as penpal carries the frame's answers and errors.
+  provideWalletFrame(remoteMethods<WalletMethods>(exposeMethods(methods)))
+}
+
+function withWallet(base: User): User {
+  const wallet = walletAccount(ADDRESS, 'user-passcode')
+  return { ...base, linkedAccounts: [...base.linkedAccounts, wallet], wallet }
+}
+
+/** The modal with a signed-in user (with the in-app wallet unless `base` says otherwise). */
+function signedIn(base: User = withWallet(user())): Harness {
+  const harness = renderModal(api)
+  act(() => {
+    harness.session.start(
+      { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
+      base,
+    )
+  })
+  return harness
+}
+
+/** The chain proxy: a node answering balance, send and receipt; `overrides` per method. */
+function chainNode(balance: bigint, overrides: Record<string, () => unknown> = {}): void {
+  api.on('POST /chains/1/rpc', (body) => {
+    const { id, method } = body as { id: number; method: string }
+    const answer = overrides[method]
+    if (answer) return { body: { jsonrpc: '2.0', id, ...(answer() as object) } }
+    const results: Record<string, unknown> = {
+      eth_getBalance: `0x${balance.toString(16)}`,
+      eth_sendRawTransaction: HASH,
+      eth_blockNumber: '0x10',
+      eth_getTransactionReceipt: {
+        to: TO,
+        from: ADDRESS,
+        contractAddress: null,
+        transactionIndex: '0x0',
+        logsBloom: `0x${'0'.repeat(512)}`,
+        blockHash: `0x${'ef'.repeat(32)}`,
+        transactionHash: HASH,
+        logs: [],
+        blockNumber: '0x10',
+        type: '0x2',
+        status: '0x1',
+        gasUsed: '0x5208',
+        cumulativeGasUsed: '0x5208',
+        effectiveGasPrice: '0x3b9aca00',
+      },
+    }
+    return { body: { jsonrpc: '2.0', id, result: results[method] ?? null } }
+  })
+}
+
+const price = (usd: number | null) =>
+  api.on(
+    'GET /token_price?chainId=1',
+    usd === null
+      ? apiError(503, 'price_unavailable', 'Token price is unavailable')
+      : { body: { usd } },
+  )
+
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e,
+  )
+
+const closeButton = () => screen.getByTestId('close-button') as HTMLButtonElement
+
+describe('signMessage()', () => {
+  test('error: an empty message, a user without an in-app wallet or signed out are refused; the modal stays closed', async () => {
+    frameWith()
+    const harness = signedIn()
+    expect(await rejection(methods().signMessage(''))).toMatchObject({
+      message: 'Message must be a non-empty string',
+    })
+    expect(await rejection(methods().signMessage(42 as unknown as string))).toMatchObject({
+      message: 'Message must be a non-empty string',
+    })
+    cleanup()
+    signedIn(user())
+    expect(await rejection(methods().signMessage('hello'))).toMatchObject({
+      message: 'Must have a wallet before signing',
+    })
+    cleanup()
+    renderModal(api)
+    expect(await rejection(methods().signMessage('hello'))).toMatchObject({
+      message: 'User is not authenticated.',
+    })
+    expect(double.calls).toEqual([])
+    expect(harness.hostCalls.filter((c) => c.method === 'setOpen')).toEqual([])
+  })
+
+  test('behavior: the connecting gate, "Sign message", "Sign and continue"; the signature resolves at once, "Success" shows for 1400 ms, then the modal closes', async () => {
+    frameWith()
+    const harness = signedIn()
+    const signed = methods().signMessage('Hello from Latch')
+    expect(await screen.findByRole('heading', { name: 'Sign message' })).toBeTruthy()
+    expect(double.calls.map((c) => c.method)).toEqual(['latch:wallet:connect'])
+    const box = screen.getByTestId('sign-message') as HTMLTextAreaElement
+    expect(box.value).toBe('Hello from Latch')
+    expect(box.readOnly).toBe(true)
+    expect(box.tabIndex).toBe(0)
+    expect(harness.emitted('sign_message_started')).toHaveLength(1)
+    vi.useFakeTimers(FAKE_TIMERS)
+    fireEvent.click(screen.getByRole('button', { name: 'Sign and continue' }))
+    await expect(signed).resolves.toBe(SIGNATURE)
+    await until(() => store.getState().signRequest?.status === 'success')
+    expect(rpcCalls).toEqual([{ method: 'personal_sign', params: ['Hello from Latch', ADDRESS] }])
+    expect(screen.getByTestId('sign-success').textContent).toBe('Success')
+    expect(
+      (screen.getByRole('button', { name: 'Sign and continue' }) as HTMLButtonElement).disabled,
+    ).toBe(true)
+    expect(harness.emitted('sign_message_completed')).toHaveLength(1)
+    act(() => {
+      vi.advanceTimersByTime(1399)
+    })
+    expect(store.getState().open).toBe(true)
+    act(() => {
+      vi.advanceTimersByTime(1)
+    })
+    expect(store.getState().open).toBe(false)
+    expect(harness.hostCalls.filter((c) => c.method === 'setOpen').map((c) => c.args[0])).toEqual([
+      true,
+      false,
+    ])
+  })
+
+  test("param: the options' title, description and button text replace the defaults", async () => {
+    frameWith()
+    signedIn()
+    void methods().signMessage('Order #12', {
+      title: 'Confirm your order',
+      description: 'Signing costs nothing.',
+      buttonText: 'Sign order',
+    })
+    expect(await screen.findByRole('heading', { name: 'Confirm your order' })).toBeTruthy()
+    expect(screen.getByText('Signing costs nothing.')).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Sign order' })).toBeTruthy()
+    expect(screen.queryByText('Sign message')).toBeNull()
+  })
+
+  test('error: a failed signature shows "An error has occurred, please try again." and the button tries again', async () => {
+    let fail = true
+    frameWith((request) => {
+      if (fail) {
+        fail = false
+        throw LatchError.of('embedded_wallet_error')
+      }
+      return frameRpc(request)
+    })
+    signedIn()
+    const signed = methods().signMessage('again')
+    fireEvent.click(await screen.findByRole('button', { name: 'Sign and continue' }))
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'An error has occurred, please try again.',
+    )
+    fireEvent.click(screen.getByRole('button', { name: 'Sign and continue' }))
+    await expect(signed).resolves.toBe(SIGNATURE)
+  })
+
+  test('error: closing before signing rejects with "Signature rejected" (4001); nothing is signed', async () => {
+    frameWith()
+    signedIn()
+    const signed = methods().signMessage('never')
+    await screen.findByRole('heading', { name: 'Sign message' })
+    fireEvent.click(closeButton())
+    expect(await rejection(signed)).toMatchObject({ message: 'Signature rejected', rpcCode: 4001 })
+    expect(rpcCalls).toEqual([])
+  })
+
+  test('behavior: typed data is shown as JSON and signed with eth_signTypedData_v4', async () => {
+    frameWith()
+    signedIn()
+    const typedData = {
+      domain: { name: 'Latch', chainId: 1 },
+      types: { Mail: [{ name: 'contents', type: 'string' }] },
+      primaryType: 'Mail',
+      message: { contents: 'Hello' },
+    }
+    const { signFlow } = await import('./index.ts')
+    const signed = signFlow({ kind: 'typedData', typedData })
+    const box = (await screen.findByTestId('sign-message')) as HTMLTextAreaElement
+    expect(JSON.parse(box.value)).toEqual(typedData)
+    fireEvent.click(screen.getByRole('button', { name: 'Sign and continue' }))
+    await expect(signed).resolves.toBe(SIGNATURE)
+    expect(rpcCalls[0]).toEqual({ method: 'eth_signTypedData_v4', params: [ADDRESS, typedData] })
+  })
+
+  test('behavior: a wallet not on this device is recovered with the passcode first, then signs', async () => {
+    frameWith(frameRpc, false)
+    signedIn()
+    const signed = methods().signMessage('new device')
+    await screen.findByRole('heading', { name: 'Load your account' })
+    fireEvent.paste(screen.getByTestId('passcode-input-0'), {
+      clipboardData: { getData: () => 'Ab3dE9' },
+    })
+    fireEvent.click(screen.getByRole('button', { name: 'Recover your account' }))
+    fireEvent.click(await screen.findByRole('button', { name: 'Sign and continue' }))
+    await expect(signed).resolves.toBe(SIGNATURE)
+  })
+})
+
+const transfer = { to: TO, value: ETHER / 100n, chainId: 1 }
+
+describe('sendTransaction()', () => {
+  test('param: numeric fields accept numbers, bigints and hex strings; chainId defaults to the default chain', () => {
+    expect(
+      normalizeRequest({ to: TO, value: 10, gasLimit: 21_000n, maxFeePerGas: '0x3b9aca00' }),
+    ).toEqual({ to: TO, value: '0xa', gasLimit: '0x5208', maxFeePerGas: '0x3b9aca00', chainId: 1 })
+  })
+
+  test('error: bad requests and options are refused with a clear text, before anything opens', async () => {
+    frameWith()
+    signedIn()
+    const refused = async (request: unknown, options?: unknown) =>
+      (
+        (await rejection(
+          methods().sendTransaction(request as never, options as never),
+        )) as Error | null
+      )?.message
+    expect(await refused({ to: TO, value: 'ten' })).toBe(
+      'Invalid transaction request: value must be a number, bigint or hex string',
+    )
+    expect(await refused({ to: TO, value: -1 })).toBe(
+      'Invalid transaction request: value must be a number, bigint or hex string',
+    )
+    expect(await refused({ to: TO, chainId: '1' })).toBe(
+      'Invalid transaction request: chainId must be a number',
+    )
+    expect(await refused({ to: TO, type: 3 })).toBe('Unsupported transaction.')
+    expect(await refused({ to: TO, chainId: 31337 })).toBe('Unsupported chainId')
+    expect(await refused({ to: '0x1234' })).toBe(
+      'Invalid transaction request: to must be an address',
+    )
+    expect(await refused(transfer, { senderInfo: { url: 'javascript:alert(1)', name: 'x' } })).toBe(
+      'Invalid transaction UI options',
+    )
+    expect(double.calls).toEqual([])
+    expect(store.getState().open).toBe(false)
+  })
+
+  test('behavior: the review shows from and to truncated with explorer links, 0.01 ETH and its dollars, the fee, the balance, and "Send ETH"', async () => {
+    frameWith()
+    chainNode(ETHER)
+    price(2500)
+    signedIn()
+    void methods().sendTransaction(transfer)
+    expect(await screen.findByRole('heading', { name: 'Review transaction' })).toBeTruthy()
+    await waitFor(() =>
+      expect((screen.getByRole('button', { name: 'Send ETH' }) as HTMLButtonElement).disabled).toBe(
+        false,
+      ),
+    )
+    const from = screen.getByTestId('transaction-from').querySelector('a')
+    expect(from?.textContent).toBe('0x1212…1212')
+    expect(from?.getAttribute('href')).toBe(`https://etherscan.io/address/${ADDRESS}`)
+    expect(screen.getByTestId('transaction-to').querySelector('a')?.getAttribute('href')).toBe(
+      `https://etherscan.io/address/${TO}`,
+    )
+    expect(screen.getByTestId('transaction-value').firstChild?.textContent).toBe('0.01 ETH')
+    expect(screen.getByTestId('transaction-value-usd').textContent).toBe('USD $25.00')
+    // 21000 gas at 1 gwei.
+    expect(screen.getByTestId('transaction-fee').textContent).toBe('0.000021 ETHUSD $0.05')
+    expect(screen.getByTestId('transaction-balance').textContent).toBe('1 ETH')
+    expect(
+      screen.getByTestId('transaction-balance').firstElementChild?.getAttribute('data-over'),
+    ).toBe('false')
+    expect(rpcCalls[0]).toEqual({
+      method: 'eth_populateTransactionRequest',
+      params: [{ to: TO, value: '0x2386f26fc10000', chainId: 1 }],
+    })
+  })
+
+  test('param: call data reads "Submit transaction"; the options set the texts, the sender and its image size', async () => {
+    frameWith()
+    chainNode(ETHER)
+    price(null)
+    signedIn()
+    void methods().sendTransaction({ to: TO, data: '0xa9059cbb', chainId: 1 })
+    expect(await screen.findByRole('button', { name: 'Submit transaction' })).toBeTruthy()
+    // No price source (503): no dollar line, and no error either.
+    await waitFor(() => expect(screen.getByTestId('transaction-balance')).toBeTruthy())
+    expect(screen.queryByTestId('transaction-value-usd')).toBeNull()
+    expect(screen.queryByRole('alert')).toBeNull()
+    cleanup()
+    signedIn()
+    void methods().sendTransaction(transfer, {
+      modalTitle: 'Pay Latch Store',
+      title: 'Checkout',
+      description: 'One coffee',
+      buttonText: 'Pay now',
+      transactionInfo: {
+        actionDescription: 'Buying',
+        action: 'Coffee',
+        description: 'Arrives warm',
+      },
+      senderInfo: {
+        name: 'Latch Store',
+        url: 'https://store.example',
+        imgUrl: 'https://store.example/logo.png',
+        imgSize: 'lg',
+        imgAltText: 'Store logo',
+        actionText: 'wants you to pay',
+      },
+    })
+    expect(await screen.findByRole('heading', { name: 'Pay Latch Store' })).toBeTruthy()
+    expect(screen.getByRole('heading', { name: 'Checkout' })).toBeTruthy()
+    expect(screen.getByText('One coffee')).toBeTruthy()
+    expect(screen.getByRole('button', { name: 'Pay now' })).toBeTruthy()
+    expect(screen.getByTestId('transaction-action').textContent).toBe('Coffee')
+    expect(screen.getByText('Buying')).toBeTruthy()
+    expect(screen.getByText('Arrives warm')).toBeTruthy()
+    expect(screen.getByRole('link', { name: 'Latch Store' }).getAttribute('href')).toBe(
+      'https://store.example',
+    )
+    expect(screen.getByAltText('Store logo').getAttribute('data-size')).toBe('lg')
+    expect(screen.getByText('wants you to pay')).toBeTruthy()
+  })
+
+  test('error: insufficient funds shows the server message and the balance in red; the button stays off', async () => {
+    frameWith((request) => {
+      if (request.method === 'eth_populateTransactionRequest') {
+        throw LatchError.of('insufficient_funds')
+      }
+      return frameRpc(request)
+    })
+    chainNode(ETHER / 1000n)
+    price(2500)
+    signedIn()
+    void methods().sendTransaction(transfer)
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Insufficient funds for this transaction',
+    )
+    const balance = screen.getByTestId('transaction-balance').firstElementChild
+    expect(balance?.textContent).toBe('0.001 ETH')
+    expect(balance?.getAttribute('data-over')).toBe('true')
+    expect(balance?.className).toBe('latch-tx-over')
+    expect((screen.getByRole('button', { name: 'Send ETH' }) as HTMLButtonElement).disabled).toBe(
+      true,
+    )
+  })
+
+  test('error: another preparation failure shows "There was an error preparing transaction"', async () => {
+    frameWith((request) => {
+      if (request.method === 'eth_populateTransactionRequest') {
+        throw LatchError.of('rpc_internal', { message: 'execution reverted' })
+      }
+      return frameRpc(request)
+    })
+    chainNode(ETHER)
+    price(null)
+    signedIn()
+    void methods().sendTransaction(transfer)
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'There was an error preparing transaction',
+    )
+  })
+
+  test('behavior: submitting shows its text and blocks closing (button, Escape, the host); then "Transaction complete!", "You\'re all set." and "All Done" resolve with the receipt', async () => {
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    frameWith(async (request) => {
+      if (request.method === 'eth_signTransaction') await held
+      return frameRpc(request)
+    })
+    chainNode(ETHER)
+    price(null)
+    const harness = signedIn()
+    const sent = methods().sendTransaction(transfer)
+    const button = await screen.findByRole('button', { name: 'Send ETH' })
+    await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false))
+    fireEvent.click(button)
+    expect((await screen.findByTestId('transaction-submitting')).textContent).toBe(
+      'Submitting (may take a few minutes)...',
+    )
+    expect(closeButton().disabled).toBe(true)
+    fireEvent.keyDown(document, { key: 'Escape' })
+    await methods().close()
+    expect(store.getState().open).toBe(true)
+    // Another request meanwhile is refused; this one goes on.
+    expect(await rejection(methods().signMessage('meanwhile'))).toMatchObject({
+      message: 'Request already pending',
+    })
+    release()
+    expect(await screen.findByRole('heading', { name: 'Transaction complete!' })).toBeTruthy()
+    expect(screen.getByText("You're all set.")).toBeTruthy()
+    expect(closeButton().disabled).toBe(false)
+    expect(rpcCalls.map((c) => c.method)).toEqual([
+      'eth_populateTransactionRequest',
+      'eth_signTransaction',
+    ])
+    expect(
+      api
+        .calls('POST /chains/1/rpc')
+        .some(
+          (r) =>
+            (r.body as { method: string; params: unknown[] }).method === 'eth_sendRawTransaction' &&
+            (r.body as { params: unknown[] }).params[0] === SIGNED_TX,
+        ),
+    ).toBe(true)
+    fireEvent.click(screen.getByRole('button', { name: 'All Done' }))
+    const receipt = (await sent) as TransactionReceipt
+    expect(receipt).toMatchObject({
+      transactionHash: HASH,
+      from: ADDRESS,
+      to: TO,
+      status: 1,
+      blockNumber: 16,
+      gasUsed: '21000',
+      byzantium: true,
+    })
+    expect(store.getState().open).toBe(false)
+    expect(harness.hostCalls.filter((c) => c.method === 'setOpen').at(-1)?.args).toEqual([false])
+  })
+
+  test('error: a submit failure shows its reason, and the generic text without one', async () => {
+    frameWith()
+    let sendAnswer: () => unknown = () => ({ error: { code: -32000, message: 'nonce too low' } })
+    chainNode(ETHER, { eth_sendRawTransaction: () => sendAnswer() })
+    price(null)
+    signedIn()
+    void methods().sendTransaction(transfer)
+    const button = await screen.findByRole('button', { name: 'Send ETH' })
+    await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false))
+    fireEvent.click(button)
+    expect((await screen.findByRole('alert')).textContent).toBe('nonce too low')
+    expect(closeButton().disabled).toBe(false)
+    sendAnswer = () => ({ result: 42 })
+    api.on('POST /chains/1/rpc', () => ({ status: 500, body: 'garbled' }))
+    fireEvent.click(button)
+    await waitFor(() => expect(screen.getByRole('alert').textContent).not.toBe('nonce too low'))
+    expect(screen.getByRole('alert').textContent).toBe('An error has occurred, please try again.')
+  })
+
+  test('error: closing before submitting rejects with "User exited the modal before submitting the transaction"', async () => {
+    frameWith()
+    chainNode(ETHER)
+    price(null)
+    signedIn()
+    const sent = methods().sendTransaction(transfer)
+    await screen.findByRole('heading', { name: 'Review transaction' })
+    fireEvent.keyDown(document, { key: 'Escape' })
+    expect(await rejection(sent)).toMatchObject({
+      message: 'User exited the modal before submitting the transaction',
+    })
+  })
+})

@@ -1,0 +1,147 @@
+/**
+ * signMessage() (SPEC sections 2, 4 and 8, "Sign"): the connecting gate, then
+ * EMBEDDED_WALLET_SIGN_REQUEST_SCREEN with the message; 'Sign and continue' has the wallet
+ * frame sign it (EIP-191, or EIP-712 for typed data), the caller gets the signature at once,
+ * and 'Success' shows for 1400 ms before the modal closes. Loaded lazily (index.ts).
+ */
+import {
+  ERRORS,
+  embeddedWallet,
+  type Hex,
+  LatchError,
+  type SignMessageUIOptions,
+  SUCCESS_CLOSE_DELAY_MS,
+  signMessageOptionsSchema,
+  type WalletAccount,
+} from '@latch/shared'
+import { track } from '../analytics.ts'
+import { finishFlow, flowGeneration, startFlow } from '../flow.ts'
+import { runtime } from '../runtime.ts'
+import { store } from '../store.ts'
+import { ensureWalletReady } from './flows.ts'
+import { walletFrame } from './frame.ts'
+import type { SignPayload, SignState } from './requests.ts'
+
+/**
+ * The signed-in user's in-app wallet, or the error for a caller who may not use it: signed
+ * out ('User is not authenticated.'), or without an in-app wallet ('Must have a wallet before
+ * signing').
+ */
+export function usableWallet(): WalletAccount {
+  const { user } = store.getState()
+  if (!user || !runtime().session.isAuthenticated()) throw LatchError.of('not_authenticated')
+  const wallet = embeddedWallet(user.linkedAccounts)
+  if (!wallet) throw LatchError.of('sign_without_wallet')
+  return wallet
+}
+
+/** The session's access token for a call to the frame; signed out meanwhile is an error. */
+export async function walletAccessToken(): Promise<string> {
+  const token = await runtime().session.getAccessToken()
+  if (!token) throw LatchError.of('not_authenticated')
+  return token
+}
+
+function checkPayload(payload: SignPayload): void {
+  if (payload.kind === 'message') {
+    if (typeof payload.message !== 'string' || payload.message.length === 0) {
+      throw LatchError.of('invalid_sign_message')
+    }
+    return
+  }
+  const data = payload.typedData
+  const ok =
+    (typeof data === 'string' && data.length > 0) ||
+    (typeof data === 'object' && data !== null && !Array.isArray(data))
+  if (!ok) {
+    throw LatchError.of('invalid_request_arguments', {
+      message: 'Typed data must be an EIP-712 object or its JSON',
+    })
+  }
+}
+
+/**
+ * The sign flow, for a message or typed data (the EIP-1193 provider's eth_signTypedData_v4
+ * comes through here too). Bad input and a caller without a wallet reject before anything
+ * opens; closing the modal before signing rejects with 'Signature rejected' (code 4001).
+ * @example signFlow({ kind: 'message', message: 'Hello' }, { title: 'Sign in to the game' })
+ */
+export function signFlow(payload: SignPayload, options: SignMessageUIOptions = {}): Promise<Hex> {
+  try {
+    if (!store.getState().app) throw LatchError.of('something_went_wrong')
+    // A transaction being submitted keeps the modal until its outcome is known.
+    if (store.getState().closeBlocked) throw LatchError.of('rpc_request_pending')
+    checkPayload(payload)
+    if (!signMessageOptionsSchema.safeParse(options).success) {
+      throw LatchError.of('invalid_request_arguments', { message: 'Invalid sign options' })
+    }
+    usableWallet()
+  } catch (e) {
+    return Promise.reject(e)
+  }
+  const promise = startFlow<Hex>({ kind: 'sign' }, 'EMBEDDED_WALLET_CONNECTING_SCREEN')
+  store.setState({ signRequest: { payload, options, status: 'idle', error: null } })
+  track('sign_message_started')
+  void ensureWalletReady('EMBEDDED_WALLET_SIGN_REQUEST_SCREEN')
+  return promise
+}
+
+function setSign(patch: Partial<SignState>): void {
+  const current = store.getState().signRequest
+  if (current) store.setState({ signRequest: { ...current, ...patch } })
+}
+
+/** The frame's request for a payload (`latch:wallet:rpc`, wallet-frame/README.md). */
+function rpcRequest(payload: SignPayload, address: Hex): { method: string; params: unknown[] } {
+  return payload.kind === 'message'
+    ? { method: 'personal_sign', params: [payload.message, address] }
+    : { method: 'eth_signTypedData_v4', params: [address, payload.typedData] }
+}
+
+const SIGNATURE = /^0x[0-9a-fA-F]{130}$/
+
+/**
+ * 'Sign and continue': the frame signs; the caller's promise resolves with the signature now
+ * (nothing it needs waits for the success screen), and the modal closes after the pause.
+ * A failure shows 'An error has occurred, please try again.' and the button stays for a retry.
+ */
+export async function confirmSign(): Promise<void> {
+  const request = store.getState().signRequest
+  if (!request || request.status === 'signing' || request.status === 'success') return
+  const started = flowGeneration()
+  setSign({ status: 'signing', error: null })
+  let signature: Hex
+  try {
+    const wallet = usableWallet()
+    const accessToken = await walletAccessToken()
+    const frame = await walletFrame()
+    const { response } = await frame['latch:wallet:rpc']({
+      address: wallet.address,
+      accessToken,
+      request: rpcRequest(request.payload, wallet.address),
+    })
+    if (typeof response !== 'string' || !SIGNATURE.test(response)) {
+      throw LatchError.of('sign_failed', { message: 'The wallet answered no signature' })
+    }
+    signature = response as Hex
+  } catch (e) {
+    if (started !== flowGeneration()) return
+    console.error('Latch: the in-app wallet could not sign', e)
+    setSign({ status: 'error', error: ERRORS.sign_failed.message })
+    return
+  }
+  if (started !== flowGeneration()) return
+  track('sign_message_completed')
+  const { waiting } = store.getState()
+  // Delivered now; closing during the success pause changes nothing for the caller.
+  store.setState({
+    waiting: null,
+    delivery: { value: signature },
+    pauseTimer: setTimeout(
+      () => started === flowGeneration() && finishFlow(),
+      SUCCESS_CLOSE_DELAY_MS,
+    ),
+  })
+  setSign({ status: 'success' })
+  waiting?.resolve(signature)
+}
