@@ -43,6 +43,8 @@ async function makeTemplate(): Promise<void> {
 }
 
 let template: Promise<void> | undefined
+/** Copies of the template tried before giving up (see freshDataDir). */
+const COPY_ATTEMPTS = 6
 
 /**
  * A new temporary data folder holding an empty, migrated PGlite database (and its secret).
@@ -51,7 +53,17 @@ let template: Promise<void> | undefined
 export async function freshDataDir(): Promise<string> {
   template ??= templateIsCurrent() ? Promise.resolve() : makeTemplate()
   await template
-  const dir = await mkdtemp(join(tmpdir(), 'latch-e2e-'))
-  await cp(TEMPLATE, dir, { recursive: true })
-  return dir
+  // Another vitest process (another session in this tree) may be swapping the template in right
+  // now: a copy that meets a vanishing file is thrown away and tried again.
+  for (let attempt = 1; ; attempt++) {
+    const dir = await mkdtemp(join(tmpdir(), 'latch-e2e-'))
+    try {
+      await cp(TEMPLATE, dir, { recursive: true })
+      return dir
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true })
+      if (attempt >= COPY_ATTEMPTS || (error as { code?: unknown }).code !== 'ENOENT') throw error
+      await new Promise((resolve) => setTimeout(resolve, 500 * attempt))
+    }
+  }
 }
