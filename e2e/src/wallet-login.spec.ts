@@ -7,10 +7,20 @@
 import { API_PREFIX, type LoginResult, type User } from '@latch/shared'
 import type { BrowserContext } from 'playwright-core'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { type RunningAnvil, startAnvil } from '../../server/src/testing/index.ts'
+import {
+  counterfactualContractWallet,
+  deployedContractWallet,
+  deployWalletFactory,
+} from './contract-wallet.ts'
 import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
 import type { HostPage } from './harness.ts'
-import { type InjectedWallet, injectWallet } from './injected-wallet.ts'
+import {
+  type InjectedWallet,
+  injectWallet,
+  type WalletAccount as WalletSigner,
+} from './injected-wallet.ts'
 import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
@@ -24,15 +34,16 @@ interface WalletPage extends HostPage {
 /** The host page of `appId` in a browser whose wallet holds `account`. */
 async function openWithWallet(
   appId: string,
-  account = freshAccount(),
+  account: WalletSigner = freshAccount(),
   before?: (context: BrowserContext) => Promise<void>,
+  chainId?: number,
 ): Promise<WalletPage> {
   let wallet!: InjectedWallet
   const hp = await h().open({
     appId,
     prepare: async (context) => {
       await before?.(context)
-      wallet = await injectWallet(context, { account, name: 'Test Wallet' })
+      wallet = await injectWallet(context, { account, name: 'Test Wallet', chainId })
     },
   })
   return { ...hp, wallet }
@@ -281,5 +292,44 @@ describe('the landing and the screens without a wallet', () => {
     expect(await learn.textContent()).toBe('Still not sure? Learn more')
     await hp.modal.getByTestId('install-done').click()
     await visit(hp, 'LANDING')
+  })
+})
+
+describe('smart-contract wallets (a local chain as Base Goerli)', () => {
+  const CHAIN = 84531
+  let anvil: RunningAnvil
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: CHAIN })
+  })
+  afterAll(async () => {
+    await anvil?.stop()
+  })
+
+  async function signIn(account: WalletSigner) {
+    const chainApp = await h().createApp({
+      loginMethods: ['wallet', 'email'],
+      rpcUrls: { [String(CHAIN)]: anvil.url },
+    })
+    const hp = await openWithWallet(chainApp.id, account, undefined, CHAIN)
+    const pending = latchCall<LoginResult>(hp.page, 'login')
+    await visit(hp, 'LANDING')
+    await chooseWallet(hp)
+    return expectOk(await settle(pending, 'login()'))
+  }
+
+  test('behavior: a deployed EIP-1271 wallet signs in, on the chain its wallet is on', async () => {
+    const account = await deployedContractWallet(anvil, freshAccount())
+    const { user, isNewUser } = await signIn(account)
+    expect(isNewUser).toBe(true)
+    expect(user.linkedAccounts).toMatchObject([
+      { type: 'wallet', address: account.address, chainId: `eip155:${CHAIN}` },
+    ])
+  })
+
+  test('behavior: a counterfactual EIP-6492 wallet signs in before it exists', async () => {
+    const account = counterfactualContractWallet(await deployWalletFactory(anvil), freshAccount())
+    expect(await anvil.rpc('eth_getCode', [account.address, 'latest'])).toBe('0x')
+    const { user } = await signIn(account)
+    expect(user.linkedAccounts).toMatchObject([{ type: 'wallet', address: account.address }])
   })
 })
