@@ -102,7 +102,10 @@ function hostWith(harness: Harness, wallets: WalletDouble[] | (() => never)): Ho
   return new Proxy(base, {
     get(target, name) {
       if (name === 'wallets') {
-        return async () => (typeof wallets === 'function' ? wallets() : wallets.map((w) => w.info))
+        return async () => {
+          harness.hostCalls.push({ method: 'wallets', args: [] })
+          return typeof wallets === 'function' ? wallets() : wallets.map((w) => w.info)
+        }
       }
       if (name === 'pageUrl') return async () => PAGE
       if (name === 'request') {
@@ -195,6 +198,31 @@ describe('the wallet section', () => {
     expect(options.map((o) => o.textContent)).toEqual(['MetaMask', 'Evil'])
     const icons = [...document.querySelectorAll('[data-testid=wallet-option] img')]
     expect(icons.map((i) => [i.getAttribute('src'), i.getAttribute('alt')])).toEqual([[ICON, '']])
+  })
+
+  test('behavior: a wallet-only app shows the one section open, without a toggle, compact', async () => {
+    const harness = renderModal(api, { emailAuth: false })
+    runtime().host = hostWith(harness, [walletDouble()])
+    act(() => {
+      login().catch(() => {})
+    })
+    expect(screen.getByRole('heading', { level: 2 }).textContent).toBe('Connect Wallet')
+    expect(screen.queryByTestId('section-wallet-toggle')).toBeNull()
+    expect(screen.getByTestId('latch-modal').getAttribute('data-size')).toBe('compact')
+    expect(await screen.findAllByTestId('wallet-option')).toHaveLength(1)
+  })
+
+  test('behavior: the host page is asked for its wallets only once the modal opens', async () => {
+    const harness = renderModal(api)
+    runtime().host = hostWith(harness, [walletDouble()])
+    await act(() => new Promise((resolve) => setTimeout(resolve, 20)))
+    expect(harness.hostCalls.some((c) => c.method === 'wallets')).toBe(false)
+    expect(screen.queryByTestId('wallet-list')).toBeNull()
+    act(() => {
+      login().catch(() => {})
+    })
+    expect(await screen.findAllByTestId('wallet-option')).toHaveLength(1)
+    expect(harness.hostCalls.filter((c) => c.method === 'wallets')).toHaveLength(1)
   })
 
   test('error: a host that cannot list wallets shows "Unable to connect to wallet."', async () => {
