@@ -28,6 +28,9 @@ const ERRORS_MODULE = /[\\/]shared[\\/]src[\\/]errors[\\/]/
 const RPC_LOOP =
   /\nfor \(const \[code, spec\] of Object\.entries\(ERRORS\)[^\n]*\n[^\n]*rpcCode\n[^\n]*RPC_CODES\.set[^\n]*\n\}\n/
 
+/** rpcErrorCode's lookup in that map. */
+const RPC_LOOKUP = /return RPC_CODES\.get\(rpcCode\)/
+
 /** Replaces the catalogue, wherever in shared/src it is, with the entries for `codes`. */
 function errorCatalogue(codes: ReadonlySet<string>): Plugin {
   let found = false
@@ -36,8 +39,10 @@ function errorCatalogue(codes: ReadonlySet<string>): Plugin {
     name: 'latch-error-catalogue',
     enforce: 'pre',
     transform(code, id) {
-      if (noRpc && ERRORS_MODULE.test(id) && RPC_LOOP.test(code))
-        return code.replace(RPC_LOOP, '\n')
+      if (noRpc && ERRORS_MODULE.test(id) && RPC_LOOP.test(code)) {
+        // With the map empty, no provider code maps to an entry: the lookup and its branch go.
+        return code.replace(RPC_LOOP, '\n').replace(RPC_LOOKUP, 'return undefined')
+      }
       if (!SHARED_MODULE.test(id) || !CATALOGUE.test(code)) return null
       found = true
       const kept = Object.fromEntries(Object.entries(ERRORS).filter(([code]) => codes.has(code)))

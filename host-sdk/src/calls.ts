@@ -9,7 +9,12 @@ import {
 
 type Rejecter = (error: LatchError) => void
 /** What a flow rejects with when the visitor leaves it or the modal goes away. */
-export type FlowExit = 'login_exited' | 'link_exited' | 'create_exited' | 'recovery_exited'
+export type FlowExit =
+  | 'login_exited'
+  | 'link_exited'
+  | 'create_exited'
+  | 'recovery_exited'
+  | 'modal_unreachable'
 type Run<T> = (remote: ModalMethods) => Promise<T>
 
 export interface Calls {

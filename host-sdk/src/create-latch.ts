@@ -79,13 +79,16 @@ export function createLatch(options: LatchOptions): LatchClient {
       // The query lets the modal server answer frame-ancestors with this app's origins.
       `${base}/?app=${app}#app=${app}`,
       parentId,
-      () => {
-        setOpen(false)
+      // The dialog stays until the modal answers: it closes it itself (setOpen), unless the
+      // flow on screen may not be left (a transaction being submitted).
+      () =>
         void linked
           .then((remote) => calls.invoke(remote, (r) => r.close()))
           // A modal that cannot answer cannot end its flows: end them here.
-          .catch(() => calls.settleAll())
-      },
+          .catch(() => {
+            setOpen(false)
+            calls.settleAll()
+          }),
     )
     frame.iframe.addEventListener('load', () => {
       if (++loads > 1) reconnect()
@@ -176,6 +179,12 @@ export function createLatch(options: LatchOptions): LatchClient {
     getAccessToken: () => call((r) => r.getAccessToken()),
     createWallet: () => flow((r) => r.createWallet(), 'create_exited'),
     recoverWallet: () => flow((r) => r.recoverWallet(), 'recovery_exited'),
+    // The modal rejects a close itself ('Signature rejected', 'User exited the modal before
+    // submitting the transaction'); gone, it is unreachable.
+    signMessage: (message, options) =>
+      flow((r) => r.signMessage(message, options), 'modal_unreachable'),
+    sendTransaction: (request, options) =>
+      flow((r) => r.sendTransaction(request, options), 'modal_unreachable'),
     on: events.on,
     off: events.off,
     destroy() {

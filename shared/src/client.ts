@@ -60,6 +60,8 @@ export interface LatchClient
     | 'getAccessToken'
     | 'createWallet'
     | 'recoverWallet'
+    | 'signMessage'
+    | 'sendTransaction'
   > {
   /** Resolves once the modal is connected and configured; rejects with a LatchError otherwise. */
   readonly ready: Promise<void>
