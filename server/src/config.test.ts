@@ -2,7 +2,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, test } from 'vitest'
-import { ConfigError, DEFAULT_ACCESS_TOKEN_TTL_S, loadConfig } from './config.ts'
+import {
+  ConfigError,
+  DEFAULT_ACCESS_TOKEN_TTL_S,
+  DEFAULT_FORK_TOKEN_TTL_S,
+  loadConfig,
+} from './config.ts'
 import { acquireLock } from './db/lock.ts'
 
 const dirs: string[] = []
@@ -36,6 +41,7 @@ test('behavior: defaults and explicit settings', () => {
     twilio: null,
     priceUrl: null,
     accessTokenTtlS: DEFAULT_ACCESS_TOKEN_TTL_S,
+    forkTokenTtlS: 300,
     production: false,
   })
   const d = loadConfig({
@@ -47,6 +53,7 @@ test('behavior: defaults and explicit settings', () => {
     TWILIO_AUTH_TOKEN: 't',
     TWILIO_FROM: '+15005550006',
     LATCH_ACCESS_TOKEN_TTL: '60',
+    LATCH_FORK_TOKEN_TTL: '2',
   })
   expect(d.port).toBe(9000)
   expect(d.modalOrigin).toBe('http://localhost:5174')
@@ -57,6 +64,16 @@ test('behavior: defaults and explicit settings', () => {
     apiUrl: 'https://api.twilio.com',
   })
   expect(d.accessTokenTtlS).toBe(60)
+  expect(d.forkTokenTtlS).toBe(2)
+})
+
+test('error: a fork token life may only be shortened', () => {
+  const base = { DATABASE_URL: 'memory://', LATCH_SECRET: 's'.repeat(32) }
+  expect(DEFAULT_FORK_TOKEN_TTL_S).toBe(300)
+  expect(() => loadConfig({ ...base, LATCH_FORK_TOKEN_TTL: '301' })).toThrow(
+    'LATCH_FORK_TOKEN_TTL must be an integer from 1 to 300',
+  )
+  expect(() => loadConfig({ ...base, LATCH_FORK_TOKEN_TTL: '0' })).toThrow(/LATCH_FORK_TOKEN_TTL/)
 })
 
 test('error: bad values are refused with the variable named', () => {

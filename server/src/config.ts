@@ -33,6 +33,8 @@ export interface Config {
   rpcUrls: Record<string, string>
   issuer: string
   accessTokenTtlS: number
+  /** Seconds a session fork's token lives (LATCH_FORK_TOKEN_TTL; 300 by default). */
+  forkTokenTtlS: number
   /** Whose X-Forwarded-For entries name the client (rate limits): nobody, hops, or addresses. */
   trustProxy: TrustProxy
   /** SMS codes sent per app and in all, per hour and per day, before 429 (toll-fraud caps). */
@@ -73,6 +75,8 @@ const TWILIO_API_URL = 'https://api.twilio.com'
 export const DEFAULT_DATA_DIR = '.latch'
 export const DEFAULT_PORT = 8787
 export const DEFAULT_ACCESS_TOKEN_TTL_S = 15 * 60
+/** A fork token's life (see sessions/service.ts); a setting may only shorten it. */
+export const DEFAULT_FORK_TOKEN_TTL_S = 5 * 60
 const MIN_SECRET_LENGTH = 32
 
 function nonEmpty(value: string | undefined): string | null {
@@ -251,6 +255,13 @@ export function loadConfig(env: Env = process.env): Config {
       DEFAULT_ACCESS_TOKEN_TTL_S,
       30,
       24 * 60 * 60,
+    ),
+    forkTokenTtlS: integer(
+      env,
+      'LATCH_FORK_TOKEN_TTL',
+      DEFAULT_FORK_TOKEN_TTL_S,
+      1,
+      DEFAULT_FORK_TOKEN_TTL_S,
     ),
     trustProxy: trustProxy(env),
     smsBudget: {

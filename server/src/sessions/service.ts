@@ -16,12 +16,17 @@
 import { type AuthResponse, LatchError, REFRESH_TOKEN_MAX_AGE_S } from '@latch/shared'
 import { type Kysely, type RawBuilder, sql } from 'kysely'
 import { authenticateWithAccount, type NewAccount } from '../accounts/service.ts'
+import { DEFAULT_FORK_TOKEN_TTL_S } from '../config.ts'
 import type { Deps } from '../context.ts'
 import { hashToken, randomId, randomToken } from '../crypto.ts'
 import type { Database, Db } from '../db/index.ts'
 
 export const REFRESH_GRACE_MS = 10_000
-export const FORK_TOKEN_TTL_MS = 60_000
+/**
+ * How long a fork token lives by default (LATCH_FORK_TOKEN_TTL may shorten it): the time to pick
+ * a wallet app and let it open the page, and little more, since whoever holds it becomes the user.
+ */
+export const FORK_TOKEN_TTL_MS = DEFAULT_FORK_TOKEN_TTL_S * 1000
 export const SESSION_LIFETIME_MS = REFRESH_TOKEN_MAX_AGE_S * 1000
 
 type SessionDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'keys'>
@@ -264,11 +269,12 @@ export async function isSessionLive(
   return !!row
 }
 
-/** A single-use token, alive 60 s, that opens a child session of this one. */
+/** A single-use token, alive `ttlMs` (5 minutes by default), that opens a child session of this one. */
 export async function createForkToken(
   deps: SessionDeps,
   appId: string,
   sessionId: string,
+  ttlMs = FORK_TOKEN_TTL_MS,
 ): Promise<string> {
   const now = deps.clock.now()
   const token = randomToken()
@@ -279,7 +285,7 @@ export async function createForkToken(
       app_id: appId,
       session_id: sessionId,
       created_at: now,
-      expires_at: new Date(now.getTime() + FORK_TOKEN_TTL_MS),
+      expires_at: new Date(now.getTime() + ttlMs),
     })
     .execute()
   return token
@@ -292,13 +298,14 @@ export async function redeemForkToken(
   presented: string,
 ): Promise<IssuedSession> {
   const now = deps.clock.now()
+  const hash = hashToken(presented)
   // Spends the token and reads its session with the family's state in one statement.
   const parent = await deps.db
     .with('used', (db) =>
       db
         .updateTable('fork_tokens')
         .set({ used_at: now })
-        .where('hash', '=', hashToken(presented))
+        .where('hash', '=', hash)
         .where('app_id', '=', appId)
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
@@ -316,7 +323,8 @@ export async function redeemForkToken(
       'f.revoked_at as family_revoked_at',
     ])
     .executeTakeFirst()
-  if (!parent || parent.revoked_at || parent.family_revoked_at || parent.expires_at <= now) {
+  if (!parent) throw await whyForkTokenRefused(deps, appId, hash, now)
+  if (parent.revoked_at || parent.family_revoked_at || parent.expires_at <= now) {
     throw LatchError.of('invalid_refresh_token')
   }
   return createSession(deps, appId, parent.user_id, {
@@ -324,4 +332,27 @@ export async function redeemForkToken(
     familyId: parent.family_id,
     expiresAt: parent.expires_at,
   })
+}
+
+/**
+ * Why a fork token was not spent: already used or expired say so (the page that opened it
+ * tells the user to fork again); unknown or another app's is an invalid token. A second use
+ * is only refused, not treated as theft: opening the same deep link twice is an ordinary
+ * mistake, and the token opened at most one session.
+ */
+async function whyForkTokenRefused(
+  deps: SessionDeps,
+  appId: string,
+  hash: string,
+  now: Date,
+): Promise<LatchError> {
+  const row = await deps.db
+    .selectFrom('fork_tokens')
+    .select(['used_at', 'expires_at'])
+    .where('hash', '=', hash)
+    .where('app_id', '=', appId)
+    .executeTakeFirst()
+  if (row?.used_at) return LatchError.of('fork_token_used')
+  if (row && row.expires_at <= now) return LatchError.of('fork_token_expired')
+  return LatchError.of('invalid_refresh_token')
 }

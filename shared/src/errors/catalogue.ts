@@ -89,6 +89,19 @@ export const ERRORS = {
     message: 'Invalid or expired refresh token',
     retryable: false,
   },
+  // A session fork's token (POST /sessions/fork/recover), refused with the reason the user acts on.
+  fork_token_used: {
+    type: 'api_error',
+    status: 401,
+    message: 'This session link has already been used',
+    retryable: false,
+  },
+  fork_token_expired: {
+    type: 'api_error',
+    status: 401,
+    message: 'This session link has expired',
+    retryable: false,
+  },
   origin_not_allowed: {
     type: 'api_error',
     status: 403,
@@ -498,6 +511,11 @@ export const ERRORS = {
   link_exited: {
     type: 'flow_error',
     message: 'User exited the modal before linking an account',
+    retryable: true,
+  },
+  connect_exited: {
+    type: 'flow_error',
+    message: 'User exited the modal before connecting a wallet',
     retryable: true,
   },
   method_not_available: {
