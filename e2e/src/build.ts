@@ -2,23 +2,28 @@
  * Builds the frontend (host SDK, modal app and wallet frame) once per run into a private folder: the e2e spec
  * files each run in their own worker, so a marker beside the cache (the run's id and a hash of
  * the sources) tells a worker that an earlier one of the same run, or an earlier run of the same
- * sources, already built them. The builds are copied out of modal-app/dist and host-sdk/dist at
- * once, so another engineer's build running meanwhile cannot change what the specs serve.
+ * sources, already built them. Each build goes into a folder of its own under `builds/`, and the
+ * served paths (FRONTEND_DIRS) are links switched to it in one rename each: another vitest
+ * process building meanwhile (another session in the same tree) never empties what a running
+ * harness serves, and a page loaded from an older build still finds its files.
  */
 import { createHash } from 'node:crypto'
 import {
-  cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
+  statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildHostSdk } from '../../host-sdk/build.ts'
-import { buildModalApp, MODAL_DIST } from '../../modal-app/build.ts'
+import { buildModalApp } from '../../modal-app/build.ts'
 import { buildWalletFrame } from '../../wallet-frame/build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -93,6 +98,42 @@ function readMarker(): Marker | null {
   }
 }
 
+/** Each build's own folder; FRONTEND_DIRS link to the newest complete one. */
+const BUILDS_DIR = join(CACHE_DIR, 'builds')
+/** Older builds go when a new one is linked in; a run that started on one lasts minutes. */
+const KEEP_BUILDS_MS = 2 * 60 * 60_000
+
+/** Points `link` at `target` with one rename: a reader sees the old build or the new one. */
+function relink(link: string, target: string): void {
+  let isLink = false
+  let exists = true
+  try {
+    isLink = lstatSync(link).isSymbolicLink()
+  } catch {
+    exists = false
+  }
+  // The layout before links (a plain folder) is removed once.
+  if (exists && !isLink) rmSync(link, { recursive: true, force: true })
+  const temporary = `${link}.${process.pid}.link`
+  rmSync(temporary, { force: true })
+  symlinkSync(target, temporary, 'dir')
+  renameSync(temporary, link)
+}
+
+/** Removes the builds older than KEEP_BUILDS_MS, except `current`. */
+function pruneBuilds(current: string): void {
+  for (const name of readdirSync(BUILDS_DIR)) {
+    const path = join(BUILDS_DIR, name)
+    try {
+      if (path !== current && Date.now() - statSync(path).mtimeMs > KEEP_BUILDS_MS) {
+        rmSync(path, { recursive: true, force: true })
+      }
+    } catch {
+      // Removed meanwhile by another process.
+    }
+  }
+}
+
 let pending: Promise<void> | undefined
 
 /**
@@ -105,26 +146,34 @@ export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
     const marker = readMarker()
     const force = process.env.LATCH_E2E_REBUILD === '1'
     if (!force && outputsExist() && (marker?.hash === hash || marker?.runId === runId())) return
-    rmSync(FRONTEND_DIRS.sdk, { recursive: true, force: true })
-    rmSync(FRONTEND_DIRS.modal, { recursive: true, force: true })
-    rmSync(FRONTEND_DIRS.walletFrame, { recursive: true, force: true })
-    mkdirSync(CACHE_DIR, { recursive: true })
+    const out = join(BUILDS_DIR, `${Date.now()}-${process.pid}`)
+    const dirs = {
+      sdk: join(out, 'sdk'),
+      modal: join(out, 'modal'),
+      walletFrame: join(out, 'wallet-frame'),
+    }
+    mkdirSync(out, { recursive: true })
     // A production build whatever the caller's NODE_ENV (vitest sets 'test', and a modal built
     // under 'test' pairs the dev JSX runtime with production React). Restored afterwards so
     // the server started next (npm start) does not inherit it.
     const nodeEnv = process.env.NODE_ENV
     process.env.NODE_ENV = 'production'
     try {
-      await buildHostSdk({ outDir: FRONTEND_DIRS.sdk })
-      await buildModalApp()
-      // Straight into the cache: its build writes a staging folder and swaps it in.
-      await buildWalletFrame({ outDir: FRONTEND_DIRS.walletFrame })
+      await buildHostSdk({ outDir: dirs.sdk })
+      await buildModalApp({ outDir: dirs.modal })
+      await buildWalletFrame({ outDir: dirs.walletFrame })
+    } catch (error) {
+      rmSync(out, { recursive: true, force: true })
+      throw error
     } finally {
       if (nodeEnv === undefined) delete process.env.NODE_ENV
       else process.env.NODE_ENV = nodeEnv
     }
-    cpSync(MODAL_DIST, FRONTEND_DIRS.modal, { recursive: true })
+    relink(FRONTEND_DIRS.sdk, dirs.sdk)
+    relink(FRONTEND_DIRS.modal, dirs.modal)
+    relink(FRONTEND_DIRS.walletFrame, dirs.walletFrame)
     writeFileSync(MARKER, JSON.stringify({ hash, runId: runId() } satisfies Marker))
+    pruneBuilds(out)
   })()
   return pending.then(() => FRONTEND_DIRS)
 }
