@@ -113,6 +113,8 @@ const TARGETS = {
   iife: { entry: 'src/script.ts', fileName: 'sdk.js', format: 'iife' },
   es: { entry: 'src/index.ts', fileName: 'latch.js', format: 'es' },
   bridge: { entry: 'src/bridge/index.ts', fileName: 'wallet-bridge.js', format: 'es' },
+  // The EIP-1193 provider, imported on the first getEthereumProvider() (src/provider/).
+  provider: { entry: 'src/provider/index.ts', fileName: 'provider.js', format: 'es' },
 } as const
 type Target = keyof typeof TARGETS
 
@@ -127,7 +129,8 @@ function config(
     configFile: false,
     root: ROOT,
     logLevel: 'warn',
-    plugins: [errorCatalogue(codes), penpalTrimmed],
+    // The provider raises no LatchError (its errors are EIP-1193's): no catalogue to cut.
+    plugins: target === 'provider' ? [] : [errorCatalogue(codes), penpalTrimmed],
     build: {
       outDir,
       emptyOutDir: false,
@@ -204,12 +207,13 @@ async function bridgeErrorCodes(): Promise<Set<string>> {
   return codes
 }
 
-/** Builds dist/sdk.js, dist/latch.js and dist/wallet-bridge.js (or into `outDir`). */
+/** Builds dist/sdk.js, dist/latch.js, dist/wallet-bridge.js and dist/provider.js (or into `outDir`). */
 export async function buildHostSdk(options: { outDir?: string } = {}): Promise<void> {
   const outDir = options.outDir ?? 'dist'
   const [codes, bridgeCodes] = await Promise.all([usedErrorCodes(), bridgeErrorCodes()])
   for (const target of ['iife', 'es'] as const) await build(config(target, codes, outDir, true))
   await build(config('bridge', bridgeCodes, outDir, true))
+  await build(config('provider', new Set(), outDir, true))
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

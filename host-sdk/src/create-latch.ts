@@ -11,6 +11,7 @@ import { connect, WindowMessenger } from 'penpal'
 import { createCalls, type FlowExit } from './calls.ts'
 import { createEvents } from './events.ts'
 import { type Frame, mountFrame } from './frame.ts'
+import type { ProviderModule } from './provider/index.ts'
 import { bridgeLoader, createHostMethods } from './host-methods.ts'
 import { type OAuthReturn, takeOAuthReturn } from './oauth.ts'
 
@@ -48,6 +49,8 @@ export function createLatch(options: LatchOptions): LatchClient {
   let destroyConnection: (() => void) | undefined
   let loads = 0
   let destroyed = false
+  // The modal's URL without a trailing slash, once started: where the lazily loaded chunks live.
+  let base = ''
   let kill: (error: LatchError) => void = () => {}
   const killed = new Promise<never>((_, reject) => {
     kill = reject
@@ -65,6 +68,8 @@ export function createLatch(options: LatchOptions): LatchClient {
     appId: string,
     oauthReturn: OAuthReturn,
   ): Promise<ModalMethods> => {
+    // Set before any wait: getEthereumProvider() may import from it at once.
+    base = modalUrl.href.replace(/\/+$/, '')
     const parentId = options.config?.render?.inParentNodeId
     // Mounted as soon as its place exists: a tag in the body need not wait for the rest of the
     // page and its deferred scripts (DOMContentLoaded), which on a phone can be long.
@@ -73,7 +78,6 @@ export function createLatch(options: LatchOptions): LatchClient {
       await new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve))
     }
     if (destroyed) throw unreachable()
-    const base = modalUrl.href.replace(/\/+$/, '')
     const app = encodeURIComponent(appId)
     frame = mountFrame(
       // The query lets the modal server answer frame-ancestors with this app's origins.
@@ -169,7 +173,7 @@ export function createLatch(options: LatchOptions): LatchClient {
   const call = <T>(run: (r: ModalMethods) => Promise<T>) =>
     remote().then((r) => calls.invoke(r, run))
 
-  return {
+  const client: LatchClient = {
     ready,
     login: () => flow((r) => r.login(), 'login_exited'),
     link: (kind) => flow((r) => r.link(kind), 'link_exited'),
@@ -185,6 +189,15 @@ export function createLatch(options: LatchOptions): LatchClient {
       flow((r) => r.signMessage(message, options), 'modal_unreachable'),
     sendTransaction: (request, options) =>
       flow((r) => r.sendTransaction(request, options), 'modal_unreachable'),
+    // The modal rejects a close itself ('export_exited'); gone, it is unreachable.
+    exportWallet: () => flow((r) => r.exportWallet(), 'modal_unreachable'),
+    // src/provider/ ships as provider.js beside sdk.js, imported on the first call (the
+    // browser keeps the module); it makes one provider per client. Without a modal URL the
+    // import fails and the call rejects.
+    getEthereumProvider: (options) =>
+      import(/* @vite-ignore */ /* webpackIgnore: true */ `${base}/provider.js`).then(
+        (m: ProviderModule) => m.default(client, call, flow, options),
+      ),
     on: events.on,
     off: events.off,
     destroy() {
@@ -197,4 +210,5 @@ export function createLatch(options: LatchOptions): LatchClient {
       events.clear()
     },
   }
+  return client
 }

@@ -20,7 +20,10 @@ import { store } from './store.ts'
 import {
   createWallet,
   recoverWallet,
+  chainRead,
+  exportWallet,
   sendTransaction,
+  signFlow,
   signMessage,
 } from './wallet/index.ts'
 
@@ -71,7 +74,11 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     recoverWallet,
     signMessage,
     sendTransaction,
-    exportWallet: unavailable,
+    exportWallet,
+    rpc: chainRead,
+    // The sign flow checks the typed data's shape itself (an object or its JSON).
+    signTypedData: (typedData, options) =>
+      signFlow({ kind: 'typedData', typedData: typedData as Record<string, unknown> }, options),
     forkSession: unavailable,
     // To the connector of that wallet (connectors/); the bridge checked the payload.
     async walletEvent(id, event, payload) {

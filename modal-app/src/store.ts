@@ -34,6 +34,7 @@ export type Flow =
   | { kind: 'recover-wallet' }
   | { kind: 'sign' }
   | { kind: 'send-transaction' }
+  | { kind: 'export-wallet' }
 
 /** What a flow delivers to the host: a sign-in, a user, a wallet, a signature or a receipt. */
 export type FlowValue = LoginResult | User | WalletAccount | Hex | TransactionReceipt

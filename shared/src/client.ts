@@ -62,11 +62,19 @@ export interface LatchClient
     | 'recoverWallet'
     | 'signMessage'
     | 'sendTransaction'
+    | 'exportWallet'
   > {
   /** Resolves once the modal is connected and configured; rejects with a LatchError otherwise. */
   readonly ready: Promise<void>
   on<E extends LatchEventName>(event: E, handler: LatchEventHandler<E>): void
   off<E extends LatchEventName>(event: E, handler: LatchEventHandler<E>): void
+  /**
+   * An EIP-1193 provider over the signed-in user's in-app wallet (host-sdk/README.md,
+   * "The EIP-1193 provider"), for ethers, viem or wagmi. Its code loads from the modal origin on
+   * the first call; every call answers the same provider. `announce` also announces it on the
+   * page through EIP-6963 (name 'Latch', rdns 'dev.latch.wallet').
+   */
+  getEthereumProvider(options?: EthereumProviderOptions): Promise<LatchEthereumProvider>
   /** Removes the frame and its listeners; pending and later calls reject. */
   destroy(): void
 }
@@ -78,3 +86,40 @@ export const HOST_ELEMENT_IDS = {
   /** Elements with this attribute open sign-in on click (one-line script). */
   loginAttribute: 'data-latch-login',
 } as const
+
+/** An EIP-1193 request. */
+export interface EthereumRequest {
+  method: string
+  params?: readonly unknown[] | object
+}
+
+/** The events of the in-app wallet's EIP-1193 provider. */
+export type EthereumProviderEvent =
+  | 'connect'
+  | 'disconnect'
+  | 'accountsChanged'
+  | 'chainChanged'
+  | 'message'
+
+/** The in-app wallet as an EIP-1193 provider (what getEthereumProvider() answers). */
+export interface LatchEthereumProvider {
+  request(args: EthereumRequest): Promise<unknown>
+  on(event: EthereumProviderEvent, listener: (payload: never) => void): LatchEthereumProvider
+  removeListener(
+    event: EthereumProviderEvent,
+    listener: (payload: never) => void,
+  ): LatchEthereumProvider
+  /** Set so libraries that look for it treat this as a wallet provider. */
+  readonly isLatch: true
+}
+
+export interface EthereumProviderOptions {
+  /** Announce the provider on the page through EIP-6963 (off by default). */
+  announce?: boolean
+}
+
+/** An EIP-1193 error: `code` 4001 rejected, 4100 unauthorized, 4200 unsupported, 4901 chain. */
+export interface ProviderRpcError extends Error {
+  code: number
+  data?: unknown
+}

@@ -99,6 +99,16 @@ export interface ModalMethods {
   ): Promise<TransactionReceipt>
   /** Shows the in-app wallet's private key in the export frame; resolves when the visitor closes it. */
   exportWallet(): Promise<void>
+  /**
+   * A read of the chain `chainId` (the API's chain proxy and its allowlist): the host page's
+   * EIP-1193 provider forwards read methods here. Answers the node's result.
+   */
+  rpc(chainId: number, method: string, params?: unknown): Promise<unknown>
+  /**
+   * EIP-712 typed data (an object or its JSON) through the sign screen, which shows it; the
+   * host page's EIP-1193 provider sends eth_signTypedData_v4 here.
+   */
+  signTypedData(typedData: unknown, options?: SignMessageUIOptions): Promise<Hex>
   forkSession(): Promise<string>
   /**
    * An injected wallet the modal has sent a request to (HostMethods.request) reported an event:

@@ -42,6 +42,9 @@ const EmbeddedWalletCreated = lazyScreen(() =>
 const EmbeddedWalletConnecting = lazyScreen(() =>
   import('./EmbeddedWalletConnecting.tsx').then((m) => m.EmbeddedWalletConnecting),
 )
+const EmbeddedWalletKeyExport = lazyScreen(() =>
+  import('./EmbeddedWalletKeyExport.tsx').then((m) => m.EmbeddedWalletKeyExport),
+)
 const EmbeddedWalletRecovery = lazyScreen(() =>
   import('./EmbeddedWalletRecovery.tsx').then((m) => m.EmbeddedWalletRecovery),
 )
@@ -117,7 +120,11 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
     back: null,
   },
   EMBEDDED_WALLET_RECOVERY_SCREEN: { component: EmbeddedWalletRecovery, size: 'full', back: null },
-  EMBEDDED_WALLET_KEY_EXPORT_SCREEN: later('full', null),
+  EMBEDDED_WALLET_KEY_EXPORT_SCREEN: {
+    component: EmbeddedWalletKeyExport,
+    size: 'full',
+    back: null,
+  },
   EMBEDDED_WALLET_SIGN_REQUEST_SCREEN: { component: SignRequest, size: 'full', back: null },
   EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN: {
     component: SendTransaction,

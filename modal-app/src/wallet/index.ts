@@ -84,3 +84,10 @@ export const sendTransaction = (
   request: TransactionRequest,
   options?: TransactionUIOptions,
 ): Promise<TransactionReceipt> => sending().then((m) => m.sendTransactionFlow(request, options))
+
+/** The host's exportWallet(): loads the export flow (wallet/export.ts), then runs it. */
+export const exportWallet = (): Promise<void> => import('./export.ts').then((m) => m.exportWallet())
+
+/** The host provider's chain reads (ModalMethods.rpc), through the API's chain proxy. */
+export const chainRead = (chainId: number, method: string, params?: unknown): Promise<unknown> =>
+  import('./chain-read.ts').then((m) => m.chainRead(chainId, method, params))

@@ -1,0 +1,133 @@
+/**
+ * exportWallet() (SPEC sections 2, 4 and 7, "Key export"): the connecting gate, then
+ * EMBEDDED_WALLET_KEY_EXPORT_SCREEN, which frames the export page of the API origin
+ * (`/apps/{appId}/embedded-wallets/export?address=…&width=…&background=…`). The modal hands the
+ * page the access token over penpal once it has shaken hands (never in the URL: a URL lands in
+ * logs, history and Referer headers); the page rebuilds the key itself and shows it. The modal
+ * never holds the key: the page answers the address only. Once shown, the screen cannot be
+ * closed for KEY_EXPORT_MIN_DISPLAY_MS. Loaded lazily (index.ts).
+ */
+import {
+  EXPORT_MESSAGES,
+  type ExportFrameMethods,
+  embeddedWallet,
+  type Hex,
+  KEY_EXPORT_MIN_DISPLAY_MS,
+  LatchError,
+  MODAL_WIDTH_PX,
+  remoteMethods,
+  WALLET_FRAME_CALL_TIMEOUT_MS,
+  WALLET_FRAME_CONNECT_TIMEOUT_MS,
+} from '@latch/shared'
+import { connect, WindowMessenger } from 'penpal'
+import { flowGeneration, startFlow } from '../flow.ts'
+import { runtime } from '../runtime.ts'
+import { store } from '../store.ts'
+import { themeTokens } from '../theme.ts'
+import { ensureWalletReady } from './flows.ts'
+import { walletFrameUrl, withTimeout } from './frame.ts'
+
+/**
+ * exportWallet(): resolves when the visitor closes the screen after the key was shown; closing
+ * before rejects with 'User exited before their wallet could be exported'. A visitor signed out
+ * or without an in-app wallet is refused before anything opens.
+ */
+export function exportWallet(): Promise<void> {
+  const { app, user, closeBlocked } = store.getState()
+  if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
+  if (closeBlocked) return Promise.reject(LatchError.of('rpc_request_pending'))
+  if (!user || !runtime().session.isAuthenticated() || !embeddedWallet(user.linkedAccounts)) {
+    return Promise.reject(LatchError.of('export_not_allowed'))
+  }
+  const promise = startFlow<Hex>({ kind: 'export-wallet' }, 'EMBEDDED_WALLET_CONNECTING_SCREEN')
+  void ensureWalletReady('EMBEDDED_WALLET_KEY_EXPORT_SCREEN')
+  return promise.then(() => undefined)
+}
+
+const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/
+
+/**
+ * The export page's URL for the signed-in user's wallet, in the modal's theme: the same tokens
+ * the modal paints with (a palette colour that is not #hex is left to the page's default).
+ */
+export function exportFrameUrl(address: Hex): string {
+  const { apiUrl, appId } = runtime()
+  const app = store.getState().app
+  const tokens = app
+    ? themeTokens(app.theme, app.accentColor, app.palette)
+    : themeTokens('light', '')
+  const query = new URLSearchParams({ address, width: String(MODAL_WIDTH_PX - 40) })
+  const colors = {
+    background: tokens['--latch-bg'],
+    foreground: tokens['--latch-fg'],
+    accent: tokens['--latch-accent-fill'],
+    accentForeground: tokens['--latch-accent-fg'],
+  }
+  for (const [name, value] of Object.entries(colors)) {
+    if (value && HEX_COLOR.test(value)) query.set(name, value)
+  }
+  return `${walletFrameUrl(apiUrl, appId)}/export?${query}`
+}
+
+const exportError = (cause?: unknown) =>
+  LatchError.of('embedded_wallet_error', {
+    message: 'Your key could not be shown, please try again.',
+    cause,
+  })
+
+/**
+ * Connects to the export page in `iframe` (the API origin only), hands it the token and waits
+ * until the key is shown. Then the screen is held open for KEY_EXPORT_MIN_DISPLAY_MS, and
+ * closing it delivers (exportWallet() resolves). Returns the disconnect function.
+ */
+export function showKey(
+  iframe: HTMLIFrameElement,
+  onError: (error: LatchError) => void,
+): () => void {
+  const started = flowGeneration()
+  const { user } = store.getState()
+  const wallet = user ? embeddedWallet(user.linkedAccounts) : undefined
+  const window_ = iframe.contentWindow
+  if (!wallet || !window_) {
+    onError(exportError())
+    return () => {}
+  }
+  const origin = new URL(iframe.src).origin
+  const connection = connect<Record<string, (...args: never[]) => Promise<unknown>>>({
+    messenger: new WindowMessenger({ remoteWindow: window_, allowedOrigins: [origin] }),
+    methods: {},
+    timeout: WALLET_FRAME_CONNECT_TIMEOUT_MS,
+  })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  void (async () => {
+    const remote = remoteMethods<ExportFrameMethods>(await connection.promise)
+    const accessToken = await runtime().session.getAccessToken()
+    if (!accessToken) throw LatchError.of('export_not_allowed')
+    await withTimeout(
+      remote[EXPORT_MESSAGES.show]({ address: wallet.address, accessToken }),
+      WALLET_FRAME_CALL_TIMEOUT_MS,
+      exportError,
+    )
+  })().then(
+    () => {
+      if (started !== flowGeneration()) return
+      // Shown: closing now delivers; not before the minimum display time (SPEC section 9).
+      store.setState({ delivery: { value: wallet.address }, closeBlocked: true })
+      timer = setTimeout(() => {
+        if (started === flowGeneration()) store.setState({ closeBlocked: false })
+      }, KEY_EXPORT_MIN_DISPLAY_MS)
+    },
+    (e: unknown) => {
+      if (started !== flowGeneration()) return
+      console.error('Latch: the key export page did not show the key', e)
+      onError(exportError(e))
+    },
+  )
+  return () => {
+    clearTimeout(timer)
+    connection.destroy()
+    if (started === flowGeneration() && store.getState().closeBlocked) {
+      store.setState({ closeBlocked: false })
+    }
+  }
+}
