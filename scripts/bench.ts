@@ -3,6 +3,7 @@
  *   server  e-mail sign-in and refresh throughput and latency on PGlite and PostgreSQL
  *   frames  (scripts/bench-frames.ts, from the frames engineer)
  *   wallet  the in-app wallet frame: size, create and passcode recovery in Chromium
+ *   sign    signMessage(): to the sign screen, and Sign and continue to the signature
  */
 import { existsSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
