@@ -60,3 +60,23 @@ test('behavior: sdk.js is a minified IIFE and latch.js an ES module exporting cr
   expect(esm).toContain('Cannot initialize the provider with an invalid app ID')
   expect(esm).not.toContain('Invalid or expired verification code')
 })
+
+/** The EIP-1193 provider, loaded on the first getEthereumProvider(): 4 KB gzip. */
+const PROVIDER_BUDGET_BYTES = 4 * 1024
+
+test('behavior: provider.js stays within 4 KB gzip, an ES module whose default export makes the provider, apart from the SDK', () => {
+  const code = readFileSync(join(outDir, 'provider.js'))
+  const gzipped = gzipSync(code).length
+  console.log(
+    `provider.js: ${code.length} bytes, ${gzipped} bytes gzip (budget ${PROVIDER_BUDGET_BYTES})`,
+  )
+  expect(gzipped).toBeLessThanOrEqual(PROVIDER_BUDGET_BYTES)
+  const text = code.toString('utf8')
+  expect(text).toMatch(/export\s*\{[^}]*\bas default\b/)
+  expect(text).toContain('eip6963:announceProvider')
+  expect(text).not.toContain('penpal')
+  // The SDK only imports it.
+  const sdk = readFileSync(join(outDir, 'sdk.js'), 'utf8')
+  expect(sdk).toContain('/provider.js')
+  expect(sdk).not.toContain('eip6963:announceProvider')
+})

@@ -49,7 +49,6 @@ export class ProviderError extends Error implements ProviderRpcError {
   }
 }
 
-const rejected = () => new ProviderError(4001, 'User rejected the request.')
 const unauthorized = (message = 'The requested account has not been authorized by the user.') =>
   new ProviderError(4100, message)
 const invalidParams = (message: string) => new ProviderError(-32602, message)

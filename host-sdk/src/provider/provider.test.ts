@@ -1,0 +1,411 @@
+/**
+ * The EIP-1193 provider over a stand-in modal: a ModalMethods object that answers and fails as
+ * the modal does (real LatchErrors of the catalogue), reached through the same `call` and
+ * `flow` the client hands the provider. Codes, events, the chain switch and EIP-6963.
+ */
+import {
+  buildUser,
+  type Hex,
+  type LatchClient,
+  LatchError,
+  type LatchEventHandler,
+  type ModalMethods,
+  type TransactionRequest,
+  type User,
+  type WalletAccount,
+} from '@latch/shared'
+import { describe, expect, test, vi } from 'vitest'
+import providerFor from './index.ts'
+import {
+  ANNOUNCED_ICON,
+  ANNOUNCED_NAME,
+  ANNOUNCED_RDNS,
+  createProvider,
+  type ProviderError,
+  toTransactionRequest,
+} from './provider.ts'
+
+const ADDRESS = '0x8ba1f109551bD432803012645Ac136ddd64DBA72' as Hex
+const SIGNATURE = `0x${'ab'.repeat(65)}` as Hex
+const HASH = `0x${'cd'.repeat(32)}` as Hex
+
+const wallet: WalletAccount = {
+  type: 'wallet',
+  address: ADDRESS,
+  chainType: 'ethereum',
+  chainId: 'eip155:1',
+  walletClient: 'latch',
+  walletClientType: 'latch',
+  connectorType: 'embedded',
+  recoveryMethod: 'latch',
+  verifiedAt: 1,
+} as unknown as WalletAccount
+const withWallet = (): User => buildUser('did:latch:u1', '2026-01-01T00:00:00Z', [wallet])
+const withoutWallet = (): User => buildUser('did:latch:u2', '2026-01-01T00:00:00Z', [])
+
+/** The modal's side as the provider reaches it, and a client whose 'user' event a test fires. */
+function setup(initial: User | null, modal: Partial<ModalMethods> = {}) {
+  let user = initial
+  const handlers = new Set<LatchEventHandler<'user'>>()
+  const calls: { method: string; args: unknown[] }[] = []
+  const remote = new Proxy(modal, {
+    get(target, name: string) {
+      const fn = (target as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]
+      return (...args: unknown[]) => {
+        calls.push({ method: name, args })
+        if (!fn) return Promise.reject(LatchError.of('method_not_available'))
+        return fn(...args)
+      }
+    },
+  }) as ModalMethods
+  const setUser = (next: User | null) => {
+    user = next
+    for (const h of handlers) h(next)
+  }
+  const client = {
+    getUser: async () => user,
+    login: vi.fn(async () => {
+      if (!modal.login) throw LatchError.of('login_exited')
+      return modal.login()
+    }),
+    on: (event: string, h: LatchEventHandler<'user'>) => {
+      if (event === 'user') handlers.add(h)
+    },
+  } as unknown as LatchClient
+  const provider = createProvider(
+    client,
+    (run) => run(remote),
+    (run) => run(remote),
+  )
+  const events: [string, unknown][] = []
+  for (const name of ['connect', 'disconnect', 'accountsChanged', 'chainChanged'] as const) {
+    provider.on(name, ((payload: unknown) => events.push([name, payload])) as (p: never) => void)
+  }
+  return {
+    provider,
+    calls,
+    events,
+    setUser,
+    client,
+    settle: () => new Promise((r) => setTimeout(r)),
+  }
+}
+
+async function rejection(p: Promise<unknown>): Promise<ProviderError> {
+  try {
+    await p
+  } catch (e) {
+    return e as ProviderError
+  }
+  throw new Error('expected a rejection')
+}
+
+describe('accounts and events', () => {
+  test('behavior: accounts follow the signed-in user’s in-app wallet; login emits connect and accountsChanged, logout accountsChanged [] and disconnect 4900', async () => {
+    const { provider, events, setUser, settle } = setup(null)
+    await settle()
+    expect(await provider.request({ method: 'eth_accounts' })).toEqual([])
+    setUser(withWallet())
+    expect(await provider.request({ method: 'eth_accounts' })).toEqual([ADDRESS])
+    // The same wallet again (a profile change) is no event.
+    setUser(withWallet())
+    setUser(null)
+    expect(await provider.request({ method: 'eth_accounts' })).toEqual([])
+    expect(events.map(([name]) => name)).toEqual([
+      'connect',
+      'accountsChanged',
+      'accountsChanged',
+      'disconnect',
+    ])
+    expect(events[0]?.[1]).toEqual({ chainId: '0x1' })
+    expect(events[1]?.[1]).toEqual([ADDRESS])
+    expect(events[2]?.[1]).toEqual([])
+    expect(events[3]?.[1]).toMatchObject({ code: 4900, message: 'Disconnected' })
+  })
+
+  test('behavior: eth_requestAccounts answers the wallet when signed in; signed out it opens the sign-in, whose close is 4001; a user without an in-app wallet is 4100', async () => {
+    const signedIn = setup(withWallet())
+    await signedIn.settle()
+    expect(await signedIn.provider.request({ method: 'eth_requestAccounts' })).toEqual([ADDRESS])
+    expect(signedIn.client.login).not.toHaveBeenCalled()
+
+    const closed = setup(null)
+    const error = await rejection(closed.provider.request({ method: 'eth_requestAccounts' }))
+    expect(closed.client.login).toHaveBeenCalledTimes(1)
+    expect(error).toMatchObject({
+      code: 4001,
+      message: 'User exited the modal before logging in',
+      data: { latchCode: 'login_exited' },
+    })
+
+    const loggedIn = setup(null, {
+      login: async () => {
+        loggedIn.setUser(withWallet())
+        return { user: withWallet(), isNewUser: false }
+      },
+    })
+    expect(await loggedIn.provider.request({ method: 'eth_requestAccounts' })).toEqual([ADDRESS])
+
+    const noWallet = setup(withoutWallet())
+    await noWallet.settle()
+    expect(
+      await rejection(noWallet.provider.request({ method: 'eth_requestAccounts' })),
+    ).toMatchObject({
+      code: 4100,
+      message: 'The signed-in user has no in-app wallet',
+    })
+  })
+})
+
+describe('chains', () => {
+  test('behavior: eth_chainId starts at 0x1; wallet_switchEthereumChain moves among the supported chains with one chainChanged; reads go to the current chain', async () => {
+    const { provider, events, calls } = setup(withWallet(), {
+      rpc: async (chainId, method) => (method === 'eth_blockNumber' ? `0x${chainId}` : null),
+    })
+    expect(await provider.request({ method: 'eth_chainId' })).toBe('0x1')
+    expect(await provider.request({ method: 'net_version' })).toBe('1')
+    expect(
+      await provider.request({
+        method: 'wallet_switchEthereumChain',
+        params: [{ chainId: '0x89' }],
+      }),
+    ).toBeNull()
+    // The same chain again: no event.
+    await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: '0x89' }] })
+    expect(events.filter(([n]) => n === 'chainChanged')).toEqual([['chainChanged', '0x89']])
+    expect(await provider.request({ method: 'eth_chainId' })).toBe('0x89')
+    expect(await provider.request({ method: 'eth_blockNumber' })).toBe('0x137')
+    expect(calls.at(-1)).toEqual({ method: 'rpc', args: [137, 'eth_blockNumber', []] })
+  })
+
+  test('refusal: an unsupported or malformed chain id is 4901 and the chain stays', async () => {
+    const { provider, events } = setup(withWallet())
+    for (const chainId of ['0x2a', '0x0', '137', 137, '0x', 'base', null]) {
+      const error = await rejection(
+        provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId }] }),
+      )
+      expect(error.code, String(chainId)).toBe(4901)
+      expect(error.message).toBe('Unsupported chainId')
+    }
+    expect(
+      await rejection(provider.request({ method: 'wallet_switchEthereumChain' })),
+    ).toMatchObject({ code: 4901 })
+    expect(await provider.request({ method: 'eth_chainId' })).toBe('0x1')
+    expect(events.filter(([n]) => n === 'chainChanged')).toEqual([])
+  })
+})
+
+describe('signing and sending go through the modal’s screens', () => {
+  test('behavior: personal_sign, eth_sign and eth_signTypedData_v4 reach the sign screen with the message or typed data and answer its signature', async () => {
+    const typed = { domain: { name: 'Shop' }, types: {}, primaryType: 'Order', message: {} }
+    const { provider, calls, settle } = setup(withWallet(), {
+      signMessage: async () => SIGNATURE,
+      signTypedData: async () => SIGNATURE,
+    })
+    await settle()
+    expect(
+      await provider.request({ method: 'personal_sign', params: ['0x68656c6c6f', ADDRESS] }),
+    ).toBe(SIGNATURE)
+    expect(
+      await provider.request({ method: 'eth_sign', params: [ADDRESS.toLowerCase(), 'hello'] }),
+    ).toBe(SIGNATURE)
+    expect(
+      await provider.request({ method: 'eth_signTypedData_v4', params: [ADDRESS, typed] }),
+    ).toBe(SIGNATURE)
+    expect(calls.map((c) => [c.method, c.args[0]])).toEqual([
+      ['signMessage', '0x68656c6c6f'],
+      ['signMessage', 'hello'],
+      ['signTypedData', typed],
+    ])
+  })
+
+  test('refusal: another address or no wallet is 4100 and reaches no screen; closing the sign screen is 4001', async () => {
+    const { provider, calls, settle } = setup(withWallet(), {
+      signMessage: async () => {
+        throw LatchError.of('signature_rejected')
+      },
+    })
+    await settle()
+    const other = `0x${'11'.repeat(20)}`
+    expect(
+      await rejection(provider.request({ method: 'personal_sign', params: ['hi', other] })),
+    ).toMatchObject({ code: 4100 })
+    expect(
+      await rejection(provider.request({ method: 'eth_signTypedData_v4', params: [other, {}] })),
+    ).toMatchObject({ code: 4100 })
+    expect(calls).toEqual([])
+    expect(
+      await rejection(provider.request({ method: 'personal_sign', params: ['hi', ADDRESS] })),
+    ).toMatchObject({
+      code: 4001,
+      message: 'Signature rejected',
+      data: { latchCode: 'signature_rejected' },
+    })
+    const signedOut = setup(null, { signMessage: async () => SIGNATURE })
+    await signedOut.settle()
+    expect(
+      await rejection(
+        signedOut.provider.request({ method: 'personal_sign', params: ['hi', ADDRESS] }),
+      ),
+    ).toMatchObject({ code: 4100 })
+    expect(signedOut.calls).toEqual([])
+  })
+
+  test('behavior: eth_sendTransaction reaches the review screen as a TransactionRequest (gas as gasLimit, hex nonce and type as numbers, the current chain) and answers the hash; closing is 4001', async () => {
+    let sent: TransactionRequest | undefined
+    const { provider, settle } = setup(withWallet(), {
+      sendTransaction: async (request) => {
+        sent = request
+        if (request.value === '0xdead') throw LatchError.of('transaction_exited')
+        return { transactionHash: HASH } as never
+      },
+    })
+    await settle()
+    const tx = {
+      from: ADDRESS,
+      to: ADDRESS,
+      value: '0x2386f26fc10000',
+      gas: '0x5208',
+      nonce: '0x3',
+      type: '0x2',
+      data: '0x',
+    }
+    expect(await provider.request({ method: 'eth_sendTransaction', params: [tx] })).toBe(HASH)
+    expect(sent).toEqual({
+      chainId: 1,
+      from: ADDRESS,
+      to: ADDRESS,
+      value: '0x2386f26fc10000',
+      gasLimit: '0x5208',
+      nonce: 3,
+      type: 2,
+      data: '0x',
+    })
+    expect(
+      await rejection(
+        provider.request({ method: 'eth_sendTransaction', params: [{ ...tx, value: '0xdead' }] }),
+      ),
+    ).toMatchObject({
+      code: 4001,
+      message: 'User exited the modal before submitting the transaction',
+    })
+    expect(
+      await rejection(
+        provider.request({
+          method: 'eth_sendTransaction',
+          params: [{ ...tx, from: `0x${'22'.repeat(20)}` }],
+        }),
+      ),
+    ).toMatchObject({ code: 4100 })
+    expect(
+      await rejection(provider.request({ method: 'eth_sendTransaction', params: ['0x00'] })),
+    ).toMatchObject({ code: -32602 })
+    expect(
+      await rejection(
+        provider.request({ method: 'eth_sendTransaction', params: [{ ...tx, chainId: '0x2a' }] }),
+      ),
+    ).toMatchObject({ code: 4901 })
+  })
+
+  test('behavior: toTransactionRequest keeps numbers as given and refuses a nonce that is not a quantity', () => {
+    expect(toTransactionRequest({ to: ADDRESS, nonce: 7, chainId: 137 }, 1)).toEqual({
+      to: ADDRESS,
+      nonce: 7,
+      chainId: 137,
+    })
+    expect(() => toTransactionRequest({ nonce: 'seven' }, 1)).toThrow(
+      'nonce must be a hex quantity',
+    )
+  })
+})
+
+describe('refusals and errors', () => {
+  test('refusal: unsupported methods are 4200 without reaching the modal, eth_sendRawTransaction and wallet_addEthereumChain included; a request without a method is -32600', async () => {
+    const { provider, calls } = setup(withWallet(), { rpc: async () => '0x0' })
+    for (const method of [
+      'eth_sendRawTransaction',
+      'wallet_addEthereumChain',
+      'eth_getLogs',
+      'debug_traceTransaction',
+      'eth_coinbase',
+    ]) {
+      const error = await rejection(provider.request({ method }))
+      expect(error.code, method).toBe(4200)
+      expect(error.message).toBe(`The in-app wallet does not support ${method}`)
+    }
+    expect(calls).toEqual([])
+    expect(await rejection(provider.request({} as never))).toMatchObject({ code: -32600 })
+  })
+
+  test('behavior: the modal’s refusals of a read keep their meaning: unsupported chain 4901, signed out 4100, a node error its JSON-RPC code', async () => {
+    const answers: LatchError[] = [
+      LatchError.of('unsupported_chain'),
+      LatchError.of('rpc_unauthorized'),
+      LatchError.of('rpc_invalid_input', { message: 'execution reverted' }),
+    ]
+    const { provider } = setup(withWallet(), {
+      rpc: async () => {
+        throw answers.shift()
+      },
+    })
+    expect(await rejection(provider.request({ method: 'eth_call', params: [{}] }))).toMatchObject({
+      code: 4901,
+      message: 'Unsupported chainId',
+    })
+    expect(await rejection(provider.request({ method: 'eth_call', params: [{}] }))).toMatchObject({
+      code: 4100,
+    })
+    expect(await rejection(provider.request({ method: 'eth_call', params: [{}] }))).toMatchObject({
+      code: -32000,
+      message: 'execution reverted',
+    })
+  })
+
+  test('behavior: a listener that throws does not keep the others from the event; removeListener stops one', async () => {
+    const { provider, setUser } = setup(null)
+    const heard: unknown[] = []
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const loud = () => {
+      throw new Error('page bug')
+    }
+    const quiet = (a: unknown) => heard.push(a)
+    provider.on('accountsChanged', loud as (p: never) => void)
+    provider.on('accountsChanged', quiet as (p: never) => void)
+    setUser(withWallet())
+    provider.removeListener('accountsChanged', quiet as (p: never) => void)
+    setUser(null)
+    expect(heard).toEqual([[ADDRESS]])
+    expect(error).toHaveBeenCalled()
+    error.mockRestore()
+  })
+})
+
+describe('EIP-6963', () => {
+  test('behavior: announce is opt-in; announced, the provider answers eip6963:requestProvider with name Latch, its rdns and a data:image icon, once per client', async () => {
+    const details: { info: Record<string, string>; provider: unknown }[] = []
+    const listen = (e: Event) => details.push((e as CustomEvent).detail)
+    window.addEventListener('eip6963:announceProvider', listen)
+    const { client } = setup(withWallet())
+    const call = ((run: (r: ModalMethods) => Promise<unknown>) => run({} as ModalMethods)) as never
+    const quiet = providerFor(client, call, call)
+    expect(details).toEqual([])
+    // The client's one provider: the same object, now announced.
+    const announced = providerFor(client, call, call, { announce: true })
+    expect(announced).toBe(quiet)
+    window.dispatchEvent(new Event('eip6963:requestProvider'))
+    providerFor(client, call, call, { announce: true })
+    expect(details).toHaveLength(2)
+    for (const d of details) {
+      expect(d.provider).toBe(quiet)
+      expect(d.info).toMatchObject({
+        name: ANNOUNCED_NAME,
+        rdns: ANNOUNCED_RDNS,
+        icon: ANNOUNCED_ICON,
+      })
+      expect(d.info.uuid).toMatch(/^[0-9a-f-]{36}$/)
+      expect(Object.isFrozen(d.info)).toBe(true)
+    }
+    expect(ANNOUNCED_ICON.startsWith('data:image/svg+xml,')).toBe(true)
+    window.removeEventListener('eip6963:announceProvider', listen)
+  })
+})
