@@ -452,8 +452,14 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
       return
     }
     // wallet-bridge.js: the host SDK imports it into the host page when the modal first asks
-    // for browser wallets (host-sdk/src/bridge/), as an ES module, so CORS applies.
-    if (pathname === '/sdk.js' || pathname === '/latch.js' || pathname === '/wallet-bridge.js') {
+    // for browser wallets (host-sdk/src/bridge/), as an ES module, so CORS applies; provider.js
+    // likewise on the first getEthereumProvider() (host-sdk/src/provider/).
+    if (
+      pathname === '/sdk.js' ||
+      pathname === '/latch.js' ||
+      pathname === '/wallet-bridge.js' ||
+      pathname === '/provider.js'
+    ) {
       const file = await readFile(join(sdkDir, pathname.slice(1))).catch(() => null)
       if (!file) {
         send(

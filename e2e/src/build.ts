@@ -78,7 +78,9 @@ function outputsExist(): boolean {
     join(FRONTEND_DIRS.sdk, 'sdk.js'),
     join(FRONTEND_DIRS.sdk, 'latch.js'),
     join(FRONTEND_DIRS.sdk, 'wallet-bridge.js'),
+    join(FRONTEND_DIRS.sdk, 'provider.js'),
     join(FRONTEND_DIRS.walletFrame, 'index.html'),
+    join(FRONTEND_DIRS.walletFrame, 'export.html'),
   ].every((file) => existsSync(file))
 }
 
