@@ -191,6 +191,8 @@ export function createLatch(options: LatchOptions): LatchClient {
       flow((r) => r.sendTransaction(request, options), 'modal_unreachable'),
     // The modal rejects a close itself ('export_exited'); gone, it is unreachable.
     exportWallet: () => flow((r) => r.exportWallet(), 'modal_unreachable'),
+    // The modal rejects a close itself ('fork_exited'); gone, it is unreachable.
+    forkSession: () => flow((r) => r.forkSession(), 'modal_unreachable'),
     // src/provider/ ships as provider.js beside sdk.js, imported on the first call (the
     // browser keeps the module); it makes one provider per client. Without a modal URL the
     // import fails and the call rejects.

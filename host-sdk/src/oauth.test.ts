@@ -23,7 +23,12 @@ test('behavior: a return this tab started: its parameters and the saved flow, of
     '',
     '/app?x=1&latch_oauth_code=abc&latch_oauth_state=st&latch_oauth_provider=google#top',
   )
-  expect(takeOAuthReturn()).toEqual([{ code: 'abc', state: 'st', provider: 'google' }, flow()])
+  // The third place is a session fork's token (fork.test.ts): none here.
+  expect(takeOAuthReturn()).toEqual([
+    { code: 'abc', state: 'st', provider: 'google' },
+    flow(),
+    undefined,
+  ])
   expect(location.pathname).toBe('/app')
   expect(location.search).toBe('?x=1')
   expect(location.hash).toBe('#top')
@@ -56,7 +61,7 @@ test('error: a return this tab did not start (a link someone sent) is removed, n
     '',
     '/?latch_oauth_code=attacker&latch_oauth_state=theirs&latch_oauth_provider=google',
   )
-  expect(takeOAuthReturn()).toEqual([])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined])
   expect(location.search).toBe('')
 })
 
@@ -67,14 +72,14 @@ test('error: a return of another state than the saved flow is refused, and the f
     '',
     '/?latch_oauth_code=attacker&latch_oauth_state=theirs&latch_oauth_provider=google',
   )
-  expect(takeOAuthReturn()).toEqual([])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined])
   expect(sessionStorage.getItem(PENDING_FLOW_KEY)).toBeNull()
 })
 
 test('behavior: an incomplete set is removed but not passed on', () => {
   savePendingFlow(flow())
   history.replaceState(null, '', '/?latch_oauth_code=abc&y=2')
-  expect(takeOAuthReturn()).toEqual([])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined])
   expect(location.search).toBe('?y=2')
 })
 

@@ -1,4 +1,5 @@
 import {
+  FORK_RETURN_PARAM,
   OAUTH_RETURN_PARAM_NAMES,
   type OAuthReturnParams,
   type PendingOAuthFlow,
@@ -7,8 +8,11 @@ import {
 /** Where this tab keeps the OAuth flow it left for (one at a time: a new one replaces it). */
 export const PENDING_FLOW_KEY = 'latch:oauth-flow'
 
-/** An OAuth return this tab started and the flow it saved on leaving, or nothing: init's arguments. */
-export type OAuthReturn = [params?: OAuthReturnParams, flow?: PendingOAuthFlow]
+/**
+ * An OAuth return this tab started and the flow it saved on leaving, and a session fork's
+ * token the page was opened with: init's arguments.
+ */
+export type OAuthReturn = [params?: OAuthReturnParams, flow?: PendingOAuthFlow, fork?: string]
 
 /**
  * Keeps the flow the modal is leaving for in this tab's sessionStorage, for the return. Throws
@@ -20,27 +24,37 @@ export function savePendingFlow(flow: PendingOAuthFlow): void {
 }
 
 /**
- * Takes the OAuth return parameters off the host URL, always removing every one of ours from
- * the address bar. They are handed on only with the flow this tab saved for their state as it
- * left (each saved flow is read once): parameters anyone could put in a link must not sign
- * this visitor in or link an account to them. The modal validates both and warns of a refusal.
+ * Takes the OAuth return parameters and a session fork's token off the host URL, always
+ * removing every one of ours from the address bar (the fork token before anything else can
+ * read or log the address: whoever holds it becomes the user). OAuth parameters are handed on
+ * only with the flow this tab saved for their state as it left (each saved flow is read once):
+ * parameters anyone could put in a link must not sign this visitor in or link an account to
+ * them. The modal validates them, and redeems a fork token only where nobody is signed in.
  */
 export function takeOAuthReturn(): OAuthReturn {
   const url = new URL(location.href)
   const found: Record<string, string> = {}
-  for (const [key, name] of Object.entries(OAUTH_RETURN_PARAM_NAMES)) {
+  for (const [key, name] of Object.entries({
+    ...OAUTH_RETURN_PARAM_NAMES,
+    fork: FORK_RETURN_PARAM,
+  })) {
     const value = url.searchParams.get(name)
     if (value === null) continue
     found[key] = value
     url.searchParams.delete(name)
   }
+  const { fork, ...params } = found
   if (Object.keys(found).length === 0) return []
   history.replaceState(history.state, '', url.href)
   let flow: PendingOAuthFlow | undefined
   try {
-    // Read once: each saved flow is tried by one return.
-    flow = JSON.parse(sessionStorage.getItem(PENDING_FLOW_KEY) as string)
-    sessionStorage.removeItem(PENDING_FLOW_KEY)
+    // Read once, and only for a return's state: each saved flow is tried by one return.
+    if (params.state) {
+      flow = JSON.parse(sessionStorage.getItem(PENDING_FLOW_KEY) as string)
+      sessionStorage.removeItem(PENDING_FLOW_KEY)
+    }
   } catch {}
-  return flow?.state === found.state ? [found as unknown as OAuthReturnParams, flow] : []
+  return flow && flow.state === params.state
+    ? [params as unknown as OAuthReturnParams, flow, fork]
+    : [undefined, undefined, fork]
 }

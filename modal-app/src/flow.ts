@@ -287,6 +287,8 @@ const EXITED = {
   // Closing the sign screen declines the signature (EIP-1193's 4001 for a provider).
   sign: 'signature_rejected',
   'send-transaction': 'transaction_exited',
+  // Closing before a wallet app was chosen (its fork token then opens nothing: unused).
+  'fork-session': 'fork_exited',
   // Closing before the key was shown (after, exportWallet() resolves).
   'export-wallet': 'export_exited',
 } as const satisfies Record<Flow['kind'], ErrorCode>
@@ -306,6 +308,7 @@ function flowReset() {
     signRequest: null,
     transaction: null,
     delivery: null,
+    sessionFork: null,
     closeBlocked: false,
     result: null,
   }

@@ -13,6 +13,7 @@ import { track } from './analytics.ts'
 import { checkHostConfig } from './config-check.ts'
 import { dispatchWalletEvent } from './connectors/events.ts'
 import { exitFlow, initialize, link, login } from './flow.ts'
+import { forkSession, redeemFork } from './fork.ts'
 import { linkOAuth, resumeOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
 import { preloadScreens } from './screens/lazy.tsx'
@@ -34,16 +35,16 @@ export interface MethodsContext {
   restoredUser: () => Promise<User | null>
 }
 
-const unavailable = (): Promise<never> => Promise.reject(LatchError.of('method_not_available'))
-
 export function createModalMethods(ctx: MethodsContext): ModalMethods {
   return {
-    async init(config, params, flow): Promise<InitResult> {
+    async init(config, params, flow, fork): Promise<InitResult> {
       const { config: host, warnings } = await checkHostConfig(config)
       for (const warning of warnings) callHost('emit', 'warning', warning)
       const server = await ctx.serverConfig()
       initialize(server, host)
-      const user = await ctx.restoredUser()
+      const restored = await ctx.restoredUser()
+      // Opened from a session fork's deep link: signs in with its token (fork.ts).
+      const user = typeof fork === 'string' && fork ? await redeemFork(fork, restored) : restored
       track('sdk_initialize')
       const app = store.getState().app
       if (!app) throw LatchError.of('something_went_wrong')
@@ -79,7 +80,7 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     // The sign flow checks the typed data's shape itself (an object or its JSON).
     signTypedData: (typedData, options) =>
       signFlow({ kind: 'typedData', typedData: typedData as Record<string, unknown> }, options),
-    forkSession: unavailable,
+    forkSession,
     // To the connector of that wallet (connectors/); the bridge checked the payload.
     async walletEvent(id, event, payload) {
       dispatchWalletEvent(String(id), event, payload)

@@ -3,7 +3,9 @@
  * store. Refreshes when the access token is expired or within TOKEN_EXPIRY_MARGIN_MS of it.
  */
 import {
+  type ForkResponse,
   isLatchError,
+  LatchError,
   type RefreshResponse,
   TOKEN_EXPIRY_MARGIN_MS,
   type User,
@@ -23,6 +25,11 @@ export interface Session {
    * in-app wallet became one of their accounts; null when signed out.
    */
   refreshUser(): Promise<User | null>
+  /**
+   * Forks the session (POST /sessions/fork): this session takes the rotated pair, and the
+   * answer is the single-use token that opens a sibling session elsewhere (fork/recover).
+   */
+  fork(): Promise<string>
   /** Destroys the session on the server (best effort) and clears the tokens. */
   logout(): Promise<void>
   clear(): void
@@ -68,36 +75,50 @@ export function createSession(options: SessionOptions): Session {
     setUser(null)
   }
 
-  const refresh = (): Promise<string | null> => {
-    // One refresh at a time: refresh tokens rotate, so a second concurrent use would be reuse.
-    inflight ??= (async () => {
-      const refreshToken = options.tokens.get()
-      if (!refreshToken) {
-        accessToken = null
+  /**
+   * Trades the stored refresh token at `path` (a refresh, or a fork that also answers its
+   * token). Refresh goes without a bearer token (SPEC section 7); a fork's is in `headers`,
+   * never fetched here, as that would wait on this very rotation.
+   */
+  const rotate = async <T extends RefreshResponse | ForkResponse>(
+    path: string,
+    apply: (res: T) => void,
+    headers?: Record<string, string>,
+  ): Promise<string | null> => {
+    const refreshToken = options.tokens.get()
+    if (!refreshToken) {
+      accessToken = null
+      return null
+    }
+    try {
+      const res = await options.api.request<T>(
+        path,
+        { refresh_token: refreshToken },
+        { auth: false, ...(headers ? { headers } : {}) },
+      )
+      accessToken = res.token
+      options.tokens.set(res.refresh_token)
+      apply(res)
+      return res.token
+    } catch (e) {
+      if (isLatchError(e) && e.is('invalid_refresh_token')) {
+        clear()
         return null
       }
-      try {
-        const res = await options.api.request<RefreshResponse>(
-          '/sessions',
-          { refresh_token: refreshToken },
-          { auth: false },
-        )
-        accessToken = res.token
-        options.tokens.set(res.refresh_token)
-        setUser(res.user)
-        return res.token
-      } catch (e) {
-        if (isLatchError(e) && e.is('invalid_refresh_token')) {
-          clear()
-          return null
-        }
-        throw e
-      }
-    })().finally(() => {
+      throw e
+    }
+  }
+
+  /** One rotation at a time: refresh tokens rotate, so a second concurrent use would be reuse. */
+  const serialize = (run: () => Promise<string | null>): Promise<string | null> => {
+    inflight ??= run().finally(() => {
       inflight = null
     })
     return inflight
   }
+
+  const refresh = () =>
+    serialize(() => rotate<RefreshResponse>('/sessions', (res) => setUser(res.user)))
 
   return {
     async restore() {
@@ -133,6 +154,32 @@ export function createSession(options: SessionOptions): Session {
       } finally {
         clear()
       }
+    },
+    async fork() {
+      const out: { token?: string } = {}
+      for (let attempt = 0; attempt < 3 && !out.token; attempt++) {
+        // A rotation under way finishes first: its pair is the one to fork.
+        while (inflight) await inflight.catch(() => null)
+        const bearer =
+          accessToken && tokenExpiry(accessToken) - TOKEN_EXPIRY_MARGIN_MS > now()
+            ? accessToken
+            : await refresh()
+        if (!bearer) break
+        // Another call started a refresh meanwhile: wait for it and fork its pair.
+        if (inflight) continue
+        const res = await serialize(() =>
+          rotate<ForkResponse>(
+            '/sessions/fork',
+            (r) => {
+              out.token = r.new_session_refresh_token
+            },
+            { authorization: `Bearer ${bearer}` },
+          ),
+        )
+        if (!res) break
+      }
+      if (!out.token) throw LatchError.of('not_authenticated')
+      return out.token
     },
     clear,
     isAuthenticated: () => accessToken !== null,

@@ -35,9 +35,11 @@ export type Flow =
   | { kind: 'sign' }
   | { kind: 'send-transaction' }
   | { kind: 'export-wallet' }
+  /** forkSession(): the session opened in a wallet app's in-app browser (fork.ts). */
+  | { kind: 'fork-session' }
 
 /** What a flow delivers to the host: a sign-in, a user, a wallet, a signature or a receipt. */
-export type FlowValue = LoginResult | User | WalletAccount | Hex | TransactionReceipt
+export type FlowValue = LoginResult | User | WalletAccount | Hex | TransactionReceipt | string
 
 /** The host's login() or link() call waiting on the flow; settled once, when the flow ends. */
 export interface Waiting {
@@ -91,6 +93,15 @@ export interface ExternalWalletState {
   retries: number
 }
 
+/**
+ * The session fork: the host page's address carrying the fork token once the API answered
+ * (`page`), or why it failed.
+ */
+export interface SessionForkState {
+  page: string | null
+  error: string | null
+}
+
 export interface ModalState {
   status: Status
   screen: ScreenId
@@ -122,7 +133,9 @@ export interface ModalState {
    * A wallet request's value (the receipt) reached before the modal closed: closing then
    * delivers it instead of rejecting.
    */
-  delivery: { value: Hex | TransactionReceipt } | null
+  delivery: { value: Hex | TransactionReceipt | string } | null
+  /** forkSession() on SESSION_FORK_SCREEN (fork.ts). */
+  sessionFork: SessionForkState | null
   /** The visitor may not close the modal now (a transaction being submitted). */
   closeBlocked: boolean
   /** The user who signed up in this page (isNewUser): they see the wallet-created screen. */
@@ -153,6 +166,7 @@ export const initialState: ModalState = {
   signRequest: null,
   transaction: null,
   delivery: null,
+  sessionFork: null,
   closeBlocked: false,
   newUserId: null,
   oauthCompleted: [],

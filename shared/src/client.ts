@@ -63,6 +63,7 @@ export interface LatchClient
     | 'signMessage'
     | 'sendTransaction'
     | 'exportWallet'
+    | 'forkSession'
   > {
   /** Resolves once the modal is connected and configured; rejects with a LatchError otherwise. */
   readonly ready: Promise<void>

@@ -35,6 +35,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "ETH_MAX_DECIMALS",
       "FIAT_DECIMALS",
       "FIAT_MINIMUM_TEXT",
+      "FORK_RETURN_PARAM",
       "GENERATED_LABEL_MS",
       "HOST_ELEMENT_IDS",
       "INJECTED_WALLET_WAIT_MS",

@@ -67,12 +67,14 @@ export interface InitResult {
 export interface ModalMethods {
   /**
    * `flow` is the pending flow the host page saved when it left for the provider, given only
-   * with return parameters of the same state.
+   * with return parameters of the same state. `fork` is a session fork's token the page was
+   * opened with (FORK_RETURN_PARAM): the modal signs in with it unless already signed in.
    */
   init(
     config: HostAppConfig,
     returnParams?: OAuthReturnParams | null,
     flow?: PendingOAuthFlow | null,
+    fork?: string | null,
   ): Promise<InitResult>
   /** Opens the modal on sign-in; rejects with 'login_exited' when the visitor closes it. */
   login(): Promise<LoginResult>
@@ -109,6 +111,11 @@ export interface ModalMethods {
    * host page's EIP-1193 provider sends eth_signTypedData_v4 here.
    */
   signTypedData(typedData: unknown, options?: SignMessageUIOptions): Promise<Hex>
+  /**
+   * Forks the session into a wallet app's in-app browser: the visitor picks the app on
+   * SESSION_FORK_SCREEN; resolves with the deep link opened, rejects with 'fork_exited' when
+   * the modal closes first and 'not_authenticated' when signed out.
+   */
   forkSession(): Promise<string>
   /**
    * An injected wallet the modal has sent a request to (HostMethods.request) reported an event:

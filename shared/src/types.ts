@@ -291,6 +291,12 @@ export const OAUTH_RETURN_PARAM_NAMES = {
 } as const satisfies Record<keyof OAuthReturnParams, string>
 
 /**
+ * The host URL parameter carrying a session fork's token into a wallet app's in-app browser:
+ * the host SDK takes it off the address bar and hands it to the modal's init.
+ */
+export const FORK_RETURN_PARAM = 'latch_fork'
+
+/**
  * An OAuth flow as it leaves for the provider, kept in the host page's sessionStorage by the
  * host SDK (the cross-site modal frame's own storage does not survive there): only a return
  * whose state matches it is handed to the modal, which finishes the flow with its intent and

@@ -25,6 +25,8 @@ export const SCREEN_IDS = [
   'EMBEDDED_WALLET_KEY_EXPORT_SCREEN',
   'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN',
   'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN',
+  // An addition to SPEC section 2 (issue 13's session fork): the wallet apps to continue in.
+  'SESSION_FORK_SCREEN',
 ] as const
 
 export type ScreenId = (typeof SCREEN_IDS)[number]

@@ -7,7 +7,7 @@ import { backTarget, SCREENS, screenSize } from './registry.ts'
 
 const state = (patch: Partial<ModalState>): ModalState => ({ ...initialState, ...patch })
 
-test('behavior: the registry lists exactly the 25 screens of SPEC section 2', () => {
+test('behavior: the registry lists exactly the 25 screens of SPEC section 2 and the session fork screen', () => {
   // The screen list of SPEC section 2, as written there.
   const spec = `LANDING; AWAITING_PASSWORDLESS_CODE; WALLET_EDUCATION; AWAITING_CONNECTION;
     AWAITING_CONNECT_ONLY_CONNECTION; COINBASE_INTERSTITIAL_SCREEN; PHANTOM_INTERSTITIAL_SCREEN;
@@ -17,9 +17,10 @@ test('behavior: the registry lists exactly the 25 screens of SPEC section 2', ()
     EMBEDDED_WALLET_SCREEN; EMBEDDED_WALLET_CREATED_SCREEN; EMBEDDED_WALLET_CONNECTING_SCREEN;
     EMBEDDED_WALLET_RECOVERY_SCREEN; EMBEDDED_WALLET_KEY_EXPORT_SCREEN;
     EMBEDDED_WALLET_SIGN_REQUEST_SCREEN; EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN`
-  expect([...SCREEN_IDS]).toEqual(spec.split(';').map((s) => s.trim()))
+  // The one documented addition (modal-app/README.md): issue 13's session fork.
+  expect([...SCREEN_IDS]).toEqual([...spec.split(';').map((s) => s.trim()), 'SESSION_FORK_SCREEN'])
   expect(Object.keys(SCREENS).sort()).toEqual([...SCREEN_IDS].sort())
-  expect(SCREEN_IDS).toHaveLength(25)
+  expect(SCREEN_IDS).toHaveLength(26)
 })
 
 test('param: sizes per SPEC section 2', () => {

@@ -71,6 +71,9 @@ const InstallCoinbaseWallet = lazyScreen(() =>
 const LoginFailed = lazyScreen(() => import('./LoginFailed.tsx').then((m) => m.LoginFailed))
 const LinkWallet = lazyScreen(() => import('./LinkWallet.tsx').then((m) => m.LinkWallet))
 
+// The session fork's wallet apps (issue 13): the list of wallet apps comes with it.
+const SessionFork = lazyScreen(() => import('./SessionFork.tsx').then((m) => m.SessionFork))
+
 /** Back from a wallet screen: the wallets of the flow on screen. */
 const walletsScreen = (): ScreenId =>
   store.getState().flow?.kind === 'link' ? 'LINK_WALLET_SCREEN' : 'LANDING'
@@ -131,6 +134,7 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
     size: 'full',
     back: null,
   },
+  SESSION_FORK_SCREEN: { component: SessionFork, size: 'full', back: null },
 }
 
 export function screenSize(state: ModalState): ScreenSize {

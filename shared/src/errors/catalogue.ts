@@ -518,6 +518,11 @@ export const ERRORS = {
     message: 'User exited the modal before connecting a wallet',
     retryable: true,
   },
+  fork_exited: {
+    type: 'flow_error',
+    message: 'User exited the modal before opening a wallet app',
+    retryable: true,
+  },
   method_not_available: {
     type: 'flow_error',
     status: 403,
