@@ -1,0 +1,141 @@
+/**
+ * exportWallet() across the three origins (issue 11, SPEC sections 2, 7 and 9): the connecting
+ * gate, EMBEDDED_WALLET_KEY_EXPORT_SCREEN framing the export page of the API origin, the key
+ * shown there (its address is the wallet's), held on screen for at least 1 s, and never in any
+ * message or request of the host page or the modal. Recovery first on a new device; refusals.
+ */
+import type { WalletAccount } from '@latch/shared'
+import type { Frame, Page } from 'playwright-core'
+import { privateKeyToAccount } from 'viem/accounts'
+import { expect, test } from 'vitest'
+import { axeViolations, formatViolations } from './axe.ts'
+import {
+  expectOk,
+  expectRejected,
+  latchCall,
+  newEmail,
+  type Outcome,
+  screen,
+  settle,
+  signInByEmail,
+  visit,
+} from './flows.ts'
+import type { HostPage } from './harness.ts'
+import { useHarness } from './use-harness.ts'
+import {
+  createWithPasscode,
+  enterPasscode,
+  expectInAppWallet,
+  recordTraffic,
+  SCREENS,
+  type Traffic,
+  walletApp,
+  walletCall,
+} from './wallet-flows.ts'
+
+const h = useHarness()
+const EXPORT_SCREEN = 'EMBEDDED_WALLET_KEY_EXPORT_SCREEN'
+const EXITED = 'User exited before their wallet could be exported'
+const NOT_ALLOWED = 'User must be authenticated and have a wallet before it can be exported'
+
+const exportWallet = (page: Page) => latchCall<void>(page, 'exportWallet' as never)
+
+/** The export page's frame inside the modal, once loaded. */
+async function exportFrame(hp: HostPage): Promise<Frame> {
+  await hp.modal.getByTestId('latch-export-frame').waitFor({ state: 'attached' })
+  const handle = await hp.modal.getByTestId('latch-export-frame').elementHandle()
+  const frame = await handle?.contentFrame()
+  if (!frame) throw new Error('the export frame is not in the modal')
+  return frame
+}
+
+/** The key the export page shows, once it shows one. */
+async function shownKey(hp: HostPage): Promise<{ key: string; frame: Frame }> {
+  const frame = await exportFrame(hp)
+  const box = frame.getByTestId('export-key')
+  await box.waitFor({ state: 'visible' })
+  return { key: (await box.textContent()) ?? '', frame }
+}
+
+test('behavior: exportWallet() shows a key whose address is the wallet’s, held ≥ 1 s (Done, close and Escape do nothing until then), resolves on Done; the key is in no message or request of the host page or the modal; the export page passes axe', async () => {
+  const app = await walletApp(h(), {})
+  let traffic: Traffic | undefined
+  const hp = await h().open({
+    appId: app.id,
+    prepare: async (context) => {
+      traffic = await recordTraffic(context, h().apiUrl)
+    },
+  })
+  await signInByEmail(h(), hp, newEmail('export'))
+  const wallet = expectInAppWallet(
+    expectOk(await settle(walletCall<WalletAccount>(hp.page, 'createWallet'))),
+    'latch',
+  )
+
+  const pending = exportWallet(hp.page)
+  await visit(hp, EXPORT_SCREEN)
+  const { key, frame } = await shownKey(hp)
+  // Right when the key shows, the screen cannot be left.
+  const done = hp.modal.getByTestId('export-done')
+  expect(await done.isDisabled()).toBe(true)
+  expect(await hp.modal.getByTestId('close-button').isDisabled()).toBe(true)
+  await hp.modal
+    .getByTestId('export-done')
+    .press('Escape')
+    .catch(() => {})
+  expect(await screen(hp.modal, EXPORT_SCREEN).isVisible()).toBe(true)
+
+  expect(key).toMatch(/^0x[0-9a-f]{64}$/)
+  expect(privateKeyToAccount(key as `0x${string}`).address).toBe(wallet.address)
+  const violations = await axeViolations(frame)
+  expect(violations, formatViolations('the export page', violations)).toEqual([])
+
+  // After the minimum display, Done ends the flow and exportWallet() resolves.
+  await expect.poll(() => done.isEnabled(), { timeout: 5000 }).toBe(true)
+  await done.click()
+  const outcome: Outcome<void> = await settle(pending, 'exportWallet()')
+  expect(outcome.ok).toBe(true)
+
+  // Nothing of the key outside the wallet origin: messages, requests and answers.
+  const corpus = (await traffic?.corpus()) ?? ''
+  expect(corpus.toLowerCase()).toContain(wallet.address.toLowerCase().slice(2))
+  expect(traffic?.messages.length).toBeGreaterThan(0)
+  expect(corpus.toLowerCase()).not.toContain(key.slice(2))
+  expect(corpus).not.toContain(Buffer.from(key.slice(2), 'hex').toString('base64'))
+})
+
+test('behavior: on a new device exportWallet() asks for the passcode first; closing the recovery screen rejects with the export exit text; after recovery the key shown is the wallet’s', async () => {
+  const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
+  const email = newEmail('export-device')
+  const first = await h().open({ appId: app.id })
+  await signInByEmail(h(), first, email)
+  const wallet = await createWithPasscode(first, 'Exp0rt')
+
+  const device = await h().open({ appId: app.id })
+  await signInByEmail(h(), device, email)
+  const leaving = exportWallet(device.page)
+  await visit(device, SCREENS.recovery)
+  await device.modal.getByTestId('close-button').click()
+  expect(expectRejected(await settle(leaving, 'exportWallet()')).message).toBe(EXITED)
+
+  const pending = exportWallet(device.page)
+  await visit(device, SCREENS.recovery)
+  await enterPasscode(device.modal, 'Exp0rt')
+  await device.modal.getByRole('button', { name: 'Recover your account' }).click()
+  await visit(device, EXPORT_SCREEN)
+  const { key } = await shownKey(device)
+  expect(privateKeyToAccount(key as `0x${string}`).address).toBe(wallet.address)
+  const done = device.modal.getByTestId('export-done')
+  await expect.poll(() => done.isEnabled(), { timeout: 5000 }).toBe(true)
+  await done.click()
+  expect((await settle(pending, 'exportWallet()')).ok).toBe(true)
+})
+
+test('refusal: signed out, or signed in without an in-app wallet, exportWallet() rejects with the spec’s text and opens nothing', async () => {
+  const app = await walletApp(h(), {})
+  const hp = await h().open({ appId: app.id })
+  expect(expectRejected(await settle(exportWallet(hp.page))).message).toBe(NOT_ALLOWED)
+  await signInByEmail(h(), hp, newEmail('export-none'))
+  expect(expectRejected(await settle(exportWallet(hp.page))).message).toBe(NOT_ALLOWED)
+  expect(await hp.page.getByTestId('latch-dialog').isVisible()).toBe(false)
+})
