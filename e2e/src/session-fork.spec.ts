@@ -1,0 +1,175 @@
+/**
+ * Session fork (issue 13) across two browser contexts: the signed-in visitor forks the session,
+ * picks a wallet app, and the page the app's in-app browser would open (taken out of the deep
+ * link the modal opened) signs in elsewhere, the token gone from its address bar. The token is
+ * refused a second time and after its life, which the server setting shortens here (15 s; the
+ * default stays 5 minutes).
+ */
+import { FORK_RETURN_PARAM, type LatchClient, type User } from '@latch/shared'
+import { dappBrowserLink, walletApp } from '@latch/shared/wallet-apps'
+import type { BrowserContext, Page } from 'playwright-core'
+import { expect, test } from 'vitest'
+import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
+import { type HostPage, WAIT_MS, withTimeout } from './harness.ts'
+import { useHarness } from './use-harness.ts'
+
+const FORK_TTL_S = 15
+const h = useHarness({ serverEnv: { LATCH_FORK_TOKEN_TTL: String(FORK_TTL_S) } })
+
+interface Recorded {
+  /** What the modal frame passed to window.open. */
+  opened?: string[]
+  /** The host's 'warning' events, from the client's creation on. */
+  warnings?: string[]
+}
+
+/**
+ * Records, in every frame of the context, what window.open is asked to open (nothing opens:
+ * the wallet apps' links lead off the machine), and the host's warnings from the moment the
+ * one-line script sets window.latch (init's warnings come before any later listener).
+ */
+async function recording(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const w = window as unknown as Recorded & { latch?: LatchClient }
+    w.opened = []
+    w.warnings = []
+    window.open = (url?: string | URL) => {
+      w.opened?.push(String(url))
+      return null
+    }
+    let client: LatchClient | undefined
+    Object.defineProperty(window, 'latch', {
+      configurable: true,
+      get: () => client,
+      set(value: LatchClient | undefined) {
+        client = value
+        value?.on('warning', (message) => w.warnings?.push(String(message)))
+      },
+    })
+  })
+}
+
+/** Calls forkSession() in the page (flows.ts's latchCall lists the other methods). */
+function forkSession(page: Page) {
+  return page.evaluate(async () => {
+    try {
+      return { ok: true as const, link: await (window.latch as LatchClient).forkSession() }
+    } catch (e) {
+      const err = e as { code?: string; message?: string }
+      return { ok: false as const, code: err.code ?? null, message: err.message ?? String(e) }
+    }
+  })
+}
+
+/** The modal frame of a host page. */
+function modalFrame(hp: HostPage) {
+  const frame = hp.page.frames().find((f) => f.url().startsWith(h().modalUrl))
+  if (!frame) throw new Error('no modal frame')
+  return frame
+}
+
+/** Signs in, forks through Trust Wallet's in-app browser link, and answers what it opened. */
+async function forkThroughTrust(): Promise<{ hp: HostPage; user: User; link: string; page: URL }> {
+  const hp = await h().open({ prepare: recording })
+  const { user } = await signInByEmail(h(), hp, newEmail('fork'))
+  const pending = forkSession(hp.page)
+  await visit(hp, 'SESSION_FORK_SCREEN')
+  const fork = screen(hp.modal, 'SESSION_FORK_SCREEN')
+  await expect
+    .poll(() => fork.getByRole('heading').textContent(), { timeout: WAIT_MS })
+    .toBe('Continue in a wallet app')
+  const trust = hp.modal.getByTestId('fork-wallet-trust')
+  await trust.click({ timeout: WAIT_MS }) // waits until enabled: the fork answered
+  const result = await withTimeout(pending, WAIT_MS, 'forkSession()')
+  if (!result.ok) throw new Error(`forkSession() rejected: ${result.message}`)
+  const opened = await modalFrame(hp).evaluate(() => (window as unknown as Recorded).opened)
+  expect(opened).toEqual([result.link])
+  const link = new URL(result.link)
+  expect(link.origin + link.pathname).toBe('https://link.trustwallet.com/open_url')
+  const page = new URL(link.searchParams.get('url') ?? '')
+  // The host page itself, as the modal read it (pageUrl), with the token added.
+  expect(page.origin).toBe(new URL(h().hostUrl).origin)
+  expect(page.searchParams.get(FORK_RETURN_PARAM)).toMatch(/^[\w-]{43}$/)
+  // Exactly the link the shared list makes for that page.
+  const trustApp = walletApp('trust')
+  if (!trustApp) throw new Error('Trust Wallet is not listed')
+  expect(result.link).toBe(dappBrowserLink(trustApp, page.href))
+  return { hp, user, link: result.link, page }
+}
+
+/** Opens the page the wallet app's in-app browser would open, in a fresh context. */
+function openInWallet(page: URL): Promise<HostPage> {
+  return h().open({ path: page.pathname + page.search + page.hash, prepare: recording })
+}
+
+const getUser = async (hp: HostPage) =>
+  expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))
+
+test('behavior: the forked page signs in as the same user in another context, the token off its address bar; both sessions live', async () => {
+  const { hp, user, page } = await forkThroughTrust()
+  const elsewhere = await openInWallet(page)
+  expect((await getUser(elsewhere))?.id).toBe(user.id)
+  const address = new URL(await elsewhere.page.evaluate(() => location.href))
+  expect(address.searchParams.has(FORK_RETURN_PARAM)).toBe(false)
+  expect(address.pathname).toBe(page.pathname)
+  expect(await elsewhere.page.evaluate(() => (window as unknown as Recorded).warnings)).toEqual([])
+  // A session of its own: an access token for the same user, and a reload keeps it.
+  const token = expectOk(await settle(latchCall<string | null>(elsewhere.page, 'getAccessToken')))
+  expect(token).toEqual(expect.any(String))
+  await elsewhere.page.reload({ waitUntil: 'load' })
+  expect((await getUser(elsewhere))?.id).toBe(user.id)
+  // The forking page keeps its own session (it took the rotated pair).
+  expect((await getUser(hp))?.id).toBe(user.id)
+  expect(expectOk(await settle(latchCall<string | null>(hp.page, 'getAccessToken')))).toEqual(
+    expect.any(String),
+  )
+})
+
+test('error: the same link a second time signs nobody in and says it was used', async () => {
+  const { page } = await forkThroughTrust()
+  const first = await openInWallet(page)
+  expect(await getUser(first)).not.toBeNull()
+  const second = await openInWallet(page)
+  expect(await getUser(second)).toBeNull()
+  expect(await second.page.evaluate(() => (window as unknown as Recorded).warnings)).toEqual([
+    'Session link refused: This session link has already been used',
+  ])
+  expect(new URL(await second.page.evaluate(() => location.href)).search).not.toContain(
+    FORK_RETURN_PARAM,
+  )
+})
+
+test('error: the link after its life signs nobody in and says it expired', async () => {
+  const { page } = await forkThroughTrust()
+  const token = page.searchParams.get(FORK_RETURN_PARAM) ?? ''
+  // Waits (bounded) until the server's clock is past the token's end, read from its row.
+  const { expires_at } = await h()
+    .api.deps.db.selectFrom('fork_tokens')
+    .select('expires_at')
+    .orderBy('created_at', 'desc')
+    .executeTakeFirstOrThrow()
+  expect(token).not.toBe('')
+  const wait = expires_at.getTime() - Date.now() + 250
+  expect(wait).toBeLessThanOrEqual(FORK_TTL_S * 1000 + 250)
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+  const late = await openInWallet(page)
+  expect(await getUser(late)).toBeNull()
+  expect(await late.page.evaluate(() => (window as unknown as Recorded).warnings)).toEqual([
+    'Session link refused: This session link has expired',
+  ])
+})
+
+test('error: closing the wallet apps screen rejects forkSession() with fork_exited', async () => {
+  const hp = await h().open({ prepare: recording })
+  await signInByEmail(h(), hp, newEmail('fork-exit'))
+  const pending = forkSession(hp.page)
+  await visit(hp, 'SESSION_FORK_SCREEN')
+  await hp.page.keyboard.press('Escape')
+  const result = await withTimeout(pending, WAIT_MS, 'forkSession()')
+  expect(result).toEqual({
+    ok: false,
+    code: 'fork_exited',
+    message: 'User exited the modal before opening a wallet app',
+  })
+  expect(await modalFrame(hp).evaluate(() => (window as unknown as Recorded).opened)).toEqual([])
+})
