@@ -5,16 +5,20 @@
  * share of it, in hex or base64. The key and its shares come through routes only a test has
  * (the server's store, the frame's own code run here). And the search itself can fail.
  */
+import type { WalletAccount } from '@latch/shared'
 import { expect, test } from 'vitest'
 import { fetchApi, walletCore } from '../../wallet-frame/src/index.ts'
-import { expectOk, newEmail, settle, signInByEmail } from './flows.ts'
+import { expectOk, newEmail, settle, signInByEmail, visit } from './flows.ts'
 import { useHarness } from './use-harness.ts'
 import {
   createWithPasscode,
+  expectInAppWallet,
+  type KeyMaterial,
   keyMaterial,
   leaks,
   recordTraffic,
   recoverWithPasscode,
+  SCREENS,
   type Traffic,
   walletApp,
   walletCall,
@@ -22,31 +26,55 @@ import {
 
 const h = useHarness()
 
-test('security: no key material reaches the host page or the modal — not in any message they receive, nor in any request or answer of theirs', async () => {
+/** Records a context's traffic into `into` (open()'s prepare). */
+const recorder = (into: Traffic[]) => (context: Parameters<typeof recordTraffic>[0]) =>
+  recordTraffic(context, h().apiUrl).then((t) => {
+    into.push(t)
+  })
+
+/** The key and every share searched for in all `traffic`, with the controls that it is live. */
+async function expectNoLeak(traffic: Traffic[], material: KeyMaterial, address: string) {
+  const corpus = (await Promise.all(traffic.map((t) => t.corpus()))).join('\n')
+  // The recording is live: the wallet frame's answers to the modal (the address) are in it,
+  // and the wallet frame's own API answers do carry a share, which the search finds.
+  expect(corpus.toLowerCase()).toContain(address.toLowerCase().slice(2))
+  expect(traffic.every((t) => t.messages.length > 0)).toBe(true)
+  expect(leaks(material, traffic.flatMap((t) => t.walletHttp).join('\n'))).not.toEqual([])
+  expect(leaks(material, corpus)).toEqual([])
+}
+
+test('security: passcode wallet — no key material reaches the host page or the modal, in any message they receive or any request or answer of theirs, through creation and new-device recovery', async () => {
   const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
   const email = newEmail('no-leak')
   const passcode = 'S3cr3t'
   const traffic: Traffic[] = []
-  const recorded = (context: Parameters<typeof recordTraffic>[0]) =>
-    recordTraffic(context, h().apiUrl).then((t) => {
-      traffic.push(t)
-    })
-  const first = await h().open({ appId: app.id, prepare: recorded })
+  const first = await h().open({ appId: app.id, prepare: recorder(traffic) })
   await signInByEmail(h(), first, email)
   const wallet = await createWithPasscode(first, passcode)
-  const device = await h().open({ appId: app.id, prepare: recorded })
+  const device = await h().open({ appId: app.id, prepare: recorder(traffic) })
   await signInByEmail(h(), device, email)
   expect((await recoverWithPasscode(device, passcode)).address).toBe(wallet.address)
   const token = expectOk(await settle(walletCall<string>(device.page, 'getAccessToken')))
-
   const material = await keyMaterial(h(), app.id, wallet.address, token, passcode)
-  const corpus = (await Promise.all(traffic.map((t) => t.corpus()))).join('\n')
-  // The recording is live: the wallet frame's answers to the modal (the address) are in it,
-  // and the wallet frame's own API answers do carry a share, which the search finds.
-  expect(corpus.toLowerCase()).toContain(wallet.address.toLowerCase().slice(2))
-  expect(traffic.every((t) => t.messages.length > 0)).toBe(true)
-  expect(leaks(material, traffic.flatMap((t) => t.walletHttp).join('\n'))).not.toEqual([])
-  expect(leaks(material, corpus)).toEqual([])
+  await expectNoLeak(traffic, material, wallet.address)
+})
+
+test('security: automatic wallet — the same through creation and automatic recovery on a new device (the server releases the recovery key to the frame only)', async () => {
+  const app = await walletApp(h(), { requireUserPasswordOnCreate: false })
+  const email = newEmail('no-leak-auto')
+  const traffic: Traffic[] = []
+  const first = await h().open({ appId: app.id, prepare: recorder(traffic) })
+  await signInByEmail(h(), first, email)
+  const created = walletCall<WalletAccount>(first.page, 'createWallet')
+  await visit(first, SCREENS.created)
+  const wallet = expectInAppWallet(expectOk(await settle(created)), 'latch')
+  const device = await h().open({ appId: app.id, prepare: recorder(traffic) })
+  await signInByEmail(h(), device, email)
+  const recovered = expectOk(await settle(walletCall<WalletAccount>(device.page, 'recoverWallet')))
+  expect(recovered.address).toBe(wallet.address)
+  const token = expectOk(await settle(walletCall<string>(device.page, 'getAccessToken')))
+  const material = await keyMaterial(h(), app.id, wallet.address, token)
+  await expectNoLeak(traffic, material, wallet.address)
 })
 
 test('behavior: the leak search can fail — it finds the device share (never given to it) and the key in any case or base64', async () => {
