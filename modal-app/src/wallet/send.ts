@@ -23,14 +23,14 @@ import {
   toBigInt,
   transactionUIOptionsSchema,
   validateTransactionRequest,
+  type WalletAccount,
 } from '@latch/shared'
 import { flowGeneration, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
-import { ensureWalletReady } from './flows.ts'
 import { walletFrame } from './frame.ts'
 import type { HexTransactionRequest, PopulatedRequest, TransactionState } from './requests.ts'
-import { usableWallet, walletAccessToken } from './sign.ts'
+import { passGate, provenOnDevice, usableWallet, walletAccessToken } from './sign.ts'
 
 const QUANTITIES = [
   'value',
@@ -133,7 +133,7 @@ export function sendTransactionFlow(
       receipt: null,
     },
   })
-  void ensureWalletReady('EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN')
+  void passGate('EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN')
   return promise
 }
 
@@ -248,8 +248,9 @@ export async function submitTransaction(): Promise<void> {
   setTransaction({ status: 'submitting', submitError: null })
   store.setState({ closeBlocked: true })
   let receipt: TransactionReceipt
+  let wallet: WalletAccount
   try {
-    const wallet = usableWallet()
+    wallet = usableWallet()
     const accessToken = await walletAccessToken()
     const frame = await walletFrame()
     const { response } = await frame['latch:wallet:rpc']({
@@ -262,9 +263,17 @@ export async function submitTransaction(): Promise<void> {
     }
     const reads = chain(prepared.chainId, accessToken)
     const hash = await reads.sendRawTransaction(response as Hex)
+    provenOnDevice(frame, wallet.address)
     receipt = await reads.waitForReceipt(hash)
   } catch (e) {
     if (started !== flowGeneration()) return
+    store.setState({ closeBlocked: false })
+    // The share is not in the frame after all: through the gate (recovery), then back here.
+    if (isLatchError(e) && e.is('wallet_not_on_device')) {
+      setTransaction({ status: 'ready' })
+      void passGate('EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN', true)
+      return
+    }
     console.error('Latch: the transaction could not be submitted', e)
     store.setState({ closeBlocked: false })
     setTransaction({ status: 'ready', submitError: submitErrorText(e) })

@@ -305,6 +305,42 @@ describe('signMessage()', () => {
   })
 })
 
+describe('the gate once a wallet signed in this page', () => {
+  test('behavior: a second request skips the connect round trip; a frame without the share after all goes through the gate (recovery) and signs', async () => {
+    let lost = false
+    frameWith((request) => {
+      if (lost) {
+        lost = false
+        throw LatchError.of('wallet_not_on_device')
+      }
+      return frameRpc(request)
+    })
+    signedIn()
+    const sign = async (message: string) => {
+      const signed = methods().signMessage(message)
+      const button = await screen.findByRole('button', { name: 'Sign and continue' })
+      fireEvent.click(button)
+      await expect(signed).resolves.toBe(SIGNATURE)
+      await waitFor(() => expect(store.getState().open).toBe(false), { timeout: 3000 })
+    }
+    await sign('first')
+    await sign('second')
+    expect(double.calls.map((c) => c.method)).toEqual(['latch:wallet:connect'])
+    // The frame lost the share (a new device after all): the signature says so, the gate runs.
+    double.device.clear()
+    lost = true
+    const signed = methods().signMessage('third')
+    fireEvent.click(await screen.findByRole('button', { name: 'Sign and continue' }))
+    await screen.findByRole('heading', { name: 'Load your account' })
+    fireEvent.paste(screen.getByTestId('passcode-input-0'), {
+      clipboardData: { getData: () => 'Ab3dE9' },
+    })
+    fireEvent.click(screen.getByRole('button', { name: 'Recover your account' }))
+    fireEvent.click(await screen.findByRole('button', { name: 'Sign and continue' }))
+    await expect(signed).resolves.toBe(SIGNATURE)
+  })
+})
+
 const transfer = { to: TO, value: ETHER / 100n, chainId: 1 }
 
 describe('sendTransaction()', () => {

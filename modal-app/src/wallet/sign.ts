@@ -8,6 +8,7 @@ import {
   ERRORS,
   embeddedWallet,
   type Hex,
+  isLatchError,
   LatchError,
   type SignMessageUIOptions,
   SUCCESS_CLOSE_DELAY_MS,
@@ -15,11 +16,11 @@ import {
   type WalletAccount,
 } from '@latch/shared'
 import { track } from '../analytics.ts'
-import { finishFlow, flowGeneration, startFlow } from '../flow.ts'
+import { finishFlow, flowGeneration, navigate, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { ensureWalletReady } from './flows.ts'
-import { walletFrame } from './frame.ts'
+import { type WalletFrame, walletFrame } from './frame.ts'
 import type { SignPayload, SignState } from './requests.ts'
 
 /**
@@ -33,6 +34,41 @@ export function usableWallet(): WalletAccount {
   const wallet = embeddedWallet(user.linkedAccounts)
   if (!wallet) throw LatchError.of('sign_without_wallet')
   return wallet
+}
+
+/**
+ * In-app wallets that signed in this page. The frame is kept for the page's life with the
+ * device share it holds, so for them the gate's connect (a round trip to the API for the auth
+ * share) is skipped and the request's screen shows at once; the frame still checks the access
+ * token with the server for every signature. Should the frame not hold the share after all,
+ * the signature fails with wallet_not_on_device and the gate runs (passGate).
+ */
+const proven = new WeakMap<WalletFrame, Set<string>>()
+
+/** `address` signed through `frame`: the frame holds its device share. */
+export function provenOnDevice(frame: WalletFrame, address: Hex): void {
+  const addresses = proven.get(frame) ?? new Set<string>()
+  addresses.add(address.toLowerCase())
+  proven.set(frame, addresses)
+}
+
+/**
+ * The connecting gate in front of `target`, skipped for a wallet that signed through this
+ * page's frame; `again` forgets that first (the frame turned out not to hold the share).
+ */
+export async function passGate(
+  target: 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN' | 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN',
+  again = false,
+): Promise<void> {
+  const started = flowGeneration()
+  const address = usableWallet().address.toLowerCase()
+  // A frame that fails to mount is the gate's to show.
+  const frame = await walletFrame().catch(() => null)
+  if (started !== flowGeneration()) return
+  const addresses = frame ? proven.get(frame) : undefined
+  if (again) addresses?.delete(address)
+  if (addresses?.has(address)) navigate(target)
+  else await ensureWalletReady(target)
 }
 
 /** The session's access token for a call to the frame; signed out meanwhile is an error. */
@@ -82,7 +118,7 @@ export function signFlow(payload: SignPayload, options: SignMessageUIOptions = {
   const promise = startFlow<Hex>({ kind: 'sign' }, 'EMBEDDED_WALLET_CONNECTING_SCREEN')
   store.setState({ signRequest: { payload, options, status: 'idle', error: null } })
   track('sign_message_started')
-  void ensureWalletReady('EMBEDDED_WALLET_SIGN_REQUEST_SCREEN')
+  void passGate('EMBEDDED_WALLET_SIGN_REQUEST_SCREEN')
   return promise
 }
 
@@ -111,10 +147,12 @@ export async function confirmSign(): Promise<void> {
   const started = flowGeneration()
   setSign({ status: 'signing', error: null })
   let signature: Hex
+  let wallet: WalletAccount
+  let frame: WalletFrame
   try {
-    const wallet = usableWallet()
+    wallet = usableWallet()
     const accessToken = await walletAccessToken()
-    const frame = await walletFrame()
+    frame = await walletFrame()
     const { response } = await frame['latch:wallet:rpc']({
       address: wallet.address,
       accessToken,
@@ -126,10 +164,17 @@ export async function confirmSign(): Promise<void> {
     signature = response as Hex
   } catch (e) {
     if (started !== flowGeneration()) return
+    // The share is not in the frame after all: through the gate (recovery), then back here.
+    if (isLatchError(e) && e.is('wallet_not_on_device')) {
+      setSign({ status: 'idle' })
+      void passGate('EMBEDDED_WALLET_SIGN_REQUEST_SCREEN', true)
+      return
+    }
     console.error('Latch: the in-app wallet could not sign', e)
     setSign({ status: 'error', error: ERRORS.sign_failed.message })
     return
   }
+  provenOnDevice(frame, wallet.address)
   if (started !== flowGeneration()) return
   track('sign_message_completed')
   const { waiting } = store.getState()
