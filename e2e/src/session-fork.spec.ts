@@ -17,26 +17,25 @@ const FORK_TTL_S = 15
 const h = useHarness({ serverEnv: { LATCH_FORK_TOKEN_TTL: String(FORK_TTL_S) } })
 
 interface Recorded {
-  /** What the modal frame passed to window.open. */
-  opened?: string[]
   /** The host's 'warning' events, from the client's creation on. */
   warnings?: string[]
 }
 
+/** The wallet apps' link hosts: answered here, so the popup opens and nothing leaves the machine. */
+const WALLET_LINK_HOSTS =
+  /^https:\/\/(link\.trustwallet\.com|metamask\.app\.link|go\.cb-w\.com|phantom\.app)\//
+
 /**
- * Records, in every frame of the context, what window.open is asked to open (nothing opens:
- * the wallet apps' links lead off the machine), and the host's warnings from the moment the
+ * Answers the wallet apps' links locally, and records the host's warnings from the moment the
  * one-line script sets window.latch (init's warnings come before any later listener).
  */
 async function recording(context: BrowserContext): Promise<void> {
+  await context.route(WALLET_LINK_HOSTS, (route) =>
+    route.fulfill({ status: 200, contentType: 'text/html', body: '<title>wallet app</title>' }),
+  )
   await context.addInitScript(() => {
     const w = window as unknown as Recorded & { latch?: LatchClient }
-    w.opened = []
     w.warnings = []
-    window.open = (url?: string | URL) => {
-      w.opened?.push(String(url))
-      return null
-    }
     let client: LatchClient | undefined
     Object.defineProperty(window, 'latch', {
       configurable: true,
@@ -61,13 +60,6 @@ function forkSession(page: Page) {
   })
 }
 
-/** The modal frame of a host page. */
-function modalFrame(hp: HostPage) {
-  const frame = hp.page.frames().find((f) => f.url().startsWith(h().modalUrl))
-  if (!frame) throw new Error('no modal frame')
-  return frame
-}
-
 /** Signs in, forks through Trust Wallet's in-app browser link, and answers what it opened. */
 async function forkThroughTrust(): Promise<{ hp: HostPage; user: User; link: string; page: URL }> {
   const hp = await h().open({ prepare: recording })
@@ -79,11 +71,15 @@ async function forkThroughTrust(): Promise<{ hp: HostPage; user: User; link: str
     .poll(() => fork.getByRole('heading').textContent(), { timeout: WAIT_MS })
     .toBe('Continue in a wallet app')
   const trust = hp.modal.getByTestId('fork-wallet-trust')
+  // The real window.open of the sandboxed modal frame, from the click: a popup on the link.
+  const popup = hp.context.waitForEvent('page', { timeout: WAIT_MS })
   await trust.click({ timeout: WAIT_MS }) // waits until enabled: the fork answered
   const result = await withTimeout(pending, WAIT_MS, 'forkSession()')
   if (!result.ok) throw new Error(`forkSession() rejected: ${result.message}`)
-  const opened = await modalFrame(hp).evaluate(() => (window as unknown as Recorded).opened)
-  expect(opened).toEqual([result.link])
+  const opened = await popup
+  await opened.waitForLoadState('load')
+  expect(opened.url()).toBe(result.link)
+  await opened.close()
   const link = new URL(result.link)
   expect(link.origin + link.pathname).toBe('https://link.trustwallet.com/open_url')
   const page = new URL(link.searchParams.get('url') ?? '')
@@ -171,5 +167,6 @@ test('error: closing the wallet apps screen rejects forkSession() with fork_exit
     code: 'fork_exited',
     message: 'User exited the modal before opening a wallet app',
   })
-  expect(await modalFrame(hp).evaluate(() => (window as unknown as Recorded).opened)).toEqual([])
+  // Nothing opened: the host page is the context's only page.
+  expect(hp.context.pages()).toHaveLength(1)
 })
