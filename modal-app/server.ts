@@ -39,6 +39,12 @@ export interface ModalServerOptions {
    * in front of both, as in the e2e same-site harness). `apiUrl` otherwise.
    */
   lookupApiUrl?: string
+  /**
+   * Coinbase Wallet's keys page, the popup its SDK talks to (default: the SDK's own,
+   * keys.coinbase.com). Given to the modal page as its latch-coinbase-keys-url meta tag;
+   * LATCH_COINBASE_KEYS_URL in scripts/start.ts. Tests point it at a local stand-in.
+   */
+  coinbaseKeysUrl?: string
 }
 
 /** Registered origins are reused this long: an origin removed from an app may frame it this much longer. */
@@ -340,7 +346,13 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
     options.originsStaleMs,
   )
   const compress = createCompressor()
-  const meta = `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />`
+  const keysUrl = options.coinbaseKeysUrl
+  if (keysUrl !== undefined && cspOrigin(keysUrl) === null) {
+    throw new Error(`coinbaseKeysUrl must be an http(s) URL: ${keysUrl}`)
+  }
+  const meta =
+    `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />` +
+    (keysUrl ? `<meta name="latch-coinbase-keys-url" content="${escapeAttr(keysUrl)}" />` : '')
 
   /**
    * index.html with the API URL and, when the app is known, its configuration: right after the

@@ -157,6 +157,10 @@ async function main(): Promise<void> {
       apiUrl,
       distDir: dirs.modal,
       sdkDir: dirs.sdk,
+      // Coinbase Wallet's keys page (a stand-in for tests); the SDK's own otherwise.
+      ...(process.env.LATCH_COINBASE_KEYS_URL
+        ? { coinbaseKeysUrl: process.env.LATCH_COINBASE_KEYS_URL }
+        : {}),
     })
     stops.push({ name: 'modal server', stop: () => modal.close() })
     say(`modal      ${modal.url}  (sdk.js, latch.js)`)

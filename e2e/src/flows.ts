@@ -13,7 +13,14 @@ export interface CallError {
 }
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: CallError }
 
-type LatchMethod = 'login' | 'link' | 'unlink' | 'logout' | 'getUser' | 'getAccessToken'
+type LatchMethod =
+  | 'login'
+  | 'link'
+  | 'unlink'
+  | 'logout'
+  | 'getUser'
+  | 'getAccessToken'
+  | 'connectWallet'
 
 /**
  * Calls a method of `window.latch` in the page and answers how it settled, never throwing for a

@@ -59,6 +59,8 @@ export interface HarnessOptions {
    * deployment, where the wallet frame may keep its device share) instead of three sites.
    */
   sameSite?: boolean
+  /** Coinbase Wallet's keys page the modal uses (the stand-in of coinbase-keys.ts); read at start. */
+  coinbaseKeysUrl?: string
 }
 
 export interface OpenOptions {
@@ -257,6 +259,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         lookupApiUrl: apiDirectUrl,
         distDir: dirs.modal,
         sdkDir: dirs.sdk,
+        ...(options.coinbaseKeysUrl ? { coinbaseKeysUrl: options.coinbaseKeysUrl } : {}),
       }),
       WAIT_MS,
       'starting the modal server',

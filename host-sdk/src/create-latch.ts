@@ -11,9 +11,9 @@ import { connect, WindowMessenger } from 'penpal'
 import { createCalls, type FlowExit } from './calls.ts'
 import { createEvents } from './events.ts'
 import { type Frame, mountFrame } from './frame.ts'
-import type { ProviderModule } from './provider/index.ts'
 import { bridgeLoader, createHostMethods } from './host-methods.ts'
 import { type OAuthReturn, takeOAuthReturn } from './oauth.ts'
+import type { ProviderModule } from './provider/index.ts'
 
 /** After the frame reloads, init is retried this often until the new handshake answers. */
 const REINIT_ATTEMPT_MS = 1000
@@ -191,6 +191,8 @@ export function createLatch(options: LatchOptions): LatchClient {
       flow((r) => r.sendTransaction(request, options), 'modal_unreachable'),
     // The modal rejects a close itself ('export_exited'); gone, it is unreachable.
     exportWallet: () => flow((r) => r.exportWallet(), 'modal_unreachable'),
+    // The modal rejects a close itself ('connect_exited'); gone, it is unreachable.
+    connectWallet: () => flow((r) => r.connectWallet(), 'modal_unreachable'),
     // The modal rejects a close itself ('fork_exited'); gone, it is unreachable.
     forkSession: () => flow((r) => r.forkSession(), 'modal_unreachable'),
     // src/provider/ ships as provider.js beside sdk.js, imported on the first call (the

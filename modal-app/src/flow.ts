@@ -287,10 +287,12 @@ const EXITED = {
   // Closing the sign screen declines the signature (EIP-1193's 4001 for a provider).
   sign: 'signature_rejected',
   'send-transaction': 'transaction_exited',
-  // Closing before a wallet app was chosen (its fork token then opens nothing: unused).
-  'fork-session': 'fork_exited',
   // Closing before the key was shown (after, exportWallet() resolves).
   'export-wallet': 'export_exited',
+  // Closing before a wallet connected (after, the connection is delivered).
+  'connect-wallet': 'connect_exited',
+  // Closing before a wallet app was chosen (its fork token then opens nothing: unused).
+  'fork-session': 'fork_exited',
 } as const satisfies Record<Flow['kind'], ErrorCode>
 
 /** Everything a flow leaves behind, and a new generation. */

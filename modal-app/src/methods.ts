@@ -1,5 +1,6 @@
 /** The ModalMethods the host SDK calls over penpal. */
 import {
+  type ConnectedWallet,
   type InitResult,
   LatchError,
   type ModalMethods,
@@ -12,17 +13,17 @@ import { logout, unlink } from './account.ts'
 import { track } from './analytics.ts'
 import { checkHostConfig } from './config-check.ts'
 import { dispatchWalletEvent } from './connectors/events.ts'
-import { exitFlow, initialize, link, login } from './flow.ts'
+import { exitFlow, initialize, link, login, startFlow } from './flow.ts'
 import { forkSession, redeemFork } from './fork.ts'
 import { linkOAuth, resumeOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
 import { preloadScreens } from './screens/lazy.tsx'
 import { store } from './store.ts'
 import {
-  createWallet,
-  recoverWallet,
   chainRead,
+  createWallet,
   exportWallet,
+  recoverWallet,
   sendTransaction,
   signFlow,
   signMessage,
@@ -81,6 +82,12 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     signTypedData: (typedData, options) =>
       signFlow({ kind: 'typedData', typedData: typedData as Record<string, unknown> }, options),
     forkSession,
+    // Connect-only: the wallet list of a visitor or of a signed-in user (connectors/connect-only.ts).
+    connectWallet: () =>
+      startFlow<ConnectedWallet>(
+        { kind: 'connect-wallet' },
+        store.getState().user ? 'CONNECT_ONLY_AUTHENTICATED_SCREEN' : 'CONNECT_ONLY_LANDING_SCREEN',
+      ),
     // To the connector of that wallet (connectors/); the bridge checked the payload.
     async walletEvent(id, event, payload) {
       dispatchWalletEvent(String(id), event, payload)

@@ -7,6 +7,7 @@
  */
 import type {
   CodeChannel,
+  ConnectedWallet,
   Hex,
   LatchError,
   LoginResult,
@@ -35,11 +36,20 @@ export type Flow =
   | { kind: 'sign' }
   | { kind: 'send-transaction' }
   | { kind: 'export-wallet' }
+  /** connectWallet(): a wallet connected without signing in. */
+  | { kind: 'connect-wallet' }
   /** forkSession(): the session opened in a wallet app's in-app browser (fork.ts). */
   | { kind: 'fork-session' }
 
 /** What a flow delivers to the host: a sign-in, a user, a wallet, a signature or a receipt. */
-export type FlowValue = LoginResult | User | WalletAccount | Hex | TransactionReceipt | string
+export type FlowValue =
+  | LoginResult
+  | User
+  | WalletAccount
+  | Hex
+  | TransactionReceipt
+  | ConnectedWallet
+  | string
 
 /** The host's login() or link() call waiting on the flow; settled once, when the flow ends. */
 export interface Waiting {
@@ -133,7 +143,7 @@ export interface ModalState {
    * A wallet request's value (the receipt) reached before the modal closed: closing then
    * delivers it instead of rejecting.
    */
-  delivery: { value: Hex | TransactionReceipt | string } | null
+  delivery: { value: Hex | TransactionReceipt | ConnectedWallet | string } | null
   /** forkSession() on SESSION_FORK_SCREEN (fork.ts). */
   sessionFork: SessionForkState | null
   /** The visitor may not close the modal now (a transaction being submitted). */

@@ -63,6 +63,7 @@ export interface LatchClient
     | 'signMessage'
     | 'sendTransaction'
     | 'exportWallet'
+    | 'connectWallet'
     | 'forkSession'
   > {
   /** Resolves once the modal is connected and configured; rejects with a LatchError otherwise. */

@@ -118,6 +118,12 @@ export interface ModalMethods {
    */
   forkSession(): Promise<string>
   /**
+   * Connect-only: the visitor connects an external wallet without signing in (no SIWE, the
+   * session unchanged). Resolves with the wallet, which also joins the connection history
+   * ('wallet_connected'); rejects with 'connect_exited' when the visitor closes the modal.
+   */
+  connectWallet(): Promise<ConnectedWallet>
+  /**
    * An injected wallet the modal has sent a request to (HostMethods.request) reported an event:
    * `accountsChanged` with its addresses, `chainChanged` with the hex chain id, `disconnect`
    * with `{ code, message }`. Checked by the host page's bridge before it is sent.
@@ -146,6 +152,15 @@ export interface WalletConnection {
   walletClientType: string
   /** ISO 8601. */
   connectedAt: string
+}
+
+/** What connectWallet() resolves with: the wallet's EIP-55 address, how it was reached, its chain. */
+export interface ConnectedWallet {
+  address: Hex
+  /** 'injected', 'coinbase_wallet', … (as WalletConnection). */
+  connectorType: string
+  walletClientType: string
+  chainId: number
 }
 
 /**

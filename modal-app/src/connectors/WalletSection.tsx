@@ -3,10 +3,13 @@
  * wallet link screen. Loaded apart from the landing (its chunk carries viem for the message).
  */
 import { type LatchError, toLatchError } from '@latch/shared'
-import { useEffect, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import { navigate } from '../flow.ts'
-import { connectWallet } from './connect.ts'
+import { useApp } from '../hooks.ts'
+import { chooseWallet } from './choose.ts'
+import { coinbaseConnector } from './coinbase.ts'
 import { injectedConnectors } from './injected.ts'
+import { isMobileDevice, phantomDeepLinkEntry } from './phantom.ts'
 import type { Connector } from './types.ts'
 
 type Listing =
@@ -17,8 +20,34 @@ type Listing =
 /** Only a data:image icon is shown (what EIP-6963 asks for); anything else is left out. */
 const safeIcon = (icon: string) => (/^data:image\/[a-z+.-]+[;,]/i.test(icon) ? icon : '')
 
+/**
+ * The wallets reached without the host page (issue 13): Coinbase Wallet through its SDK unless
+ * the browser has its extension, and on a phone Phantom's deep link unless this is Phantom's
+ * browser (whose provider the bridge lists).
+ */
+export function appConnectors(
+  injected: readonly Connector[],
+  appName: string,
+  mobile = isMobileDevice(),
+): Connector[] {
+  const has = (client: string) => injected.some((c) => c.walletClientType === client)
+  return [
+    ...(has('coinbase_wallet') ? [] : [coinbaseConnector(appName)]),
+    ...(mobile && !has('phantom') ? [phantomDeepLinkEntry()] : []),
+  ]
+}
+
 export function WalletSection() {
   const [listing, setListing] = useState<Listing>({ status: 'loading' })
+  const { name } = useApp()
+  // Made once per listing: a connector keeps its SDK session between its attempts.
+  const extra = useMemo(
+    () =>
+      listing.status === 'loading'
+        ? null
+        : appConnectors(listing.status === 'ready' ? listing.connectors : [], name),
+    [listing, name],
+  )
   useEffect(() => {
     let live = true
     injectedConnectors().then(
@@ -54,9 +83,7 @@ export function WalletSection() {
                   className="latch-button latch-wallet-button"
                   data-testid="wallet-option"
                   data-wallet-id={connector.id}
-                  onClick={() => {
-                    void connectWallet(connector)
-                  }}
+                  onClick={() => chooseWallet(connector)}
                 >
                   {/* The name is beside it: the icon is decoration for a screen reader. */}
                   {icon ? (
@@ -69,6 +96,7 @@ export function WalletSection() {
           })}
         </ul>
       )}
+      {extra ? <AppWallets connectors={extra} /> : null}
       <button
         type="button"
         className="latch-link-button"
@@ -78,5 +106,28 @@ export function WalletSection() {
         I don’t have a wallet
       </button>
     </div>
+  )
+}
+
+/** The wallets of appConnectors, apart from the browser's (their own test id). */
+function AppWallets({ connectors }: { connectors: Connector[] }) {
+  if (!connectors.length) return null
+  return (
+    <ul className="latch-wallet-list" data-testid="app-wallet-list">
+      {connectors.map((connector) => (
+        <li key={connector.id}>
+          <button
+            type="button"
+            className="latch-button latch-wallet-button"
+            data-testid="app-wallet-option"
+            data-wallet-id={connector.id}
+            onClick={() => chooseWallet(connector)}
+          >
+            <img src={connector.icon} alt="" width={24} height={24} className="latch-wallet-icon" />
+            <span>{connector.name}</span>
+          </button>
+        </li>
+      ))}
+    </ul>
   )
 }

@@ -9,11 +9,11 @@ import {
   PHANTOM,
 } from '../connectors/wallets.ts'
 import { navigate } from '../flow.ts'
-import { store } from '../store.ts'
+import { walletListScreen } from './wallet-list-screen.ts'
 
 /** 'Done! I have my wallet': back to the wallets (the link screen when linking). */
 function done(): void {
-  navigate(store.getState().flow?.kind === 'link' ? 'LINK_WALLET_SCREEN' : 'LANDING')
+  navigate(walletListScreen())
 }
 
 function InstallGuide({ id, title, children }: { id: string; title: string; children: ReactNode }) {

@@ -4,14 +4,14 @@
  */
 import type { ComponentType } from 'react'
 import { codeScreenBack } from '../passwordless.ts'
-import { type ModalState, store } from '../store.ts'
+import type { ModalState } from '../store.ts'
 import { AwaitingOAuth } from './AwaitingOAuth.tsx'
 import type { ScreenId } from './ids.ts'
 import { Landing, landingSections } from './Landing.tsx'
 import { LinkEmail } from './LinkEmail.tsx'
 import { LinkPhone } from './LinkPhone.tsx'
 import { lazyScreen } from './lazy.tsx'
-import { Placeholder } from './Placeholder.tsx'
+import { walletListScreen } from './wallet-list-screen.ts'
 
 /** compact: as tall as the content; full: 620px; medium: at least 480px. */
 export type ScreenSize = 'compact' | 'full' | 'medium'
@@ -71,18 +71,29 @@ const InstallCoinbaseWallet = lazyScreen(() =>
 const LoginFailed = lazyScreen(() => import('./LoginFailed.tsx').then((m) => m.LoginFailed))
 const LinkWallet = lazyScreen(() => import('./LinkWallet.tsx').then((m) => m.LinkWallet))
 
+// Connect-only and the interstitials (issue 13). The Coinbase Wallet SDK is not in these
+// chunks: the interstitial fetches it (connectors/coinbase.ts).
+const ConnectOnlyLanding = lazyScreen(() =>
+  import('./ConnectOnly.tsx').then((m) => m.ConnectOnlyLanding),
+)
+const ConnectOnlyAuthenticated = lazyScreen(() =>
+  import('./ConnectOnly.tsx').then((m) => m.ConnectOnlyAuthenticated),
+)
+const AwaitingConnectOnlyConnection = lazyScreen(() =>
+  import('./ConnectOnly.tsx').then((m) => m.AwaitingConnectOnlyConnection),
+)
+const CoinbaseInterstitial = lazyScreen(() =>
+  import('./WalletInterstitials.tsx').then((m) => m.CoinbaseInterstitial),
+)
+const PhantomInterstitial = lazyScreen(() =>
+  import('./WalletInterstitials.tsx').then((m) => m.PhantomInterstitial),
+)
+
 // The session fork's wallet apps (issue 13): the list of wallet apps comes with it.
 const SessionFork = lazyScreen(() => import('./SessionFork.tsx').then((m) => m.SessionFork))
 
 /** Back from a wallet screen: the wallets of the flow on screen. */
-const walletsScreen = (): ScreenId =>
-  store.getState().flow?.kind === 'link' ? 'LINK_WALLET_SCREEN' : 'LANDING'
-
-const later = (size: ScreenSize, back: ScreenId | null = 'LANDING'): ScreenEntry => ({
-  component: Placeholder,
-  size,
-  back,
-})
+const walletsScreen = walletListScreen
 
 export const SCREENS: Record<ScreenId, ScreenEntry> = {
   LANDING: {
@@ -97,9 +108,21 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
   },
   WALLET_EDUCATION: { component: WalletEducation, size: 'full', back: walletsScreen },
   AWAITING_CONNECTION: { component: AwaitingConnection, size: 'compact', back: walletsScreen },
-  AWAITING_CONNECT_ONLY_CONNECTION: later('compact'),
-  COINBASE_INTERSTITIAL_SCREEN: later('full'),
-  PHANTOM_INTERSTITIAL_SCREEN: later('full'),
+  AWAITING_CONNECT_ONLY_CONNECTION: {
+    component: AwaitingConnectOnlyConnection,
+    size: 'compact',
+    back: walletsScreen,
+  },
+  COINBASE_INTERSTITIAL_SCREEN: {
+    component: CoinbaseInterstitial,
+    size: 'compact',
+    back: walletsScreen,
+  },
+  PHANTOM_INTERSTITIAL_SCREEN: {
+    component: PhantomInterstitial,
+    size: 'compact',
+    back: walletsScreen,
+  },
   LOGIN_FAILED_SCREEN: { component: LoginFailed, size: 'full', back: null },
   AWAITING_OAUTH_SCREEN: { component: AwaitingOAuth, size: 'compact', back: null },
   ALLOWLIST_REJECTION_SCREEN: { component: AllowlistRejection, size: 'compact', back: 'LANDING' },
@@ -113,8 +136,12 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
   LINK_EMAIL_SCREEN: { component: LinkEmail, size: 'medium', back: null },
   LINK_PHONE_SCREEN: { component: LinkPhone, size: 'medium', back: null },
   LINK_WALLET_SCREEN: { component: LinkWallet, size: 'medium', back: null },
-  CONNECT_ONLY_LANDING_SCREEN: later('full', null),
-  CONNECT_ONLY_AUTHENTICATED_SCREEN: later('full', null),
+  CONNECT_ONLY_LANDING_SCREEN: { component: ConnectOnlyLanding, size: 'full', back: null },
+  CONNECT_ONLY_AUTHENTICATED_SCREEN: {
+    component: ConnectOnlyAuthenticated,
+    size: 'full',
+    back: null,
+  },
   EMBEDDED_WALLET_SCREEN: { component: EmbeddedWallet, size: 'full', back: null },
   EMBEDDED_WALLET_CREATED_SCREEN: { component: EmbeddedWalletCreated, size: 'full', back: null },
   EMBEDDED_WALLET_CONNECTING_SCREEN: {
