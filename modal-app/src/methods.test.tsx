@@ -227,15 +227,6 @@ describe('link, unlink, logout, wallet methods', () => {
     expect(await methods().getAccessToken()).toBeNull()
     expect(harness.emitted('logout')).toHaveLength(1)
   })
-
-  test('error: export is not available yet', async () => {
-    setupRuntime(api)
-    const m = methods()
-    // forkSession(): fork.test.tsx.
-    for (const call of [m.exportWallet()]) {
-      expect(await rejection(call)).toMatchObject({ code: 'method_not_available' })
-    }
-  })
 })
 
 describe('shell', () => {
