@@ -123,6 +123,11 @@ describe('accounts and events', () => {
     expect(events[3]?.[1]).toMatchObject({ code: 4900, message: 'Disconnected' })
   })
 
+  test('behavior: the first request waits for the user the modal knows: eth_accounts right after creation answers the wallet', async () => {
+    const { provider } = setup(withWallet())
+    expect(await provider.request({ method: 'eth_accounts' })).toEqual([ADDRESS])
+  })
+
   test('behavior: eth_requestAccounts answers the wallet when signed in; signed out it opens the sign-in, whose close is 4001; a user without an in-app wallet is 4100', async () => {
     const signedIn = setup(withWallet())
     await signedIn.settle()

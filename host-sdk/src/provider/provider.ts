@@ -157,8 +157,8 @@ export function createProvider(
     if (had && !next.length) emit('disconnect', new ProviderError(4900, 'Disconnected'))
   }
   client.on('user', follow)
-  // What the modal knows now; until it answers, no accounts (eth_accounts answers []).
-  client.getUser().then(follow, () => {})
+  // What the modal knows now: every request waits for it, so the first eth_accounts is right.
+  const initial = client.getUser().then(follow, () => {})
 
   /** The signing address must be this wallet's, and there must be one. */
   const own = (address: unknown) => {
@@ -222,6 +222,7 @@ export function createProvider(
       const method = (args as Partial<EthereumRequest> | null)?.method
       if (typeof method !== 'string') throw new ProviderError(-32600, 'A request needs a method')
       try {
+        await initial
         return await handle(method, list(args.params))
       } catch (e) {
         throw toProviderError(e)

@@ -1,0 +1,261 @@
+/**
+ * getEthereumProvider() on a real host page (issue 11): ethers v6's BrowserProvider over the
+ * in-app wallet's EIP-1193 provider signs a message through the sign screen (viem recovers the
+ * wallet's address) and sends a transaction through the review screen that lands on a local
+ * chain (anvil as chain 1, the app's RPC override, reached through the modal and the API's
+ * chain proxy); the provider's chain switch, reads, events and codes in the page; the opt-in
+ * EIP-6963 announcement; provider.js loaded only when asked for.
+ */
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
+import type { WalletAccount } from '@latch/shared'
+import type { Page } from 'playwright-core'
+import { recoverMessageAddress } from 'viem'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { expectOk, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
+import { type HostPage, WAIT_MS } from './harness.ts'
+import { useHarness } from './use-harness.ts'
+import { expectInAppWallet, walletCall } from './wallet-flows.ts'
+
+const h = useHarness()
+let anvil: RunningAnvil
+beforeAll(async () => {
+  anvil = await startAnvil({ chainId: 1 })
+}, 60_000)
+afterAll(async () => {
+  await anvil?.stop()
+})
+
+// The browser build of ethers, next to its package.json (its exports map names no dist file).
+const ETHERS_UMD = join(
+  dirname(createRequire(import.meta.url).resolve('ethers')),
+  '../dist/ethers.umd.min.js',
+)
+const SIGN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
+const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
+const ETHER = 10n ** 18n
+const RECIPIENT = ANVIL_ACCOUNTS[2].address
+
+const chainApp = () =>
+  h().createApp({
+    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
+    rpcUrls: { '1': anvil.url },
+  })
+
+async function walletUser(appId: string): Promise<{ hp: HostPage; wallet: WalletAccount }> {
+  const hp = await h().open({ appId })
+  await signInByEmail(h(), hp, newEmail('provider'))
+  const wallet = expectInAppWallet(
+    expectOk(await settle(walletCall<WalletAccount>(hp.page, 'createWallet'), 'createWallet()')),
+    'latch',
+  )
+  await hp.page.waitForFunction(
+    () => document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === false,
+    undefined,
+    { timeout: WAIT_MS },
+  )
+  return { hp, wallet }
+}
+
+const balance = async (address: string) =>
+  BigInt(await anvil.rpc<string>('eth_getBalance', [address, 'latest']))
+
+/** Runs `body` in the page with `provider` (the in-app wallet's) and `ethers` in scope. */
+function inPage<T>(
+  page: Page,
+  body: string,
+): Promise<{ ok: T } | { error: { code?: number; message: string } }> {
+  return page.evaluate(async (source) => {
+    const w = window as unknown as Record<string, unknown>
+    try {
+      const run = new Function('provider', 'ethers', `return (async () => { ${source} })()`)
+      return { ok: await run(w.latchProvider, w.ethers) }
+    } catch (e) {
+      const err = e as {
+        code?: number
+        message?: string
+        info?: { error?: { code?: number; message?: string } }
+      }
+      return {
+        error: {
+          code: typeof err.code === 'number' ? err.code : err.info?.error?.code,
+          message: String(err.info?.error?.message ?? err.message),
+        },
+      }
+    }
+  }, body)
+}
+
+/** Loads the provider into the page as `window.latchProvider` (and ethers, for the tests). */
+async function loadProvider(page: Page, options = '{}'): Promise<void> {
+  await page.addScriptTag({ path: ETHERS_UMD })
+  await page.evaluate(async (o) => {
+    const w = window as unknown as Record<string, unknown>
+    w.latchProvider = await window.latch?.getEthereumProvider(JSON.parse(o))
+  }, options)
+}
+
+test('behavior: ethers’ BrowserProvider over getEthereumProvider() signs a message (the sign screen; viem recovers the wallet) and sends 0.01 ETH (the review screen) that lands on anvil', async () => {
+  const { hp, wallet } = await walletUser((await chainApp()).id)
+  await anvil.rpc('eth_sendTransaction', [
+    { from: ANVIL_ACCOUNTS[0].address, to: wallet.address, value: `0x${ETHER.toString(16)}` },
+  ])
+  // Nothing of the provider loaded until it is asked for.
+  const loaded = () =>
+    hp.page.evaluate(() =>
+      performance.getEntriesByType('resource').some((r) => r.name.endsWith('/provider.js')),
+    )
+  expect(await loaded()).toBe(false)
+  await loadProvider(hp.page)
+  expect(await loaded()).toBe(true)
+
+  const message = 'Hello from ethers on the host page'
+  const signing = inPage<string>(
+    hp.page,
+    `const signer = await new ethers.BrowserProvider(provider).getSigner()
+     if (signer.address.toLowerCase() !== '${wallet.address.toLowerCase()}') throw new Error('signer ' + signer.address)
+     return signer.signMessage(${JSON.stringify(message)})`,
+  )
+  await visit(hp, SIGN)
+  await screen(hp.modal, SIGN).getByRole('button', { name: 'Sign and continue' }).click()
+  const signed = await signing
+  if (!('ok' in signed)) throw new Error(`signMessage failed: ${JSON.stringify(signed)}`)
+  expect(await recoverMessageAddress({ message, signature: signed.ok as `0x${string}` })).toBe(
+    wallet.address,
+  )
+
+  const before = await balance(RECIPIENT)
+  const sending = inPage<{ hash: string; status: number; from: string }>(
+    hp.page,
+    `const signer = await new ethers.BrowserProvider(provider).getSigner()
+     const tx = await signer.sendTransaction({ to: '${RECIPIENT}', value: ethers.parseEther('0.01') })
+     const receipt = await tx.wait()
+     return { hash: tx.hash, status: receipt.status, from: receipt.from }`,
+  )
+  await visit(hp, SEND)
+  const send = screen(hp.modal, SEND)
+  const button = send.getByRole('button', { name: 'Send ETH' })
+  await expect.poll(() => button.isEnabled(), { timeout: WAIT_MS }).toBe(true)
+  await button.click()
+  await send.getByRole('heading', { name: 'Transaction complete!' }).waitFor({ timeout: WAIT_MS })
+  await send.getByRole('button', { name: 'All Done' }).click()
+  const sent = await sending
+  if (!('ok' in sent)) throw new Error(`sendTransaction failed: ${JSON.stringify(sent)}`)
+  expect(sent.ok.status).toBe(1)
+  expect(sent.ok.from.toLowerCase()).toBe(wallet.address.toLowerCase())
+  const onChain = await anvil.rpc<{ status: string }>('eth_getTransactionReceipt', [sent.ok.hash])
+  expect(onChain.status).toBe('0x1')
+  expect(await balance(RECIPIENT)).toBe(before + ETHER / 100n)
+})
+
+test('behavior: in the page the provider answers accounts, chain id and reads from anvil, switches among supported chains with chainChanged, refuses with 4901 and 4200, and follows logout with accountsChanged [] and disconnect; eth_requestAccounts then opens the sign-in, whose close is 4001', async () => {
+  const { hp, wallet } = await walletUser((await chainApp()).id)
+  await loadProvider(hp.page)
+  const basics = await inPage<unknown[]>(
+    hp.page,
+    `const events = []
+     window.providerEvents = events
+     for (const name of ['accountsChanged', 'chainChanged', 'disconnect', 'connect'])
+       provider.on(name, (p) => events.push([name, p && p.code !== undefined ? p.code : p]))
+     return [
+       await provider.request({ method: 'eth_accounts' }),
+       await provider.request({ method: 'eth_chainId' }),
+       typeof (await provider.request({ method: 'eth_blockNumber' })),
+       await provider.request({ method: 'eth_getBalance', params: ['${wallet.address}', 'latest'] }),
+     ]`,
+  )
+  expect(basics).toEqual({ ok: [[wallet.address], '0x1', 'string', '0x0'] })
+  expect(
+    await inPage(
+      hp.page,
+      `return provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: '0x2a' }] })`,
+    ),
+  ).toEqual({ error: { code: 4901, message: 'Unsupported chainId' } })
+  expect(
+    await inPage(
+      hp.page,
+      `return provider.request({ method: 'eth_sendRawTransaction', params: ['0x00'] })`,
+    ),
+  ).toEqual({
+    error: { code: 4200, message: 'The in-app wallet does not support eth_sendRawTransaction' },
+  })
+  expect(
+    await inPage(
+      hp.page,
+      `await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: '0x89' }] }); return provider.request({ method: 'eth_chainId' })`,
+    ),
+  ).toEqual({ ok: '0x89' })
+  // Back to chain 1, then sign out in the modal.
+  await inPage(
+    hp.page,
+    `return provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: '0x1' }] })`,
+  )
+  expectOk(await settle(walletCall(hp.page, 'getUser')))
+  await hp.page.evaluate(() => window.latch?.logout())
+  await expect
+    .poll(
+      () =>
+        hp.page.evaluate(() => (window as unknown as { providerEvents: unknown[] }).providerEvents),
+      {
+        timeout: WAIT_MS,
+      },
+    )
+    .toEqual([
+      ['chainChanged', '0x89'],
+      ['chainChanged', '0x1'],
+      ['accountsChanged', []],
+      ['disconnect', 4900],
+    ])
+  expect(await inPage(hp.page, `return provider.request({ method: 'eth_accounts' })`)).toEqual({
+    ok: [],
+  })
+  expect(
+    await inPage(
+      hp.page,
+      `return provider.request({ method: 'personal_sign', params: ['0x00', '${wallet.address}'] })`,
+    ),
+  ).toMatchObject({ error: { code: 4100 } })
+  const requesting = inPage(hp.page, `return provider.request({ method: 'eth_requestAccounts' })`)
+  await visit(hp, 'LANDING')
+  await hp.modal.getByTestId('close-button').click()
+  expect(await requesting).toEqual({
+    error: { code: 4001, message: 'User exited the modal before logging in' },
+  })
+})
+
+test('behavior: announce is opt-in: getEthereumProvider({ announce: true }) answers eip6963:requestProvider with Latch, its rdns and a data:image icon, and the announced provider is the client’s one', async () => {
+  const { hp, wallet } = await walletUser((await chainApp()).id)
+  const announced = await hp.page.evaluate(async () => {
+    const seen: { name: string; rdns: string; icon: string; uuid: string; provider: unknown }[] = []
+    window.addEventListener('eip6963:announceProvider', (e) => {
+      const d = (e as CustomEvent).detail
+      seen.push({ ...d.info, provider: d.provider })
+    })
+    window.dispatchEvent(new Event('eip6963:requestProvider'))
+    const before = seen.length
+    const plain = await window.latch?.getEthereumProvider()
+    const quiet = seen.length
+    const loud = await window.latch?.getEthereumProvider({ announce: true })
+    window.dispatchEvent(new Event('eip6963:requestProvider'))
+    const accounts = await (loud as { request(a: unknown): Promise<unknown> }).request({
+      method: 'eth_accounts',
+    })
+    return {
+      before,
+      quiet,
+      same: plain === loud && seen.every((s) => s.provider === loud),
+      infos: seen.map(({ provider: _, ...info }) => info),
+      accounts,
+    }
+  })
+  expect(announced.before).toBe(0)
+  expect(announced.quiet).toBe(0)
+  expect(announced.same).toBe(true)
+  expect(announced.infos).toHaveLength(2)
+  for (const info of announced.infos) {
+    expect(info).toMatchObject({ name: 'Latch', rdns: 'dev.latch.wallet' })
+    expect(info.icon.startsWith('data:image/svg+xml,')).toBe(true)
+  }
+  expect(announced.accounts).toEqual([wallet.address])
+})
