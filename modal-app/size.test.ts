@@ -39,6 +39,8 @@ test('behavior: the JavaScript before the landing stays within 90 KB gzip; what 
     expect(code.toString('utf8')).not.toContain('wants you to sign in with your Ethereum account')
     // Nor the in-app wallet's (the frame, its flows and screens): they load at first use.
     expect(code.toString('utf8')).not.toContain('/embedded-wallets')
+    // Nor the mobile wallet apps list (@latch/shared/wallet-apps): the fork screen's chunk has it.
+    expect(code.toString('utf8')).not.toContain('KEYRING PRO')
   }
   const assets = await readdir(join(dir, 'assets'))
   const lazy = assets.filter((f) => f.endsWith('.js') && !entries.includes(`assets/${f}`))
@@ -57,6 +59,7 @@ test('behavior: the JavaScript before the landing stays within 90 KB gzip; what 
     'flows',
     'EmbeddedWallet',
     'EmbeddedWalletRecovery',
+    'SessionFork',
   ]) {
     expect(lazy.some((f) => f.startsWith(`${chunk}-`))).toBe(true)
   }
