@@ -65,7 +65,9 @@ function errorCatalogue(codes: ReadonlySet<string>): Plugin {
  *   (calls.ts) and passes no options, so penpal's own call timer goes too;
  * - its argument checks: create-latch.ts gives each connection a new WindowMessenger over a
  *   content window it has checked itself, so a missing or reused messenger or window never
- *   reaches penpal.
+ *   reaches penpal;
+ * - its wildcard and RegExp origins: the SDK allows exactly one origin, the modal's, so an
+ *   origin is allowed only when it is that string (never '*', which only narrows).
  * The edits are exact; if penpal's text changes, the build fails here instead of growing.
  */
 const PENPAL_EDITS: [RegExp, string][] = [
@@ -86,6 +88,15 @@ const PENPAL_EDITS: [RegExp, string][] = [
     '',
   ],
   [/if \(usedMessengers\.has\(messenger\)\) \{[^}]*\}\s*usedMessengers\.add\(messenger\);/g, ''],
+  [
+    /allowedOrigin instanceof RegExp \? allowedOrigin\.test\(origin\) : allowedOrigin === origin \|\| allowedOrigin === "\*"/g,
+    'allowedOrigin === origin',
+  ],
+  [
+    /this\.#concreteRemoteOrigin === "null" && this\.#allowedOrigins\.includes\("\*"\) \? "\*" : this\.#concreteRemoteOrigin/g,
+    'this.#concreteRemoteOrigin',
+  ],
+  [/allowedOrigins\?\.length \? allowedOrigins : \[window\.origin\]/g, 'allowedOrigins'],
 ]
 const penpalTrimmed: Plugin = {
   name: 'latch-penpal-trimmed',
