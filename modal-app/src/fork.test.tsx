@@ -81,6 +81,39 @@ describe('forkSession', () => {
     expect(store.getState().open).toBe(false)
   })
 
+  test('behavior: an expired access token is refreshed first, and the fork presents the refreshed pair', async () => {
+    const fresh = jwt(Math.floor(Date.now() / 1000) + 900)
+    api.on('POST /sessions', { body: { token: fresh, refresh_token: 'rt2', user: user() } })
+    api.on('POST /sessions/fork', {
+      body: { token: fresh, refresh_token: 'rt3', new_session_refresh_token: 'fork-tok' },
+    })
+    const harness = renderModal(api)
+    act(() =>
+      harness.session.start(
+        { token: jwt(Math.floor(Date.now() / 1000) - 10), refresh_token: 'rt' },
+        user(),
+      ),
+    )
+    expect(await harness.session.fork()).toBe('fork-tok')
+    expect(api.calls('POST /sessions').map((c) => c.body)).toEqual([{ refresh_token: 'rt' }])
+    const fork = api.calls('POST /sessions/fork')
+    expect(fork.map((c) => c.body)).toEqual([{ refresh_token: 'rt2' }])
+    expect(fork[0]?.headers.authorization).toBe(`Bearer ${fresh}`)
+    expect(harness.tokens.value).toBe('rt3')
+  })
+
+  test('error: a fork refused as an invalid refresh token ends the session here', async () => {
+    api.on(
+      'POST /sessions/fork',
+      apiError(401, 'invalid_refresh_token', 'Invalid or expired refresh token'),
+    )
+    const harness = signedIn()
+    const e = await rejection(harness.session.fork())
+    expect(e).toMatchObject({ code: 'not_authenticated' })
+    expect(harness.tokens.value).toBeNull()
+    expect(store.getState().user).toBeNull()
+  })
+
   test('error: signed out, forkSession rejects with not_authenticated and asks nothing', async () => {
     renderModal(api)
     const e = await rejection(methods().forkSession())
