@@ -62,6 +62,9 @@ export function announcedWallet(detail: unknown): InjectedWallet | undefined {
     if (typeof detail !== 'object' || detail === null) return undefined
     const { info, provider } = detail as { info?: unknown; provider?: unknown }
     if (typeof info !== 'object' || info === null || !isProvider(provider)) return undefined
+    // The in-app wallet's own announcement (getEthereumProvider({ announce: true })) is not a
+    // browser wallet: signing in with it would sign in through itself.
+    if ((provider as { isLatch?: unknown }).isLatch === true) return undefined
     const { uuid, name, icon, rdns } = info as Record<string, unknown>
     const id = text(uuid)
     // Control characters and bidirectional overrides could disguise the name.

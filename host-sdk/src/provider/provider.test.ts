@@ -15,6 +15,7 @@ import {
   type WalletAccount,
 } from '@latch/shared'
 import { describe, expect, test, vi } from 'vitest'
+import { announcedWallet } from '../bridge/discovery.ts'
 import providerFor from './index.ts'
 import {
   ANNOUNCED_ICON,
@@ -413,4 +414,18 @@ describe('EIP-6963', () => {
     expect(ANNOUNCED_ICON.startsWith('data:image/svg+xml,')).toBe(true)
     window.removeEventListener('eip6963:announceProvider', listen)
   })
+})
+
+test('behavior: the wallet bridge does not list the in-app wallet’s own announcement as a browser wallet (it would sign in through itself)', () => {
+  const { provider } = setup(withWallet())
+  const info = {
+    uuid: '350670db-19fa-4704-a166-e52e178b59d2',
+    name: ANNOUNCED_NAME,
+    icon: ANNOUNCED_ICON,
+    rdns: ANNOUNCED_RDNS,
+  }
+  expect(announcedWallet({ info, provider })).toBeUndefined()
+  // The same announcement from another provider is a wallet.
+  const other = { request: async () => null, on() {}, removeListener() {} }
+  expect(announcedWallet({ info, provider: other })?.info.name).toBe(ANNOUNCED_NAME)
 })
