@@ -1,0 +1,51 @@
+// @vitest-environment node
+/** The modal server's Coinbase Wallet keys URL (issue 13): into the page, http(s) only. */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { startModalServer } from './server.ts'
+
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'latch-modal-keys-'))
+  await mkdir(join(dir, 'dist'), { recursive: true })
+  await mkdir(join(dir, 'sdk'))
+  await writeFile(
+    join(dir, 'dist/index.html'),
+    '<!doctype html><html><head><meta name="latch-api-url" content="" /></head><body></body></html>',
+  )
+})
+afterAll(() => rm(dir, { recursive: true, force: true }))
+
+const start = (coinbaseKeysUrl?: string) =>
+  startModalServer({
+    apiUrl: 'http://127.0.0.1:9',
+    distDir: join(dir, 'dist'),
+    sdkDir: join(dir, 'sdk'),
+    ...(coinbaseKeysUrl === undefined ? {} : { coinbaseKeysUrl }),
+  })
+
+test('behavior: the configured keys URL reaches the page as its meta tag, escaped; none without it', async () => {
+  const server = await start('http://127.0.0.1:4444/keys?a=1&b="2"')
+  try {
+    const page = await (await fetch(`${server.url}/`)).text()
+    expect(page).toContain(
+      '<meta name="latch-coinbase-keys-url" content="http://127.0.0.1:4444/keys?a=1&amp;b=&quot;2&quot;" />',
+    )
+  } finally {
+    await server.close()
+  }
+  const plain = await start()
+  try {
+    expect(await (await fetch(`${plain.url}/`)).text()).not.toContain('latch-coinbase-keys-url')
+  } finally {
+    await plain.close()
+  }
+})
+
+test('error: a keys URL that is not http(s) refuses to start', async () => {
+  for (const bad of ['javascript:alert(1)', 'data:text/html,x', 'not a url']) {
+    await expect(start(bad)).rejects.toThrow(/coinbaseKeysUrl must be an http\(s\) URL/)
+  }
+})
