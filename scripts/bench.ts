@@ -4,6 +4,7 @@
  *   frames  (scripts/bench-frames.ts, from the frames engineer)
  *   wallet  the in-app wallet frame: size, create and passcode recovery in Chromium
  *   sign    signMessage(): to the sign screen, and Sign and continue to the signature
+ *   export  key export page and provider chunk sizes; the export page showing the key
  */
 import { existsSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
