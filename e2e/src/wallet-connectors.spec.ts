@@ -177,6 +177,32 @@ describe('Coinbase Wallet', () => {
     expect(cb.received).toContain('{"decrypted":"personal_sign"}')
   })
 
+  test('behavior: connect-only through Coinbase Wallet answers its address with connector and client coinbase_wallet; nothing is signed', async () => {
+    const account = freshAccount()
+    let cb!: Awaited<ReturnType<typeof coinbaseWalletFor>>
+    const hp = await h().open({
+      appId: await app(),
+      prepare: async (context) => {
+        cb = await coinbaseWalletFor(context, account)
+      },
+    })
+    const pending = latchCall<ConnectedWallet>(hp.page, 'connectWallet')
+    await visit(hp, 'CONNECT_ONLY_LANDING_SCREEN')
+    await hp.modal.locator('[data-wallet-id="latch:coinbase-wallet-sdk"]').click()
+    const proceed = hp.modal.getByTestId('coinbase-continue')
+    await expect.poll(() => proceed.isEnabled(), { timeout: 15_000 }).toBe(true)
+    await Promise.all([hp.context.waitForEvent('page'), proceed.click()])
+    await step(hp, 'AWAITING_CONNECT_ONLY_CONNECTION', 'success').waitFor({ state: 'visible' })
+    expect(expectOk(await settle(pending, 'connectWallet()'))).toEqual({
+      address: account.address,
+      connectorType: 'coinbase_wallet',
+      walletClientType: 'coinbase_wallet',
+      chainId: 1,
+    })
+    expect(cb.received.some((m) => m.includes('personal_sign'))).toBe(false)
+    expect(expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))).toBeNull()
+  })
+
   test('error: the wallet refusing in its popup reads "You rejected the request" with Retry', async () => {
     let cb!: Awaited<ReturnType<typeof coinbaseWalletFor>>
     const hp = await h().open({
@@ -200,6 +226,35 @@ describe('Coinbase Wallet', () => {
     expect(await hp.modal.getByTestId('connection-retry').isVisible()).toBe(true)
     await hp.page.keyboard.press('Escape')
     expect(expectRejected(await settle(pending, 'login()')).code).toBe('login_exited')
+  })
+})
+
+describe('Phantom on a desktop', () => {
+  test("behavior: Phantom's extension is a browser wallet: listed by the bridge, no deep-link entry, sign-in recorded as phantom/injected", async () => {
+    const account = freshAccount()
+    const hp = await h().open({
+      appId: await app(),
+      prepare: async (context) => {
+        await injectWallet(context, { account, name: 'Phantom', rdns: 'app.phantom' })
+      },
+    })
+    const pending = latchCall<LoginResult>(hp.page, 'login')
+    await visit(hp, 'LANDING')
+    const option = hp.modal.getByTestId('wallet-option').first()
+    expect(await option.textContent()).toBe('Phantom')
+    await hp.modal.getByTestId('app-wallet-list').waitFor({ state: 'visible' })
+    expect(await hp.modal.locator('[data-wallet-id="latch:phantom-mobile"]').count()).toBe(0)
+    await option.click()
+    await step(hp, 'AWAITING_CONNECTION', 'success').waitFor({ state: 'visible' })
+    const result = expectOk(await settle(pending, 'login()'))
+    expect(result.user.linkedAccounts).toMatchObject([
+      {
+        type: 'wallet',
+        address: account.address,
+        walletClientType: 'phantom',
+        connectorType: 'injected',
+      },
+    ])
   })
 })
 
