@@ -94,6 +94,39 @@ function rootName(node: unknown): string | null {
   return null
 }
 
+/**
+ * Two parts of WalletConnect the modal replaces, so they are not even built: its QR modal
+ * (Reown AppKit, a UI kit the provider imports only to show it; the modal draws its own QR
+ * code, `showQrModal: false`) and its browser storage, which reads `window.localStorage` as it
+ * loads and so throws in a cross-site frame whose storage the browser refuses (the connector
+ * gives the provider its own, connectors/walletconnect.ts). Each resolves to a module that
+ * refuses if ever used.
+ */
+function withoutWalletConnectParts(): Plugin {
+  const stubs: [RegExp, string, string][] = [
+    [
+      /^@reown\/appkit(\/|$)/,
+      '\0latch-no-appkit',
+      "throw new Error('WalletConnect QR modal is not part of Latch (showQrModal: false)')",
+    ],
+    [
+      /^@walletconnect\/keyvaluestorage$/,
+      '\0latch-no-wc-storage',
+      "export default class { constructor() { throw new Error('WalletConnect storage is the connector s own') } }",
+    ],
+  ]
+  return {
+    name: 'latch-without-walletconnect-parts',
+    enforce: 'pre',
+    resolveId(id) {
+      return stubs.find(([pattern]) => pattern.test(id))?.[1] ?? null
+    },
+    load(id) {
+      return stubs.find(([, stub]) => stub === id)?.[2] ?? null
+    },
+  }
+}
+
 /** The shared contracts are plain declarations: what the modal does not use stays out. */
 const sharedHasNoSideEffects = (id: string) => (id.includes('/shared/src/') ? false : undefined)
 
@@ -186,7 +219,7 @@ async function viteBuild(outDir: string): Promise<void> {
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     oxc: { jsx: { runtime: 'automatic', development: false } },
     resolve: { alias: PREACT_ALIASES },
-    plugins: [inlineEarlyScript(early), pureZodCalls()],
+    plugins: [inlineEarlyScript(early), pureZodCalls(), withoutWalletConnectParts()],
     build: {
       outDir,
       emptyOutDir: true,

@@ -45,7 +45,17 @@ export interface ModalServerOptions {
    * LATCH_COINBASE_KEYS_URL in scripts/start.ts. Tests point it at a local stand-in.
    */
   coinbaseKeysUrl?: string
+  /**
+   * The WalletConnect relay the modal's WalletConnect connector uses (ws: or wss:; default
+   * WalletConnect's public relay). Given to the page as its latch-walletconnect-relay-url meta
+   * tag and admitted in the CSP's connect-src; LATCH_WALLETCONNECT_RELAY_URL in
+   * scripts/start.ts. Self-hosters running their own relay, and tests, point it elsewhere.
+   */
+  walletConnectRelayUrl?: string
 }
+
+/** WalletConnect's public relay, which the modal uses unless told otherwise. */
+export const DEFAULT_WALLETCONNECT_RELAY_URL = 'wss://relay.walletconnect.org'
 
 /** Registered origins are reused this long: an origin removed from an app may frame it this much longer. */
 export const ORIGINS_TTL_MS = 30_000
@@ -167,6 +177,8 @@ export function modalCsp(
   apiOrigin: string,
   ancestors: readonly string[] = [],
   scriptHashes: readonly string[] = [],
+  /** Other origins the page connects to (the WalletConnect relay's WebSocket). */
+  connect: readonly string[] = [],
 ): string {
   return [
     "default-src 'self'",
@@ -174,7 +186,7 @@ export function modalCsp(
     // React sets style properties through the CSSOM; the theme tokens are inline custom properties.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' https: data:",
-    `connect-src 'self' ${apiOrigin}`,
+    ['connect-src', "'self'", apiOrigin, ...connect].join(' '),
     `frame-src ${apiOrigin}`,
     "object-src 'none'",
     "base-uri 'none'",
@@ -182,6 +194,16 @@ export function modalCsp(
     // The browser refuses any other embedder; the modal also checks its parent itself.
     `frame-ancestors ${ancestors.length ? ancestors.join(' ') : "'none'"}`,
   ].join('; ')
+}
+
+/** A ws(s) origin as CSP writes it, or null for anything else or a URL with credentials. */
+export function wsOrigin(value: string): string | null {
+  if (!URL.canParse(value)) return null
+  const url = new URL(value)
+  if ((url.protocol !== 'ws:' && url.protocol !== 'wss:') || url.username || url.password) {
+    return null
+  }
+  return `${url.protocol}//${url.host}`
 }
 
 /** An http(s) origin as CSP writes it, or null for anything else (nothing else reaches the header). */
@@ -350,9 +372,15 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
   if (keysUrl !== undefined && cspOrigin(keysUrl) === null) {
     throw new Error(`coinbaseKeysUrl must be an http(s) URL: ${keysUrl}`)
   }
+  const relayUrl = options.walletConnectRelayUrl ?? DEFAULT_WALLETCONNECT_RELAY_URL
+  const relayOrigin = wsOrigin(relayUrl)
+  if (relayOrigin === null) {
+    throw new Error(`walletConnectRelayUrl must be a ws(s) URL without credentials: ${relayUrl}`)
+  }
   const meta =
     `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />` +
-    (keysUrl ? `<meta name="latch-coinbase-keys-url" content="${escapeAttr(keysUrl)}" />` : '')
+    (keysUrl ? `<meta name="latch-coinbase-keys-url" content="${escapeAttr(keysUrl)}" />` : '') +
+    `<meta name="latch-walletconnect-relay-url" content="${escapeAttr(relayUrl)}" />`
 
   /**
    * index.html with the API URL and, when the app is known, its configuration: right after the
@@ -455,7 +483,9 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
           // Never cached: the policy differs per app and follows its registered origins.
           'cache-control': 'no-store',
           // The hashes follow the index.html of the moment: a rebuild may change its script.
-          'content-security-policy': modalCsp(apiUrl.origin, ancestors, inlineScriptHashes(html)),
+          'content-security-policy': modalCsp(apiUrl.origin, ancestors, inlineScriptHashes(html), [
+            relayOrigin,
+          ]),
           'referrer-policy': 'no-referrer',
           'cross-origin-opener-policy': 'same-origin-allow-popups',
         },

@@ -157,6 +157,10 @@ async function main(): Promise<void> {
       apiUrl,
       distDir: dirs.modal,
       sdkDir: dirs.sdk,
+      // A self-hosted WalletConnect relay; WalletConnect's public relay otherwise.
+      ...(process.env.LATCH_WALLETCONNECT_RELAY_URL
+        ? { walletConnectRelayUrl: process.env.LATCH_WALLETCONNECT_RELAY_URL }
+        : {}),
       // Coinbase Wallet's keys page (a stand-in for tests); the SDK's own otherwise.
       ...(process.env.LATCH_COINBASE_KEYS_URL
         ? { coinbaseKeysUrl: process.env.LATCH_COINBASE_KEYS_URL }

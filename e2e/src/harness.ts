@@ -59,6 +59,8 @@ export interface HarnessOptions {
    * deployment, where the wallet frame may keep its device share) instead of three sites.
    */
   sameSite?: boolean
+  /** The WalletConnect relay the modal uses (the local relay of wc-relay.ts); read at start. */
+  walletConnectRelayUrl?: string
   /** Coinbase Wallet's keys page the modal uses (the stand-in of coinbase-keys.ts); read at start. */
   coinbaseKeysUrl?: string
 }
@@ -259,6 +261,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         lookupApiUrl: apiDirectUrl,
         distDir: dirs.modal,
         sdkDir: dirs.sdk,
+        ...(options.walletConnectRelayUrl
+          ? { walletConnectRelayUrl: options.walletConnectRelayUrl }
+          : {}),
         ...(options.coinbaseKeysUrl ? { coinbaseKeysUrl: options.coinbaseKeysUrl } : {}),
       }),
       WAIT_MS,

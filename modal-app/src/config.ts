@@ -85,6 +85,9 @@ export function mergeConfig(server: ServerAppConfig, host: HostAppConfig): AppVi
     ...loginMethodFlags((m) => (m === 'sms' ? sms : enabled(m))),
     termsAndConditionsUrl: termsUrl,
     privacyPolicyUrl: privacyUrl,
+    // The page's WalletConnect Cloud project wins over the server's, as its other settings do.
+    walletConnectCloudProjectId:
+      host.walletConnectCloudProjectId ?? server.walletConnectCloudProjectId ?? null,
     // The in-app wallet settings the page gives win over the server's (the page is where the
     // app's developer decides when wallets are made); 'all-users' exists on the server only.
     embeddedWalletConfig: {

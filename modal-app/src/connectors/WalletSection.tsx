@@ -11,6 +11,7 @@ import { coinbaseConnector } from './coinbase.ts'
 import { injectedConnectors } from './injected.ts'
 import { isMobileDevice, phantomDeepLinkEntry } from './phantom.ts'
 import type { Connector } from './types.ts'
+import { WalletConnectOption } from './WalletConnectOption.tsx'
 
 type Listing =
   | { status: 'loading' }
@@ -97,6 +98,7 @@ export function WalletSection() {
         </ul>
       )}
       {extra ? <AppWallets connectors={extra} /> : null}
+      <WalletConnectOption />
       <button
         type="button"
         className="latch-link-button"

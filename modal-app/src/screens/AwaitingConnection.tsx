@@ -1,5 +1,7 @@
 import { WALLET_CONNECT_RETRIES } from '@latch/shared'
 import { retryWallet } from '../connectors/connect.ts'
+import { WalletConnectPairing } from '../connectors/WalletConnectPairing.tsx'
+import { WALLETCONNECT_ID } from '../connectors/walletconnect.ts'
 import { useModal } from '../hooks.ts'
 import type { ExternalWalletState } from '../store.ts'
 
@@ -53,6 +55,10 @@ export function AwaitingConnection() {
         >
           {description}
         </p>
+      ) : null}
+      {/* WalletConnect's pairing (QR code, phone wallets) while it waits for a wallet. */}
+      {state.connector.id === WALLETCONNECT_ID && state.step === 'waiting' ? (
+        <WalletConnectPairing />
       ) : null}
       {canRetry ? (
         <button

@@ -1,0 +1,307 @@
+/**
+ * WalletConnect (v2): a phone wallet reached through a relay. This module is small; the
+ * provider (`@walletconnect/ethereum-provider`) is imported only when the visitor chooses
+ * WalletConnect, so neither the landing nor the wallet list carries it. Its own QR modal is
+ * never used (`showQrModal: false`, and the build leaves its UI kit out): the modal draws the
+ * pairing URI itself (WalletConnectPairing.tsx) and, on a phone, offers the wallet apps' links.
+ */
+import {
+  CHAINS,
+  DEFAULT_CHAIN_ID,
+  type Hex,
+  type InjectedWalletEvent,
+  isSupportedChainId,
+  LatchError,
+  WALLET_REQUEST_TIMEOUT_MS,
+} from '@latch/shared'
+import { getAddress, isAddress } from 'viem'
+import { create } from 'zustand'
+import { walletClientType, withTimeout } from './injected.ts'
+import type { Connection, ConnectionStatus, Connector } from './types.ts'
+import type { WalletConnectSettings } from './walletconnect-config.ts'
+
+export const WALLETCONNECT_ID = 'walletconnect'
+
+/** The pairing URI on screen while a connection waits for a wallet; null otherwise. */
+export const pairing = create<{ uri: string | null }>(() => ({ uri: null }))
+
+type ProviderEvent = 'display_uri' | 'disconnect' | 'accountsChanged' | 'chainChanged'
+
+/** The slice of the provider this connector uses (its type lives in the lazily loaded chunk). */
+export interface Provider {
+  readonly session?: unknown
+  readonly accounts: string[]
+  readonly chainId: number
+  /** The connected wallet's name, as its session metadata gives it. */
+  readonly peerName: string | undefined
+  connect(): Promise<void>
+  request(args: { method: string; params?: unknown }): Promise<unknown>
+  on(event: ProviderEvent, handler: (payload: unknown) => void): void
+  removeListener(event: ProviderEvent, handler: (payload: unknown) => void): void
+}
+
+export interface WalletConnectOptions {
+  /** Named in the wallet's approval prompt: the app's name and the host page's origin. */
+  metadata: () => Promise<{ name: string; url: string }>
+  /** How long a wallet may take to answer (the constant; tests shorten it here). */
+  timeoutMs?: number
+  /** Builds the provider; the real one by default (tests of the settings pass their own). */
+  load?: (options: ProviderOptions) => Promise<Provider>
+}
+
+/** What the provider is built with: the settings, our own UI, no telemetry. */
+export interface ProviderOptions {
+  projectId: string
+  relayUrl: string
+  showQrModal: false
+  telemetryEnabled: false
+  optionalChains: [number, ...number[]]
+  rpcMap: Record<string, string>
+  metadata: { name: string; description: string; url: string; icons: string[] }
+}
+
+/**
+ * The provider's options. Every supported chain is optional (the wallet picks the one it is
+ * on; the message then names it). rpcMap: the public nodes of shared/src/chains.ts, so the
+ * provider never falls back to WalletConnect's RPC with the project id. The connector sends
+ * only wallet requests through it (accounts, signatures); the modal's chain reads go through
+ * the API's chain proxy (server README, "Chain reads"), whose node keys stay on the server.
+ */
+export function providerOptions(
+  settings: WalletConnectSettings,
+  metadata: { name: string; url: string },
+): ProviderOptions {
+  const ids = CHAINS.map((c) => c.id).filter((id) => id !== DEFAULT_CHAIN_ID)
+  return {
+    projectId: settings.projectId,
+    relayUrl: settings.relayUrl,
+    showQrModal: false,
+    telemetryEnabled: false,
+    optionalChains: [DEFAULT_CHAIN_ID, ...ids],
+    rpcMap: Object.fromEntries(CHAINS.map((c) => [String(c.id), c.rpcUrl])),
+    metadata: { name: metadata.name || 'Latch', description: '', url: metadata.url, icons: [] },
+  }
+}
+
+const STORAGE_PREFIX = 'latch:wc:'
+
+/**
+ * Where the provider keeps its pairing and session: this frame's localStorage where the
+ * browser lets it (the same-site deployment; a reload then finds the session), else memory
+ * (a cross-site frame whose storage the browser refuses: the session lasts as long as the
+ * page). The provider's own storage would throw on the refused access and never start.
+ */
+export class WalletConnectStorage {
+  private readonly memory = new Map<string, string>()
+  private readonly local: Storage | null
+
+  constructor(local: Storage | null = WalletConnectStorage.available()) {
+    this.local = local
+  }
+
+  static available(): Storage | null {
+    try {
+      const storage = globalThis.localStorage
+      storage.setItem(`${STORAGE_PREFIX}probe`, '1')
+      storage.removeItem(`${STORAGE_PREFIX}probe`)
+      return storage
+    } catch {
+      return null
+    }
+  }
+
+  private read(key: string): string | null {
+    return this.local?.getItem(STORAGE_PREFIX + key) ?? this.memory.get(key) ?? null
+  }
+
+  async getKeys(): Promise<string[]> {
+    if (!this.local) return [...this.memory.keys()]
+    const keys: string[] = []
+    for (let i = 0; i < this.local.length; i++) {
+      const key = this.local.key(i)
+      if (key?.startsWith(STORAGE_PREFIX)) keys.push(key.slice(STORAGE_PREFIX.length))
+    }
+    return keys
+  }
+
+  async getEntries<T>(): Promise<[string, T][]> {
+    const keys = await this.getKeys()
+    return keys.map((key) => [key, JSON.parse(this.read(key) ?? 'null') as T])
+  }
+
+  async getItem<T>(key: string): Promise<T | undefined> {
+    const raw = this.read(key)
+    return raw === null ? undefined : (JSON.parse(raw) as T)
+  }
+
+  async setItem<T>(key: string, value: T): Promise<void> {
+    const raw = JSON.stringify(value)
+    if (!this.local) {
+      this.memory.set(key, raw)
+      return
+    }
+    try {
+      this.local.setItem(STORAGE_PREFIX + key, raw)
+    } catch {
+      // Full: this page keeps it in memory.
+      this.memory.set(key, raw)
+    }
+  }
+
+  async removeItem(key: string): Promise<void> {
+    this.memory.delete(key)
+    this.local?.removeItem(STORAGE_PREFIX + key)
+  }
+}
+
+async function loadProvider(options: ProviderOptions): Promise<Provider> {
+  const { EthereumProvider } = await import('@walletconnect/ethereum-provider')
+  const p = await EthereumProvider.init({ ...options, storage: new WalletConnectStorage() })
+  // WalletConnect Verify is left out: it attests the origin of the page it runs in, here the
+  // modal's (not the host page the visitor sees, which the SIWE message names), through a
+  // third-party frame the modal's CSP refuses; refused, each proposal and request would wait
+  // 5 s for it. The wallet then sees the request as unverified, as it would a self-hosted
+  // modal origin that no Cloud project lists.
+  p.signer.client.core.verify.register = async () => ''
+  return {
+    get session() {
+      return p.session
+    },
+    get accounts() {
+      return p.accounts
+    },
+    get chainId() {
+      return p.chainId
+    },
+    get peerName() {
+      return p.session?.peer.metadata.name
+    },
+    connect: () => p.connect(),
+    request: async ({ method, params }) => {
+      if (params === undefined) return p.request({ method })
+      // EIP-1193 params are a list or an object; anything else is the caller's mistake.
+      if (typeof params !== 'object' || params === null) throw LatchError.of('rpc_invalid_params')
+      return p.request({ method, params })
+    },
+    on: (event, handler) => void p.on(event, handler),
+    removeListener: (event, handler) => void p.removeListener(event, handler),
+  }
+}
+
+/** One provider per page and settings: it restores the session a reload left in storage. */
+const providers = new Map<string, Promise<Provider>>()
+
+/** WalletConnect's "user rejected" codes (5000-5002) mean what EIP-1193's 4001 means. */
+function asEip1193(e: unknown): unknown {
+  const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined
+  if (typeof code === 'number' && code >= 5000 && code <= 5002) {
+    return { code: 4001, message: 'User rejected the request.' }
+  }
+  return e
+}
+
+export function createWalletConnectConnector(
+  settings: WalletConnectSettings,
+  options: WalletConnectOptions,
+): Connector {
+  const timeoutMs = options.timeoutMs ?? WALLET_REQUEST_TIMEOUT_MS
+  const load = options.load ?? loadProvider
+  let status: ConnectionStatus = 'disconnected'
+  let provider: Provider | null = null
+  const listeners = new Map<InjectedWalletEvent, Set<(payload: unknown) => void>>()
+  const emit = (event: InjectedWalletEvent, payload: unknown) => {
+    for (const handler of [...(listeners.get(event) ?? [])]) handler(payload)
+  }
+
+  const providerFor = async (): Promise<Provider> => {
+    const key = `${settings.projectId} ${settings.relayUrl}`
+    let pending = providers.get(key)
+    if (!pending) {
+      pending = options.metadata().then((metadata) => load(providerOptions(settings, metadata)))
+      providers.set(key, pending)
+      // A provider that could not be built is not kept: the next attempt builds it afresh.
+      pending.catch(() => providers.delete(key))
+    }
+    const built = await pending
+    if (provider !== built) {
+      built.on('disconnect', () => {
+        status = 'disconnected'
+        emit('disconnect', undefined)
+      })
+      built.on('accountsChanged', (accounts) => emit('accountsChanged', accounts))
+      built.on('chainChanged', (chainId) => emit('chainChanged', chainId))
+      provider = built
+    }
+    return built
+  }
+
+  const connector: Connector = {
+    id: WALLETCONNECT_ID,
+    name: 'WalletConnect',
+    icon: '',
+    type: 'wallet_connect',
+    /** The wallet's own name once connected (e.g. 'rainbow'); 'wallet_connect' before. */
+    get walletClientType() {
+      const name = provider?.peerName
+      const type = name ? walletClientType({ name, rdns: '' }) : 'unknown'
+      return type === 'unknown' ? 'wallet_connect' : type
+    },
+    get status() {
+      return status
+    },
+    async connect(): Promise<Connection> {
+      status = 'connecting'
+      const showUri = (uri: unknown) => pairing.setState({ uri: String(uri) })
+      let built: Provider | undefined
+      try {
+        try {
+          built = await providerFor()
+        } catch (e) {
+          // The visitor sees the catalogue's text; the reason goes to the console.
+          console.error('Latch: WalletConnect could not start', e)
+          throw LatchError.of('unable_to_build_connector', { cause: e })
+        }
+        // A session left by an earlier page (a reload) is used as it is: no new pairing.
+        if (!built.session) {
+          built.on('display_uri', showUri)
+          await withTimeout(built.connect(), timeoutMs)
+        }
+        const first = built.accounts[0]
+        if (typeof first !== 'string' || !isAddress(first, { strict: false })) {
+          throw LatchError.of('wallet_not_connected')
+        }
+        const address: Hex = getAddress(first)
+        const chainId = isSupportedChainId(built.chainId) ? built.chainId : DEFAULT_CHAIN_ID
+        status = 'connected'
+        return { address, chainId }
+      } catch (e) {
+        status = 'disconnected'
+        throw asEip1193(e)
+      } finally {
+        built?.removeListener('display_uri', showUri)
+        pairing.setState({ uri: null })
+      }
+    },
+    async request(method, params) {
+      if (!provider) throw LatchError.of('connector_not_initialized')
+      if (status !== 'connected') throw LatchError.of('wallet_not_connected')
+      try {
+        return await withTimeout(provider.request({ method, params }), timeoutMs)
+      } catch (e) {
+        throw asEip1193(e)
+      }
+    },
+    on(event, handler) {
+      const set = listeners.get(event) ?? new Set()
+      set.add(handler)
+      listeners.set(event, set)
+      return () => set.delete(handler)
+    },
+  }
+  return connector
+}
+
+/** Tests: forget the providers built so far. */
+export function forgetWalletConnectProviders(): void {
+  providers.clear()
+}
