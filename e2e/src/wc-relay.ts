@@ -129,7 +129,8 @@ export async function startLocalRelay(): Promise<LocalRelay> {
   const deliver = (client: Client, subscriptionId: string, stored: Stored) => {
     if (client.received.has(stored)) return
     client.received.add(stored)
-    if (process.env.WC_RELAY_DEBUG) console.log('relay >', client.id.slice(-6), stored.topic.slice(0, 8), stored.tag)
+    if (process.env.WC_RELAY_DEBUG)
+      console.log('relay >', client.id.slice(-6), stored.topic.slice(0, 8), stored.tag)
     send(client, {
       id: nextId++,
       jsonrpc: '2.0',
@@ -189,7 +190,9 @@ export async function startLocalRelay(): Promise<LocalRelay> {
   const subscribe = (client: Client, topic: string): string => {
     // The id the client computes itself (sha256 of topic and client id): a subscription the
     // relay makes on its behalf (below) is one it recognises.
-    const id = createHash('sha256').update(topic + client.id).digest('hex')
+    const id = createHash('sha256')
+      .update(topic + client.id)
+      .digest('hex')
     if (client.subscriptions.has(id)) return id
     client.subscriptions.set(id, topic)
     // After the answer: the client knows the subscription before its first message.

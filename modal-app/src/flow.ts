@@ -23,7 +23,6 @@ import {
   type ServerAppConfig,
   SUCCESS_CLOSE_DELAY_MS,
   type User,
-  type WalletAccount,
 } from '@latch/shared'
 import { signInOrLink } from './account.ts'
 import { track } from './analytics.ts'

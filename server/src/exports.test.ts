@@ -20,10 +20,14 @@ test('behavior: the public exports of the server', () => {
 test('behavior: the public exports of the server’s testing entry', () => {
   expect(Object.keys(testing).sort()).toMatchInlineSnapshot(`
     [
+      "ANVIL_ACCOUNTS",
+      "ANVIL_BALANCE_WEI",
       "POSTGRES_BIN",
+      "anvilBinary",
       "authorizeAtMock",
       "findCode",
       "postgresAvailable",
+      "startAnvil",
       "startMockProviders",
       "startPostgres",
       "startSmtpCatcher",

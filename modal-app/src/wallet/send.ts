@@ -194,7 +194,7 @@ export function submitErrorText(e: unknown): string {
  */
 export async function prepareTransaction(): Promise<void> {
   const state = store.getState().transaction
-  if (!state || state.status !== 'idle') return
+  if (state?.status !== 'idle') return
   const started = flowGeneration()
   setTransaction({ status: 'preparing' })
   const { chainId } = state.request
@@ -242,7 +242,7 @@ export async function prepareTransaction(): Promise<void> {
  */
 export async function submitTransaction(): Promise<void> {
   const state = store.getState().transaction
-  if (!state || state.status !== 'ready' || !state.prepared) return
+  if (state?.status !== 'ready' || !state.prepared) return
   const started = flowGeneration()
   const prepared = state.prepared
   setTransaction({ status: 'submitting', submitError: null })
