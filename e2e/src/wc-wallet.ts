@@ -5,6 +5,7 @@
  * proposal (wc_proposeSession → wc_approveSession are the sign client's), and answers
  * personal_sign with a real signature or a rejection.
  */
+import { randomUUID } from 'node:crypto'
 import { SignClient } from '@walletconnect/sign-client'
 import type { Hex } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
@@ -59,6 +60,10 @@ export async function startWalletConnectWallet(options: {
     logger: 'silent',
     telemetryEnabled: false,
     storage: new MemoryStorage(),
+    // A core of its own: WalletConnect keeps one core per storage prefix in globalThis and hands
+    // it to the next client, so an earlier wallet of this process would answer this one's
+    // requests with its own key.
+    customStoragePrefix: `wallet-${randomUUID()}`,
     metadata: {
       name: 'Test Phone Wallet',
       description: 'The Latch tests’ WalletConnect wallet',
@@ -81,6 +86,8 @@ export async function startWalletConnectWallet(options: {
       choices[what] = choice
     },
     async close() {
+      client.removeAllListeners('session_proposal')
+      client.removeAllListeners('session_request')
       await client.core.relayer.transportClose().catch(() => {})
     },
   }

@@ -200,6 +200,16 @@ function asEip1193(e: unknown): unknown {
   return e
 }
 
+/**
+ * A session proposal the wallet turned down. The provider passes on only the wallet's reason
+ * text (its code is dropped), so the text decides: WalletConnect's own reasons ('User
+ * rejected.', 'User disapproved requested chains') and what wallets commonly write.
+ */
+function proposalRejected(e: unknown): boolean {
+  const message = e instanceof Error ? e.message : ''
+  return /reject|disapprove|denied|declined|cancel/i.test(message)
+}
+
 export function createWalletConnectConnector(
   settings: WalletConnectSettings,
   options: WalletConnectOptions,
@@ -264,7 +274,9 @@ export function createWalletConnectConnector(
         // A session left by an earlier page (a reload) is used as it is: no new pairing.
         if (!built.session) {
           built.on('display_uri', showUri)
-          await withTimeout(built.connect(), timeoutMs)
+          await withTimeout(built.connect(), timeoutMs).catch((e: unknown) => {
+            throw proposalRejected(e) ? { code: 4001, message: 'User rejected the request.' } : e
+          })
         }
         const first = built.accounts[0]
         if (typeof first !== 'string' || !isAddress(first, { strict: false })) {
