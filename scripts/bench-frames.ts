@@ -9,7 +9,10 @@
  * - the cold open on a phone's CPU: from navigation of the demo page to the landing's e-mail
  *   field visible after `login()`, in a fresh browser context per load with the CPU throttled
  *   4x (host page and modal frame in one renderer, as on Android), median and spread over ≥ 7
- *   loads, goal ≤ 500 ms.
+ *   loads, goal ≤ 500 ms. Its servers run in a child process (cold-open-servers.ts).
+ * `--cold-only` measures the cold open alone and prints its steps; with it, `--save-build <dir>`
+ * keeps this tree's build and `--compare <dir>` alternates cold opens between a kept build (A)
+ * and this tree (B).
  */
 import { fork } from 'node:child_process'
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'

@@ -60,12 +60,12 @@ export default async function run(args: string[]): Promise<void> {
     const toScreen: number[] = []
     const toSignature: number[] = []
     for (let r = 0; r <= runs; r++) {
-      // The modal frame notes when the sign screen is first painted.
-      await frame.evaluate((id) => {
-        const w = window as unknown as { __shown?: Promise<number> }
-        w.__shown = new Promise((resolve) => {
+      // The modal frame notes when the sign screen is first painted. (A string: tsx would wrap
+      // named functions in a helper the page does not have.)
+      await frame.evaluate(`(() => {
+        window.__shown = new Promise((resolve) => {
           const seen = () => {
-            if (!document.querySelector(`[data-testid="${id}"]`)) return false
+            if (!document.querySelector('[data-testid="${SCREEN}"]')) return false
             requestAnimationFrame(() => resolve(performance.timeOrigin + performance.now()))
             return true
           }
@@ -73,7 +73,7 @@ export default async function run(args: string[]): Promise<void> {
           const observer = new MutationObserver(() => seen() && observer.disconnect())
           observer.observe(document, { childList: true, subtree: true })
         })
-      }, SCREEN)
+      })()`)
       await hp.page.evaluate((message) => {
         const w = window as unknown as { __called: number; __signed: Promise<number> }
         w.__called = performance.timeOrigin + performance.now()

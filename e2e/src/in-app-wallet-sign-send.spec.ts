@@ -98,12 +98,16 @@ async function walletUser(appId: string): Promise<{ hp: HostPage; wallet: Wallet
 const balance = async (address: string) =>
   BigInt(await anvil.rpc<string>('eth_getBalance', [address, 'latest']))
 
-/** Funds `address` from the first anvil account, mined at once. */
+/** Funds `address` from the first anvil account; waits until the transfer is mined. */
 async function fund(address: string, wei: bigint): Promise<void> {
-  await anvil.rpc('eth_sendTransaction', [
+  const hash = await anvil.rpc<string>('eth_sendTransaction', [
     { from: ANVIL_ACCOUNTS[0].address, to: address, value: `0x${wei.toString(16)}` },
   ])
-  expect(await balance(address)).toBe(wei)
+  // Automine answers the hash before its block is always readable.
+  await expect
+    .poll(() => anvil.rpc('eth_getTransactionReceipt', [hash]), { timeout: WAIT_MS })
+    .not.toBeNull()
+  await expect.poll(() => balance(address), { timeout: WAIT_MS }).toBe(wei)
 }
 
 /** Waits until the host's dialog is open (or closed). */
