@@ -280,8 +280,11 @@ describe('Phantom on a phone', () => {
         'Redirecting to Phantom Mobile Wallet',
       )
       const proceed = hp.modal.getByTestId('phantom-continue')
+      // The host page, marked as a Phantom client link (connector and wallet client).
       const page = new URL(hp.page.url())
       page.hash = ''
+      page.searchParams.set('latch_connector', 'injected')
+      page.searchParams.set('latch_wallet_client', 'phantom')
       expect(await proceed.getAttribute('href')).toBe(
         `https://phantom.app/ul/browse/${encodeURIComponent(page.href)}?ref=${encodeURIComponent(page.origin)}`,
       )
@@ -306,6 +309,46 @@ describe('Phantom on a phone', () => {
       )
       await hp.page.keyboard.press('Escape')
       await settle(pending, 'login()')
+    } finally {
+      await context.close()
+    }
+  })
+
+  test('error: the Phantom client link opened in a browser without Phantom: LOGIN_FAILED_SCREEN with its texts, the parameters gone from the address bar; Try again leads to the landing, Cancel closes', async () => {
+    const context = await h().browser.newContext({ ...devices['iPhone 13'] })
+    try {
+      const hp = await h().open({
+        appId: await app(),
+        context,
+        path: '/?item=3&latch_connector=injected&latch_wallet_client=phantom',
+      })
+      await visit(hp, 'LOGIN_FAILED_SCREEN')
+      expect(await hp.modal.getByRole('heading', { level: 1 }).textContent()).toBe(
+        'Could not connect with wallet',
+      )
+      await hp.modal
+        .getByText('Please check that Phantom multichain is enabled and try again.')
+        .waitFor({ state: 'visible' })
+      const address = new URL(hp.page.url())
+      expect(address.searchParams.get('item')).toBe('3')
+      expect(address.searchParams.has('latch_connector')).toBe(false)
+      expect(address.searchParams.has('latch_wallet_client')).toBe(false)
+      // A login() the page calls joins the flow on screen.
+      const pending = latchCall<LoginResult>(hp.page, 'login')
+      await hp.modal.getByRole('button', { name: 'Try again' }).click()
+      await visit(hp, 'LANDING')
+      await hp.page.keyboard.press('Escape')
+      expect(expectRejected(await settle(pending, 'login()')).message).toBe(
+        'User exited the modal before logging in',
+      )
+
+      await hp.page.goto(`${hp.page.url()}&latch_wallet_client=phantom`)
+      await visit(hp, 'LOGIN_FAILED_SCREEN')
+      await hp.modal.getByRole('button', { name: 'Cancel' }).click()
+      await hp.page.waitForFunction(
+        () =>
+          document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === false,
+      )
     } finally {
       await context.close()
     }

@@ -12,7 +12,7 @@ afterEach(() => {
 
 test('behavior: latch_fork is taken off the address bar and handed on, the rest of the address kept', () => {
   history.replaceState({ keep: 1 }, '', '/shop?item=7&latch_fork=AbC-_9&b=2#pay')
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, 'AbC-_9'])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, 'AbC-_9', undefined])
   expect(location.pathname).toBe('/shop')
   expect(location.search).toBe('?item=7&b=2')
   expect(location.hash).toBe('#pay')
@@ -30,7 +30,7 @@ test('behavior: a fork token does not consume a saved OAuth flow', () => {
   }
   savePendingFlow(flow)
   history.replaceState(null, '', '/?latch_fork=tok')
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, 'tok'])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, 'tok', undefined])
   expect(sessionStorage.getItem(PENDING_FLOW_KEY)).not.toBeNull()
 })
 

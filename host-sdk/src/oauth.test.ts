@@ -61,7 +61,7 @@ test('error: a return this tab did not start (a link someone sent) is removed, n
     '',
     '/?latch_oauth_code=attacker&latch_oauth_state=theirs&latch_oauth_provider=google',
   )
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, undefined])
   expect(location.search).toBe('')
 })
 
@@ -72,14 +72,14 @@ test('error: a return of another state than the saved flow is refused, and the f
     '',
     '/?latch_oauth_code=attacker&latch_oauth_state=theirs&latch_oauth_provider=google',
   )
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, undefined])
   expect(sessionStorage.getItem(PENDING_FLOW_KEY)).toBeNull()
 })
 
 test('behavior: an incomplete set is removed but not passed on', () => {
   savePendingFlow(flow())
   history.replaceState(null, '', '/?latch_oauth_code=abc&y=2')
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, undefined])
   expect(location.search).toBe('?y=2')
 })
 
@@ -92,4 +92,21 @@ test('behavior: a URL without our parameters is left alone, and so is a pending 
   expect(location.search).toBe('?code=1&state=2')
   // Back from the provider without finishing: the flow may still return in this tab.
   expect(JSON.parse(sessionStorage.getItem(PENDING_FLOW_KEY) ?? 'null')).toEqual(flow())
+})
+
+test("behavior: a wallet app's link (Phantom's) without an OAuth return hands on its wallet client alone, off the address bar", () => {
+  history.replaceState(
+    null,
+    '',
+    '/shop?item=3&latch_connector=injected&latch_wallet_client=phantom',
+  )
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, 'phantom'])
+  expect(location.search).toBe('?item=3')
+  // With a forged OAuth return beside it, still only the wallet client goes on.
+  history.replaceState(
+    null,
+    '',
+    '/?latch_oauth_code=attacker&latch_oauth_state=theirs&latch_oauth_provider=google&latch_wallet_client=phantom',
+  )
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, 'phantom'])
 })

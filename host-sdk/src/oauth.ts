@@ -12,7 +12,12 @@ export const PENDING_FLOW_KEY = 'latch:oauth-flow'
  * An OAuth return this tab started and the flow it saved on leaving, and a session fork's
  * token the page was opened with: init's arguments.
  */
-export type OAuthReturn = [params?: OAuthReturnParams, flow?: PendingOAuthFlow, fork?: string]
+export type OAuthReturn = [
+  params?: OAuthReturnParams,
+  flow?: PendingOAuthFlow,
+  fork?: string,
+  walletClient?: string,
+]
 
 /**
  * Keeps the flow the modal is leaving for in this tab's sessionStorage, for the return. Throws
@@ -30,6 +35,8 @@ export function savePendingFlow(flow: PendingOAuthFlow): void {
  * only with the flow this tab saved for their state as it left (each saved flow is read once):
  * parameters anyone could put in a link must not sign this visitor in or link an account to
  * them. The modal validates them, and redeems a fork token only where nobody is signed in.
+ * A wallet client without an OAuth return (a wallet app's link to this page, e.g. Phantom's)
+ * is handed on alone: it only tells the modal which wallet the visitor came to sign in with.
  */
 export function takeOAuthReturn(): OAuthReturn {
   const url = new URL(location.href)
@@ -56,5 +63,5 @@ export function takeOAuthReturn(): OAuthReturn {
   } catch {}
   return flow && flow.state === params.state
     ? [params as unknown as OAuthReturnParams, flow, fork]
-    : [undefined, undefined, fork]
+    : [undefined, undefined, fork, params.walletClient]
 }

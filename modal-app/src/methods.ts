@@ -38,7 +38,7 @@ export interface MethodsContext {
 
 export function createModalMethods(ctx: MethodsContext): ModalMethods {
   return {
-    async init(config, params, flow, fork): Promise<InitResult> {
+    async init(config, params, flow, fork, walletClient): Promise<InitResult> {
       const { config: host, warnings } = await checkHostConfig(config)
       for (const warning of warnings) callHost('emit', 'warning', warning)
       const server = await ctx.serverConfig()
@@ -55,6 +55,9 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
         // No click in this page precedes what the return leads to (e.g. the allowlist screen).
         void preloadScreens()
         resumeOAuth(params, flow)
+      } else if (walletClient === 'phantom' && !user) {
+        // Opened by Phantom's link: is this Phantom's browser? (Loaded only here.)
+        void import('./connectors/phantom.ts').then((m) => m.checkPhantomClientLink())
       }
       return { app: app.config, warnings, user }
     },

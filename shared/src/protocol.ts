@@ -69,12 +69,15 @@ export interface ModalMethods {
    * `flow` is the pending flow the host page saved when it left for the provider, given only
    * with return parameters of the same state. `fork` is a session fork's token the page was
    * opened with (FORK_RETURN_PARAM): the modal signs in with it unless already signed in.
+   * `walletClient` is the wallet client parameter of a page a wallet app's link opened without
+   * an OAuth return (Phantom's link: 'phantom'); the modal checks that wallet is here.
    */
   init(
     config: HostAppConfig,
     returnParams?: OAuthReturnParams | null,
     flow?: PendingOAuthFlow | null,
     fork?: string | null,
+    walletClient?: string | null,
   ): Promise<InitResult>
   /** Opens the modal on sign-in; rejects with 'login_exited' when the visitor closes it. */
   login(): Promise<LoginResult>

@@ -227,7 +227,7 @@ describe('wallets reached without the host page', () => {
 
   test("behavior: Phantom's link opens the host page (no fragment) in its browser; other schemes are refused", () => {
     expect(phantomBrowseLink(PAGE)).toBe(
-      'https://phantom.app/ul/browse/https%3A%2F%2Fshop.example%2Fcheckout%3Fitem%3D3?ref=https%3A%2F%2Fshop.example',
+      'https://phantom.app/ul/browse/https%3A%2F%2Fshop.example%2Fcheckout%3Fitem%3D3%26latch_connector%3Dinjected%26latch_wallet_client%3Dphantom?ref=https%3A%2F%2Fshop.example',
     )
     expect(() => phantomBrowseLink('javascript:alert(1)')).toThrow(LatchError)
   })
@@ -314,5 +314,100 @@ describe('the interstitials', () => {
     await until(() => !button.disabled, 200_000)
     expect(button.textContent).toBe('Continue')
     expect(backTarget('COINBASE_INTERSTITIAL_SCREEN')).toBe('LANDING')
+  })
+})
+
+describe('a Phantom client link (the page opened by Phantom’s link)', () => {
+  /** A host page whose browser wallets are `wallets`; records that the modal asked. */
+  function hostWith(harness: Harness, wallets: { name: string; rdns: string }[]) {
+    const asked = { wallets: 0 }
+    const base = recordingHost(harness.hostCalls)
+    runtime().host = new Proxy(base, {
+      get(target, name) {
+        if (name === 'wallets') {
+          return async () => {
+            asked.wallets++
+            return wallets.map((w, i) => ({ id: `uuid-${i}`, icon: '', ...w }))
+          }
+        }
+        return Reflect.get(target, name)
+      },
+    })
+    return asked
+  }
+  const opened = (harness: Harness) =>
+    harness.hostCalls.filter((c) => c.method === 'setOpen' && c.args[0] === true)
+
+  test('error: outside Phantom’s browser the modal opens on LOGIN_FAILED_SCREEN; Try again leads to the landing, Cancel closes', async () => {
+    const harness = renderModal(api)
+    hostWith(harness, [{ name: 'MetaMask', rdns: 'io.metamask' }])
+    await methods().init({}, null, null, null, 'phantom')
+    const failed = await screen.findByTestId('screen-LOGIN_FAILED_SCREEN')
+    expect(failed.querySelector('h1')?.textContent).toBe('Could not connect with wallet')
+    expect(failed.textContent).toContain(
+      'Please check that Phantom multichain is enabled and try again.',
+    )
+    expect(opened(harness)).toHaveLength(1)
+    // A login() the host calls now joins this flow instead of starting over.
+    let joined = false
+    void methods()
+      .login()
+      .then(
+        () => {
+          joined = true
+        },
+        () => {},
+      )
+    expect(store.getState().screen).toBe('LOGIN_FAILED_SCREEN')
+    fireEvent.click(screen.getByTestId('login-failed-retry'))
+    expect(store.getState().screen).toBe('LANDING')
+    expect(store.getState().flow).toEqual({ kind: 'login' })
+    exitFlow(true)
+    expect(joined).toBe(false)
+
+    cleanup()
+    const again = renderModal(api)
+    hostWith(again, [])
+    await methods().init({}, null, null, null, 'phantom')
+    await screen.findByTestId('screen-LOGIN_FAILED_SCREEN')
+    fireEvent.click(screen.getByTestId('login-failed-cancel'))
+    expect(store.getState().open).toBe(false)
+  })
+
+  test('behavior: in Phantom’s browser (its provider in the page), signed in, or without the link, nothing opens', async () => {
+    const harness = renderModal(api)
+    const asked = hostWith(harness, [{ name: 'Phantom', rdns: 'app.phantom' }])
+    await methods().init({}, null, null, null, 'phantom')
+    await until(() => asked.wallets === 1)
+    // The check's own continuation runs after the list arrived.
+    await act(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    })
+    expect(store.getState().open).toBe(false)
+
+    cleanup()
+    const other = renderModal(api)
+    const none = hostWith(other, [])
+    await methods().init({}, null, null, null, 'metamask')
+    await methods().init({}, null, null, null, null)
+    await act(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    })
+    expect(none.wallets).toBe(0)
+    expect(opened(other)).toEqual([])
+
+    cleanup()
+    const signedIn = renderModal(api)
+    const asked2 = hostWith(signedIn, [])
+    const withUser = createModalMethods({
+      serverConfig: async () => serverConfig(),
+      restoredUser: async () => user(),
+    })
+    await withUser.init({}, null, null, null, 'phantom')
+    await act(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    })
+    expect(asked2.wallets).toBe(0)
+    expect(opened(signedIn)).toEqual([])
   })
 })

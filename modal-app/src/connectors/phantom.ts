@@ -5,7 +5,17 @@
  * page in Phantom's own browser, where its provider is injected and the visitor signs in as
  * on a desktop (PHANTOM_INTERSTITIAL_SCREEN first).
  */
-import { LatchError, MOBILE_BREAKPOINT_PX } from '@latch/shared'
+import {
+  type InjectedWalletInfo,
+  LatchError,
+  type LoginResult,
+  MOBILE_BREAKPOINT_PX,
+  OAUTH_RETURN_PARAM_NAMES,
+} from '@latch/shared'
+import { startFlow } from '../flow.ts'
+import { runtime } from '../runtime.ts'
+import { store } from '../store.ts'
+import { walletClientType } from './injected.ts'
 import type { Connector } from './types.ts'
 import { isMobile } from './wallets.ts'
 
@@ -25,7 +35,9 @@ export function isMobileDevice(
 
 /**
  * Phantom's universal link that opens `pageUrl` in its in-app browser; `ref` is the page's
- * origin (Phantom shows it). Only http(s) pages: anything else is refused.
+ * origin (Phantom shows it). The page carries the connector and wallet client return
+ * parameters (a Phantom client link, SPEC 5): opened in any other browser, the modal shows
+ * LOGIN_FAILED_SCREEN (checkPhantomClientLink). Only http(s) pages: anything else is refused.
  */
 export function phantomBrowseLink(pageUrl: string): string {
   const url = new URL(pageUrl)
@@ -33,6 +45,8 @@ export function phantomBrowseLink(pageUrl: string): string {
     throw LatchError.of('unable_to_build_connector')
   }
   url.hash = ''
+  url.searchParams.set(OAUTH_RETURN_PARAM_NAMES.connector, 'injected')
+  url.searchParams.set(OAUTH_RETURN_PARAM_NAMES.walletClient, 'phantom')
   return `https://phantom.app/ul/browse/${encodeURIComponent(url.href)}?ref=${encodeURIComponent(url.origin)}`
 }
 
@@ -53,4 +67,26 @@ export function phantomDeepLinkEntry(): Connector {
     request: refuse,
     on: () => () => {},
   }
+}
+
+/**
+ * The page was opened by a Phantom client link (wallet client 'phantom'). In Phantom's own
+ * browser its provider is in the page and the visitor signs in as on a desktop. In any other
+ * browser (the link opened outside Phantom, or Phantom without its EVM provider) no sign-in
+ * with Phantom can happen here: the modal opens on LOGIN_FAILED_SCREEN ('Try again' goes to
+ * the landing). Nothing happens for a visitor already signed in or a modal already open.
+ */
+export async function checkPhantomClientLink(): Promise<void> {
+  let wallets: InjectedWalletInfo[] = []
+  try {
+    // The bridge waits up to INJECTED_WALLET_WAIT_MS for injected wallets itself.
+    wallets = (await runtime().host?.wallets()) ?? []
+  } catch {
+    // A host that cannot list wallets has no Phantom to offer either.
+  }
+  if (Array.isArray(wallets) && wallets.some((w) => walletClientType(w) === 'phantom')) return
+  const { user, open } = store.getState()
+  if (user || open) return
+  // The host's login() joins this flow; closing it rejects the (unwatched) promise.
+  startFlow<LoginResult>({ kind: 'login' }, 'LOGIN_FAILED_SCREEN').catch(() => {})
 }
