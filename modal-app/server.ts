@@ -15,6 +15,12 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { API_PREFIX, APP_ID_LENGTH } from '@latch/shared'
+// The public relay's URL and the meta tag's name, as the page reads them (browser code with no
+// runtime imports: nothing of the server reaches the bundle this way round).
+import {
+  DEFAULT_WALLETCONNECT_RELAY_URL,
+  WALLETCONNECT_RELAY_META,
+} from './src/connectors/walletconnect-config.ts'
 // The id the page's early script reads the embedded configuration by.
 import { EMBEDDED_CONFIG_ID } from './src/early.ts'
 
@@ -53,9 +59,6 @@ export interface ModalServerOptions {
    */
   walletConnectRelayUrl?: string
 }
-
-/** WalletConnect's public relay, which the modal uses unless told otherwise. */
-export const DEFAULT_WALLETCONNECT_RELAY_URL = 'wss://relay.walletconnect.org'
 
 /** Registered origins are reused this long: an origin removed from an app may frame it this much longer. */
 export const ORIGINS_TTL_MS = 30_000
@@ -380,7 +383,7 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
   const meta =
     `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />` +
     (keysUrl ? `<meta name="latch-coinbase-keys-url" content="${escapeAttr(keysUrl)}" />` : '') +
-    `<meta name="latch-walletconnect-relay-url" content="${escapeAttr(relayUrl)}" />`
+    `<meta name="${WALLETCONNECT_RELAY_META}" content="${escapeAttr(relayUrl)}" />`
 
   /**
    * index.html with the API URL and, when the app is known, its configuration: right after the

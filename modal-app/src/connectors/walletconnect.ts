@@ -115,13 +115,13 @@ export class WalletConnectStorage {
   }
 
   async getKeys(): Promise<string[]> {
-    if (!this.local) return [...this.memory.keys()]
-    const keys: string[] = []
-    for (let i = 0; i < this.local.length; i++) {
-      const key = this.local.key(i)
-      if (key?.startsWith(STORAGE_PREFIX)) keys.push(key.slice(STORAGE_PREFIX.length))
+    // Memory too when localStorage is there: what a full localStorage refused is kept there.
+    const keys = new Set(this.memory.keys())
+    for (let i = 0; i < (this.local?.length ?? 0); i++) {
+      const key = this.local?.key(i)
+      if (key?.startsWith(STORAGE_PREFIX)) keys.add(key.slice(STORAGE_PREFIX.length))
     }
-    return keys
+    return [...keys]
   }
 
   async getEntries<T>(): Promise<[string, T][]> {

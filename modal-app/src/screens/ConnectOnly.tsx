@@ -5,7 +5,9 @@
  */
 import { truncateAddress, WALLET_CONNECT_RETRIES } from '@latch/shared'
 import { retryConnectOnly } from '../connectors/connect-only.ts'
+import { WalletConnectPairing } from '../connectors/WalletConnectPairing.tsx'
 import { WalletSection } from '../connectors/WalletSection.tsx'
+import { WALLETCONNECT_ID } from '../connectors/walletconnect.ts'
 import { useApp, useModal } from '../hooks.ts'
 import type { ExternalWalletState } from '../store.ts'
 
@@ -78,6 +80,10 @@ export function AwaitingConnectOnlyConnection() {
         >
           {description}
         </p>
+      ) : null}
+      {/* WalletConnect's pairing (QR code, phone wallets) while it waits for a wallet. */}
+      {state.connector.id === WALLETCONNECT_ID && state.step === 'waiting' ? (
+        <WalletConnectPairing />
       ) : null}
       {canRetry ? (
         <button
