@@ -13,68 +13,45 @@ import {
   SIWE_HASH_HEADER,
   SIWE_SECRET_HEADER,
   type SiweInitResponse,
-  WALLET_CONNECT_RETRIES,
 } from '@latch/shared'
 import { toHex } from 'viem'
-import { completeFlow, flowGeneration, navigate } from '../flow.ts'
+import { completeFlow, navigate } from '../flow.ts'
 import { browserSecret } from '../oauth.ts'
 import { runtime } from '../runtime.ts'
-import { type ExternalWalletState, store } from '../store.ts'
+import { store } from '../store.ts'
+import {
+  attemptAlive,
+  beginAttempt,
+  failAttempt,
+  recordConnection,
+  retryTarget,
+  updateAttempt,
+} from './attempt.ts'
 import { type WalletStage, walletError } from './errors.ts'
-import { recordWalletConnection } from './history.ts'
 import { siweMessage } from './siwe.ts'
 import type { Connector } from './types.ts'
 
-/** The connector of the attempt on screen: Retry uses it again. */
-let current: Connector | null = null
-
-function update(patch: Partial<ExternalWalletState>): void {
-  const state = store.getState().externalWallet
-  if (state) store.setState({ externalWallet: { ...state, ...patch } })
-}
-
 /** The visitor chose a wallet (landing or link screen): AWAITING_CONNECTION, then the attempt. */
 export function connectWallet(connector: Connector): Promise<void> {
-  current = connector
-  store.setState({
-    externalWallet: {
-      connector: { id: connector.id, name: connector.name, icon: connector.icon },
-      status: 'connecting',
-      step: 'waiting',
-      address: null,
-      error: null,
-      retries: 0,
-    },
-  })
-  navigate('AWAITING_CONNECTION')
+  beginAttempt(connector, 'AWAITING_CONNECTION')
   return attempt(connector)
 }
 
 /** Retry on the failed step; nothing once the retries are used up or the failure is final. */
 export function retryWallet(): Promise<void> {
-  const state = store.getState().externalWallet
-  if (!current || !state?.error?.retryable || state.retries >= WALLET_CONNECT_RETRIES) {
-    return Promise.resolve()
-  }
-  update({ retries: state.retries + 1 })
-  return attempt(current)
+  const connector = retryTarget()
+  return connector ? attempt(connector) : Promise.resolve()
 }
 
 async function attempt(connector: Connector): Promise<void> {
-  const started = flowGeneration()
-  // Leaving the screen (back to the wallets, another wallet chosen) abandons the attempt: a
-  // signature arriving later signs nobody in.
-  const alive = () =>
-    started === flowGeneration() &&
-    current === connector &&
-    store.getState().screen === 'AWAITING_CONNECTION'
+  const alive = attemptAlive(connector, 'AWAITING_CONNECTION')
   const intent = store.getState().flow?.kind === 'link' ? 'link' : 'login'
   let stage: WalletStage = 'connect'
-  update({ status: 'connecting', step: 'waiting', error: null, address: null })
+  updateAttempt({ status: 'connecting', step: 'waiting', error: null, address: null })
   try {
     const { address, chainId } = await connector.connect()
     if (!alive()) return
-    update({ status: 'connected', step: 'connected', address })
+    updateAttempt({ status: 'connected', step: 'connected', address })
     const { api, host } = runtime()
     if (!host) throw LatchError.of('modal_unreachable')
     const pageUrl = await host.pageUrl()
@@ -87,7 +64,7 @@ async function attempt(connector: Connector): Promise<void> {
       { auth: intent === 'link', headers: { [SIWE_HASH_HEADER]: binding.hash } },
     )
     if (!alive()) return
-    update({ step: 'signing' })
+    updateAttempt({ step: 'signing' })
     stage = 'sign'
     const message = siweMessage({ pageUrl, address, chainId, nonce, now: new Date() })
     const signature = await connector.request('personal_sign', [toHex(message), address])
@@ -104,13 +81,8 @@ async function attempt(connector: Connector): Promise<void> {
       },
       'wallet',
       () => {
-        update({ step: 'success' })
-        recordWalletConnection({
-          address,
-          connectorType: connector.type,
-          walletClientType: connector.walletClientType,
-          connectedAt: new Date().toISOString(),
-        })
+        updateAttempt({ step: 'success' })
+        recordConnection(connector, address)
       },
       { [SIWE_SECRET_HEADER]: binding.secret },
     )
@@ -118,18 +90,6 @@ async function attempt(connector: Connector): Promise<void> {
     if (!alive()) return
     const error = walletError(e, stage)
     if (error.is('allowlist_rejected')) return navigate('ALLOWLIST_REJECTION_SCREEN')
-    const state = store.getState().externalWallet
-    const exhausted = (state?.retries ?? 0) >= WALLET_CONNECT_RETRIES && error.retryable
-    const shown = exhausted ? LatchError.of('wallet_retries_exhausted') : error
-    update({
-      status: connector.status,
-      step: 'failed',
-      error: {
-        message: shown.message,
-        // After the last retry, the last failure's text says why.
-        details: exhausted ? error.message : (shown.details ?? null),
-        retryable: shown.retryable,
-      },
-    })
+    failAttempt(connector, error)
   }
 }
