@@ -1,12 +1,12 @@
 /**
- * WalletConnect's session surviving a reload of the page and its modal (issue 13), in the
- * recommended deployment (host page, modal and API on subdomains of one site over HTTPS), where
+ * WalletConnect's session surviving a reload of the page and its modal (issue 13), and ending
+ * with logout, in the recommended deployment (host page, modal and API on subdomains of one site over HTTPS), where
  * the browser lets the modal frame keep the session in its storage. In a cross-site frame the
  * browser refuses that storage, the session lives in memory for the page's life, and a reload
  * pairs afresh (modal-app README, "WalletConnect"). Every piece is local: the relay of
  * wc-relay.ts and the real sign client as the phone wallet (wc-wallet.ts).
  */
-import type { LoginResult } from '@latch/shared'
+import type { ConnectedWallet, LoginResult } from '@latch/shared'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { expectOk, latchCall, settle, visit } from './flows.ts'
@@ -37,7 +37,7 @@ const h = useHarness({
   },
 })
 
-test('behavior: same-site — the WalletConnect session survives a reload: signing in again asks the wallet for a signature only, with no new pairing', async () => {
+test('behavior: same-site — the WalletConnect session survives a reload (the wallet is connected again with no new pairing); logout ends it, and the next connection pairs afresh', async () => {
   wallet = await startWalletConnectWallet({
     relayUrl: relayUp().url,
     projectId: PROJECT_ID,
@@ -49,35 +49,42 @@ test('behavior: same-site — the WalletConnect session survives a reload: signi
     walletConnectCloudProjectId: PROJECT_ID,
   })
   const hp = await h().open({ appId: id })
+  const qr = hp.modal.getByTestId('walletconnect-qr')
 
   const first = latchCall<LoginResult>(hp.page, 'login')
   await visit(hp, 'LANDING')
   await hp.modal.getByTestId('section-wallet-toggle').click()
   await hp.modal.getByTestId('walletconnect-option').click()
-  const qr = hp.modal.getByTestId('walletconnect-qr')
   await qr.waitFor({ state: 'visible' })
   await wallet.pair((await qr.getAttribute('data-uri')) ?? '')
-  expect(expectOk(await settle(first, 'login()')).isNewUser).toBe(true)
+  const signedIn = expectOk(await settle(first, 'login()'))
+  expect(signedIn.isNewUser).toBe(true)
   expect(wallet.proposals).toBe(1)
 
-  // A new page and modal: the session comes back from the modal frame's storage.
+  // A new page and modal: the session comes back from the modal frame's storage, so the
+  // wallet connects again without a QR code and without asking the phone anything.
   await hp.page.reload({ waitUntil: 'load' })
   await waitReady(hp)
+  const again = latchCall<ConnectedWallet>(hp.page, 'connectWallet')
+  await visit(hp, 'CONNECT_ONLY_AUTHENTICATED_SCREEN')
+  await hp.modal.getByTestId('walletconnect-option').click()
+  expect(expectOk(await settle(again, 'connectWallet() after the reload'))).toMatchObject({
+    address: wallet.address,
+    connectorType: 'wallet_connect',
+  })
+  expect(wallet.proposals).toBe(1)
+  expect(wallet.requests.map((r) => r.method)).toEqual(['personal_sign'])
+
+  // Logout ends it: the next visitor of this browser pairs their own wallet.
   expectOk(await settle(latchCall(hp.page, 'logout'), 'logout()'))
-  const again = latchCall<LoginResult>(hp.page, 'login')
+  await hp.page.reload({ waitUntil: 'load' })
+  await waitReady(hp)
+  const next = latchCall<LoginResult>(hp.page, 'login')
   await visit(hp, 'LANDING')
   await hp.modal.getByTestId('section-wallet-toggle').click()
   await hp.modal.getByTestId('walletconnect-option').click()
-  const second = expectOk(await settle(again, 'login() after the reload'))
-  expect(second.isNewUser).toBe(false)
-  expect(second.user.linkedAccounts).toContainEqual(
-    expect.objectContaining({
-      type: 'wallet',
-      address: wallet.address,
-      connectorType: 'wallet_connect',
-    }),
-  )
-  expect(await qr.count()).toBe(0)
+  await qr.waitFor({ state: 'visible' })
+  await hp.page.keyboard.press('Escape')
+  await settle(next, 'login()')
   expect(wallet.proposals).toBe(1)
-  expect(wallet.requests.map((r) => r.method)).toEqual(['personal_sign', 'personal_sign'])
 })

@@ -10,6 +10,7 @@ import {
   type User,
 } from '@latch/shared'
 import { checkUnlinkTarget } from './config-check.ts'
+import { forgetStoredWalletConnect } from './connectors/walletconnect-config.ts'
 import { callHost, runtime } from './runtime.ts'
 import { store } from './store.ts'
 
@@ -46,8 +47,35 @@ export async function signInOrLink(
   return { user: res.user, isNewUser: res.is_new_user }
 }
 
+/** What ends with the session besides it: hooks of lazily loaded parts (walletconnect.ts). */
+const logoutHooks = new Set<() => Promise<void>>()
+
+/** Adds a hook logout runs (each settles or is given up on: logout never waits long). */
+export function onLogout(hook: () => Promise<void>): () => void {
+  logoutHooks.add(hook)
+  return () => logoutHooks.delete(hook)
+}
+
+/** A hook may take this long before logout goes on without it. */
+export const LOGOUT_HOOK_TIMEOUT_MS = 3000
+
+/**
+ * Ends the session, then what an external wallet left behind for the next visitor of this
+ * browser: a WalletConnect session (disconnected where this page built it; its storage removed
+ * either way, even if this page never loaded WalletConnect).
+ */
 export async function logout(): Promise<void> {
   await runtime().session.logout()
+  await Promise.allSettled(
+    [...logoutHooks].map((hook) => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, LOGOUT_HOOK_TIMEOUT_MS)
+      })
+      return Promise.race([hook(), late]).finally(() => clearTimeout(timer))
+    }),
+  )
+  forgetStoredWalletConnect()
 }
 
 /** Removes a linked account; answers the updated user. */

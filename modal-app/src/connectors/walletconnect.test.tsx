@@ -21,6 +21,7 @@ import { getAddress, verifyMessage } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { parseSiweMessage } from 'viem/siwe'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
+import { LOGOUT_HOOK_TIMEOUT_MS, logout } from '../account.ts'
 import { exitFlow, login } from '../flow.ts'
 import { createModalMethods } from '../methods.ts'
 import { store } from '../store.ts'
@@ -41,7 +42,9 @@ import {
 } from './walletconnect.ts'
 import {
   DEFAULT_WALLETCONNECT_RELAY_URL,
+  forgetStoredWalletConnect,
   WALLETCONNECT_RELAY_META,
+  WALLETCONNECT_STORAGE_PREFIX,
   walletConnectProjectId,
   walletConnectRelayUrl,
   walletConnectSettings,
@@ -166,6 +169,13 @@ class ProviderDouble implements Provider {
     this.connects++
     this.emit('display_uri', URI)
     await this.onConnect()
+  }
+
+  disconnects = 0
+  async disconnect(): Promise<void> {
+    this.disconnects++
+    this.session = undefined
+    this.accounts = []
   }
 
   async request(args: { method: string; params?: unknown }): Promise<unknown> {
@@ -601,6 +611,57 @@ describe('the connector', () => {
       await connector.connect()
       expect(connector.walletClientType).toBe(expected)
     }
+  })
+})
+
+describe('logout', () => {
+  test('behavior: logout ends the session this page built and removes the stored one; the next connection pairs afresh', async () => {
+    const double = new ProviderDouble()
+    const first = connectorOver(double)
+    await first.connector.connect()
+    expect(double.connects).toBe(1)
+    localStorage.setItem(`${WALLETCONNECT_STORAGE_PREFIX}wc@2:client:0.3//session`, '[]')
+    localStorage.setItem('latch:other', 'kept')
+    renderModal(api)
+    await logout()
+    expect(double.disconnects).toBe(1)
+    expect(
+      localStorage.getItem(`${WALLETCONNECT_STORAGE_PREFIX}wc@2:client:0.3//session`),
+    ).toBeNull()
+    expect(localStorage.getItem('latch:other')).toBe('kept')
+    // The provider is forgotten: the option clicked again builds one and pairs.
+    const fresh = new ProviderDouble()
+    const second = connectorOver(fresh)
+    await second.connector.connect()
+    expect(second.load).toHaveBeenCalledOnce()
+    expect(fresh.connects).toBe(1)
+  })
+
+  test('edge: a wallet that never answers the disconnect does not hold logout past its limit; refused storage is no error', async () => {
+    vi.useFakeTimers()
+    try {
+      const double = new ProviderDouble()
+      double.approve()
+      double.disconnect = () => new Promise<void>(() => {})
+      const { connector } = connectorOver(double)
+      await connector.connect()
+      renderModal(api)
+      let done = false
+      void logout().then(() => {
+        done = true
+      })
+      await vi.advanceTimersByTimeAsync(LOGOUT_HOOK_TIMEOUT_MS - 1)
+      expect(done).toBe(false)
+      await vi.advanceTimersByTimeAsync(1)
+      expect(done).toBe(true)
+    } finally {
+      vi.useRealTimers()
+    }
+    expect(() =>
+      forgetStoredWalletConnect(() => {
+        throw new DOMException('refused', 'SecurityError')
+      }),
+    ).not.toThrow()
   })
 })
 

@@ -16,9 +16,10 @@ import {
 } from '@latch/shared'
 import { getAddress, isAddress } from 'viem'
 import { create } from 'zustand'
+import { onLogout } from '../account.ts'
 import { walletClientType, withTimeout } from './injected.ts'
 import type { Connection, ConnectionStatus, Connector } from './types.ts'
-import type { WalletConnectSettings } from './walletconnect-config.ts'
+import { WALLETCONNECT_STORAGE_PREFIX, type WalletConnectSettings } from './walletconnect-config.ts'
 
 export const WALLETCONNECT_ID = 'walletconnect'
 
@@ -38,6 +39,8 @@ export interface Provider {
   request(args: { method: string; params?: unknown }): Promise<unknown>
   on(event: ProviderEvent, handler: (payload: unknown) => void): void
   removeListener(event: ProviderEvent, handler: (payload: unknown) => void): void
+  /** Ends the session with the wallet (logout). */
+  disconnect?(): Promise<void>
 }
 
 export interface WalletConnectOptions {
@@ -83,7 +86,7 @@ export function providerOptions(
   }
 }
 
-const STORAGE_PREFIX = 'latch:wc:'
+const STORAGE_PREFIX = WALLETCONNECT_STORAGE_PREFIX
 
 /**
  * Where the provider keeps its pairing and session: this frame's localStorage where the
@@ -185,11 +188,29 @@ async function loadProvider(options: ProviderOptions): Promise<Provider> {
     },
     on: (event, handler) => void p.on(event, handler),
     removeListener: (event, handler) => void p.removeListener(event, handler),
+    disconnect: () => p.disconnect(),
   }
 }
 
 /** One provider per page and settings: it restores the session a reload left in storage. */
 const providers = new Map<string, Promise<Provider>>()
+
+/**
+ * Logout ends the WalletConnect sessions this page built (the wallet hears of it) and forgets
+ * the providers: the next sign-in in this browser pairs afresh, so a shared browser does not
+ * hand the next visitor the previous one's wallet. account.ts removes the stored session too.
+ */
+export async function endWalletConnectSessions(): Promise<void> {
+  const built = [...providers.values()]
+  providers.clear()
+  await Promise.allSettled(
+    built.map(async (pending) => {
+      const provider = await pending
+      if (provider.session) await provider.disconnect?.()
+    }),
+  )
+}
+onLogout(endWalletConnectSessions)
 
 /** WalletConnect's "user rejected" codes (5000-5002) mean what EIP-1193's 4001 means. */
 function asEip1193(e: unknown): unknown {
