@@ -29,21 +29,45 @@ function texts(state: ExternalWalletState): { title: string; description: string
 export function AwaitingConnection() {
   const state = useModal((s) => s.externalWallet)
   if (!state) return null
-  const { title, description } = texts(state)
-  const busy = state.step === 'waiting' || state.step === 'connected' || state.step === 'signing'
+  return (
+    <ConnectionProgress
+      id="AWAITING_CONNECTION"
+      state={state}
+      {...texts(state)}
+      onRetry={() => {
+        void retryWallet()
+      }}
+    />
+  )
+}
+
+/**
+ * A connection's progress as both connection screens show it (this one and
+ * AWAITING_CONNECT_ONLY_CONNECTION): the wallet's icon, a spinner while it is under way, the
+ * step's title (a live region: it changes in place) and text (an alert when it failed),
+ * WalletConnect's pairing while it waits for a wallet, and Retry while one is allowed.
+ */
+export function ConnectionProgress(props: {
+  id: 'AWAITING_CONNECTION' | 'AWAITING_CONNECT_ONLY_CONNECTION'
+  state: ExternalWalletState
+  title: string
+  description: string | null
+  onRetry: () => void
+}) {
+  const { id, state, title, description, onRetry } = props
+  const busy = state.step !== 'success' && state.step !== 'failed'
   const canRetry =
     state.step === 'failed' && state.error?.retryable && state.retries < WALLET_CONNECT_RETRIES
   const icon = /^data:image\//i.test(state.connector.icon) ? state.connector.icon : ''
   return (
     <div
       className="latch-screen latch-center"
-      data-testid="screen-AWAITING_CONNECTION"
+      data-testid={`screen-${id}`}
       data-step={state.step}
       data-status={state.status}
     >
       {icon ? <img src={icon} alt={state.connector.name} width={48} height={48} /> : null}
       {busy ? <div className="latch-spinner" role="progressbar" aria-label={title} /> : null}
-      {/* The title changes in place as the steps pass: a live region. */}
       <h1 className="latch-title" data-testid="connection-title" aria-live="polite">
         {title}
       </h1>
@@ -56,7 +80,6 @@ export function AwaitingConnection() {
           {description}
         </p>
       ) : null}
-      {/* WalletConnect's pairing (QR code, phone wallets) while it waits for a wallet. */}
       {state.connector.id === WALLETCONNECT_ID && state.step === 'waiting' ? (
         <WalletConnectPairing />
       ) : null}
@@ -66,9 +89,7 @@ export function AwaitingConnection() {
           className="latch-button latch-button-primary"
           data-testid="connection-retry"
           data-autofocus
-          onClick={() => {
-            void retryWallet()
-          }}
+          onClick={onRetry}
         >
           Retry
         </button>

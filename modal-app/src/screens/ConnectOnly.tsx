@@ -3,13 +3,12 @@
  * or a signed-in user (CONNECT_ONLY_AUTHENTICATED_SCREEN), and the connection
  * (AWAITING_CONNECT_ONLY_CONNECTION). Nothing here signs in or changes the account.
  */
-import { truncateAddress, WALLET_CONNECT_RETRIES } from '@latch/shared'
+import { truncateAddress } from '@latch/shared'
 import { retryConnectOnly } from '../connectors/connect-only.ts'
-import { WalletConnectPairing } from '../connectors/WalletConnectPairing.tsx'
 import { WalletSection } from '../connectors/WalletSection.tsx'
-import { WALLETCONNECT_ID } from '../connectors/walletconnect.ts'
 import { useApp, useModal } from '../hooks.ts'
 import type { ExternalWalletState } from '../store.ts'
+import { ConnectionProgress } from './AwaitingConnection.tsx'
 
 export function ConnectOnlyLanding() {
   const { name } = useApp()
@@ -55,49 +54,14 @@ function texts(state: ExternalWalletState): { title: string; description: string
 export function AwaitingConnectOnlyConnection() {
   const state = useModal((s) => s.externalWallet)
   if (!state) return null
-  const { title, description } = texts(state)
-  const busy = state.step !== 'success' && state.step !== 'failed'
-  const canRetry =
-    state.step === 'failed' && state.error?.retryable && state.retries < WALLET_CONNECT_RETRIES
-  const icon = /^data:image\//i.test(state.connector.icon) ? state.connector.icon : ''
   return (
-    <div
-      className="latch-screen latch-center"
-      data-testid="screen-AWAITING_CONNECT_ONLY_CONNECTION"
-      data-step={state.step}
-      data-status={state.status}
-    >
-      {icon ? <img src={icon} alt={state.connector.name} width={48} height={48} /> : null}
-      {busy ? <div className="latch-spinner" role="progressbar" aria-label={title} /> : null}
-      <h1 className="latch-title" data-testid="connection-title" aria-live="polite">
-        {title}
-      </h1>
-      {description ? (
-        <p
-          className="latch-description"
-          data-testid="connection-description"
-          role={state.step === 'failed' ? 'alert' : undefined}
-        >
-          {description}
-        </p>
-      ) : null}
-      {/* WalletConnect's pairing (QR code, phone wallets) while it waits for a wallet. */}
-      {state.connector.id === WALLETCONNECT_ID && state.step === 'waiting' ? (
-        <WalletConnectPairing />
-      ) : null}
-      {canRetry ? (
-        <button
-          type="button"
-          className="latch-button latch-button-primary"
-          data-testid="connection-retry"
-          data-autofocus
-          onClick={() => {
-            void retryConnectOnly()
-          }}
-        >
-          Retry
-        </button>
-      ) : null}
-    </div>
+    <ConnectionProgress
+      id="AWAITING_CONNECT_ONLY_CONNECTION"
+      state={state}
+      {...texts(state)}
+      onRetry={() => {
+        void retryConnectOnly()
+      }}
+    />
   )
 }
