@@ -30,11 +30,10 @@ async function deploy(anvil: RunningAnvil, abi: Abi, bytecode: Hex, args: unknow
   const account = privateKeyToAccount(ANVIL_ACCOUNTS[0].privateKey)
   const client = createWalletClient({ account, transport: http(anvil.url) })
   const hash = await client.deployContract({ abi, bytecode, args, chain: null })
-  const receipt = await anvil.rpc<{ contractAddress: Hex; status: Hex }>(
-    'eth_getTransactionReceipt',
-    [hash],
-  )
-  if (receipt.status !== '0x1') throw new Error('contract deployment failed')
+  const receipt = await anvil.receipt(hash)
+  if (receipt.status !== '0x1' || !receipt.contractAddress) {
+    throw new Error('contract deployment failed')
+  }
   return getAddress(receipt.contractAddress)
 }
 

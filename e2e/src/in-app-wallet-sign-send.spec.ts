@@ -103,11 +103,8 @@ async function fund(address: string, wei: bigint): Promise<void> {
   const hash = await anvil.rpc<string>('eth_sendTransaction', [
     { from: ANVIL_ACCOUNTS[0].address, to: address, value: `0x${wei.toString(16)}` },
   ])
-  // Automine answers the hash before its block is always readable.
-  await expect
-    .poll(() => anvil.rpc('eth_getTransactionReceipt', [hash]), { timeout: WAIT_MS })
-    .not.toBeNull()
-  await expect.poll(() => balance(address), { timeout: WAIT_MS }).toBe(wei)
+  expect((await anvil.receipt(hash)).status).toBe('0x1')
+  expect(await balance(address)).toBe(wei)
 }
 
 /** Waits until the host's dialog is open (or closed). */

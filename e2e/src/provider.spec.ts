@@ -98,9 +98,10 @@ async function loadProvider(page: Page, options = '{}'): Promise<void> {
 
 test('behavior: ethers’ BrowserProvider over getEthereumProvider() signs a message (the sign screen; viem recovers the wallet) and sends 0.01 ETH (the review screen) that lands on anvil', async () => {
   const { hp, wallet } = await walletUser((await chainApp()).id)
-  await anvil.rpc('eth_sendTransaction', [
+  const funding = await anvil.rpc<string>('eth_sendTransaction', [
     { from: ANVIL_ACCOUNTS[0].address, to: wallet.address, value: `0x${ETHER.toString(16)}` },
   ])
+  expect((await anvil.receipt(funding)).status).toBe('0x1')
   // Nothing of the provider loaded until it is asked for.
   const loaded = () =>
     hp.page.evaluate(() =>

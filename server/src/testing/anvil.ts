@@ -37,8 +37,24 @@ export interface RunningAnvil {
   chainId: number
   /** One JSON-RPC call; throws the node's error message on an error answer. */
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>
+  /**
+   * The receipt of a sent transaction, once readable: automine answers the hash before its block
+   * always is (under load the receipt is null for a moment). Throws after `timeoutMs`.
+   */
+  receipt(hash: string, timeoutMs?: number): Promise<AnvilReceipt>
   stop(): Promise<void>
 }
+
+/** The receipt fields tests read (hex quantities, as the node answers them). */
+export interface AnvilReceipt {
+  status: string
+  blockNumber: string
+  contractAddress: string | null
+  [field: string]: unknown
+}
+
+/** How long receipt() waits for a transaction to be readable, by default. */
+export const ANVIL_RECEIPT_TIMEOUT_MS = 10_000
 
 export interface AnvilOptions {
   chainId?: number
@@ -143,6 +159,15 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<RunningAnv
     url,
     chainId,
     rpc: <T>(method: string, params: unknown[] = []) => call<T>(url, method, params),
+    async receipt(hash, timeoutMs = ANVIL_RECEIPT_TIMEOUT_MS) {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const receipt = await call<AnvilReceipt | null>(url, 'eth_getTransactionReceipt', [hash])
+        if (receipt) return receipt
+        if (Date.now() > deadline) throw new Error(`no receipt for ${hash} within ${timeoutMs} ms`)
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    },
     stop,
   }
 }
