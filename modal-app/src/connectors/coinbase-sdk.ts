@@ -6,14 +6,8 @@
  * from the keys page's origin only. Requests have our own 120 s timeout as every connector's.
  */
 import { createCoinbaseWalletSDK } from '@coinbase/wallet-sdk'
-import {
-  DEFAULT_CHAIN_ID,
-  type InjectedWalletEvent,
-  isSupportedChainId,
-  LatchError,
-  WALLET_REQUEST_TIMEOUT_MS,
-} from '@latch/shared'
-import { getAddress, type Hex, isAddress } from 'viem'
+import { DEFAULT_CHAIN_ID, LatchError, WALLET_REQUEST_TIMEOUT_MS } from '@latch/shared'
+import { requestConnection, walletEventListeners } from './eip1193.ts'
 import { withTimeout } from './injected.ts'
 import type { Connection, ConnectionStatus, Connector } from './types.ts'
 
@@ -67,11 +61,11 @@ export function createCoinbaseConnector(options: CoinbaseOptions): Connector {
   }).getProvider() as unknown as Eip1193
   let status: ConnectionStatus = 'disconnected'
   let initialized = false
-  const listeners = new Map<InjectedWalletEvent, Set<(payload: unknown) => void>>()
+  const listeners = walletEventListeners()
   for (const event of ['accountsChanged', 'chainChanged', 'disconnect'] as const) {
     provider.on(event, (payload) => {
       if (event === 'disconnect') status = 'disconnected'
-      for (const handler of [...(listeners.get(event) ?? [])]) handler(payload)
+      listeners.emit(event, payload)
     })
   }
   // The SDK's errors carry EIP-1193 codes, which errors.ts reads.
@@ -92,21 +86,9 @@ export function createCoinbaseConnector(options: CoinbaseOptions): Connector {
       status = 'connecting'
       try {
         // First, before any await: the SDK opens its popup inside the visitor's click.
-        const accounts = await send('eth_requestAccounts')
-        const first: unknown = Array.isArray(accounts) ? accounts[0] : undefined
-        if (typeof first !== 'string' || !isAddress(first, { strict: false })) {
-          throw LatchError.of('wallet_not_connected')
-        }
-        const address: Hex = getAddress(first)
-        let chainId = Number.parseInt(String(await send('eth_chainId')), 16)
-        if (!isSupportedChainId(chainId)) {
-          await send('wallet_switchEthereumChain', [
-            { chainId: `0x${DEFAULT_CHAIN_ID.toString(16)}` },
-          ])
-          chainId = DEFAULT_CHAIN_ID
-        }
+        const connection = await requestConnection(send)
         status = 'connected'
-        return { address, chainId }
+        return connection
       } catch (e) {
         status = 'disconnected'
         throw e
@@ -117,11 +99,6 @@ export function createCoinbaseConnector(options: CoinbaseOptions): Connector {
       if (status !== 'connected') throw LatchError.of('wallet_not_connected')
       return send(method, params)
     },
-    on(event, handler) {
-      const set = listeners.get(event) ?? new Set()
-      set.add(handler)
-      listeners.set(event, set)
-      return () => set.delete(handler)
-    },
+    on: listeners.on,
   }
 }

@@ -4,16 +4,15 @@
  * `window.ethereum`) and forwards our EIP-1193 requests (HostMethods.wallets/request).
  */
 import {
-  DEFAULT_CHAIN_ID,
   type HostMethods,
   type InjectedWalletEvent,
   type InjectedWalletInfo,
-  isSupportedChainId,
   LatchError,
   WALLET_REQUEST_TIMEOUT_MS,
 } from '@latch/shared'
-import { getAddress, type Hex, isAddress } from 'viem'
+import type { Hex } from 'viem'
 import { runtime } from '../runtime.ts'
+import { requestConnection, walletEventListeners } from './eip1193.ts'
 import { onWalletEvent } from './events.ts'
 import type { Connection, ConnectionStatus, Connector } from './types.ts'
 
@@ -96,7 +95,7 @@ export function createInjectedConnector(
   let initialized = false
   let address: Hex | null = null
   const pending = new Set<Pending>()
-  const listeners = new Map<InjectedWalletEvent, Set<(payload: unknown) => void>>()
+  const listeners = walletEventListeners()
 
   const failPending = (error: LatchError) => {
     for (const p of [...pending]) p.reject(error)
@@ -124,7 +123,7 @@ export function createInjectedConnector(
         failPending(LatchError.of('wallet_not_currently_connected'))
       }
     }
-    for (const handler of [...(listeners.get(event) ?? [])]) handler(payload)
+    listeners.emit(event, payload)
   }
 
   const send = (method: string, params?: unknown): Promise<unknown> => {
@@ -155,22 +154,11 @@ export function createInjectedConnector(
       }
       status = 'connecting'
       try {
-        const accounts = await send('eth_requestAccounts')
-        const first: unknown = Array.isArray(accounts) ? accounts[0] : undefined
-        if (typeof first !== 'string' || !isAddress(first, { strict: false })) {
-          throw LatchError.of('wallet_not_connected')
-        }
-        address = getAddress(first)
-        let chainId = Number.parseInt(String(await send('eth_chainId')), 16)
-        if (!isSupportedChainId(chainId)) {
-          // A chain Latch cannot verify on: ask the wallet to move to the default one.
-          await send('wallet_switchEthereumChain', [
-            { chainId: `0x${DEFAULT_CHAIN_ID.toString(16)}` },
-          ])
-          chainId = DEFAULT_CHAIN_ID
-        }
+        const connection = await requestConnection(send, (a) => {
+          address = a
+        })
         status = 'connected'
-        return { address, chainId }
+        return connection
       } catch (e) {
         status = 'disconnected'
         throw e
@@ -181,12 +169,7 @@ export function createInjectedConnector(
       if (status !== 'connected') throw LatchError.of('wallet_not_connected')
       return send(method, params)
     },
-    on(event, handler) {
-      const set = listeners.get(event) ?? new Set()
-      set.add(handler)
-      listeners.set(event, set)
-      return () => set.delete(handler)
-    },
+    on: listeners.on,
   }
   return connector
 }

@@ -8,15 +8,13 @@
 import {
   CHAINS,
   DEFAULT_CHAIN_ID,
-  type Hex,
-  type InjectedWalletEvent,
   isSupportedChainId,
   LatchError,
   WALLET_REQUEST_TIMEOUT_MS,
 } from '@latch/shared'
-import { getAddress, isAddress } from 'viem'
 import { create } from 'zustand'
 import { onLogout } from '../account.ts'
+import { firstAccount, walletEventListeners } from './eip1193.ts'
 import { walletClientType, withTimeout } from './injected.ts'
 import type { Connection, ConnectionStatus, Connector } from './types.ts'
 import { WALLETCONNECT_STORAGE_PREFIX, type WalletConnectSettings } from './walletconnect-config.ts'
@@ -239,10 +237,8 @@ export function createWalletConnectConnector(
   const load = options.load ?? loadProvider
   let status: ConnectionStatus = 'disconnected'
   let provider: Provider | null = null
-  const listeners = new Map<InjectedWalletEvent, Set<(payload: unknown) => void>>()
-  const emit = (event: InjectedWalletEvent, payload: unknown) => {
-    for (const handler of [...(listeners.get(event) ?? [])]) handler(payload)
-  }
+  const listeners = walletEventListeners()
+  const emit = listeners.emit
 
   const providerFor = async (): Promise<Provider> => {
     const key = `${settings.projectId} ${settings.relayUrl}`
@@ -299,11 +295,7 @@ export function createWalletConnectConnector(
             throw proposalRejected(e) ? { code: 4001, message: 'User rejected the request.' } : e
           })
         }
-        const first = built.accounts[0]
-        if (typeof first !== 'string' || !isAddress(first, { strict: false })) {
-          throw LatchError.of('wallet_not_connected')
-        }
-        const address: Hex = getAddress(first)
+        const address = firstAccount(built.accounts)
         const chainId = isSupportedChainId(built.chainId) ? built.chainId : DEFAULT_CHAIN_ID
         status = 'connected'
         return { address, chainId }
@@ -324,12 +316,7 @@ export function createWalletConnectConnector(
         throw asEip1193(e)
       }
     },
-    on(event, handler) {
-      const set = listeners.get(event) ?? new Set()
-      set.add(handler)
-      listeners.set(event, set)
-      return () => set.delete(handler)
-    },
+    on: listeners.on,
   }
   return connector
 }
