@@ -29,7 +29,14 @@ import { track } from './analytics.ts'
 import { type AppView, mergeConfig } from './config.ts'
 import { callHost, runtime } from './runtime.ts'
 import type { ScreenId } from './screens/ids.ts'
-import { type Flow, type FlowValue, initialState, store, type Waiting } from './store.ts'
+import {
+  FLOW_STATE_RESET,
+  type Flow,
+  type FlowValue,
+  initialState,
+  store,
+  type Waiting,
+} from './store.ts'
 
 /** Applies the merged configuration: the modal is ready. */
 export function initialize(server: ServerAppConfig, host: HostAppConfig): void {
@@ -297,22 +304,7 @@ const EXITED = {
 /** Everything a flow leaves behind, and a new generation. */
 function flowReset() {
   stopPause()
-  return {
-    generation: store.getState().generation + 1,
-    pauseTimer: null,
-    submitting: false,
-    submitError: null,
-    passwordless: null,
-    oauth: null,
-    wallet: null,
-    externalWallet: null,
-    signRequest: null,
-    transaction: null,
-    delivery: null,
-    sessionFork: null,
-    closeBlocked: false,
-    result: null,
-  }
+  return { ...FLOW_STATE_RESET, generation: store.getState().generation + 1 }
 }
 
 function closeModal(tellHost: boolean): void {

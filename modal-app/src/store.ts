@@ -156,15 +156,8 @@ export interface ModalState {
   error: LatchError | null
 }
 
-export const initialState: ModalState = {
-  status: 'loading',
-  screen: 'LANDING',
-  open: false,
-  app: null,
-  user: null,
-  flow: null,
-  waiting: null,
-  generation: 0,
+/** What a flow leaves behind: every flow starts from these (flowReset in flow.ts). */
+export const FLOW_STATE_RESET = {
   pauseTimer: null,
   result: null,
   submitting: false,
@@ -178,6 +171,18 @@ export const initialState: ModalState = {
   delivery: null,
   sessionFork: null,
   closeBlocked: false,
+} as const satisfies Partial<ModalState>
+
+export const initialState: ModalState = {
+  status: 'loading',
+  screen: 'LANDING',
+  open: false,
+  app: null,
+  user: null,
+  flow: null,
+  waiting: null,
+  generation: 0,
+  ...FLOW_STATE_RESET,
   newUserId: null,
   oauthCompleted: [],
   error: null,
