@@ -589,6 +589,23 @@ describe('the connector', () => {
     expect(connector.status).toBe('disconnected')
   })
 
+  test('behavior: the connector that connected last listens to the page’s one provider; the one before stops (no pile-up)', async () => {
+    const double = new ProviderDouble()
+    const first = connectorOver(double).connector
+    const second = connectorOver(double).connector
+    const seen: string[] = []
+    first.on('accountsChanged', () => seen.push('first'))
+    second.on('accountsChanged', () => seen.push('second'))
+    await first.connect()
+    await second.connect()
+    await second.connect()
+    for (const event of ['accountsChanged', 'chainChanged', 'disconnect']) {
+      expect(double.listeners(event)).toBe(1)
+    }
+    double.emit('accountsChanged', ['0xabc'])
+    expect(seen).toEqual(['second'])
+  })
+
   test("behavior: walletClientType is the peer wallet's name; wallet_connect before and for no name", async () => {
     const cases: [string | undefined, string][] = [
       ['Rainbow', 'rainbow'],

@@ -193,6 +193,9 @@ async function loadProvider(options: ProviderOptions): Promise<Provider> {
 /** One provider per page and settings: it restores the session a reload left in storage. */
 const providers = new Map<string, Promise<Provider>>()
 
+/** Per provider, how the connector listening to its events stops listening. */
+const attached = new WeakMap<Provider, () => void>()
+
 /**
  * Logout ends the WalletConnect sessions this page built (the wallet hears of it) and forgets
  * the providers: the next sign-in in this browser pairs afresh, so a shared browser does not
@@ -251,12 +254,23 @@ export function createWalletConnectConnector(
     }
     const built = await pending
     if (provider !== built) {
-      built.on('disconnect', () => {
+      // The connector that connected last listens; the one before it (the option chosen
+      // again) stops, so listeners do not pile up on the page's one provider.
+      attached.get(built)?.()
+      const onDisconnect = () => {
         status = 'disconnected'
         emit('disconnect', undefined)
+      }
+      const onAccounts = (accounts: unknown) => emit('accountsChanged', accounts)
+      const onChain = (chainId: unknown) => emit('chainChanged', chainId)
+      built.on('disconnect', onDisconnect)
+      built.on('accountsChanged', onAccounts)
+      built.on('chainChanged', onChain)
+      attached.set(built, () => {
+        built.removeListener('disconnect', onDisconnect)
+        built.removeListener('accountsChanged', onAccounts)
+        built.removeListener('chainChanged', onChain)
       })
-      built.on('accountsChanged', (accounts) => emit('accountsChanged', accounts))
-      built.on('chainChanged', (chainId) => emit('chainChanged', chainId))
       provider = built
     }
     return built
