@@ -13,6 +13,7 @@ import { checkUnlinkTarget } from './config-check.ts'
 import { forgetStoredWalletConnect } from './connectors/walletconnect-config.ts'
 import { callHost, runtime } from './runtime.ts'
 import { store } from './store.ts'
+import { withTimeout } from './timeout.ts'
 
 /** The user changed: the host hears of it ('user', and 'logout' when a user went away). */
 export function setUser(user: User | null): void {
@@ -66,14 +67,11 @@ export const LOGOUT_HOOK_TIMEOUT_MS = 3000
  */
 export async function logout(): Promise<void> {
   await runtime().session.logout()
+  // A hook that fails or is late is given up on: logout goes on.
   await Promise.allSettled(
-    [...logoutHooks].map((hook) => {
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const late = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, LOGOUT_HOOK_TIMEOUT_MS)
-      })
-      return Promise.race([hook(), late]).finally(() => clearTimeout(timer))
-    }),
+    [...logoutHooks].map((hook) =>
+      withTimeout(hook(), LOGOUT_HOOK_TIMEOUT_MS, () => new Error('logout hook too late')),
+    ),
   )
   forgetStoredWalletConnect()
 }

@@ -12,6 +12,7 @@ import {
 } from '@latch/shared'
 import type { Hex } from 'viem'
 import { runtime } from '../runtime.ts'
+import { withTimeout as within } from '../timeout.ts'
 import { requestConnection, walletEventListeners } from './eip1193.ts'
 import { onWalletEvent } from './events.ts'
 import type { Connection, ConnectionStatus, Connector } from './types.ts'
@@ -75,11 +76,7 @@ export async function injectedConnectors(options: InjectedOptions = {}): Promise
 
 /** Rejects after `ms` with 'Wallet request timed out'; the timer goes either way. */
 export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(LatchError.of('wallet_request_timeout')), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+  return within(promise, ms, () => LatchError.of('wallet_request_timeout'))
 }
 
 interface Pending {

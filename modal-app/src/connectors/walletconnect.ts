@@ -17,7 +17,11 @@ import { onLogout } from '../account.ts'
 import { firstAccount, walletEventListeners } from './eip1193.ts'
 import { walletClientType, withTimeout } from './injected.ts'
 import type { Connection, ConnectionStatus, Connector } from './types.ts'
-import { WALLETCONNECT_STORAGE_PREFIX, type WalletConnectSettings } from './walletconnect-config.ts'
+import {
+  storedWalletConnectKeys,
+  WALLETCONNECT_STORAGE_PREFIX,
+  type WalletConnectSettings,
+} from './walletconnect-config.ts'
 
 export const WALLETCONNECT_ID = 'walletconnect'
 
@@ -84,8 +88,6 @@ export function providerOptions(
   }
 }
 
-const STORAGE_PREFIX = WALLETCONNECT_STORAGE_PREFIX
-
 /**
  * Where the provider keeps its pairing and session: this frame's localStorage where the
  * browser lets it (the same-site deployment; a reload then finds the session), else memory
@@ -103,8 +105,8 @@ export class WalletConnectStorage {
   static available(): Storage | null {
     try {
       const storage = globalThis.localStorage
-      storage.setItem(`${STORAGE_PREFIX}probe`, '1')
-      storage.removeItem(`${STORAGE_PREFIX}probe`)
+      storage.setItem(`${WALLETCONNECT_STORAGE_PREFIX}probe`, '1')
+      storage.removeItem(`${WALLETCONNECT_STORAGE_PREFIX}probe`)
       return storage
     } catch {
       return null
@@ -112,17 +114,13 @@ export class WalletConnectStorage {
   }
 
   private read(key: string): string | null {
-    return this.local?.getItem(STORAGE_PREFIX + key) ?? this.memory.get(key) ?? null
+    return this.local?.getItem(WALLETCONNECT_STORAGE_PREFIX + key) ?? this.memory.get(key) ?? null
   }
 
   async getKeys(): Promise<string[]> {
     // Memory too when localStorage is there: what a full localStorage refused is kept there.
-    const keys = new Set(this.memory.keys())
-    for (let i = 0; i < (this.local?.length ?? 0); i++) {
-      const key = this.local?.key(i)
-      if (key?.startsWith(STORAGE_PREFIX)) keys.add(key.slice(STORAGE_PREFIX.length))
-    }
-    return [...keys]
+    const local = this.local ? storedWalletConnectKeys(this.local) : []
+    return [...new Set([...this.memory.keys(), ...local])]
   }
 
   async getEntries<T>(): Promise<[string, T][]> {
@@ -142,7 +140,7 @@ export class WalletConnectStorage {
       return
     }
     try {
-      this.local.setItem(STORAGE_PREFIX + key, raw)
+      this.local.setItem(WALLETCONNECT_STORAGE_PREFIX + key, raw)
     } catch {
       // Full: this page keeps it in memory.
       this.memory.set(key, raw)
@@ -151,7 +149,7 @@ export class WalletConnectStorage {
 
   async removeItem(key: string): Promise<void> {
     this.memory.delete(key)
-    this.local?.removeItem(STORAGE_PREFIX + key)
+    this.local?.removeItem(WALLETCONNECT_STORAGE_PREFIX + key)
   }
 }
 

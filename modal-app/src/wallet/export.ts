@@ -24,8 +24,9 @@ import { flowGeneration, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { themeTokens } from '../theme.ts'
+import { withTimeout } from '../timeout.ts'
 import { ensureWalletReady } from './flows.ts'
-import { walletFrameUrl, withTimeout } from './frame.ts'
+import { walletFrameUrl } from './frame.ts'
 
 /**
  * exportWallet(): resolves when the visitor closes the screen after the key was shown; closing

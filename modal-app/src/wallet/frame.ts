@@ -14,6 +14,7 @@ import {
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
 import { runtime } from '../runtime.ts'
+import { withTimeout } from '../timeout.ts'
 
 /** The frame's methods, each call bounded by a timeout. */
 export type WalletFrame = WalletMethods
@@ -33,22 +34,6 @@ export function walletFrameUrl(apiUrl: string, appId: string): string {
 
 const frameError = (message: string, cause?: unknown): LatchError =>
   LatchError.of('embedded_wallet_error', { message, cause })
-
-/**
- * Settles with `promise`, or rejects with `error` after `ms`: no call to the frame can hang a
- * screen (a frame that crashed or was removed never answers).
- */
-export function withTimeout<T>(
-  promise: Promise<T>,
-  ms: number,
-  error: () => LatchError,
-): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(error()), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
 
 /**
  * Mounts the frame and shakes hands with it. Only the API origin may answer (penpal's

@@ -28,8 +28,9 @@ import {
   walletAccount,
   walletFrameDouble,
 } from '../test/wallet-frame-double.ts'
+import { withTimeout } from '../timeout.ts'
 import { createErrorText, ensureWalletReady } from './flows.ts'
-import { mountWalletFrame, provideWalletFrame, walletFrameUrl, withTimeout } from './frame.ts'
+import { mountWalletFrame, provideWalletFrame, walletFrameUrl } from './frame.ts'
 import { createOnLogin, needsWalletAtLogin } from './index.ts'
 
 let api: ApiDouble
