@@ -1,30 +1,11 @@
 // @vitest-environment node
 /** The modal server's Coinbase Wallet keys URL (issue 13): into the page, http(s) only. */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startModalServer } from './server.ts'
+import { expect, test } from 'vitest'
+import { useMinimalModal } from './server-test-support.ts'
 
-let dir: string
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'latch-modal-keys-'))
-  await mkdir(join(dir, 'dist'), { recursive: true })
-  await mkdir(join(dir, 'sdk'))
-  await writeFile(
-    join(dir, 'dist/index.html'),
-    '<!doctype html><html><head><meta name="latch-api-url" content="" /></head><body></body></html>',
-  )
-})
-afterAll(() => rm(dir, { recursive: true, force: true }))
-
+const serve = useMinimalModal('latch-modal-keys-')
 const start = (coinbaseKeysUrl?: string) =>
-  startModalServer({
-    apiUrl: 'http://127.0.0.1:9',
-    distDir: join(dir, 'dist'),
-    sdkDir: join(dir, 'sdk'),
-    ...(coinbaseKeysUrl === undefined ? {} : { coinbaseKeysUrl }),
-  })
+  serve(coinbaseKeysUrl === undefined ? {} : { coinbaseKeysUrl })
 
 test('behavior: the configured keys URL reaches the page as its meta tag, escaped; none without it', async () => {
   const server = await start('http://127.0.0.1:4444/keys?a=1&b="2"')

@@ -3,31 +3,12 @@
  * The modal server's WalletConnect relay (issue 13): its URL into the page as a meta tag,
  * escaped, and its origin admitted in the CSP's connect-src; ws(s) only.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startModalServer } from './server.ts'
+import { expect, test } from 'vitest'
+import { useMinimalModal } from './server-test-support.ts'
 
-let dir: string
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'latch-modal-relay-'))
-  await mkdir(join(dir, 'dist'), { recursive: true })
-  await mkdir(join(dir, 'sdk'))
-  await writeFile(
-    join(dir, 'dist/index.html'),
-    '<!doctype html><html><head><meta name="latch-api-url" content="" /></head><body></body></html>',
-  )
-})
-afterAll(() => rm(dir, { recursive: true, force: true }))
-
+const serve = useMinimalModal('latch-modal-relay-')
 const start = (walletConnectRelayUrl?: string) =>
-  startModalServer({
-    apiUrl: 'http://127.0.0.1:9',
-    distDir: join(dir, 'dist'),
-    sdkDir: join(dir, 'sdk'),
-    ...(walletConnectRelayUrl === undefined ? {} : { walletConnectRelayUrl }),
-  })
+  serve(walletConnectRelayUrl === undefined ? {} : { walletConnectRelayUrl })
 
 /** The page and the sources its CSP lets it connect to. */
 async function page(url: string): Promise<{ html: string; connectSrc: string[] }> {

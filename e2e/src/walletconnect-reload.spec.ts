@@ -8,27 +8,20 @@
  */
 import type { ConnectedWallet, LoginResult } from '@latch/shared'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { afterAll, expect, test } from 'vitest'
 import { expectOk, latchCall, settle, visit } from './flows.ts'
 import { waitReady } from './harness.ts'
 import { useHarness } from './use-harness.ts'
-import { type LocalRelay, startLocalRelay } from './wc-relay.ts'
+import { useLocalRelay } from './wc-relay.ts'
 import { startWalletConnectWallet, type WalletConnectWallet } from './wc-wallet.ts'
 
 const PROJECT_ID = 'e2e0c0ffee0c0ffee0c0ffee0c0ffee1'
 
-let relay: LocalRelay | undefined
+// Before the harness: the modal server is told the relay's URL at its start.
+const relayUp = useLocalRelay()
 let wallet: WalletConnectWallet | undefined
-const relayUp = () => {
-  if (!relay) throw new Error('the local relay did not start')
-  return relay
-}
-beforeAll(async () => {
-  relay = await startLocalRelay()
-})
 afterAll(async () => {
   await wallet?.close()
-  await relay?.close()
 })
 const h = useHarness({
   sameSite: true,

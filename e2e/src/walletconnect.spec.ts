@@ -8,28 +8,18 @@
 import type { LoginResult, User } from '@latch/shared'
 import type { BrowserContext } from 'playwright-core'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { afterEach, describe, expect, test } from 'vitest'
 import { expectOk, latchCall, newEmail, settle, signInByEmail, visit } from './flows.ts'
 import type { HostPage } from './harness.ts'
 import { useHarness } from './use-harness.ts'
-import { type LocalRelay, startLocalRelay } from './wc-relay.ts'
+import { useLocalRelay } from './wc-relay.ts'
 import { startWalletConnectWallet, type WalletConnectWallet } from './wc-wallet.ts'
 
 /** A Cloud project id of the usual shape; the local relay accepts any. */
 const PROJECT_ID = 'e2e0c0ffee0c0ffee0c0ffee0c0ffee0'
 
-let relay: LocalRelay | undefined
-const relayUp = () => {
-  if (!relay) throw new Error('the local relay did not start')
-  return relay
-}
 // Before the harness's own beforeAll: the modal server is told the relay's URL at its start.
-beforeAll(async () => {
-  relay = await startLocalRelay()
-})
-afterAll(async () => {
-  await relay?.close()
-})
+const relayUp = useLocalRelay()
 const h = useHarness({
   get walletConnectRelayUrl() {
     return relayUp().url

@@ -23,6 +23,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import { verifyJWT } from '@walletconnect/relay-auth'
+import { afterAll, beforeAll } from 'vitest'
 import { type WebSocket, WebSocketServer } from 'ws'
 
 /** Tags the sign client gives its messages (e.g. 1100: session proposal); kept for tests. */
@@ -349,5 +350,24 @@ export async function startLocalRelay(): Promise<LocalRelay> {
       await new Promise<void>((resolve) => wss.close(() => resolve()))
       await new Promise<void>((resolve) => http.close(() => resolve()))
     },
+  }
+}
+
+/**
+ * A local relay for the spec file: started before the hooks registered after this call (the
+ * harness's, which hands the relay's URL to the modal server at its start), closed after the
+ * file. Answers the running relay; throws if it did not start.
+ */
+export function useLocalRelay(): () => LocalRelay {
+  let relay: LocalRelay | undefined
+  beforeAll(async () => {
+    relay = await startLocalRelay()
+  })
+  afterAll(async () => {
+    await relay?.close()
+  })
+  return () => {
+    if (!relay) throw new Error('the local relay did not start')
+    return relay
   }
 }
