@@ -190,9 +190,13 @@ export const initialState: ModalState = {
 
 export const store = createStore<ModalState>()(() => initialState)
 
-/** Back to the initial state, its timer stopped: the one reset tests need. */
+/**
+ * Back to the initial state, its timer stopped: the one reset tests need. The generation keeps
+ * counting, as it does in a page: a flow of an earlier test that settles late (a preparation,
+ * a frame answer) is checked against it and must not pass for the next test's flow.
+ */
 export function resetStore(): void {
-  const timer = store.getState().pauseTimer
-  if (timer) clearTimeout(timer)
-  store.setState(initialState, true)
+  const { pauseTimer, generation } = store.getState()
+  if (pauseTimer) clearTimeout(pauseTimer)
+  store.setState({ ...initialState, generation: generation + 1 }, true)
 }
