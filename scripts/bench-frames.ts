@@ -12,26 +12,36 @@
  *   loads, goal ≤ 500 ms. Its servers run in a child process (cold-open-servers.ts).
  * `--cold-only` measures the cold open alone and prints its steps; with it, `--save-build <dir>`
  * keeps this tree's build and `--compare <dir>` alternates cold opens between a kept build (A)
- * and this tree (B).
+ * and this tree (B); `--trace <dir>` writes a Chromium trace of each cold open there (open it in
+ * DevTools' Performance panel, or read it with scripts/trace-main-thread.ts), `--profile <dir>`
+ * a V8 sampling profile (DevTools' .cpuprofile). Tracing and profiling slow the opens down.
  */
 import { fork } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { HOST_ELEMENT_IDS } from '@latch/shared'
-import { type Browser, chromium, type Frame, type Page, type Response } from 'playwright-core'
+import type { Frame, Page, Response } from 'playwright-core'
 import { buildFrontendOnce, FRONTEND_DIRS } from '../e2e/src/build.ts'
 import {
   CHROMIUM_ARGS,
-  CHROMIUM_PATH,
   type Harness,
   type HostPage,
   startHarness,
   withTimeout,
 } from '../e2e/src/harness.ts'
 import '../e2e/src/window.ts'
+import { type CdpClient, type CdpEvent, launchCdpChromium, waitForEvent } from './cdp-pipe.ts'
 import type { ColdOpenServers } from './cold-open-servers.ts'
 
 const MIN_RUNS = 20
@@ -40,6 +50,17 @@ const MIN_COLD_RUNS = 7
 const CPU_THROTTLE = 4
 const KB = 1024
 const LANDING = '[data-testid="screen-LANDING"]'
+/** What `--trace` records: the main thread's tasks, scripts, parsing, style, layout and paint. */
+const TRACE_CATEGORIES = [
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline',
+  'v8.execute',
+  'blink',
+  'loading',
+  'toplevel',
+  'v8',
+  'disabled-by-default-v8.compile',
+]
 
 const gzipSize = (data: Buffer | string) => gzipSync(data, { level: 9 }).length
 
@@ -161,18 +182,31 @@ async function measureOnce(h: Harness, recordScripts: boolean) {
   }
 }
 
+/** The binding (Runtime.addBinding) a cold-open probe reports through. */
+const PROBE_REPORT = '__latchColdOpen'
+
 /**
  * Runs in every frame of a cold-open context before the page's own scripts. In the host page
  * it calls `login()` the moment the one-line script installs `window.latch` and records when
- * the host shows the frame; in the modal frame it records when
- * the e-mail field first has a laid-out box. Mutation observers only: a polling timer would
- * steal the throttled CPU it measures.
+ * the host shows the frame (the dialog open and the frame no longer hidden); in the modal frame
+ * it records when the e-mail field first has a laid-out box. Each side reports once, on the
+ * console, when it has its mark.
+ *
+ * The probe must not add work to what it measures: it reads DOM attributes only (never a
+ * layout: `getBoundingClientRect` on each mutation forced a layout of the host page inside
+ * sdk.js and of the modal inside its first render), learns the field's size from a
+ * ResizeObserver (computed in the frame's own rendering update), and is never polled: the bench
+ * waits for the console report, so no Playwright script is injected into either frame while the
+ * first open runs (its evaluation took ~25 ms of the throttled main thread, right before the
+ * frame's document was committed).
  */
 function coldOpenProbe(modalOrigin: string, frameTestId: string): string {
   return `(() => {
   const now = () => performance.timeOrigin + performance.now()
   const probe = { start: performance.timeOrigin, login: null, shown: null, field: null, error: null, marks: {} }
   window.__coldOpen = probe
+  const side = window === window.top ? 'host' : 'modal'
+  const report = () => window[${JSON.stringify(PROBE_REPORT)}](JSON.stringify({ side, probe }))
   // Where the time goes: the first send of each penpal message (handshake over the window,
   // calls and replies over the port), in either frame, on the shared clock.
   const mark = (name) => { if (!(name in probe.marks)) probe.marks[name] = now() }
@@ -197,9 +231,11 @@ function coldOpenProbe(modalOrigin: string, frameTestId: string): string {
       const check = () => {
         const frame = document.querySelector('[data-testid="${frameTestId}"]')
         if (!frame) return false
-        const box = frame.getBoundingClientRect()
-        if (box.width > 0 && box.height > 0 && frame.checkVisibility({ visibilityProperty: true })) {
+        const dialog = frame.closest('dialog')
+        const open = dialog ? dialog.open : frame.style.display !== 'none'
+        if (open && frame.getAttribute('aria-hidden') !== 'true') {
           probe.shown = now()
+          report()
         }
         return probe.shown !== null
       }
@@ -214,20 +250,31 @@ function coldOpenProbe(modalOrigin: string, frameTestId: string): string {
       },
     })
     window.addEventListener('load', () => {
-      if (probe.login === null) probe.error = 'the page loaded without installing window.latch'
+      if (probe.login === null) {
+        probe.error = 'the page loaded without installing window.latch'
+        report()
+      }
     })
   } else if (location.origin === ${JSON.stringify(modalOrigin)}) {
-    const check = () => {
-      if (probe.field !== null) return true
+    // A fast first render lays the field out while the host still hides the frame: its size is
+    // what tells, from the frame's rendering update, not a DOM change.
+    const sized = new ResizeObserver((entries) => {
+      if (probe.field !== null) return
+      if (entries.some((e) => e.contentRect.height > 0)) {
+        probe.field = now()
+        sized.disconnect()
+        report()
+      }
+    })
+    let observed = null
+    watch(() => {
       const field = document.querySelector('[data-testid="email-input"]')
-      if (field && field.getBoundingClientRect().height > 0) probe.field = now()
+      if (field && field !== observed) {
+        observed = field
+        sized.observe(field)
+      }
       return probe.field !== null
-    }
-    watch(check)
-    // A fast first render lays the field out while the host still hides the frame: no DOM
-    // change follows when the host shows it, only the frame's size.
-    const resized = new ResizeObserver(() => { if (check()) resized.disconnect() })
-    resized.observe(document.documentElement)
+    })
   }
 })()`
 }
@@ -254,62 +301,180 @@ interface ColdProbe {
   marks: Record<string, number>
 }
 
-async function readProbe(frame: Frame, ready: (p: ColdProbe) => boolean): Promise<ColdProbe> {
-  const handle = await frame.waitForFunction(
-    (key) => {
-      const p = (window as unknown as Record<string, ColdProbe | undefined>)[key]
-      return p && (p.error !== null || p.shown !== null || p.field !== null) ? p : null
+/** Each side's probe report, parsed from the binding call it made. */
+function probeReport(event: CdpEvent): { side: 'host' | 'modal'; probe: ColdProbe } | undefined {
+  if (event.method !== 'Runtime.bindingCalled' || event.params.name !== PROBE_REPORT) return
+  return JSON.parse(String(event.params.payload)) as { side: 'host' | 'modal'; probe: ColdProbe }
+}
+
+/** Resolves with the host's and the modal's probe once both reported (or one failed). */
+function probeReports(cdp: CdpClient, sessionId: string) {
+  let host: ColdProbe | undefined
+  let modal: ColdProbe | undefined
+  return waitForEvent(
+    cdp,
+    (event) => {
+      if (event.sessionId !== sessionId) return
+      const report = probeReport(event)
+      if (!report) return
+      if (report.probe.error) return { error: report.probe.error }
+      if (report.side === 'modal') modal ??= report.probe
+      else host ??= report.probe
+      return host && modal ? { host, modal } : undefined
     },
-    '__coldOpen',
-    { timeout: 20_000, polling: 50 },
-  )
-  const probe = (await handle.jsonValue()) as ColdProbe
-  if (probe.error) throw new Error(`cold open: ${probe.error}`)
-  if (!ready(probe)) throw new Error('cold open: the probe answered without its mark')
-  return probe
+    20_000,
+    'the cold-open probes reporting',
+  ).then((r) => {
+    if ('error' in r) throw new Error(`cold open: ${r.error}`)
+    return r
+  })
+}
+
+/** Resource timing, navigation timing and paints of the modal frame: the steps' raw marks. */
+function modalTimingSteps(): Record<string, number> {
+  const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming
+  const steps: Record<string, number> = {
+    'html received': nav.responseEnd,
+    'html first byte': nav.responseStart,
+    'html requested': nav.requestStart,
+    'dom interactive': nav.domInteractive,
+    'scripts run (DOMContentLoaded)': nav.domContentLoadedEventStart,
+  }
+  for (const r of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
+    // Cross-origin answers without Timing-Allow-Origin (the API's) read 0: only the end is real.
+    if (r.requestStart === 0) {
+      steps[`${new URL(r.name).pathname} received`] = r.responseEnd
+      continue
+    }
+    const file = new URL(r.name).pathname.replace(/-[\w-]{8}\./, '.')
+    steps[`${file} received`] = r.responseEnd
+    steps[`${file} requested`] = r.requestStart
+    steps[`${file} first byte`] = r.responseStart
+  }
+  for (const p of performance.getEntriesByType('paint')) steps[p.name] = p.startTime
+  return steps
 }
 
 /**
- * One cold open: a fresh context (empty cache, no cookies, no stored session), the CPU
- * throttled, the demo page loaded and `login()` called at once; answers navigation → e-mail
- * field visible (the later of the host showing the frame and the field being laid out).
+ * Follows the main-world contexts of a page's frames (Runtime's context events), so the bench
+ * can evaluate in the modal frame once the open is over. Stop it with the returned `stop`.
  */
-async function coldOpenOnce(h: ColdOpenServers, browser: Browser): Promise<ColdOpen> {
-  const context = await browser.newContext()
+function trackFrameContexts(cdp: CdpClient, sessionId: string) {
+  const byOrigin = new Map<string, number>()
+  const stop = cdp.on((event) => {
+    if (event.sessionId !== sessionId || event.method !== 'Runtime.executionContextCreated') return
+    const c = event.params.context as {
+      id: number
+      origin: string
+      auxData?: { isDefault?: boolean }
+    }
+    if (c.auxData?.isDefault) byOrigin.set(c.origin, c.id)
+  })
+  return {
+    stop,
+    /** Evaluates `fn()` in the newest main world of the frame at `origin`. */
+    async evaluate<T>(origin: string, fn: () => T): Promise<T> {
+      const contextId = byOrigin.get(origin)
+      if (contextId === undefined) throw new Error(`no frame of ${origin} in the page`)
+      const { result, exceptionDetails } = await cdp.send<{
+        result: { value?: T }
+        exceptionDetails?: { text: string }
+      }>(
+        'Runtime.evaluate',
+        { expression: `(${fn.toString()})()`, contextId, returnByValue: true },
+        sessionId,
+      )
+      if (exceptionDetails || result.value === undefined) {
+        throw new Error(`evaluating in ${origin}: ${exceptionDetails?.text ?? 'no value'}`)
+      }
+      return result.value
+    },
+  }
+}
+
+/** Ends tracing and writes the trace, read from its stream, to `path`. */
+async function saveTrace(cdp: CdpClient, path: string): Promise<void> {
+  const complete = waitForEvent(
+    cdp,
+    (e) => (e.method === 'Tracing.tracingComplete' ? String(e.params.stream) : undefined),
+    60_000,
+    'the trace',
+  )
+  await cdp.send('Tracing.end')
+  const handle = await complete
+  const chunks: string[] = []
+  for (;;) {
+    const { data, eof } = await cdp.send<{ data: string; eof: boolean }>('IO.read', { handle })
+    chunks.push(data)
+    if (eof) break
+  }
+  await cdp.send('IO.close', { handle })
+  writeFileSync(path, chunks.join(''))
+}
+
+/**
+ * One cold open: a fresh browser context (empty cache, no cookies, no stored session), the CPU
+ * throttled, the demo page loaded and `login()` called at once; answers navigation → e-mail
+ * field visible (the later of the host showing the frame and the field being laid out). Only
+ * the probe and its one binding are in the pages while it runs.
+ */
+async function coldOpenOnce(
+  h: ColdOpenServers,
+  cdp: CdpClient,
+  record: { trace?: string; profile?: string } = {},
+): Promise<ColdOpen> {
+  const { trace, profile } = record
+  const stops: (() => void)[] = []
+  const { browserContextId } = await cdp.send<{ browserContextId: string }>(
+    'Target.createBrowserContext',
+    { disposeOnDetach: true },
+  )
   try {
-    await context.addInitScript(coldOpenProbe(h.modalUrl, HOST_ELEMENT_IDS.frame))
-    const page = await context.newPage()
-    const cdp = await context.newCDPSession(page)
-    await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_THROTTLE })
-    await page.goto(h.hostUrl, { waitUntil: 'commit', timeout: 20_000 })
-    const host = await readProbe(page.mainFrame(), (p) => p.shown !== null)
-    const frame = modalFrame(page, h.modalUrl)
-    const modal = await readProbe(frame, (p) => p.field !== null)
-    const end = Math.max(host.shown ?? 0, modal.field ?? 0)
-    const timing = await frame.evaluate(() => {
-      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming
-      const steps: Record<string, number> = {
-        'html received': nav.responseEnd,
-        'html first byte': nav.responseStart,
-        'html requested': nav.requestStart,
-        'dom interactive': nav.domInteractive,
-        'scripts run (DOMContentLoaded)': nav.domContentLoadedEventStart,
-      }
-      for (const r of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
-        // Cross-origin answers without Timing-Allow-Origin (the API's) read 0: only the end is real.
-        if (r.requestStart === 0) {
-          steps[`${new URL(r.name).pathname} received`] = r.responseEnd
-          continue
-        }
-        const file = new URL(r.name).pathname.replace(/-[\w-]{8}\./, '.')
-        steps[`${file} received`] = r.responseEnd
-        steps[`${file} requested`] = r.requestStart
-        steps[`${file} first byte`] = r.responseStart
-      }
-      for (const p of performance.getEntriesByType('paint')) steps[p.name] = p.startTime
-      return steps
+    const { targetId } = await cdp.send<{ targetId: string }>('Target.createTarget', {
+      url: 'about:blank',
+      browserContextId,
     })
-    const steps: Record<string, number> = { ...timing }
+    const { sessionId } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', {
+      targetId,
+      flatten: true,
+    })
+    // The probe script needs the Page domain; the binding's calls reach us with Runtime's.
+    const contexts = trackFrameContexts(cdp, sessionId)
+    stops.push(contexts.stop)
+    await cdp.send('Page.enable', {}, sessionId)
+    await cdp.send('Runtime.enable', {}, sessionId)
+    await cdp.send('Runtime.addBinding', { name: PROBE_REPORT }, sessionId)
+    await cdp.send(
+      'Page.addScriptToEvaluateOnNewDocument',
+      { source: coldOpenProbe(h.modalUrl, HOST_ELEMENT_IDS.frame) },
+      sessionId,
+    )
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: CPU_THROTTLE }, sessionId)
+    if (trace) {
+      await cdp.send('Tracing.start', {
+        transferMode: 'ReturnAsStream',
+        traceConfig: { includedCategories: TRACE_CATEGORIES },
+      })
+    }
+    if (profile) {
+      await cdp.send('Profiler.enable', {}, sessionId)
+      await cdp.send('Profiler.setSamplingInterval', { interval: 100 }, sessionId)
+      await cdp.send('Profiler.start', {}, sessionId)
+    }
+    const reports = probeReports(cdp, sessionId)
+    await cdp.send('Page.navigate', { url: h.hostUrl }, sessionId)
+    const { host, modal } = await reports
+    if (trace) await saveTrace(cdp, trace)
+    if (profile) {
+      const { profile: samples } = await cdp.send<{ profile: unknown }>(
+        'Profiler.stop',
+        {},
+        sessionId,
+      )
+      writeFileSync(profile, JSON.stringify(samples))
+    }
+    const end = Math.max(host.shown ?? 0, modal.field ?? 0)
+    const steps = await contexts.evaluate(new URL(h.modalUrl).origin, modalTimingSteps)
     for (const [side, p] of [
       ['host', host],
       ['modal', modal],
@@ -328,27 +493,26 @@ async function coldOpenOnce(h: ColdOpenServers, browser: Browser): Promise<ColdO
       steps,
     }
   } finally {
-    await context.close()
+    for (const stop of stops) stop()
+    await cdp.send('Target.disposeBrowserContext', { browserContextId }).catch(() => {})
   }
 }
 
 /**
- * The browser for cold opens. Chrome on Android isolates only sites a visitor signs in to, so
- * on a phone the cross-site modal frame first renders in the host page's process, on its main
- * thread; desktop Chromium gives it a process of its own, which the page's CPU throttling would
- * not reach. Site isolation off makes the throttle cover both, as on the phone.
+ * The browser for cold opens, driven over a bare DevTools pipe (cdp-pipe.ts). Chrome on Android
+ * isolates only sites a visitor signs in to, so on a phone the cross-site modal frame first
+ * renders in the host page's process, on its main thread; desktop Chromium gives it a process
+ * of its own, which the page's CPU throttling would not reach. Site isolation off makes the
+ * throttle cover both, as on the phone.
  */
-function launchPhoneLikeChromium(): Promise<Browser> {
+function launchPhoneLikeChromium(): Promise<CdpClient> {
   return withTimeout(
-    chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      args: [
-        ...CHROMIUM_ARGS,
-        '--disable-site-isolation-trials',
-        '--disable-features=IsolateOrigins,site-per-process',
-      ],
-      timeout: 30_000,
-    }),
+    launchCdpChromium([
+      ...CHROMIUM_ARGS,
+      '--disable-site-isolation-trials',
+      '--disable-features=IsolateOrigins,site-per-process',
+      'about:blank',
+    ]),
     40_000,
     'launching Chromium for the cold opens',
   )
@@ -358,17 +522,29 @@ function launchPhoneLikeChromium(): Promise<Browser> {
  * `runs` cold opens of each build's servers, alternated (A, B, A, B, …) so that each build
  * meets the same load of the shared cores; answers one list per build, in `builds`' order.
  */
-async function coldOpens(builds: ColdOpenServers[], runs: number): Promise<ColdOpen[][]> {
-  const browser = await launchPhoneLikeChromium()
+async function coldOpens(
+  builds: ColdOpenServers[],
+  runs: number,
+  recordDirs: { trace?: string; profile?: string } = {},
+): Promise<ColdOpen[][]> {
+  const cdp = await launchPhoneLikeChromium()
   try {
     const times: ColdOpen[][] = builds.map(() => [])
     for (let i = 0; i < runs; i++) {
-      for (const [b, servers] of builds.entries())
-        times[b]?.push(await coldOpenOnce(servers, browser))
+      for (const [b, servers] of builds.entries()) {
+        const name = `cold-open-${b}-${i}`
+        const { trace, profile } = recordDirs
+        times[b]?.push(
+          await coldOpenOnce(servers, cdp, {
+            trace: trace && join(trace, `${name}.json`),
+            profile: profile && join(profile, `${name}.cpuprofile`),
+          }),
+        )
+      }
     }
     return times
   } finally {
-    await browser.close()
+    await cdp.close()
   }
 }
 
@@ -495,6 +671,9 @@ function printSteps(labels: string[], cold: ColdOpen[][]): void {
 async function runColdOnly(args: string[], coldRuns: number): Promise<void> {
   const compare = flagValue(args, '--compare')
   const save = flagValue(args, '--save-build')
+  const trace = flagValue(args, '--trace')
+  const profile = flagValue(args, '--profile')
+  for (const dir of [trace, profile]) if (dir) mkdirSync(dir, { recursive: true })
   if (compare && !existsSync(join(savedBuild(compare).modal, 'index.html'))) {
     throw new Error(`${compare} holds no saved build (make one with --save-build)`)
   }
@@ -523,7 +702,11 @@ async function runColdOnly(args: string[], coldRuns: number): Promise<void> {
     const cold = await coldOpens(
       running.map((r) => r.servers),
       coldRuns,
+      { trace, profile },
     )
+    if (trace) console.log(`  a Chromium trace of each cold open in ${trace} (<name>.json)`)
+    if (profile)
+      console.log(`  a V8 CPU profile of each cold open in ${profile} (<name>.cpuprofile)`)
     const after = load()
     for (const [b, build] of builds.entries()) {
       const { total, frame, sdk, host } = summarize(cold[b] ?? [])
