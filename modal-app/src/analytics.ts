@@ -24,7 +24,27 @@ export function clientId(): string {
   return memoryClientId
 }
 
-/** Records an event; never fails the flow that records it. */
+/** How long a recorded event may wait for an idle moment before it is sent anyway. */
+export const ANALYTICS_IDLE_TIMEOUT_MS = 2000
+
+/**
+ * Runs `task` when the page is idle (within `ANALYTICS_IDLE_TIMEOUT_MS`). Idle callbacks run in
+ * the order they were asked for, so events reach the API in the order they happened.
+ */
+function whenIdle(task: () => void): void {
+  if (typeof requestIdleCallback === 'function') {
+    requestIdleCallback(task, { timeout: ANALYTICS_IDLE_TIMEOUT_MS })
+  } else {
+    setTimeout(task, 1)
+  }
+}
+
+/**
+ * Records an event; never fails the flow that records it. The host hears of it at once; the
+ * POST waits for an idle moment: 'sdk_initialize' and 'modal_open' are recorded on the way to
+ * the first screen, where starting a cross-origin request took ~16 ms of a phone's main thread
+ * between the landing's render and its showing.
+ */
 export function track(event: AnalyticsEventName, payload: Record<string, unknown> = {}): void {
   const body = {
     event_name: event,
@@ -32,7 +52,8 @@ export function track(event: AnalyticsEventName, payload: Record<string, unknown
     payload: { ...payload, clientTimestamp: new Date().toISOString() },
   }
   callHost('emit', event, body.payload)
-  runtime()
-    .api.request('/analytics_events', body)
-    .catch(() => {})
+  const { api } = runtime()
+  whenIdle(() => {
+    api.request('/analytics_events', body).catch(() => {})
+  })
 }
