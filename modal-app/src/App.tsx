@@ -74,18 +74,23 @@ export function App() {
     for (const [name, value] of Object.entries(tokens)) style.setProperty(name, value)
   }, [tokens])
 
-  // The host sizes the frame to the content.
-  useEffect(() => {
+  // The host sizes the frame to the content. Measured at once on the first render too: it
+  // comes right before the flow of the host's first call opens the frame, which should open at
+  // the landing's height, not at the frame's default one.
+  useLayoutEffect(() => {
     const el = rootRef.current
-    if (!el || typeof ResizeObserver === 'undefined') return
+    if (!el) return
     let last = 0
-    const observer = new ResizeObserver(() => {
+    const report = () => {
       const height = Math.ceil(el.getBoundingClientRect().height)
       if (height !== last && height > 0) {
         last = height
         callHost('resize', height)
       }
-    })
+    }
+    report()
+    if (typeof ResizeObserver === 'undefined') return
+    const observer = new ResizeObserver(report)
     observer.observe(el)
     return () => observer.disconnect()
   }, [])

@@ -22,7 +22,11 @@ function methods() {
     getUser: run('getUser'),
     close: run('close'),
   }
-  return { log, inits, held: holdUntilInit(raw as unknown as ModalMethods) }
+  const firstSettled = { count: 0 }
+  const held = holdUntilInit(raw as unknown as ModalMethods, () => {
+    firstSettled.count++
+  })
+  return { log, inits, held, firstSettled }
 }
 
 /** Lets every settled promise's callbacks run. */
@@ -77,5 +81,27 @@ describe('holdUntilInit', () => {
     await retried
     await login
     expect(log).toEqual(['init', 'init', 'login'])
+  })
+
+  test('behavior: the first init settling is reported once, whether it failed or not', async () => {
+    const failed = methods()
+    failed.held.init({}).catch(() => {})
+    await flush()
+    expect(failed.firstSettled.count).toBe(0)
+    failed.inits[0]?.reject(LatchError.of('something_went_wrong'))
+    await flush()
+    expect(failed.firstSettled.count).toBe(1)
+    void failed.held.init({})
+    failed.inits[1]?.resolve(INIT_RESULT)
+    await flush()
+    expect(failed.firstSettled.count).toBe(1)
+
+    const succeeded = methods()
+    void succeeded.held.init({})
+    await flush()
+    expect(succeeded.firstSettled.count).toBe(0)
+    succeeded.inits[0]?.resolve(INIT_RESULT)
+    await flush()
+    expect(succeeded.firstSettled.count).toBe(1)
   })
 })

@@ -10,7 +10,11 @@ import type { ModalMethods } from '@latch/shared'
 
 type Method = (...args: never[]) => Promise<unknown>
 
-export function holdUntilInit(methods: ModalMethods): ModalMethods {
+export function holdUntilInit(
+  methods: ModalMethods,
+  /** Called once, when the first init settled (either way). */
+  onFirstSettled: () => void = () => {},
+): ModalMethods {
   let firstInit: (settled: Promise<unknown>) => void = () => {}
   // Follows the first init once it arrives, then the latest one (a host retrying after a
   // timeout).
@@ -24,8 +28,13 @@ export function holdUntilInit(methods: ModalMethods): ModalMethods {
   for (const [name, fn] of Object.entries(methods as unknown as Record<string, Method>)) {
     held[name] = (...args) => settled.then(() => fn(...args))
   }
+  let first = true
   held.init = (...args: Parameters<ModalMethods['init']>) => {
     const result = methods.init(...args)
+    if (first) {
+      first = false
+      result.then(onFirstSettled, onFirstSettled)
+    }
     firstInit(result)
     settled = result
     return result

@@ -19,7 +19,7 @@ beforeAll(async () => {
 })
 afterAll(() => api.close())
 
-test('behavior: the first render waits for the app configuration; the static loading view stays until then', async () => {
+test('behavior: the first render waits until the modal knows it will not connect (here: not framed); the static loading view stays until then', async () => {
   document.head.innerHTML = `<meta name="latch-api-url" content="${api.url}" />`
   document.body.innerHTML = `<div id="root">${STATIC_LOADING}</div>`
   window.location.hash = `#app=${APP_ID}`
@@ -27,8 +27,9 @@ test('behavior: the first render waits for the app configuration; the static loa
   vi.spyOn(console, 'error').mockImplementation(() => {})
   await import('./main.tsx')
   await vi.waitFor(() => expect(api.calls(`GET /apps/${APP_ID}`)).toHaveLength(1))
-  // The configuration is on its way (the API saw the request, many tasks after React's render
-  // would have run): React has not replaced the page's own markup.
+  // The configuration is on its way (the API saw the request, many tasks after a render would
+  // have run): Preact has not replaced the page's own markup. Framed by an allowed host, the
+  // render would wait for its init (startup.test.ts).
   expect(document.getElementById('root')?.innerHTML).toBe(STATIC_LOADING)
   answer()
   await vi.waitFor(() =>

@@ -58,6 +58,27 @@ describe('startup', () => {
     started.destroy()
   })
 
+  test('behavior: the first render waits for the host: not on the configuration alone, at once when the modal will not connect', async () => {
+    resetStore()
+    api.on(`GET /apps/${APP_ID}`, { body: serverConfig() })
+    // An allowed host that has not answered the handshake (nor sent init): nothing to render yet.
+    const allowed = frame('http://localhost:5173')
+    const waiting = start({ win: allowed.win })
+    let rendered = false
+    void waiting.renderable.then(() => {
+      rendered = true
+    })
+    await vi.waitFor(() => expect(allowed.posted.length).toBeGreaterThan(0))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(rendered).toBe(false)
+    waiting.destroy()
+    // A host the app does not allow: the modal renders (its error view) without waiting.
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const refused = start({ win: frame('https://evil.test').win })
+    await expect(refused.connected).resolves.toBe(false)
+    await expect(refused.renderable).resolves.toBeUndefined()
+  })
+
   test('error: a host origin the app did not register gets a console error and no connection', async () => {
     resetStore()
     api.on(`GET /apps/${APP_ID}`, { body: serverConfig() })

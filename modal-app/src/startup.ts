@@ -28,16 +28,24 @@ export interface StartResult {
   /** Settles once the host connection is made, or refused. */
   connected: Promise<boolean>
   /**
-   * Settles once the app configuration was handled: the host handshake has begun, or the
-   * modal gave up (no app id, the request failed, a host origin the app does not allow).
+   * Settles once the first render has what it needs: the host's first `init` settled (the app
+   * and the host configuration are in the store, a restored session too), or the modal will
+   * not connect (no app id, the configuration request failed, a host origin the app does not
+   * allow, a failed handshake).
    */
-  configured: Promise<void>
+  renderable: Promise<void>
   destroy(): void
 }
 
 export interface StartOptions {
   win?: Window
   fetch?: typeof fetch
+  /**
+   * Renders the modal: called once, synchronously, when `renderable` settles, so the first
+   * render comes before any call the host sent behind `init` runs (a login's flow opens the
+   * frame only once the landing was laid out and the host was told its height).
+   */
+  render?: () => void
 }
 
 export function start(options: StartOptions = {}): StartResult {
@@ -49,7 +57,8 @@ export function start(options: StartOptions = {}): StartResult {
       `Latch: the modal needs ${appId ? 'the latch-api-url meta tag' : 'an app id (#app=...)'}`,
     )
     fail(LatchError.of('missing_or_invalid_latch_app_id'))
-    return { connected: Promise.resolve(false), configured: Promise.resolve(), destroy() {} }
+    options.render?.()
+    return { connected: Promise.resolve(false), renderable: Promise.resolve(), destroy() {} }
   }
 
   let session: Session | null = null
@@ -72,6 +81,16 @@ export function start(options: StartOptions = {}): StartResult {
   )
   const restored: Promise<User | null> = session.restore().catch(() => null)
   let destroyConnection = (): void => {}
+  let markRenderable = (): void => {}
+  const renderable = new Promise<void>((resolve) => {
+    let done = false
+    markRenderable = () => {
+      if (done) return
+      done = true
+      options.render?.()
+      resolve()
+    }
+  })
 
   const connected = serverConfig.then(
     (config) => {
@@ -87,6 +106,7 @@ export function start(options: StartOptions = {}): StartResult {
           serverConfig: () => serverConfig,
           restoredUser: () => restored,
         }),
+        () => markRenderable(),
       )
       const connection = connect({
         messenger: new WindowMessenger({
@@ -110,9 +130,8 @@ export function start(options: StartOptions = {}): StartResult {
       return false
     },
   )
-  const configured = serverConfig.then(
-    () => {},
-    () => {},
-  )
-  return { connected, configured, destroy: () => destroyConnection() }
+  void connected.then((ok) => {
+    if (!ok) markRenderable()
+  })
+  return { connected, renderable, destroy: () => destroyConnection() }
 }
