@@ -41,7 +41,7 @@ import {
   withTimeout,
 } from '../e2e/src/harness.ts'
 import '../e2e/src/window.ts'
-import { type CdpClient, type CdpEvent, launchCdpChromium, waitForEvent } from './cdp-pipe.ts'
+import { type CdpClient, launchCdpChromium, waitForEvent } from './cdp-pipe.ts'
 import type { ColdOpenServers } from './cold-open-servers.ts'
 
 const MIN_RUNS = 20
@@ -182,7 +182,7 @@ async function measureOnce(h: Harness, recordScripts: boolean) {
   }
 }
 
-/** The binding (Runtime.addBinding) a cold-open probe reports through. */
+/** The host page's promise of both probes' marks, and the modal probe's message key. */
 const PROBE_REPORT = '__latchColdOpen'
 
 /**
@@ -205,8 +205,23 @@ function coldOpenProbe(modalOrigin: string, frameTestId: string): string {
   const now = () => performance.timeOrigin + performance.now()
   const probe = { start: performance.timeOrigin, login: null, shown: null, field: null, error: null, marks: {} }
   window.__coldOpen = probe
-  const side = window === window.top ? 'host' : 'modal'
-  const report = () => window[${JSON.stringify(PROBE_REPORT)}](JSON.stringify({ side, probe }))
+  const top = window === window.top
+  // The host page gathers both sides' marks; the bench awaits its promise once (no polling).
+  let settle
+  if (top) {
+    const reports = {}
+    window[${JSON.stringify(PROBE_REPORT)}] = new Promise((resolve) => { settle = resolve })
+    window.addEventListener('message', (e) => {
+      const report = e.data && e.data[${JSON.stringify(PROBE_REPORT)}]
+      if (report) take('modal', report)
+    })
+    var take = (side, report) => {
+      if (report.error) return settle(JSON.stringify({ error: report.error }))
+      reports[side] ??= report
+      if (reports.host && reports.modal) settle(JSON.stringify(reports))
+    }
+  }
+  const report = () => top ? take('host', probe) : parent.postMessage({ ${JSON.stringify(PROBE_REPORT)}: probe }, '*')
   // Where the time goes: the first send of each penpal message (handshake over the window,
   // calls and replies over the port), in either frame, on the shared clock.
   const mark = (name) => { if (!(name in probe.marks)) probe.marks[name] = now() }
@@ -301,33 +316,45 @@ interface ColdProbe {
   marks: Record<string, number>
 }
 
-/** Each side's probe report, parsed from the binding call it made. */
-function probeReport(event: CdpEvent): { side: 'host' | 'modal'; probe: ColdProbe } | undefined {
-  if (event.method !== 'Runtime.bindingCalled' || event.params.name !== PROBE_REPORT) return
-  return JSON.parse(String(event.params.payload)) as { side: 'host' | 'modal'; probe: ColdProbe }
-}
-
-/** Resolves with the host's and the modal's probe once both reported (or one failed). */
-function probeReports(cdp: CdpClient, sessionId: string) {
-  let host: ColdProbe | undefined
-  let modal: ColdProbe | undefined
-  return waitForEvent(
+/**
+ * Resolves with the host's and the modal's probe once both reported (or one failed): waits for
+ * the host page's commit, then awaits the probe's promise in it with one evaluation. Neither
+ * the Runtime domain nor a binding is enabled while the page loads: with Runtime on, telling
+ * the client of each new script context took ~11 ms of the throttled main thread for the host
+ * page alone.
+ */
+async function probeReports(cdp: CdpClient, sessionId: string, hostUrl: string) {
+  const committed = waitForEvent(
     cdp,
     (event) => {
-      if (event.sessionId !== sessionId) return
-      const report = probeReport(event)
-      if (!report) return
-      if (report.probe.error) return { error: report.probe.error }
-      if (report.side === 'modal') modal ??= report.probe
-      else host ??= report.probe
-      return host && modal ? { host, modal } : undefined
+      if (event.sessionId !== sessionId || event.method !== 'Page.frameNavigated') return
+      const frame = event.params.frame as { parentId?: string; url: string }
+      return !frame.parentId && frame.url.startsWith(hostUrl) ? true : undefined
     },
     20_000,
-    'the cold-open probes reporting',
-  ).then((r) => {
-    if ('error' in r) throw new Error(`cold open: ${r.error}`)
-    return r
-  })
+    'the host page committing',
+  )
+  return {
+    navigated: committed,
+    reports: committed.then(async () => {
+      const { result, exceptionDetails } = await cdp.send<{
+        result: { value?: string }
+        exceptionDetails?: { text: string }
+      }>(
+        'Runtime.evaluate',
+        { expression: `window.${PROBE_REPORT}`, awaitPromise: true, returnByValue: true },
+        sessionId,
+      )
+      if (exceptionDetails || typeof result.value !== 'string') {
+        throw new Error(`cold open: no probe report (${exceptionDetails?.text ?? 'no value'})`)
+      }
+      const reports = JSON.parse(result.value) as
+        | { error: string }
+        | { host: ColdProbe; modal: ColdProbe }
+      if ('error' in reports) throw new Error(`cold open: ${reports.error}`)
+      return reports
+    }),
+  }
 }
 
 /** Resource timing, navigation timing and paints of the modal frame: the steps' raw marks. */
@@ -438,12 +465,8 @@ async function coldOpenOnce(
       targetId,
       flatten: true,
     })
-    // The probe script needs the Page domain; the binding's calls reach us with Runtime's.
-    const contexts = trackFrameContexts(cdp, sessionId)
-    stops.push(contexts.stop)
+    // The probe script needs the Page domain (Runtime is enabled only once the open is over).
     await cdp.send('Page.enable', {}, sessionId)
-    await cdp.send('Runtime.enable', {}, sessionId)
-    await cdp.send('Runtime.addBinding', { name: PROBE_REPORT }, sessionId)
     await cdp.send(
       'Page.addScriptToEvaluateOnNewDocument',
       { source: coldOpenProbe(h.modalUrl, HOST_ELEMENT_IDS.frame) },
@@ -461,9 +484,9 @@ async function coldOpenOnce(
       await cdp.send('Profiler.setSamplingInterval', { interval: 100 }, sessionId)
       await cdp.send('Profiler.start', {}, sessionId)
     }
-    const reports = probeReports(cdp, sessionId)
+    const probes = await probeReports(cdp, sessionId, h.hostUrl)
     await cdp.send('Page.navigate', { url: h.hostUrl }, sessionId)
-    const { host, modal } = await reports
+    const { host, modal } = await withTimeout(probes.reports, 20_000, 'the cold-open probes')
     if (trace) await saveTrace(cdp, trace)
     if (profile) {
       const { profile: samples } = await cdp.send<{ profile: unknown }>(
@@ -474,6 +497,9 @@ async function coldOpenOnce(
       writeFileSync(profile, JSON.stringify(samples))
     }
     const end = Math.max(host.shown ?? 0, modal.field ?? 0)
+    const contexts = trackFrameContexts(cdp, sessionId)
+    stops.push(contexts.stop)
+    await cdp.send('Runtime.enable', {}, sessionId)
     const steps = await contexts.evaluate(new URL(h.modalUrl).origin, modalTimingSteps)
     for (const [side, p] of [
       ['host', host],
