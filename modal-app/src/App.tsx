@@ -68,8 +68,10 @@ export function App() {
     [app],
   )
 
-  // Theme tokens on the document root, so the page behind the modal matches it.
-  useEffect(() => {
+  // Theme tokens on the document root, so the page behind the modal matches it. A layout
+  // effect: set before the first layout, not after the first paint, where they made the browser
+  // style and lay the landing out a second time before the host could show it.
+  useLayoutEffect(() => {
     const style = document.documentElement.style
     for (const [name, value] of Object.entries(tokens)) style.setProperty(name, value)
   }, [tokens])
