@@ -1,12 +1,11 @@
 /**
- * Checks of what crosses into the modal from the host page, with the shared zod/mini schemas.
- * A failing configuration is worded with zod's English messages, loaded only then.
+ * Checks of what crosses into the modal from the host page, with the shared shapes
+ * (shared/src/shape.ts), whose issues carry their English messages.
  */
 import {
   type HostAppConfig,
   hostAppConfigSchema,
   LatchError,
-  payloadIssues,
   type UnlinkTarget,
   unlinkTargetSchema,
   validateHostConfig,
@@ -21,7 +20,7 @@ export async function checkHostConfig(
 ): Promise<{ config: HostAppConfig; warnings: string[] }> {
   const parsed = hostAppConfigSchema.safeParse(input ?? {})
   if (!parsed.success) {
-    const [issue] = await payloadIssues(hostAppConfigSchema, input ?? {})
+    const [issue] = parsed.error.issues
     const where = issue?.path.length ? `${issue.path.join('.')}: ` : ''
     throw LatchError.of('invalid_data', {
       message: `Invalid Latch configuration: ${where}${issue?.message ?? 'unreadable'}`,

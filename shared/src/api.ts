@@ -1,6 +1,6 @@
 /** The HTTP API of SPEC section 7: request bodies as zod schemas, answers as types. */
 import { z } from 'zod'
-import { analyticsEventSchema, oauthProviderSchema } from './protocol.ts'
+import { analyticsEventSchema, oauthProviderSchema } from './payloads.ts'
 import type { RecoveryMethod, User, WalletAccount } from './types.ts'
 
 export const API_PREFIX = '/api/v1'

@@ -6,6 +6,7 @@ import * as shared from './index.ts'
 test('behavior: the public exports of @latch/shared', () => {
   expect(Object.keys(shared).sort()).toMatchInlineSnapshot(`
     [
+      "ADDRESS_PATTERN",
       "ANALYTICS_EVENTS",
       "API_PREFIX",
       "API_TIMEOUT_MS",
@@ -17,6 +18,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "CLIENT_NAME",
       "CODE_ERROR_CLEAR_DELAY_MS",
       "CODE_ROUTE_PATHS",
+      "COLOR_PATTERN",
       "COPIED_LABEL_MS",
       "CREATED_SCREEN_DELAY_AFTER_PASSCODE_MS",
       "DARK_BACKGROUND_COLOR",
@@ -39,6 +41,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "FORK_RETURN_PARAM",
       "GENERATED_LABEL_MS",
       "HOST_ELEMENT_IDS",
+      "HTTP_URL_RULES",
       "INJECTED_WALLET_WAIT_MS",
       "KEY_EXPORT_MIN_DISPLAY_MS",
       "LATCH_WALLET_CLIENT",
@@ -122,7 +125,6 @@ test('behavior: the public exports of @latch/shared', () => {
       "oauthReturnParamsSchema",
       "oauthUnlinkBody",
       "parseRetryAfter",
-      "payloadIssues",
       "pendingOAuthFlowSchema",
       "proxyRpc",
       "refreshBody",

@@ -8,12 +8,12 @@ import {
   oauthInitBody,
   SUCCESS_CLOSE_DELAY_MS,
 } from './index.ts'
+import { transactionRequestSchema } from './payloads.ts'
 import {
   exposeMethods,
   hostAppConfigSchema,
   pendingOAuthFlowSchema,
   remoteMethods,
-  transactionRequestSchema,
   WALLET_MESSAGES,
 } from './protocol.ts'
 import { buildUser } from './user.ts'

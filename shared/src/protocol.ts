@@ -1,19 +1,17 @@
 /**
  * The contracts between the three origins: the penpal methods each side exposes, the wallet
- * frame's message names, the request headers, and zod schemas for every payload that
- * crosses a frame boundary.
+ * frame's message names, the request headers, and a schema for every payload that crosses a
+ * frame boundary.
  *
- * The schemas are built with zod/mini (tree-shakable): the modal validates the host's
- * configuration before its landing, and full zod cost it ~17 KB gzip more. They are zod 4
- * schemas all the same (`safeParse`, usable inside full-zod objects, as api.ts does).
+ * What the modal checks before its first screen (the host's configuration, an OAuth return)
+ * and the host's unlink targets are shapes (shape.ts): the landing then carries no validator
+ * library. The other payloads (signing and transaction options, the wallet frame's messages)
+ * are zod/mini schemas (tree-shakable; full zod cost ~17 KB gzip more), usable inside full-zod
+ * objects as api.ts does.
  */
-import * as z from 'zod/mini'
-import {
-  ANALYTICS_EVENTS,
-  type AnalyticsEventName,
-  LOGIN_METHODS,
-  OAUTH_PROVIDERS,
-} from './constants.ts'
+
+import { type AnalyticsEventName, LOGIN_METHODS, OAUTH_PROVIDERS } from './constants.ts'
+import * as s from './shape.ts'
 import type {
   Color,
   Hex,
@@ -24,6 +22,7 @@ import type {
   PendingOAuthFlow,
   ServerAppConfig,
   SignMessageUIOptions,
+  ThemeSetting,
   TransactionReceipt,
   TransactionRequest,
   TransactionUIOptions,
@@ -31,7 +30,6 @@ import type {
   User,
   WalletAccount,
 } from './types.ts'
-import { isQuantity } from './validation.ts'
 
 /** Headers every API request carries. */
 export const APP_ID_HEADER = 'latch-app-id'
@@ -238,190 +236,109 @@ export interface WalletMethods {
 // Kept in their own module so a bundle that needs only these leaves zod out (host SDK budget).
 export { exposeMethods, remoteMethods } from './remote.ts'
 
-// Schemas for payloads entering a frame.
+// Rules the shapes below and the zod schemas of payloads.ts share.
 
-const hex = z.string().check(z.regex(/^0x[0-9a-fA-F]*$/)) as unknown as z.ZodMiniType<Hex>
-const address = z.string().check(z.regex(/^0x[0-9a-fA-F]{40}$/)) as unknown as z.ZodMiniType<Hex>
-const color = z
-  .string()
-  .check(z.regex(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/)) as unknown as z.ZodMiniType<Color>
-const httpUrl = z.string().check(
-  z.maxLength(2048),
-  z.refine((v) => /^https?:\/\//i.test(v), 'must be an http(s) URL'),
-)
-const text = z.string().check(z.maxLength(1000))
-const short = (max: number) => z.string().check(z.maxLength(max))
-const boolean = z.optional(z.boolean())
+export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/
+export const COLOR_PATTERN = /^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/
+/** An http(s) URL of at most 2048 characters: links the modal renders. */
+export const HTTP_URL_RULES = {
+  max: 2048,
+  refine: [(v: string) => /^https?:\/\//i.test(v), 'must be an http(s) URL'],
+} satisfies s.StringRules
 
-export const oauthProviderSchema = z.enum(OAUTH_PROVIDERS)
-export const loginMethodSchema = z.enum(LOGIN_METHODS)
-export const analyticsEventSchema = z.enum(ANALYTICS_EVENTS)
+// What the modal checks on its way to the first screen, and the host's unlink targets, are
+// shapes (shape.ts), not zod: the landing then carries no zod at all.
 
-export const hostAppConfigSchema: z.ZodMiniType<HostAppConfig> = z.object({
-  id: z.optional(z.string()),
-  name: z.optional(text),
-  allowlistConfig: z.optional(
-    z.object({
-      errorTitle: z.nullish(text),
-      errorDetail: z.nullish(text),
-      errorCtaText: z.nullish(text),
-      errorCtaLink: z.nullish(httpUrl),
+const sText = s.string({ max: 1000 })
+const sShort = (max: number) => s.string({ max })
+const sNonEmpty = (max: number) => s.string({ min: 1, max })
+const sHttpUrl = s.string(HTTP_URL_RULES)
+const sBoolean = s.optional(s.boolean())
+
+export const hostAppConfigSchema: s.Shape<HostAppConfig> = s.object({
+  id: s.optional(s.string()),
+  name: s.optional(sText),
+  allowlistConfig: s.optional(
+    s.object({
+      errorTitle: s.nullish(sText),
+      errorDetail: s.nullish(sText),
+      errorCtaText: s.nullish(sText),
+      errorCtaLink: s.nullish(sHttpUrl),
     }),
   ),
-  appearance: z.optional(
-    z.object({
-      logo: z.optional(httpUrl),
-      theme: z.optional(z.union([z.literal('light'), z.literal('dark'), color])),
-      accentColor: z.optional(color),
-      showWalletLoginFirst: boolean,
-      palette: z.optional(
-        z.object({
-          background: z.optional(short(32)),
-          foreground: z.optional(short(32)),
-          accent: z.optional(short(32)),
-          success: z.optional(short(32)),
-          error: z.optional(short(32)),
+  appearance: s.optional(
+    s.object({
+      logo: s.optional(sHttpUrl),
+      theme: s.optional(
+        s.union<ThemeSetting>([
+          s.literal('light'),
+          s.literal('dark'),
+          s.string<Color>({ pattern: COLOR_PATTERN }),
+        ]),
+      ),
+      accentColor: s.optional(s.string<Color>({ pattern: COLOR_PATTERN })),
+      showWalletLoginFirst: sBoolean,
+      palette: s.optional(
+        s.object({
+          background: s.optional(sShort(32)),
+          foreground: s.optional(sShort(32)),
+          accent: s.optional(sShort(32)),
+          success: s.optional(sShort(32)),
+          error: s.optional(sShort(32)),
         }),
       ),
     }),
   ),
-  loginMethods: z.optional(z.array(loginMethodSchema).check(z.maxLength(LOGIN_METHODS.length * 2))),
-  legal: z.optional(
-    z.object({
-      termsAndConditionsUrl: z.optional(httpUrl),
-      privacyPolicyUrl: z.optional(httpUrl),
+  loginMethods: s.optional(s.array(s.oneOf(LOGIN_METHODS), LOGIN_METHODS.length * 2)),
+  legal: s.optional(
+    s.object({
+      termsAndConditionsUrl: s.optional(sHttpUrl),
+      privacyPolicyUrl: s.optional(sHttpUrl),
     }),
   ),
-  walletConnectCloudProjectId: z.optional(short(128)),
-  embeddedWallets: z.optional(
-    z.object({
-      createOnLogin: z.optional(z.enum(['off', 'users-without-wallets'])),
-      requireUserPasswordOnCreate: boolean,
+  walletConnectCloudProjectId: s.optional(sShort(128)),
+  embeddedWallets: s.optional(
+    s.object({
+      createOnLogin: s.optional(s.oneOf(['off', 'users-without-wallets'])),
+      requireUserPasswordOnCreate: sBoolean,
     }),
   ),
-  render: z.optional(
-    z.object({
-      inDialog: boolean,
-      inParentNodeId: z.nullish(short(256)),
+  render: s.optional(
+    s.object({
+      inDialog: sBoolean,
+      inParentNodeId: s.nullish(sShort(256)),
     }),
   ),
 })
 
-const nonEmpty = (max: number) => z.string().check(z.minLength(1), z.maxLength(max))
-
-export const oauthReturnParamsSchema: z.ZodMiniType<OAuthReturnParams> = z.object({
-  code: nonEmpty(4096),
-  state: nonEmpty(512),
-  provider: oauthProviderSchema,
-  token: z.optional(short(4096)),
-  connector: z.optional(short(128)),
-  walletClient: z.optional(short(128)),
+export const oauthReturnParamsSchema: s.Shape<OAuthReturnParams> = s.object({
+  code: sNonEmpty(4096),
+  state: sNonEmpty(512),
+  provider: s.oneOf(OAUTH_PROVIDERS),
+  token: s.optional(sShort(4096)),
+  connector: s.optional(sShort(128)),
+  walletClient: s.optional(sShort(128)),
 })
 
-export const pendingOAuthFlowSchema: z.ZodMiniType<PendingOAuthFlow> = z.object({
-  state: nonEmpty(512),
-  provider: oauthProviderSchema,
-  intent: z.enum(['login', 'link']),
-  secret: z.string().check(z.regex(/^[A-Za-z0-9_-]{43}$/)),
+export const pendingOAuthFlowSchema: s.Shape<PendingOAuthFlow> = s.object({
+  state: sNonEmpty(512),
+  provider: s.oneOf(OAUTH_PROVIDERS),
+  intent: s.oneOf(['login', 'link']),
+  secret: s.string({ pattern: /^[A-Za-z0-9_-]{43}$/ }),
 })
 
-export const linkKindSchema: z.ZodMiniType<LinkKind> = z.union([
-  z.enum(['email', 'phone', 'wallet']),
-  oauthProviderSchema,
-])
-
-export const unlinkTargetSchema: z.ZodMiniType<UnlinkTarget> = z.union([
-  z.object({ type: z.literal('email'), address: short(320) }),
-  z.object({ type: z.literal('phone'), number: short(32) }),
-  z.object({ type: z.literal('wallet'), address }),
-  z.object({
-    type: z.enum(['google_oauth', 'twitter_oauth', 'discord_oauth', 'github_oauth', 'apple_oauth']),
-    subject: nonEmpty(256),
+export const unlinkTargetSchema: s.Shape<UnlinkTarget> = s.union<UnlinkTarget>([
+  s.object({ type: s.literal('email'), address: sShort(320) }),
+  s.object({ type: s.literal('phone'), number: sShort(32) }),
+  s.object({ type: s.literal('wallet'), address: s.string<Hex>({ pattern: ADDRESS_PATTERN }) }),
+  s.object({
+    type: s.oneOf([
+      'google_oauth',
+      'twitter_oauth',
+      'discord_oauth',
+      'github_oauth',
+      'apple_oauth',
+    ]),
+    subject: sNonEmpty(256),
   }),
 ])
-
-export const signMessageOptionsSchema: z.ZodMiniType<SignMessageUIOptions> = z.object({
-  title: z.optional(text),
-  description: z.optional(text),
-  buttonText: z.optional(short(100)),
-})
-
-const quantity = z.optional(
-  z.custom<TransactionRequest['value']>(isQuantity, {
-    message: 'must be a number, bigint or hex string',
-  }),
-)
-const count = z.optional(z.number().check(z.int(), z.nonnegative()))
-
-export const transactionRequestSchema: z.ZodMiniType<TransactionRequest> = z.object({
-  to: z.optional(address),
-  from: z.optional(address),
-  data: z.optional(hex),
-  value: quantity,
-  gasLimit: quantity,
-  gasPrice: quantity,
-  maxPriorityFeePerGas: quantity,
-  maxFeePerGas: quantity,
-  nonce: count,
-  type: count,
-  chainId: z.optional(z.number().check(z.int(), z.positive())),
-})
-
-export const transactionUIOptionsSchema: z.ZodMiniType<TransactionUIOptions> = z.object({
-  modalTitle: z.optional(text),
-  title: z.optional(text),
-  description: z.optional(text),
-  buttonText: z.optional(short(100)),
-  transactionInfo: z.optional(
-    z.object({
-      actionDescription: z.optional(text),
-      action: z.optional(text),
-      description: z.optional(text),
-    }),
-  ),
-  senderInfo: z.optional(
-    z.object({
-      name: z.optional(text),
-      url: z.optional(httpUrl),
-      imgUrl: z.optional(httpUrl),
-      imgSize: z.optional(z.enum(['sm', 'lg'])),
-      imgAltText: z.optional(text),
-      actionText: z.optional(text),
-    }),
-  ),
-})
-
-const accessToken = nonEmpty(8192)
-const recoveryPin = z.optional(short(64))
-
-export const walletCreateSchema: z.ZodMiniType<WalletCreateParams> = z.object({
-  accessToken,
-  recoveryPin,
-})
-export const walletConnectSchema: z.ZodMiniType<WalletConnectParams> = z.object({
-  address,
-  accessToken,
-})
-export const walletRecoverSchema: z.ZodMiniType<WalletRecoverParams> = z.object({
-  address,
-  accessToken,
-  recoveryPin,
-})
-export const walletRpcSchema: z.ZodMiniType<WalletRpcParams> = z.object({
-  address,
-  accessToken,
-  request: z.object({ method: nonEmpty(64), params: z.optional(z.unknown()) }),
-})
-
-/**
- * The issues of a payload that failed its schema, with zod's English messages (as the server,
- * on full zod, words them). zod/mini installs no messages of its own, so they load here, and
- * only for a payload that failed: a frame's bundle does not carry them before its first screen.
- */
-export async function payloadIssues(
-  schema: z.ZodMiniType,
-  input: unknown,
-): Promise<z.core.$ZodIssue[]> {
-  const { default: en } = await import('zod/v4/locales/en.js')
-  return schema.safeParse(input, { error: en().localeError }).error?.issues ?? []
-}

@@ -1,0 +1,117 @@
+/**
+ * zod/mini schemas of the payloads that cross a frame boundary past the modal's first screen:
+ * the signing and transaction options, the wallet frame's messages, and the enums api.ts builds
+ * on. zod/mini is tree-shakable (full zod cost the frames ~17 KB gzip more) and its schemas are
+ * zod 4 schemas all the same, usable inside full-zod objects as api.ts does. They live apart
+ * from protocol.ts so that a bundle importing the contracts (the modal's landing) carries none
+ * of them: each lands in the chunk of the screen that checks it.
+ */
+import * as z from 'zod/mini'
+import { ANALYTICS_EVENTS, LOGIN_METHODS, OAUTH_PROVIDERS } from './constants.ts'
+import {
+  ADDRESS_PATTERN,
+  HTTP_URL_RULES,
+  type WalletConnectParams,
+  type WalletCreateParams,
+  type WalletRecoverParams,
+  type WalletRpcParams,
+} from './protocol.ts'
+import type {
+  Hex,
+  LinkKind,
+  SignMessageUIOptions,
+  TransactionRequest,
+  TransactionUIOptions,
+} from './types.ts'
+import { isQuantity } from './validation.ts'
+
+const hex = z.string().check(z.regex(/^0x[0-9a-fA-F]*$/)) as unknown as z.ZodMiniType<Hex>
+const address = z.string().check(z.regex(ADDRESS_PATTERN)) as unknown as z.ZodMiniType<Hex>
+const httpUrl = z
+  .string()
+  .check(z.maxLength(HTTP_URL_RULES.max), z.refine(...HTTP_URL_RULES.refine))
+const text = z.string().check(z.maxLength(1000))
+const short = (max: number) => z.string().check(z.maxLength(max))
+const nonEmpty = (max: number) => z.string().check(z.minLength(1), z.maxLength(max))
+
+export const oauthProviderSchema = z.enum(OAUTH_PROVIDERS)
+export const loginMethodSchema = z.enum(LOGIN_METHODS)
+export const analyticsEventSchema = z.enum(ANALYTICS_EVENTS)
+
+export const linkKindSchema: z.ZodMiniType<LinkKind> = z.union([
+  z.enum(['email', 'phone', 'wallet']),
+  oauthProviderSchema,
+])
+
+export const signMessageOptionsSchema: z.ZodMiniType<SignMessageUIOptions> = z.object({
+  title: z.optional(text),
+  description: z.optional(text),
+  buttonText: z.optional(short(100)),
+})
+
+const quantity = z.optional(
+  z.custom<TransactionRequest['value']>(isQuantity, {
+    message: 'must be a number, bigint or hex string',
+  }),
+)
+const count = z.optional(z.number().check(z.int(), z.nonnegative()))
+
+export const transactionRequestSchema: z.ZodMiniType<TransactionRequest> = z.object({
+  to: z.optional(address),
+  from: z.optional(address),
+  data: z.optional(hex),
+  value: quantity,
+  gasLimit: quantity,
+  gasPrice: quantity,
+  maxPriorityFeePerGas: quantity,
+  maxFeePerGas: quantity,
+  nonce: count,
+  type: count,
+  chainId: z.optional(z.number().check(z.int(), z.positive())),
+})
+
+export const transactionUIOptionsSchema: z.ZodMiniType<TransactionUIOptions> = z.object({
+  modalTitle: z.optional(text),
+  title: z.optional(text),
+  description: z.optional(text),
+  buttonText: z.optional(short(100)),
+  transactionInfo: z.optional(
+    z.object({
+      actionDescription: z.optional(text),
+      action: z.optional(text),
+      description: z.optional(text),
+    }),
+  ),
+  senderInfo: z.optional(
+    z.object({
+      name: z.optional(text),
+      url: z.optional(httpUrl),
+      imgUrl: z.optional(httpUrl),
+      imgSize: z.optional(z.enum(['sm', 'lg'])),
+      imgAltText: z.optional(text),
+      actionText: z.optional(text),
+    }),
+  ),
+})
+
+const accessToken = nonEmpty(8192)
+const recoveryPin = z.optional(short(64))
+
+export const walletCreateSchema: z.ZodMiniType<WalletCreateParams> = z.object({
+  accessToken,
+  recoveryPin,
+})
+export const walletConnectSchema: z.ZodMiniType<WalletConnectParams> = z.object({
+  address,
+  accessToken,
+})
+export const walletRecoverSchema: z.ZodMiniType<WalletRecoverParams> = z.object({
+  address,
+  accessToken,
+  recoveryPin,
+})
+export const walletRpcSchema: z.ZodMiniType<WalletRpcParams> = z.object({
+  address,
+  accessToken,
+  request: z.object({ method: nonEmpty(64), params: z.optional(z.unknown()) }),
+})
