@@ -219,6 +219,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       stops.push(() => up.close())
       proxy = up
     }
+    // The build first: the modal's port, free when picked, is bound only once the API is up;
+    // picked before a build of a minute, it could be taken meanwhile by a suite beside this one.
+    const dirs = await buildDone
     const modalPort = await freePort()
     const modalUrl = proxy?.origin('auth') ?? `http://127.0.0.1:${modalPort}`
     const api = await withTimeout(
@@ -252,7 +255,6 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     proxy?.route('api', Number(new URL(apiDirectUrl).port))
     const apiUrl = proxy?.origin('api') ?? apiDirectUrl
 
-    const dirs = await buildDone
     const modal = await withTimeout(
       startModalServer({
         host: '127.0.0.1',

@@ -53,6 +53,42 @@ async function waitForOutput(s: Started, pattern: RegExp, ms: number): Promise<R
   }
 }
 
+/** What `npm start` printed for its demo page, on the ports it ran on. */
+interface Running {
+  started: Started
+  ports: { api: number; modal: number; host: number }
+  demoUrl: string
+}
+
+const START_ATTEMPTS = 3
+
+/**
+ * `npm start` on three free ports. The ports are free when picked but `npm start` binds them
+ * only after building the frontend; another suite running beside this one (the e2e specs share
+ * the machine's workers) may take one meanwhile. Such a start fails with EADDRINUSE; it is
+ * retried on new ports, up to START_ATTEMPTS times. Any other failure fails the test.
+ */
+async function startOnFreePorts(dataDir: string): Promise<Running> {
+  for (let attempt = 1; ; attempt++) {
+    const ports = { api: await freePort(), modal: await freePort(), host: await freePort() }
+    const started = start({
+      LATCH_API_PORT: String(ports.api),
+      LATCH_MODAL_PORT: String(ports.modal),
+      LATCH_HOST_PORT: String(ports.host),
+      LATCH_DATA_DIR: dataDir,
+    })
+    running.push(started)
+    try {
+      const [, demoUrl] = await waitForOutput(started, /Open (http:\/\/localhost:\d+\/) /, 150_000)
+      return { started, ports, demoUrl: demoUrl as string }
+    } catch (error) {
+      const taken = /EADDRINUSE/.test(started.output())
+      if (started.child.exitCode === null) started.child.kill('SIGKILL')
+      if (!taken || attempt === START_ATTEMPTS) throw error
+    }
+  }
+}
+
 async function stop(s: Started): Promise<number | null> {
   s.child.kill('SIGINT')
   return withTimeout(s.exited, 15_000, 'npm start stopping on SIGINT')
@@ -74,16 +110,8 @@ afterAll(async () => {
 })
 
 test('behavior: npm start serves the demo, a person signs in with the code from the log, Ctrl-C stops it, the demo app is kept', async () => {
-  const [api, modal, host] = [await freePort(), await freePort(), await freePort()]
-  const env = {
-    LATCH_API_PORT: String(api),
-    LATCH_MODAL_PORT: String(modal),
-    LATCH_HOST_PORT: String(host),
-    LATCH_DATA_DIR: dataDir,
-  }
-  const first = start(env)
-  running.push(first)
-  const [, demoUrl] = await waitForOutput(first, /Open (http:\/\/localhost:\d+\/) /, 150_000)
+  const { started: first, ports, demoUrl } = await startOnFreePorts(dataDir)
+  const { api, modal, host } = ports
   expect(demoUrl).toBe(`http://localhost:${host}/`)
   const [, appId] = await waitForOutput(first, /demo app\s+(\S{25}) /, 1000)
   // The wallet frame is built too: its page answers with its CSP instead of 503.
@@ -116,10 +144,9 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
   expect(await stop(first)).toBe(0)
   expect(first.output()).toContain('SIGINT: stopping')
 
-  // The next start finds the same demo app in the data folder.
-  const second = start(env)
-  running.push(second)
-  await waitForOutput(second, /Open http:\/\/localhost:\d+\/ /, 150_000)
+  // The next start finds the same demo app in the data folder (kept current with the demo
+  // page's origin, should the ports differ).
+  const { started: second } = await startOnFreePorts(dataDir)
   const [, appIdAgain] = await waitForOutput(second, /demo app\s+(\S{25}) /, 1000)
   expect(appIdAgain).toBe(appId)
   expect(await stop(second)).toBe(0)
