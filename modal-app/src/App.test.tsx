@@ -1,28 +1,43 @@
 /** The shell's accessibility: focus only while open, titles announced, Tab wraps only in a dialog. */
 import { act, cleanup, fireEvent, screen } from '@testing-library/react'
-import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest'
 import { link, login } from './flow.ts'
 import { store } from './store.ts'
 import { type ApiDouble, startApiDouble } from './test/api-double.ts'
-import { renderModal } from './test/harness.tsx'
+import { frameFocused, renderModal } from './test/harness.tsx'
 
 let api: ApiDouble
 beforeAll(async () => {
   api = await startApiDouble()
 })
 afterAll(() => api.close())
-afterEach(() => cleanup())
+afterEach(() => {
+  cleanup()
+  vi.restoreAllMocks()
+})
 
 const announcer = () => document.querySelector('[data-latch-announcer]')
 
-test('behavior: the closed (preloaded) modal takes no focus; opening focuses the first field', () => {
+test('behavior: the closed (preloaded) modal takes no focus; opening moves none into a frame the host has not focused; the host focusing the frame focuses the first field', () => {
   renderModal(api, { walletAuth: false })
   expect(store.getState().status).toBe('ready')
   // Focus inside the hidden frame would take the host page's keyboard.
   expect(document.activeElement).toBe(document.body)
+  frameFocused(false)
   act(() => {
     login().catch(() => {})
   })
+  // The host has not shown the frame yet: the page's focus stays where the visitor left it (the
+  // host returns it there when the modal closes).
+  expect(document.activeElement).toBe(document.body)
+  // The host shows the frame and focuses it.
+  frameFocused(true)
+  act(() => {
+    window.dispatchEvent(new FocusEvent('focus'))
+  })
+  expect(document.activeElement).toBe(screen.getByTestId('email-input'))
+  // A screen shown while the frame holds the focus is focused at once.
+  act(() => store.setState({ screen: 'LINK_EMAIL_SCREEN' }))
   expect(document.activeElement).toBe(screen.getByTestId('email-input'))
 })
 

@@ -22,10 +22,14 @@ const FOCUSABLE =
 
 /**
  * Focuses the first field of the screen, else its first control; never while the modal is
- * closed: the preloaded, invisible frame would take the host page's focus (and its Tab).
+ * closed (the preloaded, invisible frame would take the host page's focus and its Tab), and
+ * only while this frame holds the focus: the host focuses the frame when it shows it, and the
+ * frame's focus event below then focuses the screen. Focusing earlier pulled the page's focus
+ * into a frame the host had not shown yet, and the host then took the frame, not the button
+ * the visitor pressed, for the element to give the focus back to when the modal closes.
  */
 export function focusFirst(root: HTMLElement | null): void {
-  if (!root || !store.getState().open) return
+  if (!root || !store.getState().open || !document.hasFocus()) return
   const target =
     root.querySelector<HTMLElement>('[data-autofocus]') ??
     root.querySelector<HTMLElement>('.latch-body input, .latch-body button, .latch-body a[href]')

@@ -1,14 +1,14 @@
 import { isLatchError } from '@latch/shared'
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { App } from './App.tsx'
 import { clientId } from './analytics.ts'
 import { createModalMethods } from './methods.ts'
 import { store } from './store.ts'
 import { type ApiDouble, startApiDouble } from './test/api-double.ts'
 import { jwt, serverConfig, user } from './test/fixtures.ts'
-import { renderModal, setupRuntime } from './test/harness.tsx'
+import { frameFocused, renderModal, setupRuntime } from './test/harness.tsx'
 
 let api: ApiDouble
 beforeAll(async () => {
@@ -18,6 +18,7 @@ beforeAll(async () => {
 afterAll(() => api.close())
 afterEach(() => {
   cleanup()
+  vi.restoreAllMocks()
   api.requests.length = 0
 })
 
@@ -250,6 +251,7 @@ describe('shell', () => {
 
   test('behavior: Tab stays inside the modal', async () => {
     renderModal(api, { walletAuth: false })
+    frameFocused()
     act(() => {
       methods()
         .login()

@@ -5,7 +5,7 @@ import { exitFlow, link, login } from '../flow.ts'
 import { store } from '../store.ts'
 import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { jwt, user } from '../test/fixtures.ts'
-import { type Harness, renderModal } from '../test/harness.tsx'
+import { frameFocused, type Harness, renderModal } from '../test/harness.tsx'
 
 let api: ApiDouble
 beforeAll(async () => {
@@ -15,6 +15,7 @@ afterAll(() => api.close())
 afterEach(() => {
   cleanup()
   vi.useRealTimers()
+  vi.restoreAllMocks()
   api.requests.length = 0
 })
 
@@ -61,6 +62,7 @@ describe('typing', () => {
         is_new_user: true,
       },
     })
+    frameFocused()
     const { harness, result } = await toCodeScreen()
     expect(document.activeElement).toBe(box(0))
     fireEvent.input(box(0), { target: { value: '1' } })

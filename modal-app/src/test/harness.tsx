@@ -1,6 +1,7 @@
 /** Sets the modal up as the startup does, against the API double, with a recording host. */
 import type { HostAppConfig, HostMethods, ServerAppConfig } from '@latch/shared'
 import { act, render } from '@testing-library/react'
+import { vi } from 'vitest'
 import { App } from '../App.tsx'
 import { setUser } from '../account.ts'
 import { createApiClient } from '../api.ts'
@@ -71,6 +72,15 @@ export function setupRuntime(api: ApiDouble, refreshToken: string | null = null)
 }
 
 /** Runtime, configuration and the rendered App. */
+/**
+ * Whether the modal's frame holds the page's focus, as it does once the host showed and
+ * focused it (jsdom's document has focus only after an element inside was focused). The modal
+ * moves focus to a screen only while its frame holds it (App.tsx, focusFirst).
+ */
+export function frameFocused(focused = true): void {
+  vi.spyOn(document, 'hasFocus').mockReturnValue(focused)
+}
+
 export function renderModal(
   api: ApiDouble,
   server: Partial<ServerAppConfig> = {},
