@@ -8,6 +8,7 @@ import {
   type Hex,
   type LatchClient,
   LatchError,
+  type LatchEthereumProvider,
   type LatchEventHandler,
   type ModalMethods,
   type TransactionRequest,
@@ -127,6 +128,31 @@ describe('accounts and events', () => {
   test('behavior: the first request waits for the user the modal knows: eth_accounts right after creation answers the wallet', async () => {
     const { provider } = setup(withWallet())
     expect(await provider.request({ method: 'eth_accounts' })).toEqual([ADDRESS])
+  })
+
+  test('behavior: getEthereumProvider() answers once the provider knows the user: a signed-in visitor’s accounts are there, and listeners added then hear no late connect', async () => {
+    let answer: (u: User) => void = () => {}
+    const slowUser = new Promise<User>((resolve) => {
+      answer = resolve
+    })
+    const client = { getUser: () => slowUser, on: () => {} } as unknown as LatchClient
+    const call = ((run: (r: ModalMethods) => Promise<unknown>) => run({} as ModalMethods)) as never
+    let got: LatchEthereumProvider | undefined
+    const pending = providerFor(client, call, call).then((p) => {
+      got = p
+      return p
+    })
+    await new Promise((r) => setTimeout(r))
+    // The modal has not answered who is signed in: no provider yet.
+    expect(got).toBeUndefined()
+    answer(withWallet())
+    const provider = await pending
+    const heard: string[] = []
+    for (const name of ['connect', 'accountsChanged'] as const) {
+      provider.on(name, (() => heard.push(name)) as (p: never) => void)
+    }
+    expect(await provider.request({ method: 'eth_accounts' })).toEqual([ADDRESS])
+    expect(heard).toEqual([])
   })
 
   test('behavior: eth_requestAccounts answers the wallet when signed in; signed out it opens the sign-in, whose close is 4001; a user without an in-app wallet is 4100', async () => {
@@ -393,13 +419,13 @@ describe('EIP-6963', () => {
     window.addEventListener('eip6963:announceProvider', listen)
     const { client } = setup(withWallet())
     const call = ((run: (r: ModalMethods) => Promise<unknown>) => run({} as ModalMethods)) as never
-    const quiet = providerFor(client, call, call)
+    const quiet = await providerFor(client, call, call)
     expect(details).toEqual([])
     // The client's one provider: the same object, now announced.
-    const announced = providerFor(client, call, call, { announce: true })
+    const announced = await providerFor(client, call, call, { announce: true })
     expect(announced).toBe(quiet)
     window.dispatchEvent(new Event('eip6963:requestProvider'))
-    providerFor(client, call, call, { announce: true })
+    await providerFor(client, call, call, { announce: true })
     expect(details).toHaveLength(2)
     for (const d of details) {
       expect(d.provider).toBe(quiet)

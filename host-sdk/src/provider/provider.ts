@@ -241,8 +241,12 @@ export function createProvider(
   }
 
   if (options.announce) announce(provider)
+  known.set(provider, initial)
   return provider
 }
+
+/** Each provider's first look at the signed-in user (see providerFor). */
+const known = new WeakMap<LatchEthereumProvider, Promise<void>>()
 
 const announced = new WeakSet<LatchEthereumProvider>()
 
@@ -269,14 +273,16 @@ const providers = new WeakMap<LatchClient, LatchEthereumProvider>()
 
 /**
  * The client's one provider: made on the first call, answered again after (the options of the
- * first call apply; a later `announce` announces it then).
+ * first call apply; a later `announce` announces it then). Answered once the provider knows the
+ * signed-in user: its accounts are then right from the start, and a page that adds its
+ * listeners next hears no late 'connect' for a visitor who was signed in all along.
  */
-export function providerFor(
+export async function providerFor(
   client: LatchClient,
   call: Call,
   flow: Flow,
   options: EthereumProviderOptions = {},
-): LatchEthereumProvider {
+): Promise<LatchEthereumProvider> {
   let provider = providers.get(client)
   if (!provider) {
     provider = createProvider(client, call, flow, options)
@@ -284,5 +290,6 @@ export function providerFor(
   } else if (options.announce && !announced.has(provider)) {
     announce(provider)
   }
+  await known.get(provider)
   return provider
 }
