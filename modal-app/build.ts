@@ -179,6 +179,27 @@ function inlineEarlyScript(code: string): Plugin {
   }
 }
 
+/**
+ * V8's explicit compile hint on the landing's chunk: its functions are compiled eagerly, on a
+ * background thread while the file streams in, instead of one by one on the main thread the
+ * first time each runs (nearly all of them run before the first screen: the renderer, the
+ * store, startup, the landing). Chromium honours the comment only as the file's first line, so
+ * it goes in once the files are written, after minification (which drops comments) and Vite's
+ * own preamble.
+ */
+function eagerCompileHint(): Plugin {
+  return {
+    name: 'latch-eager-compile-hint',
+    async writeBundle(options, bundle) {
+      for (const file of Object.values(bundle)) {
+        if (file.type !== 'chunk' || !file.isEntry || !options.dir) continue
+        const path = join(options.dir, file.fileName)
+        await writeFile(path, `//# allFunctionsCalledOnLoad\n${await readFile(path, 'utf8')}`)
+      }
+    },
+  }
+}
+
 /** What the modal server sends compressed (modal-app/server.ts); smaller files are not worth it. */
 const PRECOMPRESSED = new Set(['.js', '.css', '.svg', '.json'])
 const MIN_COMPRESS_BYTES = 1024
@@ -219,7 +240,12 @@ async function viteBuild(outDir: string): Promise<void> {
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     oxc: { jsx: { runtime: 'automatic', development: false } },
     resolve: { alias: PREACT_ALIASES },
-    plugins: [inlineEarlyScript(early), pureZodCalls(), withoutWalletConnectParts()],
+    plugins: [
+      inlineEarlyScript(early),
+      pureZodCalls(),
+      withoutWalletConnectParts(),
+      eagerCompileHint(),
+    ],
     build: {
       outDir,
       emptyOutDir: true,

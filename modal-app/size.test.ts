@@ -34,6 +34,8 @@ test('behavior: the JavaScript before the landing stays within 90 KB gzip; what 
     const code = await readFile(join(dir, file))
     // The production JSX runtime, whoever runs the build.
     expect(code.toString('utf8')).not.toContain('jsxDEV')
+    // V8's compile hint, honoured only as the first line (build.ts, eagerCompileHint).
+    expect(code.toString('utf8').startsWith('//# allFunctionsCalledOnLoad\n')).toBe(true)
     landing += gzipSync(code).length
     // The external wallets' code (viem's SIWE writer, the QR code) is not the landing's.
     expect(code.toString('utf8')).not.toContain('wants you to sign in with your Ethereum account')
