@@ -359,7 +359,7 @@ async function probeReports(cdp: CdpClient, sessionId: string, hostUrl: string) 
   }
 }
 
-/** Resource timing, navigation timing and paints of the modal frame: the steps' raw marks. */
+/** Resource timing, navigation timing and paints of a frame: the steps' raw marks. */
 function modalTimingSteps(): Record<string, number> {
   const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming
   const steps: Record<string, number> = {
@@ -503,6 +503,11 @@ async function coldOpenOnce(
     stops.push(contexts.stop)
     await cdp.send('Runtime.enable', {}, sessionId)
     const steps = await contexts.evaluate(new URL(h.modalUrl).origin, modalTimingSteps)
+    // The host page's own timing (sdk.js fetched and run), on the modal's clock.
+    const hostSteps = await contexts.evaluate(new URL(h.hostUrl).origin, modalTimingSteps)
+    for (const [name, at] of Object.entries(hostSteps)) {
+      if (!name.startsWith('first-')) steps[`host page: ${name}`] = at + host.start - modal.start
+    }
     for (const [side, p] of [
       ['host', host],
       ['modal', modal],
