@@ -67,7 +67,9 @@ function errorCatalogue(codes: ReadonlySet<string>): Plugin {
  *   content window it has checked itself, so a missing or reused messenger or window never
  *   reaches penpal;
  * - its wildcard and RegExp origins: the SDK allows exactly one origin, the modal's, so an
- *   origin is allowed only when it is that string (never '*', which only narrows).
+ *   origin is allowed only when it is that string (never '*', which only narrows);
+ * - the window messenger's separate branch for sending SYN: with the translation for old
+ *   children gone, ACK1's branch sends it the same way.
  * The edits are exact; if penpal's text changes, the build fails here instead of growing.
  */
 const PENPAL_EDITS: [RegExp, string][] = [
@@ -97,6 +99,10 @@ const PENPAL_EDITS: [RegExp, string][] = [
     'this.#concreteRemoteOrigin',
   ],
   [/allowedOrigins\?\.length \? allowedOrigins : \[window\.origin\]/g, 'allowedOrigins'],
+  [
+    /if \(isSynMessage\(message\)\) \{\s*const originForSending = this\.#getOriginForSendingMessage\(message\);\s*this\.#remoteWindow\.postMessage\(message, \{\s*targetOrigin: originForSending,\s*transfer: transferables\s*\}\);\s*return;\s*\}\s*if \(isAck1Message\(message\) \|\|/g,
+    'if (isSynMessage(message) || isAck1Message(message) ||',
+  ],
 ]
 const penpalTrimmed: Plugin = {
   name: 'latch-penpal-trimmed',

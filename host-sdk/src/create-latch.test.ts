@@ -2,7 +2,7 @@
  * What createLatch does before the modal answers. The link itself (handshake, calls, events,
  * closing, reloads) is tested across two origins in Chromium: link.test.ts.
  */
-import { ERRORS, LatchError } from '@latch/shared'
+import { ERRORS, LatchError, MODAL_CONNECT_TIMEOUT_MS } from '@latch/shared'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { createLatch } from './create-latch.ts'
 
@@ -122,6 +122,68 @@ describe('frame', () => {
       document.documentElement.append(body)
       loaded()
       await vi.waitFor(() => expect(body.querySelector('iframe')).not.toBeNull())
+      latch.destroy()
+    })
+  })
+
+  describe('the handshake', () => {
+    const contentWindow = Object.getOwnPropertyDescriptor(
+      HTMLIFrameElement.prototype,
+      'contentWindow',
+    )
+    /** Counts the reads of the frame's window, and gives the window itself to the test. */
+    const countReads = () => {
+      const reads = vi.spyOn(HTMLIFrameElement.prototype, 'contentWindow', 'get')
+      reads.mockImplementation(function (this: HTMLIFrameElement) {
+        return contentWindow?.get?.call(this) as Window | null
+      })
+      const windowOf = (iframe: HTMLIFrameElement) => contentWindow?.get?.call(iframe) as Window
+      return { reads, windowOf }
+    }
+    const post = (origin: string, source: Window) =>
+      window.dispatchEvent(
+        new MessageEvent('message', { origin, source, data: { namespace: 'penpal', type: 'SYN' } }),
+      )
+    afterEach(() => {
+      vi.restoreAllMocks()
+      vi.useRealTimers()
+    })
+
+    test("behavior: the frame's window is first asked for when the modal writes from its origin, and the host then answers with its SYN", () => {
+      const { reads, windowOf } = countReads()
+      const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example' })
+      const iframe = document.querySelector('iframe') as HTMLIFrameElement
+      const frameWindow = windowOf(iframe)
+      const sent = vi.spyOn(frameWindow, 'postMessage').mockImplementation(() => {})
+      expect(reads).not.toHaveBeenCalled()
+      // Another origin writing (even from the frame's own window) does not end the wait.
+      post('https://elsewhere.example', frameWindow)
+      expect(reads).not.toHaveBeenCalled()
+      expect(sent).not.toHaveBeenCalled()
+      // The modal's origin, from another window: compared, and refused.
+      post('https://modal.example', window)
+      expect(reads).toHaveBeenCalled()
+      expect(sent).not.toHaveBeenCalled()
+      post('https://modal.example', frameWindow)
+      return vi.waitFor(() => {
+        expect(sent).toHaveBeenCalledWith(
+          expect.objectContaining({ namespace: 'penpal', type: 'SYN' }),
+          expect.objectContaining({ targetOrigin: '*' }),
+        )
+        latch.destroy()
+      })
+    })
+
+    test('error: a modal that never writes rejects ready after the connect timeout', async () => {
+      vi.useFakeTimers()
+      const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example' })
+      const outcome = rejection(latch.ready)
+      await vi.advanceTimersByTimeAsync(MODAL_CONNECT_TIMEOUT_MS - 1)
+      expect(document.querySelector('iframe')).not.toBeNull()
+      await vi.advanceTimersByTimeAsync(1)
+      const error = await outcome
+      expect(error.code).toBe('modal_unreachable')
+      expect(error.details).toBe(`Connection timed out after ${MODAL_CONNECT_TIMEOUT_MS}ms`)
       latch.destroy()
     })
   })

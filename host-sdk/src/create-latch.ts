@@ -36,6 +36,32 @@ function parseModalUrl(modalUrl: string | undefined): URL | undefined {
 }
 
 /**
+ * The frame's window, once it holds the modal's document: at the first message the frame posts
+ * from the modal's origin (the modal starts the handshake, its SYN); rejects after `timeout` ms
+ * without one. Asking for `iframe.contentWindow` while the frame still shows its initial
+ * about:blank document makes the browser build a script context for that document (~15 ms of a
+ * phone's main thread, which the host page and the modal share while the modal starts), and the
+ * handshake needs the window only once the modal is there to answer it.
+ */
+function modalWindow(iframe: HTMLIFrameElement, modalOrigin: string, timeout: number) {
+  return new Promise<Window>((resolve, reject) => {
+    // Whichever comes first settles it; the other then changes nothing.
+    const settle = (win?: Window) => {
+      removeEventListener('message', onMessage)
+      win ? resolve(win) : reject(unreachable(`Connection timed out after ${timeout}ms`))
+    }
+    // The frame's window is asked for only once the origin is the modal's: when the frame holds
+    // the modal (or another window of its origin wrote). Both null: the frame was taken off the
+    // page, and the modal is unreachable.
+    const onMessage = (e: MessageEvent) => {
+      if (e.origin === modalOrigin && e.source === iframe.contentWindow) settle(e.source as Window)
+    }
+    setTimeout(settle, timeout)
+    addEventListener('message', onMessage)
+  })
+}
+
+/**
  * Starts Latch on this page: preloads the modal in a hidden frame and returns the client.
  * The frame, the handshake and its renewal after a reload live here; events, calls in flight
  * and what the modal may call on the page each have their own file.
@@ -97,8 +123,10 @@ export function createLatch(options: LatchOptions): LatchClient {
     frame.iframe.addEventListener('load', () => {
       if (++loads > 1) reconnect()
     })
-    const contentWindow = frame.iframe.contentWindow
-    if (!contentWindow) throw unreachable()
+    // The handshake starts once the frame holds the modal's document (modalWindow). A client
+    // destroyed meanwhile has taken the frame off the page: no modal writes from it any more, and
+    // the wait ends at the timeout (the client's promises were rejected at once).
+    const contentWindow = await modalWindow(frame.iframe, modalUrl.origin, MODAL_CONNECT_TIMEOUT_MS)
     const connection = connect({
       messenger: new WindowMessenger({
         remoteWindow: contentWindow,

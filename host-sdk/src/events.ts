@@ -14,9 +14,7 @@ export function createEvents({ onSuccess, suppressSuccessCallback }: LatchOption
   const handlers = new Map<string, Set<Handler>>()
   const events: Events = {
     on(event, handler) {
-      const set = handlers.get(event) ?? new Set()
-      set.add(handler as Handler)
-      handlers.set(event, set)
+      handlers.set(event, (handlers.get(event) ?? new Set()).add(handler as Handler))
     },
     off(event, handler) {
       handlers.get(event)?.delete(handler as Handler)

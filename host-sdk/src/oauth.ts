@@ -51,7 +51,7 @@ export function takeOAuthReturn(): OAuthReturn {
     url.searchParams.delete(name)
   }
   const { fork, ...params } = found
-  if (Object.keys(found).length === 0) return []
+  if (!Object.keys(found).length) return []
   history.replaceState(history.state, '', url.href)
   let flow: PendingOAuthFlow | undefined
   try {
