@@ -48,6 +48,14 @@ import type { ColdOpenServers } from './cold-open-servers.ts'
 
 const MIN_RUNS = 20
 const MIN_COLD_RUNS = 7
+/**
+ * Cold opens of each build made first and not counted. The first page of a freshly started
+ * Chromium and the first requests to freshly started servers pay what a phone's running browser
+ * and a serving Latch paid long before (the browser's first renderer and font reads, the
+ * servers' first compilation and their app lookup's first miss): 700-1,100 ms where the opens
+ * after it read 400-650 ms. Each counted open still gets a fresh browser context.
+ */
+const WARM_UP_OPENS = 1
 /** Chromium's CPU throttling for the cold open: a mid-range phone is about 4x slower. */
 const CPU_THROTTLE = 4
 const KB = 1024
@@ -563,8 +571,12 @@ async function coldOpens(
   const cdp = await launchPhoneLikeChromium()
   try {
     const times: ColdOpen[][] = builds.map(() => [])
-    for (let i = 0; i < runs; i++) {
+    for (let i = -WARM_UP_OPENS; i < runs; i++) {
       for (const [b, servers] of builds.entries()) {
+        if (i < 0) {
+          await coldOpenOnce(servers, cdp, {})
+          continue
+        }
         const name = `cold-open-${b}-${i}`
         const { trace, profile } = recordDirs
         times[b]?.push(
@@ -649,10 +661,25 @@ function medianSteps(cold: ColdOpen[]): [string, number][] {
 }
 
 /** The machine's load, printed with the figures: the cores are shared. */
-const load = () =>
-  loadavg()
+/**
+ * The load average, and how long one core takes for a fixed loop of arithmetic right now (ms,
+ * best of 3): this virtual machine's speed drifts by a third within an hour (the same build's
+ * cold open read 460 and 830 ms), and the loop's figure says which speed a run met.
+ */
+const load = () => {
+  let best = Number.POSITIVE_INFINITY
+  for (let round = 0; round < 3; round++) {
+    const started = performance.now()
+    let x = 0
+    for (let i = 0; i < 20_000_000; i++) x = (x * 31 + i) % 1_000_003
+    if (x < 0) console.log(x)
+    best = Math.min(best, performance.now() - started)
+  }
+  const average = loadavg()
     .map((n) => n.toFixed(1))
     .join(' ')
+  return `${average}, reference loop ${best.toFixed(0)} ms`
+}
 
 function spread(sorted: number[]): string {
   const ms = (n: number) => `${n.toFixed(0)} ms`
@@ -711,7 +738,7 @@ async function runColdOnly(args: string[], coldRuns: number): Promise<void> {
     throw new Error(`${compare} holds no saved build (make one with --save-build)`)
   }
   console.log(
-    `[bench frames] building the frontend, then ${coldRuns} cold opens${compare ? ' of each build, alternated,' : ''} (CPU ${CPU_THROTTLE}x slower) in headless Chromium…`,
+    `[bench frames] building the frontend, then ${coldRuns} cold opens${compare ? ' of each build, alternated,' : ''} (CPU ${CPU_THROTTLE}x slower) in headless Chromium, after ${WARM_UP_OPENS} not counted…`,
   )
   const built = await buildFrontendOnce()
   // Copied out at once: an e2e run of another engineer may rebuild the shared cache meanwhile.
@@ -754,7 +781,9 @@ async function runColdOnly(args: string[], coldRuns: number): Promise<void> {
         `  on the host page (navigation → the frame's navigation): median ${host.median.toFixed(0)} ms, ${host.spread} (in order: ${host.order}); window.latch installed at ${sdk.median.toFixed(0)} ms (${sdk.spread})`,
       )
     }
-    console.log(`  load average before / after: ${before} / ${after} (${cpus().length} cores)`)
+    console.log(
+      `  load average and machine speed before / after: ${before} / ${after} (${cpus().length} cores)`,
+    )
     printSteps(
       builds.map((b) => b.label),
       cold,
@@ -835,7 +864,7 @@ export default async function run(args: string[] = []): Promise<void> {
     )
     console.log(`  cold opens in order: ${cold.total.order} ms (in the frame: ${cold.frame.order})`)
     console.log(
-      `  load average before / after the cold opens: ${loadBefore} / ${load()} (${cpus().length} cores)`,
+      `  load average and machine speed before / after the cold opens: ${loadBefore} / ${load()} (${cpus().length} cores)`,
     )
     for (const s of modalScripts) {
       console.log(`  ${new URL(s.url).pathname}: ${kb(gzipSize(s.body))} gzip`)
