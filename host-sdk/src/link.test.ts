@@ -192,6 +192,8 @@ interface StartOptions {
   viewport?: { width: number; height: number }
   /** An OAuth flow this tab saved as it left (what the host SDK keeps for the return). */
   savedFlow?: unknown
+  /** The page's clock, paused once `ready` resolved: timeouts are run through, not waited for. */
+  clock?: boolean
 }
 
 /** Opens the host page, starts the SDK, waits for `ready`; answers the modal's frame. */
@@ -201,6 +203,7 @@ async function start(options: StartOptions = {}): Promise<Frame> {
   })
   page = await context.newPage()
   page.setDefaultTimeout(10_000)
+  if (options.clock) await page.clock.install()
   await page.goto(`${host}/${options.query ?? ''}`)
   await page.waitForFunction(() => typeof window.createLatch === 'function')
   if (options.savedFlow) {
@@ -221,8 +224,12 @@ async function start(options: StartOptions = {}): Promise<Frame> {
     },
     { appId: APP_ID, modalUrl: options.modalUrl ?? modal, config: options.config as never },
   )
+  if (options.clock) await page.clock.pauseAt(await page.evaluate(() => Date.now() + 10))
   return modalFrame()
 }
+
+/** The outcome `begin` recorded, read without waiting (the page's clock may be paused). */
+const outcomeNow = () => page.evaluate(() => (window as unknown as { outcome?: unknown }).outcome)
 
 function modalFrame(): Frame {
   const frame = page.frames().find((f) => f.url().startsWith(modal))
@@ -471,19 +478,21 @@ describe('link', () => {
     await expect.poll(dialogOpen).toBe(true)
   })
 
-  test('behavior: a quick call the modal never answers times out', async () => {
-    const frame = await start()
+  test('behavior: a quick call the modal never answers times out, not before', async () => {
+    const frame = await start({ clock: true })
     await frame.evaluate(() => {
       ;(window as unknown as { hang: boolean }).hang = true
     })
-    const started = Date.now()
-    const outcome = await begin('window.latch.getAccessToken()')
-    expect(await outcome()).toEqual({
+    await begin('window.latch.getAccessToken()')
+    await page.clock.runFor(API_TIMEOUT_MS - 100)
+    expect(await outcomeNow()).toBeUndefined()
+    await page.clock.runFor(200)
+    await vi.waitFor(async () => expect(await outcomeNow()).toBeDefined(), { timeout: 10_000 })
+    expect(await outcomeNow()).toEqual({
       code: 'client_request_timeout',
       message: ERRORS.client_request_timeout.message,
       isLatchError: true,
     })
-    expect(Date.now() - started).toBeGreaterThanOrEqual(API_TIMEOUT_MS - 100)
   })
 
   test('behavior: errors from the modal arrive as LatchErrors with their code and message', async () => {
@@ -640,23 +649,19 @@ describe('wallet', () => {
     expect(await dialogOpen()).toBe(false)
   })
 
-  test(
-    'behavior: recoverWallet outlives the quick-call timeout (a flow), then resolves with the account',
-    async () => {
-      const frame = await start()
-      const outcome = await begin('window.latch.recoverWallet()')
-      await openDialog()
-      // Longer than any quick call may take: a flow waits for the person at the passcode boxes.
-      await page.waitForTimeout(API_TIMEOUT_MS + 500)
-      expect(await page.evaluate(() => (window as { outcome?: unknown }).outcome)).toBeUndefined()
-      await frame.evaluate(
-        (w) => (window as unknown as { settle(v: unknown): void }).settle(w),
-        wallet,
-      )
-      expect(await outcome()).toEqual({ value: wallet })
-    },
-    API_TIMEOUT_MS + 15_000,
-  )
+  test('behavior: recoverWallet outlives the quick-call timeout (a flow), then resolves with the account', async () => {
+    const frame = await start({ clock: true })
+    const outcome = await begin('window.latch.recoverWallet()')
+    await openDialog()
+    // Longer than any quick call may take: a flow waits for the person at the passcode boxes.
+    await page.clock.runFor(API_TIMEOUT_MS + 500)
+    expect(await outcomeNow()).toBeUndefined()
+    await frame.evaluate(
+      (w) => (window as unknown as { settle(v: unknown): void }).settle(w),
+      wallet,
+    )
+    expect(await outcome()).toEqual({ value: wallet })
+  })
 
   test('behavior: a reload of the frame ends a pending recoverWallet with recovery_exited; a backdrop click ends createWallet', async () => {
     const frame = await start()
