@@ -37,6 +37,7 @@ import type { Frame, Page, Response } from 'playwright-core'
 import { buildFrontendOnce, FRONTEND_DIRS } from '../e2e/src/build.ts'
 import {
   CHROMIUM_ARGS,
+  disableFeaturesArg,
   type Harness,
   type HostPage,
   startHarness,
@@ -549,9 +550,9 @@ async function coldOpenOnce(
 function launchPhoneLikeChromium(): Promise<CdpClient> {
   return withTimeout(
     launchCdpChromium([
-      ...CHROMIUM_ARGS,
+      ...CHROMIUM_ARGS.filter((arg) => !arg.startsWith('--disable-features=')),
       '--disable-site-isolation-trials',
-      '--disable-features=IsolateOrigins,site-per-process',
+      disableFeaturesArg('IsolateOrigins', 'site-per-process'),
       'about:blank',
     ]),
     40_000,
