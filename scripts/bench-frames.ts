@@ -37,7 +37,7 @@ import type { Frame, Page, Response } from 'playwright-core'
 import { buildFrontendOnce, FRONTEND_DIRS } from '../e2e/src/build.ts'
 import {
   CHROMIUM_ARGS,
-  disableFeaturesArg,
+  CHROMIUM_UI_FEATURES_OFF,
   type Harness,
   type HostPage,
   startHarness,
@@ -541,18 +541,29 @@ async function coldOpenOnce(
 }
 
 /**
- * The browser for cold opens, driven over a bare DevTools pipe (cdp-pipe.ts). Chrome on Android
- * isolates only sites a visitor signs in to, so on a phone the cross-site modal frame first
- * renders in the host page's process, on its main thread; desktop Chromium gives it a process
- * of its own, which the page's CPU throttling would not reach. Site isolation off makes the
- * throttle cover both, as on the phone.
+ * Features the cold opens' Chromium runs without (one `--disable-features`: Chromium reads only
+ * the last). Chrome on Android isolates only sites a visitor signs in to, so on a phone the
+ * cross-site modal frame first renders in the host page's process, on its main thread; desktop
+ * Chromium gives it a process of its own, which the page's CPU throttling would not reach. Site
+ * isolation off makes the throttle cover both, as on the phone. And headless Chromium builds the
+ * address bar's suggestion popup (a WebUI app, `chrome://omnibox-popup.top-chrome`) for every
+ * new window, so for every cold open's fresh browser context: a renderer of its own that was
+ * busy loading it through the whole open (~0.5 s of CPU), on the 2 cores the throttled page
+ * needs. A phone's browser opening a page does not; nothing here has an address bar.
  */
+const COLD_OPEN_DISABLED_FEATURES = [
+  'IsolateOrigins',
+  'site-per-process',
+  ...CHROMIUM_UI_FEATURES_OFF,
+]
+
+/** The browser for cold opens, driven over a bare DevTools pipe (cdp-pipe.ts). */
 function launchPhoneLikeChromium(): Promise<CdpClient> {
   return withTimeout(
     launchCdpChromium([
-      ...CHROMIUM_ARGS.filter((arg) => !arg.startsWith('--disable-features=')),
+      ...CHROMIUM_ARGS,
       '--disable-site-isolation-trials',
-      disableFeaturesArg('IsolateOrigins', 'site-per-process'),
+      `--disable-features=${COLD_OPEN_DISABLED_FEATURES.join(',')}`,
       'about:blank',
     ]),
     40_000,

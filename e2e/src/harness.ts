@@ -34,24 +34,7 @@ import { SAME_SITE_CHROMIUM_ARGS, type SameSiteProxy, startSameSiteProxy } from 
 
 export const CHROMIUM_PATH = '/usr/bin/chromium'
 
-/**
- * Features of Chromium's own interface to switch off. Headless Chromium still builds the
- * address bar's suggestion popup (a WebUI app, `chrome://omnibox-popup.top-chrome`) for every
- * new window, that is for every browser context a test or the bench opens: a renderer of its
- * own that spends about half a second of CPU loading it, on the same 2 cores as the pages under
- * test. Nothing here has an address bar. Chromium reads only the last `--disable-features`, so
- * a launch that turns off more features lists these too (`disableFeaturesArg`).
- */
-export const CHROMIUM_DISABLED_FEATURES = [
-  'WebUIOmniboxPopup',
-  'WebUIOmniboxAimPopup',
-  'WebUIOmniboxFullPopup',
-]
-
-/** The one `--disable-features` switch: CHROMIUM_DISABLED_FEATURES and `more`. */
-export const disableFeaturesArg = (...more: string[]): string =>
-  `--disable-features=${[...CHROMIUM_DISABLED_FEATURES, ...more].join(',')}`
-
+/** The flags this machine needs (see the repository's README). */
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -59,8 +42,52 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--no-first-run',
-  disableFeaturesArg(),
 ]
+
+/**
+ * Parts of Chromium's own interface switched off. Headless Chromium still builds the address
+ * bar's suggestion popup (a WebUI app, `chrome://omnibox-popup.top-chrome`) for every new window,
+ * that is for every browser context a test opens: a renderer of its own that spends about half a
+ * second of CPU loading it, on the 2 cores the pages under test need. Nothing here has an
+ * address bar.
+ */
+export const CHROMIUM_UI_FEATURES_OFF = [
+  'WebUIOmniboxPopup',
+  'WebUIOmniboxAimPopup',
+  'WebUIOmniboxFullPopup',
+]
+
+/**
+ * The features Playwright launches Chromium without, as the installed playwright-core lists them
+ * (chromium-args.spec.ts reads them from a browser it launched and fails when they differ).
+ * Chromium reads only the last `--disable-features`, so a launch that switches off more must
+ * repeat these: among them third-party storage partitioning, which the wallet frame's storage
+ * specs rely on being off (a cross-site frame then gets no storage, as by Chromium's policy).
+ */
+export const PLAYWRIGHT_FEATURES_OFF = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+]
+
+/** The one `--disable-features` of a Playwright launch: Playwright's list and ours. */
+export const PLAYWRIGHT_DISABLE_FEATURES_ARG = `--disable-features=${[
+  ...PLAYWRIGHT_FEATURES_OFF,
+  ...CHROMIUM_UI_FEATURES_OFF,
+].join(',')}`
 
 /** How long any single wait in a spec may take. */
 export const WAIT_MS = 15_000
@@ -167,12 +194,15 @@ export function freePort(): Promise<number> {
   })
 }
 
-/** Launches headless Chromium with the flags this machine needs, and `extraArgs`. */
+/**
+ * Launches headless Chromium through Playwright with the flags this machine needs, its
+ * interface's address bar popup off, and `extraArgs` (never another `--disable-features`).
+ */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return withTimeout(
     chromium.launch({
       executablePath: CHROMIUM_PATH,
-      args: [...CHROMIUM_ARGS, ...extraArgs],
+      args: [...CHROMIUM_ARGS, PLAYWRIGHT_DISABLE_FEATURES_ARG, ...extraArgs],
       timeout: 30_000,
     }),
     40_000,

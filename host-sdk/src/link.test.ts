@@ -192,7 +192,7 @@ interface StartOptions {
   viewport?: { width: number; height: number }
   /** An OAuth flow this tab saved as it left (what the host SDK keeps for the return). */
   savedFlow?: unknown
-  /** The page's clock, paused once `ready` resolved: timeouts are run through, not waited for. */
+  /** The page's clock, paused before the SDK starts: timeouts are run through, not waited for. */
   clock?: boolean
 }
 
@@ -203,9 +203,12 @@ async function start(options: StartOptions = {}): Promise<Frame> {
   })
   page = await context.newPage()
   page.setDefaultTimeout(10_000)
-  if (options.clock) await page.clock.install()
+  const clockStart = Date.UTC(2026, 0, 1)
+  if (options.clock) await page.clock.install({ time: clockStart })
   await page.goto(`${host}/${options.query ?? ''}`)
   await page.waitForFunction(() => typeof window.createLatch === 'function')
+  // Paused before the SDK starts (the handshake needs no timer), at a time surely still ahead.
+  if (options.clock) await page.clock.pauseAt(clockStart + 3_600_000)
   if (options.savedFlow) {
     await page.evaluate(
       ([key, value]) => sessionStorage.setItem(key as string, value as string),
@@ -224,7 +227,6 @@ async function start(options: StartOptions = {}): Promise<Frame> {
     },
     { appId: APP_ID, modalUrl: options.modalUrl ?? modal, config: options.config as never },
   )
-  if (options.clock) await page.clock.pauseAt(await page.evaluate(() => Date.now() + 10))
   return modalFrame()
 }
 
