@@ -11,7 +11,9 @@
  *   4x (host page and modal frame in one renderer, as on Android), median and spread over ≥ 7
  *   loads, goal ≤ 500 ms. Its servers run in a child process (cold-open-servers.ts); its
  *   Chromium is driven over a bare DevTools pipe (cdp-pipe.ts), with only the Page domain on
- *   while a page loads, so the bench adds no work of its own to the thread it measures.
+ *   while a page loads, so the bench adds no work of its own to the thread it measures, and
+ *   runs without the address bar's popup, which headless Chromium would otherwise load in a
+ *   renderer of its own for every fresh context, on the cores the page needs.
  * `--cold-only` measures the cold open alone and prints its steps; with it, `--save-build <dir>`
  * keeps this tree's build and `--compare <dir>` alternates cold opens between a kept build (A)
  * and this tree (B); `--trace <dir>` writes a Chromium trace of each cold open there (open it in
