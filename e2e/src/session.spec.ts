@@ -1,4 +1,4 @@
-import type { User } from '@latch/shared'
+import { API_PREFIX, type User } from '@latch/shared'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { expect, test } from 'vitest'
 import { demoUser, expectOk, latchCall, newEmail, settle, signInByEmail } from './flows.ts'
@@ -25,7 +25,7 @@ test('behavior: a reload keeps the session and getAccessToken() refreshes the to
   const issued: Promise<string | undefined>[] = []
   hp.page.on('response', (response) => {
     const url = new URL(response.url())
-    if (response.request().method() !== 'POST' || url.pathname !== '/api/v1/sessions') return
+    if (response.request().method() !== 'POST' || url.pathname !== `${API_PREFIX}/sessions`) return
     issued.push(
       response
         .json()

@@ -196,8 +196,12 @@ interface StartOptions {
   clock?: boolean
 }
 
-/** Opens the host page, starts the SDK, waits for `ready`; answers the modal's frame. */
-async function start(options: StartOptions = {}): Promise<Frame> {
+/**
+ * Opens the host page in a fresh context (`page`), until `createLatch` is there. With `clock`,
+ * the page's clock is paused before the SDK starts (the handshake needs no timer), at a time
+ * surely still ahead, so timeouts are run through with `page.clock.runFor`.
+ */
+async function openHostPage(options: Pick<StartOptions, 'query' | 'viewport' | 'clock'>) {
   const context = await browser.newContext({
     viewport: options.viewport ?? { width: 1000, height: 800 },
   })
@@ -207,8 +211,12 @@ async function start(options: StartOptions = {}): Promise<Frame> {
   if (options.clock) await page.clock.install({ time: clockStart })
   await page.goto(`${host}/${options.query ?? ''}`)
   await page.waitForFunction(() => typeof window.createLatch === 'function')
-  // Paused before the SDK starts (the handshake needs no timer), at a time surely still ahead.
   if (options.clock) await page.clock.pauseAt(clockStart + 3_600_000)
+}
+
+/** Opens the host page, starts the SDK, waits for `ready`; answers the modal's frame. */
+async function start(options: StartOptions = {}): Promise<Frame> {
+  await openHostPage(options)
   if (options.savedFlow) {
     await page.evaluate(
       ([key, value]) => sessionStorage.setItem(key as string, value as string),
@@ -688,14 +696,8 @@ describe('wallet', () => {
 
 describe('origin', () => {
   test('error: a frame that ends up on another origin never connects; ready rejects at the connect timeout, not before', async () => {
-    const context = await browser.newContext()
-    page = await context.newPage()
     // The page's clock, paused, so the 20 s timeout is run through rather than waited for.
-    const start = Date.UTC(2026, 0, 1)
-    await page.clock.install({ time: start })
-    await page.goto(`${host}/`)
-    await page.waitForFunction(() => typeof window.createLatch === 'function')
-    await page.clock.pauseAt(start + 60_000)
+    await openHostPage({ clock: true })
     await page.evaluate(
       ({ appId, modalUrl }) => {
         const w = window as unknown as { outcome?: string }
