@@ -19,6 +19,8 @@
  * and this tree (B); `--trace <dir>` writes a Chromium trace of each cold open there (open it in
  * DevTools' Performance panel, or read it with scripts/trace-main-thread.ts), `--profile <dir>`
  * a V8 sampling profile (DevTools' .cpuprofile). Tracing and profiling slow the opens down.
+ * `--login-methods a,b,…` gives the cold opens' app other login methods than e-mail alone (the
+ * e-mail field must be on the landing's first section, so not `wallet` when wallets come first).
  */
 import { fork } from 'node:child_process'
 import {
@@ -59,6 +61,11 @@ const MIN_COLD_RUNS = 7
  * after it read 400-650 ms. Each counted open still gets a fresh browser context.
  */
 const WARM_UP_OPENS = 1
+/**
+ * The cold open's app signs in by e-mail alone unless `--login-methods a,b,…` names others
+ * (`npm start`'s demo app has e-mail and SMS, and each social provider given a client id).
+ */
+const COLD_OPEN_LOGIN_METHODS = 'email'
 /** Chromium's CPU throttling for the cold open: a mid-range phone is about 4x slower. */
 const CPU_THROTTLE = 4
 const KB = 1024
@@ -612,10 +619,15 @@ async function coldOpens(
  * HTML and assets are then served by an event loop of their own, as in production, not by the
  * one that drives Chromium here. Answers their URLs and how to stop them.
  */
-async function forkServers(dirs: { modal: string; sdk: string }) {
+async function forkServers(dirs: { modal: string; sdk: string }, loginMethods: string) {
   const child = fork(fileURLToPath(new URL('./cold-open-servers.ts', import.meta.url)), {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, LATCH_BENCH_MODAL_DIR: dirs.modal, LATCH_BENCH_SDK_DIR: dirs.sdk },
+    env: {
+      ...process.env,
+      LATCH_BENCH_MODAL_DIR: dirs.modal,
+      LATCH_BENCH_SDK_DIR: dirs.sdk,
+      LATCH_BENCH_LOGIN_METHODS: loginMethods,
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
@@ -710,12 +722,17 @@ function table(rows: [string, string, string][]): string {
   return [line(head), rule, ...rows.map(line)].join('\n')
 }
 
-function flagValue(args: string[], flag: string): string | undefined {
+function flagText(args: string[], flag: string, what: string): string | undefined {
   const i = args.indexOf(flag)
   if (i < 0) return undefined
   const value = args[i + 1]
-  if (!value || value.startsWith('--')) throw new Error(`${flag} needs a folder`)
-  return resolve(value)
+  if (!value || value.startsWith('--')) throw new Error(`${flag} needs ${what}`)
+  return value
+}
+
+function flagValue(args: string[], flag: string): string | undefined {
+  const value = flagText(args, flag, 'a folder')
+  return value === undefined ? undefined : resolve(value)
 }
 
 type FrontendDirs = { modal: string; sdk: string }
@@ -742,7 +759,7 @@ function printSteps(labels: string[], cold: ColdOpen[][]): void {
  * process; `--compare <folder>` alternates the cold opens between a build saved earlier with
  * `--save-build <folder>` (A) and this tree's build (B), so both meet the same load.
  */
-async function runColdOnly(args: string[], coldRuns: number): Promise<void> {
+async function runColdOnly(args: string[], coldRuns: number, methods: string): Promise<void> {
   const compare = flagValue(args, '--compare')
   const save = flagValue(args, '--save-build')
   const trace = flagValue(args, '--trace')
@@ -752,7 +769,7 @@ async function runColdOnly(args: string[], coldRuns: number): Promise<void> {
     throw new Error(`${compare} holds no saved build (make one with --save-build)`)
   }
   console.log(
-    `[bench frames] building the frontend, then ${coldRuns} cold opens${compare ? ' of each build, alternated,' : ''} (CPU ${CPU_THROTTLE}x slower) in headless Chromium, after ${WARM_UP_OPENS} not counted…`,
+    `[bench frames] building the frontend, then ${coldRuns} cold opens${compare ? ' of each build, alternated,' : ''} (CPU ${CPU_THROTTLE}x slower, login methods ${methods}) in headless Chromium, after ${WARM_UP_OPENS} not counted…`,
   )
   const built = await buildFrontendOnce()
   // Copied out at once: an e2e run of another engineer may rebuild the shared cache meanwhile.
@@ -771,7 +788,7 @@ async function runColdOnly(args: string[], coldRuns: number): Promise<void> {
   const running: Awaited<ReturnType<typeof forkServers>>[] = []
   try {
     // One after the other: each makes its data folder from the same template.
-    for (const build of builds) running.push(await forkServers(build.dirs))
+    for (const build of builds) running.push(await forkServers(build.dirs, methods))
     const before = load()
     const cold = await coldOpens(
       running.map((r) => r.servers),
@@ -812,12 +829,14 @@ async function runColdOnly(args: string[], coldRuns: number): Promise<void> {
 export default async function run(args: string[] = []): Promise<void> {
   const runs = parseCount(args, '--runs', 25, MIN_RUNS)
   const coldRuns = parseCount(args, '--cold-runs', 9, MIN_COLD_RUNS)
+  const methods =
+    flagText(args, '--login-methods', 'login methods, e.g. email,sms') ?? COLD_OPEN_LOGIN_METHODS
   if (args.includes('--cold-only')) {
-    await runColdOnly(args, coldRuns)
+    await runColdOnly(args, coldRuns, methods)
     return
   }
   console.log(
-    `[bench frames] starting the harness, then ${runs} page loads and ${coldRuns} cold opens (CPU ${CPU_THROTTLE}x slower) in headless Chromium…`,
+    `[bench frames] starting the harness, then ${runs} page loads and ${coldRuns} cold opens (CPU ${CPU_THROTTLE}x slower, login methods ${methods}) in headless Chromium…`,
   )
   const h = await startHarness()
   try {
@@ -834,7 +853,7 @@ export default async function run(args: string[] = []): Promise<void> {
     times.sort((a, b) => a - b)
     const loadBefore = load()
     // The cold opens get servers of their own (forkServers), serving the harness's build.
-    const servers = await forkServers(FRONTEND_DIRS)
+    const servers = await forkServers(FRONTEND_DIRS, methods)
     const cold = summarize(
       await coldOpens([servers.servers], coldRuns)
         .then(([c]) => c ?? [])

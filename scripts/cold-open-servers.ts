@@ -7,11 +7,14 @@
  * be measured side by side (`--compare`):
  *   LATCH_BENCH_MODAL_DIR  the modal page (index.html and assets)
  *   LATCH_BENCH_SDK_DIR    sdk.js and latch.js
+ *   LATCH_BENCH_LOGIN_METHODS  the app's login methods, comma-separated; a social provider gets
+ *                          a client id, so that its button shows on the landing
  * Answers its parent with `{ hostUrl, modalUrl }` once listening; stops when the parent
  * disconnects (it ended, or crashed).
  */
 import { randomBytes } from 'node:crypto'
 import { startServer } from '@latch/server'
+import { LOGIN_METHODS, type LoginMethod, OAUTH_PROVIDERS, type OAuthProvider } from '@latch/shared'
 import { freePort } from '../e2e/src/harness.ts'
 import { startHostServer } from '../e2e/src/host-server.ts'
 import { startModalServer } from '../modal-app/server.ts'
@@ -21,13 +24,27 @@ export interface ColdOpenServers {
   modalUrl: string
 }
 
-function dir(name: string): string {
+function required(name: string): string {
   const value = process.env[name]
   if (!value) throw new Error(`${name} is not set`)
   return value
 }
 
+/** The app's login methods from LATCH_BENCH_LOGIN_METHODS; refuses a name Latch does not know. */
+function loginMethodsFromEnv(): LoginMethod[] {
+  const names = required('LATCH_BENCH_LOGIN_METHODS')
+    .split(',')
+    .map((m) => m.trim())
+  for (const name of names) {
+    if (!LOGIN_METHODS.includes(name as LoginMethod)) {
+      throw new Error(`LATCH_BENCH_LOGIN_METHODS: unknown login method "${name}"`)
+    }
+  }
+  return names as LoginMethod[]
+}
+
 async function main(): Promise<void> {
+  const loginMethods = loginMethodsFromEnv()
   const send = process.send?.bind(process)
   if (!send) throw new Error('cold-open-servers.ts runs as a child of bench-frames.ts')
   const stops: (() => Promise<unknown>)[] = []
@@ -57,8 +74,8 @@ async function main(): Promise<void> {
     host: '127.0.0.1',
     port: modalPort,
     apiUrl: new URL(api.url).origin,
-    distDir: dir('LATCH_BENCH_MODAL_DIR'),
-    sdkDir: dir('LATCH_BENCH_SDK_DIR'),
+    distDir: required('LATCH_BENCH_MODAL_DIR'),
+    sdkDir: required('LATCH_BENCH_SDK_DIR'),
   })
   stops.push(() => modal.close())
   let appId = ''
@@ -72,7 +89,12 @@ async function main(): Promise<void> {
   const app = await api.admin.createApp({
     name: 'Latch bench',
     allowedOrigins: [host.url],
-    loginMethods: ['email'],
+    loginMethods,
+    oauth: Object.fromEntries(
+      loginMethods
+        .filter((m): m is OAuthProvider => OAUTH_PROVIDERS.includes(m as OAuthProvider))
+        .map((p) => [p, { clientId: `latch-bench-${p}` }]),
+    ),
   })
   appId = app.id
   const ready: ColdOpenServers = { hostUrl: host.url, modalUrl }
