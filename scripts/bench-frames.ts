@@ -828,7 +828,7 @@ async function runColdOnly(args: string[], coldRuns: number, methods: string): P
 /** Runs the benchmark and prints a table. */
 export default async function run(args: string[] = []): Promise<void> {
   const runs = parseCount(args, '--runs', 25, MIN_RUNS)
-  const coldRuns = parseCount(args, '--cold-runs', 9, MIN_COLD_RUNS)
+  const coldRuns = parseCount(args, '--cold-runs', 15, MIN_COLD_RUNS)
   const methods =
     flagText(args, '--login-methods', 'login methods, e.g. email,sms') ?? COLD_OPEN_LOGIN_METHODS
   if (args.includes('--cold-only')) {
