@@ -686,7 +686,6 @@ function medianSteps(cold: ColdOpen[]): [string, number][] {
     .sort((a, b) => a[1] - b[1])
 }
 
-/** The machine's load, printed with the figures: the cores are shared. */
 /**
  * The load average, and how long one core takes for a fixed loop of arithmetic right now (ms,
  * best of 3): this virtual machine's speed drifts by a third within an hour (the same build's

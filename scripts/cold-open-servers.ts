@@ -14,7 +14,12 @@
  */
 import { randomBytes } from 'node:crypto'
 import { startServer } from '@latch/server'
-import { LOGIN_METHODS, type LoginMethod, OAUTH_PROVIDERS, type OAuthProvider } from '@latch/shared'
+import {
+  type LoginMethod,
+  OAUTH_PROVIDERS,
+  type OAuthProvider,
+  splitLoginMethods,
+} from '@latch/shared'
 import { freePort } from '../e2e/src/harness.ts'
 import { startHostServer } from '../e2e/src/host-server.ts'
 import { startModalServer } from '../modal-app/server.ts'
@@ -32,15 +37,11 @@ function required(name: string): string {
 
 /** The app's login methods from LATCH_BENCH_LOGIN_METHODS; refuses a name Latch does not know. */
 function loginMethodsFromEnv(): LoginMethod[] {
-  const names = required('LATCH_BENCH_LOGIN_METHODS')
-    .split(',')
-    .map((m) => m.trim())
-  for (const name of names) {
-    if (!LOGIN_METHODS.includes(name as LoginMethod)) {
-      throw new Error(`LATCH_BENCH_LOGIN_METHODS: unknown login method "${name}"`)
-    }
+  const { methods, unknown } = splitLoginMethods(required('LATCH_BENCH_LOGIN_METHODS'))
+  if (unknown.length) {
+    throw new Error(`LATCH_BENCH_LOGIN_METHODS: unknown login method(s): ${unknown.join(', ')}`)
   }
-  return names as LoginMethod[]
+  return methods
 }
 
 async function main(): Promise<void> {

@@ -6,9 +6,9 @@ import { parseArgs } from 'node:util'
 import {
   LOGIN_METHOD_FLAGS,
   LOGIN_METHODS,
-  type LoginMethod,
   type ServerAppConfig,
   type ServerCreateOnLogin,
+  splitLoginMethods,
   type ThemeSetting,
 } from '@latch/shared'
 import {
@@ -118,13 +118,9 @@ export function settingsFromOptions(v: Values, current?: AppRecord): Partial<App
     patch.allowedOrigins = origins.filter((o) => !remove.has(safeOrigin(o)))
   }
   if (v['login-methods'] !== undefined) {
-    const methods = v['login-methods']
-      .split(',')
-      .map((m) => m.trim())
-      .filter(Boolean)
-    const unknown = methods.filter((m) => !(LOGIN_METHODS as readonly string[]).includes(m))
+    const { methods, unknown } = splitLoginMethods(v['login-methods'])
     if (unknown.length) throw new UsageError(`Unknown login method(s): ${unknown.join(', ')}`)
-    patch.loginMethods = methods as LoginMethod[]
+    patch.loginMethods = methods
   }
   if (v['sms-countries'] !== undefined) {
     // Checked as app settings: an unknown code answers 'Invalid app settings: smsCountries...'.

@@ -4,9 +4,22 @@ import {
   LOGIN_METHODS,
   loginMethodFlags,
   SERVER_DEFAULT_LOGIN_METHODS,
+  splitLoginMethods,
 } from './constants.ts'
 
 describe('login method flags', () => {
+  test('behavior: splitLoginMethods keeps the known names in order and names the unknown ones', () => {
+    expect(splitLoginMethods(' email, google ,,sms')).toEqual({
+      methods: ['email', 'google', 'sms'],
+      unknown: [],
+    })
+    expect(splitLoginMethods('email,fax,Email')).toEqual({
+      methods: ['email'],
+      unknown: ['fax', 'Email'],
+    })
+    expect(splitLoginMethods('')).toEqual({ methods: [], unknown: [] })
+  })
+
   test('behavior: each login method has its own server flag, and every flag has a method', () => {
     const flags = LOGIN_METHODS.map((m) => LOGIN_METHOD_FLAGS[m])
     expect(new Set(flags).size).toBe(LOGIN_METHODS.length)

@@ -141,5 +141,18 @@ export function loginMethodFlags(
   >
 }
 
+/**
+ * A comma-separated list of login methods, as an operator types it (`--login-methods
+ * email,google`): the known names in their order, and the names Latch does not know.
+ */
+export function splitLoginMethods(text: string): { methods: LoginMethod[]; unknown: string[] } {
+  const names = text
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean)
+  const known = (m: string): m is LoginMethod => (LOGIN_METHODS as readonly string[]).includes(m)
+  return { methods: names.filter(known), unknown: names.filter((m) => !known(m)) }
+}
+
 /** The provider's own in-app wallet client name. */
 export const LATCH_WALLET_CLIENT = 'latch'

@@ -140,6 +140,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "smsCodeBody",
       "smsInitBody",
       "smsUnlinkBody",
+      "splitLoginMethods",
       "toApiErrorBody",
       "toBigInt",
       "toLatchError",
