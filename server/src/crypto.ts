@@ -14,9 +14,18 @@ import { APP_ID_LENGTH, VERIFICATION_CODE_LENGTH } from '@latch/shared'
 export interface Secrets {
   /** HMAC of a value under the code key (hex). */
   hmac(value: string): string
-  /** AES-256-GCM under the encryption key: 'v1.<iv>.<tag>.<ciphertext>' in base64url. */
-  encrypt(plaintext: string): string
-  decrypt(sealed: string): string
+  /**
+   * AES-256-GCM under the encryption key: 'v1.<iv>.<tag>.<ciphertext>' in base64url. With
+   * `aad` (associated data: what the value is and where it belongs) the value is 'v2.…' and
+   * opens only with the same `aad`; a v2 value never opens without one, nor a v1 value with one.
+   */
+  encrypt(plaintext: string, aad?: string): string
+  decrypt(sealed: string, aad?: string): string
+  /**
+   * HMAC-SHA-256 (base64url) of `value` under a key of its own per `purpose`, so a MAC made for
+   * one purpose is never valid for another and none is a code HMAC.
+   */
+  mac(purpose: string, value: string): string
 }
 
 function derive(secret: string, label: string): Buffer {
@@ -26,26 +35,34 @@ function derive(secret: string, label: string): Buffer {
 export function createSecrets(secret: string): Secrets {
   const hmacKey = derive(secret, 'verification-codes')
   const encKey = derive(secret, 'encryption-at-rest')
+  const macKeys = new Map<string, Buffer>()
   return {
     hmac: (value) => createHmac('sha256', hmacKey).update(value).digest('hex'),
-    encrypt(plaintext) {
+    encrypt(plaintext, aad) {
       const iv = randomBytes(12)
       const cipher = createCipheriv('aes-256-gcm', encKey, iv)
+      if (aad !== undefined) cipher.setAAD(Buffer.from(aad, 'utf8'))
       const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
       const parts = [iv, cipher.getAuthTag(), data].map((b) => b.toString('base64url'))
-      return `v1.${parts.join('.')}`
+      return `${aad === undefined ? 'v1' : 'v2'}.${parts.join('.')}`
     },
-    decrypt(sealed) {
+    decrypt(sealed, aad) {
       const [version, iv, tag, data] = sealed.split('.')
-      if (version !== 'v1' || !iv || !tag || data === undefined) {
+      if (version !== (aad === undefined ? 'v1' : 'v2') || !iv || !tag || data === undefined) {
         throw new Error('Unreadable sealed value')
       }
       const decipher = createDecipheriv('aes-256-gcm', encKey, Buffer.from(iv, 'base64url'))
+      if (aad !== undefined) decipher.setAAD(Buffer.from(aad, 'utf8'))
       decipher.setAuthTag(Buffer.from(tag, 'base64url'))
       return Buffer.concat([
         decipher.update(Buffer.from(data, 'base64url')),
         decipher.final(),
       ]).toString('utf8')
+    },
+    mac(purpose, value) {
+      const key = macKeys.get(purpose) ?? derive(secret, `mac:${purpose}`)
+      macKeys.set(purpose, key)
+      return createHmac('sha256', key).update(value).digest('base64url')
     },
   }
 }
@@ -82,4 +99,11 @@ export function randomId(length = APP_ID_LENGTH): string {
   let out = ''
   for (let i = 0; i < length; i++) out += ID_ALPHABET[randomInt(0, ID_ALPHABET.length)]
   return out
+}
+
+/** Constant-time comparison of two MACs or other secret strings of public length. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8')
+  const y = Buffer.from(b, 'utf8')
+  return x.length === y.length && timingSafeEqual(x, y)
 }

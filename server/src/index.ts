@@ -28,6 +28,7 @@ import { createKeyStore } from './keys.ts'
 import { listen } from './listen.ts'
 import { createPriceSource } from './price/source.ts'
 import { startSweeper } from './sweep.ts'
+import { upgradeWalletRecords } from './wallets/service.ts'
 
 export { createApi } from './api.ts'
 export type { AppInput, AppRecord } from './apps/service.ts'
@@ -128,6 +129,8 @@ export async function openServices(
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const services = await openServices(opts)
   const { deps } = services
+  const upgraded = await upgradeWalletRecords(deps)
+  if (upgraded > 0) deps.log(`[latch] sealed ${upgraded} wallet record(s) again with their place`)
   if (deps.config.production) {
     // Apps made before production (or under an older version) may still list http: pages.
     // The CLI opens services without this check, so `apps update` can still fix them.

@@ -164,9 +164,20 @@ export const walletCreateBody = z.object({
       ticket: z.string().min(1).max(512),
     }),
   ]),
+  /** The new key's proof of possession (wallet-proof.ts): the challenge and the signature. */
+  proof: z.object({
+    challenge: z.string().min(1).max(1024),
+    signature: z
+      .string()
+      .regex(/^0x[0-9a-f]{130}$/, 'must be a 65-byte signature in 0x lowercase hex'),
+  }),
 })
 export const walletEvaluateBody = z.object({ address, blinded: oprfElement })
 export const walletVerifyBody = z.object({ address, verifier: hexBytes(32) })
+
+export interface WalletChallengeResponse {
+  challenge: string
+}
 
 export interface WalletPasscodeBeginResponse {
   evaluated: string

@@ -96,6 +96,11 @@ export function personalMessageHash(message: Uint8Array): Uint8Array {
   return keccak_256(concatBytes(prefix, message))
 }
 
+/** An EIP-191 personal_sign signature of `message` (r ‖ s ‖ v, v 27 or 28). */
+export function signPersonalMessage(message: Uint8Array, key: Uint8Array): Hex {
+  return signHash(personalMessageHash(message), key)
+}
+
 /** r ‖ s ‖ v with v 27 or 28, as personal_sign and eth_signTypedData_v4 answer. */
 function signHash(hash: Uint8Array, key: Uint8Array): Hex {
   const sig = secp256k1.sign(hash, key, { prehash: false, format: 'recovered' })

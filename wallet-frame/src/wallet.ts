@@ -10,7 +10,9 @@ import {
   type Hex,
   LatchError,
   parseRetryAfter,
+  validateNewPasscode,
   validatePasscode,
+  type WalletChallengeResponse,
   type WalletCreateParams,
   type WalletCreateResponse,
   type WalletEvaluateResponse,
@@ -18,6 +20,8 @@ import {
   type WalletPasscodeBeginResponse,
   type WalletRecoverParams,
   type WalletSharesResponse,
+  walletCreationDigest,
+  walletCreationMessage,
 } from '@latch/shared'
 import { addressOf, combineShares, fromHex, newPrivateKey, splitKey, toHex } from './keys.ts'
 import {
@@ -29,6 +33,7 @@ import {
   sealShare,
   stretch,
 } from './passcode.ts'
+import { signPersonalMessage } from './rpc.ts'
 
 /** One authenticated POST to the API; answers the JSON body or throws its LatchError. */
 export type WalletApi = <T>(path: string, body: unknown, accessToken: string) => Promise<T>
@@ -127,44 +132,73 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId }: WalletCore
   return {
     async create({ accessToken, recoveryPin }: WalletCreateParams): Promise<{ address: Hex }> {
       if (recoveryPin !== undefined) {
-        const valid = validatePasscode(recoveryPin)
+        // A passcode being chosen: the common weak ones are refused here too, whatever the
+        // modal let through (recovery below keeps accepting any existing passcode).
+        const valid = validateNewPasscode(recoveryPin)
         if (!valid.ok) throw valid.error
       }
+      const challenge = api<WalletChallengeResponse>('/wallets/challenge', {}, accessToken)
+      // Not rejected unhandled while the key is made and a passcode stretched.
+      challenge.catch(() => {})
       const key = newPrivateKey()
-      const address = addressOf(key)
-      const shares = await splitKey(key)
-      key.fill(0)
-      let recovery: unknown
-      if (recoveryPin === undefined) {
-        const recoveryKey = crypto.getRandomValues(new Uint8Array(32))
-        const ciphertext = await sealShare(recoveryKey, shares.recovery, address)
-        recovery = { method: 'latch', key: toHex(recoveryKey), ciphertext: toHex(ciphertext) }
-      } else {
-        const salt = crypto.getRandomValues(new Uint8Array(16))
-        const stretched = await stretch(recoveryPin, salt, kdf)
-        const b = blind(stretched)
-        const begun = await api<WalletPasscodeBeginResponse>(
-          '/wallets/passcode/begin',
-          { blinded: toHex(b.blinded) },
+      try {
+        const address = addressOf(key)
+        const shares = await splitKey(key)
+        let recovery: Record<string, string>
+        if (recoveryPin === undefined) {
+          const recoveryKey = crypto.getRandomValues(new Uint8Array(32))
+          const ciphertext = await sealShare(recoveryKey, shares.recovery, address)
+          recovery = { method: 'latch', key: toHex(recoveryKey), ciphertext: toHex(ciphertext) }
+        } else {
+          const salt = crypto.getRandomValues(new Uint8Array(16))
+          const stretched = await stretch(recoveryPin, salt, kdf)
+          const b = blind(stretched)
+          const begun = await api<WalletPasscodeBeginResponse>(
+            '/wallets/passcode/begin',
+            { blinded: toHex(b.blinded) },
+            accessToken,
+          )
+          const keys = finish(stretched, b, fromHex(begun.evaluated))
+          const ciphertext = await sealShare(keys.recoveryKey, shares.recovery, address)
+          recovery = {
+            method: 'user-passcode',
+            salt: toHex(salt),
+            ciphertext: toHex(ciphertext),
+            verifier: toHex(keys.verifier),
+            ticket: begun.ticket,
+          }
+        }
+        const authShare = toHex(shares.auth)
+        // The proof of possession: the new key signs this very creation under the API's
+        // challenge, so no address can be registered without its key.
+        const proofChallenge = (await challenge).challenge
+        const digest = await walletCreationDigest({
+          challenge: proofChallenge,
+          address,
+          chainId,
+          authShare,
+          recovery,
+        })
+        const signature = signPersonalMessage(
+          new TextEncoder().encode(walletCreationMessage(address, digest)),
+          key,
+        )
+        await api<WalletCreateResponse>(
+          '/wallets',
+          {
+            address,
+            chainId,
+            authShare,
+            recovery,
+            proof: { challenge: proofChallenge, signature },
+          },
           accessToken,
         )
-        const keys = finish(stretched, b, fromHex(begun.evaluated))
-        const ciphertext = await sealShare(keys.recoveryKey, shares.recovery, address)
-        recovery = {
-          method: 'user-passcode',
-          salt: toHex(salt),
-          ciphertext: toHex(ciphertext),
-          verifier: toHex(keys.verifier),
-          ticket: begun.ticket,
-        }
+        store.set(address, shares.device)
+        return { address }
+      } finally {
+        key.fill(0)
       }
-      await api<WalletCreateResponse>(
-        '/wallets',
-        { address, chainId, authShare: toHex(shares.auth), recovery },
-        accessToken,
-      )
-      store.set(address, shares.device)
-      return { address }
     },
 
     async connect({ address, accessToken }: { address: Hex; accessToken: string }) {

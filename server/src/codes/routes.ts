@@ -8,6 +8,7 @@ import type { Deps } from '../context.ts'
 import type { Db } from '../db/index.ts'
 import { clientIp, type HonoEnv, readBody, requireAuth, SUCCESS } from '../http.ts'
 import { signIn } from '../sessions/service.ts'
+import { answerSignIn } from '../wallets/credential.ts'
 import { issueCode, limitIp, verifyCode } from './service.ts'
 
 /** What a code channel brings to the shared routes. */
@@ -92,7 +93,8 @@ export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
 
   routes.post('/authenticate', async (c) => {
     const identifier = await verified(c)
-    return c.json(await signIn(deps, c.get('app').id, ch.account(identifier)))
+    const appId = c.get('app').id
+    return answerSignIn(c, deps, appId, await signIn(deps, appId, ch.account(identifier)))
   })
 
   routes.post('/link', requireAuth(deps), async (c) => {

@@ -311,6 +311,36 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0009_wallet_binding': {
+    async up(db: Kysely<unknown>) {
+      // A passcode wallet's attempt state under a MAC of the server secret (wallets/service.ts),
+      // and the failures in all since the last right passcode, after which a new sign-in is
+      // needed. Rows of before are sealed again with their place and given a MAC at start.
+      await db.schema
+        .alterTable('wallets')
+        .addColumn('total_failures', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('reauth_after', time)
+        .addColumn('state_mac', 'text')
+        .execute()
+    },
+  },
+  '0010_fork_wallet_confirmation': {
+    async up(db: Kysely<unknown>) {
+      // A forked session may recover the wallet automatically only once the visitor who forked
+      // confirmed it (their click on a wallet app, recorded by the wallet frame): when that was,
+      // and the session the token was redeemed into, so recovery can ask about its own session.
+      await db.schema
+        .alterTable('fork_tokens')
+        .addColumn('wallet_confirmed_at', time)
+        .addColumn('redeemed_session_id', 'text')
+        .execute()
+      await db.schema
+        .createIndex('fork_tokens_redeemed_session')
+        .on('fork_tokens')
+        .column('redeemed_session_id')
+        .execute()
+    },
+  },
 }
 
 /** The set itself, in name order; exported so tests can stop part way. */

@@ -113,6 +113,10 @@ export interface ForkTokensTable {
   created_at: Time
   expires_at: Time
   used_at: Time | null
+  /** When the forking visitor confirmed handing over the wallet (the wallet frame's call). */
+  wallet_confirmed_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** The session this token was redeemed into, once spent. */
+  redeemed_session_id: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 /** A pending OAuth flow, keyed by the SHA-256 of its state; single use, 10 minutes. */
@@ -152,6 +156,12 @@ export interface WalletsTable {
   locked_until: Time | null
   /** When the pending passcode evaluation was answered; a verify consumes it. */
   evaluated_at: Time | null
+  /** Failed evaluations in all since the last right passcode. */
+  total_failures: ColumnType<number, number | undefined, number>
+  /** Set at every PASSCODE_FAILURES_BEFORE_SIGN_IN-th failure: a guess needs a later sign-in. */
+  reauth_after: Time | null
+  /** MAC of the attempt state under the server secret; null only before the upgrade at start. */
+  state_mac: string | null
   created_at: Time
 }
 

@@ -22,6 +22,7 @@ import type { Deps } from '../context.ts'
 import { clientIp, type HonoEnv, optionalAuth, readBody, requireApp, requireAuth } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
 import { signIn } from '../sessions/service.ts'
+import { answerSignIn } from '../wallets/credential.ts'
 import {
   callbackRedirect,
   finishOAuth,
@@ -122,7 +123,7 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
       const email = validateEmail(emailOf(account) ?? '')
       if (!email.ok || !isAllowed(record, email.value)) throw LatchError.of('allowlist_rejected')
     }
-    return c.json(await signIn(deps, record.id, account))
+    return answerSignIn(c, deps, record.id, await signIn(deps, record.id, account))
   })
 
   routes.post('/link', withApp, requireAuth(deps), async (c) => {

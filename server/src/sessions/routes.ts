@@ -6,6 +6,7 @@ import { loadUser } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
 import { clientIp, type HonoEnv, optionalAuth, readBody, SUCCESS } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
+import { clearWalletCredential, setWalletCredential } from '../wallets/credential.ts'
 import { createForkToken, logoutSession, redeemForkToken, refreshSession } from './service.ts'
 
 const logoutBody = z.object({ refresh_token: z.string().max(512).nullish() })
@@ -21,9 +22,14 @@ export const FORK_RECOVER_IP_LIMIT: Limit = { max: 60, windowMs: 5 * 60_000 }
 export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
 
-  /** Trades the body's token for a session (a refresh, or a fork redemption): user and pair. */
+  /**
+   * Trades the body's token for a session (a refresh, or a fork redemption): user and pair. A
+   * fork redemption starts a session, so its answer carries the new session's wallet
+   * credential; a refresh never does (server/src/wallets/credential.ts).
+   */
   const redeemWith =
-    (redeem: typeof refreshSession | typeof redeemForkToken) => async (c: Context<HonoEnv>) => {
+    (redeem: typeof refreshSession | typeof redeemForkToken, starts: boolean) =>
+    async (c: Context<HonoEnv>) => {
       const { refresh_token } = await readBody(c, refreshBody)
       const app = c.get('app')
       const session = await redeem(deps, app.id, refresh_token)
@@ -32,16 +38,21 @@ export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
         token: session.token,
         refresh_token: session.refreshToken,
       }
+      if (starts && 'expiresAt' in session && session.expiresAt instanceof Date) {
+        setWalletCredential(c, deps, app.id, { ...session, expiresAt: session.expiresAt })
+      }
       return c.json(answer)
     }
 
-  routes.post('/', redeemWith(refreshSession))
+  routes.post('/', redeemWith(refreshSession, false))
 
   // A bearer token of this app also names the session; an invalid one is simply ignored.
   routes.post('/logout', optionalAuth(deps), async (c) => {
     const { refresh_token } = await readBody(c, logoutBody)
     const sid = c.get('maybeAuth')?.sid ?? null
     await logoutSession(deps, c.get('app').id, refresh_token ?? null, sid)
+    // The browser's wallet credential of that session goes with it.
+    if (sid) clearWalletCredential(c, sid)
     return c.json(SUCCESS)
   })
 
@@ -64,7 +75,7 @@ export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
     return c.json(answer)
   })
 
-  const recover = redeemWith(redeemForkToken)
+  const recover = redeemWith(redeemForkToken, true)
   routes.post('/fork/recover', async (c) => {
     const ip = clientIp(c, deps.config.trustProxy)
     await hit(deps.db, deps.clock, `fork:recover:ip:${ip}`, FORK_RECOVER_IP_LIMIT)

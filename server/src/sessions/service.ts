@@ -38,6 +38,17 @@ export interface IssuedSession {
   refreshToken: string
 }
 
+/** A session that has just started, and when it ends: what its wallet credential lasts. */
+export interface StartedSession extends IssuedSession {
+  expiresAt: Date
+}
+
+/** A sign-in's answer, and the session it started (for the wallet credential). */
+export interface SignedIn {
+  response: AuthResponse
+  session: StartedSession
+}
+
 /** The family a forked session joins, and the end of that family's lifetime. */
 interface Family {
   parentId: string
@@ -51,10 +62,11 @@ export async function createSession(
   appId: string,
   userId: string,
   family: Family | null = null,
-): Promise<IssuedSession> {
+): Promise<StartedSession> {
   const now = deps.clock.now()
   const sessionId = randomId(24)
   const refreshToken = randomToken()
+  const expiresAt = family?.expiresAt ?? new Date(now.getTime() + SESSION_LIFETIME_MS)
   // One statement: the session and its first token arrive together or not at all.
   await deps.db
     .with('session', (db) =>
@@ -65,25 +77,25 @@ export async function createSession(
         parent_id: family?.parentId ?? null,
         family_id: family?.familyId ?? sessionId,
         created_at: now,
-        expires_at: family?.expiresAt ?? new Date(now.getTime() + SESSION_LIFETIME_MS),
+        expires_at: expiresAt,
       }),
     )
     .insertInto('refresh_tokens')
     .values({ hash: hashToken(refreshToken), session_id: sessionId, created_at: now })
     .execute()
   const token = await deps.keys.signAccessToken(appId, userId, sessionId)
-  return { sessionId, userId, token, refreshToken }
+  return { sessionId, userId, token, refreshToken, expiresAt }
 }
 
 /**
  * Signs in with a verified account (the user who holds it, or a new one) and opens a
- * session: the answer of every authenticate route.
+ * session: the answer of every authenticate route, and the session for its wallet credential.
  */
 export async function signIn(
   deps: SessionDeps,
   appId: string,
   account: NewAccount,
-): Promise<AuthResponse> {
+): Promise<SignedIn> {
   const { user, isNewUser } = await authenticateWithAccount(
     deps.db,
     appId,
@@ -92,10 +104,13 @@ export async function signIn(
   )
   const session = await createSession(deps, appId, user.id)
   return {
-    user,
-    token: session.token,
-    refresh_token: session.refreshToken,
-    is_new_user: isNewUser,
+    response: {
+      user,
+      token: session.token,
+      refresh_token: session.refreshToken,
+      is_new_user: isNewUser,
+    },
+    session,
   }
 }
 
@@ -269,7 +284,7 @@ export async function isSessionLive(
   return !!row
 }
 
-/** A single-use token, alive `ttlMs` (5 minutes by default), that opens a child session of this one. */
+/** A single-use token, alive `ttlMs` (2 minutes by default), that opens a child session of this one. */
 export async function createForkToken(
   deps: SessionDeps,
   appId: string,
@@ -296,7 +311,7 @@ export async function redeemForkToken(
   deps: SessionDeps,
   appId: string,
   presented: string,
-): Promise<IssuedSession> {
+): Promise<StartedSession> {
   const now = deps.clock.now()
   const hash = hashToken(presented)
   // Spends the token and reads its session with the family's state in one statement.
@@ -327,11 +342,20 @@ export async function redeemForkToken(
   if (parent.revoked_at || parent.family_revoked_at || parent.expires_at <= now) {
     throw LatchError.of('invalid_refresh_token')
   }
-  return createSession(deps, appId, parent.user_id, {
+  const child = await createSession(deps, appId, parent.user_id, {
     parentId: parent.id,
     familyId: parent.family_id,
     expiresAt: parent.expires_at,
   })
+  // Which session the token opened: its automatic wallet recovery waits for the forking
+  // visitor's confirmation on this row (wallets/fork-confirm.ts). Should this write fail, the
+  // child is a fork without its row, which recovery refuses too.
+  await deps.db
+    .updateTable('fork_tokens')
+    .set({ redeemed_session_id: child.sessionId })
+    .where('hash', '=', hash)
+    .execute()
+  return child
 }
 
 /**

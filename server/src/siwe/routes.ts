@@ -17,6 +17,7 @@ import type { Deps } from '../context.ts'
 import { clientIp, type HonoEnv, optionalAuth, readBody, requireAuth } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
 import { signIn } from '../sessions/service.ts'
+import { answerSignIn } from '../wallets/credential.ts'
 import { issueNonce, verifySiwe } from './service.ts'
 
 /** Nonces one client address may ask for: a sign-in asks once, a retry or two more. */
@@ -112,7 +113,8 @@ export function siweRoutes(deps: Deps): Hono<HonoEnv> {
 
   routes.post('/authenticate', async (c) => {
     const account = await verified(c, null)
-    return c.json(await signIn(deps, c.get('app').id, account))
+    const appId = c.get('app').id
+    return answerSignIn(c, deps, appId, await signIn(deps, appId, account))
   })
 
   routes.post('/link', requireAuth(deps), async (c) => {

@@ -5,12 +5,14 @@
 import type { AuthResponse, ServerAppConfig } from '@latch/shared'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
 import type { Hono } from 'hono'
+import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe } from 'vitest'
 import { createApi } from '../api.ts'
 import type { AppInput } from '../apps/service.ts'
 import type { Clock, Deps } from '../context.ts'
 import type { HonoEnv } from '../http.ts'
 import { openServices } from '../index.ts'
+import { WALLET_CREDENTIAL_PREFIX } from '../wallets/credential.ts'
 import {
   POSTGRES_BIN,
   postgresAvailable,
@@ -77,6 +79,12 @@ export interface TestServer {
   request<T = Record<string, unknown>>(path: string, opts?: RequestOptions): Promise<Answer<T>>
   /** Signs in by e-mail code (init, code from the SMTP server, authenticate). */
   emailLogin(appId: string, email: string, ip?: string): Promise<AuthResponse>
+  /**
+   * The `Cookie` header a browser would send back for the wallet credential of this access
+   * token's session, as the answers so far set it (a sign-in, a fork redemption) and cleared it
+   * (logout); undefined when none is kept.
+   */
+  walletCookie(token: string): string | undefined
 }
 
 let ipCounter = 0
@@ -165,6 +173,7 @@ export async function startTestServer(
     clock,
   })
   const api = createApi(services.deps)
+  const walletCookies = new Map<string, string>()
 
   async function request<T>(path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
     const headers: Record<string, string> = {
@@ -187,6 +196,14 @@ export async function startTestServer(
     try {
       parsed = JSON.parse(text)
     } catch {}
+    for (const set of res.headers.getSetCookie()) {
+      const pair = set.split(';')[0] ?? ''
+      const name = pair.slice(0, pair.indexOf('='))
+      if (!name.startsWith(WALLET_CREDENTIAL_PREFIX)) continue
+      const sid = name.slice(WALLET_CREDENTIAL_PREFIX.length)
+      if (pair.endsWith('=')) walletCookies.delete(sid)
+      else walletCookies.set(sid, pair)
+    }
     return { status: res.status, body: parsed as T, headers: res.headers }
   }
 
@@ -206,6 +223,10 @@ export async function startTestServer(
         ...input,
       }),
     request,
+    walletCookie: (token) => {
+      const { sid } = decodeJwt(token)
+      return typeof sid === 'string' ? walletCookies.get(sid) : undefined
+    },
     async emailLogin(appId, email, ip = freshIp()) {
       const init = await request('/passwordless/init', { appId, ip, body: { email } })
       if (init.status !== 200)

@@ -1,13 +1,14 @@
 /**
- * The in-app wallet's share store, every route behind the owner's live access token:
- * POST /wallets (create), /wallets/info, /wallets/shares, /wallets/recover (automatic),
- * /wallets/passcode/begin, /wallets/passcode/evaluate, /wallets/passcode/verify.
- * Only the wallet frame calls them, from the API's own origin: a browser request from any
- * other origin (the modal, a host page) is refused even with a valid token and even though
- * CORS admits the modal elsewhere, so a compromised modal cannot collect shares.
+ * The in-app wallet's share store: POST /wallets/challenge, /wallets (create), /wallets/info,
+ * /wallets/shares, /wallets/recover (automatic), /wallets/passcode/begin,
+ * /wallets/passcode/evaluate, /wallets/passcode/verify. Every route needs the owner's live
+ * access token AND the session's wallet credential with same-origin fetch metadata
+ * (credential.ts): only the wallet frame, in the browser where the user signed in, gets past.
+ * The token alone (the host page, its backend, a log, a compromised modal) gets nothing.
  */
 import {
   LatchError,
+  type WalletChallengeResponse,
   type WalletCreateResponse,
   type WalletEvaluateResponse,
   type WalletInfoResponse,
@@ -19,10 +20,11 @@ import {
   walletPasscodeBeginBody,
   walletVerifyBody,
 } from '@latch/shared'
-import { Hono, type MiddlewareHandler } from 'hono'
+import { Hono } from 'hono'
 import type { Deps } from '../context.ts'
 import { clientIp, type HonoEnv, readBody, requireAuth } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
+import { requireWalletCredential } from './credential.ts'
 import {
   authShare,
   beginPasscode,
@@ -30,6 +32,7 @@ import {
   evaluatePasscode,
   recoverLatch,
   verifyPasscode,
+  walletChallenge,
   walletInfo,
 } from './service.ts'
 
@@ -42,32 +45,19 @@ import {
 export const PASSCODE_BEGIN_USER_LIMIT: Limit = { max: 10, windowMs: 10 * 60_000 }
 export const PASSCODE_BEGIN_IP_LIMIT: Limit = { max: 60, windowMs: 10 * 60_000 }
 
-/**
- * Refuses browser requests that do not come from the API's own origin. Browsers send
- * Sec-Fetch-Site on every fetch (same-origin for the frame) and Origin on every POST; a
- * request without either is not from a browser page, and a token holder outside a browser is
- * the token thief of the threat table, whom the attempt counter answers.
- */
-function sameOriginOnly(deps: Deps): MiddlewareHandler<HonoEnv> {
-  return async (c, next) => {
-    const site = c.req.header('sec-fetch-site')
-    const origin = c.req.header('origin')
-    const own = deps.config.publicUrl
-      ? new URL(deps.config.publicUrl).origin
-      : new URL(c.req.url).origin
-    if ((site && site !== 'same-origin') || (origin && origin !== own)) {
-      throw LatchError.of('origin_not_allowed', {
-        message: 'Only the wallet frame may call the wallet API',
-      })
-    }
-    await next()
-  }
-}
-
 export function walletRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
-  routes.use('*', sameOriginOnly(deps))
   routes.use('*', requireAuth(deps))
+  routes.use('*', requireWalletCredential(deps))
+
+  routes.post('/challenge', async (c) => {
+    const answer: WalletChallengeResponse = walletChallenge(
+      deps,
+      c.get('app').id,
+      c.get('auth').sub,
+    )
+    return c.json(answer)
+  })
 
   routes.post('/', async (c) => {
     const body = await readBody(c, walletCreateBody)
@@ -108,6 +98,7 @@ export function walletRoutes(deps: Deps): Hono<HonoEnv> {
       deps,
       c.get('app').id,
       c.get('auth').sub,
+      c.get('auth').sid,
       address,
     )
     return c.json(answer)
@@ -134,6 +125,7 @@ export function walletRoutes(deps: Deps): Hono<HonoEnv> {
       deps,
       c.get('app').id,
       c.get('auth').sub,
+      c.get('auth').sid,
       address,
       blinded,
     )

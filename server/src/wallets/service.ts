@@ -17,17 +17,27 @@ import {
   type WalletAccount,
   type WalletSharesResponse,
   type walletCreateBody,
+  walletCreationDigest,
+  walletCreationMessage,
 } from '@latch/shared'
 import { ristretto255_oprf } from '@noble/curves/ed25519.js'
 import type { Selectable, Transaction } from 'kysely'
+import { recoverMessageAddress } from 'viem'
 import type { z } from 'zod'
 import { linkInAppWallet, normalizeIdentifier } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
-import { randomId, sameDigest } from '../crypto.ts'
+import { randomId, sameDigest, sameSecret } from '../crypto.ts'
 import type { Database, WalletsTable } from '../db/schema.ts'
+import { walletHandedOver } from './fork-confirm.ts'
 
 /** Failed passcode evaluations before recovery locks. */
 export const MAX_PASSCODE_FAILURES = 5
+/**
+ * Failed passcode evaluations in all, since the last right one, after which each further try
+ * needs a sign-in made after the last of them: a stolen session, however long it waits out the
+ * locks, gets this many guesses and no more.
+ */
+export const PASSCODE_FAILURES_BEFORE_SIGN_IN = 10
 
 /** A wallet address as stored and compared: the account rule for wallet addresses. */
 const walletKey = (address: string) => normalizeIdentifier('wallet', address)
@@ -37,6 +47,8 @@ const MAX_LOCK_MS = 24 * 60 * 60_000
 /** How long a create ticket and a pending evaluation stay usable. */
 const TICKET_MS = 10 * 60_000
 const EVALUATION_MS = 5 * 60_000
+/** How long a creation challenge stays usable. */
+const CHALLENGE_MS = 10 * 60_000
 const DEFAULT_CHAIN = 'eip155:1'
 
 /** The lock after the n-th consecutive failure (n ≥ 5): 1 min, doubling, at most 24 h. */
@@ -90,6 +102,143 @@ async function hasWallet(deps: Deps, userId: string): Promise<boolean> {
   return row !== undefined
 }
 
+/** Where a sealed value belongs: it opens only in the row, for the user and address, it was made for. */
+interface Place {
+  id: string
+  app_id: string
+  user_id: string
+  address: string
+}
+
+type SealedPurpose = 'auth-share' | 'recovery'
+
+/** The associated data of a wallet's sealed value: what it is and where it belongs. */
+function placeOf(purpose: SealedPurpose, w: Place): string {
+  return ['latch-wallet', purpose, w.app_id, w.user_id, w.id, walletKey(w.address)].join('\n')
+}
+
+const recordInvalid = () => LatchError.of('wallet_record_invalid')
+
+/** Opens a sealed value of the row; a value sealed for another row, user or address does not open. */
+function openSealed(deps: Deps, purpose: SealedPurpose, row: Place, sealed: string): string {
+  try {
+    return deps.secrets.decrypt(sealed, placeOf(purpose, row))
+  } catch {
+    deps.log(`[latch] wallet ${row.id}: its ${purpose} does not open for its row`)
+    throw recordInvalid()
+  }
+}
+
+/** The attempt state of a passcode wallet, which only the server may write. */
+interface AttemptState {
+  failed_attempts: number
+  total_failures: number
+  locked_until: Date | null
+  evaluated_at: Date | null
+  reauth_after: Date | null
+}
+
+const ms = (d: Date | null) => (d ? String(d.getTime()) : '-')
+
+/**
+ * A MAC over the row's attempt state under the server secret: a database writer without the
+ * secret cannot reset the counters or the lock (a changed state no longer matches). Restoring an
+ * older state together with its own MAC still works: see wallet-frame/README.md's threat table.
+ */
+function stateMac(deps: Deps, id: string, s: AttemptState): string {
+  const fields = [
+    id,
+    s.failed_attempts,
+    s.total_failures,
+    ms(s.locked_until),
+    ms(s.evaluated_at),
+    ms(s.reauth_after),
+  ]
+  return deps.secrets.mac('wallet-attempts', fields.join('\n'))
+}
+
+/** The columns that write a new attempt state, its MAC with it (only those columns). */
+function withMac(deps: Deps, id: string, s: AttemptState) {
+  const state: AttemptState = {
+    failed_attempts: s.failed_attempts,
+    total_failures: s.total_failures,
+    locked_until: s.locked_until,
+    evaluated_at: s.evaluated_at,
+    reauth_after: s.reauth_after,
+  }
+  return { ...state, state_mac: stateMac(deps, id, state) }
+}
+
+const NO_ATTEMPTS: AttemptState = {
+  failed_attempts: 0,
+  total_failures: 0,
+  locked_until: null,
+  evaluated_at: null,
+  reauth_after: null,
+}
+
+function checkState(deps: Deps, row: WalletRow): void {
+  if (!row.state_mac || !sameSecret(row.state_mac, stateMac(deps, row.id, row))) {
+    deps.log(`[latch] wallet ${row.id}: its attempt state does not match its MAC`)
+    throw recordInvalid()
+  }
+}
+
+/**
+ * A challenge for a creation's proof of possession: sealed for this app and user, 10 minutes.
+ * The new key signs it with everything the creation stores (shared/src/wallet-proof.ts).
+ */
+export function walletChallenge(deps: Deps, appId: string, userId: string): { challenge: string } {
+  const expires = deps.clock.now().getTime() + CHALLENGE_MS
+  const nonce = randomBytes(16).toString('base64url')
+  const challenge = deps.secrets.encrypt(
+    JSON.stringify({ a: appId, u: userId, e: expires, n: nonce }),
+    'latch-wallet-challenge',
+  )
+  return { challenge }
+}
+
+const badProof = (why: string) =>
+  LatchError.of('invalid_data', { message: `Request body is invalid: proof: ${why}` })
+
+/** Refuses a creation whose proof is not the address's key signing this creation for this user. */
+async function checkProof(
+  deps: Deps,
+  appId: string,
+  userId: string,
+  body: z.infer<typeof walletCreateBody>,
+): Promise<void> {
+  let value: { a?: unknown; u?: unknown; e?: unknown }
+  try {
+    value = JSON.parse(deps.secrets.decrypt(body.proof.challenge, 'latch-wallet-challenge'))
+  } catch {
+    throw badProof('not a challenge of this server')
+  }
+  if (value.a !== appId || value.u !== userId) throw badProof('not a challenge of this user')
+  if (typeof value.e !== 'number' || value.e < deps.clock.now().getTime()) {
+    throw badProof('the challenge has expired')
+  }
+  const digest = await walletCreationDigest({
+    challenge: body.proof.challenge,
+    address: body.address,
+    chainId: body.chainId,
+    authShare: body.authShare,
+    recovery: body.recovery,
+  })
+  let signer: string
+  try {
+    signer = await recoverMessageAddress({
+      message: walletCreationMessage(body.address, digest),
+      signature: body.proof.signature as `0x${string}`,
+    })
+  } catch {
+    throw badProof('not a signature')
+  }
+  if (walletKey(signer) !== walletKey(body.address)) {
+    throw badProof('not signed by the key of this address')
+  }
+}
+
 /**
  * The first half of creating a wallet with a passcode: evaluates the frame's blinded passcode
  * under a fresh key and answers a sealed ticket naming that key, which create then binds to the
@@ -105,7 +254,10 @@ export async function beginPasscode(
   const nonce = randomBytes(32).toString('hex')
   const evaluated = evaluate(deps, nonce, blinded)
   const expires = deps.clock.now().getTime() + TICKET_MS
-  const ticket = deps.secrets.encrypt(JSON.stringify({ a: appId, u: userId, n: nonce, e: expires }))
+  const ticket = deps.secrets.encrypt(
+    JSON.stringify({ a: appId, u: userId, n: nonce, e: expires }),
+    'latch-wallet-ticket',
+  )
   return { evaluated, ticket }
 }
 
@@ -115,7 +267,7 @@ function openTicket(deps: Deps, appId: string, userId: string, ticket: string): 
   })
   let value: { a?: unknown; u?: unknown; n?: unknown; e?: unknown }
   try {
-    value = JSON.parse(deps.secrets.decrypt(ticket))
+    value = JSON.parse(deps.secrets.decrypt(ticket, 'latch-wallet-ticket'))
   } catch {
     throw bad
   }
@@ -125,8 +277,8 @@ function openTicket(deps: Deps, appId: string, userId: string, ticket: string): 
 }
 
 /**
- * Stores a new wallet for the user and links it as the user's in-app wallet account.
- * Answers wallet_already_exists when the user has one.
+ * Stores a new wallet for the user and links it as the user's in-app wallet account, once its
+ * proof of possession holds. Answers wallet_already_exists when the user has one.
  */
 export async function createWallet(
   deps: Deps,
@@ -134,10 +286,11 @@ export async function createWallet(
   userId: string,
   body: z.infer<typeof walletCreateBody>,
 ): Promise<{ user: User; wallet: WalletAccount }> {
+  await checkProof(deps, appId, userId, body)
   const now = deps.clock.now()
   const recovery: Recovery =
     body.recovery.method === 'latch'
-      ? body.recovery
+      ? { method: 'latch', key: body.recovery.key, ciphertext: body.recovery.ciphertext }
       : {
           method: 'user-passcode',
           salt: body.recovery.salt,
@@ -145,19 +298,20 @@ export async function createWallet(
           verifier: body.recovery.verifier,
           nonce: openTicket(deps, appId, userId, body.recovery.ticket),
         }
-  const id = randomId(20)
+  const place: Place = { id: randomId(20), app_id: appId, user_id: userId, address: body.address }
   try {
     await deps.db
       .insertInto('wallets')
       .values({
-        id,
+        id: place.id,
         app_id: appId,
         user_id: userId,
         address: walletKey(body.address),
         chain_id: body.chainId ?? DEFAULT_CHAIN,
         recovery_method: recovery.method,
-        auth_share_sealed: deps.secrets.encrypt(body.authShare),
-        recovery_sealed: deps.secrets.encrypt(JSON.stringify(recovery)),
+        auth_share_sealed: deps.secrets.encrypt(body.authShare, placeOf('auth-share', place)),
+        recovery_sealed: deps.secrets.encrypt(JSON.stringify(recovery), placeOf('recovery', place)),
+        ...withMac(deps, place.id, NO_ATTEMPTS),
         created_at: now,
       })
       .execute()
@@ -189,7 +343,7 @@ export async function createWallet(
     return { user, wallet }
   } catch (e) {
     // No wallet row without its account: the user may try again.
-    await deps.db.deleteFrom('wallets').where('id', '=', id).execute()
+    await deps.db.deleteFrom('wallets').where('id', '=', place.id).execute()
     throw e
   }
 }
@@ -197,22 +351,34 @@ export async function createWallet(
 type WalletRow = Pick<
   Selectable<WalletsTable>,
   | 'id'
+  | 'app_id'
+  | 'user_id'
+  | 'address'
   | 'recovery_method'
   | 'auth_share_sealed'
   | 'recovery_sealed'
   | 'failed_attempts'
+  | 'total_failures'
   | 'locked_until'
   | 'evaluated_at'
+  | 'reauth_after'
+  | 'state_mac'
 >
 
 const COLUMNS = [
   'id',
+  'app_id',
+  'user_id',
+  'address',
   'recovery_method',
   'auth_share_sealed',
   'recovery_sealed',
   'failed_attempts',
+  'total_failures',
   'locked_until',
   'evaluated_at',
+  'reauth_after',
+  'state_mac',
 ] as const
 
 const notOwned = () => LatchError.of('recovery_not_allowed', { status: 404 })
@@ -241,7 +407,14 @@ async function ownWallet(
 }
 
 function recoveryOf(deps: Deps, row: WalletRow): Recovery {
-  return JSON.parse(deps.secrets.decrypt(row.recovery_sealed)) as Recovery
+  const recovery = JSON.parse(openSealed(deps, 'recovery', row, row.recovery_sealed)) as Recovery
+  // The plain column only indexes; the sealed value is what counts, and they must agree.
+  if (recovery.method !== row.recovery_method) throw recordInvalid()
+  return recovery
+}
+
+function authShareOf(deps: Deps, row: WalletRow): string {
+  return openSealed(deps, 'auth-share', row, row.auth_share_sealed)
 }
 
 /** How the wallet recovers, and the passcode KDF's salt (useless without the server). */
@@ -262,14 +435,19 @@ export async function authShare(
   address: string,
 ): Promise<WalletSharesResponse> {
   const row = await ownWallet(deps, appId, userId, address)
-  return { authShare: deps.secrets.decrypt(row.auth_share_sealed) }
+  return { authShare: authShareOf(deps, row) }
 }
 
-/** Automatic recovery: the auth share and the recovery share with its key, for method 'latch'. */
+/**
+ * Automatic recovery: the auth share and the recovery share with its key, for method 'latch'.
+ * A session opened by a fork link gets them only once the visitor who forked confirmed it
+ * (fork-confirm.ts); passcode recovery needs no such confirmation, it needs the passcode.
+ */
 export async function recoverLatch(
   deps: Deps,
   appId: string,
   userId: string,
+  sessionId: string,
   address: string,
 ): Promise<WalletSharesResponse> {
   const row = await ownWallet(deps, appId, userId, address)
@@ -280,8 +458,11 @@ export async function recoverLatch(
       message: 'This wallet is recovered with its passcode',
     })
   }
+  if (!(await walletHandedOver(deps.db, sessionId))) {
+    throw LatchError.of('fork_wallet_not_confirmed')
+  }
   return {
-    authShare: deps.secrets.decrypt(row.auth_share_sealed),
+    authShare: authShareOf(deps, row),
     recovery: { ciphertext: recovery.ciphertext, key: recovery.key },
   }
 }
@@ -300,32 +481,57 @@ function passcodeRecovery(deps: Deps, row: WalletRow): PasscodeRecovery {
   return recovery
 }
 
+/** When the session's family signed in: a fork is as old as the sign-in it came from. */
+async function signedInAt(db: Deps['db'], sessionId: string): Promise<Date | null> {
+  const row = await db
+    .selectFrom('sessions as s')
+    .innerJoin('sessions as f', 'f.id', 's.family_id')
+    .select('f.created_at')
+    .where('s.id', '=', sessionId)
+    .executeTakeFirst()
+  return row?.created_at ?? null
+}
+
 /**
  * One passcode guess: counted as a failure before it is answered (a guess whose verify never
  * comes stays a failure), refused while recovery is locked. The fifth failure in a row locks
- * recovery, and each one after it locks it twice as long.
+ * recovery, and each one after it locks it twice as long. After PASSCODE_FAILURES_BEFORE_SIGN_IN
+ * failures in all, the next guess needs a session signed in after the last of them.
  */
 export async function evaluatePasscode(
   deps: Deps,
   appId: string,
   userId: string,
+  sessionId: string,
   address: string,
   blinded: string,
 ): Promise<{ evaluated: string }> {
   const now = deps.clock.now()
+  const signedIn = await signedInAt(deps.db, sessionId)
   const nonce = await deps.db.transaction().execute(async (trx) => {
     const row = await ownWallet(deps, appId, userId, address, trx)
+    checkState(deps, row)
     const recovery = passcodeRecovery(deps, row)
     if (row.locked_until && row.locked_until > now) throw locked(row.locked_until, now)
+    if (row.reauth_after && (!signedIn || signedIn <= row.reauth_after)) {
+      throw LatchError.of('wallet_sign_in_required', {
+        message: 'Too many incorrect passcodes. Sign in again to keep trying.',
+      })
+    }
     const failures = row.failed_attempts + 1
+    const total = row.total_failures + 1
     await trx
       .updateTable('wallets')
-      .set({
-        failed_attempts: failures,
-        evaluated_at: now,
-        locked_until:
-          failures >= MAX_PASSCODE_FAILURES ? new Date(now.getTime() + lockMs(failures)) : null,
-      })
+      .set(
+        withMac(deps, row.id, {
+          failed_attempts: failures,
+          total_failures: total,
+          evaluated_at: now,
+          locked_until:
+            failures >= MAX_PASSCODE_FAILURES ? new Date(now.getTime() + lockMs(failures)) : null,
+          reauth_after: total % PASSCODE_FAILURES_BEFORE_SIGN_IN === 0 ? now : row.reauth_after,
+        }),
+      )
       .where('id', '=', row.id)
       .execute()
     return recovery.nonce
@@ -335,7 +541,7 @@ export async function evaluatePasscode(
 
 /**
  * The frame's proof that its last evaluation was of the right passcode. A match releases the
- * auth share and the sealed recovery share and resets the count; anything else is refused and
+ * auth share and the sealed recovery share and resets the counts; anything else is refused and
  * the pending evaluation is spent either way.
  */
 export async function verifyPasscode(
@@ -349,17 +555,14 @@ export async function verifyPasscode(
   // The outcome is written before any refusal is thrown: a throw inside would roll it back.
   const outcome = await deps.db.transaction().execute(async (trx) => {
     const row = await ownWallet(deps, appId, userId, address, trx)
+    checkState(deps, row)
     const recovery = passcodeRecovery(deps, row)
     const pending =
       row.evaluated_at !== null && now.getTime() - row.evaluated_at.getTime() <= EVALUATION_MS
     const match = pending && sameDigest(verifier, recovery.verifier)
     await trx
       .updateTable('wallets')
-      .set(
-        match
-          ? { evaluated_at: null, failed_attempts: 0, locked_until: null }
-          : { evaluated_at: null },
-      )
+      .set(withMac(deps, row.id, match ? NO_ATTEMPTS : { ...row, evaluated_at: null }))
       .where('id', '=', row.id)
       .execute()
     return { match, row, recovery }
@@ -370,7 +573,38 @@ export async function verifyPasscode(
     throw LatchError.of('invalid_recovery_pin')
   }
   return {
-    authShare: deps.secrets.decrypt(row.auth_share_sealed),
+    authShare: authShareOf(deps, row),
     recovery: { ciphertext: recovery.ciphertext },
   }
+}
+
+/**
+ * Wallets stored before their sealed values carried where they belong (v1, no associated data)
+ * and before their attempt state had a MAC: sealed again in place, once, at start. Until then
+ * such a wallet answers wallet_record_invalid.
+ */
+export async function upgradeWalletRecords(deps: Deps): Promise<number> {
+  const rows = await deps.db
+    .selectFrom('wallets')
+    .select(COLUMNS)
+    .where('state_mac', 'is', null)
+    .execute()
+  let upgraded = 0
+  for (const row of rows) {
+    if (!row.auth_share_sealed.startsWith('v1.') || !row.recovery_sealed.startsWith('v1.')) continue
+    const auth = deps.secrets.decrypt(row.auth_share_sealed)
+    const recovery = deps.secrets.decrypt(row.recovery_sealed)
+    await deps.db
+      .updateTable('wallets')
+      .set({
+        auth_share_sealed: deps.secrets.encrypt(auth, placeOf('auth-share', row)),
+        recovery_sealed: deps.secrets.encrypt(recovery, placeOf('recovery', row)),
+        ...withMac(deps, row.id, row),
+      })
+      .where('id', '=', row.id)
+      .where('state_mac', 'is', null)
+      .execute()
+    upgraded++
+  }
+  return upgraded
 }

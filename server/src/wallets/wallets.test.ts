@@ -3,8 +3,11 @@ import {
   isLatchError,
   type WalletAccount,
   type WalletCreateResponse,
+  type WalletCreationParts,
   type WalletInfoResponse,
   type WalletSharesResponse,
+  walletCreationDigest,
+  walletCreationMessage,
 } from '@latch/shared'
 import {
   addressOf,
@@ -20,9 +23,10 @@ import {
   walletCore,
 } from '@latch/wallet-frame'
 import { sql } from 'kysely'
+import { privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
 import { createSecrets } from '../crypto.ts'
-import { describeBackends, type TestServer } from '../testing/test-server.ts'
+import { describeBackends, type RequestOptions, type TestServer } from '../testing/test-server.ts'
 import { PASSCODE_BEGIN_IP_LIMIT, PASSCODE_BEGIN_USER_LIMIT } from './routes.ts'
 import { lockMs, MAX_PASSCODE_FAILURES } from './service.ts'
 
@@ -39,8 +43,59 @@ function device(s: TestServer, appId: string) {
     get: (a) => shares.get(a.toLowerCase()),
     set: (a, share) => void shares.set(a.toLowerCase(), share),
   }
-  const fetcher = ((url: string, init: RequestInit) => s.api.request(url, init)) as typeof fetch
+  const fetcher = browserFetch(s)
   return { shares, ...walletCore({ api: fetchApi('', appId, fetcher), store, kdf }) }
+}
+
+/**
+ * The wallet frame's fetch as the browser makes it: same-origin fetch metadata and the wallet
+ * credential cookie of the bearer's session, as the sign-in answer set it.
+ */
+function browserFetch(s: TestServer): typeof fetch {
+  return ((url: string, init: RequestInit) => {
+    const headers = new Headers(init.headers)
+    const token = /^Bearer (\S+)$/.exec(headers.get('authorization') ?? '')?.[1]
+    const cookie = token ? s.walletCookie(token) : undefined
+    if (cookie) headers.set('cookie', cookie)
+    headers.set('sec-fetch-site', 'same-origin')
+    return s.api.request(url, { ...init, headers })
+  }) as typeof fetch
+}
+
+/** A request of the wallet frame itself: same-origin, with the bearer's wallet credential. */
+function frameRequest(s: TestServer) {
+  return <T = Record<string, unknown>>(path: string, opts: RequestOptions = {}) => {
+    const cookie = opts.token ? s.walletCookie(opts.token) : undefined
+    const headers: Record<string, string> = {
+      'sec-fetch-site': 'same-origin',
+      ...(cookie ? { cookie } : {}),
+      ...opts.headers,
+    }
+    return s.request<T>(path, { ...opts, headers })
+  }
+}
+
+/**
+ * Adds the proof of possession a creation needs, made by an implementation of EIP-191 other
+ * than the frame's (viem's account), as the frame would: a challenge, then the new key signs.
+ */
+async function withProof<B extends Omit<WalletCreationParts, 'challenge'>>(
+  s: TestServer,
+  appId: string,
+  token: string,
+  key: Uint8Array,
+  body: B,
+): Promise<B & { proof: { challenge: string; signature: string } }> {
+  const { body: answer } = await frameRequest(s)<{ challenge: string }>('/wallets/challenge', {
+    appId,
+    token,
+    body: {},
+  })
+  const digest = await walletCreationDigest({ ...body, challenge: answer.challenge })
+  const signature = await privateKeyToAccount(`0x${toHex(key)}`).signMessage({
+    message: walletCreationMessage(body.address, digest),
+  })
+  return { ...body, proof: { challenge: answer.challenge, signature } }
 }
 
 async function refusal(p: Promise<unknown>) {
@@ -184,16 +239,16 @@ describeBackends('wallets', (get) => {
     const { appId, auth } = await signedIn()
     const { address } = await device(s, appId).create({
       accessToken: auth.token,
-      recoveryPin: 'abc123',
+      recoveryPin: 'Abc1x3',
     })
-    const info = await s.request<WalletInfoResponse>('/wallets/info', {
+    const info = await frameRequest(s)<WalletInfoResponse>('/wallets/info', {
       appId,
       token: auth.token,
       body: { address },
     })
     expect(info.body).toEqual({ recoveryMethod: 'user-passcode', salt: expect.any(String) })
     // Automatic recovery is refused for a passcode wallet.
-    const auto = await s.request('/wallets/recover', {
+    const auto = await frameRequest(s)('/wallets/recover', {
       appId,
       token: auth.token,
       body: { address },
@@ -202,14 +257,14 @@ describeBackends('wallets', (get) => {
 
     const laptop = device(s, appId)
     const wrong = await refusal(
-      laptop.recover({ address, accessToken: auth.token, recoveryPin: 'abc124' }),
+      laptop.recover({ address, accessToken: auth.token, recoveryPin: 'Abc1x4' }),
     )
     expect(wrong.code).toBe('invalid_recovery_pin')
     expect(wrong.message).toBe('Invalid recovery passcode, please try again.')
     const none = await refusal(laptop.recover({ address, accessToken: auth.token }))
     expect(none.code).toBe('invalid_recovery_pin')
     await expect(
-      laptop.recover({ address, accessToken: auth.token, recoveryPin: 'abc123' }),
+      laptop.recover({ address, accessToken: auth.token, recoveryPin: 'Abc1x3' }),
     ).resolves.toEqual({ address })
     await expect(laptop.connect({ address, accessToken: auth.token })).resolves.toEqual({ address })
   })
@@ -230,7 +285,7 @@ describeBackends('wallets', (get) => {
       )
     }
     // Locked: even the right passcode is refused, with a clear message and Retry-After.
-    const evaluate = await s.request('/wallets/passcode/evaluate', {
+    const evaluate = await frameRequest(s)('/wallets/passcode/evaluate', {
       appId,
       token: auth.token,
       body: { address, blinded: toHex(blind(new Uint8Array(32)).blinded) },
@@ -253,7 +308,7 @@ describeBackends('wallets', (get) => {
     // After the lock, one more wrong guess locks again, twice as long.
     s.clock.advance(lockMs(5) + 1000)
     expect((await refusal(guess('Wrong9'))).code).toBe('recovery_locked')
-    const second = await s.request('/wallets/passcode/evaluate', {
+    const second = await frameRequest(s)('/wallets/passcode/evaluate', {
       appId,
       token: auth.token,
       body: { address, blinded: toHex(blind(new Uint8Array(32)).blinded) },
@@ -280,7 +335,7 @@ describeBackends('wallets', (get) => {
     })
     const answers = await Promise.all(
       Array.from({ length: 8 }, () =>
-        s.request('/wallets/passcode/evaluate', {
+        frameRequest(s)('/wallets/passcode/evaluate', {
           appId,
           token: auth.token,
           body: { address, blinded: toHex(blind(new Uint8Array(32)).blinded) },
@@ -308,7 +363,7 @@ describeBackends('wallets', (get) => {
     const salt = new Uint8Array(16).fill(7)
     const stretched = await stretch('Pin123', salt, kdf)
     const b = blind(stretched)
-    const begun = await s.request<{ evaluated: string; ticket: string }>(
+    const begun = await frameRequest(s)<{ evaluated: string; ticket: string }>(
       '/wallets/passcode/begin',
       {
         appId,
@@ -317,10 +372,10 @@ describeBackends('wallets', (get) => {
       },
     )
     const keys = finish(stretched, b, Buffer.from(begun.body.evaluated, 'hex'))
-    const created = await s.request<WalletCreateResponse>('/wallets', {
+    const created = await frameRequest(s)<WalletCreateResponse>('/wallets', {
       appId,
       token: auth.token,
-      body: {
+      body: await withProof(s, appId, auth.token, key, {
         address,
         authShare: toHex(shares.auth),
         recovery: {
@@ -330,17 +385,17 @@ describeBackends('wallets', (get) => {
           verifier: toHex(keys.verifier),
           ticket: begun.body.ticket,
         },
-      },
+      }),
     })
     expect(created.status).toBe(200)
     const verify = () =>
-      s.request<WalletSharesResponse>('/wallets/passcode/verify', {
+      frameRequest(s)<WalletSharesResponse>('/wallets/passcode/verify', {
         appId,
         token: auth.token,
         body: { address, verifier: toHex(keys.verifier) },
       })
     expect((await verify()).status).toBe(422)
-    const evaluated = await s.request('/wallets/passcode/evaluate', {
+    const evaluated = await frameRequest(s)('/wallets/passcode/evaluate', {
       appId,
       token: auth.token,
       body: { address, blinded: toHex(blind(stretched).blinded) },
@@ -352,7 +407,7 @@ describeBackends('wallets', (get) => {
     // The evaluation is spent.
     expect((await verify()).status).toBe(422)
     // A stale evaluation is spent too.
-    await s.request('/wallets/passcode/evaluate', {
+    await frameRequest(s)('/wallets/passcode/evaluate', {
       appId,
       token: auth.token,
       body: { address, blinded: toHex(blind(stretched).blinded) },
@@ -376,17 +431,17 @@ describeBackends('wallets', (get) => {
       const shares = await splitKey(key)
       const stretched = await stretch(pin, salt, kdf)
       const b = blind(stretched)
-      const begun = await s.request<{ evaluated: string; ticket: string }>(
+      const begun = await frameRequest(s)<{ evaluated: string; ticket: string }>(
         '/wallets/passcode/begin',
         { appId, token: auth.token, body: { blinded: toHex(b.blinded) } },
       )
       const keys = finish(stretched, b, Buffer.from(begun.body.evaluated, 'hex'))
       const ciphertext = toHex(await sealShare(keys.recoveryKey, shares.recovery, address))
       const verifier = toHex(keys.verifier)
-      await s.request('/wallets', {
+      await frameRequest(s)('/wallets', {
         appId,
         token: auth.token,
-        body: {
+        body: await withProof(s, appId, auth.token, key, {
           address,
           authShare: toHex(shares.auth),
           recovery: {
@@ -396,10 +451,10 @@ describeBackends('wallets', (get) => {
             verifier,
             ticket: begun.body.ticket,
           },
-        },
+        }),
       })
       const call = async (path: string, body: unknown) => {
-        const res = await s.request(path, { appId, token: auth.token, body })
+        const res = await frameRequest(s)(path, { appId, token: auth.token, body })
         seen.push(JSON.stringify(res.body))
         return { status: res.status, keys: Object.keys(res.body).sort() }
       }
@@ -436,7 +491,7 @@ describeBackends('wallets', (get) => {
     const salt = crypto.getRandomValues(new Uint8Array(16))
     const stretched = await stretch('Db1234', salt, kdf)
     const b = blind(stretched)
-    const begun = await s.request<{ evaluated: string; ticket: string }>(
+    const begun = await frameRequest(s)<{ evaluated: string; ticket: string }>(
       '/wallets/passcode/begin',
       {
         appId,
@@ -446,10 +501,10 @@ describeBackends('wallets', (get) => {
     )
     const keys = finish(stretched, b, Buffer.from(begun.body.evaluated, 'hex'))
     const ciphertext = toHex(await sealShare(keys.recoveryKey, shares.recovery, address))
-    await s.request('/wallets', {
+    await frameRequest(s)('/wallets', {
       appId,
       token: auth.token,
-      body: {
+      body: await withProof(s, appId, auth.token, key, {
         address,
         authShare: toHex(shares.auth),
         recovery: {
@@ -459,7 +514,7 @@ describeBackends('wallets', (get) => {
           verifier: toHex(keys.verifier),
           ticket: begun.body.ticket,
         },
-      },
+      }),
     })
     const rows = await sql<{
       row: string
@@ -498,7 +553,7 @@ describeBackends('wallets', (get) => {
     for (let k = 0; k < 7; k++) users.push(await s.emailLogin(appId, email()))
     let i = 1
     const begin = (token: string, from = ip) =>
-      s.request('/wallets/passcode/begin', {
+      frameRequest(s)('/wallets/passcode/begin', {
         appId,
         token,
         ip: from,
@@ -537,9 +592,9 @@ describeBackends('wallets', (get) => {
     const other = await s.emailLogin(appId, email())
     const paths = ['/wallets/info', '/wallets/shares', '/wallets/recover']
     for (const path of paths) {
-      const anon = await s.request(path, { appId, body: { address } })
+      const anon = await frameRequest(s)(path, { appId, body: { address } })
       expect(anon.status).toBe(401)
-      const foreign = await s.request(path, { appId, token: other.token, body: { address } })
+      const foreign = await frameRequest(s)(path, { appId, token: other.token, body: { address } })
       expect(foreign.status).toBe(404)
       expect(foreign.body).toMatchObject({
         error: {
@@ -554,12 +609,12 @@ describeBackends('wallets', (get) => {
       ['/wallets/passcode/begin', { blinded: 'zz' }],
       ['/wallets', { address, authShare: '00', recovery: { method: 'latch' } }],
     ] as const) {
-      const res = await s.request(path, { appId, token: other.token, body })
+      const res = await frameRequest(s)(path, { appId, token: other.token, body })
       expect(res.status).toBe(400)
     }
     // A ticket is bound to its user and expires.
     const blinded = toHex(blind(new Uint8Array(32)).blinded)
-    const begun = await s.request<{ ticket: string }>('/wallets/passcode/begin', {
+    const begun = await frameRequest(s)<{ ticket: string }>('/wallets/passcode/begin', {
       appId,
       token: other.token,
       body: { blinded },
@@ -577,12 +632,14 @@ describeBackends('wallets', (get) => {
         ticket: begun.body.ticket,
       },
     }
-    expect((await s.request('/wallets', { appId, token: third.token, body })).status).toBe(400)
+    expect((await frameRequest(s)('/wallets', { appId, token: third.token, body })).status).toBe(
+      400,
+    )
     s.clock.advance(11 * 60_000)
-    const expired = await s.request('/wallets', { appId, token: other.token, body })
+    const expired = await frameRequest(s)('/wallets', { appId, token: other.token, body })
     expect(expired.status).toBe(400)
     // The owner with a wallet cannot begin another.
-    const owner = await s.request('/wallets/passcode/begin', {
+    const owner = await frameRequest(s)('/wallets/passcode/begin', {
       appId,
       token: auth.token,
       body: { blinded },
@@ -596,7 +653,7 @@ describeBackends('wallets', (get) => {
       { 'sec-fetch-site': 'cross-site' },
     ]
     for (const headers of foreignPages) {
-      const res = await s.request('/wallets/shares', {
+      const res = await frameRequest(s)('/wallets/shares', {
         appId,
         token: auth.token,
         headers,
@@ -608,7 +665,7 @@ describeBackends('wallets', (get) => {
       })
     }
     // The frame itself: its own origin, same-origin fetch.
-    const own = await s.request('/wallets/shares', {
+    const own = await frameRequest(s)('/wallets/shares', {
       appId,
       token: auth.token,
       headers: { origin: 'http://localhost', 'sec-fetch-site': 'same-origin' },
@@ -621,7 +678,7 @@ describeBackends('wallets', (get) => {
       token: auth.token,
       body: { refresh_token: auth.refresh_token },
     })
-    const revoked = await s.request('/wallets/shares', {
+    const revoked = await frameRequest(s)('/wallets/shares', {
       appId,
       token: auth.token,
       body: { address },

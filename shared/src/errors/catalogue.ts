@@ -102,6 +102,18 @@ export const ERRORS = {
     message: 'This session link has expired',
     retryable: false,
   },
+  /**
+   * A session opened by a fork link asked for automatic wallet recovery, and the visitor who
+   * forked never confirmed handing the wallet over (their click on a wallet app, recorded by
+   * the wallet frame): whoever intercepted the link gets the session, not the key.
+   */
+  fork_wallet_not_confirmed: {
+    type: 'embedded_wallet_error',
+    status: 403,
+    message:
+      'This session came from a link that did not hand over your wallet. Sign in again here to use it.',
+    retryable: false,
+  },
   origin_not_allowed: {
     type: 'api_error',
     status: 403,
@@ -364,6 +376,27 @@ export const ERRORS = {
     message: 'Invalid request arguments',
     retryable: false,
   },
+  /**
+   * The wallet API needs, besides the access token, the wallet credential that a sign-in in this
+   * browser set (server/src/wallets/credential.ts): missing (a browser that keeps no cookie in a
+   * cross-site frame, a session older than the credential) or not this session's.
+   */
+  wallet_sign_in_required: {
+    type: 'embedded_wallet_error',
+    status: 401,
+    message: 'Sign in again on this device to use your wallet.',
+    retryable: false,
+  },
+  /**
+   * The server's record of a wallet does not hold together (a sealed value moved from another
+   * row, an attempt state written without the server secret): refused, never guessed around.
+   */
+  wallet_record_invalid: {
+    type: 'embedded_wallet_error',
+    status: 409,
+    message: 'This wallet cannot be used. Contact the app’s support.',
+    retryable: false,
+  },
   wallet_not_on_device: {
     type: 'embedded_wallet_error',
     message: 'Wallet is not on this device',
@@ -570,6 +603,11 @@ export const ERRORS = {
   passcode_invalid_length: {
     type: 'validation_error',
     message: 'Passcode must be exactly 6 letters and numbers',
+    retryable: true,
+  },
+  passcode_too_common: {
+    type: 'validation_error',
+    message: 'This passcode is too easy to guess, please choose another',
     retryable: true,
   },
   unsupported_chain: {
