@@ -41,7 +41,7 @@ test('behavior: defaults and explicit settings', () => {
     twilio: null,
     priceUrl: null,
     accessTokenTtlS: DEFAULT_ACCESS_TOKEN_TTL_S,
-    forkTokenTtlS: 300,
+    forkTokenTtlS: 120,
     production: false,
   })
   const d = loadConfig({
@@ -69,9 +69,10 @@ test('behavior: defaults and explicit settings', () => {
 
 test('error: a fork token life may only be shortened', () => {
   const base = { DATABASE_URL: 'memory://', LATCH_SECRET: 's'.repeat(32) }
-  expect(DEFAULT_FORK_TOKEN_TTL_S).toBe(300)
-  expect(() => loadConfig({ ...base, LATCH_FORK_TOKEN_TTL: '301' })).toThrow(
-    'LATCH_FORK_TOKEN_TTL must be an integer from 1 to 300',
+  expect(DEFAULT_FORK_TOKEN_TTL_S).toBe(120)
+  expect(loadConfig({ ...base, LATCH_FORK_TOKEN_TTL: '120' }).forkTokenTtlS).toBe(120)
+  expect(() => loadConfig({ ...base, LATCH_FORK_TOKEN_TTL: '121' })).toThrow(
+    'LATCH_FORK_TOKEN_TTL must be an integer from 1 to 120',
   )
   expect(() => loadConfig({ ...base, LATCH_FORK_TOKEN_TTL: '0' })).toThrow(/LATCH_FORK_TOKEN_TTL/)
 })

@@ -33,7 +33,7 @@ export interface Config {
   rpcUrls: Record<string, string>
   issuer: string
   accessTokenTtlS: number
-  /** Seconds a session fork's token lives (LATCH_FORK_TOKEN_TTL; 300 by default). */
+  /** Seconds a session fork's token lives (LATCH_FORK_TOKEN_TTL; 120 by default, never more). */
   forkTokenTtlS: number
   /** Whose X-Forwarded-For entries name the client (rate limits): nobody, hops, or addresses. */
   trustProxy: TrustProxy
@@ -75,8 +75,12 @@ const TWILIO_API_URL = 'https://api.twilio.com'
 export const DEFAULT_DATA_DIR = '.latch'
 export const DEFAULT_PORT = 8787
 export const DEFAULT_ACCESS_TOKEN_TTL_S = 15 * 60
-/** A fork token's life (see sessions/service.ts); a setting may only shorten it. */
-export const DEFAULT_FORK_TOKEN_TTL_S = 5 * 60
+/**
+ * A fork token's life (see sessions/service.ts), also its cap: a setting may only shorten it.
+ * Two minutes is the time to pick a wallet app and let it open the page; whoever intercepts the
+ * link has no longer than that.
+ */
+export const DEFAULT_FORK_TOKEN_TTL_S = 2 * 60
 const MIN_SECRET_LENGTH = 32
 
 function nonEmpty(value: string | undefined): string | null {

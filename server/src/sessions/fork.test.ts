@@ -1,16 +1,31 @@
 /**
  * The session fork's refusals (sessions.test.ts holds its happy path and its family races):
  * a spent, expired, unknown or other app's token, the family's revocation, the shortened life a
- * setting gives, and the rate limits.
+ * setting gives, and the rate limits; a token read only from a POST body; and the wallet
+ * handover: a forked session recovers the wallet automatically only after the forking visitor's
+ * confirmation, which only the forking session's wallet frame can record.
  */
-import type { AuthResponse, ForkResponse, RefreshResponse } from '@latch/shared'
+import {
+  type AuthResponse,
+  type ForkResponse,
+  isLatchError,
+  type RefreshResponse,
+} from '@latch/shared'
+import { fetchApi, type ShareStore, walletCore } from '@latch/wallet-frame'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { hashToken } from '../crypto.ts'
+import { sweep } from '../sweep.ts'
 import {
   describeBackends,
   freshIp,
   startTestServer,
   type TestServer,
 } from '../testing/test-server.ts'
+import {
+  WALLET_CREDENTIAL_PREFIX,
+  walletCredentialName,
+  walletCredentialValue,
+} from '../wallets/credential.ts'
 import { FORK_IP_LIMIT, FORK_RECOVER_IP_LIMIT } from './routes.ts'
 
 let n = 0
@@ -74,11 +89,17 @@ describeBackends('session fork', (get) => {
     expect(refreshed.status).toBe(200)
   })
 
-  test('error: an expired fork token says so, the moment its life ends', async () => {
+  test('error: an expired fork token says so, the moment its 2 minutes end', async () => {
     const s = get()
     await s.clock.frozen(async () => {
       const { appId, fork } = await forked(s)
-      s.clock.advance(5 * 60_000)
+      const row = await s.deps.db
+        .selectFrom('fork_tokens')
+        .select(['created_at', 'expires_at'])
+        .where('app_id', '=', appId)
+        .executeTakeFirstOrThrow()
+      expect(row.expires_at.getTime() - row.created_at.getTime()).toBe(2 * 60_000)
+      s.clock.advance(2 * 60_000)
       const late = await recover(s, appId, fork.new_session_refresh_token)
       expect(late.status).toBe(401)
       expect(late.body).toMatchObject({
@@ -87,11 +108,11 @@ describeBackends('session fork', (get) => {
     })
   })
 
-  test('behavior: a fork token is alive just before its 5 minutes end', async () => {
+  test('behavior: a fork token is alive just before its 2 minutes end', async () => {
     const s = get()
     await s.clock.frozen(async () => {
       const { appId, fork } = await forked(s)
-      s.clock.advance(5 * 60_000 - 1)
+      s.clock.advance(2 * 60_000 - 1)
       expect((await recover(s, appId, fork.new_session_refresh_token)).status).toBe(200)
     })
   })
@@ -230,5 +251,245 @@ test('param: LATCH_FORK_TOKEN_TTL shortens a fork token life', async () => {
     s.clock.advance(2000)
     const late = await recover(s, appId, fork.new_session_refresh_token)
     expect(late.body).toMatchObject({ error: { code: 'fork_token_expired' } })
+  })
+})
+
+/** A signed-in session's wallet credential, as its sign-in set it: `name=value`. */
+function credentialOf(s: TestServer, appId: string, accessToken: string): string {
+  const { sid } = JSON.parse(
+    Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8'),
+  ) as { sid: string }
+  return `${walletCredentialName(sid)}=${walletCredentialValue(s.deps, appId, sid)}`
+}
+
+/** The cookie an answer set (the fork redemption's own wallet credential). */
+function cookieSetBy(headers: Headers): string {
+  const set = headers.getSetCookie().find((c) => c.startsWith(WALLET_CREDENTIAL_PREFIX))
+  if (!set) throw new Error('no wallet credential was set')
+  return set.split(';')[0] as string
+}
+
+/** The wallet frame's own requests: same-origin fetch metadata and the session's cookie. */
+const frameHeaders = (cookie: string) => ({ cookie, 'sec-fetch-site': 'same-origin' })
+
+/** A device's wallet frame (its own code, its own share store) in the browser of `cookie`. */
+function device(s: TestServer, appId: string, cookie: string) {
+  const shares = new Map<string, Uint8Array>()
+  const store: ShareStore = {
+    persistent: false,
+    get: (a) => shares.get(a.toLowerCase()),
+    set: (a, share) => void shares.set(a.toLowerCase(), share),
+  }
+  const fetcher = ((url: string, init: RequestInit) =>
+    s.api.request(url, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), ...frameHeaders(cookie) },
+    })) as typeof fetch
+  return walletCore({ api: fetchApi('', appId, fetcher), store, kdf: { m: 64, t: 1, p: 1 } })
+}
+
+async function refusal(p: Promise<unknown>) {
+  try {
+    await p
+  } catch (e) {
+    if (isLatchError(e)) return e
+    throw e
+  }
+  throw new Error('expected a refusal')
+}
+
+describeBackends('session fork: the token travels only in bodies', (get) => {
+  test('behavior: the server reads a fork token from the POST body only, never from the address, and logs none', async () => {
+    const s = get()
+    const { appId, fork } = await forked(s)
+    const token = fork.new_session_refresh_token
+    // A token on the request's address (where a fragment never arrives, and a query string
+    // would be logged) is not read: nothing redeemed, nothing spent.
+    const inQuery = await s.request(`/sessions/fork/recover?latch_fork=${token}`, {
+      appId,
+      body: {},
+    })
+    expect(inQuery.status).toBe(400)
+    expect(inQuery.body).toMatchObject({ error: { code: 'invalid_data' } })
+    const spent = await s.deps.db
+      .selectFrom('fork_tokens')
+      .select('used_at')
+      .where('app_id', '=', appId)
+      .executeTakeFirstOrThrow()
+    expect(spent.used_at).toBeNull()
+    expect((await recover(s, appId, token)).status).toBe(200)
+    expect(s.logs.join('\n')).not.toContain(token)
+  })
+})
+
+describeBackends('session fork: wallet handover', (get) => {
+  /** Signs in, creates an automatic-recovery wallet (or a passcode one), forks and redeems. */
+  async function forkedWithWallet(recoveryPin?: string) {
+    const s = get()
+    const { appId, auth, fork } = await forked(s)
+    const cookie = credentialOf(s, appId, auth.token)
+    const { address } = await device(s, appId, cookie).create({
+      accessToken: fork.token,
+      ...(recoveryPin ? { recoveryPin } : {}),
+    })
+    const child = await recover(s, appId, fork.new_session_refresh_token)
+    expect(child.status).toBe(200)
+    const childCookie = cookieSetBy(child.headers)
+    return { s, appId, auth, fork, cookie, address, child: child.body, childCookie }
+  }
+
+  const confirm = (s: TestServer, appId: string, token: string, forkToken: string, headers = {}) =>
+    s.request('/wallets/fork/confirm', { appId, token, headers, body: { fork_token: forkToken } })
+
+  test('refusal: the forked session cannot recover automatically before the forking visitor confirms; after, it can', async () => {
+    const { s, appId, fork, cookie, address, child, childCookie } = await forkedWithWallet()
+    const phone = device(s, appId, childCookie)
+    const before = await refusal(phone.recover({ address, accessToken: child.token }))
+    expect(before.code).toBe('fork_wallet_not_confirmed')
+    expect(before.status).toBe(403)
+    expect(before.message).toBe(
+      'This session came from a link that did not hand over your wallet. Sign in again here to use it.',
+    )
+
+    const ok = await confirm(
+      s,
+      appId,
+      fork.token,
+      fork.new_session_refresh_token,
+      frameHeaders(cookie),
+    )
+    expect(ok.status).toBe(200)
+    expect(ok.body).toEqual({ success: true })
+    await expect(phone.recover({ address, accessToken: child.token })).resolves.toEqual({
+      address,
+    })
+  })
+
+  test('refusal: the confirmation needs the forking session’s own wallet frame: no cookie, no same-origin metadata, another session, a mixed credential', async () => {
+    const { s, appId, auth, fork, cookie, address, child, childCookie } = await forkedWithWallet()
+    const link = fork.new_session_refresh_token
+    // The host page's view: the access token and the link, no cookie (or the browser's
+    // cross-site metadata on a credentialed fetch).
+    const bare = await confirm(s, appId, fork.token, link)
+    expect(bare.body).toMatchObject({ error: { code: 'origin_not_allowed' } })
+    const noCookie = await confirm(s, appId, fork.token, link, { 'sec-fetch-site': 'same-origin' })
+    expect(noCookie.status).toBe(401)
+    expect(noCookie.body).toMatchObject({ error: { code: 'wallet_sign_in_required' } })
+    for (const site of ['cross-site', 'same-site']) {
+      const r = await confirm(s, appId, fork.token, link, { cookie, 'sec-fetch-site': site })
+      expect(r.status).toBe(403)
+    }
+    // Another session's frame (a second sign-in of the same user) cannot confirm this link.
+    const other = await s.emailLogin(appId, auth.user.email?.address ?? '')
+    const otherCookie = credentialOf(s, appId, other.token)
+    const elsewhere = await confirm(s, appId, other.token, link, frameHeaders(otherCookie))
+    expect(elsewhere.status).toBe(404)
+    // Nor can the session the link opened confirm itself (an unconfirmed fork hands nothing on).
+    const itself = await confirm(s, appId, child.token, link, frameHeaders(childCookie))
+    expect(itself.body).toMatchObject({ error: { code: 'fork_wallet_not_confirmed' } })
+    // The forking session's token with another session's cookie.
+    const mixed = await confirm(s, appId, fork.token, link, frameHeaders(otherCookie))
+    expect(mixed.body).toMatchObject({ error: { code: 'wallet_sign_in_required' } })
+    const row = await s.deps.db
+      .selectFrom('fork_tokens')
+      .select('wallet_confirmed_at')
+      .where('hash', '=', hashToken(link))
+      .executeTakeFirstOrThrow()
+    expect(row.wallet_confirmed_at).toBeNull()
+    const still = await refusal(
+      device(s, appId, childCookie).recover({ address, accessToken: child.token }),
+    )
+    expect(still.code).toBe('fork_wallet_not_confirmed')
+  })
+
+  test('refusal: a link past its 2 minutes can no longer be confirmed, and a user without a wallet has nothing to hand over', async () => {
+    const s = get()
+    await s.clock.frozen(async () => {
+      const { appId, fork, cookie } = await forkedWithWallet()
+      s.clock.advance(2 * 60_000)
+      const late = await confirm(
+        s,
+        appId,
+        fork.token,
+        fork.new_session_refresh_token,
+        frameHeaders(cookie),
+      )
+      expect(late.status).toBe(404)
+    })
+    const { appId, auth, fork } = await forked(s)
+    const none = await confirm(
+      s,
+      appId,
+      fork.token,
+      fork.new_session_refresh_token,
+      frameHeaders(credentialOf(s, appId, auth.token)),
+    )
+    expect(none.status).toBe(409)
+    expect(none.body).toMatchObject({ error: { message: 'There is no wallet to hand over' } })
+  })
+
+  test('refusal: an unconfirmed forked session cannot hand the wallet on by forking again', async () => {
+    const { s, appId, address, child, childCookie } = await forkedWithWallet()
+    const again = await s.request<ForkResponse>('/sessions/fork', {
+      appId,
+      ip: freshIp(),
+      body: { refresh_token: child.refresh_token },
+    })
+    expect(again.status).toBe(200)
+    const relay = await confirm(
+      s,
+      appId,
+      again.body.token,
+      again.body.new_session_refresh_token,
+      frameHeaders(childCookie),
+    )
+    expect(relay.body).toMatchObject({ error: { code: 'fork_wallet_not_confirmed' } })
+    const grandchild = await recover(s, appId, again.body.new_session_refresh_token)
+    const refused = await refusal(
+      device(s, appId, cookieSetBy(grandchild.headers)).recover({
+        address,
+        accessToken: grandchild.body.token,
+      }),
+    )
+    expect(refused.code).toBe('fork_wallet_not_confirmed')
+  })
+
+  test('behavior: the sweep keeps a spent link while its sessions live; a forked session without its row is refused', async () => {
+    const { s, appId, fork, cookie, address, child, childCookie } = await forkedWithWallet()
+    expect(
+      (await confirm(s, appId, fork.token, fork.new_session_refresh_token, frameHeaders(cookie)))
+        .status,
+    ).toBe(200)
+    // Past the token's life: an unspent one goes, the spent one stays.
+    const unspent = await forked(s)
+    s.clock.advance(2 * 60_000 + 1)
+    await sweep(s.deps.db, s.clock)
+    const rows = await s.deps.db
+      .selectFrom('fork_tokens')
+      .select('hash')
+      .where('app_id', 'in', [appId, unspent.appId])
+      .execute()
+    expect(rows.map((r) => r.hash)).toEqual([hashToken(fork.new_session_refresh_token)])
+    const phone = device(s, appId, childCookie)
+    await expect(phone.recover({ address, accessToken: child.token })).resolves.toEqual({
+      address,
+    })
+    // Fail closed: a forked session whose row is gone cannot recover automatically.
+    await s.deps.db.deleteFrom('fork_tokens').where('app_id', '=', appId).execute()
+    const orphan = await refusal(
+      device(s, appId, childCookie).recover({ address, accessToken: child.token }),
+    )
+    expect(orphan.code).toBe('fork_wallet_not_confirmed')
+  })
+
+  test('behavior: passcode recovery stays open to an unconfirmed forked session (it needs the passcode)', async () => {
+    const { s, appId, address, child, childCookie } = await forkedWithWallet('k7Qm2x')
+    await expect(
+      device(s, appId, childCookie).recover({
+        address,
+        accessToken: child.token,
+        recoveryPin: 'k7Qm2x',
+      }),
+    ).resolves.toEqual({ address })
   })
 })

@@ -226,14 +226,14 @@ describeBackends('sessions', (get) => {
     ).toBe(200)
   })
 
-  test('error: a fork token lives 5 minutes', async () => {
+  test('error: a fork token lives 2 minutes', async () => {
     const s = get()
     const { appId, auth } = await signedIn()
     const fork = await s.request<ForkResponse>('/sessions/fork', {
       appId,
       body: { refresh_token: auth.refresh_token },
     })
-    expect(FORK_TOKEN_TTL_MS).toBe(5 * 60_000)
+    expect(FORK_TOKEN_TTL_MS).toBe(2 * 60_000)
     s.clock.advance(FORK_TOKEN_TTL_MS + 1)
     const late = await s.request('/sessions/fork/recover', {
       appId,
