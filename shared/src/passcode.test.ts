@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest'
 import { PASSCODE_ALPHABET, PASSCODE_LENGTH } from './constants.ts'
-import { generatePasscode } from './passcode.ts'
+import { generatePasscode, isWeakPasscode } from './passcode.ts'
 import { validatePasscode } from './validation.ts'
 
 test('behavior: the alphabet is the 62 letters and digits', () => {
@@ -21,10 +21,27 @@ test('behavior: 6 valid characters over many draws, every character reachable', 
 })
 
 test('behavior: bytes at or above 248 are redrawn, so there is no modulo bias', () => {
-  // A source that gives 255 (rejected) then 0 and 61 alternately.
+  // A source that gives 255 (rejected) then 0, 61, 1 and 2 in turn.
   let n = 0
   const code = generatePasscode((bytes) => {
-    for (let i = 0; i < bytes.length; i++) bytes[i] = [255, 0, 61][n++ % 3] as number
+    for (let i = 0; i < bytes.length; i++) bytes[i] = [255, 0, 61, 1, 2][n++ % 5] as number
   })
-  expect(code).toBe('A9A9A9')
+  expect(code).toBe('A9BCA9')
+})
+
+test('behavior: a weak draw is drawn again, so a generated passcode is never refused at creation', () => {
+  // The first draw reads '123456' (bytes 53..58 are the digits 1..6), the second 'q3ZL9a'.
+  const draws = [
+    [53, 54, 55, 56, 57, 58],
+    [42, 55, 25, 11, 61, 26],
+  ]
+  let call = 0
+  const code = generatePasscode((bytes) => {
+    const draw = draws[Math.min(call++, 1)] as number[]
+    bytes.fill(255)
+    bytes.set(draw)
+  })
+  expect(call).toBe(2)
+  expect(code).toBe('q3ZL9a')
+  expect(isWeakPasscode(code)).toBe(false)
 })

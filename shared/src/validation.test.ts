@@ -9,6 +9,8 @@ import {
   validateCode,
   validateEmail,
   validateHostConfig,
+  validateNewPasscode,
+  validateOrigin,
   validatePasscode,
   validatePhone,
   validateSignMessage,
@@ -68,6 +70,94 @@ describe('passcode', () => {
     expect(message(validatePasscode('abc1234'))).toBe(
       'Passcode must be exactly 6 letters and numbers',
     )
+  })
+})
+
+describe('a new passcode', () => {
+  const tooCommon = 'This passcode is too easy to guess, please choose another'
+  test('error: the common weak passcodes are refused, whatever their case', () => {
+    for (const weak of [
+      '123456',
+      '111111',
+      '000000',
+      'abc123',
+      'ABC123',
+      'qwerty',
+      'QWERTY',
+      '123123',
+      '654321',
+      'passwd',
+      'PassWd',
+      'a1b2c3',
+      'secret',
+    ]) {
+      expect(message(validateNewPasscode(weak)), weak).toBe(tooCommon)
+    }
+  })
+  test('error: the easy shapes are refused: one character, a straight run, a repeated pair or triple', () => {
+    for (const weak of ['aaaaaa', 'ZZZZZZ', '234567', '987654', 'abcdef', 'UVWXYZ', 'fedcba']) {
+      expect(message(validateNewPasscode(weak)), weak).toBe(tooCommon)
+    }
+    for (const weak of ['ababab', 'x7x7x7', 'xyzxyz', 'Q1wQ1w']) {
+      expect(message(validateNewPasscode(weak)), weak).toBe(tooCommon)
+    }
+  })
+  test('behavior: ordinary passcodes pass, and SPEC’s two messages come first', () => {
+    for (const fine of ['aB3dE9', 'q3ZL9a', '1234a6', 'abcdeg', 'ab12ab', 'pass99']) {
+      expect(validateNewPasscode(fine), fine).toEqual({ ok: true, value: fine })
+    }
+    expect(message(validateNewPasscode('12345'))).toBe(
+      'Passcode must be exactly 6 letters and numbers',
+    )
+    expect(message(validateNewPasscode('12345!'))).toBe('Passcode can only be letters and numbers')
+  })
+  test('behavior: recovery’s check keeps accepting a weak passcode (an existing wallet may have one)', () => {
+    expect(validatePasscode('123456')).toEqual({ ok: true, value: '123456' })
+    expect(validatePasscode('qwerty').ok).toBe(true)
+  })
+})
+
+describe('an origin to register', () => {
+  test('behavior: an origin is answered as the browser writes it', () => {
+    expect(validateOrigin('https://App.example.com:8443/')).toEqual({
+      ok: true,
+      value: 'https://app.example.com:8443',
+    })
+    expect(validateOrigin('https://app.example.com:443')).toEqual({
+      ok: true,
+      value: 'https://app.example.com',
+    })
+    for (const v of ['http://localhost:5173', 'http://127.0.0.1:3000', 'https://[::1]:8443']) {
+      expect(validateOrigin(v)).toEqual({ ok: true, value: v })
+    }
+    expect(validateOrigin('https://bücher.example')).toEqual({
+      ok: true,
+      value: 'https://xn--bcher-kva.example',
+    })
+  })
+  test.each([
+    ['*', 'wildcards are refused'],
+    ['https://*', 'wildcards are refused'],
+    ['https://*.example.com', 'wildcards are refused'],
+    ['*.example.com', 'wildcards are refused'],
+    ['https://%2A.example.com', "'*.example.com' is not a host name"],
+    ['https://app.example.com/login', 'a path is not allowed'],
+    ['https://app.example.com//', 'a path is not allowed'],
+    ['https://user:pass@app.example.com', 'a user name or password is not allowed'],
+    ['https://user@app.example.com', 'a user name or password is not allowed'],
+    ['https://@app.example.com', 'a user name or password is not allowed'],
+    ['https://app.example.com?next=1', 'a query is not allowed'],
+    ['https://app.example.com?', 'a query is not allowed'],
+    ['https://app.example.com#top', 'a fragment is not allowed'],
+    ['ftp://app.example.com', 'use http: or https:'],
+    ['javascript:alert(1)', 'use http: or https:'],
+    ['app.example.com', 'write scheme://host[:port]'],
+    ['https://a_b.example.com', 'is not a host name'],
+  ])('error: %s is refused (%s)', (value, why) => {
+    const result = validateOrigin(value)
+    expect(result.ok).toBe(false)
+    expect(message(result)).toContain(why)
+    expect(message(result)).toContain(`'${value}'`)
   })
 })
 

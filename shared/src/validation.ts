@@ -8,6 +8,7 @@ import {
   VERIFICATION_CODE_LENGTH,
 } from './constants.ts'
 import { LatchError } from './errors/latch-error.ts'
+import { isWeakPasscode } from './passcode.ts'
 import type { HostAppConfig, Quantity, TransactionRequest } from './types.ts'
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: LatchError }
@@ -42,6 +43,60 @@ export function validatePasscode(input: string): Result<string> {
   if (/[^A-Za-z0-9]/.test(input)) return fail(LatchError.of('passcode_invalid_characters'))
   if (input.length !== PASSCODE_LENGTH) return fail(LatchError.of('passcode_invalid_length'))
   return ok(input)
+}
+
+/**
+ * A passcode being chosen for a new wallet: validatePasscode, then not one of the common weak
+ * passcodes (isWeakPasscode). Recovery checks only validatePasscode: an existing wallet's
+ * passcode must keep working whatever the list says.
+ */
+export function validateNewPasscode(input: string): Result<string> {
+  const valid = validatePasscode(input)
+  if (!valid.ok) return valid
+  if (isWeakPasscode(input)) return fail(LatchError.of('passcode_too_common'))
+  return ok(input)
+}
+
+// A host name as the URL parser leaves it (lowercase, IDNs in punycode) or an IPv6 literal.
+const HOST_NAME =
+  /^(?:\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)$/
+
+/**
+ * An origin an app registers (its host pages, the modal's origin): `http(s)://host[:port]`,
+ * answered as the browser writes it. It becomes a CSP `frame-ancestors` source and the list a
+ * page's origin is matched against, where a `*` would admit every site, so a wildcard in any
+ * form, a user name or password, a path, a query or a fragment is refused with a sentence
+ * saying which (a lone trailing `/` is allowed).
+ * @example validateOrigin('https://App.example.com:8443/') // ok: 'https://app.example.com:8443'
+ */
+export function validateOrigin(input: string): Result<string> {
+  const value = input.trim()
+  const shown = value.length > 200 ? `${value.slice(0, 200)}…` : value
+  const refuse = (why: string) =>
+    fail<string>(LatchError.of('invalid_data', { message: `'${shown}' ${why}` }))
+  const example = 'e.g. https://app.example.com'
+  if (value.includes('*')) {
+    return refuse(`is not allowed: wildcards are refused, list each origin exactly (${example})`)
+  }
+  if (!URL.canParse(value))
+    return refuse(`is not an origin: write scheme://host[:port] (${example})`)
+  const url = new URL(value)
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    return refuse('is not an origin: use http: or https:')
+  }
+  if (url.username || url.password || value.slice(url.protocol.length + 2).includes('@')) {
+    return refuse('is not an origin: a user name or password is not allowed')
+  }
+  if (url.pathname !== '/' || /^https?:\/\/[^/?#]*\/./.test(value)) {
+    return refuse(`is not an origin: a path is not allowed (${example})`)
+  }
+  if (value.includes('?')) return refuse('is not an origin: a query is not allowed')
+  if (value.includes('#')) return refuse('is not an origin: a fragment is not allowed')
+  // Percent-encoding reaches the host decoded (%2A is a *), so the host itself is checked too.
+  if (!HOST_NAME.test(url.hostname)) {
+    return refuse(`is not an origin: '${url.hostname}' is not a host name (${example})`)
+  }
+  return ok(url.origin)
 }
 
 /** A provider sends the literal code 'undefined' when the person denied the request. */
