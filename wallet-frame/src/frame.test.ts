@@ -5,19 +5,17 @@
  * passcode, reload (a new frame), recover with the passcode, and the refusals on the way.
  */
 
-import type { AuthResponse } from '@latch/shared'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
+import { openWalletRecord } from '../../server/src/wallets/service.ts'
 import { type Answer, startWalletHarness, type WalletHarness } from './harness.ts'
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 180_000 })
 
 let h: WalletHarness
-let auth: AuthResponse
 
 beforeAll(async () => {
   h = await startWalletHarness()
-  auth = await h.latch.emailLogin(h.appId, `frame.${Date.now()}@example.com`)
 })
 
 afterAll(async () => {
@@ -30,11 +28,12 @@ const call = (page: Page, name: string, arg?: unknown) => h.call(page, name, arg
 test('behavior: create with a passcode, reload, recover on the "new device" with the passcode; no key material reaches the modal', async () => {
   const page = await h.browser.newPage()
   await open(page)
+  const auth = await h.signIn(page, `frame.${Date.now()}@example.com`)
   const ready = await call(page, 'latch:iframe:ready')
   expect(ready.ok).toEqual({ persistent: expect.any(Boolean) })
   const created = await call(page, 'latch:wallet:create', {
     accessToken: auth.token,
-    recoveryPin: 'abc123',
+    recoveryPin: 'Abc1x3',
   })
   const address = created.ok?.address as string
   expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/)
@@ -48,11 +47,7 @@ test('behavior: create with a passcode, reload, recover on the "new device" with
     .selectAll()
     .where('address', '=', address.toLowerCase())
     .executeTakeFirstOrThrow()
-  const authShare = h.latch.deps.secrets.decrypt(row.auth_share_sealed)
-  const recovery = JSON.parse(h.latch.deps.secrets.decrypt(row.recovery_sealed)) as Record<
-    string,
-    string
-  >
+  const { authShare, recovery } = openWalletRecord(h.latch.deps, row)
   const received = await page.evaluate(() => (window as unknown as { received: string[] }).received)
   expect(received.length).toBeGreaterThan(0)
   for (const secret of [authShare, recovery.ciphertext ?? '', recovery.verifier ?? '']) {
@@ -60,11 +55,13 @@ test('behavior: create with a passcode, reload, recover on the "new device" with
     expect(received.some((m) => m.toLowerCase().includes(secret))).toBe(false)
   }
 
-  // The modal holds the token, yet the wallet API refuses it: shares go to the frame only.
+  // The modal holds the token, and its credentialed fetch even carries the wallet credential,
+  // yet the wallet API refuses it: the fetch is not the wallet origin's own.
   const stolen = await page.evaluate(
     async ([api, token, app, addr]) => {
       const res = await fetch(`${api}/api/v1/wallets/shares`, {
         method: 'POST',
+        credentials: 'include',
         headers: {
           'content-type': 'application/json',
           authorization: `Bearer ${token}`,
@@ -93,7 +90,7 @@ test('behavior: create with a passcode, reload, recover on the "new device" with
   const wrong = await call(page, 'latch:wallet:recover', {
     address,
     accessToken: auth.token,
-    recoveryPin: 'abc124',
+    recoveryPin: 'Abc1x4',
   })
   expect(wrong.error).toEqual({
     code: 'invalid_recovery_pin',
@@ -102,7 +99,7 @@ test('behavior: create with a passcode, reload, recover on the "new device" with
   const right = await call(page, 'latch:wallet:recover', {
     address,
     accessToken: auth.token,
-    recoveryPin: 'abc123',
+    recoveryPin: 'Abc1x3',
   })
   expect(right.ok).toEqual({ address })
   expect(
@@ -116,6 +113,12 @@ test('behavior: create with a passcode, reload, recover on the "new device" with
     (await call(page, 'latch:wallet:create', { accessToken: auth.token, recoveryPin: 'ab c12' }))
       .error?.message,
   ).toBe('Passcode can only be letters and numbers')
+  // A weak passcode is refused by the frame itself, before anything is drawn or sent, whatever
+  // the modal's screen let through.
+  expect(
+    (await call(page, 'latch:wallet:create', { accessToken: auth.token, recoveryPin: 'Qwerty' }))
+      .error?.message,
+  ).toBe('This passcode is too easy to guess, please choose another')
   expect(
     (await call(page, 'latch:wallet:create', { accessToken: auth.token })).error?.message,
   ).toBe('Only one wallet per user is currently allowed')
@@ -154,7 +157,7 @@ test('behavior: three origins — host page, modal, wallet frame — the frame l
   const registered = await inHost(h.appId, 15_000)
   expect(registered.ready.ok).toEqual({ persistent: expect.any(Boolean) })
   // A wallet created and recovered here: neither the host page nor the modal receives a share.
-  const user = await h.latch.emailLogin(h.appId, `three.${Date.now()}@example.com`)
+  const user = await h.signIn(registered.frame, `three.${Date.now()}@example.com`)
   const created = await h.call(registered.frame, 'latch:wallet:create', {
     accessToken: user.token,
     recoveryPin: 'Three3',
@@ -172,15 +175,8 @@ test('behavior: three origins — host page, modal, wallet frame — the frame l
     .selectAll()
     .where('address', '=', address.toLowerCase())
     .executeTakeFirstOrThrow()
-  const recovery = JSON.parse(h.latch.deps.secrets.decrypt(row.recovery_sealed)) as Record<
-    string,
-    string
-  >
-  const secrets = [
-    h.latch.deps.secrets.decrypt(row.auth_share_sealed),
-    recovery.ciphertext ?? '',
-    recovery.verifier ?? '',
-  ]
+  const { authShare, recovery } = openWalletRecord(h.latch.deps, row)
+  const secrets = [authShare, recovery.ciphertext ?? '', recovery.verifier ?? '']
   const seen = [
     ...(await page.evaluate(() => (window as unknown as { received: string[] }).received)),
     ...(await registered.frame.evaluate(

@@ -13,12 +13,20 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type ServerType, serve } from '@hono/node-server'
 import { launchChromium, SAME_SITE_CHROMIUM_ARGS, testCertificate } from '@latch/e2e'
-import { isLatchError, LatchError, toApiErrorBody } from '@latch/shared'
+import {
+  API_PREFIX,
+  APP_ID_HEADER,
+  type AuthResponse,
+  CLIENT_HEADER,
+  isLatchError,
+  LatchError,
+  toApiErrorBody,
+} from '@latch/shared'
 import { Hono } from 'hono'
 import type { Browser, Frame, Page } from 'playwright-core'
 import { statusOf } from '../../server/src/api.ts'
 import type { HonoEnv } from '../../server/src/http.ts'
-import { startTestServer, type TestServer } from '../../server/src/testing/test-server.ts'
+import { freshIp, startTestServer, type TestServer } from '../../server/src/testing/test-server.ts'
 import { walletFrameRoutes } from '../../server/src/wallets/frame.ts'
 import { buildWalletFrame } from '../build.ts'
 
@@ -93,6 +101,12 @@ export interface WalletHarness {
   /** Loads the stand-in modal (with the frame) as the top-level page. */
   open(page: Page, base?: string, timeoutMs?: number): Promise<void>
   call(target: Page | Frame, name: string, arg?: unknown): Promise<Answer>
+  /**
+   * Signs in by e-mail code as the modal does: the authenticate answer reaches `target` (a page
+   * or frame of the modal's origin) through its credentialed fetch, so the session's wallet
+   * credential lands in that browser's cookie jar, where the wallet frame's fetches find it.
+   */
+  signIn(target: Page | Frame, email: string): Promise<AuthResponse>
   close(): Promise<void>
 }
 
@@ -194,6 +208,33 @@ export async function startWalletHarness(
     modalUrl,
     async open(page, base = modalOrigin, timeoutMs = 15_000) {
       await page.goto(modalUrl(base, timeoutMs))
+    },
+    async signIn(target, email) {
+      const init = await started.server.request('/passwordless/init', {
+        appId,
+        ip: freshIp(),
+        body: { email },
+      })
+      if (init.status !== 200) throw new Error(`init answered ${init.status}`)
+      const code = await started.server.smtp.waitForCode(email, { timeoutMs: 10_000 })
+      return target.evaluate(
+        async ([url, headers, body]) => {
+          const res = await fetch(url, {
+            method: 'POST',
+            credentials: 'include',
+            headers: { 'content-type': 'application/json', ...headers },
+            body,
+            signal: AbortSignal.timeout(10_000),
+          })
+          if (!res.ok) throw new Error(`authenticate answered ${res.status}: ${await res.text()}`)
+          return (await res.json()) as AuthResponse
+        },
+        [
+          `${apiOrigin}${API_PREFIX}/passwordless/authenticate`,
+          { [APP_ID_HEADER]: appId, [CLIENT_HEADER]: 'latch-test-modal' },
+          JSON.stringify({ email, code }),
+        ] as const,
+      )
     },
     call: (target, name, arg) =>
       target.evaluate(

@@ -29,7 +29,6 @@ let auth: AuthResponse
 beforeAll(async () => {
   ;[h, anvil] = await Promise.all([startWalletHarness(), startAnvil({ chainId: 1 })])
   await updateAppRecord(h.latch.deps, h.appId, { rpcUrls: { '1': anvil.url } })
-  auth = await h.latch.emailLogin(h.appId, `chain.${Date.now()}@example.com`)
 })
 
 afterAll(async () => {
@@ -40,6 +39,7 @@ afterAll(async () => {
 test('behavior: create, fund, populate and sign in the frame, send through the proxy, see the receipt and balances', async () => {
   const page = await h.browser.newPage()
   await h.open(page)
+  auth = await h.signIn(page, `chain.${Date.now()}@example.com`)
   const created = await h.call(page, 'latch:wallet:create', { accessToken: auth.token })
   const address = created.ok?.address as Hex
   expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/)

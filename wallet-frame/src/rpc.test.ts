@@ -26,6 +26,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../../server/src/testing/anvil.ts'
+import { frameFetch } from '../../server/src/testing/frame-fetch.ts'
 import { startTestServer, type TestServer } from '../../server/src/testing/test-server.ts'
 import { type KeyHolder, type RpcDeps, rlp, walletRpc } from './rpc.ts'
 import { fetchApi, type ShareStore, walletCore } from './wallet.ts'
@@ -522,7 +523,7 @@ describe('the whole path: shares rebuilt by the real API, reads through its prox
     const s = started.server
     const app = await s.newApp({ rpcUrls: { '1': anvil.url } })
     const auth = await s.emailLogin(app.id, `rpc.${Date.now()}@example.com`)
-    const fetcher = ((url: string, init: RequestInit) => s.api.request(url, init)) as typeof fetch
+    const fetcher = frameFetch(s)
     const shares = new Map<string, Uint8Array>()
     const store: ShareStore = {
       persistent: false,

@@ -18,7 +18,6 @@ afterAll(async () => {
 })
 
 test('behavior: same-site deployment — the device share persists across reloads; no recovery is needed', async () => {
-  const auth = await h.latch.emailLogin(h.appId, `same-site.${Date.now()}@example.com`)
   const page = await h.browser.newPage()
   // The host page embeds the modal, which embeds the frame: three subdomains of example.test.
   const inHost = async () => {
@@ -35,6 +34,7 @@ test('behavior: same-site deployment — the device share persists across reload
     return frame
   }
   let modal = await inHost()
+  const auth = await h.signIn(modal, `same-site.${Date.now()}@example.com`)
   expect((await h.call(modal, 'latch:iframe:ready')).ok).toEqual({ persistent: true })
   const created = await h.call(modal, 'latch:wallet:create', { accessToken: auth.token })
   expect(created.error).toBeUndefined()

@@ -608,3 +608,20 @@ export async function upgradeWalletRecords(deps: Deps): Promise<number> {
   }
   return upgraded
 }
+
+/**
+ * What a wallet row holds, opened with the server secret: for tests that check what never
+ * leaves the server, and the operator's own tooling. Nothing in the API answers it.
+ */
+export function openWalletRecord(
+  deps: Deps,
+  row: Place & Pick<WalletRow, 'auth_share_sealed' | 'recovery_sealed'>,
+): { authShare: string; recovery: Record<string, string> } {
+  return {
+    authShare: openSealed(deps, 'auth-share', row, row.auth_share_sealed),
+    recovery: JSON.parse(openSealed(deps, 'recovery', row, row.recovery_sealed)) as Record<
+      string,
+      string
+    >,
+  }
+}

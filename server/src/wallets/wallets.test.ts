@@ -26,6 +26,7 @@ import { sql } from 'kysely'
 import { privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
 import { createSecrets } from '../crypto.ts'
+import { frameFetch } from '../testing/frame-fetch.ts'
 import { describeBackends, type RequestOptions, type TestServer } from '../testing/test-server.ts'
 import { PASSCODE_BEGIN_IP_LIMIT, PASSCODE_BEGIN_USER_LIMIT } from './routes.ts'
 import { lockMs, MAX_PASSCODE_FAILURES } from './service.ts'
@@ -43,23 +44,8 @@ function device(s: TestServer, appId: string) {
     get: (a) => shares.get(a.toLowerCase()),
     set: (a, share) => void shares.set(a.toLowerCase(), share),
   }
-  const fetcher = browserFetch(s)
+  const fetcher = frameFetch(s)
   return { shares, ...walletCore({ api: fetchApi('', appId, fetcher), store, kdf }) }
-}
-
-/**
- * The wallet frame's fetch as the browser makes it: same-origin fetch metadata and the wallet
- * credential cookie of the bearer's session, as the sign-in answer set it.
- */
-function browserFetch(s: TestServer): typeof fetch {
-  return ((url: string, init: RequestInit) => {
-    const headers = new Headers(init.headers)
-    const token = /^Bearer (\S+)$/.exec(headers.get('authorization') ?? '')?.[1]
-    const cookie = token ? s.walletCookie(token) : undefined
-    if (cookie) headers.set('cookie', cookie)
-    headers.set('sec-fetch-site', 'same-origin')
-    return s.api.request(url, { ...init, headers })
-  }) as typeof fetch
 }
 
 /** A request of the wallet frame itself: same-origin, with the bearer's wallet credential. */
