@@ -1,4 +1,4 @@
-import { ERRORS, PASSCODE_LENGTH } from '@latch/shared'
+import { ERRORS, isWeakPasscode, PASSCODE_LENGTH } from '@latch/shared'
 import { useState } from 'react'
 import { CharBoxes } from './CharBoxes.tsx'
 
@@ -14,28 +14,35 @@ export function isValidPasscode(chars: string[]): boolean {
 /**
  * The validation text for the boxes (SPEC section 5): a character that is not a letter or a
  * digit at once; an incomplete passcode only once the visitor left the boxes (`left`), not
- * while typing its first characters.
+ * while typing its first characters. With `refuseWeak` (a passcode being chosen, never one
+ * entered to recover), a complete passcode on the common weak list as soon as it is typed.
  */
-export function passcodeProblem(chars: string[], left: boolean): string | null {
+export function passcodeProblem(chars: string[], left: boolean, refuseWeak = false): string | null {
   const joined = chars.join('')
   if (!ALLOWED.test(joined)) return ERRORS.passcode_invalid_characters.message
   if (left && joined.length > 0 && !isValidPasscode(chars)) {
     return ERRORS.passcode_invalid_length.message
+  }
+  if (refuseWeak && isValidPasscode(chars) && isWeakPasscode(joined)) {
+    return ERRORS.passcode_too_common.message
   }
   return null
 }
 
 /**
  * The state of a passcode entry: the boxes, whether they hold a valid passcode, the validation
- * text, and the handlers PasscodeInput takes (`input`).
+ * text, and the handlers PasscodeInput takes (`input`). `refuseWeak` for a passcode being chosen
+ * (the create screen): a weak one is then not valid and says so (@latch/shared isWeakPasscode,
+ * which the wallet frame checks again before it uses the passcode).
  */
-export function usePasscode() {
+export function usePasscode({ refuseWeak = false }: { refuseWeak?: boolean } = {}) {
   const [chars, setChars] = useState(emptyPasscode)
   const [left, setLeft] = useState(false)
+  const problem = passcodeProblem(chars, left, refuseWeak)
   return {
     passcode: chars.join(''),
-    valid: isValidPasscode(chars),
-    problem: passcodeProblem(chars, left),
+    valid: isValidPasscode(chars) && problem === null,
+    problem,
     input: {
       chars,
       onChars: (next: string[]) => {

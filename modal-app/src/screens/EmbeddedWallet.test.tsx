@@ -35,7 +35,10 @@ const setButton = () => screen.getByRole('button', { name: 'Set passcode' }) as 
 const status = () => screen.getByTestId('passcode-input-status').textContent
 
 /** A signed-in user on EMBEDDED_WALLET_SCREEN with a passcode required. */
-async function toCreateScreen(): Promise<{ created: Promise<WalletAccount> }> {
+async function toCreateScreen(): Promise<{
+  created: Promise<WalletAccount>
+  double: ReturnType<typeof walletFrameDouble>
+}> {
   const double = walletFrameDouble()
   provideWalletFrame(double.frame)
   const harness = renderModal(api, {
@@ -56,7 +59,7 @@ async function toCreateScreen(): Promise<{ created: Promise<WalletAccount> }> {
   await act(() => preloadScreens())
   await screen.findByRole('heading', { name: 'Set your passcode' })
   // Wrapped: an async function answering a promise would wait for it.
-  return { created }
+  return { created, double }
 }
 
 describe('EMBEDDED_WALLET_SCREEN: set your passcode', () => {
@@ -90,6 +93,24 @@ describe('EMBEDDED_WALLET_SCREEN: set your passcode', () => {
     fireEvent.paste(box(0), { clipboardData: { getData: () => 'ab-de9' } })
     expect(screen.getByRole('alert').textContent).toBe('Passcode can only be letters and numbers')
     expect(setButton().disabled).toBe(true)
+  })
+
+  test('error: a common weak passcode says so as it is completed and keeps the button off; one more change clears it', async () => {
+    const { double } = await toCreateScreen()
+    for (const weak of ['123456', 'Qwerty', 'aaaaaa']) {
+      fireEvent.paste(box(0), { clipboardData: { getData: () => weak } })
+      expect(screen.getByRole('alert').textContent, weak).toBe(
+        'This passcode is too easy to guess, please choose another',
+      )
+      expect(setButton().disabled).toBe(true)
+    }
+    // Enter on the form does not submit it either.
+    fireEvent.submit(setButton().closest('form') as HTMLFormElement)
+    expect(double.calls.filter((c) => c.method === 'latch:wallet:create')).toEqual([])
+    fireEvent.input(box(5), { target: { value: 'q' } })
+    expect(boxes()).toBe('aaaaaq')
+    expect(screen.queryByRole('alert')).toBeNull()
+    expect(setButton().disabled).toBe(false)
   })
 
   test('error: leaving an incomplete passcode says it must be exactly 6', async () => {

@@ -63,7 +63,7 @@ const WHY =
 
 function SetPasscode() {
   const wallet = useModal((s) => s.wallet)
-  const entry = usePasscode()
+  const entry = usePasscode({ refuseWeak: true })
   const [generated, setGenerated] = useState<string | null>(null)
   const [why, setWhy] = useState(false)
   const copyRef = useRef<HTMLButtonElement>(null)

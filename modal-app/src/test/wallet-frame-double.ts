@@ -11,7 +11,7 @@ import {
   LatchError,
   type RecoveryMethod,
   remoteMethods,
-  validatePasscode,
+  validateNewPasscode,
   type WalletAccount,
   type WalletMethods,
 } from '@latch/shared'
@@ -84,7 +84,7 @@ export function walletFrameDouble(
     async 'latch:wallet:create'(params) {
       enter('latch:wallet:create', params)
       if (params.recoveryPin !== undefined) {
-        const valid = validatePasscode(params.recoveryPin)
+        const valid = validateNewPasscode(params.recoveryPin)
         if (!valid.ok) throw valid.error
       }
       if (double.wallet) throw LatchError.of('wallet_already_exists')
