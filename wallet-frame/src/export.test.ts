@@ -19,7 +19,6 @@ let auth: AuthResponse
 
 beforeAll(async () => {
   h = await startWalletHarness()
-  auth = await h.latch.emailLogin(h.appId, `export.${Date.now()}@example.com`)
 })
 
 afterAll(async () => {
@@ -45,6 +44,7 @@ async function exportFrame(target: Page | Frame): Promise<Frame> {
 async function createdWallet(page: Page, base = h.modalOrigin): Promise<string> {
   // The export page is loaded for the address, so the wallet is made first in a plain modal.
   await page.goto(h.modalUrl(base, 15_000))
+  auth = await h.signIn(page, `export.refusal.${Date.now()}@example.com`)
   const created = await h.call(page, 'latch:wallet:create', { accessToken: auth.token })
   const address = created.ok?.address
   if (!address) throw new Error(`create failed: ${JSON.stringify(created)}`)
@@ -70,6 +70,7 @@ test('behavior: the export page shows the key of the wallet’s address (viem de
   )
   const firstModal = page.frames().find((f) => f.url().startsWith(h.modalOrigin))
   if (!firstModal) throw new Error('no modal frame')
+  auth = await h.signIn(firstModal, `export.${Date.now()}@example.com`)
   const created = await h.call(firstModal, 'latch:wallet:create', { accessToken: auth.token })
   const address = created.ok?.address as string
   expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/)
@@ -118,7 +119,6 @@ test('behavior: the export page shows the key of the wallet’s address (viem de
 
 test('refusal: a page of another origin framing the export page gets no answer and no key; a wrong address or no token is refused', async () => {
   const page = await h.browser.newPage()
-  auth = await h.latch.emailLogin(h.appId, `export.refusal.${Date.now()}@example.com`)
   const address = await createdWallet(page)
   // The stand-in "modal" served from the host origin: frame-ancestors lets it frame the page
   // (it is the app's origin), but the page answers the modal origin only.
