@@ -2,14 +2,21 @@
 
 import { createHash } from 'node:crypto'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { type IncomingHttpHeaders, type IncomingMessage, request } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, request } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib'
 import { API_PREFIX } from '@latch/shared'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../server/src/index.ts'
-import { inlineScriptHashes, type ModalServer, pickEncoding, startModalServer } from './server.ts'
+import {
+  createAppLookup,
+  inlineScriptHashes,
+  type ModalServer,
+  pickEncoding,
+  startModalServer,
+} from './server.ts'
 import { EMBEDDED_CONFIG_ID } from './src/early.ts'
 
 let dir: string
@@ -250,6 +257,37 @@ describe('frame-ancestors: only the app’s registered origins may frame the mod
   })
 })
 
+test('refusal: a wildcard, a path or a user name in an app’s origin list (a row older than registration’s check) never reaches frame-ancestors or the embedded configuration', async () => {
+  const id = 'w'.repeat(25)
+  const stub = createServer((_req, res) => {
+    res.setHeader('content-type', 'application/json')
+    res.end(
+      JSON.stringify({
+        id,
+        allowedOrigins: [
+          'https://*',
+          '*',
+          'https://*.shop.example',
+          'https://shop.example/path',
+          'https://user@shop.example',
+          'https://%2A.shop.example',
+          'https://shop.example',
+        ],
+      }),
+    )
+  })
+  await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve))
+  try {
+    const { port } = stub.address() as AddressInfo
+    const lookup = createAppLookup(`http://127.0.0.1:${port}`, () => {})
+    const app = await lookup(id)
+    expect(app.origins).toEqual(['https://shop.example'])
+    expect(app.config?.allowedOrigins).toEqual(['https://shop.example'])
+  } finally {
+    await new Promise((resolve) => stub.close(resolve))
+  }
+})
+
 describe('the app configuration in the page: the API’s answer, never more than the header allows', () => {
   let api: RunningServer
   let modal: ModalServer
@@ -341,8 +379,9 @@ describe('the app configuration in the page: the API’s answer, never more than
   test('error: the block allows exactly the origins the header allows, stale or not, and no others', async () => {
     const app = await api.admin.createApp({
       name: 'Moving',
-      // Only http(s) origins reach the header; the block carries the same list.
-      allowedOrigins: ['https://a.example', 'https://a.example/path'],
+      // The same origin twice (as written, and with a trailing slash): the header and the block
+      // carry it once.
+      allowedOrigins: ['https://a.example', 'https://A.example/'],
     })
     const first = await page(modal, `?app=${app.id}`)
     expect(first.ancestors).toBe('frame-ancestors https://a.example')

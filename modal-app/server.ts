@@ -14,7 +14,7 @@ import { extname, join, normalize, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
-import { API_PREFIX, APP_ID_LENGTH } from '@latch/shared'
+import { API_PREFIX, APP_ID_LENGTH, validateOrigin } from '@latch/shared'
 // The public relay's URL and the meta tag's name, as the page reads them (browser code with no
 // runtime imports: nothing of the server reaches the bundle this way round).
 import {
@@ -209,12 +209,23 @@ export function wsOrigin(value: string): string | null {
   return `${url.protocol}//${url.host}`
 }
 
-/** An http(s) origin as CSP writes it, or null for anything else (nothing else reaches the header). */
+/** An http(s) URL's origin as CSP writes it, or null for anything else. */
 function cspOrigin(value: unknown): string | null {
   if (typeof value !== 'string' || !URL.canParse(value)) return null
   const url = new URL(value)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null
   return url.origin
+}
+
+/**
+ * A registered host origin for frame-ancestors, or null: validateOrigin's, so a wildcard
+ * (`https://*` would let every https page frame the modal), a path or a user name from an app
+ * row written before registration refused them is dropped, not passed on.
+ */
+function registeredOrigin(value: unknown): string | null {
+  if (typeof value !== 'string') return null
+  const checked = validateOrigin(value)
+  return checked.ok ? checked.value : null
 }
 
 /** An app as the modal page needs it: its registered origins and its public configuration. */
@@ -276,7 +287,7 @@ export function createAppLookup(
         ? (body as Record<string, unknown>)
         : {}
     const list = Array.isArray(fields.allowedOrigins) ? fields.allowedOrigins : []
-    const origins = [...new Set(list.map(cspOrigin).filter((o): o is string => o !== null))]
+    const origins = [...new Set(list.map(registeredOrigin).filter((o): o is string => o !== null))]
     // Only the app asked for is embedded: an answer about another id is not this app's.
     const config = fields.id === appId ? { ...fields, allowedOrigins: origins } : null
     return { app: { origins, config }, keep: ttlMs }

@@ -142,6 +142,31 @@ test('error: bad commands and settings exit non-zero with a reason', async () =>
   const badOrigin = await cli('apps', 'create', '--name', 'x', '--origin', 'not a url')
   expect(badOrigin.code).toBe(1)
   expect(badOrigin.err).toContain('allowedOrigins')
+  // Wildcards and anything that is not a bare origin, at create and update, each with its reason.
+  for (const [bad, why] of [
+    ['*', 'wildcards are refused'],
+    ['https://*', 'wildcards are refused'],
+    ['https://*.example.com', 'wildcards are refused'],
+    ['https://x.example/path', 'a path is not allowed'],
+    ['https://me:pw@x.example', 'a user name or password is not allowed'],
+    ['https://x.example?next=/', 'a query is not allowed'],
+  ] as const) {
+    const created = await cli('apps', 'create', '--name', 'x', '--origin', bad)
+    expect(created.code, bad).toBe(1)
+    expect(created.err, bad).toContain(`'${bad}'`)
+    expect(created.err, bad).toContain(why)
+  }
+  const kept = JSON.parse(
+    (await cli('apps', 'create', '--name', 'Kept', '--origin', 'https://kept.example', '--json'))
+      .out,
+  ) as ServerAppConfig
+  for (const flag of ['--origin', '--add-origin']) {
+    const updated = await cli('apps', 'update', kept.id, flag, 'https://*.kept.example')
+    expect(updated.code, flag).toBe(1)
+    expect(updated.err, flag).toContain('wildcards are refused')
+  }
+  const shown = JSON.parse((await cli('apps', 'show', kept.id, '--json')).out) as ServerAppConfig
+  expect(shown.allowedOrigins).toEqual(['https://kept.example'])
   const missing = await cli('apps', 'show', 'z'.repeat(25))
   expect(missing.code).toBe(1)
   expect(missing.err).toContain('No app with id')

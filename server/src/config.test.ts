@@ -84,6 +84,18 @@ test('error: bad values are refused with the variable named', () => {
   expect(() => loadConfig({ ...base, LATCH_SECRET: 'short' })).toThrow(/at least 32/)
   expect(() => loadConfig({ ...base, TWILIO_ACCOUNT_SID: 'AC1' })).toThrow(/go together/)
   expect(() => loadConfig({ ...base, DATABASE_URL: 'mysql://x' })).toThrow(ConfigError)
+  // The modal origin and the public URL become CSP and CORS sources: no wildcard, no path.
+  for (const [name, value, why] of [
+    ['LATCH_MODAL_ORIGIN', 'https://*', 'wildcards are refused'],
+    ['LATCH_MODAL_ORIGIN', 'https://*.example.com', 'wildcards are refused'],
+    ['LATCH_MODAL_ORIGIN', 'https://auth.example.com/modal', 'a path is not allowed'],
+    ['LATCH_MODAL_ORIGIN', 'https://me@auth.example.com', 'a user name or password'],
+    ['LATCH_PUBLIC_URL', 'https://*', 'wildcards are refused'],
+  ] as const) {
+    expect(() => loadConfig({ ...base, [name]: value }), value).toThrow(
+      new RegExp(`^${name}: '.*' .*${why}`),
+    )
+  }
 })
 
 test('error: NODE_ENV=production refuses a generated secret and log delivery of e-mail codes', () => {

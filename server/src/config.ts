@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { CHAINS, isSupportedChainId, OAUTH_PROVIDERS } from '@latch/shared'
+import { CHAINS, isSupportedChainId, OAUTH_PROVIDERS, validateOrigin } from '@latch/shared'
 import { endpointsFromEnv, type ServerEndpointOverrides } from './oauth/providers.ts'
 import { parseTrustProxy, type TrustProxy } from './ratelimit.ts'
 
@@ -178,6 +178,15 @@ export function loadConfig(env: Env = process.env): Config {
         `LATCH_PUBLIC_URL must be an origin such as https://auth.example.com, got '${publicUrl}'`,
       )
     }
+  }
+  // Both become CSP and CORS sources (the modal origin the frames' frame-ancestors and the only
+  // page penpal answers): a wildcard there would admit every site.
+  for (const [name, value] of [
+    ['LATCH_MODAL_ORIGIN', modalOrigin],
+    ['LATCH_PUBLIC_URL', publicUrl],
+  ] as const) {
+    const checked = value === null ? null : validateOrigin(value)
+    if (checked && !checked.ok) throw new ConfigError(`${name}: ${checked.error.message}`)
   }
   const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:'])
   const sid = nonEmpty(env.TWILIO_ACCOUNT_SID)

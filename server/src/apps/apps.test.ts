@@ -10,13 +10,14 @@ import {
 } from '@latch/shared'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { describeBackends, freshIp } from '../testing/test-server.ts'
+import { updateAppRecord } from './service.ts'
 
 describeBackends('apps, analytics, token price, errors', (get) => {
   test('behavior: GET /apps/{appId} answers the server app configuration with the verification key', async () => {
     const s = get()
     const created = await s.newApp({
       name: 'Demo',
-      allowedOrigins: ['http://localhost:5173/some/path', 'https://www.example.com'],
+      allowedOrigins: ['http://localhost:5173/', 'https://WWW.example.com'],
       loginMethods: undefined,
       appearance: {
         logoUrl: 'https://example.com/logo.png',
@@ -241,6 +242,39 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     const r = await s.request('/nowhere', { appId: (await s.newApp()).id })
     expect(r.status).toBe(404)
     expect(r.body).toMatchObject({ error: { code: 'not_found' } })
+  })
+
+  test('refusal: an origin with a wildcard, a path, a user name, a query or a fragment is refused at create and update, saying why; the app keeps its origins', async () => {
+    const s = get()
+    const app = await s.newApp({ allowedOrigins: ['https://shop.example'] })
+    for (const [bad, why] of [
+      ['*', 'wildcards are refused'],
+      ['https://*', 'wildcards are refused'],
+      ['https://*.example.com', 'wildcards are refused'],
+      ['https://%2A.example.com', 'is not a host name'],
+      ['https://shop.example/checkout', 'a path is not allowed'],
+      ['https://user:pw@shop.example', 'a user name or password is not allowed'],
+      ['https://shop.example?x=1', 'a query is not allowed'],
+      ['https://shop.example#x', 'a fragment is not allowed'],
+    ] as const) {
+      await expect(
+        s.newApp({ allowedOrigins: ['https://ok.example', bad] }),
+        bad,
+      ).rejects.toMatchObject({
+        code: 'invalid_data',
+        message: expect.stringMatching(
+          new RegExp(
+            `^Invalid app settings: allowedOrigins\\.1 '.*' .*${why.replace(/[.*?]/g, '\\$&')}`,
+          ),
+        ),
+      })
+      await expect(
+        updateAppRecord(s.deps, app.id, { allowedOrigins: [bad] }),
+        bad,
+      ).rejects.toMatchObject({ code: 'invalid_data' })
+    }
+    const r = await s.request<ServerAppConfig>(`/apps/${app.id}`, { appId: null })
+    expect(r.body.allowedOrigins).toEqual(['https://shop.example'])
   })
 
   test('behavior: CORS admits the modal origin with credentials and no other origin', async () => {

@@ -15,6 +15,7 @@ import {
   type ServerCreateOnLogin,
   type ThemeSetting,
   validateEmail,
+  validateOrigin,
   validatePhone,
 } from '@latch/shared'
 import type { Selectable } from 'kysely'
@@ -95,7 +96,20 @@ const httpUrl = z
   .string()
   .max(2048)
   .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http(s) URL')
-const origin = httpUrl.transform((v) => new URL(v).origin)
+/**
+ * A registered origin (validateOrigin): it becomes a CSP frame-ancestors source and the list
+ * pages are matched against, so a wildcard, a path, a user name, a query or a fragment is
+ * refused with the reason instead of being cut down to something the operator did not write.
+ */
+const origin = z
+  .string()
+  .max(2048)
+  .transform((v, ctx) => {
+    const checked = validateOrigin(v)
+    if (checked.ok) return checked.value
+    ctx.addIssue({ code: 'custom', message: checked.error.message })
+    return z.NEVER
+  })
 const color = z
   .string()
   .regex(/^#[0-9a-fA-F]{3}([0-9a-fA-F]{3})?$/, 'must be a #rgb or #rrggbb colour')

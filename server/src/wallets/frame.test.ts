@@ -64,7 +64,7 @@ test('behavior: a built page gets the modal origin written in, and a CSP whose f
   await writeFile(join(dir, 'assets', 'a-1.js'), 'export {}')
   const appId = (
     await latch.server.newApp({
-      allowedOrigins: ['https://shop.example', 'https://*.shop.example'],
+      allowedOrigins: ['https://shop.example', 'https://www.shop.example'],
     })
   ).id
   const { api, frame } = served(dir)
@@ -74,13 +74,23 @@ test('behavior: a built page gets the modal origin written in, and a CSP whose f
     if (res.status === 503) continue // wallet-frame/dist not built on this machine
     expect(res.status).toBe(200)
     expect(res.headers.get('content-security-policy')).toBe(
-      "default-src 'none'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors https://modal.example https://shop.example https://*.shop.example",
+      "default-src 'none'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors https://modal.example https://shop.example https://www.shop.example",
     )
     expect(await res.text()).toContain('content="https://modal.example"')
   }
-  // Whatever an app's origin list holds, nothing else reaches the header.
+  // Whatever an app's origin list holds, nothing else reaches the header: not CSP syntax, and
+  // not a wildcard, a path or a user name from a row written before registration refused them
+  // (`https://*` would let any https page frame the wallet).
   expect(
-    walletFrameCsp('https://m.example', ['https://a.example; script-src *', 'javascript:1']),
+    walletFrameCsp('https://m.example', [
+      'https://a.example; script-src *',
+      'javascript:1',
+      'https://*',
+      '*',
+      'https://*.a.example',
+      'https://a.example/path',
+      'https://u@a.example',
+    ]),
   ).toBe(
     "default-src 'none'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors https://m.example",
   )

@@ -11,7 +11,7 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { LatchError, toApiErrorBody } from '@latch/shared'
+import { LatchError, toApiErrorBody, validateOrigin } from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import { findApp } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -24,12 +24,19 @@ const PLACEHOLDER = '%LATCH_MODAL_ORIGIN%'
 /** A hashed build asset name: nothing else under the assets path is ever read. */
 const ASSET = /^[A-Za-z0-9_-]+\.(js|css)$/
 
-/** An origin as a CSP source: http(s), host characters (or a wildcard label) only. */
-const CSP_ORIGIN = /^https?:\/\/[A-Za-z0-9.*\-[\]:]+$/
+/**
+ * An origin as a CSP source: exactly what validateOrigin answers for it, so no wildcard, path
+ * or other CSP syntax reaches the header even from a row written before registration refused
+ * them (a `https://*` there would let every https page frame the wallet).
+ */
+const isCspOrigin = (o: string): boolean => {
+  const checked = validateOrigin(o)
+  return checked.ok && checked.value === o
+}
 
 /** The frame page's Content-Security-Policy for a modal origin and the app's host origins. */
 export function walletFrameCsp(modalOrigin: string, hostOrigins: readonly string[] = []): string {
-  const ancestors = [modalOrigin, ...hostOrigins.filter((o) => CSP_ORIGIN.test(o))]
+  const ancestors = [modalOrigin, ...hostOrigins.filter(isCspOrigin)]
   return [
     "default-src 'none'",
     "script-src 'self'",
