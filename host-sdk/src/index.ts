@@ -9,6 +9,7 @@ export type {
   LoginResult,
   UnlinkTarget,
   User,
+  WalletRecoveryFailure,
 } from '@latch/shared'
 export { LatchError } from '@latch/shared'
 export { createLatch } from './create-latch.ts'

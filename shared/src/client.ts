@@ -1,6 +1,6 @@
 /** The public API of the host SDK (`createLatch`), shared so the modal and the docs agree on it. */
 import type { AnalyticsEventName } from './constants.ts'
-import type { HostEventName, ModalMethods } from './protocol.ts'
+import type { HostEventName, ModalMethods, WalletRecoveryFailure } from './protocol.ts'
 import type { HostAppConfig, LoginResult, User } from './types.ts'
 
 /** What a host passes to `createLatch`. */
@@ -24,6 +24,7 @@ export interface LatchOptions {
  * - 'login' when a sign-in completes (the SDK then calls onSuccess),
  * - 'logout' after a logout, 'user' whenever the current user changes (null when signed out),
  * - 'warning' with a configuration warning (the SDK also prints it with console.warn),
+ * - 'wallet_recovery_failed' with a WalletRecoveryFailure for each refused recovery passcode,
  * - an analytics event name with its properties, if any.
  */
 export interface LatchEventPayloads {
@@ -31,6 +32,7 @@ export interface LatchEventPayloads {
   logout: null
   user: User | null
   warning: string
+  wallet_recovery_failed: WalletRecoveryFailure
 }
 export type AnalyticsEventPayload = Record<string, unknown> | undefined
 

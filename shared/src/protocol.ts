@@ -134,7 +134,8 @@ export interface ModalMethods {
 
 /**
  * Events the modal reports to the host. 'wallet_connected' carries a WalletConnection each time
- * an external wallet signs in or links through the modal.
+ * an external wallet signs in or links through the modal; 'wallet_recovery_failed' a
+ * WalletRecoveryFailure each time a passcode entered to recover the in-app wallet is refused.
  */
 export type HostEventName =
   | 'login'
@@ -142,7 +143,24 @@ export type HostEventName =
   | 'user'
   | 'warning'
   | 'wallet_connected'
+  | 'wallet_recovery_failed'
   | AnalyticsEventName
+
+/**
+ * A passcode recovery of the in-app wallet that failed on the passcode ('wallet_recovery_failed',
+ * once per failed try), so the host can tell its user, e.g. that someone is guessing.
+ */
+export interface WalletRecoveryFailure {
+  /** The in-app wallet's address. */
+  address: Hex
+  /**
+   * 'invalid_passcode': a wrong passcode, which the server counted; 'locked': too many wrong
+   * ones, and recovery is refused for `retryAfter` seconds.
+   */
+  reason: 'invalid_passcode' | 'locked'
+  /** Seconds until recovery may be tried again, when locked and the server said. */
+  retryAfter?: number
+}
 
 /** An external wallet the visitor connected in the modal (its connection history's entries). */
 export interface WalletConnection {

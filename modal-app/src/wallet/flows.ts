@@ -10,10 +10,11 @@ import {
   LatchError,
   type User,
   type WalletAccount,
+  type WalletRecoveryFailure,
 } from '@latch/shared'
 import { track } from '../analytics.ts'
 import { abandonFlow, finishFlow, flowGeneration, navigate, startFlow } from '../flow.ts'
-import { runtime } from '../runtime.ts'
+import { callHost, runtime } from '../runtime.ts'
 import type { ScreenId } from '../screens/ids.ts'
 import { store, type WalletState } from '../store.ts'
 import { walletFrame } from './frame.ts'
@@ -215,6 +216,27 @@ export function recoveryErrorText(e: unknown): string {
 }
 
 /**
+ * Tells the host of a refused recovery passcode ('wallet_recovery_failed'), even when the flow
+ * has moved on meanwhile: the server counted the try either way, and the host may want to warn
+ * its user that someone is guessing. Other failures (network, signed out) are not about the
+ * passcode and are not reported here.
+ */
+function reportRecoveryFailure(e: unknown): void {
+  if (!isLatchError(e)) return
+  const reason = e.is('invalid_recovery_pin')
+    ? 'invalid_passcode'
+    : e.is('recovery_locked')
+      ? 'locked'
+      : null
+  if (!reason) return
+  const wallet = embeddedWallet(store.getState().user?.linkedAccounts ?? [])
+  if (!wallet) return
+  const failure: WalletRecoveryFailure = { address: wallet.address, reason }
+  if (reason === 'locked' && e.retryAfter !== undefined) failure.retryAfter = e.retryAfter
+  callHost('emit', 'wallet_recovery_failed', failure)
+}
+
+/**
  * The recovery screen's submit: recovers the wallet into the frame with the passcode, then
  * goes on (the gate's target, or the flow ends). A locked recovery keeps the screen locked
  * for the server's Retry-After.
@@ -235,6 +257,7 @@ export async function recoverWithPasscode(passcode: string, now = Date.now): Pro
       recoveryPin: passcode,
     })
   } catch (e) {
+    reportRecoveryFailure(e)
     if (started !== flowGeneration()) return
     const locked = isLatchError(e) && e.is('recovery_locked')
     const wait = isLatchError(e) ? e.retryAfter : undefined

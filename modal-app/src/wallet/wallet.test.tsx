@@ -465,6 +465,59 @@ describe('recoverWallet() and the connecting gate', () => {
     expect((button as HTMLButtonElement).disabled).toBe(false)
   })
 
+  test('behavior: each refused passcode is told to the host (wallet_recovery_failed), the lock with its wait; a failure of another kind is not', async () => {
+    double = walletFrameDouble({
+      wallet: walletAccount(ADDRESS, 'user-passcode'),
+      passcode: 'Ab3dE9',
+    })
+    const harness = signedIn(user())
+    void methods()
+      .recoverWallet()
+      .catch(() => {})
+    await screen.findByRole('heading', { name: 'Load your account' })
+    const button = () => screen.getByRole('button', { name: 'Recover your account' })
+    for (const n of [1, 2]) {
+      type('passcode-input', `wrong${n}`)
+      fireEvent.click(button())
+      await waitFor(() => expect(harness.emitted('wallet_recovery_failed')).toHaveLength(n))
+    }
+    expect(harness.emitted('wallet_recovery_failed')).toEqual([
+      { address: ADDRESS, reason: 'invalid_passcode' },
+      { address: ADDRESS, reason: 'invalid_passcode' },
+    ])
+    // Not a passcode failure: nothing for the host.
+    double.failNext('latch:wallet:recover', new Error('network down') as never)
+    type('passcode-input', 'Ab3dE9')
+    fireEvent.click(button())
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'An error has occurred, please try again.',
+    )
+    expect(harness.emitted('wallet_recovery_failed')).toHaveLength(2)
+    double.failures = 5
+    type('passcode-input', 'wrong3')
+    fireEvent.click(button())
+    await waitFor(() => expect(harness.emitted('wallet_recovery_failed')).toHaveLength(3))
+    expect(harness.emitted('wallet_recovery_failed')[2]).toEqual({
+      address: ADDRESS,
+      reason: 'locked',
+      retryAfter: 60,
+    })
+  })
+
+  test('behavior: a weak passcode an existing wallet already has still recovers it (the weak list applies only when choosing one)', async () => {
+    double = walletFrameDouble({
+      wallet: walletAccount(ADDRESS, 'user-passcode'),
+      passcode: '123456',
+    })
+    signedIn(user())
+    const recovered = methods().recoverWallet()
+    await screen.findByRole('heading', { name: 'Load your account' })
+    type('passcode-input', '123456')
+    expect(screen.queryByRole('alert')).toBeNull()
+    fireEvent.click(screen.getByRole('button', { name: 'Recover your account' }))
+    await expect(recovered).resolves.toEqual(double.wallet)
+  })
+
   test('error: another failure of the frame gives "An error has occurred, please try again."', async () => {
     double = walletFrameDouble({
       wallet: walletAccount(ADDRESS, 'user-passcode'),
