@@ -1,12 +1,19 @@
-import { FORK_RETURN_PARAM, isLatchError } from '@latch/shared'
-import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { FORK_SIGNED_IN_WARNING } from './fork.ts'
+import { FORK_RETURN_PARAM, isLatchError, LatchError, type User } from '@latch/shared'
+import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
+import { FORK_HANDOVER_WARNING, FORK_SIGNED_IN_WARNING, FORK_UNVERIFIED_WARNING } from './fork.ts'
 import { createModalMethods } from './methods.ts'
+import { setVerifiedHost } from './origin.ts'
 import { store } from './store.ts'
 import { type ApiDouble, apiError, startApiDouble } from './test/api-double.ts'
 import { jwt, serverConfig, user } from './test/fixtures.ts'
 import { type Harness, renderModal } from './test/harness.tsx'
+import { walletAccount, walletFrameDouble } from './test/wallet-frame-double.ts'
+import { provideWalletFrame } from './wallet/frame.ts'
+
+/** The host page's origin, as startup verifies it against the app's allowed origins. */
+const HOST = 'http://localhost:5173'
+beforeEach(() => setVerifiedHost(HOST, [HOST]))
 
 let api: ApiDouble
 beforeAll(async () => {
@@ -18,6 +25,8 @@ afterEach(() => {
   cleanup()
   vi.restoreAllMocks()
   api.requests.length = 0
+  provideWalletFrame(null)
+  setVerifiedHost(null)
 })
 
 const methods = (restored: ReturnType<typeof user> | null = null) =>
@@ -33,19 +42,36 @@ const rejection = (p: Promise<unknown>) =>
   )
 
 /** The modal rendered with a signed-in session whose refresh token is 'rt'. */
-function signedIn(): Harness {
+function signedIn(who: User = user()): Harness {
   const harness = renderModal(api)
   act(() =>
     harness.session.start(
       { token: jwt(Math.floor(Date.now() / 1000) + 600), refresh_token: 'rt' },
-      user(),
+      who,
     ),
   )
   return harness
 }
 
+const ADDRESS = `0x${'12'.repeat(20)}` as const
+/** A user with an automatic-recovery in-app wallet. */
+function walletUser(): User {
+  const base = user()
+  return { ...base, linkedAccounts: [...base.linkedAccounts, walletAccount(ADDRESS, 'latch')] }
+}
+
+function forkAnswers() {
+  api.on('POST /sessions/fork', {
+    body: {
+      token: jwt(Math.floor(Date.now() / 1000) + 900),
+      refresh_token: 'rt2',
+      new_session_refresh_token: 'fork-tok',
+    },
+  })
+}
+
 describe('forkSession', () => {
-  test('behavior: forks, offers the four wallet apps, opens the chosen one on the host page with the token and resolves with its link', async () => {
+  test('behavior: forks, offers the app whose link keeps the fragment, opens it on the host page with the token in the fragment and resolves with its link', async () => {
     api.on('POST /sessions/fork', {
       body: {
         token: jwt(Math.floor(Date.now() / 1000) + 900),
@@ -59,13 +85,16 @@ describe('forkSession', () => {
     expect(await screen.findByRole('heading', { name: 'Continue in a wallet app' })).toBeTruthy()
     expect(
       screen.getByText(
-        "Open this page in your wallet's browser, still signed in. The link works once, within 5 minutes.",
+        "Open this page in your wallet's browser, still signed in. The link works once, within 2 minutes.",
       ),
     ).toBeTruthy()
-    const names = screen.getAllByRole('button').map((b) => b.textContent)
-    expect(names).toEqual(
-      expect.arrayContaining(['MetaMask', 'Coinbase Wallet', 'Trust Wallet', 'Phantom']),
-    )
+    // No wallet of this user: nothing is said of one.
+    expect(screen.queryByTestId('fork-wallet-note')).toBeNull()
+    const names = within(screen.getByTestId('fork-wallet-list'))
+      .getAllByRole('button')
+      .map((b) => b.textContent)
+    // The others' links would send the address, token and all, to their link service.
+    expect(names).toEqual(['MetaMask'])
     const metamask = screen.getByTestId('fork-wallet-metamask') as HTMLButtonElement
     await waitFor(() => expect(metamask.disabled).toBe(false))
     // The fork carried the session's refresh token and its bearer; the session took the new pair.
@@ -75,7 +104,7 @@ describe('forkSession', () => {
     expect(harness.tokens.value).toBe('rt2')
 
     fireEvent.click(metamask)
-    const link = `https://metamask.app.link/dapp/localhost:5173/?${FORK_RETURN_PARAM}=fork-tok`
+    const link = `https://metamask.app.link/dapp/localhost:5173/#${FORK_RETURN_PARAM}=fork-tok`
     expect(opened).toHaveBeenCalledWith(link, '_blank', 'noopener,noreferrer')
     expect(await result).toBe(link)
     expect(store.getState().open).toBe(false)
@@ -132,12 +161,90 @@ describe('forkSession', () => {
     expect((await screen.findByTestId('fork-error')).textContent).toBe(
       'Too many requests, please try again later',
     )
-    expect((screen.getByTestId('fork-wallet-trust') as HTMLButtonElement).disabled).toBe(true)
+    expect((screen.getByTestId('fork-wallet-metamask') as HTMLButtonElement).disabled).toBe(true)
     fireEvent.click(screen.getByTestId('fork-close'))
     expect(await result).toMatchObject({
       code: 'fork_exited',
       message: 'User exited the modal before opening a wallet app',
     })
+  })
+  test('behavior: for a user with an in-app wallet the screen says the app opens with it, and the click hands it over through the wallet frame', async () => {
+    forkAnswers()
+    const frame = walletFrameDouble({ wallet: walletAccount(ADDRESS, 'latch') })
+    provideWalletFrame(frame.frame)
+    const harness = signedIn(walletUser())
+    vi.spyOn(window, 'open').mockImplementation(() => null)
+    const result = methods().forkSession()
+    expect((await screen.findByTestId('fork-wallet-note')).textContent).toBe(
+      'The app you choose opens signed in with your wallet.',
+    )
+    const metamask = screen.getByTestId('fork-wallet-metamask') as HTMLButtonElement
+    await waitFor(() => expect(metamask.disabled).toBe(false))
+    // Nothing is confirmed before the click.
+    expect(frame.calls).toEqual([])
+    fireEvent.click(metamask)
+    await result
+    await waitFor(() =>
+      expect(frame.calls).toEqual([
+        {
+          method: 'latch:wallet:confirm-fork',
+          params: { accessToken: expect.any(String), forkToken: 'fork-tok' },
+        },
+      ]),
+    )
+    expect(harness.emitted('warning')).toEqual([])
+  })
+
+  test('error: a handover the wallet frame could not record is the host warning', async () => {
+    forkAnswers()
+    const frame = walletFrameDouble({ wallet: walletAccount(ADDRESS, 'latch') })
+    frame.failNext('latch:wallet:confirm-fork', LatchError.of('wallet_sign_in_required'))
+    provideWalletFrame(frame.frame)
+    const harness = signedIn(walletUser())
+    vi.spyOn(window, 'open').mockImplementation(() => null)
+    const result = methods().forkSession()
+    const metamask = (await screen.findByTestId('fork-wallet-metamask')) as HTMLButtonElement
+    await waitFor(() => expect(metamask.disabled).toBe(false))
+    fireEvent.click(metamask)
+    await result
+    await waitFor(() =>
+      expect(harness.emitted('warning')).toEqual([
+        `${FORK_HANDOVER_WARNING}: Sign in again on this device to use your wallet.`,
+      ]),
+    )
+  })
+
+  test('behavior: a user without an in-app wallet hands nothing over', async () => {
+    forkAnswers()
+    const frame = walletFrameDouble()
+    provideWalletFrame(frame.frame)
+    signedIn()
+    vi.spyOn(window, 'open').mockImplementation(() => null)
+    const result = methods().forkSession()
+    const metamask = (await screen.findByTestId('fork-wallet-metamask')) as HTMLButtonElement
+    await waitFor(() => expect(metamask.disabled).toBe(false))
+    fireEvent.click(metamask)
+    await result
+    await new Promise((r) => setTimeout(r, 20))
+    expect(frame.calls).toEqual([])
+  })
+
+  test('refusal: no link is made for a page that is not the verified host origin, nor without one', async () => {
+    for (const verified of ['http://other.example:8080', null]) {
+      api.requests.length = 0
+      forkAnswers()
+      setVerifiedHost(verified, verified ? [verified] : [])
+      signedIn()
+      const result = rejection(methods().forkSession())
+      expect((await screen.findByTestId('fork-error')).textContent).toBe(
+        'This origin is not allowed for this app',
+      )
+      // Checked before the fork: no token exists for it.
+      expect(api.calls('POST /sessions/fork')).toHaveLength(0)
+      fireEvent.click(screen.getByTestId('fork-close'))
+      expect(await result).toMatchObject({ code: 'fork_exited' })
+      cleanup()
+    }
   })
 })
 
@@ -181,5 +288,14 @@ describe('init with a fork token', () => {
     expect(result.user).toEqual(someoneElse)
     expect(api.calls('POST /sessions/fork/recover')).toHaveLength(0)
     expect(harness.emitted('warning')).toEqual([FORK_SIGNED_IN_WARNING])
+  })
+
+  test('refusal: a modal talking to no verified host origin redeems nothing', async () => {
+    setVerifiedHost(null)
+    const harness = renderModal(api)
+    const result = await methods().init({}, null, null, 'fork-tok')
+    expect(result.user).toBeNull()
+    expect(api.calls('POST /sessions/fork/recover')).toHaveLength(0)
+    expect(harness.emitted('warning')).toEqual([FORK_UNVERIFIED_WARNING])
   })
 })

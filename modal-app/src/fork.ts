@@ -1,20 +1,28 @@
 /**
  * The session fork (issue 13). forkSession(): the API forks this session, the modal offers the
- * wallet apps with an in-app browser (SESSION_FORK_SCREEN) and opens the chosen one on the
- * host page, whose address carries the fork token in `latch_fork`. On that page the host SDK
- * takes the parameter off the address bar and hands it to init, which redeems it here.
+ * wallet apps whose in-app browser link keeps the page's fragment out of every request
+ * (SESSION_FORK_SCREEN) and opens the chosen one on the host page, whose address carries the
+ * fork token in its fragment (`#latch_fork=…`). On that page the host SDK takes it off the
+ * address bar and hands it to init, which redeems it here. The visitor's click is also their
+ * confirmation that the session the link opens may recover their wallet: the wallet frame
+ * records it (POST /wallets/fork/confirm), since only its own fetches carry the wallet
+ * credential a host page holding the link and the access token cannot present.
  */
 import {
-  FORK_RETURN_PARAM,
+  embeddedWallet,
   LatchError,
   type RefreshResponse,
   toLatchError,
   type User,
+  WALLET_MESSAGES,
+  withForkToken,
 } from '@latch/shared'
 import { finishFlow, flowGeneration, startFlow } from './flow.ts'
 import { redirectTarget } from './oauth.ts'
+import { isVerifiedHostPage, verifiedHostOrigin } from './origin.ts'
 import { callHost, runtime } from './runtime.ts'
 import { store } from './store.ts'
+import { walletFrame } from './wallet/frame.ts'
 
 /** Why a fork token in the address was not used, as the host's 'warning' event says it. */
 export const FORK_SIGNED_IN_WARNING = 'Ignored a session link: this browser is already signed in'
@@ -35,17 +43,23 @@ export function forkSession(): Promise<string> {
   return done
 }
 
+/** The fork token of the link on screen: what the click confirms. */
+let forkToken: string | null = null
+
 /** Forks the session and builds the host page's address with the token (before any click:
  * the app must open synchronously in the click, or the browser blocks it). */
 async function prepareFork(generation: number): Promise<void> {
   try {
     const { host, session } = runtime()
     if (!host) throw LatchError.of('modal_unreachable')
-    const [page, token] = await Promise.all([host.pageUrl(), session.fork()])
-    const url = new URL(redirectTarget(page))
-    url.searchParams.set(FORK_RETURN_PARAM, token)
+    const page = redirectTarget(await host.pageUrl())
+    // The link opens only on the page penpal verified, an origin registered for the app. The
+    // host answers pageUrl() itself, so it is checked before any token exists.
+    if (!isVerifiedHostPage(page)) throw LatchError.of('origin_not_allowed')
+    const token = await session.fork()
     if (generation === flowGeneration()) {
-      store.setState({ sessionFork: { page: url.href, error: null } })
+      forkToken = token
+      store.setState({ sessionFork: { page: withForkToken(page, token), error: null } })
     }
   } catch (e) {
     if (generation !== flowGeneration()) return
@@ -61,8 +75,42 @@ async function prepareFork(generation: number): Promise<void> {
 export function openForkLink(link: string): void {
   window.open(link, '_blank', 'noopener,noreferrer')
   store.setState({ delivery: { value: link } })
+  const token = forkToken
+  forkToken = null
   finishFlow()
+  if (token) void confirmHandover(token)
 }
+
+/** Why the forked session will not recover the wallet, as the host's 'warning' event says it. */
+export const FORK_HANDOVER_WARNING = 'The session link does not carry your wallet'
+
+/**
+ * Records the click as the handover of the wallet, through the wallet frame, for a user who has
+ * an in-app wallet (there is nothing to hand over otherwise). It runs after the app opened (the
+ * click must open it synchronously); a failure leaves the forked session without automatic
+ * recovery, which the host hears of.
+ */
+async function confirmHandover(token: string): Promise<void> {
+  const { user } = store.getState()
+  if (!user || !embeddedWallet(user.linkedAccounts)) return
+  try {
+    const accessToken = await runtime().session.getAccessToken()
+    if (!accessToken) throw LatchError.of('not_authenticated')
+    const frame = await walletFrame()
+    await frame[WALLET_MESSAGES.confirmFork]({ accessToken, forkToken: token })
+  } catch (e) {
+    callHost('emit', 'warning', `${FORK_HANDOVER_WARNING}: ${toLatchError(e).message}`)
+  }
+}
+
+/** The link the screen says it will open signed in with the wallet: whether the user has one. */
+export function forkCarriesWallet(user: User | null): boolean {
+  return !!user && !!embeddedWallet(user.linkedAccounts)
+}
+
+/** Why a fork token was not redeemed on a page of an origin the modal did not verify. */
+export const FORK_UNVERIFIED_WARNING =
+  'Session link refused: this page is not an allowed origin of the app'
 
 /**
  * The page was opened with a fork token (init): redeems it into a session here, unless this
@@ -73,6 +121,12 @@ export async function redeemFork(token: string, restored: User | null): Promise<
   if (restored) {
     callHost('emit', 'warning', FORK_SIGNED_IN_WARNING)
     return restored
+  }
+  // Init is answered only to a verified host page (penpal's allowed origin, startup.ts): the
+  // token is redeemed only there, and this holds should that ever change.
+  if (!isVerifiedHostPage(verifiedHostOrigin())) {
+    callHost('emit', 'warning', FORK_UNVERIFIED_WARNING)
+    return null
   }
   const { api, session } = runtime()
   try {

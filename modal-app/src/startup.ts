@@ -19,7 +19,13 @@ import { appConfigUrl, takeEarlyConfig } from './early.ts'
 import { fail } from './flow.ts'
 import { holdUntilInit } from './init-gate.ts'
 import { createModalMethods } from './methods.ts'
-import { apiUrlFromMeta, appIdFromHash, isAllowedOrigin, parentOrigin } from './origin.ts'
+import {
+  apiUrlFromMeta,
+  appIdFromHash,
+  isAllowedOrigin,
+  parentOrigin,
+  setVerifiedHost,
+} from './origin.ts'
 import { setHost, setRuntime } from './runtime.ts'
 import { createSession, type Session } from './session.ts'
 import { createTokenStore } from './token-store.ts'
@@ -101,6 +107,7 @@ export function start(options: StartOptions = {}): StartResult {
         )
         return false
       }
+      setVerifiedHost(origin, config.allowedOrigins ?? [])
       const methods = holdUntilInit(
         createModalMethods({
           serverConfig: () => serverConfig,

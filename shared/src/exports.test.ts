@@ -173,6 +173,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "walletRecoverSchema",
       "walletRpcSchema",
       "walletVerifyBody",
+      "withForkToken",
     ]
   `)
 })

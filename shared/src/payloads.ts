@@ -11,6 +11,7 @@ import { ANALYTICS_EVENTS, LOGIN_METHODS, OAUTH_PROVIDERS } from './constants.ts
 import {
   ADDRESS_PATTERN,
   HTTP_URL_RULES,
+  type WalletConfirmForkParams,
   type WalletConnectParams,
   type WalletCreateParams,
   type WalletRecoverParams,
@@ -109,6 +110,10 @@ export const walletRecoverSchema: z.ZodMiniType<WalletRecoverParams> = z.object(
   address,
   accessToken,
   recoveryPin,
+})
+export const walletConfirmForkSchema: z.ZodMiniType<WalletConfirmForkParams> = z.object({
+  accessToken,
+  forkToken: nonEmpty(512),
 })
 export const walletRpcSchema: z.ZodMiniType<WalletRpcParams> = z.object({
   address,

@@ -25,6 +25,7 @@ test('behavior: wallet frame message names', () => {
     'latch:wallet:connect',
     'latch:wallet:recover',
     'latch:wallet:rpc',
+    'latch:wallet:confirm-fork',
   ])
 })
 

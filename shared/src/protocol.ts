@@ -42,16 +42,28 @@ export const WALLET_MESSAGES = {
   connect: 'latch:wallet:connect',
   recover: 'latch:wallet:recover',
   rpc: 'latch:wallet:rpc',
+  /** Not SPEC's: the forking visitor's confirmation that a fork link hands over the wallet. */
+  confirmFork: 'latch:wallet:confirm-fork',
 } as const
 
 /**
- * The key export frame's one method (wallet-frame/src/export.ts): the modal hands it the access
- * token over penpal after the handshake (never in the URL, which leaks into logs and history);
- * the frame rebuilds the key, shows it, and answers the address only.
+ * The key export page (wallet-frame/src/export.ts) and the modal's screen. `show`: the modal
+ * hands the page the access token over penpal after the handshake (never in the URL, which
+ * leaks into logs and history); the page checks it and offers its Reveal button, answering the
+ * address only. Nothing sent over penpal reveals the key: only the visitor's own click on that
+ * button inside the page does. The page then tells the modal `revealed` (the address only), from
+ * which the modal counts the key's minimum display time.
  */
-export const EXPORT_MESSAGES = { show: 'latch:export:show' } as const
+export const EXPORT_MESSAGES = {
+  show: 'latch:export:show',
+  revealed: 'latch:export:revealed',
+} as const
 export interface ExportFrameMethods {
   [EXPORT_MESSAGES.show](params: { address: Hex; accessToken: string }): Promise<{ address: Hex }>
+}
+/** What the modal's export screen exposes to the export page. */
+export interface ExportModalMethods {
+  [EXPORT_MESSAGES.revealed](params: { address: Hex }): Promise<void>
 }
 
 /** What `init` answers: the merged configuration, its warnings, and the current user. */
@@ -237,6 +249,11 @@ export interface WalletRecoverParams {
   accessToken: string
   recoveryPin?: string
 }
+export interface WalletConfirmForkParams {
+  accessToken: string
+  /** The fork token of the link the visitor chose a wallet app for. */
+  forkToken: string
+}
 export interface WalletRpcParams {
   address: Hex
   accessToken: string
@@ -249,6 +266,11 @@ export interface WalletMethods {
   [WALLET_MESSAGES.connect](params: WalletConnectParams): Promise<{ address: Hex }>
   [WALLET_MESSAGES.recover](params: WalletRecoverParams): Promise<{ address: Hex }>
   [WALLET_MESSAGES.rpc](params: WalletRpcParams): Promise<{ response: unknown }>
+  /**
+   * Records, from the wallet origin (POST /wallets/fork/confirm), that the visitor chose a
+   * wallet app for this session's fork link: the session it opens may then recover the wallet.
+   */
+  [WALLET_MESSAGES.confirmFork](params: WalletConfirmForkParams): Promise<{ confirmed: true }>
 }
 
 // Kept in their own module so a bundle that needs only these leaves zod out (host SDK budget).

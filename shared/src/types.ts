@@ -291,10 +291,23 @@ export const OAUTH_RETURN_PARAM_NAMES = {
 } as const satisfies Record<keyof OAuthReturnParams, string>
 
 /**
- * The host URL parameter carrying a session fork's token into a wallet app's in-app browser:
- * the host SDK takes it off the address bar and hands it to the modal's init.
+ * The name carrying a session fork's token into a wallet app's in-app browser, in the host
+ * URL's fragment (withForkToken): the host SDK takes it off the address bar and hands it to the
+ * modal's init. In the query string it is refused as leaked.
  */
 export const FORK_RETURN_PARAM = 'latch_fork'
+
+/**
+ * `pageUrl` with a session fork's token in its fragment (`#latch_fork=…`, after the page's own
+ * fragment with `&`): a fragment is never sent in a request, so no server, the host's included,
+ * receives or logs the token. The host SDK reads and removes it.
+ */
+export function withForkToken(pageUrl: string, token: string): string {
+  const url = new URL(pageUrl)
+  const own = url.hash.replace(/^#/, '')
+  url.hash = `${own ? `${own}&` : ''}${FORK_RETURN_PARAM}=${token}`
+  return url.href
+}
 
 /**
  * An OAuth flow as it leaves for the provider, kept in the host page's sessionStorage by the

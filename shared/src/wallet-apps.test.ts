@@ -1,7 +1,11 @@
 import { describe, expect, test } from 'vitest'
+import { withForkToken } from './types.ts'
 import {
   dappBrowserApps,
   dappBrowserLink,
+  forkApps,
+  forkLink,
+  keepsFragment,
   WALLET_APPS,
   type WalletApp,
   walletApp,
@@ -121,5 +125,41 @@ describe('dappBrowserLink', () => {
       'Only http and https pages',
     )
     expect(() => dappBrowserLink(app('metamask'), 'not a url')).toThrow()
+  })
+})
+
+describe('session fork links', () => {
+  const TOKEN = 'AbC-_9xYz0123456789abcdefghijklmnopqrstuvw'
+
+  test('behavior: the token goes in the fragment, after the page own fragment, never in the query', () => {
+    const page = withForkToken('https://shop.example.com/checkout/?item=7', TOKEN)
+    expect(page).toBe(`https://shop.example.com/checkout/?item=7#latch_fork=${TOKEN}`)
+    const routed = new URL(withForkToken('https://shop.example.com/#/cart?x=1', TOKEN))
+    expect(routed.search).toBe('')
+    expect(routed.hash).toBe(`#/cart?x=1&latch_fork=${TOKEN}`)
+  })
+
+  test('behavior: only a link that keeps the fragment as its own is offered; what its server receives has no token', () => {
+    expect(forkApps().map((w) => w.id)).toEqual(['metamask'])
+    const page = withForkToken('https://shop.example.com/checkout/?item=7', TOKEN)
+    const link = new URL(forkLink(app('metamask'), page))
+    // What a request for the link carries (the fragment stays in the browser).
+    expect(`${link.origin}${link.pathname}${link.search}`).toBe(
+      'https://metamask.app.link/dapp/shop.example.com/checkout/?item=7',
+    )
+    expect(link.hash).toBe(`#latch_fork=${TOKEN}`)
+  })
+
+  test('error: the apps whose links percent-encode the whole address would send the token: refused', () => {
+    const page = withForkToken('https://shop.example.com/', TOKEN)
+    for (const id of ['coinbase_wallet', 'trust', 'phantom']) {
+      const w = app(id)
+      expect(keepsFragment(w)).toBe(false)
+      // The reason: their ordinary link puts the token where the request carries it.
+      const plain = new URL(dappBrowserLink(w, page))
+      expect(`${plain.pathname}${plain.search}`).toContain(TOKEN.slice(0, 8))
+      expect(() => forkLink(w, page)).toThrow(`${w.name} cannot open a session link`)
+    }
+    expect(keepsFragment(app('rainbow'))).toBe(false)
   })
 })

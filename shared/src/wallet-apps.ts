@@ -10,6 +10,8 @@
  * Wallet, Trust Wallet, Phantom); the others can only be paired with.
  */
 
+import { FORK_RETURN_PARAM } from './types.ts'
+
 export interface WalletApp {
   /** Stable id, the walletClientType a connection through this app records. */
   id: string
@@ -128,6 +130,39 @@ export function walletConnectLink(app: WalletApp, pairingUri: string, native = f
 /** The apps that can open a page in their in-app browser (the session fork offers these). */
 export function dappBrowserApps(): WalletApp[] {
   return WALLET_APPS.filter((w) => w.dapp)
+}
+
+/**
+ * Whether the app's in-app browser link keeps the page's fragment as the link's own fragment,
+ * so the link service's server never receives it. Checked on the built link itself rather than
+ * listed: MetaMask's link (the address appended to its path) keeps it; Coinbase Wallet's, Trust
+ * Wallet's and Phantom's percent-encode the whole address into their query or path, which the
+ * browser sends to go.cb-w.com, link.trustwallet.com or phantom.app when the app is not
+ * installed, and they document no way to carry an outer fragment into the page.
+ */
+export function keepsFragment(app: WalletApp): boolean {
+  if (!app.dapp) return false
+  const probe = 'Zq9probe'
+  const link = new URL(
+    app.dapp(new URL(`https://page.invalid/p?q=1#${FORK_RETURN_PARAM}=${probe}`)),
+  )
+  return (
+    !`${link.origin}${link.pathname}${link.search}`.includes(probe) && link.hash.includes(probe)
+  )
+}
+
+/** The apps a session fork may open: an in-app browser link that keeps the token out of requests. */
+export function forkApps(): WalletApp[] {
+  return dappBrowserApps().filter(keepsFragment)
+}
+
+/**
+ * The link that opens `pageUrl` (with its fork token, withForkToken) in the app's in-app
+ * browser; throws for an app whose link would send the fragment to a server.
+ */
+export function forkLink(app: WalletApp, pageUrl: string): string {
+  if (!keepsFragment(app)) throw new Error(`${app.name} cannot open a session link`)
+  return dappBrowserLink(app, pageUrl)
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   proxyRpc,
   WALLET_MESSAGES,
   type WalletMethods,
+  walletConfirmForkSchema,
   walletConnectSchema,
   walletCreateSchema,
   walletRecoverSchema,
@@ -46,7 +47,8 @@ function requireSecureContext(): void {
 function start(origin: string): void {
   // Where the browser refuses storage to this frame (cross-site), the share lives in memory.
   const store = shareStore(appId, () => window.localStorage)
-  const core = walletCore({ api: fetchApi(location.origin, appId), store })
+  const api = fetchApi(location.origin, appId)
+  const core = walletCore({ api, store })
   // The export page of this origin asks for the share where only this frame's memory holds it.
   if (!store.persistent) answerShareAsks(store)
   // Chain reads through the API's proxy on this same origin (the CSP's connect-src 'self').
@@ -81,6 +83,13 @@ function start(origin: string): void {
     [WALLET_MESSAGES.rpc]: async (p) => {
       requireSecureContext()
       return rpc(checked(walletRpcSchema, p))
+    },
+    // The wallet credential only this origin's own fetches carry is what makes the confirmation
+    // the visitor's (a host page holding the token and the link cannot record it).
+    [WALLET_MESSAGES.confirmFork]: async (p) => {
+      const { accessToken, forkToken } = checked(walletConfirmForkSchema, p)
+      await api('/wallets/fork/confirm', { fork_token: forkToken }, accessToken)
+      return { confirmed: true as const }
     },
   }
   const connection = connect({

@@ -1,23 +1,30 @@
-import { dappBrowserApps, dappBrowserLink } from '@latch/shared/wallet-apps'
+import { forkApps, forkLink } from '@latch/shared/wallet-apps'
 import { exitFlow } from '../flow.ts'
-import { openForkLink } from '../fork.ts'
+import { forkCarriesWallet, openForkLink } from '../fork.ts'
 import { useModal } from '../hooks.ts'
 
 /**
- * SESSION_FORK_SCREEN (an addition to SPEC section 2): the wallet apps that can open the host
- * page in their in-app browser, this session continuing there. A button is live once the API
- * forked the session (the app must open in the click itself).
+ * SESSION_FORK_SCREEN (an addition to SPEC's screens): the wallet apps whose in-app browser link
+ * keeps the token out of every request (forkApps), this session continuing there. A button is
+ * live once the API forked the session (the app must open in the click itself). For a user with
+ * an in-app wallet the click also hands it over, and the screen says so before it.
  */
 export function SessionFork() {
   const fork = useModal((s) => s.sessionFork)
   const page = fork?.page ?? null
+  const withWallet = useModal((s) => forkCarriesWallet(s.user))
   return (
     <div className="latch-screen" data-testid="screen-SESSION_FORK_SCREEN">
       <h1 className="latch-title">Continue in a wallet app</h1>
       <p className="latch-description">
-        Open this page in your wallet's browser, still signed in. The link works once, within 5
+        Open this page in your wallet's browser, still signed in. The link works once, within 2
         minutes.
       </p>
+      {withWallet ? (
+        <p className="latch-description" data-testid="fork-wallet-note">
+          The app you choose opens signed in with your wallet.
+        </p>
+      ) : null}
       {fork?.error ? (
         <p className="latch-error" role="alert" data-testid="fork-error">
           {fork.error}
@@ -28,14 +35,14 @@ export function SessionFork() {
         </p>
       ) : null}
       <ul className="latch-wallet-list" data-testid="fork-wallet-list">
-        {dappBrowserApps().map((app) => (
+        {forkApps().map((app) => (
           <li key={app.id}>
             <button
               type="button"
               className="latch-button latch-wallet-button"
               data-testid={`fork-wallet-${app.id}`}
               disabled={!page}
-              onClick={() => page && openForkLink(dappBrowserLink(app, page))}
+              onClick={() => page && openForkLink(forkLink(app, page))}
             >
               <img src={app.icon} alt="" width={24} height={24} className="latch-wallet-icon" />
               {app.name}

@@ -121,6 +121,11 @@ export function walletFrameDouble(
       enter('latch:wallet:rpc', params)
       throw LatchError.of('embedded_wallet_error')
     },
+    async 'latch:wallet:confirm-fork'(params) {
+      enter('latch:wallet:confirm-fork', params)
+      if (!double.wallet) throw LatchError.of('invalid_data')
+      return { confirmed: true }
+    },
   }
   // Through the shared serialization, as penpal carries the frame's answers.
   double.frame = remoteMethods<WalletMethods>(exposeMethods(methods))

@@ -83,6 +83,7 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
     [WALLET_MESSAGES.connect]: bounded(WALLET_MESSAGES.connect),
     [WALLET_MESSAGES.recover]: bounded(WALLET_MESSAGES.recover),
     [WALLET_MESSAGES.rpc]: bounded(WALLET_MESSAGES.rpc),
+    [WALLET_MESSAGES.confirmFork]: bounded(WALLET_MESSAGES.confirmFork),
   }
 }
 
