@@ -52,9 +52,9 @@ export default async function run(args: string[]): Promise<void> {
     const css = assets.filter((a) => a.file.endsWith('.css')).reduce((s, a) => s + a.gzip, 0)
     console.log(`export page: ${kb(js)} JS + ${kb(css)} CSS gzip (budget 60 KB JS)`)
 
-    const auth = await h.latch.emailLogin(h.appId, `bench.export.${Date.now()}@bench.test`)
     const page = await h.browser.newPage()
     await page.goto(h.modalUrl(h.modalOrigin, 15_000))
+    const auth = await h.signIn(page, `bench.export.${Date.now()}@bench.test`)
     const created = await h.call(page, 'latch:wallet:create', { accessToken: auth.token })
     const address = created.ok?.address
     if (!address) throw new Error(`create: ${JSON.stringify(created)}`)

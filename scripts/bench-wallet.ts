@@ -53,7 +53,8 @@ export default async function run(args: string[]): Promise<void> {
     const users = async (tag: string) => {
       const out: string[] = []
       for (let r = 0; r < runs; r++) {
-        out.push((await h.latch.emailLogin(h.appId, `${tag}.${r}.${Date.now()}@bench.test`)).token)
+        // In the page, as the modal does: the wallet credential lands in this browser.
+        out.push((await h.signIn(page, `${tag}.${r}.${Date.now()}@bench.test`)).token)
       }
       return out
     }
