@@ -12,7 +12,7 @@ import { createCalls, type FlowExit } from './calls.ts'
 import { createEvents } from './events.ts'
 import { type Frame, mountFrame } from './frame.ts'
 import { bridgeLoader, createHostMethods } from './host-methods.ts'
-import { type OAuthReturn, takeOAuthReturn } from './oauth.ts'
+import { FORK_QUERY_WARNING, type OAuthReturn, takeOAuthReturn } from './oauth.ts'
 import type { ProviderModule } from './provider/index.ts'
 
 /** After the frame reloads, init is retried this often until the new handshake answers. */
@@ -176,26 +176,44 @@ export function createLatch(options: LatchOptions): LatchClient {
     linked.catch(() => {})
   }
 
+  // A session link whose token came in the address query (oauth.ts): refused, and said so.
+  let leaked = false
   const app = validateAppId(options.appId)
   const modalUrl = typeof document === 'undefined' ? undefined : parseModalUrl(options.modalUrl)
   linked = Promise.race([
     !app.ok
       ? Promise.reject(app.error)
       : modalUrl
-        ? start(modalUrl, app.value, takeOAuthReturn())
+        ? start(
+            modalUrl,
+            app.value,
+            takeOAuthReturn(() => {
+              leaked = true
+            }),
+          )
         : Promise.reject(unreachable('modalUrl must be an http(s) URL of a browser page')),
     killed,
   ])
   const ready = linked.then(() => initialized).then(() => {})
   ready.catch(() => {})
+  // Told once init has run (with the modal's own warnings), when the page's handlers are on.
+  if (leaked) {
+    console.warn(`Latch: ${FORK_QUERY_WARNING}`)
+    ready.catch(() => {}).then(() => events.dispatch('warning', FORK_QUERY_WARNING))
+  }
 
   /** Waits for the modal, then calls it. */
   const remote = () => Promise.race([linked, killed])
-  /** A flow (login, link, wallet): the frame closes if it fails (an exit, the modal gone, an error). */
+  /**
+   * A flow (login, link, wallet): the frame closes if it fails (an exit, the modal gone, an
+   * error), except when it was refused because another request is on screen: that one stays.
+   */
   const flow = <T>(run: (r: ModalMethods) => Promise<T>, exit: FlowExit) =>
     remote().then((r) => {
       const result = calls.flow(r, run, exit)
-      result.catch(() => setOpen(false))
+      result.catch((e: unknown) => {
+        if (!(e instanceof LatchError && e.is('rpc_request_pending'))) setOpen(false)
+      })
       return result
     })
   const call = <T>(run: (r: ModalMethods) => Promise<T>) =>

@@ -28,31 +28,49 @@ export function savePendingFlow(flow: PendingOAuthFlow): void {
   sessionStorage.setItem(PENDING_FLOW_KEY, JSON.stringify(flow))
 }
 
+/** Why a fork token in the address query was not used, as the 'warning' event says it. */
+export const FORK_QUERY_WARNING = 'Ignored a session link: its token was in the address query'
+
 /**
- * Takes the OAuth return parameters and a session fork's token off the host URL, always
- * removing every one of ours from the address bar (the fork token before anything else can
- * read or log the address: whoever holds it becomes the user). OAuth parameters are handed on
- * only with the flow this tab saved for their state as it left (each saved flow is read once):
- * parameters anyone could put in a link must not sign this visitor in or link an account to
- * them. The modal validates them, and redeems a fork token only where nobody is signed in.
- * A wallet client without an OAuth return (a wallet app's link to this page, e.g. Phantom's)
- * is handed on alone: it only tells the modal which wallet the visitor came to sign in with.
+ * Takes the OAuth return parameters off the host URL's query and a session fork's token off its
+ * fragment (`#…&latch_fork=…`), always removing every one of ours from the address bar (the fork
+ * token before anything else can read or log the address: whoever holds it becomes the user).
+ * A fork token in the query is refused as leaked (a query reaches the page's server and link
+ * services' logs): removed too, not handed on, and `onLeak` hears of it. OAuth parameters are
+ * handed on only with the flow this tab saved for their state as it left (each saved flow is
+ * read once): parameters anyone could put in a link must not sign this visitor in or link an
+ * account to them. The modal validates them, and redeems a fork token only where nobody is
+ * signed in. A wallet client without an OAuth return (a wallet app's link to this page, e.g.
+ * Phantom's) is handed on alone: it only tells the modal which wallet the visitor came to sign
+ * in with.
  */
-export function takeOAuthReturn(): OAuthReturn {
+export function takeOAuthReturn(onLeak: () => void = () => {}): OAuthReturn {
   const url = new URL(location.href)
   const found: Record<string, string> = {}
-  for (const [key, name] of Object.entries({
-    ...OAUTH_RETURN_PARAM_NAMES,
-    fork: FORK_RETURN_PARAM,
-  })) {
+  for (const [key, name] of Object.entries(OAUTH_RETURN_PARAM_NAMES)) {
     const value = url.searchParams.get(name)
     if (value === null) continue
     found[key] = value
     url.searchParams.delete(name)
   }
-  const { fork, ...params } = found
-  if (!Object.keys(found).length) return []
+  const leaked = url.searchParams.has(FORK_RETURN_PARAM)
+  url.searchParams.delete(FORK_RETURN_PARAM)
+  // The fragment's parts: the page's own (kept) and the token (taken).
+  let fork: string | undefined
+  const prefix = `${FORK_RETURN_PARAM}=`
+  const own = url.hash
+    .slice(1)
+    .split('&')
+    .filter((part) => {
+      if (!part.startsWith(prefix)) return true
+      fork = part.slice(prefix.length)
+      return false
+    })
+  if (fork !== undefined) url.hash = own.join('&')
+  const params = found
+  if (!Object.keys(found).length && fork === undefined && !leaked) return []
   history.replaceState(history.state, '', url.href)
+  if (leaked) onLeak()
   let flow: PendingOAuthFlow | undefined
   try {
     // Read once, and only for a return's state: each saved flow is tried by one return.
