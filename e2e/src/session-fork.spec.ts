@@ -1,25 +1,29 @@
 /**
  * Session fork (issue 13) across two browser contexts: the signed-in visitor forks the session,
  * picks a wallet app, and the page the app's in-app browser would open (taken out of the deep
- * link the modal opened) signs in elsewhere, the token gone from its address bar. The token is
- * refused a second time and after its life: the server's default life (5 minutes), which the
- * test checks on the token's row and then moves into the past rather than wait it out.
+ * link the modal opened) signs in elsewhere, the token gone from its address bar. The token
+ * rides in the fragment, so the request for the link service carries none. It is refused a
+ * second time, after its life (the server's default, 2 minutes, checked on the token's row and
+ * then moved into the past rather than waited out), and in the address query (leaked).
  */
 import { FORK_RETURN_PARAM, type LatchClient, type User } from '@latch/shared'
-import { dappBrowserLink, walletApp } from '@latch/shared/wallet-apps'
+import { forkLink, walletApp } from '@latch/shared/wallet-apps'
 import type { BrowserContext, Page } from 'playwright-core'
 import { expect, test } from 'vitest'
 import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
 import { type HostPage, WAIT_MS, withTimeout } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 
-const FORK_TTL_S = 5 * 60
+const FORK_TTL_S = 2 * 60
 const h = useHarness()
 
 interface Recorded {
   /** The host's 'warning' events, from the client's creation on. */
   warnings?: string[]
 }
+
+/** The addresses the browser requested from the wallet apps' link services. */
+const linkRequests: string[] = []
 
 /** The wallet apps' link hosts: answered here, so the popup opens and nothing leaves the machine. */
 const WALLET_LINK_HOSTS =
@@ -30,9 +34,14 @@ const WALLET_LINK_HOSTS =
  * one-line script sets window.latch (init's warnings come before any later listener).
  */
 async function recording(context: BrowserContext): Promise<void> {
-  await context.route(WALLET_LINK_HOSTS, (route) =>
-    route.fulfill({ status: 200, contentType: 'text/html', body: '<title>wallet app</title>' }),
-  )
+  await context.route(WALLET_LINK_HOSTS, (route) => {
+    linkRequests.push(route.request().url())
+    return route.fulfill({
+      status: 200,
+      contentType: 'text/html',
+      body: '<title>wallet app</title>',
+    })
+  })
   await context.addInitScript(() => {
     const w = window as unknown as Recorded & { latch?: LatchClient }
     w.warnings = []
@@ -60,8 +69,17 @@ function forkSession(page: Page) {
   })
 }
 
-/** Signs in, forks through Trust Wallet's in-app browser link, and answers what it opened. */
-async function forkThroughTrust(): Promise<{ hp: HostPage; user: User; link: string; page: URL }> {
+/**
+ * Signs in, forks through MetaMask's in-app browser link (the one app whose link keeps the
+ * fragment its own), and answers what it opened.
+ */
+async function forkThroughMetaMask(): Promise<{
+  hp: HostPage
+  user: User
+  link: string
+  page: URL
+  token: string
+}> {
   const hp = await h().open({ prepare: recording })
   const { user } = await signInByEmail(h(), hp, newEmail('fork'))
   const pending = forkSession(hp.page)
@@ -70,10 +88,13 @@ async function forkThroughTrust(): Promise<{ hp: HostPage; user: User; link: str
   await expect
     .poll(() => fork.getByRole('heading').textContent(), { timeout: WAIT_MS })
     .toBe('Continue in a wallet app')
-  const trust = hp.modal.getByTestId('fork-wallet-trust')
+  // The apps whose links would send the address to their link service are not offered.
+  await expect.poll(() => hp.modal.getByTestId('fork-wallet-trust').count()).toBe(0)
+  const metamask = hp.modal.getByTestId('fork-wallet-metamask')
   // The real window.open of the sandboxed modal frame, from the click: a popup on the link.
   const popup = hp.context.waitForEvent('page', { timeout: WAIT_MS })
-  await trust.click({ timeout: WAIT_MS }) // waits until enabled: the fork answered
+  linkRequests.length = 0
+  await metamask.click({ timeout: WAIT_MS }) // waits until enabled: the fork answered
   const result = await withTimeout(pending, WAIT_MS, 'forkSession()')
   if (!result.ok) throw new Error(`forkSession() rejected: ${result.message}`)
   const opened = await popup
@@ -81,16 +102,26 @@ async function forkThroughTrust(): Promise<{ hp: HostPage; user: User; link: str
   expect(opened.url()).toBe(result.link)
   await opened.close()
   const link = new URL(result.link)
-  expect(link.origin + link.pathname).toBe('https://link.trustwallet.com/open_url')
-  const page = new URL(link.searchParams.get('url') ?? '')
-  // The host page itself, as the modal read it (pageUrl), with the token added.
-  expect(page.origin).toBe(new URL(h().hostUrl).origin)
-  expect(page.searchParams.get(FORK_RETURN_PARAM)).toMatch(/^[\w-]{43}$/)
+  expect(link.origin).toBe('https://metamask.app.link')
+  expect(link.pathname.startsWith('/dapp/')).toBe(true)
+  // The token is the link's own fragment: the request for the link carried none of it.
+  const token = new URLSearchParams(link.hash.slice(1)).get(FORK_RETURN_PARAM) ?? ''
+  expect(token).toMatch(/^[\w-]{43}$/)
+  expect(linkRequests).toHaveLength(1)
+  expect(linkRequests[0]).toBe(`${link.origin}${link.pathname}${link.search}`)
+  expect(linkRequests[0]).not.toContain(token)
+  // The host page itself, as the modal read it (pageUrl), with the token in its fragment.
+  const host = new URL(h().hostUrl)
+  const page = new URL(
+    `${host.protocol}//${link.pathname.slice('/dapp/'.length)}${link.search}${link.hash}`,
+  )
+  expect(page.origin).toBe(host.origin)
+  expect(page.search).not.toContain(token)
   // Exactly the link the shared list makes for that page.
-  const trustApp = walletApp('trust')
-  if (!trustApp) throw new Error('Trust Wallet is not listed')
-  expect(result.link).toBe(dappBrowserLink(trustApp, page.href))
-  return { hp, user, link: result.link, page }
+  const app = walletApp('metamask')
+  if (!app) throw new Error('MetaMask is not listed')
+  expect(result.link).toBe(forkLink(app, page.href))
+  return { hp, user, link: result.link, page, token }
 }
 
 /** Opens the page the wallet app's in-app browser would open, in a fresh context. */
@@ -102,11 +133,11 @@ const getUser = async (hp: HostPage) =>
   expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))
 
 test('behavior: the forked page signs in as the same user in another context, the token off its address bar; both sessions live', async () => {
-  const { hp, user, page } = await forkThroughTrust()
+  const { hp, user, page } = await forkThroughMetaMask()
   const elsewhere = await openInWallet(page)
   expect((await getUser(elsewhere))?.id).toBe(user.id)
   const address = new URL(await elsewhere.page.evaluate(() => location.href))
-  expect(address.searchParams.has(FORK_RETURN_PARAM)).toBe(false)
+  expect(address.href).not.toContain(FORK_RETURN_PARAM)
   expect(address.pathname).toBe(page.pathname)
   expect(await elsewhere.page.evaluate(() => (window as unknown as Recorded).warnings)).toEqual([])
   // A session of its own: an access token for the same user, and a reload keeps it.
@@ -122,7 +153,7 @@ test('behavior: the forked page signs in as the same user in another context, th
 })
 
 test('error: the same link a second time signs nobody in and says it was used', async () => {
-  const { page } = await forkThroughTrust()
+  const { page } = await forkThroughMetaMask()
   const first = await openInWallet(page)
   expect(await getUser(first)).not.toBeNull()
   const second = await openInWallet(page)
@@ -130,14 +161,11 @@ test('error: the same link a second time signs nobody in and says it was used', 
   expect(await second.page.evaluate(() => (window as unknown as Recorded).warnings)).toEqual([
     'Session link refused: This session link has already been used',
   ])
-  expect(new URL(await second.page.evaluate(() => location.href)).search).not.toContain(
-    FORK_RETURN_PARAM,
-  )
+  expect(await second.page.evaluate(() => location.href)).not.toContain(FORK_RETURN_PARAM)
 })
 
 test('error: the link after its life signs nobody in and says it expired', async () => {
-  const { page } = await forkThroughTrust()
-  const token = page.searchParams.get(FORK_RETURN_PARAM) ?? ''
+  const { page, token } = await forkThroughMetaMask()
   // The token's row says it lives FORK_TTL_S; its end then moves into the past, as if the
   // visitor opened the link later (the server compares it with its own clock).
   const db = h().api.deps.db
@@ -174,4 +202,22 @@ test('error: closing the wallet apps screen rejects forkSession() with fork_exit
   })
   // Nothing opened: the host page is the context's only page.
   expect(hp.context.pages()).toHaveLength(1)
+})
+
+test('refusal: the token in the address query is treated as leaked: not used, removed, a warning', async () => {
+  const { page, token } = await forkThroughMetaMask()
+  const inQuery = new URL(page.href)
+  inQuery.hash = ''
+  inQuery.searchParams.set(FORK_RETURN_PARAM, token)
+  const leaked = await openInWallet(inQuery)
+  expect(await getUser(leaked)).toBeNull()
+  expect(await leaked.page.evaluate(() => location.href)).not.toContain(token)
+  await expect
+    .poll(() => leaked.page.evaluate(() => (window as unknown as Recorded).warnings), {
+      timeout: WAIT_MS,
+    })
+    .toEqual(['Ignored a session link: its token was in the address query'])
+  // Not spent: the fragment form still opens the session.
+  const proper = await openInWallet(page)
+  expect(await getUser(proper)).not.toBeNull()
 })
