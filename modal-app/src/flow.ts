@@ -59,20 +59,46 @@ export function navigate(screen: ScreenId): void {
 
 /** Two flows are the same when they do the same thing (a host call then joins the running one). */
 export function sameFlow(a: Flow | null, b: Flow): boolean {
-  // Each signature or transaction is its own request: a second one replaces the first.
-  if (b.kind === 'sign' || b.kind === 'send-transaction') return false
+  // Each signature, transaction or export is its own request: never joined.
+  if (WALLET_REQUESTS.has(b.kind)) return false
   return a?.kind === b.kind && (a.kind !== 'link' || a.account === (b as typeof a).account)
+}
+
+/**
+ * The host's requests of the in-app wallet: each puts a decision in front of the visitor (what
+ * to sign, what to send, whether to show the key), so none may replace another on screen.
+ */
+const WALLET_REQUESTS: ReadonlySet<Flow['kind']> = new Set([
+  'sign',
+  'send-transaction',
+  'export-wallet',
+])
+
+/**
+ * Whether `next` must be refused with 'Request already pending' (-32002) now: a wallet request
+ * awaits the visitor's answer, or `next` is one and another flow awaits theirs, or the modal may
+ * not be left (a transaction being submitted). Refused rather than queued: what the visitor
+ * looks at never changes under their cursor, the request on screen keeps its own promise, and
+ * the caller hears at once (a queue would keep a dapp's retry or double click waiting unseen
+ * behind a screen it does not know about). A request that already settled (the 'Success'
+ * pause after a signature) is not pending: the next one takes the modal over.
+ */
+export function requestPending(next: Flow): boolean {
+  const { flow, waiting, closeBlocked } = store.getState()
+  if (closeBlocked) return true
+  if (!waiting || !flow) return false
+  return WALLET_REQUESTS.has(flow.kind) || WALLET_REQUESTS.has(next.kind)
 }
 
 /**
  * Starts a flow the host waits on (login or link) on its first screen, or joins the same flow
  * already running: the host's promise then settles with it. Another running flow is left
- * (its caller's promise rejects).
+ * (its caller's promise rejects), unless one of the two is a wallet request: then `flow` is
+ * refused (requestPending).
  */
 export function startFlow<T extends FlowValue>(flow: Flow, screen: ScreenId): Promise<T> {
-  const { flow: running, waiting, closeBlocked } = store.getState()
-  // A transaction being submitted keeps the modal until its outcome is known.
-  if (closeBlocked) return Promise.reject(LatchError.of('rpc_request_pending'))
+  const { flow: running, waiting } = store.getState()
+  if (requestPending(flow)) return Promise.reject(LatchError.of('rpc_request_pending'))
   if (waiting && sameFlow(running, flow)) return waiting.promise as Promise<T>
   rejectWaiting()
   let resolve!: Waiting['resolve']
@@ -89,10 +115,10 @@ export function startFlow<T extends FlowValue>(flow: Flow, screen: ScreenId): Pr
     screen,
     open: true,
   })
-  if (!wasOpen) {
-    callHost('setOpen', true)
-    track('modal_open')
-  }
+  // Told even when the modal thinks it is open: a host that closed its dialog meanwhile (a
+  // failed call closes it) shows it again, so no request waits on a hidden screen.
+  callHost('setOpen', true)
+  if (!wasOpen) track('modal_open')
   return promise as Promise<T>
 }
 
@@ -276,6 +302,28 @@ export function abandonFlow(error: LatchError, screen: ScreenId): void {
   store.setState({ ...flowReset(), flow: { kind: 'login' }, waiting: null, screen })
   waiting?.reject(error)
 }
+
+/**
+ * The visitor was signed out (logout(), a revoked session, a failed refresh) or another user
+ * signed in under a wallet request: it cannot be answered for them any more. One already
+ * answered (a receipt, a key shown) is delivered; any other rejects with 'User is not
+ * authenticated.' at once, and the modal closes, so the next request starts clean.
+ */
+function endWalletRequest(): void {
+  const { flow, waiting, delivery } = store.getState()
+  if (!flow || !WALLET_REQUESTS.has(flow.kind)) return
+  if (delivery) {
+    finishFlow()
+    return
+  }
+  store.setState({ waiting: null })
+  closeModal(true)
+  waiting?.reject(LatchError.of('not_authenticated'))
+}
+
+store.subscribe((state, previous) => {
+  if (previous.user && state.user?.id !== previous.user.id) endWalletRequest()
+})
 
 function rejectWaiting(): void {
   const { flow, waiting } = store.getState()

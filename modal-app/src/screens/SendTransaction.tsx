@@ -6,7 +6,7 @@
  * Escape do nothing; then 'Transaction complete!', 'You're all set.' and 'All Done'.
  */
 import { explorerAddressUrl, getChain, type Hex, truncateAddress } from '@latch/shared'
-import { type ReactNode, useEffect } from 'react'
+import { type ReactNode, useEffect, useRef } from 'react'
 import { finishFlow } from '../flow.ts'
 import { useModal } from '../hooks.ts'
 import {
@@ -16,9 +16,12 @@ import {
   isPlainTransfer,
   overBalance,
 } from '../wallet/amounts.ts'
+import { decodeCalldata } from '../wallet/decode.ts'
 import type { TransactionState } from '../wallet/requests.ts'
+import { useArmed } from '../wallet/review.ts'
 import { prepareTransaction, submitTransaction } from '../wallet/send.ts'
 import { usableWallet } from '../wallet/sign.ts'
+import { AppLabel, AppText, CallData, DecodedCallRows } from './review-parts.tsx'
 
 function AddressLink({ chainId, address }: { chainId: number; address: Hex }) {
   const url = explorerAddressUrl(chainId, address)
@@ -93,6 +96,11 @@ function Sender({ info }: { info: NonNullable<TransactionState['options']['sende
 export function SendTransaction() {
   const tx = useModal((s) => s.transaction)
   const status = tx?.status
+  const button = useRef<HTMLButtonElement>(null)
+  // The frozen populated request on screen: the button arms once it has been visible,
+  // unchanged, for REVIEW_ARM_DELAY_MS, and its click submits that request.
+  const shown = tx?.prepared ?? null
+  const armed = useArmed(shown, button)
   // Prepared once the screen is reached (after the connecting gate, or recovery).
   useEffect(() => {
     if (status === 'idle') void prepareTransaction()
@@ -100,13 +108,15 @@ export function SendTransaction() {
   if (!tx) return null
   if (tx.status === 'complete') return <Complete />
 
-  const { request, prepared, options } = tx
+  const { request, options } = tx
+  // Once prepared, what is shown is what is signed: the populated request's own fields.
+  const target = shown ?? request
   const chain = getChain(request.chainId)
   const symbol = chain?.nativeCurrency.symbol ?? 'ETH'
   const decimals = chain?.nativeCurrency.decimals ?? 18
-  const value = BigInt(request.value ?? '0x0')
-  const from = prepared?.from ?? safeAddress()
-  const fee = prepared ? estimatedFee(prepared) : null
+  const value = BigInt(target.value ?? '0x0')
+  const from = shown?.from ?? safeAddress()
+  const fee = shown ? estimatedFee(shown) : null
   const over = overBalance(value, tx.balance)
   const submitting = tx.status === 'submitting'
   const preparing = tx.status === 'idle' || tx.status === 'preparing'
@@ -114,26 +124,38 @@ export function SendTransaction() {
   const valueFiat = fiatText(value, tx.usdPrice, decimals)
   const feeFiat = fee === null ? null : fiatText(fee, tx.usdPrice, decimals)
   const info = options.transactionInfo
+  const data = target.data && target.data !== '0x' ? target.data : undefined
+  const call = decodeCalldata(data)
+  const hostTexts = Boolean(
+    options.title || options.description || options.senderInfo || info?.action || info?.description,
+  )
   return (
     <div className="latch-screen" data-testid="screen-EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN">
+      {/* The host's texts are marked as the app's: they must not pass as Latch's own words. */}
+      {options.modalTitle ? <AppLabel /> : null}
       <h1 className="latch-title latch-center">{options.modalTitle ?? 'Review transaction'}</h1>
-      {options.title ? <h2 className="latch-title">{options.title}</h2> : null}
-      {options.description ? <p className="latch-description">{options.description}</p> : null}
-      {options.senderInfo ? <Sender info={options.senderInfo} /> : null}
+      <AppText show={hostTexts}>
+        {options.title ? <h2 className="latch-title">{options.title}</h2> : null}
+        {options.description ? <p className="latch-description">{options.description}</p> : null}
+        {options.senderInfo ? <Sender info={options.senderInfo} /> : null}
+        {info?.action ? (
+          <dl className="latch-tx-rows">
+            <Row label={info.actionDescription ?? 'Action'} testId="transaction-action">
+              {info.action}
+            </Row>
+          </dl>
+        ) : null}
+        {info?.description ? <p className="latch-small latch-muted">{info.description}</p> : null}
+      </AppText>
       <dl className="latch-tx-rows">
         {from ? (
           <Row label="From" testId="transaction-from">
             <AddressLink chainId={request.chainId} address={from} />
           </Row>
         ) : null}
-        {request.to ? (
+        {target.to ? (
           <Row label="To" testId="transaction-to">
-            <AddressLink chainId={request.chainId} address={request.to} />
-          </Row>
-        ) : null}
-        {info?.action ? (
-          <Row label={info.actionDescription ?? 'Action'} testId="transaction-action">
-            {info.action}
+            <AddressLink chainId={request.chainId} address={target.to} />
           </Row>
         ) : null}
         <Row label="Amount" testId="transaction-value">
@@ -156,7 +178,8 @@ export function SendTransaction() {
           </Row>
         ) : null}
       </dl>
-      {info?.description ? <p className="latch-small latch-muted">{info.description}</p> : null}
+      {call ? <DecodedCallRows call={call} token={target.to} /> : null}
+      {data ? <CallData data={data} /> : null}
       <p aria-live="polite" className="latch-tx-status">
         {error ? (
           <span className="latch-error" role="alert" data-testid="transaction-error">
@@ -167,15 +190,19 @@ export function SendTransaction() {
         ) : null}
       </p>
       <button
+        ref={button}
         type="button"
         className="latch-button latch-button-primary"
         data-testid="transaction-submit"
-        disabled={tx.status !== 'ready'}
+        data-armed={armed}
+        disabled={tx.status !== 'ready' || !armed}
         aria-busy={submitting || preparing}
-        onClick={() => void submitTransaction()}
+        aria-describedby={options.buttonText ? 'latch-send-button-from' : undefined}
+        onClick={() => shown && armed && void submitTransaction(shown)}
       >
         {options.buttonText ?? (isPlainTransfer(request) ? 'Send ETH' : 'Submit transaction')}
       </button>
+      {options.buttonText ? <AppLabel id="latch-send-button-from" /> : null}
     </div>
   )
 }

@@ -3,9 +3,12 @@
  * box of at most 310px that scrolls (read-only text: it takes keyboard focus, so it scrolls
  * without a pointer), 'Sign and continue', then 'Success' until the modal closes.
  */
+import { useRef } from 'react'
 import { useModal } from '../hooks.ts'
 import type { SignPayload } from '../wallet/requests.ts'
+import { useArmed } from '../wallet/review.ts'
 import { confirmSign } from '../wallet/sign.ts'
+import { AppLabel, AppText, TypedDataDomain } from './review-parts.tsx'
 
 /** The text in the box: the message as given, typed data as indented JSON. */
 export function signText(payload: SignPayload): string {
@@ -21,20 +24,30 @@ export function signText(payload: SignPayload): string {
 
 export function SignRequest() {
   const request = useModal((s) => s.signRequest)
-  if (!request) return null
+  const button = useRef<HTMLButtonElement>(null)
+  // The frozen payload on screen: the button arms once it has been visible, unchanged, for
+  // REVIEW_ARM_DELAY_MS, and its click signs that payload.
+  const shown = request?.payload ?? null
+  const armed = useArmed(shown, button)
+  if (!request || !shown) return null
   const { options, status } = request
   const done = status === 'success'
   return (
     <div className="latch-screen" data-testid="screen-EMBEDDED_WALLET_SIGN_REQUEST_SCREEN">
+      {/* The host's texts are marked as the app's: they must not pass as Latch's own words. */}
+      {options.title ? <AppLabel /> : null}
       <h1 className="latch-title latch-center">{options.title ?? 'Sign message'}</h1>
-      {options.description ? <p className="latch-description">{options.description}</p> : null}
+      <AppText show={Boolean(options.description)}>
+        <p className="latch-description">{options.description}</p>
+      </AppText>
+      {shown.kind === 'typedData' ? <TypedDataDomain typedData={shown.typedData} /> : null}
       {/* Read-only text takes focus and scrolls by keyboard too (WCAG 2.1.1), and is labelled. */}
       <textarea
         readOnly
         className="latch-sign-message"
         data-testid="sign-message"
-        aria-label={request.payload.kind === 'message' ? 'Message' : 'Typed data'}
-        value={signText(request.payload)}
+        aria-label={shown.kind === 'message' ? 'Message' : 'Typed data'}
+        value={signText(shown)}
       />
       <p aria-live="polite" className="latch-tx-status">
         {status === 'error' ? (
@@ -48,15 +61,19 @@ export function SignRequest() {
         ) : null}
       </p>
       <button
+        ref={button}
         type="button"
         className="latch-button latch-button-primary"
         data-testid="sign-submit"
-        disabled={status === 'signing' || done}
+        data-armed={armed}
+        disabled={!armed || status === 'signing' || done}
         aria-busy={status === 'signing'}
-        onClick={() => void confirmSign()}
+        aria-describedby={options.buttonText ? 'latch-sign-button-from' : undefined}
+        onClick={() => armed && void confirmSign(shown)}
       >
         {options.buttonText ?? 'Sign and continue'}
       </button>
+      {options.buttonText ? <AppLabel id="latch-sign-button-from" /> : null}
     </div>
   )
 }

@@ -3,13 +3,15 @@
  * EMBEDDED_WALLET_KEY_EXPORT_SCREEN, which frames the export page of the API origin
  * (`/apps/{appId}/embedded-wallets/export?address=…&width=…&background=…`). The modal hands the
  * page the access token over penpal once it has shaken hands (never in the URL: a URL lands in
- * logs, history and Referer headers); the page rebuilds the key itself and shows it. The modal
- * never holds the key: the page answers the address only. Once shown, the screen cannot be
- * closed for KEY_EXPORT_MIN_DISPLAY_MS. Loaded lazily (index.ts).
+ * logs, history and Referer headers); the page shows its Reveal button and rebuilds and shows
+ * the key only on the visitor's own click there. The modal never holds the key: the page
+ * answers and reports the address only. Once revealed, the screen cannot be closed for
+ * KEY_EXPORT_MIN_DISPLAY_MS. Loaded lazily (index.ts).
  */
 import {
   EXPORT_MESSAGES,
   type ExportFrameMethods,
+  type ExportModalMethods,
   embeddedWallet,
   type Hex,
   KEY_EXPORT_MIN_DISPLAY_MS,
@@ -20,7 +22,7 @@ import {
   WALLET_FRAME_CONNECT_TIMEOUT_MS,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
-import { flowGeneration, startFlow } from '../flow.ts'
+import { flowGeneration, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { themeTokens } from '../theme.ts'
@@ -34,9 +36,12 @@ import { walletFrameUrl } from './frame.ts'
  * or without an in-app wallet is refused before anything opens.
  */
 export function exportWallet(): Promise<void> {
-  const { app, user, closeBlocked } = store.getState()
+  const { app, user } = store.getState()
   if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
-  if (closeBlocked) return Promise.reject(LatchError.of('rpc_request_pending'))
+  // Another request on screen keeps it: this one is refused, that one is unchanged.
+  if (requestPending({ kind: 'export-wallet' })) {
+    return Promise.reject(LatchError.of('rpc_request_pending'))
+  }
   if (!user || !runtime().session.isAuthenticated() || !embeddedWallet(user.linkedAccounts)) {
     return Promise.reject(LatchError.of('export_not_allowed'))
   }
@@ -77,9 +82,11 @@ const exportError = (cause?: unknown) =>
   })
 
 /**
- * Connects to the export page in `iframe` (the API origin only), hands it the token and waits
- * until the key is shown. Then the screen is held open for KEY_EXPORT_MIN_DISPLAY_MS, and
- * closing it delivers (exportWallet() resolves). Returns the disconnect function.
+ * Connects to the export page in `iframe` (the API origin only) and hands it the token: the page
+ * then offers its Reveal button, and the key shows only when the visitor clicks it there (the
+ * modal cannot reveal it). When the page says `revealed`, the screen is held open for
+ * KEY_EXPORT_MIN_DISPLAY_MS from that moment, and closing it delivers (exportWallet()
+ * resolves); closed before, the flow exits. Returns the disconnect function.
  */
 export function showKey(
   iframe: HTMLIFrameElement,
@@ -94,12 +101,27 @@ export function showKey(
     return () => {}
   }
   const origin = new URL(iframe.src).origin
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let revealed = false
+  const modalMethods: ExportModalMethods = {
+    async [EXPORT_MESSAGES.revealed](p) {
+      // Only the page of this origin can call (penpal's allowedOrigins); it names the address
+      // it showed, which must be this wallet's. A second call changes nothing.
+      if (revealed || started !== flowGeneration() || p?.address !== wallet.address) return
+      revealed = true
+      // Shown: closing now delivers; not before SPEC's minimum display time, counted from the
+      // reveal.
+      store.setState({ delivery: { value: wallet.address }, closeBlocked: true })
+      timer = setTimeout(() => {
+        if (started === flowGeneration()) store.setState({ closeBlocked: false })
+      }, KEY_EXPORT_MIN_DISPLAY_MS)
+    },
+  }
   const connection = connect<Record<string, (...args: never[]) => Promise<unknown>>>({
     messenger: new WindowMessenger({ remoteWindow: window_, allowedOrigins: [origin] }),
-    methods: {},
+    methods: modalMethods as unknown as Record<string, (...args: never[]) => unknown>,
     timeout: WALLET_FRAME_CONNECT_TIMEOUT_MS,
   })
-  let timer: ReturnType<typeof setTimeout> | undefined
   void (async () => {
     const remote = remoteMethods<ExportFrameMethods>(await connection.promise)
     const accessToken = await runtime().session.getAccessToken()
@@ -109,21 +131,11 @@ export function showKey(
       WALLET_FRAME_CALL_TIMEOUT_MS,
       exportError,
     )
-  })().then(
-    () => {
-      if (started !== flowGeneration()) return
-      // Shown: closing now delivers; not before the minimum display time (SPEC section 9).
-      store.setState({ delivery: { value: wallet.address }, closeBlocked: true })
-      timer = setTimeout(() => {
-        if (started === flowGeneration()) store.setState({ closeBlocked: false })
-      }, KEY_EXPORT_MIN_DISPLAY_MS)
-    },
-    (e: unknown) => {
-      if (started !== flowGeneration()) return
-      console.error('Latch: the key export page did not show the key', e)
-      onError(exportError(e))
-    },
-  )
+  })().catch((e: unknown) => {
+    if (started !== flowGeneration()) return
+    console.error('Latch: the key export page could not be armed', e)
+    onError(exportError(e))
+  })
   return () => {
     clearTimeout(timer)
     connection.destroy()

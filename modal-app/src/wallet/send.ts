@@ -25,11 +25,12 @@ import {
   validateTransactionRequest,
   type WalletAccount,
 } from '@latch/shared'
-import { flowGeneration, startFlow } from '../flow.ts'
+import { flowGeneration, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { walletFrame } from './frame.ts'
 import type { HexTransactionRequest, PopulatedRequest, TransactionState } from './requests.ts'
+import { snapshot } from './review.ts'
 import { passGate, provenOnDevice, usableWallet, walletAccessToken } from './sign.ts'
 
 const QUANTITIES = [
@@ -104,7 +105,8 @@ export function sendTransactionFlow(
   let normalized: HexTransactionRequest
   try {
     if (!store.getState().app) throw LatchError.of('something_went_wrong')
-    if (store.getState().closeBlocked) throw LatchError.of('rpc_request_pending')
+    // Another request on screen keeps it: this one is refused, that one is unchanged.
+    if (requestPending({ kind: 'send-transaction' })) throw LatchError.of('rpc_request_pending')
     normalized = normalizeRequest(request)
     // The options are shown (links, an image): only http(s) URLs and bounded texts pass.
     if (!transactionUIOptionsSchema.safeParse(options).success) {
@@ -122,8 +124,9 @@ export function sendTransactionFlow(
   )
   store.setState({
     transaction: {
-      request: normalized,
-      options,
+      // Frozen copies: what the screen shows is what is prepared and signed.
+      request: snapshot(normalized),
+      options: snapshot(options),
       status: 'idle',
       prepared: null,
       balance: null,
@@ -232,19 +235,26 @@ export async function prepareTransaction(): Promise<void> {
     })
     return
   }
-  setTransaction({ status: 'ready', prepared: populated.value, balance, usdPrice: price })
+  // The populated request as shown on the review: the submit signs this frozen copy.
+  setTransaction({
+    status: 'ready',
+    prepared: snapshot(populated.value),
+    balance,
+    usdPrice: price,
+  })
 }
 
 /**
- * The submit: the frame signs the populated request, the modal sends it and waits for the
- * receipt; closing is blocked until the outcome is known. The receipt is delivered when the
- * modal closes ('All Done' or the close button); a failure shows its reason and allows a retry.
+ * The submit of `shown`, the frozen populated request the review rendered (one other than the
+ * request's does nothing): the frame signs it, the modal sends it and waits for the receipt;
+ * closing is blocked until the outcome is known. The receipt is delivered when the modal
+ * closes ('All Done' or the close button); a failure shows its reason and allows a retry.
  */
-export async function submitTransaction(): Promise<void> {
+export async function submitTransaction(shown: PopulatedRequest): Promise<void> {
   const state = store.getState().transaction
-  if (state?.status !== 'ready' || !state.prepared) return
+  if (state?.status !== 'ready' || !state.prepared || state.prepared !== shown) return
   const started = flowGeneration()
-  const prepared = state.prepared
+  const prepared = shown
   setTransaction({ status: 'submitting', submitError: null })
   store.setState({ closeBlocked: true })
   let receipt: TransactionReceipt

@@ -171,6 +171,13 @@ const rejection = (p: Promise<unknown>) =>
 
 const closeButton = () => screen.getByTestId('close-button') as HTMLButtonElement
 
+/** A review's confirm button once armed (REVIEW_ARM_DELAY_MS after its request showed). */
+async function armedButton(name: string): Promise<HTMLButtonElement> {
+  const button = (await screen.findByRole('button', { name })) as HTMLButtonElement
+  await waitFor(() => expect(button.dataset.armed).toBe('true'), { timeout: 2000 })
+  return button
+}
+
 describe('signMessage()', () => {
   test('error: an empty message, a user without an in-app wallet or signed out are refused; the modal stays closed', async () => {
     frameWith()
@@ -206,8 +213,9 @@ describe('signMessage()', () => {
     expect(box.readOnly).toBe(true)
     expect(box.tabIndex).toBe(0)
     expect(harness.emitted('sign_message_started')).toHaveLength(1)
+    const button = await armedButton('Sign and continue')
     vi.useFakeTimers(FAKE_TIMERS)
-    fireEvent.click(screen.getByRole('button', { name: 'Sign and continue' }))
+    fireEvent.click(button)
     await expect(signed).resolves.toBe(SIGNATURE)
     await until(() => store.getState().signRequest?.status === 'success')
     expect(rpcCalls).toEqual([{ method: 'personal_sign', params: ['Hello from Latch', ADDRESS] }])
@@ -255,7 +263,7 @@ describe('signMessage()', () => {
     })
     signedIn()
     const signed = methods().signMessage('again')
-    fireEvent.click(await screen.findByRole('button', { name: 'Sign and continue' }))
+    fireEvent.click(await armedButton('Sign and continue'))
     expect((await screen.findByRole('alert')).textContent).toBe(
       'An error has occurred, please try again.',
     )
@@ -286,7 +294,7 @@ describe('signMessage()', () => {
     const signed = signFlow({ kind: 'typedData', typedData })
     const box = (await screen.findByTestId('sign-message')) as HTMLTextAreaElement
     expect(JSON.parse(box.value)).toEqual(typedData)
-    fireEvent.click(screen.getByRole('button', { name: 'Sign and continue' }))
+    fireEvent.click(await armedButton('Sign and continue'))
     await expect(signed).resolves.toBe(SIGNATURE)
     expect(rpcCalls[0]).toEqual({ method: 'eth_signTypedData_v4', params: [ADDRESS, typedData] })
   })
@@ -300,7 +308,7 @@ describe('signMessage()', () => {
       clipboardData: { getData: () => 'Ab3dE9' },
     })
     fireEvent.click(screen.getByRole('button', { name: 'Recover your account' }))
-    fireEvent.click(await screen.findByRole('button', { name: 'Sign and continue' }))
+    fireEvent.click(await armedButton('Sign and continue'))
     await expect(signed).resolves.toBe(SIGNATURE)
   })
 })
@@ -318,8 +326,7 @@ describe('the gate once a wallet signed in this page', () => {
     signedIn()
     const sign = async (message: string) => {
       const signed = methods().signMessage(message)
-      const button = await screen.findByRole('button', { name: 'Sign and continue' })
-      fireEvent.click(button)
+      fireEvent.click(await armedButton('Sign and continue'))
       await expect(signed).resolves.toBe(SIGNATURE)
       await waitFor(() => expect(store.getState().open).toBe(false), { timeout: 3000 })
     }
@@ -330,15 +337,16 @@ describe('the gate once a wallet signed in this page', () => {
     double.device.clear()
     lost = true
     const signed = methods().signMessage('third')
-    fireEvent.click(await screen.findByRole('button', { name: 'Sign and continue' }))
+    fireEvent.click(await armedButton('Sign and continue'))
     await screen.findByRole('heading', { name: 'Load your account' })
     fireEvent.paste(screen.getByTestId('passcode-input-0'), {
       clipboardData: { getData: () => 'Ab3dE9' },
     })
     fireEvent.click(screen.getByRole('button', { name: 'Recover your account' }))
-    fireEvent.click(await screen.findByRole('button', { name: 'Sign and continue' }))
+    fireEvent.click(await armedButton('Sign and continue'))
     await expect(signed).resolves.toBe(SIGNATURE)
-  })
+    // Three signatures, each armed after REVIEW_ARM_DELAY_MS, two with the success pause.
+  }, 15_000)
 })
 
 const transfer = { to: TO, value: ETHER / 100n, chainId: 1 }
@@ -586,5 +594,249 @@ describe('sendTransaction()', () => {
     expect(await rejection(sent)).toMatchObject({
       message: 'User exited the modal before submitting the transaction',
     })
+  })
+})
+
+describe('one request on screen at a time (a second is refused with -32002)', () => {
+  const pending = {
+    code: 'rpc_request_pending',
+    rpcCode: -32002,
+    message: 'Request already pending',
+    details: 'Don’t see your wallet modal? Check your other browser windows.',
+  }
+  /** Whether `p` settled by now (after the microtasks and a turn of the loop). */
+  const settled = async (p: Promise<unknown>) => {
+    let done = false
+    p.then(
+      () => {
+        done = true
+      },
+      () => {
+        done = true
+      },
+    )
+    await act(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    return done
+  }
+
+  test('behavior: two signMessage back to back: the second is refused at once, the first stays on screen, unsettled, and signs its own message', async () => {
+    frameWith()
+    const harness = signedIn()
+    const first = methods().signMessage('First message')
+    await screen.findByRole('heading', { name: 'Sign message' })
+    const second = methods().signMessage('Second message')
+    expect(await rejection(second)).toMatchObject(pending)
+    expect(await settled(first)).toBe(false)
+    expect((screen.getByTestId('sign-message') as HTMLTextAreaElement).value).toBe('First message')
+    fireEvent.click(await armedButton('Sign and continue'))
+    await expect(first).resolves.toBe(SIGNATURE)
+    expect(rpcCalls).toEqual([{ method: 'personal_sign', params: ['First message', ADDRESS] }])
+    // The host was never told to close its dialog for the refusal.
+    expect(harness.hostCalls.filter((c) => c.method === 'setOpen').map((c) => c.args[0])).toEqual([
+      true,
+    ])
+  })
+
+  test('behavior: during a sign request every other request is refused (typed data, a transaction, an export, a link); during a review a signature is', async () => {
+    frameWith()
+    chainNode(ETHER)
+    price(null)
+    signedIn()
+    const first = methods().signMessage('On screen')
+    await screen.findByRole('heading', { name: 'Sign message' })
+    const m = methods()
+    for (const refused of [
+      m.signTypedData({ domain: {}, types: {}, primaryType: 'X', message: {} }),
+      m.sendTransaction(transfer),
+      m.exportWallet(),
+      m.link('email'),
+    ]) {
+      expect(await rejection(refused)).toMatchObject(pending)
+    }
+    expect(await settled(first)).toBe(false)
+    fireEvent.click(closeButton())
+    expect(await rejection(first)).toMatchObject({ message: 'Signature rejected' })
+    // The transaction's review: a signature arriving meanwhile is refused, the review stays.
+    const sent = methods().sendTransaction(transfer)
+    await armedButton('Send ETH')
+    expect(await rejection(methods().signMessage('Meanwhile'))).toMatchObject(pending)
+    expect(store.getState().transaction?.request.to).toBe(TO)
+    expect(await settled(sent)).toBe(false)
+    expect(screen.getByRole('heading', { name: 'Review transaction' })).toBeTruthy()
+  })
+
+  test('behavior: after a signature the next request takes the modal over during the success pause, and signs', async () => {
+    frameWith()
+    signedIn()
+    const first = methods().signMessage('one')
+    fireEvent.click(await armedButton('Sign and continue'))
+    await expect(first).resolves.toBe(SIGNATURE)
+    await until(() => store.getState().signRequest?.status === 'success')
+    const second = methods().signMessage('two')
+    await waitFor(() =>
+      expect((screen.getByTestId('sign-message') as HTMLTextAreaElement).value).toBe('two'),
+    )
+    fireEvent.click(await armedButton('Sign and continue'))
+    await expect(second).resolves.toBe(SIGNATURE)
+    expect(rpcCalls.map((r) => r.params[0])).toEqual(['one', 'two'])
+  })
+
+  test('behavior: logout() during a sign request settles it at once with "User is not authenticated." and closes; signed in again, the next request signs', async () => {
+    frameWith()
+    api.on('POST /sessions/logout', { body: { success: true } })
+    const harness = signedIn()
+    const signed = methods().signMessage('before logout')
+    await screen.findByRole('heading', { name: 'Sign message' })
+    await methods().logout()
+    expect(await rejection(signed)).toMatchObject({
+      code: 'not_authenticated',
+      message: 'User is not authenticated.',
+    })
+    expect(store.getState().open).toBe(false)
+    expect(harness.hostCalls.filter((c) => c.method === 'setOpen').at(-1)?.args).toEqual([false])
+    expect(rpcCalls).toEqual([])
+    act(() => {
+      harness.session.start(
+        { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt2' },
+        withWallet(user()),
+      )
+    })
+    const again = methods().signMessage('after logout')
+    fireEvent.click(await armedButton('Sign and continue'))
+    await expect(again).resolves.toBe(SIGNATURE)
+  })
+
+  test('behavior: a session that ends under a transaction review (a failed refresh) rejects it at once', async () => {
+    frameWith()
+    chainNode(ETHER)
+    price(null)
+    const harness = signedIn()
+    const sent = methods().sendTransaction(transfer)
+    await armedButton('Send ETH')
+    act(() => harness.session.clear())
+    expect(await rejection(sent)).toMatchObject({ code: 'not_authenticated' })
+    expect(store.getState().open).toBe(false)
+  })
+})
+
+describe('the review shows what is signed, armed after REVIEW_ARM_DELAY_MS', () => {
+  test('behavior: a click before the request has been visible for 500 ms does nothing; after, it signs', async () => {
+    const { REVIEW_ARM_DELAY_MS } = await import('./review.ts')
+    expect(REVIEW_ARM_DELAY_MS).toBe(500)
+    frameWith()
+    signedIn()
+    await screen.findByTestId('close-button')
+    vi.useFakeTimers(FAKE_TIMERS)
+    const signed = methods().signMessage('Wait for it')
+    await until(() => screen.queryByTestId('sign-submit') !== null)
+    const button = screen.getByTestId('sign-submit') as HTMLButtonElement
+    act(() => {
+      vi.advanceTimersByTime(REVIEW_ARM_DELAY_MS - 1)
+    })
+    expect(button.disabled).toBe(true)
+    fireEvent.click(button)
+    expect(store.getState().signRequest?.status).toBe('idle')
+    // Leaving for another window starts the wait over.
+    act(() => {
+      window.dispatchEvent(new Event('blur'))
+      vi.advanceTimersByTime(REVIEW_ARM_DELAY_MS - 1)
+    })
+    expect(button.disabled).toBe(true)
+    act(() => {
+      vi.advanceTimersByTime(1)
+    })
+    expect(button.disabled).toBe(false)
+    fireEvent.click(button)
+    await expect(signed).resolves.toBe(SIGNATURE)
+    expect(rpcCalls).toHaveLength(1)
+  })
+
+  test('behavior: the payload on screen is a frozen copy; confirming another payload does nothing', async () => {
+    frameWith()
+    signedIn()
+    const message = { kind: 'message' as const, message: 'Shown' }
+    const { signFlow } = await import('./index.ts')
+    const signed = signFlow(message)
+    await armedButton('Sign and continue')
+    const shown = store.getState().signRequest?.payload
+    expect(shown).toEqual(message)
+    expect(shown).not.toBe(message)
+    expect(Object.isFrozen(shown)).toBe(true)
+    message.message = 'Switched'
+    const { confirmSign } = await import('./sign.ts')
+    await confirmSign({ kind: 'message', message: 'Shown' })
+    expect(rpcCalls).toEqual([])
+    fireEvent.click(await armedButton('Sign and continue'))
+    await expect(signed).resolves.toBe(SIGNATURE)
+    expect(rpcCalls).toEqual([{ method: 'personal_sign', params: ['Shown', ADDRESS] }])
+  })
+
+  test("behavior: the host's title, description and button text are marked as the app's", async () => {
+    frameWith()
+    signedIn()
+    void methods().signMessage('Order #12', {
+      title: 'Latch security check',
+      description: 'Latch asks you to sign.',
+      buttonText: 'Verify',
+    })
+    await screen.findByRole('heading', { name: 'Latch security check' })
+    const labels = screen.getAllByTestId('app-label').map((l) => l.textContent)
+    expect(labels).toEqual(['From Acme', 'From Acme', 'From Acme'])
+    expect(screen.getByTestId('app-text').textContent).toContain('Latch asks you to sign.')
+    expect(screen.getByRole('button', { name: 'Verify' }).getAttribute('aria-describedby')).toBe(
+      'latch-sign-button-from',
+    )
+  })
+
+  test('behavior: typed data shows its domain (name, chain by name, verifying contract); an unlimited permit is flagged', async () => {
+    frameWith()
+    signedIn()
+    const token = '0x6b175474e89094c44da98b954eedeac495271d0f'
+    const permit = {
+      domain: { name: 'Dai Stablecoin', version: '1', chainId: 1, verifyingContract: token },
+      types: {
+        Permit: [
+          { name: 'owner', type: 'address' },
+          { name: 'spender', type: 'address' },
+          { name: 'value', type: 'uint256' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+        ],
+      },
+      primaryType: 'Permit',
+      message: {
+        owner: ADDRESS,
+        spender: TO,
+        value: (2n ** 256n - 1n).toString(),
+        nonce: 0,
+        deadline: 1_900_000_000,
+      },
+    }
+    void methods().signTypedData(permit)
+    await screen.findByTestId('typed-data-domain')
+    expect(screen.getByTestId('domain-name').textContent).toBe('Dai Stablecoin (version 1)')
+    expect(screen.getByTestId('domain-chain').textContent).toBe('Ethereum')
+    expect(screen.getByTestId('domain-contract').textContent).toBe(
+      '0x6B175474E89094C44Da98b954EedeAC495271d0F',
+    )
+    expect(screen.getByTestId('decoded-amount').textContent).toBe('Unlimited')
+    expect(screen.getByTestId('unlimited-warning').textContent).toContain('Unlimited approval')
+  })
+
+  test('behavior: an ERC-20 approve of max uint256 shows its calldata, decoded, with the unlimited warning', async () => {
+    const token = `0x${'56'.repeat(20)}` as Hex
+    const data = `0x095ea7b3${TO.slice(2).padStart(64, '0')}${'f'.repeat(64)}` as Hex
+    frameWith()
+    chainNode(ETHER)
+    price(null)
+    signedIn()
+    void methods().sendTransaction({ to: token, data, chainId: 1 })
+    await armedButton('Submit transaction')
+    expect(screen.getByTestId('decoded-call').textContent).toContain('approve')
+    expect(screen.getByTestId('decoded-amount').textContent).toBe('Unlimited')
+    expect(screen.getByTestId('unlimited-warning').textContent).toContain(
+      '0x3434343434343434343434343434343434343434',
+    )
+    expect(screen.getByTestId('calldata-hex').textContent).toBe(data)
   })
 })

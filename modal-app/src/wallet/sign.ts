@@ -16,12 +16,13 @@ import {
   type WalletAccount,
 } from '@latch/shared'
 import { track } from '../analytics.ts'
-import { finishFlow, flowGeneration, navigate, startFlow } from '../flow.ts'
+import { finishFlow, flowGeneration, navigate, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { ensureWalletReady } from './flows.ts'
 import { type WalletFrame, walletFrame } from './frame.ts'
 import type { SignPayload, SignState } from './requests.ts'
+import { snapshot } from './review.ts'
 
 /**
  * The signed-in user's in-app wallet, or the error for a caller who may not use it: signed
@@ -105,8 +106,8 @@ function checkPayload(payload: SignPayload): void {
 export function signFlow(payload: SignPayload, options: SignMessageUIOptions = {}): Promise<Hex> {
   try {
     if (!store.getState().app) throw LatchError.of('something_went_wrong')
-    // A transaction being submitted keeps the modal until its outcome is known.
-    if (store.getState().closeBlocked) throw LatchError.of('rpc_request_pending')
+    // Another request on screen keeps it: this one is refused, that one is unchanged.
+    if (requestPending({ kind: 'sign' })) throw LatchError.of('rpc_request_pending')
     checkPayload(payload)
     if (!signMessageOptionsSchema.safeParse(options).success) {
       throw LatchError.of('invalid_request_arguments', { message: 'Invalid sign options' })
@@ -116,7 +117,15 @@ export function signFlow(payload: SignPayload, options: SignMessageUIOptions = {
     return Promise.reject(e)
   }
   const promise = startFlow<Hex>({ kind: 'sign' }, 'EMBEDDED_WALLET_CONNECTING_SCREEN')
-  store.setState({ signRequest: { payload, options, status: 'idle', error: null } })
+  // Frozen copies: the screen shows them and the confirm click signs that very payload.
+  store.setState({
+    signRequest: {
+      payload: snapshot(payload),
+      options: snapshot(options),
+      status: 'idle',
+      error: null,
+    },
+  })
   track('sign_message_started')
   void passGate('EMBEDDED_WALLET_SIGN_REQUEST_SCREEN')
   return promise
@@ -137,13 +146,16 @@ function rpcRequest(payload: SignPayload, address: Hex): { method: string; param
 const SIGNATURE = /^0x[0-9a-fA-F]{130}$/
 
 /**
- * 'Sign and continue': the frame signs; the caller's promise resolves with the signature now
- * (nothing it needs waits for the success screen), and the modal closes after the pause.
- * A failure shows 'An error has occurred, please try again.' and the button stays for a retry.
+ * 'Sign and continue' on `shown`, the frozen payload the screen rendered: the frame signs it
+ * (nothing is re-read at click time; a payload other than the request's does nothing); the
+ * caller's promise resolves with the signature now (nothing it needs waits for the success
+ * screen), and the modal closes after the pause. A failure shows 'An error has occurred,
+ * please try again.' and the button stays for a retry.
  */
-export async function confirmSign(): Promise<void> {
+export async function confirmSign(shown: SignPayload): Promise<void> {
   const request = store.getState().signRequest
-  if (!request || request.status === 'signing' || request.status === 'success') return
+  if (!request || request.payload !== shown) return
+  if (request.status === 'signing' || request.status === 'success') return
   const started = flowGeneration()
   setSign({ status: 'signing', error: null })
   let signature: Hex
@@ -156,7 +168,7 @@ export async function confirmSign(): Promise<void> {
     const { response } = await frame['latch:wallet:rpc']({
       address: wallet.address,
       accessToken,
-      request: rpcRequest(request.payload, wallet.address),
+      request: rpcRequest(shown, wallet.address),
     })
     if (typeof response !== 'string' || !SIGNATURE.test(response)) {
       throw LatchError.of('sign_failed', { message: 'The wallet answered no signature' })

@@ -1,0 +1,156 @@
+/**
+ * Pieces the sign and transaction review screens share: the host's own words marked as the
+ * app's, calldata (decoded where it is ERC-20, hex behind a disclosure), an EIP-712 domain and
+ * permit, and the warning for an unlimited allowance.
+ */
+import type { Hex } from '@latch/shared'
+import type { ReactNode } from 'react'
+import { useModal } from '../hooks.ts'
+import { type DecodedCall, summarizeTypedData } from '../wallet/decode.ts'
+
+/** Who supplied a text: the app's registered name, else a plain 'this app'. */
+export function useAppName(): string {
+  return useModal((s) => s.app?.name) || 'this app'
+}
+
+/** 'From <app>': put before text the host supplied, so it cannot pass as Latch's own words. */
+export function AppLabel({ id }: { id?: string }) {
+  const name = useAppName()
+  return (
+    <p className="latch-app-label" data-testid="app-label" id={id}>
+      From {name}
+    </p>
+  )
+}
+
+/** A block of the host's texts under one 'From <app>' label; nothing when it is empty. */
+export function AppText({ children, show }: { children: ReactNode; show: boolean }) {
+  if (!show) return null
+  return (
+    <div className="latch-app-text" data-testid="app-text">
+      <AppLabel />
+      {children}
+    </div>
+  )
+}
+
+/** A whole address: what is signed is shown in full, not truncated. */
+function Address({ value }: { value: Hex }) {
+  return <code className="latch-address">{value}</code>
+}
+
+/** A raw token amount (the token's decimals are not known here), or 'Unlimited'. */
+function TokenAmount({ value, unlimited }: { value: bigint; unlimited: boolean }) {
+  return <>{unlimited ? 'Unlimited' : `${value.toString()} (token base units)`}</>
+}
+
+/** The visible warning for an allowance that never runs out. */
+export function UnlimitedWarning({ spender }: { spender: Hex }) {
+  return (
+    <p className="latch-warning" role="note" data-testid="unlimited-warning">
+      Unlimited approval: <Address value={spender} /> could spend all of this token in your wallet,
+      now and later, without asking again.
+    </p>
+  )
+}
+
+/** An ERC-20 call in words, with its parties in full. */
+export function DecodedCallRows({ call, token }: { call: DecodedCall; token: Hex | undefined }) {
+  return (
+    <div className="latch-decoded" data-testid="decoded-call">
+      <p className="latch-small">
+        <strong>{call.name}</strong>
+        {token ? (
+          <>
+            {' '}
+            on token <Address value={token} />
+          </>
+        ) : null}
+      </p>
+      <dl className="latch-tx-rows">
+        {call.name === 'transferFrom' ? (
+          <>
+            <dt>From</dt>
+            <dd>
+              <Address value={call.from} />
+            </dd>
+          </>
+        ) : null}
+        {call.name === 'approve' ? (
+          <>
+            <dt>Spender</dt>
+            <dd>
+              <Address value={call.spender} />
+            </dd>
+          </>
+        ) : (
+          <>
+            <dt>Recipient</dt>
+            <dd>
+              <Address value={call.to} />
+            </dd>
+          </>
+        )}
+        <dt>{call.name === 'approve' ? 'Allowance' : 'Token amount'}</dt>
+        <dd data-testid="decoded-amount">
+          <TokenAmount value={call.amount} unlimited={call.name === 'approve' && call.unlimited} />
+        </dd>
+      </dl>
+      {call.name === 'approve' && call.unlimited ? (
+        <UnlimitedWarning spender={call.spender} />
+      ) : null}
+    </div>
+  )
+}
+
+/** Calldata as hex, behind a disclosure the keyboard opens too (details/summary). */
+export function CallData({ data }: { data: Hex }) {
+  return (
+    <details className="latch-calldata" data-testid="calldata">
+      <summary>Call data ({(data.length - 2) / 2} bytes)</summary>
+      <code data-testid="calldata-hex">{data}</code>
+    </details>
+  )
+}
+
+/** Typed data's domain (name, chain, verifying contract) and, for a permit, what it allows. */
+export function TypedDataDomain({ typedData }: { typedData: Record<string, unknown> | string }) {
+  const summary = summarizeTypedData(typedData)
+  if (!summary) return null
+  const { permit } = summary
+  return (
+    <div className="latch-typed-domain" data-testid="typed-data-domain">
+      <dl className="latch-tx-rows">
+        <dt>App domain</dt>
+        <dd data-testid="domain-name">
+          {summary.name ?? '—'}
+          {summary.version ? ` (version ${summary.version})` : ''}
+        </dd>
+        <dt>Chain</dt>
+        <dd data-testid="domain-chain">{summary.chain ?? 'Any chain'}</dd>
+        <dt>Verifying contract</dt>
+        <dd data-testid="domain-contract">
+          {summary.verifyingContract ? <Address value={summary.verifyingContract} /> : '—'}
+        </dd>
+      </dl>
+      {permit ? (
+        <div className="latch-decoded" data-testid="decoded-permit">
+          <p className="latch-small">
+            <strong>Permit</strong>: lets a spender use this token of yours
+          </p>
+          <dl className="latch-tx-rows">
+            <dt>Spender</dt>
+            <dd>
+              <Address value={permit.spender} />
+            </dd>
+            <dt>Allowance</dt>
+            <dd data-testid="decoded-amount">
+              <TokenAmount value={permit.value} unlimited={permit.unlimited} />
+            </dd>
+          </dl>
+          {permit.unlimited ? <UnlimitedWarning spender={permit.spender} /> : null}
+        </div>
+      ) : null}
+    </div>
+  )
+}
