@@ -65,6 +65,7 @@ function frameOnDevice(): void {
     'latch:wallet:connect': (p) => base['latch:wallet:connect'](p),
     'latch:wallet:recover': (p) => base['latch:wallet:recover'](p),
     'latch:wallet:rpc': (p) => base['latch:wallet:rpc'](p),
+    'latch:wallet:confirm-fork': (p) => base['latch:wallet:confirm-fork'](p),
   }
   provideWalletFrame(remoteMethods<WalletMethods>(exposeMethods(wallet)))
 }
