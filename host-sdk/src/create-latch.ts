@@ -211,9 +211,8 @@ export function createLatch(options: LatchOptions): LatchClient {
   const flow = <T>(run: (r: ModalMethods) => Promise<T>, exit: FlowExit) =>
     remote().then((r) => {
       const result = calls.flow(r, run, exit)
-      result.catch((e: unknown) => {
-        if (!(e instanceof LatchError && e.is('rpc_request_pending'))) setOpen(false)
-      })
+      // calls.ts rejects with LatchErrors only.
+      result.catch((e: LatchError) => e.code === 'rpc_request_pending' || setOpen(false))
       return result
     })
   const call = <T>(run: (r: ModalMethods) => Promise<T>) =>

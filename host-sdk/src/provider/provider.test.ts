@@ -273,6 +273,23 @@ describe('signing and sending go through the modal’s screens', () => {
       message: 'Signature rejected',
       data: { latchCode: 'signature_rejected' },
     })
+    // A request refused because another is on screen keeps -32002 and its hint for the dapp.
+    const busy = setup(withWallet(), {
+      signMessage: async () => {
+        throw LatchError.of('rpc_request_pending')
+      },
+    })
+    await busy.settle()
+    expect(
+      await rejection(busy.provider.request({ method: 'personal_sign', params: ['hi', ADDRESS] })),
+    ).toMatchObject({
+      code: -32002,
+      message: 'Request already pending',
+      data: {
+        latchCode: 'rpc_request_pending',
+        details: 'Don’t see your wallet modal? Check your other browser windows.',
+      },
+    })
     const signedOut = setup(null, { signMessage: async () => SIGNATURE })
     await signedOut.settle()
     expect(

@@ -70,13 +70,24 @@ const CODES: Record<string, number> = {
 /** A rejection from the SDK (a LatchError) as a ProviderRpcError; anything else is -32603. */
 export function toProviderError(e: unknown): ProviderError {
   if (e instanceof ProviderError) return e
-  const err = (e ?? {}) as { code?: unknown; rpcCode?: unknown; message?: unknown }
+  const err = (e ?? {}) as {
+    code?: unknown
+    rpcCode?: unknown
+    message?: unknown
+    details?: unknown
+  }
   const latchCode = typeof err.code === 'string' ? err.code : undefined
   const code =
     (latchCode ? CODES[latchCode] : undefined) ??
     (typeof err.rpcCode === 'number' ? err.rpcCode : -32603)
   const message = typeof err.message === 'string' ? err.message : 'Internal error'
-  return new ProviderError(code, message, latchCode ? { latchCode } : undefined)
+  // The hint travels too (-32002's 'Don’t see your wallet modal? …'): a dapp may show it.
+  const details = typeof err.details === 'string' ? err.details : undefined
+  return new ProviderError(
+    code,
+    message,
+    latchCode ? (details ? { latchCode, details } : { latchCode }) : undefined,
+  )
 }
 
 const toHex = (n: number): Hex => `0x${n.toString(16)}`
