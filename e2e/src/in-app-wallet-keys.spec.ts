@@ -13,6 +13,7 @@ import { useHarness } from './use-harness.ts'
 import {
   createWithPasscode,
   expectInAppWallet,
+  frameFetchFrom,
   type KeyMaterial,
   keyMaterial,
   leaks,
@@ -84,7 +85,7 @@ test('behavior: the leak search can fail — it finds the device share (never gi
   const token = expectOk(await settle(walletCall<string>(hp.page, 'getAccessToken')))
   const shares = new Map<string, Uint8Array>()
   const core = walletCore({
-    api: fetchApi(h().apiDirectUrl, h().app.id),
+    api: fetchApi(h().apiDirectUrl, h().app.id, frameFetchFrom(h(), h().app.id, token)),
     store: {
       persistent: false,
       get: (a) => shares.get(a.toLowerCase()),

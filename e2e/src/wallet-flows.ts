@@ -12,6 +12,8 @@ import type {
 } from '@latch/shared'
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core'
 import { expect } from 'vitest'
+import { walletCredentialName, walletCredentialValue } from '../../server/src/wallets/credential.ts'
+import { openWalletRecord } from '../../server/src/wallets/service.ts'
 import {
   combineShares,
   fetchApi,
@@ -217,6 +219,22 @@ function textForms(bytes: Uint8Array): string[] {
   ]
 }
 
+/**
+ * The wallet frame's fetch, made from this process: the session's wallet credential minted with
+ * the server secret (only a test may) and the fetch metadata the frame's own requests carry.
+ */
+export function frameFetchFrom(h: Harness, appId: string, accessToken: string): typeof fetch {
+  const claims = JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString())
+  const sid = String((claims as { sid?: unknown }).sid)
+  const credential = `${walletCredentialName(sid)}=${walletCredentialValue(h.api.deps, appId, sid)}`
+  return (url, init = {}) => {
+    const headers = new Headers(init.headers)
+    headers.set('cookie', credential)
+    headers.set('sec-fetch-site', 'same-origin')
+    return fetch(url, { ...init, headers })
+  }
+}
+
 export interface KeyMaterial {
   privateKey: Uint8Array
   /** Every text form of the key and of every possible share of it (any x coordinate). */
@@ -242,14 +260,17 @@ export async function keyMaterial(
 ): Promise<KeyMaterial> {
   const row = await h.api.deps.db
     .selectFrom('wallets')
-    .select(['auth_share_sealed'])
+    .select(['id', 'app_id', 'user_id', 'address', 'auth_share_sealed', 'recovery_sealed'])
     .where('app_id', '=', appId)
     .where('address', '=', address.toLowerCase())
     .executeTakeFirstOrThrow()
-  const authShareHex = h.api.deps.secrets.decrypt(row.auth_share_sealed)
+  const authShareHex = openWalletRecord(h.api.deps, row).authShare
   const auth = new Uint8Array(Buffer.from(authShareHex, 'hex'))
   const store = memoryStore()
-  const core = walletCore({ api: fetchApi(h.apiDirectUrl, appId), store })
+  const core = walletCore({
+    api: fetchApi(h.apiDirectUrl, appId, frameFetchFrom(h, appId, accessToken)),
+    store,
+  })
   await core.recover({
     address: address as `0x${string}`,
     accessToken,
