@@ -48,14 +48,16 @@ export type DecodedCall =
 /** An ERC-20 call's meaning, or null for calldata that is not exactly one of the three. */
 export function decodeCalldata(data: string | undefined): DecodedCall | null {
   if (typeof data !== 'string' || !/^0x(?:[0-9a-fA-F]{2})+$/.test(data)) return null
+  // The same bytes in either case (viem matches selectors in lower case).
+  const bytes = data.toLowerCase() as Hex
   try {
-    const call = decodeFunctionData({ abi: ERC20_CALLS_ABI, data: data as Hex })
+    const call = decodeFunctionData({ abi: ERC20_CALLS_ABI, data: bytes })
     const again = encodeFunctionData({
       abi: ERC20_CALLS_ABI,
       functionName: call.functionName,
       args: call.args,
     } as Parameters<typeof encodeFunctionData>[0])
-    if (again.toLowerCase() !== data.toLowerCase()) return null
+    if (again.toLowerCase() !== bytes) return null
     if (call.functionName === 'transfer') {
       const [to, value] = call.args
       return { name: 'transfer', to: getAddress(to), amount: value }
