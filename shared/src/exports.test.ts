@@ -168,6 +168,8 @@ test('behavior: the public exports of @latch/shared', () => {
       "walletConnectSchema",
       "walletCreateBody",
       "walletCreateSchema",
+      "walletCreationDigest",
+      "walletCreationMessage",
       "walletEvaluateBody",
       "walletPasscodeBeginBody",
       "walletRecoverSchema",
