@@ -1,8 +1,9 @@
 /**
  * exportWallet() across the three origins (issue 11, SPEC sections 2, 7 and 9): the connecting
  * gate, EMBEDDED_WALLET_KEY_EXPORT_SCREEN framing the export page of the API origin, the key
- * shown there (its address is the wallet's), held on screen for at least 1 s, and never in any
- * message or request of the host page or the modal. Recovery first on a new device; refusals.
+ * shown there only after the visitor's click on Reveal inside that page (its address is the
+ * wallet's), held on screen for at least 1 s from the reveal, and never in any message or
+ * request of the host page or the modal. Recovery first on a new device; refusals.
  */
 import type { WalletAccount } from '@latch/shared'
 import type { Frame, Page } from 'playwright-core'
@@ -49,15 +50,16 @@ async function exportFrame(hp: HostPage): Promise<Frame> {
   return frame
 }
 
-/** The key the export page shows, once it shows one. */
-async function shownKey(hp: HostPage): Promise<{ key: string; frame: Frame }> {
+/** Clicks Reveal inside the export page (a real click) and answers the key it then shows. */
+async function revealedKey(hp: HostPage): Promise<{ key: string; frame: Frame }> {
   const frame = await exportFrame(hp)
+  await frame.getByRole('button', { name: 'Reveal private key' }).click({ timeout: 15_000 })
   const box = frame.getByTestId('export-key')
   await box.waitFor({ state: 'visible' })
   return { key: (await box.textContent()) ?? '', frame }
 }
 
-test('behavior: exportWallet() shows a key whose address is the wallet’s, held ≥ 1 s (Done, close and Escape do nothing until then), resolves on Done; the key is in no message or request of the host page or the modal; the export page passes axe', async () => {
+test('behavior: exportWallet() shows no key until the visitor clicks Reveal inside the export page, then a key whose address is the wallet’s, held ≥ 1 s (Done, close and Escape do nothing until then), resolves on Done; the key is in no message or request of the host page or the modal; the export page passes axe', async () => {
   const app = await walletApp(h(), {})
   let traffic: Traffic | undefined
   const hp = await h().open({
@@ -74,7 +76,13 @@ test('behavior: exportWallet() shows a key whose address is the wallet’s, held
 
   const pending = exportWallet(hp.page)
   await visit(hp, EXPORT_SCREEN)
-  const { key, frame } = await shownKey(hp)
+  // Armed, not shown: the page offers Reveal and holds no key, however long the modal waits.
+  const armed = await exportFrame(hp)
+  await armed.getByRole('button', { name: 'Reveal private key' }).waitFor({ timeout: 15_000 })
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  expect(await armed.getByTestId('export-key').textContent()).toBe('')
+  expect(await hp.modal.getByTestId('export-done').isDisabled()).toBe(true)
+  const { key, frame } = await revealedKey(hp)
   // Right when the key shows, the screen cannot be left.
   const done = hp.modal.getByTestId('export-done')
   expect(await done.isDisabled()).toBe(true)
@@ -123,12 +131,30 @@ test('behavior: on a new device exportWallet() asks for the passcode first; clos
   await enterPasscode(device.modal, 'Exp0rt')
   await device.modal.getByRole('button', { name: 'Recover your account' }).click()
   await visit(device, EXPORT_SCREEN)
-  const { key } = await shownKey(device)
+  const { key } = await revealedKey(device)
   expect(privateKeyToAccount(key as `0x${string}`).address).toBe(wallet.address)
   const done = device.modal.getByTestId('export-done')
   await expect.poll(() => done.isEnabled(), { timeout: 5000 }).toBe(true)
   await done.click()
   expect((await settle(pending, 'exportWallet()')).ok).toBe(true)
+})
+
+test('behavior: leaving the export screen before the reveal rejects with the export exit text; the key was never shown', async () => {
+  const app = await walletApp(h(), {})
+  const hp = await h().open({ appId: app.id })
+  await signInByEmail(h(), hp, newEmail('export-leave'))
+  expectOk(await settle(walletCall<WalletAccount>(hp.page, 'createWallet')))
+  const pending = exportWallet(hp.page)
+  await visit(hp, EXPORT_SCREEN)
+  const frame = await exportFrame(hp)
+  await frame.getByRole('button', { name: 'Reveal private key' }).waitFor({ timeout: 15_000 })
+  expect(await frame.getByTestId('export-key').textContent()).toBe('')
+  // Not held: the minimum display counts from a reveal, and there was none.
+  expect(await hp.modal.getByTestId('close-button').isEnabled()).toBe(true)
+  await hp.modal.getByTestId('close-button').click()
+  expect(expectRejected(await settle(pending, 'exportWallet()')).message).toBe(EXITED)
+  // The screen took the page (and the token it held) with it.
+  expect(await hp.modal.getByTestId('latch-export-frame').count()).toBe(0)
 })
 
 test('refusal: signed out, or signed in without an in-app wallet, exportWallet() rejects with the spec’s text and opens nothing', async () => {

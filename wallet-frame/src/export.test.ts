@@ -2,8 +2,10 @@
 /**
  * The key export page in Chromium, served by the real API, framed by a stand-in modal page on
  * another origin that speaks the real protocol (penpal 7): the modal hands the token over, the
- * page rebuilds the key (the device share from the wallet frame's memory, as the browser
- * refuses storage here), shows it, and nothing of it reaches the modal or the host page.
+ * page offers Reveal, and only the visitor's trusted click (here Enter on the focused button)
+ * rebuilds the key (the device share from the wallet frame's memory, as the browser refuses
+ * storage here) and shows it; nothing the modal sends, and no script's synthetic click, does.
+ * Nothing of the key reaches the modal or the host page.
  */
 import type { AuthResponse } from '@latch/shared'
 import type { Frame, Page } from 'playwright-core'
@@ -51,7 +53,13 @@ async function createdWallet(page: Page, base = h.modalOrigin): Promise<string> 
   return address
 }
 
-test('behavior: the export page shows the key of the wallet’s address (viem derives it), with Copy; the key never reaches the modal or the host page; axe finds nothing', async () => {
+const REVEAL_PROMPT = 'Your private key is hidden. Reveal it only where nobody can see your screen.'
+const revealedCalls = (modal: Frame | Page) =>
+  modal.evaluate(() => (window as unknown as { revealed: string[] }).revealed)
+/** Lets anything that would wrongly reveal the key have its chance. */
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+test('behavior: the export page shows the key of the wallet’s address (viem derives it) only on the visitor’s own reveal (keyboard), with Copy; the modal hears the address only; the key never reaches the modal or the host page; axe finds nothing', async () => {
   const page = await h.browser.newPage()
   // The host page frames the stand-in modal, which frames the wallet frame and the export page.
   const hostUrl = (address: string) =>
@@ -88,12 +96,49 @@ test('behavior: the export page shows the key of the wallet’s address (viem de
     .toBe('Loading your key…')
   expect(await frame.locator('[data-testid="export-key"]').isHidden()).toBe(true)
 
-  const shown = await exportCall(modal, { address, accessToken: auth.token })
-  expect(shown).toEqual({ ok: { address } })
-  const key = (await frame.locator('[data-testid="export-key"]').textContent()) ?? ''
+  // The modal's show arms the page: the Reveal button, no key.
+  const armed = await exportCall(modal, { address, accessToken: auth.token })
+  expect(armed).toEqual({ ok: { address } })
+  const reveal = frame.locator('[data-testid="export-reveal"]')
+  expect(await frame.locator('#status').textContent()).toBe(REVEAL_PROMPT)
+  expect(await reveal.isVisible()).toBe(true)
+  expect(await frame.getByRole('button', { name: 'Reveal private key' }).count()).toBe(1)
+  let violations = await axeViolations(frame)
+  expect(violations, formatViolations('the export page before the reveal', violations)).toEqual([])
+  // Nothing the modal can send reveals it: show again, as often as it likes.
+  for (let i = 0; i < 3; i++) {
+    expect(await exportCall(modal, { address, accessToken: auth.token })).toEqual({
+      ok: { address },
+    })
+  }
+  // Nor a script's click inside the page (untrusted events: click(), dispatchEvent, Enter).
+  await frame.evaluate(() => {
+    const button = document.getElementById('reveal') as HTMLButtonElement
+    button.click()
+    button.dispatchEvent(new MouseEvent('click', { bubbles: true }))
+    button.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }))
+  })
+  await pause(500)
+  expect(await frame.locator('[data-testid="export-key"]').textContent()).toBe('')
+  expect(await frame.locator('[data-testid="export-key"]').isHidden()).toBe(true)
+  expect(await revealedCalls(modal)).toEqual([])
+
+  // The visitor's own reveal, from the keyboard: focus the button, press Enter.
+  await reveal.focus()
+  await page.keyboard.press('Enter')
+  const keyBox = frame.locator('[data-testid="export-key"]')
+  await keyBox.waitFor({ state: 'visible', timeout: 15_000 })
+  const key = (await keyBox.textContent()) ?? ''
   expect(key).toMatch(/^0x[0-9a-f]{64}$/)
   expect(privateKeyToAccount(key as `0x${string}`).address).toBe(address)
   expect(await frame.locator('[data-testid="export-copy"]').isVisible()).toBe(true)
+  expect(await reveal.isHidden()).toBe(true)
+  expect(await frame.locator('#status').textContent()).toBe(
+    'Your private key is below. Keep it secret.',
+  )
+  // The focus moved from the vanished button to Copy; the modal heard the address only.
+  expect(await frame.evaluate(() => document.activeElement?.id)).toBe('copy')
+  await expect.poll(() => revealedCalls(modal)).toEqual([JSON.stringify({ address })])
 
   // Copy writes the key to the clipboard (the page is allowed clipboard-write by its frame).
   await h.browser.contexts()[0]?.grantPermissions(['clipboard-read', 'clipboard-write'], {
@@ -112,12 +157,12 @@ test('behavior: the export page shows the key of the wallet’s address (viem de
     if (target === modal) expect(received.length).toBeGreaterThan(0)
     expect(received.some((m) => m.toLowerCase().includes(hex))).toBe(false)
   }
-  const violations = await axeViolations(frame)
+  violations = await axeViolations(frame)
   expect(violations, formatViolations('the export page', violations)).toEqual([])
   await page.close()
 })
 
-test('refusal: a page of another origin framing the export page gets no answer and no key; a wrong address or no token is refused', async () => {
+test('refusal: a page of another origin framing the export page gets no answer, no Reveal and no key; a wrong address or no token is refused; a reveal without the device share shows an error and no key', async () => {
   const page = await h.browser.newPage()
   const address = await createdWallet(page)
   // The stand-in "modal" served from the host origin: frame-ancestors lets it frame the page
@@ -127,6 +172,7 @@ test('refusal: a page of another origin framing the export page gets no answer a
   expect(stranger.error?.code).toBe('CONNECTION_TIMEOUT')
   const frame = await exportFrame(page)
   expect(await frame.locator('[data-testid="export-key"]').textContent()).toBe('')
+  expect(await frame.locator('[data-testid="export-reveal"]').isHidden()).toBe(true)
 
   // From the modal origin: the address must be the page's, and a token must come along.
   await page.goto(h.modalUrl(h.modalOrigin, 15_000, h.appId, `address=${address}`))
@@ -141,13 +187,18 @@ test('refusal: a page of another origin framing the export page gets no answer a
       'invalid_request_arguments',
     )
   }
-  // This modal's wallet frame is new and empty: no share anywhere, so nothing is shown.
-  expect((await exportCall(page, { address, accessToken: auth.token })).error?.code).toBe(
-    'wallet_not_on_device',
-  )
+  // Refused arguments armed nothing.
   const shownFrame = await exportFrame(page)
-  expect(await shownFrame.locator('#status').textContent()).toBe(
-    'Your key could not be loaded, please try again.',
-  )
+  expect(await shownFrame.locator('[data-testid="export-reveal"]').isHidden()).toBe(true)
+  // This modal's wallet frame is new and empty: no share anywhere, so the reveal fails, says
+  // so, shows nothing and can be tried again; the modal hears of no reveal.
+  expect((await exportCall(page, { address, accessToken: auth.token })).ok).toEqual({ address })
+  await shownFrame.locator('[data-testid="export-reveal"]').click()
+  await expect
+    .poll(() => shownFrame.locator('#status').textContent(), { timeout: 15_000 })
+    .toBe('Your key could not be loaded, please try again.')
+  expect(await shownFrame.locator('[data-testid="export-key"]').textContent()).toBe('')
+  expect(await shownFrame.locator('[data-testid="export-reveal"]').isEnabled()).toBe(true)
+  expect(await revealedCalls(page)).toEqual([])
   await page.close()
 })

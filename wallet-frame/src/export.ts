@@ -2,16 +2,21 @@
  * The key export page: /apps/{appId}/embedded-wallets/export on the API origin, framed by the
  * modal's EMBEDDED_WALLET_KEY_EXPORT_SCREEN. It answers only the modal origin the API wrote into
  * the page (never one read from the URL), over penpal: `latch:export:show` with the access token
- * rebuilds the key here, shows it, and answers the address only. The key never leaves this
- * document except through the visitor's own Copy.
+ * arms the page's Reveal button and answers the address only. The key is rebuilt and shown only
+ * on a trusted click on that button (the visitor's own, by pointer or keyboard): nothing the
+ * modal or the host page can send reveals it, and a script's synthetic click is not trusted.
+ * The page then tells the modal `latch:export:revealed` (the address only). The key never
+ * leaves this document except through the visitor's own Copy.
  */
 import './export.css'
 import {
   COPIED_LABEL_MS,
   EXPORT_MESSAGES,
   type ExportFrameMethods,
+  type ExportModalMethods,
   exposeMethods,
   LatchError,
+  remoteMethods,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
 import { type ExportParams, exportPrivateKey, parseExportQuery } from './export-key.ts'
@@ -27,7 +32,13 @@ const appId = decodeURIComponent(location.pathname.split('/')[2] ?? '')
 const element = (id: string) => document.getElementById(id) as HTMLElement
 const status = element('status')
 const keyBox = element('key')
+const reveal = element('reveal') as HTMLButtonElement
 const copy = element('copy') as HTMLButtonElement
+
+/** What the status line says once the modal armed the page, before the visitor reveals. */
+const REVEAL_PROMPT = 'Your private key is hidden. Reveal it only where nobody can see your screen.'
+const REVEALED_STATUS = 'Your private key is below. Keep it secret.'
+const LOAD_FAILED = 'Your key could not be loaded, please try again.'
 
 function showError(message: string): void {
   status.textContent = message
@@ -54,8 +65,56 @@ function start(origin: string): void {
   applyTheme(params)
   const store = shareStore(appId, () => window.localStorage)
   const core = walletCore({ api: fetchApi(location.origin, appId), store })
+  /** The token the modal handed over; the key is rebuilt with it only on the visitor's click. */
+  let accessToken: string | null = null
   let shown = false
+  let revealing = false
+  let modal: ExportModalMethods | null = null
   let copiedTimer: ReturnType<typeof setTimeout> | undefined
+
+  reveal.addEventListener('click', (event) => {
+    // Only the visitor's own click (or Enter/Space on the focused button) is trusted; a script's
+    // reveal.click() or dispatchEvent is not. The modal and the host cannot reach this document's
+    // DOM at all (another origin); this guards against anything that could.
+    if (!event.isTrusted || !accessToken || shown || revealing) return
+    void revealKey(accessToken)
+  })
+
+  async function revealKey(token: string): Promise<void> {
+    revealing = true
+    reveal.disabled = true
+    reveal.setAttribute('aria-busy', 'true')
+    status.classList.remove('error')
+    status.textContent = 'Loading your key…'
+    try {
+      keyBox.textContent = await exportPrivateKey(
+        { core, store, askDeviceShare: (a) => askDeviceShare(a) },
+        { address: params.address, accessToken: token },
+      )
+    } catch (e) {
+      console.error('Latch key export: the key could not be rebuilt', e)
+      showError(LOAD_FAILED)
+      reveal.disabled = false
+      reveal.removeAttribute('aria-busy')
+      revealing = false
+      return
+    }
+    shown = true
+    revealing = false
+    // The token is not needed any more: the key is on screen and Copy reads it from there.
+    accessToken = null
+    status.textContent = REVEALED_STATUS
+    reveal.hidden = true
+    keyBox.hidden = false
+    copy.hidden = false
+    // The focused button went away: the focus moves to Copy, the next thing to do (the status
+    // line announces the key is shown; the key is the text just before it).
+    copy.focus()
+    // Only the address crosses; the modal counts the minimum display time from here.
+    modal?.[EXPORT_MESSAGES.revealed]({ address: params.address }).catch((e: unknown) => {
+      console.error('Latch key export: the modal did not hear of the reveal', e)
+    })
+  }
 
   copy.addEventListener('click', () => {
     const key = keyBox.textContent ?? ''
@@ -71,9 +130,10 @@ function start(origin: string): void {
       () => showError('Could not copy: select the key and copy it by hand'),
     )
   })
-  // What the page can clear when it goes away: the key's text in the document.
+  // What the page can clear when it goes away: the key's text in the document, and the token.
   addEventListener('pagehide', () => {
     keyBox.textContent = ''
+    accessToken = null
   })
 
   const methods: ExportFrameMethods = {
@@ -83,26 +143,20 @@ function start(origin: string): void {
           message: 'The wallet frame must be served over HTTPS',
         })
       }
-      const accessToken = (p as { accessToken?: unknown } | null)?.accessToken
+      const token = (p as { accessToken?: unknown } | null)?.accessToken
       const address = (p as { address?: unknown } | null)?.address
       // The address the modal asks for must be the one this page was loaded for.
-      if (typeof accessToken !== 'string' || !accessToken || address !== params.address) {
+      if (typeof token !== 'string' || !token || address !== params.address) {
         throw LatchError.of('invalid_request_arguments')
       }
-      if (shown) return { address: params.address }
-      try {
-        keyBox.textContent = await exportPrivateKey(
-          { core, store, askDeviceShare: (a) => askDeviceShare(a) },
-          { address: params.address, accessToken },
-        )
-      } catch (e) {
-        showError('Your key could not be loaded, please try again.')
-        throw e
+      // Armed: the button waits for the visitor. A later show (a refreshed token) replaces the
+      // token; once the key is shown there is nothing more to arm.
+      if (!shown) {
+        accessToken = token
+        status.classList.remove('error')
+        status.textContent = REVEAL_PROMPT
+        reveal.hidden = false
       }
-      shown = true
-      status.textContent = 'Your private key is below. Keep it secret.'
-      keyBox.hidden = false
-      copy.hidden = false
       return { address: params.address }
     },
   }
@@ -111,9 +165,14 @@ function start(origin: string): void {
     methods: exposeMethods(methods) as unknown as Record<string, (...args: never[]) => unknown>,
     timeout: 30_000,
   })
-  connection.promise.catch((e: unknown) => {
-    console.error('Latch key export: the modal did not connect', e)
-  })
+  connection.promise.then(
+    (remote) => {
+      modal = remoteMethods<ExportModalMethods>(remote)
+    },
+    (e: unknown) => {
+      console.error('Latch key export: the modal did not connect', e)
+    },
+  )
 }
 
 if (!modalOrigin || modalOrigin.startsWith('%') || !appId) {

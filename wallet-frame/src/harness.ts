@@ -52,11 +52,14 @@ function modalPage(
   const exporter = exportUrl
     ? `<iframe id="export" title="Private key" src="${exportUrl}" allow="clipboard-write"></iframe>
 <script>
+window.revealed = []
 window.exporter = Penpal.connect({
   messenger: new Penpal.WindowMessenger({
     remoteWindow: document.getElementById('export').contentWindow,
     allowedOrigins: ['${frameOrigin}'],
   }),
+  // As the modal's screen: the page reports the visitor's reveal here (the address only).
+  methods: { 'latch:export:revealed': (p) => { window.revealed.push(JSON.stringify(p)) } },
   timeout: ${timeoutMs},
 }).promise
 window.exportCall = async (arg) => {

@@ -1,7 +1,8 @@
 /**
  * EMBEDDED_WALLET_KEY_EXPORT_SCREEN (SPEC sections 2 and 7): the private key, shown by the
- * export page of the API origin in a frame; the modal itself never holds it (wallet/export.ts).
- * 'Done' (and the close button) wait until the key has been shown for at least 1 s.
+ * export page of the API origin in a frame, once the visitor clicks Reveal inside that frame; the
+ * modal itself never holds it (wallet/export.ts). 'Done' (and the close button) wait until the
+ * key has been shown for at least 1 s; before the reveal, closing leaves without exporting.
  */
 import { embeddedWallet, type LatchError } from '@latch/shared'
 import { useEffect, useMemo, useRef, useState } from 'react'
@@ -28,7 +29,9 @@ export function EmbeddedWalletKeyExport() {
     <div className="latch-screen" data-testid="screen-EMBEDDED_WALLET_KEY_EXPORT_SCREEN">
       <h1 className="latch-title latch-center">Export your wallet</h1>
       <p className="latch-description latch-center">
-        Your private key is shown below, inside a frame only Latch&apos;s wallet can read.
+        {shown
+          ? 'Your private key is shown below, inside a frame only Latch’s wallet can read.'
+          : 'Reveal your private key below, inside a frame only Latch’s wallet can read. Make sure nobody can see your screen.'}
       </p>
       {src ? (
         <iframe
