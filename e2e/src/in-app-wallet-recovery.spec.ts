@@ -36,7 +36,7 @@ import {
 
 const h = useHarness()
 
-test('behavior: a new device recovers with the passcode; a wrong one shows the message; a reload recovers again', async () => {
+test('behavior: a new device recovers with the passcode; a wrong one shows the message and the host hears of it; a reload recovers again', async () => {
   const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
   const email = newEmail('recover')
   const first = await h().open({ appId: app.id })
@@ -45,7 +45,11 @@ test('behavior: a new device recovers with the passcode; a wrong one shows the m
 
   const device = await h().open({ appId: app.id })
   await signInByEmail(h(), device, email)
-  const analytics = await recordEvents(device.page, ['recovery_started', 'recovery_completed'])
+  const analytics = await recordEvents(device.page, [
+    'recovery_started',
+    'recovery_completed',
+    'wallet_recovery_failed',
+  ])
   const pending = walletCall<WalletAccount>(device.page, 'recoverWallet')
   await visit(device, SCREENS.recovery)
   const recovery = screen(device.modal, SCREENS.recovery)
@@ -60,8 +64,13 @@ test('behavior: a new device recovers with the passcode; a wrong one shows the m
   await enterPasscode(device.modal, 'N3wDev')
   await recovery.getByRole('button', { name: 'Recover your account' }).click()
   expect(expectOk(await settle(pending, 'recoverWallet()')).address).toBe(wallet.address)
-  // One start per submit, one completion.
-  expect(await analytics()).toEqual(['recovery_started', 'recovery_started', 'recovery_completed'])
+  // One start per submit, the host told of the wrong passcode, one completion.
+  expect(await analytics()).toEqual([
+    'recovery_started',
+    'wallet_recovery_failed',
+    'recovery_started',
+    'recovery_completed',
+  ])
   // Usable now: a second call passes the gate at once.
   expect(
     expectOk(await settle(walletCall<WalletAccount>(device.page, 'recoverWallet'))).address,
