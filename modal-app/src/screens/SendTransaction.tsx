@@ -96,11 +96,13 @@ function Sender({ info }: { info: NonNullable<TransactionState['options']['sende
 export function SendTransaction() {
   const tx = useModal((s) => s.transaction)
   const status = tx?.status
-  const button = useRef<HTMLButtonElement>(null)
+  // The whole screen is watched, not the button: a disabled button is drawn translucent, and
+  // IntersectionObserver v2 counts any opacity as not visible.
+  const root = useRef<HTMLDivElement>(null)
   // The frozen populated request on screen: the button arms once it has been visible,
   // unchanged, for REVIEW_ARM_DELAY_MS, and its click submits that request.
   const shown = tx?.prepared ?? null
-  const armed = useArmed(shown, button)
+  const armed = useArmed(shown, root)
   // Prepared once the screen is reached (after the connecting gate, or recovery).
   useEffect(() => {
     if (status === 'idle') void prepareTransaction()
@@ -130,7 +132,11 @@ export function SendTransaction() {
     options.title || options.description || options.senderInfo || info?.action || info?.description,
   )
   return (
-    <div className="latch-screen" data-testid="screen-EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN">
+    <div
+      ref={root}
+      className="latch-screen"
+      data-testid="screen-EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN"
+    >
       {/* The host's texts are marked as the app's: they must not pass as Latch's own words. */}
       {options.modalTitle ? <AppLabel /> : null}
       <h1 className="latch-title latch-center">{options.modalTitle ?? 'Review transaction'}</h1>
@@ -190,7 +196,6 @@ export function SendTransaction() {
         ) : null}
       </p>
       <button
-        ref={button}
         type="button"
         className="latch-button latch-button-primary"
         data-testid="transaction-submit"

@@ -24,16 +24,22 @@ export function signText(payload: SignPayload): string {
 
 export function SignRequest() {
   const request = useModal((s) => s.signRequest)
-  const button = useRef<HTMLButtonElement>(null)
+  // The whole screen is watched, not the button: a disabled button is drawn translucent, and
+  // IntersectionObserver v2 counts any opacity as not visible.
+  const root = useRef<HTMLDivElement>(null)
   // The frozen payload on screen: the button arms once it has been visible, unchanged, for
   // REVIEW_ARM_DELAY_MS, and its click signs that payload.
   const shown = request?.payload ?? null
-  const armed = useArmed(shown, button)
+  const armed = useArmed(shown, root)
   if (!request || !shown) return null
   const { options, status } = request
   const done = status === 'success'
   return (
-    <div className="latch-screen" data-testid="screen-EMBEDDED_WALLET_SIGN_REQUEST_SCREEN">
+    <div
+      ref={root}
+      className="latch-screen"
+      data-testid="screen-EMBEDDED_WALLET_SIGN_REQUEST_SCREEN"
+    >
       {/* The host's texts are marked as the app's: they must not pass as Latch's own words. */}
       {options.title ? <AppLabel /> : null}
       <h1 className="latch-title latch-center">{options.title ?? 'Sign message'}</h1>
@@ -61,7 +67,6 @@ export function SignRequest() {
         ) : null}
       </p>
       <button
-        ref={button}
         type="button"
         className="latch-button latch-button-primary"
         data-testid="sign-submit"
