@@ -64,7 +64,7 @@ export function setWalletCredential(
 ): void {
   const maxAgeS = Math.max(
     0,
-    Math.floor((session.expiresAt.getTime() - deps.clock.now().getTime()) / 1000),
+    Math.ceil((session.expiresAt.getTime() - deps.clock.now().getTime()) / 1000),
   )
   c.header(
     'set-cookie',
