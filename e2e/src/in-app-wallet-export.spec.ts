@@ -77,13 +77,14 @@ test('behavior: exportWallet() shows no key until the visitor clicks Reveal insi
   const pending = exportWallet(hp.page)
   await visit(hp, EXPORT_SCREEN)
   // Armed, not shown: the page offers Reveal and holds no key, however long the modal waits.
+  // Longer than the minimum display, so the hold below can only count from the reveal.
   const armed = await exportFrame(hp)
   await armed.getByRole('button', { name: 'Reveal private key' }).waitFor({ timeout: 15_000 })
-  await new Promise((resolve) => setTimeout(resolve, 500))
+  await new Promise((resolve) => setTimeout(resolve, 1500))
   expect(await armed.getByTestId('export-key').textContent()).toBe('')
   expect(await hp.modal.getByTestId('export-done').isDisabled()).toBe(true)
   const { key, frame } = await revealedKey(hp)
-  // Right when the key shows, the screen cannot be left.
+  // Right when the key shows, the screen cannot be left (the 1 s counts from the reveal).
   const done = hp.modal.getByTestId('export-done')
   expect(await done.isDisabled()).toBe(true)
   expect(await hp.modal.getByTestId('close-button').isDisabled()).toBe(true)
