@@ -58,8 +58,11 @@ function CreateAutomatically() {
   )
 }
 
+// Says only what holds against every party (wallet-frame/README.md's threat table): the server
+// never receives the passcode, yet an operator with the database and the server secret could
+// guess a passcode offline, so the text makes no promise that nobody could ever open the backup.
 const WHY =
-  'Your passcode encrypts a backup of your wallet. You will need it to use your wallet on a new device; nobody else, not even this app, can recover it for you.'
+  'Your passcode protects the backup that lets you use your wallet on a new device. You will need it there, so keep it somewhere safe: this app never receives it and cannot tell it to you.'
 
 function SetPasscode() {
   const wallet = useModal((s) => s.wallet)
