@@ -679,7 +679,7 @@ describe('one request on screen at a time (a second is refused with -32002)', ()
     )
     fireEvent.click(await armedButton('Sign and continue'))
     await expect(second).resolves.toBe(SIGNATURE)
-    expect(rpcCalls.map((r) => r.params[0])).toEqual(['one', 'two'])
+    expect(rpcCalls.map((r) => (r.params as unknown[])[0])).toEqual(['one', 'two'])
   })
 
   test('behavior: logout() during a sign request settles it at once with "User is not authenticated." and closes; signed in again, the next request signs', async () => {
