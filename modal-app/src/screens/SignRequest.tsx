@@ -10,9 +10,46 @@ import { useArmed } from '../wallet/review.ts'
 import { confirmSign } from '../wallet/sign.ts'
 import { AppLabel, AppText, TypedDataDomain } from './review-parts.tsx'
 
-/** The text in the box: the message as given, typed data as indented JSON. */
+/** Hex bytes, as the wallet frame reads a message that matches (it signs those bytes). */
+const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})+$/
+/**
+ * Text a person reads as it is: no control characters but tab and line breaks, and no bidi
+ * overrides or isolates (they would reorder what is shown against what is signed).
+ */
+function readable(text: string): boolean {
+  for (const char of text) {
+    const c = char.codePointAt(0) ?? 0
+    if (c === 0x09 || c === 0x0a || c === 0x0d) continue
+    if (c < 0x20 || (c >= 0x7f && c < 0xa0)) return false
+    if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) return false
+  }
+  return true
+}
+
+/**
+ * A hex message's bytes as UTF-8 text, when they are readable text (ethers and viem send
+ * personal_sign's text that way); null for other bytes, which are shown as the hex they are.
+ */
+export function hexMessageText(message: string): string | null {
+  if (!HEX_BYTES.test(message)) return null
+  const bytes = new Uint8Array(message.length / 2 - 1)
+  for (let i = 0; i < bytes.length; i++) {
+    bytes[i] = Number.parseInt(message.slice(2 + 2 * i, 4 + 2 * i), 16)
+  }
+  try {
+    const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return readable(text) ? text : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The text in the box: the message as given (hex bytes that are UTF-8 text as that text, since
+ * those bytes are what is signed), typed data as indented JSON.
+ */
 export function signText(payload: SignPayload): string {
-  if (payload.kind === 'message') return payload.message
+  if (payload.kind === 'message') return hexMessageText(payload.message) ?? payload.message
   const data = payload.typedData
   if (typeof data !== 'string') return JSON.stringify(data, null, 2)
   try {
@@ -47,6 +84,13 @@ export function SignRequest() {
         <p className="latch-description">{options.description}</p>
       </AppText>
       {shown.kind === 'typedData' ? <TypedDataDomain typedData={shown.typedData} /> : null}
+      {shown.kind === 'message' && HEX_BYTES.test(shown.message) ? (
+        <p className="latch-small latch-muted" data-testid="sign-message-encoding">
+          {hexMessageText(shown.message) === null
+            ? 'These bytes are not text: they are shown in hex.'
+            : `Sent as bytes (${shown.message.length / 2 - 1}), shown as text.`}
+        </p>
+      ) : null}
       {/* Read-only text takes focus and scrolls by keyboard too (WCAG 2.1.1), and is labelled. */}
       <textarea
         readOnly

@@ -841,3 +841,30 @@ describe('the review shows what is signed, armed after REVIEW_ARM_DELAY_MS', () 
     expect(screen.getByTestId('calldata-hex').textContent).toBe(data)
   })
 })
+
+describe('a message sent as hex bytes', () => {
+  test('behavior: bytes that are UTF-8 text show as that text, with a note; other bytes stay hex; the signature covers the message as sent', async () => {
+    const { hexMessageText } = await import('../screens/SignRequest.tsx')
+    const hex = (text: string) => `0x${Buffer.from(text, 'utf8').toString('hex')}`
+    expect(hexMessageText(hex('Hello ✓\nline two'))).toBe('Hello ✓\nline two')
+    expect(hexMessageText('0xdeadbeef')).toBeNull()
+    expect(hexMessageText(hex('a\u0000b'))).toBeNull()
+    // A bidi override would show the text in another order than it is signed.
+    expect(hexMessageText(hex('pay \u202E0001'))).toBeNull()
+    expect(hexMessageText('0x')).toBeNull()
+    expect(hexMessageText('0xabc')).toBeNull()
+    expect(hexMessageText('hello')).toBeNull()
+
+    frameWith()
+    signedIn()
+    const signed = methods().signMessage(hex('From ethers'))
+    const box = (await screen.findByTestId('sign-message')) as HTMLTextAreaElement
+    expect(box.value).toBe('From ethers')
+    expect(screen.getByTestId('sign-message-encoding').textContent).toBe(
+      'Sent as bytes (11), shown as text.',
+    )
+    fireEvent.click(await armedButton('Sign and continue'))
+    await expect(signed).resolves.toBe(SIGNATURE)
+    expect(rpcCalls).toEqual([{ method: 'personal_sign', params: [hex('From ethers'), ADDRESS] }])
+  })
+})
