@@ -32,6 +32,8 @@ export default defineConfig({
           name: 'modal-app',
           root: 'modal-app',
           environment: 'jsdom',
+          // Unmounts what each test rendered and stops the file's timers before jsdom goes.
+          setupFiles: ['src/test/setup.ts'],
           server: { deps: { inline: REACT_IMPORTING_DEPENDENCIES } },
         },
       },

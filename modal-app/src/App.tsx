@@ -29,7 +29,7 @@ const FOCUSABLE =
  * the visitor pressed, for the element to give the focus back to when the modal closes.
  */
 export function focusFirst(root: HTMLElement | null): void {
-  if (!root || !store.getState().open || !document.hasFocus()) return
+  if (!root || !store.getState().open || !root.ownerDocument.hasFocus()) return
   const target =
     root.querySelector<HTMLElement>('[data-autofocus]') ??
     root.querySelector<HTMLElement>('.latch-body input, .latch-body button, .latch-body a[href]')
@@ -111,30 +111,41 @@ export function App() {
     if (!open && region) region.textContent = ''
     else announceTitle(rootRef.current)
   }, [screen, open, status])
+  // The passive effects below listen on the document and window that hold the modal, read from
+  // its element, not from the globals: Preact runs them, and the cleanups of an unmounted tree,
+  // after the next paint, from a timer; by then the element must still be there (a tree
+  // unmounted first has nothing to listen for), and a cleanup removes its listener from the
+  // window it was added to even where the global is gone (a test's environment after its end).
   useEffect(() => {
+    const doc = rootRef.current?.ownerDocument
+    const win = doc?.defaultView
+    if (!doc || !win) return
     const onFocus = () => {
-      if (document.activeElement === document.body) focusFirst(rootRef.current)
+      if (doc.activeElement === doc.body) focusFirst(rootRef.current)
     }
-    window.addEventListener('focus', onFocus)
-    return () => window.removeEventListener('focus', onFocus)
+    win.addEventListener('focus', onFocus)
+    return () => win.removeEventListener('focus', onFocus)
   }, [])
 
   // The screens loaded apart from the landing, once the visitor starts using the open modal.
   useEffect(() => {
-    if (!open) return
+    const doc = rootRef.current?.ownerDocument
+    if (!open || !doc) return
     const stop = () => {
-      for (const type of INTERACTIONS) document.removeEventListener(type, preload, true)
+      for (const type of INTERACTIONS) doc.removeEventListener(type, preload, true)
     }
     const preload = () => {
       stop()
       void preloadScreens()
     }
-    for (const type of INTERACTIONS) document.addEventListener(type, preload, true)
+    for (const type of INTERACTIONS) doc.addEventListener(type, preload, true)
     return stop
   }, [open])
 
   // Escape closes the modal when it is a dialog (the host relays nothing from inside).
   useEffect(() => {
+    const doc = rootRef.current?.ownerDocument
+    if (!doc) return
     const onKey = (e: globalThis.KeyboardEvent) => {
       if (e.key !== 'Escape') return
       const s = store.getState()
@@ -143,8 +154,8 @@ export function App() {
         exitFlow(true)
       }
     }
-    document.addEventListener('keydown', onKey)
-    return () => document.removeEventListener('keydown', onKey)
+    doc.addEventListener('keydown', onKey)
+    return () => doc.removeEventListener('keydown', onKey)
   }, [])
 
   // Tab cycles inside the dialog only; rendered inline, the modal is part of the host page and

@@ -10,6 +10,8 @@ import { ErrorView } from './ErrorView.tsx'
 export type LazyScreen = FunctionComponent & {
   /** Fetches the screen's chunk; resolves once the screen renders without suspending. */
   preload(): Promise<void>
+  /** The fetch already asked for, if one is in flight or done; never starts one. */
+  pending(): Promise<void> | null
 }
 
 const lazyScreens: LazyScreen[] = []
@@ -46,9 +48,20 @@ export function lazyScreen(load: () => Promise<FunctionComponent>): LazyScreen {
     const Screen = loaded ?? use(loading ?? fetchScreen())
     return <Screen />
   }
-  const screen = Object.assign(Lazy, { preload: () => fetchScreen().then(() => {}) })
+  const screen = Object.assign(Lazy, {
+    preload: () => fetchScreen().then(() => {}),
+    pending: () => loading?.then(() => {}) ?? null,
+  })
   lazyScreens.push(screen)
   return screen
+}
+
+/**
+ * Resolves once every chunk already asked for has arrived or failed, asking for none: the
+ * tests' teardown waits on it so a preload started by a test does not outlive the test file.
+ */
+export function screensSettled(): Promise<void> {
+  return Promise.all(lazyScreens.map((screen) => screen.pending())).then(() => {})
 }
 
 /** Fetches every lazy screen; resolves when all render without suspending. */

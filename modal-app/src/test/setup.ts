@@ -1,0 +1,29 @@
+/**
+ * The modal-app test project's setup (vite.config.ts, setupFiles): the one teardown every test
+ * file gets, so no file needs its own. After each test: every rendered tree unmounted (its
+ * effects' cleanups run) and the real clock back. After the file: the screen chunks a test
+ * started loading have arrived, and the timers still pending are cleared, before Vitest takes
+ * jsdom's globals away; a timer left running would call into a `window` that is gone
+ * (teardown.ts), a chunk still loading would fail as the environment closes.
+ */
+import { afterAll, afterEach, vi } from 'vitest'
+import { screensSettled } from '../screens/lazy.tsx'
+import { trackTimers, unmountAll } from './teardown.ts'
+
+const timers = trackTimers()
+
+// Registered before any test file's hooks, so these run after them (Vitest runs after-hooks
+// in reverse order): a file's own afterEach still sees its tree mounted.
+afterEach(() => {
+  unmountAll()
+  vi.useRealTimers()
+})
+
+// Bounded by the project's hook timeout, like any hook.
+afterAll(async () => {
+  unmountAll()
+  vi.useRealTimers()
+  await screensSettled()
+  timers.stop()
+  timers.restore()
+})
