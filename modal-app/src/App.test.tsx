@@ -1,5 +1,5 @@
 /** The shell's accessibility: focus only while open, titles announced, Tab wraps only in a dialog. */
-import { act, cleanup, fireEvent, screen } from '@testing-library/react'
+import { act, fireEvent, screen } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest'
 import { link, login } from './flow.ts'
 import { store } from './store.ts'
@@ -12,7 +12,6 @@ beforeAll(async () => {
 })
 afterAll(() => api.close())
 afterEach(() => {
-  cleanup()
   vi.restoreAllMocks()
 })
 

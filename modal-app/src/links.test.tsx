@@ -1,5 +1,5 @@
-import { act, cleanup, screen } from '@testing-library/react'
-import { afterAll, afterEach, beforeAll, expect, test } from 'vitest'
+import { act, screen } from '@testing-library/react'
+import { afterAll, beforeAll, expect, test } from 'vitest'
 import { login, navigate } from './flow.ts'
 import { preloadScreens } from './screens/lazy.tsx'
 import { type ApiDouble, startApiDouble } from './test/api-double.ts'
@@ -10,7 +10,6 @@ beforeAll(async () => {
   api = await startApiDouble()
 })
 afterAll(() => api.close())
-afterEach(() => cleanup())
 
 test('error: javascript: links in the app configuration are not rendered', async () => {
   renderModal(api, {

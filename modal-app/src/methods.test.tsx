@@ -1,5 +1,5 @@
 import { isLatchError } from '@latch/shared'
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react'
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { App } from './App.tsx'
@@ -17,7 +17,6 @@ beforeAll(async () => {
 })
 afterAll(() => api.close())
 afterEach(() => {
-  cleanup()
   vi.restoreAllMocks()
   api.requests.length = 0
 })

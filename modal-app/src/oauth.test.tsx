@@ -46,8 +46,6 @@ beforeEach(() => {
   sessionStorage.clear()
 })
 afterEach(() => {
-  cleanup()
-  vi.useRealTimers()
   vi.restoreAllMocks()
   api.requests.length = 0
 })

@@ -73,8 +73,6 @@ beforeAll(async () => {
 afterAll(() => api.close())
 beforeEach(() => clearWalletConnections())
 afterEach(() => {
-  cleanup()
-  vi.useRealTimers()
   api.requests.length = 0
 })
 

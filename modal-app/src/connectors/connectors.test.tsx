@@ -22,7 +22,7 @@ import {
   WALLET_REQUEST_TIMEOUT_MS,
   type WalletAccount,
 } from '@latch/shared'
-import { act, cleanup, fireEvent, screen } from '@testing-library/react'
+import { act, fireEvent, screen } from '@testing-library/react'
 import { getAddress, hexToString, verifyMessage } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { parseSiweMessage } from 'viem/siwe'
@@ -130,8 +130,6 @@ beforeEach(() => {
   api.on('POST /siwe/init', { body: { nonce: NONCE } })
 })
 afterEach(() => {
-  cleanup()
-  vi.useRealTimers()
   api.requests.length = 0
 })
 

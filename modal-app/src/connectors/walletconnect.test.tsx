@@ -15,7 +15,7 @@ import {
   QR_ERROR_CORRECTION,
 } from '@latch/shared'
 import { WALLET_APPS } from '@latch/shared/wallet-apps'
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
+import { act, fireEvent, render, screen } from '@testing-library/react'
 import { toString as qrSvg } from 'qrcode'
 import { getAddress, verifyMessage } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -258,7 +258,6 @@ beforeEach(() => {
   wc.state.approval = { account: account.address.toLowerCase(), peer: 'Rainbow', chainId: 1 }
 })
 afterEach(() => {
-  cleanup()
   vi.restoreAllMocks()
   localStorage.clear()
   api.requests.length = 0

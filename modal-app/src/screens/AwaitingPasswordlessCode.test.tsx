@@ -1,5 +1,5 @@
 import { ERRORS, type LoginResult, type User } from '@latch/shared'
-import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
+import { act, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { exitFlow, link, login } from '../flow.ts'
 import { store } from '../store.ts'
@@ -13,8 +13,6 @@ beforeAll(async () => {
 })
 afterAll(() => api.close())
 afterEach(() => {
-  cleanup()
-  vi.useRealTimers()
   vi.restoreAllMocks()
   api.requests.length = 0
 })

@@ -12,7 +12,6 @@ beforeAll(async () => {
 })
 afterAll(() => api.close())
 afterEach(() => {
-  cleanup()
   api.requests.length = 0
 })
 

@@ -1,4 +1,4 @@
-import { act, cleanup, render, screen } from '@testing-library/react'
+import { act, render, screen } from '@testing-library/react'
 import { type FunctionComponent, Suspense } from 'react'
 import { afterEach, expect, test, vi } from 'vitest'
 import { LoadingView } from './LoadingView.tsx'
@@ -20,7 +20,6 @@ async function show(Screen: FunctionComponent) {
 }
 
 afterEach(() => {
-  cleanup()
   vi.restoreAllMocks()
 })
 

@@ -3,7 +3,7 @@
  * code of Coinbase Wallet's), login failed; their texts, links and where their buttons go.
  */
 import { type LoginResult, QR_DEFAULT_SIZE } from '@latch/shared'
-import { act, cleanup, fireEvent, screen } from '@testing-library/react'
+import { act, fireEvent, screen } from '@testing-library/react'
 import QRCode from 'qrcode'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { COINBASE_WALLET, LEARN_MORE_URL, METAMASK, PHANTOM } from '../connectors/wallets.ts'
@@ -29,7 +29,6 @@ beforeAll(async () => {
 })
 afterAll(() => api.close())
 afterEach(() => {
-  cleanup()
   vi.restoreAllMocks()
 })
 
