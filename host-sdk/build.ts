@@ -7,9 +7,11 @@
  * treated as side-effect free (nothing of shared/src runs at import); the error catalogue is cut
  * to the codes the SDK can raise (a first build with an empty catalogue shows which codes the
  * bundle names; the real build keeps exactly those entries, taken from the catalogue itself,
- * and without any `rpc_` entry the loop mapping provider codes to them goes too);
+ * and without any `rpc_` entry the loop mapping provider codes to them goes too, with
+ * toLatchError's branch that reads that map);
  * parts of penpal the SDK never uses are cut; and property names that never leave the bundle
- * are shortened.
+ * are shortened. Any code the SDK names as a string keeps its entry, even one it only compares
+ * against, and an `rpc_` one keeps the map: tell a provider error apart by its `rpcCode`.
  */
 import { fileURLToPath } from 'node:url'
 import { ERRORS } from '@latch/shared'
@@ -31,6 +33,10 @@ const RPC_LOOP =
 /** rpcErrorCode's lookup in that map. */
 const RPC_LOOKUP = /return RPC_CODES\.get\(rpcCode\)/
 
+/** toLatchError's branch that maps an object's provider code to its entry through that map. */
+const RPC_BRANCH =
+  /\n {2}if \(typeof e === 'object' && e !== null\) \{\n {4}const rpc = [\s\S]*?\n {2}\}\n(?= {2}return LatchError\.of\('internal_error')/
+
 /** Replaces the catalogue, wherever in shared/src it is, with the entries for `codes`. */
 function errorCatalogue(codes: ReadonlySet<string>): Plugin {
   let found = false
@@ -41,7 +47,11 @@ function errorCatalogue(codes: ReadonlySet<string>): Plugin {
     transform(code, id) {
       if (noRpc && ERRORS_MODULE.test(id) && RPC_LOOP.test(code)) {
         // With the map empty, no provider code maps to an entry: the lookup and its branch go.
-        return code.replace(RPC_LOOP, '\n').replace(RPC_LOOKUP, 'return undefined')
+        if (!RPC_BRANCH.test(code)) this.error('toLatchError changed: its provider-code branch')
+        return code
+          .replace(RPC_LOOP, '\n')
+          .replace(RPC_LOOKUP, 'return undefined')
+          .replace(RPC_BRANCH, '\n')
       }
       if (!SHARED_MODULE.test(id) || !CATALOGUE.test(code)) return null
       found = true
@@ -69,7 +79,13 @@ function errorCatalogue(codes: ReadonlySet<string>): Plugin {
  * - its wildcard and RegExp origins: the SDK allows exactly one origin, the modal's, so an
  *   origin is allowed only when it is that string (never '*', which only narrows);
  * - the window messenger's separate branch for sending SYN: with the translation for old
- *   children gone, ACK1's branch sends it the same way.
+ *   children gone, ACK1's branch sends it the same way;
+ * - nested method objects: exposeMethods hands penpal a flat object of functions;
+ * - the remote proxy's native `apply`, `call` and `bind`: the SDK only ever calls a remote
+ *   method directly (`r.init(...)`), never through them;
+ * - the error reply penpal retries with when an answer cannot be cloned (DataCloneError): the
+ *   host methods answer undefined, strings and the wallet bridge's checked plain data;
+ * - PenpalError's field declaration (its constructor sets `code`).
  * The edits are exact; if penpal's text changes, the build fails here instead of growing.
  */
 const PENPAL_EDITS: [RegExp, string][] = [
@@ -80,7 +96,6 @@ const PENPAL_EDITS: [RegExp, string][] = [
   [/remoteParticipantId !== DEPRECATED_PENPAL_PARTICIPANT_ID/g, 'true'],
   [/remoteParticipantId === DEPRECATED_PENPAL_PARTICIPANT_ID/g, 'false'],
   [/value instanceof Reply_default/g, 'false'],
-  [/lastArg instanceof CallOptions_default/g, 'false'],
   [
     /const \{ timeout, transferables \} = lastArgIsOptions \? lastArg : \{\};/g,
     'const timeout = void 0, transferables = void 0;',
@@ -102,6 +117,38 @@ const PENPAL_EDITS: [RegExp, string][] = [
   [
     /if \(isSynMessage\(message\)\) \{\s*const originForSending = this\.#getOriginForSendingMessage\(message\);\s*this\.#remoteWindow\.postMessage\(message, \{\s*targetOrigin: originForSending,\s*transfer: transferables\s*\}\);\s*return;\s*\}\s*if \(isAck1Message\(message\) \|\|/g,
     'if (isSynMessage(message) || isAck1Message(message) ||',
+  ],
+  // Nested method objects.
+  [
+    /\} else if \(isObject\(value\)\) \{\s*methodPaths\.push\(\s*\.\.\.extractMethodPathsFromMethods\(value, \[\.\.\.currentPath, key\]\)\s*\);\s*\}/g,
+    '}',
+  ],
+  // What is left of CallOptions: the last argument, and the per-call timer penpal never starts.
+  [/const lastArg = args\[args\.length - 1\];/g, ''],
+  [/lastArg instanceof CallOptions_default/g, 'false'],
+  [
+    /const timeoutId = timeout !== void 0 \? window\.setTimeout\([\s\S]*?\}, timeout\) : void 0;/g,
+    '',
+  ],
+  [
+    /replyHandlers\.set\(callId, \{ methodPath, resolve, reject, timeoutId \}\);/g,
+    'replyHandlers.set(callId, { methodPath, resolve, reject });',
+  ],
+  [
+    /for \(const \{ methodPath, reject, timeoutId \} of replyHandlers\.values\(\)\) \{\s*clearTimeout\(timeoutId\);/g,
+    'for (const { methodPath, reject } of replyHandlers.values()) {',
+  ],
+  // The DataCloneError retry (its debug line is already gone above).
+  [
+    /try \{\s*(?:\(void 0\)\?\.\([^;]*;\s*)?messenger\.sendMessage\(replyMessage, transferables\);\s*\} catch \(error\) \{\s*if \(error\.name === "DataCloneError"\) \{[\s\S]*?\}\s*throw error;\s*\}/g,
+    'messenger.sendMessage(replyMessage, transferables);',
+  ],
+  // PenpalError's `code;`, the only such line.
+  [/^ {2}code;$/m, ''],
+  // The remote proxy's native apply, call and bind.
+  [
+    /if \(path\.length && methodsToTreatAsNative\.has\(prop\)\) \{\s*return Reflect\.get\(target, prop\);\s*\}/g,
+    '',
   ],
 ]
 const penpalTrimmed: Plugin = {

@@ -12,7 +12,7 @@ import { createCalls, type FlowExit } from './calls.ts'
 import { createEvents } from './events.ts'
 import { type Frame, mountFrame } from './frame.ts'
 import { bridgeLoader, createHostMethods } from './host-methods.ts'
-import { FORK_QUERY_WARNING, type OAuthReturn, takeOAuthReturn } from './oauth.ts'
+import { type OAuthReturn, takeOAuthReturn } from './oauth.ts'
 import type { ProviderModule } from './provider/index.ts'
 
 /** After the frame reloads, init is retried this often until the new handshake answers. */
@@ -176,31 +176,18 @@ export function createLatch(options: LatchOptions): LatchClient {
     linked.catch(() => {})
   }
 
-  // A session link whose token came in the address query (oauth.ts): refused, and said so.
-  let leaked = false
   const app = validateAppId(options.appId)
   const modalUrl = typeof document === 'undefined' ? undefined : parseModalUrl(options.modalUrl)
   linked = Promise.race([
     !app.ok
       ? Promise.reject(app.error)
       : modalUrl
-        ? start(
-            modalUrl,
-            app.value,
-            takeOAuthReturn(() => {
-              leaked = true
-            }),
-          )
+        ? start(modalUrl, app.value, takeOAuthReturn())
         : Promise.reject(unreachable('modalUrl must be an http(s) URL of a browser page')),
     killed,
   ])
   const ready = linked.then(() => initialized).then(() => {})
   ready.catch(() => {})
-  // Told once init has run (with the modal's own warnings), when the page's handlers are on.
-  if (leaked) {
-    console.warn(`Latch: ${FORK_QUERY_WARNING}`)
-    ready.catch(() => {}).then(() => events.dispatch('warning', FORK_QUERY_WARNING))
-  }
 
   /** Waits for the modal, then calls it. */
   const remote = () => Promise.race([linked, killed])
@@ -211,8 +198,10 @@ export function createLatch(options: LatchOptions): LatchClient {
   const flow = <T>(run: (r: ModalMethods) => Promise<T>, exit: FlowExit) =>
     remote().then((r) => {
       const result = calls.flow(r, run, exit)
-      // calls.ts rejects with LatchErrors only.
-      result.catch((e: LatchError) => e.code === 'rpc_request_pending' || setOpen(false))
+      // calls.ts rejects with LatchErrors only. Told apart by its provider code, -32002, not by
+      // naming the catalogue entry: a named entry ships in the bundle, and any rpc_ entry keeps
+      // the provider-code map too (build.ts): ~170 B gzip.
+      result.catch((e: LatchError) => e.rpcCode === -32002 || setOpen(false))
       return result
     })
   const call = <T>(run: (r: ModalMethods) => Promise<T>) =>

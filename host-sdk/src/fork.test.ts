@@ -1,10 +1,11 @@
 import type { PendingOAuthFlow } from '@latch/shared'
-import { afterEach, expect, test, vi } from 'vitest'
-import { FORK_QUERY_WARNING, PENDING_FLOW_KEY, savePendingFlow, takeOAuthReturn } from './oauth.ts'
+import { afterEach, expect, test } from 'vitest'
+import { PENDING_FLOW_KEY, savePendingFlow, takeOAuthReturn } from './oauth.ts'
 
 // A session fork's token arrives in the host URL's fragment as latch_fork (the wallet app's
 // in-app browser opens the page with it); takeOAuthReturn hands it to init as its fourth
-// argument. In the query it is refused as leaked.
+// argument. In the query it is refused as leaked: removed, never handed on, and init's fifth
+// argument (forkInQuery) says there was one, so the modal warns the page.
 
 afterEach(() => {
   history.replaceState(null, '', '/')
@@ -13,7 +14,7 @@ afterEach(() => {
 
 test('behavior: latch_fork is taken off the fragment and handed on, the rest of the address kept', () => {
   history.replaceState({ keep: 1 }, '', '/shop?item=7&b=2#latch_fork=AbC-_9')
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, 'AbC-_9', undefined])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, 'AbC-_9', undefined, false])
   expect(location.pathname).toBe('/shop')
   expect(location.search).toBe('?item=7&b=2')
   expect(location.hash).toBe('')
@@ -37,18 +38,22 @@ test('behavior: the page own fragment stays, an anchor or a hash route', () => {
 })
 
 test('refusal: a token in the query is removed, never handed on, and reported as leaked', () => {
-  const onLeak = vi.fn()
   history.replaceState(null, '', '/shop?item=7&latch_fork=AbC-_9')
-  expect(takeOAuthReturn(onLeak)).toEqual([undefined, undefined, undefined, undefined])
+  const taken = takeOAuthReturn()
+  expect(taken).toEqual([undefined, undefined, undefined, undefined, true])
+  expect(JSON.stringify(taken)).not.toContain('AbC-_9')
   expect(location.search).toBe('?item=7')
-  expect(onLeak).toHaveBeenCalledTimes(1)
   // Both at once: the fragment's is used, the query's still reported.
-  const again = vi.fn()
   history.replaceState(null, '', '/?latch_fork=q#latch_fork=f')
-  expect(takeOAuthReturn(again)[2]).toBe('f')
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, 'f', undefined, true])
   expect(location.href).toBe(`${location.origin}/`)
-  expect(again).toHaveBeenCalledTimes(1)
-  expect(FORK_QUERY_WARNING).toBe('Ignored a session link: its token was in the address query')
+  // With an OAuth return too, the flag rides along and the query's token still does not.
+  savePendingFlow({ state: 'st', provider: 'google', intent: 'login', secret: 's'.repeat(43) })
+  history.replaceState(null, '', '/?latch_oauth_code=c&latch_oauth_state=st&latch_fork=q')
+  const withReturn = takeOAuthReturn()
+  expect(withReturn[0]).toEqual({ code: 'c', state: 'st' })
+  expect(withReturn.slice(2)).toEqual([undefined, undefined, true])
+  expect(location.search).toBe('')
 })
 
 test('behavior: a fork token does not consume a saved OAuth flow', () => {
@@ -60,7 +65,7 @@ test('behavior: a fork token does not consume a saved OAuth flow', () => {
   }
   savePendingFlow(flow)
   history.replaceState(null, '', '/#latch_fork=tok')
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, 'tok', undefined])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, 'tok', undefined, false])
   expect(sessionStorage.getItem(PENDING_FLOW_KEY)).not.toBeNull()
 })
 
@@ -77,7 +82,13 @@ test('behavior: with an OAuth return, both come along', () => {
     '',
     '/?latch_oauth_code=c&latch_oauth_state=st&latch_oauth_provider=google#latch_fork=tok',
   )
-  expect(takeOAuthReturn()).toEqual([{ code: 'c', state: 'st', provider: 'google' }, flow, 'tok'])
+  expect(takeOAuthReturn()).toEqual([
+    { code: 'c', state: 'st', provider: 'google' },
+    flow,
+    'tok',
+    undefined,
+    false,
+  ])
   expect(location.search).toBe('')
   expect(location.hash).toBe('')
 })

@@ -23,11 +23,13 @@ test('behavior: a return this tab started: its parameters and the saved flow, of
     '',
     '/app?x=1&latch_oauth_code=abc&latch_oauth_state=st&latch_oauth_provider=google#top',
   )
-  // The third place is a session fork's token (fork.test.ts): none here.
+  // The third place is a session fork's token, the fifth one in the query (fork.test.ts): none.
   expect(takeOAuthReturn()).toEqual([
     { code: 'abc', state: 'st', provider: 'google' },
     flow(),
     undefined,
+    undefined,
+    false,
   ])
   expect(location.pathname).toBe('/app')
   expect(location.search).toBe('?x=1')
@@ -61,7 +63,7 @@ test('error: a return this tab did not start (a link someone sent) is removed, n
     '',
     '/?latch_oauth_code=attacker&latch_oauth_state=theirs&latch_oauth_provider=google',
   )
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, undefined])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, undefined, false])
   expect(location.search).toBe('')
 })
 
@@ -72,14 +74,14 @@ test('error: a return of another state than the saved flow is refused, and the f
     '',
     '/?latch_oauth_code=attacker&latch_oauth_state=theirs&latch_oauth_provider=google',
   )
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, undefined])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, undefined, false])
   expect(sessionStorage.getItem(PENDING_FLOW_KEY)).toBeNull()
 })
 
 test('behavior: an incomplete set is removed but not passed on', () => {
   savePendingFlow(flow())
   history.replaceState(null, '', '/?latch_oauth_code=abc&y=2')
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, undefined])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, undefined, false])
   expect(location.search).toBe('?y=2')
 })
 
@@ -100,7 +102,7 @@ test("behavior: a wallet app's link (Phantom's) without an OAuth return hands on
     '',
     '/shop?item=3&latch_connector=injected&latch_wallet_client=phantom',
   )
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, 'phantom'])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, 'phantom', false])
   expect(location.search).toBe('?item=3')
   // With a forged OAuth return beside it, still only the wallet client goes on.
   history.replaceState(
@@ -108,5 +110,5 @@ test("behavior: a wallet app's link (Phantom's) without an OAuth return hands on
     '',
     '/?latch_oauth_code=attacker&latch_oauth_state=theirs&latch_oauth_provider=google&latch_wallet_client=phantom',
   )
-  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, 'phantom'])
+  expect(takeOAuthReturn()).toEqual([undefined, undefined, undefined, 'phantom', false])
 })

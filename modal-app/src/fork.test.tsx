@@ -1,7 +1,12 @@
 import { FORK_RETURN_PARAM, isLatchError, LatchError, type User } from '@latch/shared'
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
-import { FORK_HANDOVER_WARNING, FORK_SIGNED_IN_WARNING, FORK_UNVERIFIED_WARNING } from './fork.ts'
+import {
+  FORK_HANDOVER_WARNING,
+  FORK_QUERY_WARNING,
+  FORK_SIGNED_IN_WARNING,
+  FORK_UNVERIFIED_WARNING,
+} from './fork.ts'
 import { createModalMethods } from './methods.ts'
 import { setVerifiedHost } from './origin.ts'
 import { store } from './store.ts'
@@ -288,6 +293,19 @@ describe('init with a fork token', () => {
     expect(result.user).toEqual(someoneElse)
     expect(api.calls('POST /sessions/fork/recover')).toHaveLength(0)
     expect(harness.emitted('warning')).toEqual([FORK_SIGNED_IN_WARNING])
+  })
+
+  test('refusal: a token the host SDK found in the address query (and dropped) is only reported', async () => {
+    const harness = renderModal(api)
+    const result = await methods().init({}, null, null, null, null, true)
+    expect(result.user).toBeNull()
+    expect(api.calls('POST /sessions/fork/recover')).toHaveLength(0)
+    expect(harness.emitted('warning')).toEqual([FORK_QUERY_WARNING])
+    expect(FORK_QUERY_WARNING).toBe('Ignored a session link: its token was in the address query')
+    // Without the flag, nothing is said.
+    const quiet = renderModal(api)
+    await methods().init({}, null, null, null, null, false)
+    expect(quiet.emitted('warning')).toEqual([])
   })
 
   test('refusal: a modal talking to no verified host origin redeems nothing', async () => {

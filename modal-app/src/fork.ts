@@ -28,6 +28,12 @@ import { walletFrame } from './wallet/frame.ts'
 export const FORK_SIGNED_IN_WARNING = 'Ignored a session link: this browser is already signed in'
 
 /**
+ * Why a fork token in the address query was not used: the host SDK removed it unused (a query
+ * reaches the page's server and link services' logs) and tells init so (`forkInQuery`).
+ */
+export const FORK_QUERY_WARNING = 'Ignored a session link: its token was in the address query'
+
+/**
  * forkSession(): resolves with the deep link the visitor opened; rejects with
  * 'not_authenticated' when signed out and 'fork_exited' when the modal closes first.
  */

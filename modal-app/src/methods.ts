@@ -14,7 +14,7 @@ import { track } from './analytics.ts'
 import { checkHostConfig } from './config-check.ts'
 import { dispatchWalletEvent } from './connectors/events.ts'
 import { exitFlow, initialize, link, login, startFlow } from './flow.ts'
-import { forkSession, redeemFork } from './fork.ts'
+import { FORK_QUERY_WARNING, forkSession, redeemFork } from './fork.ts'
 import { linkOAuth, resumeOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
 import { preloadScreens } from './screens/lazy.tsx'
@@ -38,7 +38,9 @@ export interface MethodsContext {
 
 export function createModalMethods(ctx: MethodsContext): ModalMethods {
   return {
-    async init(config, params, flow, fork, walletClient): Promise<InitResult> {
+    async init(config, params, flow, fork, walletClient, forkInQuery): Promise<InitResult> {
+      // First, so a configuration refused below does not hide it.
+      if (forkInQuery === true) callHost('emit', 'warning', FORK_QUERY_WARNING)
       const { config: host, warnings } = await checkHostConfig(config)
       for (const warning of warnings) callHost('emit', 'warning', warning)
       const server = await ctx.serverConfig()

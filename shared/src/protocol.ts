@@ -81,6 +81,10 @@ export interface ModalMethods {
    * opened with (FORK_RETURN_PARAM): the modal signs in with it unless already signed in.
    * `walletClient` is the wallet client parameter of a page a wallet app's link opened without
    * an OAuth return (Phantom's link: 'phantom'); the modal checks that wallet is here.
+   * `forkInQuery` says the page was opened with a fork token in its address query, which the
+   * host SDK removed and did not hand on (a query reaches servers): the modal tells the page with
+   * a 'warning' (the host SDK's budget has no room for the text; the other fork warnings are
+   * the modal's too).
    */
   init(
     config: HostAppConfig,
@@ -88,6 +92,7 @@ export interface ModalMethods {
     flow?: PendingOAuthFlow | null,
     fork?: string | null,
     walletClient?: string | null,
+    forkInQuery?: boolean | null,
   ): Promise<InitResult>
   /** Opens the modal on sign-in; rejects with 'login_exited' when the visitor closes it. */
   login(): Promise<LoginResult>

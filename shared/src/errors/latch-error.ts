@@ -17,13 +17,15 @@ export interface LatchErrorInit {
 /** `code` is a key of ERRORS wherever the error is ours. */
 export class LatchError extends Error {
   override readonly name = 'LatchError'
-  readonly code: string
-  readonly type: ErrorType
-  readonly status: number | undefined
-  readonly retryable: boolean
-  readonly details: string | undefined
-  readonly rpcCode: number | undefined
-  readonly retryAfter: number | undefined
+  // Declared only (no class fields): the constructor sets each, and every host page's SDK
+  // would otherwise carry the field definitions too.
+  declare readonly code: string
+  declare readonly type: ErrorType
+  declare readonly status: number | undefined
+  declare readonly retryable: boolean
+  declare readonly details: string | undefined
+  declare readonly rpcCode: number | undefined
+  declare readonly retryAfter: number | undefined
 
   constructor(init: LatchErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause })
