@@ -5,8 +5,10 @@
  * passcode, reload (a new frame), recover with the passcode, and the refusals on the way.
  */
 
+import type { ForkResponse } from '@latch/shared'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
+import { hashToken } from '../../server/src/crypto.ts'
 import { openWalletRecord } from '../../server/src/wallets/service.ts'
 import { type Answer, startWalletHarness, type WalletHarness } from './harness.ts'
 
@@ -236,4 +238,98 @@ test("the page: strict CSP, frame-ancestors the modal and the app's host origins
   const unknown = await fetch(`${h.apiOrigin}/apps/nope/embedded-wallets`)
   expect(unknown.status).toBe(400)
   expect(await unknown.json()).toMatchObject({ error: { code: 'missing_or_invalid_latch_app_id' } })
+})
+
+test('behavior: latch:wallet:confirm-fork records the handover of the wallet for this session’s own fork link, through the frame’s own fetch only', async () => {
+  const page = await h.browser.newPage()
+  await open(page)
+  const auth = await h.signIn(page, `fork.${Date.now()}@example.com`)
+  // An automatic-recovery wallet: what a fork link could otherwise hand over with the session.
+  const created = await call(page, 'latch:wallet:create', { accessToken: auth.token })
+  expect(created.ok?.address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+  // The modal forks its session (the session keeps its id and takes the rotated pair).
+  const fork = async (refreshToken: string) => {
+    const answer = await h.latch.request<ForkResponse>('/sessions/fork', {
+      appId: h.appId,
+      body: { refresh_token: refreshToken },
+    })
+    expect(answer.status).toBe(200)
+    return answer.body
+  }
+  const forked = await fork(auth.refresh_token)
+  const confirmedAt = async (token: string) =>
+    (
+      await h.latch.deps.db
+        .selectFrom('fork_tokens')
+        .select('wallet_confirmed_at')
+        .where('hash', '=', hashToken(token))
+        .executeTakeFirstOrThrow()
+    ).wallet_confirmed_at
+
+  // Arguments are checked before anything leaves the frame.
+  for (const bad of [
+    { accessToken: forked.token },
+    { accessToken: forked.token, forkToken: '' },
+    { accessToken: forked.token, forkToken: 'x'.repeat(513) },
+  ]) {
+    expect((await call(page, 'latch:wallet:confirm-fork', bad)).error?.code).toBe(
+      'invalid_request_arguments',
+    )
+  }
+
+  // The host page holds the access token and the link (forkSession() answers it), and a script
+  // on the modal's origin holds both too. Their fetches reach the route, from the browser (with
+  // the cookie) or from anywhere else, and are refused: not the wallet origin's own.
+  const direct = await page.evaluate(
+    async ([api, token, app, forkToken]) => {
+      const res = await fetch(`${api}/api/v1/wallets/fork/confirm`, {
+        method: 'POST',
+        credentials: 'include',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${token}`,
+          'latch-app-id': app as string,
+          'latch-client': 'latch-modal',
+        },
+        body: JSON.stringify({ fork_token: forkToken }),
+      }).catch(() => null)
+      return res?.status ?? 0
+    },
+    [h.apiOrigin, forked.token, h.appId, forked.new_session_refresh_token] as const,
+  )
+  expect(direct).toBe(403)
+  const outside = await h.latch.request('/wallets/fork/confirm', {
+    appId: h.appId,
+    token: forked.token,
+    body: { fork_token: forked.new_session_refresh_token },
+  })
+  expect(outside.status).toBe(403)
+  expect(await confirmedAt(forked.new_session_refresh_token)).toBeNull()
+
+  // Through the frame: recorded.
+  const confirmed = await call(page, 'latch:wallet:confirm-fork', {
+    accessToken: forked.token,
+    forkToken: forked.new_session_refresh_token,
+  })
+  expect(confirmed).toEqual({ ok: { confirmed: true } })
+  expect(await confirmedAt(forked.new_session_refresh_token)).toBeInstanceOf(Date)
+
+  // A link of another session (another visitor's, or one made up) is not this session's to hand
+  // over: the route's refusal crosses as a LatchError and nothing is recorded.
+  const other = await h.browser.newPage()
+  await open(other)
+  const eve = await h.signIn(other, `fork.eve.${Date.now()}@example.com`)
+  await call(other, 'latch:wallet:create', { accessToken: eve.token })
+  const evesLink = await fork(eve.refresh_token)
+  const refused = await call(page, 'latch:wallet:confirm-fork', {
+    accessToken: forked.token,
+    forkToken: evesLink.new_session_refresh_token,
+  })
+  expect(refused.error).toEqual({
+    code: 'invalid_data',
+    message: 'No such session link of this session',
+  })
+  expect(await confirmedAt(evesLink.new_session_refresh_token)).toBeNull()
+  await other.close()
+  await page.close()
 })
