@@ -174,6 +174,23 @@ describe('frame', () => {
       })
     })
 
+    test('behavior: once the modal wrote, the connect timeout is cleared instead of left to fire', () => {
+      vi.useFakeTimers()
+      const started = vi.spyOn(globalThis, 'setTimeout')
+      const cleared = vi.spyOn(globalThis, 'clearTimeout')
+      const { windowOf } = countReads()
+      const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example' })
+      const frameWindow = windowOf(document.querySelector('iframe') as HTMLIFrameElement)
+      vi.spyOn(frameWindow, 'postMessage').mockImplementation(() => {})
+      const index = started.mock.calls.findIndex(([, ms]) => ms === MODAL_CONNECT_TIMEOUT_MS)
+      const timer = started.mock.results[index]?.value
+      expect(timer).toBeDefined()
+      expect(cleared).not.toHaveBeenCalledWith(timer)
+      post('https://modal.example', frameWindow)
+      expect(cleared).toHaveBeenCalledWith(timer)
+      latch.destroy()
+    })
+
     test('error: a modal that never writes rejects ready after the connect timeout', async () => {
       vi.useFakeTimers()
       const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example' })

@@ -45,8 +45,11 @@ function parseModalUrl(modalUrl: string | undefined): URL | undefined {
  */
 function modalWindow(iframe: HTMLIFrameElement, modalOrigin: string, timeout: number) {
   return new Promise<Window>((resolve, reject) => {
-    // Whichever comes first settles it; the other then changes nothing.
+    // Whichever comes first settles it and stops the other: no timer outlives the handshake
+    // (one left would reach for the page's globals up to `timeout` ms after the page, or a
+    // test's environment, was gone).
     const settle = (win?: Window) => {
+      clearTimeout(timer)
       removeEventListener('message', onMessage)
       win ? resolve(win) : reject(unreachable(`Connection timed out after ${timeout}ms`))
     }
@@ -56,7 +59,7 @@ function modalWindow(iframe: HTMLIFrameElement, modalOrigin: string, timeout: nu
     const onMessage = (e: MessageEvent) => {
       if (e.origin === modalOrigin && e.source === iframe.contentWindow) settle(e.source as Window)
     }
-    setTimeout(settle, timeout)
+    const timer = setTimeout(settle, timeout)
     addEventListener('message', onMessage)
   })
 }
