@@ -22,7 +22,6 @@ import { redirectTarget } from './oauth.ts'
 import { isVerifiedHostPage, verifiedHostOrigin } from './origin.ts'
 import { callHost, runtime } from './runtime.ts'
 import { store } from './store.ts'
-import { walletFrame } from './wallet/frame.ts'
 
 /** Why a fork token in the address was not used, as the host's 'warning' event says it. */
 export const FORK_SIGNED_IN_WARNING = 'Ignored a session link: this browser is already signed in'
@@ -102,6 +101,8 @@ async function confirmHandover(token: string): Promise<void> {
   try {
     const accessToken = await runtime().session.getAccessToken()
     if (!accessToken) throw LatchError.of('not_authenticated')
+    // Loaded here, not with the landing: the wallet frame's client is part of the wallet chunk.
+    const { walletFrame } = await import('./wallet/frame.ts')
     const frame = await walletFrame()
     await frame[WALLET_MESSAGES.confirmFork]({ accessToken, forkToken: token })
   } catch (e) {
