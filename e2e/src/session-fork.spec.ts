@@ -4,17 +4,48 @@
  * link the modal opened) signs in elsewhere, the token gone from its address bar. The token
  * rides in the fragment, so the request for the link service carries none. It is refused a
  * second time, after its life (the server's default, 2 minutes, checked on the token's row and
- * then moved into the past rather than waited out), and in the address query (leaked).
+ * then moved into the past rather than waited out), and in the address query (leaked). With an
+ * automatic-recovery wallet, the visitor's click on the wallet app hands the wallet over: the
+ * forked page recovers it and signs; a link redeemed without that click gets a session, never
+ * the wallet.
  */
-import { FORK_RETURN_PARAM, type LatchClient, type User } from '@latch/shared'
+import {
+  FORK_RETURN_PARAM,
+  type Hex,
+  type LatchClient,
+  type User,
+  type WalletAccount,
+  withForkToken,
+} from '@latch/shared'
 import { forkLink, walletApp } from '@latch/shared/wallet-apps'
 import type { BrowserContext, Page } from 'playwright-core'
+import { recoverMessageAddress } from 'viem'
 import { expect, test } from 'vitest'
-import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
+import { hashToken } from '../../server/src/crypto.ts'
+import {
+  expectOk,
+  expectRejected,
+  latchCall,
+  newEmail,
+  screen,
+  settle,
+  signInByEmail,
+  visit,
+} from './flows.ts'
 import { type HostPage, WAIT_MS, withTimeout } from './harness.ts'
 import { useHarness } from './use-harness.ts'
+import {
+  expectInAppWallet,
+  passcodeAsked,
+  recordScreens,
+  SCREENS,
+  screensSeen,
+  walletCall,
+  walletApp as walletSettingsApp,
+} from './wallet-flows.ts'
 
 const FORK_TTL_S = 2 * 60
+const SIGN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 const h = useHarness()
 
 interface Recorded {
@@ -69,19 +100,46 @@ function forkSession(page: Page) {
   })
 }
 
+/** Signs in (on `appId`, the harness's app otherwise) on a fresh page that records warnings. */
+async function signedIn(appId?: string): Promise<{ hp: HostPage; user: User }> {
+  const hp = await h().open({ prepare: recording, ...(appId ? { appId } : {}) })
+  const { user } = await signInByEmail(h(), hp, newEmail('fork'))
+  return { hp, user }
+}
+
+/** createWallet() on an app without a passcode: an automatic-recovery wallet; the dialog closes. */
+async function createAutomaticWallet(hp: HostPage): Promise<WalletAccount> {
+  const wallet = expectInAppWallet(
+    expectOk(await settle(walletCall<WalletAccount>(hp.page, 'createWallet'), 'createWallet()')),
+    'latch',
+  )
+  await dialogOpen(hp.page, false)
+  return wallet
+}
+
+/** Waits until the host's dialog is open (or closed). */
+const dialogOpen = (page: Page, open: boolean) =>
+  page.waitForFunction(
+    (want) =>
+      document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === want,
+    open,
+    { timeout: WAIT_MS },
+  )
+
 /**
- * Signs in, forks through MetaMask's in-app browser link (the one app whose link keeps the
- * fragment its own), and answers what it opened.
+ * Forks through MetaMask's in-app browser link (the one app whose link keeps the fragment its
+ * own) for a visitor signed in on `signed` (a new one by default), and answers what it opened.
  */
-async function forkThroughMetaMask(): Promise<{
+async function forkThroughMetaMask(signed?: { hp: HostPage; user: User }): Promise<{
   hp: HostPage
   user: User
   link: string
   page: URL
   token: string
+  /** Whether the screen said, before the click, that the wallet goes along. */
+  walletNote: boolean
 }> {
-  const hp = await h().open({ prepare: recording })
-  const { user } = await signInByEmail(h(), hp, newEmail('fork'))
+  const { hp, user } = signed ?? (await signedIn())
   const pending = forkSession(hp.page)
   await visit(hp, 'SESSION_FORK_SCREEN')
   const fork = screen(hp.modal, 'SESSION_FORK_SCREEN')
@@ -94,7 +152,9 @@ async function forkThroughMetaMask(): Promise<{
   // The real window.open of the sandboxed modal frame, from the click: a popup on the link.
   const popup = hp.context.waitForEvent('page', { timeout: WAIT_MS })
   linkRequests.length = 0
-  await metamask.click({ timeout: WAIT_MS }) // waits until enabled: the fork answered
+  await expect.poll(() => metamask.isEnabled(), { timeout: WAIT_MS }).toBe(true)
+  const walletNote = (await fork.getByTestId('fork-wallet-note').count()) > 0
+  await metamask.click({ timeout: WAIT_MS })
   const result = await withTimeout(pending, WAIT_MS, 'forkSession()')
   if (!result.ok) throw new Error(`forkSession() rejected: ${result.message}`)
   const opened = await popup
@@ -121,19 +181,37 @@ async function forkThroughMetaMask(): Promise<{
   const app = walletApp('metamask')
   if (!app) throw new Error('MetaMask is not listed')
   expect(result.link).toBe(forkLink(app, page.href))
-  return { hp, user, link: result.link, page, token }
+  return { hp, user, link: result.link, page, token, walletNote }
 }
 
 /** Opens the page the wallet app's in-app browser would open, in a fresh context. */
 function openInWallet(page: URL): Promise<HostPage> {
-  return h().open({ path: page.pathname + page.search + page.hash, prepare: recording })
+  return h().open({
+    path: page.pathname + page.search + page.hash,
+    prepare: async (context) => {
+      await recording(context)
+      await recordScreens(context)
+    },
+  })
+}
+
+/** When the fork token's wallet handover was confirmed (null: never). */
+const handoverOf = async (token: string) => {
+  const row = await h()
+    .api.deps.db.selectFrom('fork_tokens')
+    .select('wallet_confirmed_at')
+    .where('hash', '=', hashToken(token))
+    .executeTakeFirstOrThrow()
+  return row.wallet_confirmed_at
 }
 
 const getUser = async (hp: HostPage) =>
   expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))
 
 test('behavior: the forked page signs in as the same user in another context, the token off its address bar; both sessions live', async () => {
-  const { hp, user, page } = await forkThroughMetaMask()
+  const { hp, user, page, walletNote } = await forkThroughMetaMask()
+  // Without an in-app wallet there is nothing to hand over, and the screen does not say so.
+  expect(walletNote).toBe(false)
   const elsewhere = await openInWallet(page)
   expect((await getUser(elsewhere))?.id).toBe(user.id)
   const address = new URL(await elsewhere.page.evaluate(() => location.href))
@@ -220,4 +298,82 @@ test('refusal: the token in the address query is treated as leaked: not used, re
   // Not spent: the fragment form still opens the session.
   const proper = await openInWallet(page)
   expect(await getUser(proper)).not.toBeNull()
+})
+
+test('behavior: with an automatic-recovery wallet, the click on the wallet app hands it over: the forked page recovers it without a passcode and signs with it', async () => {
+  const app = await walletSettingsApp(h(), { requireUserPasswordOnCreate: false })
+  const visitor = await signedIn(app.id)
+  const wallet = await createAutomaticWallet(visitor.hp)
+  const { page, token, walletNote } = await forkThroughMetaMask(visitor)
+  // The screen said the wallet goes along before the click, and the click recorded it.
+  expect(walletNote).toBe(true)
+  await expect.poll(() => handoverOf(token), { timeout: WAIT_MS }).toBeInstanceOf(Date)
+
+  const elsewhere = await openInWallet(page)
+  const user = await getUser(elsewhere)
+  expect(user?.id).toBe(visitor.user.id)
+  expect(user?.wallet?.address).toBe(wallet.address)
+  const recovered = expectOk(
+    await settle(walletCall<WalletAccount>(elsewhere.page, 'recoverWallet'), 'recoverWallet()'),
+  )
+  expect(recovered.address).toBe(wallet.address)
+  expect(await screensSeen(elsewhere.page)).not.toContain(SCREENS.recovery)
+  expect(await passcodeAsked(elsewhere.page)).toBe(false)
+  await dialogOpen(elsewhere.page, false)
+
+  // And it signs there: the visitor's 'Sign and continue', a signature of the same wallet.
+  const message = 'Continued in the wallet app'
+  const pending = elsewhere.page.evaluate(
+    (text) => (window.latch as LatchClient).signMessage(text),
+    message,
+  )
+  await visit(elsewhere, SIGN)
+  const sign = screen(elsewhere.modal, SIGN)
+  await sign.getByRole('button', { name: 'Sign and continue' }).click()
+  const signature = (await withTimeout(pending, WAIT_MS, 'signMessage()')) as Hex
+  expect((await recoverMessageAddress({ message, signature })).toLowerCase()).toBe(
+    wallet.address.toLowerCase(),
+  )
+  expect(await elsewhere.page.evaluate(() => (window as unknown as Recorded).warnings)).toEqual([])
+})
+
+test('refusal: a link redeemed without the visitor’s click opens a session but not the wallet: automatic recovery is refused with fork_wallet_not_confirmed', async () => {
+  const app = await walletSettingsApp(h(), { requireUserPasswordOnCreate: false })
+  const { hp, user } = await signedIn(app.id)
+  const wallet = await createAutomaticWallet(hp)
+  // Someone who reads the fork's answer (it is made when the screen opens, before any click)
+  // holds a token the visitor never chose to use; the visitor then leaves without a click.
+  const answer = hp.page.waitForResponse(
+    (r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/sessions/fork'),
+    { timeout: WAIT_MS },
+  )
+  const pending = forkSession(hp.page)
+  await visit(hp, 'SESSION_FORK_SCREEN')
+  const token = ((await (await answer).json()) as { new_session_refresh_token: string })
+    .new_session_refresh_token
+  expect(token).toMatch(/^[\w-]{43}$/)
+  await hp.page.keyboard.press('Escape')
+  expect(await withTimeout(pending, WAIT_MS, 'forkSession()')).toMatchObject({
+    ok: false,
+    code: 'fork_exited',
+  })
+  expect(await handoverOf(token)).toBeNull()
+
+  // The interceptor opens the page with it: signed in as the visitor…
+  const pageUrl = new URL(h().hostUrl)
+  pageUrl.searchParams.set('appId', app.id)
+  const intercepted = await openInWallet(new URL(withForkToken(pageUrl.href, token)))
+  expect((await getUser(intercepted))?.id).toBe(user.id)
+  // …but the wallet's automatic recovery is refused, and nothing of it reaches the page.
+  const refused = expectRejected(
+    await settle(walletCall<WalletAccount>(intercepted.page, 'recoverWallet'), 'recoverWallet()'),
+  )
+  expect(refused).toMatchObject({
+    code: 'fork_wallet_not_confirmed',
+    message:
+      'This session came from a link that did not hand over your wallet. Sign in again here to use it.',
+  })
+  expect(await handoverOf(token)).toBeNull()
+  // The visitor's own page still has its wallet.
+  expect((await getUser(hp))?.wallet?.address).toBe(wallet.address)
 })
