@@ -12,37 +12,18 @@ import {
   walletCreationDigest,
   walletCreationMessage,
 } from '@latch/shared'
-import {
-  addressOf,
-  fetchApi,
-  newPrivateKey,
-  type ShareStore,
-  sealShare,
-  splitKey,
-  toHex,
-  walletCore,
-} from '@latch/wallet-frame'
+import { addressOf, newPrivateKey, sealShare, splitKey, toHex } from '@latch/wallet-frame'
 import { privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
-import { frameFetch } from '../testing/frame-fetch.ts'
+import { frameDevice } from '../testing/frame-fetch.ts'
 import { describeBackends, type TestServer } from '../testing/test-server.ts'
 import { walletCredentialName } from './credential.ts'
 import { PASSCODE_FAILURES_BEFORE_SIGN_IN } from './service.ts'
 
 let n = 0
 const email = () => `attack.${++n}.${Date.now()}@example.com`
-const kdf = { m: 64, t: 1, p: 1 }
 
-/** The wallet frame's own code, with the browser's fetch of the frame (the control). */
-function device(s: TestServer, appId: string) {
-  const shares = new Map<string, Uint8Array>()
-  const store: ShareStore = {
-    persistent: false,
-    get: (a) => shares.get(a.toLowerCase()),
-    set: (a, share) => void shares.set(a.toLowerCase(), share),
-  }
-  return walletCore({ api: fetchApi('', appId, frameFetch(s)), store, kdf })
-}
+const device = frameDevice
 
 /** Every route that releases or stores key material, with a body that would pass its checks. */
 function routes(address: string): [string, unknown][] {

@@ -12,41 +12,26 @@ import {
 import {
   addressOf,
   blind,
-  fetchApi,
   finish,
   newPrivateKey,
-  type ShareStore,
   sealShare,
   splitKey,
   stretch,
   toHex,
-  walletCore,
 } from '@latch/wallet-frame'
 import { sql } from 'kysely'
 import { privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
 import { createSecrets } from '../crypto.ts'
-import { frameFetch } from '../testing/frame-fetch.ts'
+import { frameDevice, TEST_KDF as kdf } from '../testing/frame-fetch.ts'
 import { describeBackends, type RequestOptions, type TestServer } from '../testing/test-server.ts'
 import { PASSCODE_BEGIN_IP_LIMIT, PASSCODE_BEGIN_USER_LIMIT } from './routes.ts'
 import { lockMs, MAX_PASSCODE_FAILURES } from './service.ts'
 
 let n = 0
 const email = () => `wallet.${++n}.${Date.now()}@example.com`
-/** A cheap Argon2id for the many recoveries here; the frame's default is tested in wallet-frame. */
-const kdf = { m: 64, t: 1, p: 1 }
 
-/** A device: the frame's own code, its own share store, talking to the real API in process. */
-function device(s: TestServer, appId: string) {
-  const shares = new Map<string, Uint8Array>()
-  const store: ShareStore = {
-    persistent: false,
-    get: (a) => shares.get(a.toLowerCase()),
-    set: (a, share) => void shares.set(a.toLowerCase(), share),
-  }
-  const fetcher = frameFetch(s)
-  return { shares, ...walletCore({ api: fetchApi('', appId, fetcher), store, kdf }) }
-}
+const device = frameDevice
 
 /** A request of the wallet frame itself: same-origin, with the bearer's wallet credential. */
 function frameRequest(s: TestServer) {
