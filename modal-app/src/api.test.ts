@@ -1,3 +1,4 @@
+// @vitest-environment node
 import { CLIENT_NAME, isLatchError } from '@latch/shared'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createApiClient } from './api.ts'

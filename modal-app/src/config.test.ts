@@ -1,3 +1,4 @@
+// @vitest-environment node
 import { DEFAULT_ACCENT_COLOR, EMAIL_AND_SMS_WARNING, isLatchError } from '@latch/shared'
 import { describe, expect, test } from 'vitest'
 import { ALLOWLIST_DEFAULTS, mergeConfig } from './config.ts'

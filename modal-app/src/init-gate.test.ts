@@ -1,3 +1,4 @@
+// @vitest-environment node
 import { type InitResult, LatchError, type ModalMethods } from '@latch/shared'
 import { describe, expect, test } from 'vitest'
 import { holdUntilInit } from './init-gate.ts'

@@ -1,3 +1,4 @@
+// @vitest-environment node
 import { CLIENT_NAME, isLatchError, type User } from '@latch/shared'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { createApiClient } from './api.ts'

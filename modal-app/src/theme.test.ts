@@ -1,3 +1,4 @@
+// @vitest-environment node
 import {
   DARK_BACKGROUND_COLOR,
   DEFAULT_ACCENT_COLOR,

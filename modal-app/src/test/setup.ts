@@ -7,23 +7,31 @@
  * (teardown.ts), a chunk still loading would fail as the environment closes.
  */
 import { afterAll, afterEach, vi } from 'vitest'
-import { screensSettled } from '../screens/lazy.tsx'
-import { trackTimers, unmountAll } from './teardown.ts'
+import { trackTimers } from './timers.ts'
 
 const timers = trackTimers()
+// Files in the node environment (`// @vitest-environment node`) render nothing: they skip
+// loading the testing library and the renderer.
+const dom =
+  typeof document === 'undefined'
+    ? null
+    : {
+        ...(await import('./teardown.ts')),
+        ...(await import('../screens/lazy.tsx')),
+      }
 
 // Registered before any test file's hooks, so these run after them (Vitest runs after-hooks
 // in reverse order): a file's own afterEach still sees its tree mounted.
 afterEach(() => {
-  unmountAll()
+  dom?.unmountAll()
   vi.useRealTimers()
 })
 
 // Bounded by the project's hook timeout, like any hook.
 afterAll(async () => {
-  unmountAll()
+  dom?.unmountAll()
   vi.useRealTimers()
-  await screensSettled()
+  await dom?.screensSettled()
   timers.stop()
   timers.restore()
 })

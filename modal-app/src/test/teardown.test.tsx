@@ -2,7 +2,8 @@ import { render as testingLibraryRender } from '@testing-library/react'
 import { useEffect } from 'react'
 import { createRoot } from 'react-dom/client'
 import { expect, test, vi } from 'vitest'
-import { trackTimers, unmountAll } from './teardown.ts'
+import { unmountAll } from './teardown.ts'
+import { trackTimers } from './timers.ts'
 
 /** Adds a window listener in a passive effect, as App.tsx does, and counts what runs. */
 function Listening({ log }: { log: string[] }) {
