@@ -126,7 +126,11 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
     await sql`ANALYZE`.execute(db)
 
     const api = createApi({ ...server.deps, db: logged })
+    // The browser's cookie jar: the wallet credentials the sign-ins set, sent back (with the
+    // wallet frame's fetch metadata) on the wallet routes.
+    const jar: string[] = []
     const post = async <T>(path: string, body: unknown, token?: string): Promise<T> => {
+      const frame = path.startsWith('/wallets')
       const res = await api.request(`${API_PREFIX}${path}`, {
         method: 'POST',
         headers: {
@@ -135,9 +139,11 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
           [CLIENT_HEADER]: CLIENT_NAME,
           'x-forwarded-for': '10.99.0.1',
           ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(frame ? { 'sec-fetch-site': 'same-origin', cookie: jar.join('; ') } : {}),
         },
         body: JSON.stringify(body),
       })
+      for (const set of res.headers.getSetCookie()) jar.push(set.split(';')[0] ?? '')
       const text = await res.text()
       if (res.status !== 200 && res.status !== 404)
         throw new Error(`${path}: ${res.status} ${text}`)
