@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { chainRpcPath, nodeError, toReceipt } from './chain-client.ts'
+import { chainClient, chainRpcPath, nodeError, toReceipt } from './chain-client.ts'
 
 test('behavior: a node receipt becomes SPEC section 3 receipt (before and after Byzantium)', () => {
   const raw = {
@@ -74,4 +74,27 @@ test('behavior: node errors become LatchErrors; insufficient funds is the catalo
   })
   expect(nodeError({ code: 3, message: 'x', data: { nested: true } }).details).toBeUndefined()
   expect(chainRpcPath(10)).toBe('/api/v1/chains/10/rpc')
+})
+
+test('behavior: fee data is EIP-1559 only where the latest block has a non-zero base fee, as ethers reads it', async () => {
+  const fees = (baseFeePerGas: string | undefined) =>
+    chainClient(async (method) => {
+      if (method === 'eth_getBlockByNumber')
+        return baseFeePerGas === undefined ? {} : { baseFeePerGas }
+      if (method === 'eth_gasPrice') return '0x64'
+      if (method === 'eth_maxPriorityFeePerGas') return '0xa'
+      throw new Error(`unexpected ${method}`)
+    }).feeData()
+  expect(await fees('0x7')).toEqual({
+    gasPrice: 100n,
+    maxFeePerGas: 24n,
+    maxPriorityFeePerGas: 10n,
+  })
+  for (const none of ['0x0', undefined]) {
+    expect(await fees(none)).toEqual({
+      gasPrice: 100n,
+      maxFeePerGas: null,
+      maxPriorityFeePerGas: null,
+    })
+  }
 })

@@ -205,7 +205,7 @@ export function chainClient(rpc: ChainRpc) {
       return big(await rpc('eth_estimateGas', [request]), 'gas estimate')
     },
     /**
-     * As ethers v6: the gas price, and where the latest block has a base fee, a priority fee
+     * As ethers v6: the gas price, and where the latest block has a non-zero base fee, a priority fee
      * (the node's eth_maxPriorityFeePerGas, else 1 gwei) and a max fee of twice the base fee
      * plus the priority fee.
      */
@@ -222,7 +222,8 @@ export function chainClient(rpc: ChainRpc) {
         ),
       ])
       const baseFee = block?.baseFeePerGas
-      if (typeof baseFee !== 'string') {
+      // A base fee of 0 counts as none, as ethers v6 reads it: such a chain gets legacy fees.
+      if (typeof baseFee !== 'string' || big(baseFee, 'base fee') === 0n) {
         return { gasPrice, maxFeePerGas: null, maxPriorityFeePerGas: null }
       }
       const maxPriorityFeePerGas = priority ?? DEFAULT_PRIORITY_FEE

@@ -8,6 +8,7 @@ import { LatchError } from '@latch/shared'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
+import { getAddress } from 'ethers/address'
 import { combine, split } from 'shamir-secret-sharing'
 
 export type Hex = `0x${string}`
@@ -37,15 +38,9 @@ export function addressOf(privateKey: Uint8Array): Hex {
   return checksum(bytesToHex(hash.subarray(12)))
 }
 
-/** EIP-55: a hex letter is upper case where the keccak of the lower-case address has a nibble ≥ 8. */
+/** EIP-55 (ethers' getAddress): the address with its checksum letters. */
 export function checksum(address: string): Hex {
-  const lower = address.toLowerCase().replace(/^0x/, '')
-  const hash = bytesToHex(keccak_256(new TextEncoder().encode(lower)))
-  let out = '0x'
-  for (let i = 0; i < lower.length; i++) {
-    out += Number.parseInt(hash[i] ?? '0', 16) >= 8 ? lower[i]?.toUpperCase() : lower[i]
-  }
-  return out as Hex
+  return getAddress(address.startsWith('0x') ? address : `0x${address}`) as Hex
 }
 
 /** Splits a private key 2-of-3. */

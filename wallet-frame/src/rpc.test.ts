@@ -28,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../../server/src/testing/anvil.ts'
 import { frameFetch } from '../../server/src/testing/frame-fetch.ts'
 import { startTestServer, type TestServer } from '../../server/src/testing/test-server.ts'
-import { type KeyHolder, type RpcDeps, rlp, walletRpc } from './rpc.ts'
+import { type KeyHolder, type RpcDeps, walletRpc } from './rpc.ts'
 import { fetchApi, type ShareStore, walletCore } from './wallet.ts'
 
 const OWNER = ANVIL_ACCOUNTS[0]
@@ -371,23 +371,6 @@ describe('eth_signTransaction', () => {
       })
     }
   })
-
-  it('encodes RLP as the yellow paper does', () => {
-    const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
-    expect(hex(rlp(new Uint8Array()))).toBe('80')
-    expect(hex(rlp(Uint8Array.of(0x7f)))).toBe('7f')
-    expect(hex(rlp(Uint8Array.of(0x80)))).toBe('8180')
-    expect(hex(rlp(new TextEncoder().encode('dog')))).toBe('83646f67')
-    expect(hex(rlp([]))).toBe('c0')
-    const cat = new TextEncoder().encode('cat')
-    const dog = new TextEncoder().encode('dog')
-    expect(hex(rlp([cat, dog]))).toBe('c88363617483646f67')
-    expect(hex(rlp([[], [[]], [[], [[]]]]))).toBe('c7c0c1c0c3c0c1c0')
-    const long = new TextEncoder().encode(
-      'Lorem ipsum dolor sit amet, consectetur adipisicing elit',
-    )
-    expect(hex(rlp(long)).slice(0, 4)).toBe('b838')
-  })
 })
 
 describe('eth_populateTransactionRequest', () => {
@@ -507,6 +490,65 @@ describe('eth_populateTransactionRequest', () => {
       code: 'invalid_request_arguments',
       message: "Invalid transaction request: from is not this wallet's address",
     })
+  })
+})
+
+describe('eth_populateTransactionRequest, fees against a node that suggests them', () => {
+  /** A chain whose node suggests a 5 gwei tip and has a base fee of 10 gwei (max fee 25 gwei). */
+  const node = (baseFee: bigint | null) =>
+    ({
+      nonce: async () => 3,
+      estimateGas: async () => 21_000n,
+      balance: async () => 10n ** 21n,
+      feeData: async () => ({
+        gasPrice: 7n,
+        maxFeePerGas: baseFee === null ? null : baseFee * 2n + 5n * 10n ** 9n,
+        maxPriorityFeePerGas: baseFee === null ? null : 5n * 10n ** 9n,
+      }),
+    }) as unknown as ReturnType<RpcDeps['chain']>
+  const populate = (request: Record<string, unknown>, baseFee: bigint | null = 10n ** 10n) =>
+    walletRpc({
+      wallet: knownKey(OWNER.privateKey),
+      chain: () => node(baseFee),
+      defaultChainId: 1,
+    })({
+      address: OWNER.address,
+      accessToken: TOKEN,
+      request: { method: 'eth_populateTransactionRequest', params: [request] },
+    }).then((r) => r.response as Record<string, unknown>)
+  const to = '0x000000000000000000000000000000000000bEEF'
+
+  it('keeps a tip the request names; lowers only the node’s suggestion to a given max fee', async () => {
+    const named = await populate({ to, maxFeePerGas: 100n, maxPriorityFeePerGas: 100n })
+    expect(named).toMatchObject({ type: 2, maxFeePerGas: '0x64', maxPriorityFeePerGas: '0x64' })
+    const suggested = await populate({ to, maxFeePerGas: 100n })
+    expect(suggested).toMatchObject({ type: 2, maxFeePerGas: '0x64', maxPriorityFeePerGas: '0x64' })
+    const under = await populate({ to, maxFeePerGas: 10n ** 11n })
+    expect(under.maxPriorityFeePerGas).toBe('0x12a05f200')
+  })
+
+  it('error: a named tip above the named max fee is refused, not lowered', async () => {
+    expect(await refusal(populate({ to, maxFeePerGas: 100n, maxPriorityFeePerGas: 101n }))).toEqual(
+      {
+        code: 'invalid_request_arguments',
+        message: 'Invalid transaction request: maxPriorityFeePerGas is above maxFeePerGas',
+      },
+    )
+  })
+
+  it('error: unknown fields, a coercible type and a wrong checksum are refused before any read', async () => {
+    for (const bad of [
+      { to, authorizationList: [] },
+      { to, input: '0x' },
+      { to, type: true },
+      { to, type: '2.0' },
+      { to: '0x000000000000000000000000000000000000BEEF'.replace('BEEF', 'BeEF') },
+      { to, accessList: [], type: 0 },
+    ]) {
+      expect((await refusal(populate(bad))).code, JSON.stringify(bad)).toBe(
+        'invalid_request_arguments',
+      )
+    }
   })
 })
 

@@ -6,15 +6,15 @@ import { gzipSync } from 'node:zlib'
 import { afterAll, expect, test } from 'vitest'
 import { buildWalletFrame } from '../build.ts'
 
-/** Issue 10's budget for the wallet frame's JavaScript. */
-const BUDGET_BYTES = 80 * 1024
+/** The wallet frame's budget with ethers signing in it (issue 21; it was 80 KB before ethers). */
+const BUDGET_BYTES = 90 * 1024
 
 let dir = ''
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
-test('behavior: the wallet frame ships at most 80 KB gzip of JavaScript, all from its own origin', async () => {
+test('behavior: the wallet frame ships at most 90 KB gzip of JavaScript, all from its own origin', async () => {
   dir = await mkdtemp(join(tmpdir(), 'latch-wallet-frame-build-'))
   await buildWalletFrame({ outDir: dir })
   const html = await readFile(join(dir, 'index.html'), 'utf8')
@@ -30,9 +30,9 @@ test('behavior: the wallet frame ships at most 80 KB gzip of JavaScript, all fro
 }, 60_000)
 
 /** The key export page's own JavaScript: what export.html loads, its shared chunk included. */
-const EXPORT_BUDGET_BYTES = 60 * 1024
+const EXPORT_BUDGET_BYTES = 70 * 1024
 
-test('behavior: the key export page loads at most 60 KB gzip of JavaScript and one stylesheet, all from its own origin', async () => {
+test('behavior: the key export page loads at most 70 KB gzip of JavaScript and one stylesheet, all from its own origin', async () => {
   if (!dir) {
     dir = await mkdtemp(join(tmpdir(), 'latch-wallet-frame-build-'))
     await buildWalletFrame({ outDir: dir })

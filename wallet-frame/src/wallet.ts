@@ -33,7 +33,6 @@ import {
   sealShare,
   stretch,
 } from './passcode.ts'
-import { signPersonalMessage } from './rpc.ts'
 
 /** One authenticated POST to the API; answers the JSON body or throws its LatchError. */
 export type WalletApi = <T>(path: string, body: unknown, accessToken: string) => Promise<T>
@@ -179,6 +178,9 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId }: WalletCore
           authShare,
           recovery,
         })
+        // Loaded here, not imported above: the export page shares this file and never creates,
+        // so ethers' signing code stays out of its JavaScript.
+        const { signPersonalMessage } = await import('./rpc.ts')
         const signature = signPersonalMessage(
           new TextEncoder().encode(walletCreationMessage(address, digest)),
           key,
