@@ -5,44 +5,68 @@
  * every harness then starts on its own copy.
  */
 import { existsSync, readFileSync } from 'node:fs'
-import { cp, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer } from '@latch/server'
 import { CACHE_DIR, runId } from './build.ts'
 
-const TEMPLATE = join(CACHE_DIR, 'pglite-template')
+/** Names the current template folder and the run it was made for; replaced with one rename. */
 const MARKER = join(CACHE_DIR, 'pglite-template.json')
+const PREFIX = 'pglite-template-'
 
-function templateIsCurrent(): boolean {
-  if (!existsSync(TEMPLATE) || !existsSync(MARKER)) return false
+interface Marker {
+  runId: string
+  dir: string
+}
+
+/** The run's template folder, when one is published and complete. */
+function currentTemplate(): string | null {
   try {
-    return (JSON.parse(readFileSync(MARKER, 'utf8')) as { runId?: string }).runId === runId()
+    const marker = JSON.parse(readFileSync(MARKER, 'utf8')) as Marker
+    return marker.runId === runId() && existsSync(marker.dir) ? marker.dir : null
   } catch {
-    return false
+    return null
   }
 }
 
-async function makeTemplate(): Promise<void> {
+/**
+ * Makes a template in a folder of its own and publishes it by renaming the marker over the old
+ * one, so a reader always names a complete folder. The workers of one run may each make one
+ * (the first to finish is used by later readers); none is removed while its run may copy it, so
+ * no copy ever mixes the files of two clusters (which PGlite answers with an abort). Templates
+ * of other runs go.
+ */
+async function makeTemplate(): Promise<string> {
   await mkdir(CACHE_DIR, { recursive: true })
-  const building = await mkdtemp(join(CACHE_DIR, 'pglite-building-'))
+  const tag = runId().replace(/[^A-Za-z0-9-]/g, '_')
+  const dir = await mkdtemp(join(CACHE_DIR, `${PREFIX}${tag}-`))
   try {
     const api = await startServer({
       host: '127.0.0.1',
       port: 0,
       log: () => {},
-      env: { NODE_ENV: 'test', LATCH_DATA_DIR: building, DATABASE_URL: '' },
+      env: { NODE_ENV: 'test', LATCH_DATA_DIR: dir, DATABASE_URL: '' },
     })
     await api.close()
-    await rm(TEMPLATE, { recursive: true, force: true })
-    await rename(building, TEMPLATE)
-    await writeFile(MARKER, JSON.stringify({ runId: runId() }))
-  } finally {
-    await rm(building, { recursive: true, force: true })
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true })
+    throw error
   }
+  const next = `${MARKER}.${process.pid}`
+  await writeFile(next, JSON.stringify({ runId: runId(), dir } satisfies Marker))
+  await rename(next, MARKER)
+  for (const name of await readdir(CACHE_DIR)) {
+    // (and the single folder the template lived in before)
+    const older = name === 'pglite-template' || name.startsWith(PREFIX)
+    if (older && !name.startsWith(`${PREFIX}${tag}-`)) {
+      await rm(join(CACHE_DIR, name), { recursive: true, force: true })
+    }
+  }
+  return dir
 }
 
-let template: Promise<void> | undefined
+let template: Promise<string> | undefined
 /** Copies of the template tried before giving up (see freshDataDir). */
 const COPY_ATTEMPTS = 6
 
@@ -51,18 +75,20 @@ const COPY_ATTEMPTS = 6
  * The caller removes it.
  */
 export async function freshDataDir(): Promise<string> {
-  template ??= templateIsCurrent() ? Promise.resolve() : makeTemplate()
-  await template
-  // Another vitest process (another session in this tree) may be swapping the template in right
-  // now: a copy that meets a vanishing file is thrown away and tried again.
+  // Another vitest process (another session in this tree) may remove a template of its own run's
+  // past: a copy that meets a vanishing file is thrown away and tried from the current one.
   for (let attempt = 1; ; attempt++) {
+    const current = currentTemplate()
+    template ??= current ? Promise.resolve(current) : makeTemplate()
+    const source = await template
     const dir = await mkdtemp(join(tmpdir(), 'latch-e2e-'))
     try {
-      await cp(TEMPLATE, dir, { recursive: true })
+      await cp(source, dir, { recursive: true })
       return dir
     } catch (error) {
       await rm(dir, { recursive: true, force: true })
       if (attempt >= COPY_ATTEMPTS || (error as { code?: unknown }).code !== 'ENOENT') throw error
+      template = undefined
       await new Promise((resolve) => setTimeout(resolve, 500 * attempt))
     }
   }
