@@ -58,6 +58,11 @@ export interface ModalServerOptions {
    * scripts/start.ts. Self-hosters running their own relay, and tests, point it elsewhere.
    */
   walletConnectRelayUrl?: string
+  /**
+   * Answers for the operator's probe paths (`/healthz`, `/readyz` from `latch serve`), asked
+   * before any file; null passes the request on.
+   */
+  probe?: (pathname: string) => Promise<{ status: number; body: Record<string, unknown> } | null>
 }
 
 /** Registered origins are reused this long: an origin removed from an app may frame it this much longer. */
@@ -466,6 +471,17 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
       query = url.searchParams
     } catch {
       send(res, 400, 'Bad Request', { 'content-type': 'text/plain' }, head)
+      return
+    }
+    const probed = options.probe ? await options.probe(pathname) : null
+    if (probed) {
+      send(
+        res,
+        probed.status,
+        JSON.stringify(probed.body),
+        { 'content-type': 'application/json', 'cache-control': 'no-store' },
+        head,
+      )
       return
     }
     if (pathname === '/' || pathname === '/index.html') {

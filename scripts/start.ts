@@ -8,7 +8,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { startServer } from '@latch/server'
+import type { startServer } from '@latch/server'
 import {
   type LoginMethod,
   OAUTH_PROVIDERS,
@@ -17,7 +17,7 @@ import {
 } from '@latch/shared'
 import { buildFrontendOnce } from '../e2e/src/build.ts'
 import { startHostServer } from '../e2e/src/host-server.ts'
-import { startModalServer } from '../modal-app/server.ts'
+import { serveLatch } from '../server/src/ops/serve.ts'
 
 const DEMO_APP_FILE = 'demo-app.json'
 
@@ -102,7 +102,6 @@ async function main(): Promise<void> {
   const modalPort = port('LATCH_MODAL_PORT', 8788)
   const hostPort = port('LATCH_HOST_PORT', 5173)
   const dataDir = resolve(process.env.LATCH_DATA_DIR?.trim() || '.latch')
-  const apiUrl = `http://127.0.0.1:${apiPort}`
   const modalUrl = `http://127.0.0.1:${modalPort}`
 
   const stops: { name: string; stop: () => Promise<unknown> }[] = []
@@ -138,36 +137,29 @@ async function main(): Promise<void> {
     say('building the host SDK, the modal app and the wallet frame…')
     const dirs = await buildFrontendOnce()
 
-    const api = await startServer({
-      host: '127.0.0.1',
-      port: apiPort,
+    // The same code as `latch serve`, on this run's build cache, with the database migrated
+    // as every start of the demo always did.
+    const latch = await serveLatch({
       env: {
+        LATCH_API_HOST: '127.0.0.1',
+        LATCH_API_PORT: String(apiPort),
+        LATCH_MODAL_HOST: '127.0.0.1',
+        LATCH_MODAL_PORT: String(modalPort),
         LATCH_MODAL_ORIGIN: modalUrl,
         LATCH_DATA_DIR: dataDir,
         LATCH_WALLET_FRAME_DIR: dirs.walletFrame,
+        LATCH_MODAL_DIR: dirs.modal,
+        LATCH_SDK_DIR: dirs.sdk,
       },
+      migrate: true,
       log: (line) => console.log(`[api] ${line}`),
+      modalLog: () => {},
     })
-    stops.push({ name: 'API', stop: () => api.close() })
+    stops.push({ name: 'API and modal server', stop: () => latch.close() })
+    const api = latch.api
+    if (!api || !latch.modal) throw new Error('the API and the modal did not both start')
     say(`API        ${api.url}`)
-
-    const modal = await startModalServer({
-      host: '127.0.0.1',
-      port: modalPort,
-      apiUrl,
-      distDir: dirs.modal,
-      sdkDir: dirs.sdk,
-      // A self-hosted WalletConnect relay; WalletConnect's public relay otherwise.
-      ...(process.env.LATCH_WALLETCONNECT_RELAY_URL
-        ? { walletConnectRelayUrl: process.env.LATCH_WALLETCONNECT_RELAY_URL }
-        : {}),
-      // Coinbase Wallet's keys page (a stand-in for tests); the SDK's own otherwise.
-      ...(process.env.LATCH_COINBASE_KEYS_URL
-        ? { coinbaseKeysUrl: process.env.LATCH_COINBASE_KEYS_URL }
-        : {}),
-    })
-    stops.push({ name: 'modal server', stop: () => modal.close() })
-    say(`modal      ${modal.url}  (sdk.js, latch.js)`)
+    say(`modal      ${latch.modal.url}  (sdk.js, latch.js)`)
 
     let appId = ''
     const host = await startHostServer({

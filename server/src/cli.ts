@@ -11,6 +11,7 @@ import {
   splitLoginMethods,
   type ThemeSetting,
 } from '@latch/shared'
+import type { Kysely } from 'kysely'
 import {
   type AppInput,
   type AppRecord,
@@ -18,15 +19,25 @@ import {
   listApps,
   toServerAppConfig,
 } from './apps/service.ts'
-import type { Env } from './config.ts'
-import { openServices, startServer } from './index.ts'
+import { ConfigError, type Env, loadConfig } from './config.ts'
+import { openDatabase } from './db/index.ts'
+import { openServices } from './index.ts'
 import { applyOAuthFlags, OAUTH_FLAGS_HELP, type OAuthFlag, splitOAuthFlags } from './oauth/cli.ts'
+import { migrationState, runMigrations } from './ops/migrations.ts'
+import { type RunningLatch, type ServeMode, serveLatch, shutdownTimeoutMs } from './ops/serve.ts'
 
-export const USAGE = `Latch API server
+export const USAGE = `Latch server
 
 Usage: npm run latch -- <command> [options]
 
-  serve                          Start the API (LATCH_API_PORT, default 8787)
+  serve [--migrate] [--api-only | --modal-only]
+                                 Start the API (LATCH_API_PORT, default 8787) and the modal
+                                 origin (LATCH_MODAL_PORT, default 8788) from the build of
+                                 npm run build; --migrate (or LATCH_MIGRATE=1) updates the
+                                 database schema first, otherwise a schema that is not current
+                                 stops the start. SIGTERM drains requests, then exits
+  migrate [--check]              Bring the database schema up to date; --check changes nothing
+                                 and exits 1 when migrations are pending
   apps create --name <name> --origin <url> [--origin <url> ...] [settings] [--json]
                                  Create an app and print its 25-character id
   apps list [--json]             List the apps
@@ -89,6 +100,10 @@ const options = {
   'rpc-url': { type: 'string', multiple: true },
   'oauth-json': { type: 'string' },
   json: { type: 'boolean' },
+  migrate: { type: 'boolean' },
+  check: { type: 'boolean' },
+  'api-only': { type: 'boolean' },
+  'modal-only': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -266,26 +281,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return command || v.help ? 0 : 2
   }
 
-  if (command === 'serve') {
-    const api = await startServer({ env: io.env, log: io.out })
-    const config = api.deps.config
-    io.out(`Latch API listening on ${api.url}`)
-    io.out(
-      config.modalOrigin
-        ? `CORS admits ${config.modalOrigin}`
-        : 'LATCH_MODAL_ORIGIN is not set: no browser origin may call the API',
-    )
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop)
-        process.off('SIGTERM', stop)
-        void api.close().then(resolve)
-      }
-      process.on('SIGINT', stop)
-      process.on('SIGTERM', stop)
-    })
-    return 0
-  }
+  if (command === 'serve') return serve(v, io)
+  if (command === 'migrate') return migrateCommand(v.check === true, io)
 
   if (
     command !== 'apps' ||
@@ -392,6 +389,75 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 1
   } finally {
     await services.close()
+  }
+}
+
+/** `serve`: runs until SIGINT or SIGTERM, then drains within LATCH_SHUTDOWN_TIMEOUT_MS. */
+async function serve(v: Values, io: CliIo): Promise<number> {
+  if (v['api-only'] && v['modal-only']) {
+    io.err(`--api-only and --modal-only exclude each other\n\n${USAGE}`)
+    return 2
+  }
+  const mode: ServeMode = v['api-only'] ? 'api' : v['modal-only'] ? 'modal' : 'all'
+  let latch: RunningLatch
+  try {
+    latch = await serveLatch({ env: io.env, mode, migrate: v.migrate === true, log: io.out })
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e
+    io.err(`Error: ${e.message}`)
+    return 1
+  }
+  const { api, modal } = latch
+  if (api) {
+    const config = api.deps.config
+    io.out(`Latch API listening on ${api.url}`)
+    io.out(
+      config.modalOrigin
+        ? `CORS admits ${config.modalOrigin}`
+        : 'LATCH_MODAL_ORIGIN is not set: no browser origin may call the API',
+    )
+  }
+  if (modal) io.out(`Latch modal listening on ${modal.url} (API ${latch.apiPublicUrl})`)
+  const deadline = shutdownTimeoutMs({ ...process.env, ...io.env })
+  const inTime = await new Promise<boolean>((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      io.out(`${signal}: finishing requests under way (at most ${deadline} ms)`)
+      void latch.shutdown(deadline).then(resolve)
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+  io.out(inTime ? 'Stopped' : 'Stopped: requests still open at the deadline were cut')
+  return 0
+}
+
+/** `migrate [--check]`: opens the database without migrating it, then migrates or reports. */
+async function migrateCommand(check: boolean, io: CliIo): Promise<number> {
+  const env: Env = { ...process.env, ...io.env }
+  const config = loadConfig(env)
+  const database = await openDatabase(config, { migrate: false })
+  try {
+    const db = database.db as Kysely<unknown>
+    if (check) {
+      const { applied, pending } = await migrationState(db)
+      if (pending.length === 0) {
+        io.out(`The database schema is current (${applied.length} migrations)`)
+        return 0
+      }
+      io.out(`${pending.length} migration(s) pending: ${pending.join(', ')}`)
+      return 1
+    }
+    const ran = await runMigrations(db)
+    io.out(
+      ran.length === 0
+        ? 'The database schema was already current'
+        : `Ran ${ran.length} migration(s): ${ran.join(', ')}`,
+    )
+    return 0
+  } finally {
+    await database.close()
   }
 }
 

@@ -47,8 +47,20 @@ export interface Config {
   walletFrameDir: string | null
   /** OAuth endpoints moved by LATCH_OAUTH_<PROVIDER>_<FIELD> (a stand-in provider, a proxy). */
   oauthEndpoints: ServerEndpointOverrides
+  /** PostgreSQL only (PGlite is one connection in process). */
+  postgres: PostgresSettings
   production: boolean
 }
+
+export interface PostgresSettings {
+  /** Connections one process keeps at most (LATCH_PG_POOL_MAX). */
+  poolMax: number
+  /** Milliseconds a statement may run before PostgreSQL cancels it; 0: no limit (LATCH_PG_STATEMENT_TIMEOUT_MS). */
+  statementTimeoutMs: number
+}
+
+export const DEFAULT_PG_POOL_MAX = 10
+export const DEFAULT_PG_STATEMENT_TIMEOUT_MS = 0
 
 export interface SmsBudget {
   appHourly: number
@@ -310,6 +322,16 @@ export function loadConfig(env: Env = process.env): Config {
       MAX_BUDGET,
     ),
     oauthEndpoints: oauthEndpoints(env),
+    postgres: {
+      poolMax: integer(env, 'LATCH_PG_POOL_MAX', DEFAULT_PG_POOL_MAX, 1, 1000),
+      statementTimeoutMs: integer(
+        env,
+        'LATCH_PG_STATEMENT_TIMEOUT_MS',
+        DEFAULT_PG_STATEMENT_TIMEOUT_MS,
+        0,
+        24 * 60 * 60 * 1000,
+      ),
+    },
     production,
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import type { ServerAppConfig } from '@latch/shared'
+import type { Kysely } from 'kysely'
 import { createApi } from './api.ts'
 import {
   type AppInput,
@@ -26,6 +27,9 @@ import { openDatabase } from './db/index.ts'
 import { createDelivery } from './delivery.ts'
 import { createKeyStore } from './keys.ts'
 import { listen } from './listen.ts'
+import { databaseReadiness, type ReadinessCheck, withProbes } from './ops/health.ts'
+import { migrationState } from './ops/migrations.ts'
+import { closeGracefully } from './ops/shutdown.ts'
 import { createPriceSource } from './price/source.ts'
 import { startSweeper } from './sweep.ts'
 import { upgradeWalletRecords } from './wallets/service.ts'
@@ -45,6 +49,11 @@ export interface StartOptions {
   log?: Log
   /** Time source (tests move it forward). */
   clock?: Clock
+  /**
+   * Bring the database schema up to date at start (the default, for `npm start` and tests).
+   * False: refuse to start unless the schema is current (`latch serve` without `--migrate`).
+   */
+  migrate?: boolean
 }
 
 export interface Admin {
@@ -54,7 +63,15 @@ export interface Admin {
 
 export interface RunningServer {
   url: string
+  /** Stops at once: open connections are cut (tests, the demo). */
   close(): Promise<void>
+  /**
+   * Stops accepting, lets requests under way finish within `deadlineMs`, then closes the
+   * database pool (SIGTERM in `latch serve`). Resolves with whether all finished in time.
+   */
+  shutdown(deadlineMs: number): Promise<boolean>
+  /** Whether the database answers and its schema is current (what /readyz answers). */
+  ready: ReadinessCheck
   admin: Admin
   deps: Deps
 }
@@ -76,12 +93,26 @@ function checkAllowedOrigins(config: Config, origins: readonly string[] | undefi
 
 /** Everything but the listener: database, keys, delivery. The CLI uses it for `apps`. */
 export async function openServices(
-  opts: { env?: Env; log?: Log; clock?: Clock } = {},
+  opts: { env?: Env; log?: Log; clock?: Clock; migrate?: boolean } = {},
 ): Promise<Services> {
   const env: Env = { ...process.env, ...opts.env }
   const log = opts.log ?? defaultLog
   const config = loadConfig(env)
-  const database = await openDatabase(config)
+  const database = await openDatabase(config, { migrate: opts.migrate ?? true })
+  if (opts.migrate === false) {
+    const { pending } = await migrationState(database.db as Kysely<unknown>).catch(
+      async (e: unknown) => {
+        await database.close()
+        throw e
+      },
+    )
+    if (pending.length > 0) {
+      await database.close()
+      throw new ConfigError(
+        `The database schema is not current: ${pending.length} migration(s) pending (${pending.join(', ')}). Run: npm run latch -- migrate, or start with --migrate (LATCH_MIGRATE=1)`,
+      )
+    }
+  }
   const clock = opts.clock ?? systemClock
   const secrets = createSecrets(config.secret)
   const keys = createKeyStore({
@@ -129,6 +160,7 @@ export async function openServices(
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const services = await openServices(opts)
   const { deps } = services
+  const ready = databaseReadiness(deps.db as Kysely<unknown>)
   const upgraded = await upgradeWalletRecords(deps)
   if (upgraded > 0) deps.log(`[latch] sealed ${upgraded} wallet record(s) again with their place`)
   if (deps.config.production) {
@@ -156,7 +188,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   })
   let server: Awaited<ReturnType<typeof listen>>
   try {
-    server = await listen(api.fetch, port, host, deps.log)
+    server = await listen(withProbes(api.fetch, ready), port, host, deps.log)
   } catch (e) {
     stopSweeper()
     await services.close()
@@ -173,6 +205,18 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     url,
     admin: services.admin,
     deps,
+    ready,
+    async shutdown(deadlineMs) {
+      stopSweeper()
+      if (closing) {
+        await closing
+        return true
+      }
+      const inTime = closeGracefully(server, deadlineMs)
+      closing = inTime.then(() => services.close())
+      await closing
+      return inTime
+    },
     close() {
       stopSweeper()
       closing ??= new Promise<void>((resolve) => {

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PostgresDialect } from 'kysely'
+import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.ts'
 import { acquireLock } from './lock.ts'
@@ -19,29 +19,67 @@ export interface OpenDatabase {
   close(): Promise<void>
 }
 
+export interface OpenOptions {
+  /**
+   * Bring the schema up to date before answering (the default). `latch serve` opens without,
+   * unless told to migrate, and refuses to start on a schema that is not current.
+   */
+  migrate?: boolean
+}
+
 /** PostgreSQL when DATABASE_URL is a postgres URL, PGlite in memory for 'memory://', else PGlite in the data folder. */
 export async function openDatabase(
-  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'postgres'>>,
+  options: OpenOptions = {},
 ): Promise<OpenDatabase> {
   const url = config.databaseUrl
+  const runMigrations = options.migrate ?? true
   if (url && !url.startsWith('memory:')) {
-    const pool = new pg.Pool({
-      connectionString: url,
-      max: 10,
-      // An unreachable server is an error within seconds, not a hang.
-      connectionTimeoutMillis: 10_000,
-    })
-    // An idle client's network error must not take the process down.
-    pool.on('error', () => {})
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
-    try {
-      await migrate(db as Kysely<unknown>)
-    } catch (e) {
-      await db.destroy()
-      const where = new URL(url).host
-      throw new Error(`Cannot open the PostgreSQL database at ${where}: ${(e as Error).message}`, {
-        cause: e,
+    const settings = config.postgres
+    const poolFor = (max: number, statementTimeoutMs: number) => {
+      const pool = new pg.Pool({
+        connectionString: url,
+        max,
+        // An unreachable server is an error within seconds, not a hang.
+        connectionTimeoutMillis: 10_000,
+        // 0 leaves PostgreSQL's own setting (none by default).
+        ...(statementTimeoutMs > 0 ? { statement_timeout: statementTimeoutMs } : {}),
       })
+      // An idle client's network error must not take the process down.
+      pool.on('error', () => {})
+      return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+    }
+    const where = new URL(url).host
+    if (runMigrations) {
+      // Migrations get a connection of their own without the statement timeout: rewriting a
+      // large table may rightly take longer than any request should.
+      const migrator = poolFor(1, 0)
+      try {
+        await migrate(migrator as Kysely<unknown>)
+      } catch (e) {
+        throw new Error(
+          `Cannot open the PostgreSQL database at ${where}: ${(e as Error).message}`,
+          {
+            cause: e,
+          },
+        )
+      } finally {
+        await migrator.destroy()
+      }
+    }
+    const db = poolFor(settings?.poolMax ?? 10, settings?.statementTimeoutMs ?? 0)
+    if (!runMigrations) {
+      try {
+        await sql`SELECT 1`.execute(db)
+      } catch (e) {
+        await db.destroy()
+        throw new Error(
+          `Cannot open the PostgreSQL database at ${where}: ${(e as Error).message}`,
+          {
+            cause: e,
+          },
+        )
+      }
     }
     return { db, kind: 'postgres', close: () => db.destroy() }
   }
@@ -64,7 +102,7 @@ export async function openDatabase(
   const db = new Kysely<Database>({ dialect: pgliteDialect(client) })
   try {
     await client.waitReady
-    await migrate(db as Kysely<unknown>)
+    if (runMigrations) await migrate(db as Kysely<unknown>)
   } catch (e) {
     await db.destroy().catch(() => {})
     release()

@@ -83,11 +83,15 @@ class ApiProcess {
 
   /** Starts the process (on `port`, 0 for any) and waits for its "listening" line. */
   async start(port: number): Promise<void> {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
-      cwd: REPO_ROOT,
-      env: { ...this.env, LATCH_API_PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'serve', '--api-only', '--migrate'],
+      {
+        cwd: REPO_ROOT,
+        env: { ...this.env, LATCH_API_PORT: String(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     this.#child = child
     // Should the test runner end this process without the scenario's own cleanup (a timeout),
     // the server must not outlive it.

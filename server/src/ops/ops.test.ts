@@ -1,0 +1,330 @@
+/**
+ * Running Latch as an operator does: probes, migrations, graceful shutdown, pool settings and
+ * `latch serve`'s refusals, through the CLI where the CLI is the interface.
+ */
+import { spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, request as httpRequest, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { runCli } from '../cli.ts'
+import { ConfigError, loadConfig } from '../config.ts'
+import { openDatabase } from '../db/index.ts'
+import { startServer } from '../index.ts'
+import { type RunningPostgres, startPostgres } from '../testing/index.ts'
+import { TEST_SECRET } from '../testing/test-server.ts'
+import { databaseReadiness } from './health.ts'
+import { closeGracefully } from './shutdown.ts'
+
+const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
+let postgres: RunningPostgres | null = null
+let dir = ''
+/** Stand-ins for the build: the servers only read and serve these files. */
+let assets: Record<string, string> = {}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'latch-ops-'))
+  postgres = await startPostgres()
+  const modal = join(dir, 'modal')
+  const sdk = join(dir, 'sdk')
+  const frame = join(dir, 'frame')
+  for (const d of [modal, sdk, frame]) mkdirSync(d)
+  writeFileSync(join(modal, 'index.html'), '<!doctype html><html><head></head><body></body></html>')
+  for (const f of ['sdk.js', 'latch.js', 'wallet-bridge.js', 'provider.js']) {
+    writeFileSync(join(sdk, f), `/* ${f} */`)
+  }
+  for (const f of ['index.html', 'export.html']) writeFileSync(join(frame, f), '<!doctype html>')
+  assets = { LATCH_MODAL_DIR: modal, LATCH_SDK_DIR: sdk, LATCH_WALLET_FRAME_DIR: frame }
+}, 60_000)
+afterAll(async () => {
+  await postgres?.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+async function cli(env: Record<string, string>, ...argv: string[]) {
+  let out = ''
+  let err = ''
+  const code = await runCli(argv, {
+    out: (t) => {
+      out += `${t}\n`
+    },
+    err: (t) => {
+      err += `${t}\n`
+    },
+    env,
+  })
+  return { code, out, err }
+}
+
+/** A database of its own: PostgreSQL when installed, else a PGlite data folder. */
+async function freshDatabase(name: string): Promise<Record<string, string>> {
+  if (postgres) return { DATABASE_URL: await postgres.createDatabase(), LATCH_SECRET: TEST_SECRET }
+  return { LATCH_DATA_DIR: join(dir, name), LATCH_SECRET: TEST_SECRET }
+}
+
+describe('migrations', () => {
+  test('behavior: migrate --check reports pending migrations without running them; serve refuses them; migrate runs them once', async () => {
+    const env = { ...(await freshDatabase('migrate')), ...assets, LATCH_API_PORT: '0' }
+    const before = await cli(env, 'migrate', '--check')
+    expect(before.code).toBe(1)
+    expect(before.out).toMatch(/\d+ migration\(s\) pending: 0001_/)
+    // --check changed nothing: the same answer again.
+    expect((await cli(env, 'migrate', '--check')).out).toBe(before.out)
+
+    const refused = await cli(env, 'serve', '--api-only')
+    expect(refused.code).toBe(1)
+    expect(refused.err).toContain('The database schema is not current')
+    expect(refused.err).toContain('npm run latch -- migrate')
+
+    const ran = await cli(env, 'migrate')
+    expect(ran.code).toBe(0)
+    expect(ran.out).toMatch(/^Ran \d+ migration\(s\): 0001_/)
+    const check = await cli(env, 'migrate', '--check')
+    expect(check.code).toBe(0)
+    expect(check.out).toMatch(/The database schema is current/)
+    expect((await cli(env, 'migrate')).out).toContain('already current')
+  }, 60_000)
+})
+
+describe('probes', () => {
+  test('behavior: /healthz answers while /readyz follows the schema: 503 with a missing migration, 200 once current', async () => {
+    const api = await startServer({
+      port: 0,
+      env: { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET },
+    })
+    try {
+      const get = async (path: string, method = 'GET') => {
+        const res = await fetch(`${api.url}${path}`, { method })
+        return {
+          status: res.status,
+          body: (await res.text()) || null,
+          cache: res.headers.get('cache-control'),
+        }
+      }
+      expect(await get('/healthz')).toEqual({
+        status: 200,
+        body: '{"status":"ok"}',
+        cache: 'no-store',
+      })
+      expect(await get('/readyz')).toEqual({
+        status: 200,
+        body: '{"status":"ready"}',
+        cache: 'no-store',
+      })
+      expect((await get('/readyz', 'HEAD')).status).toBe(200)
+      // Only reads are probes: anything else is the API's (no such route).
+      expect((await get('/healthz', 'POST')).status).toBe(404)
+
+      const last = await sql<{
+        name: string
+      }>`SELECT max(name) AS name FROM kysely_migration`.execute(api.deps.db)
+      const name = last.rows[0]?.name ?? ''
+      await sql`DELETE FROM kysely_migration WHERE name = ${name}`.execute(api.deps.db)
+      const pending = await get('/readyz')
+      expect(pending.status).toBe(503)
+      expect(JSON.parse(pending.body ?? '{}')).toEqual({
+        status: 'not_ready',
+        reason: '1 migration(s) pending: run latch migrate',
+      })
+      expect((await get('/healthz')).status).toBe(200)
+      await sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${name}, ${new Date().toISOString()})`.execute(
+        api.deps.db,
+      )
+      expect((await get('/readyz')).status).toBe(200)
+    } finally {
+      await api.close()
+    }
+  })
+
+  test('behavior: an unreachable database is not ready, and the reason names no host', async () => {
+    // Port 1 on loopback: nothing listens, the connection is refused at once.
+    const pool = new pg.Pool({
+      connectionString: 'postgres://u@127.0.0.1:1/db',
+      connectionTimeoutMillis: 1_000,
+    })
+    pool.on('error', () => {})
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) })
+    try {
+      expect(await databaseReadiness(db)()).toEqual({
+        ready: false,
+        reason: 'the database is unreachable',
+      })
+    } finally {
+      await db.destroy()
+    }
+  })
+})
+
+describe('graceful shutdown', () => {
+  const slowServer = async (delayMs: number): Promise<{ server: Server; port: number }> => {
+    const server = createServer((_req, res) => {
+      setTimeout(() => res.end('finished'), delayMs)
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    return { server, port: (server.address() as AddressInfo).port }
+  }
+  const get = (port: number) =>
+    new Promise<string>((resolve, reject) => {
+      const req = httpRequest({ port, host: '127.0.0.1', agent: false }, (res) => {
+        let body = ''
+        res.on('data', (d: Buffer) => {
+          body += d.toString()
+        })
+        res.on('end', () => resolve(body))
+        res.on('error', reject)
+      })
+      req.on('error', reject)
+      req.setTimeout(5_000, () => req.destroy(new Error('no answer in 5 s')))
+      req.end()
+    })
+
+  test('behavior: a request under way finishes, a new connection is refused, and close resolves in time', async () => {
+    const { server, port } = await slowServer(300)
+    const inFlight = get(port)
+    await new Promise((r) => setTimeout(r, 50))
+    const closed = closeGracefully(server, 5_000)
+    await expect(get(port)).rejects.toThrow(/ECONNREFUSED/)
+    expect(await inFlight).toBe('finished')
+    expect(await closed).toBe(true)
+  })
+
+  test('behavior: a request still open at the deadline is cut and close resolves then', async () => {
+    const { server, port } = await slowServer(60_000)
+    const inFlight = get(port)
+    inFlight.catch(() => {})
+    await new Promise((r) => setTimeout(r, 50))
+    const started = Date.now()
+    expect(await closeGracefully(server, 200)).toBe(false)
+    expect(Date.now() - started).toBeLessThan(2_000)
+    await expect(inFlight).rejects.toThrow()
+  })
+})
+
+describe('settings', () => {
+  test('behavior: LATCH_PG_POOL_MAX and LATCH_PG_STATEMENT_TIMEOUT_MS are read and checked', () => {
+    const base = { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET }
+    expect(loadConfig(base).postgres).toEqual({ poolMax: 10, statementTimeoutMs: 0 })
+    expect(
+      loadConfig({ ...base, LATCH_PG_POOL_MAX: '3', LATCH_PG_STATEMENT_TIMEOUT_MS: '5000' })
+        .postgres,
+    ).toEqual({ poolMax: 3, statementTimeoutMs: 5000 })
+    expect(() => loadConfig({ ...base, LATCH_PG_POOL_MAX: '0' })).toThrow(ConfigError)
+    expect(() => loadConfig({ ...base, LATCH_PG_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(
+      /LATCH_PG_STATEMENT_TIMEOUT_MS must be an integer/,
+    )
+  })
+
+  test('behavior: on PostgreSQL the pool holds at most LATCH_PG_POOL_MAX connections and a statement past the timeout is cancelled', async (ctx) => {
+    if (!postgres) {
+      ctx.skip()
+      return
+    }
+    const url = await postgres.createDatabase()
+    const config = loadConfig({
+      DATABASE_URL: url,
+      LATCH_SECRET: TEST_SECRET,
+      LATCH_PG_POOL_MAX: '2',
+      LATCH_PG_STATEMENT_TIMEOUT_MS: '300',
+    })
+    const database = await openDatabase(config)
+    try {
+      const pids = await Promise.all(
+        Array.from({ length: 6 }, () =>
+          sql<{ pid: number }>`SELECT pg_backend_pid() AS pid, pg_sleep(0.1)`.execute(database.db),
+        ),
+      )
+      expect(new Set(pids.map((r) => r.rows[0]?.pid)).size).toBe(2)
+      await expect(sql`SELECT pg_sleep(2)`.execute(database.db)).rejects.toThrow(
+        /statement timeout/,
+      )
+      // Within the limit a statement runs as before.
+      await expect(sql`SELECT pg_sleep(0.05)`.execute(database.db)).resolves.toBeTruthy()
+    } finally {
+      await database.close()
+    }
+  }, 30_000)
+})
+
+describe('latch serve', () => {
+  test('behavior: serve refuses to start without the build and says which command builds it', async () => {
+    const env = {
+      ...(await freshDatabase('no-build')),
+      LATCH_MODAL_DIR: join(dir, 'nowhere'),
+      LATCH_SDK_DIR: assets.LATCH_SDK_DIR ?? '',
+      LATCH_WALLET_FRAME_DIR: assets.LATCH_WALLET_FRAME_DIR ?? '',
+    }
+    const refused = await cli(env, 'serve', '--migrate')
+    expect(refused.code).toBe(1)
+    expect(refused.err).toContain(join(dir, 'nowhere', 'index.html'))
+    expect(refused.err).toContain('Build them with: npm run build')
+    // The API alone does not need the modal's build.
+    const both = await cli(env, 'serve', '--api-only', '--modal-only')
+    expect(both.code).toBe(2)
+    const modalOnly = await cli({ ...env, ...assets }, 'serve', '--modal-only')
+    expect(modalOnly.code).toBe(1)
+    expect(modalOnly.err).toContain('--modal-only needs LATCH_PUBLIC_URL')
+  }, 30_000)
+
+  test('behavior: serve runs the API and the modal from one process, both probed, and SIGTERM drains and exits 0', async () => {
+    const env = {
+      ...process.env,
+      ...(await freshDatabase('serve')),
+      ...assets,
+      LATCH_API_PORT: '0',
+      LATCH_MODAL_PORT: '0',
+    }
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--migrate'], {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const guard = () => child.kill('SIGKILL')
+    process.once('exit', guard)
+    let out = ''
+    let err = ''
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d
+    })
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      err += d
+    })
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+    try {
+      const deadline = Date.now() + 40_000
+      while (!/Latch modal listening on/.test(out)) {
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`no start: ${out}${err}`)
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      const apiUrl = /Latch API listening on (\S+)/.exec(out)?.[1] ?? ''
+      const modalUrl = /Latch modal listening on (\S+)/.exec(out)?.[1] ?? ''
+      for (const base of [apiUrl, modalUrl]) {
+        expect((await fetch(`${base}/healthz`)).status).toBe(200)
+        const ready = await fetch(`${base}/readyz`)
+        expect(await ready.json()).toEqual({ status: 'ready' })
+      }
+      expect(await (await fetch(`${modalUrl}/sdk.js`)).text()).toBe('/* sdk.js */')
+      const page = await (await fetch(`${modalUrl}/`)).text()
+      expect(page).toContain(`<meta name="latch-api-url" content="${apiUrl}"`)
+      child.kill('SIGTERM')
+      const code = await Promise.race([
+        exited,
+        new Promise<string>((r) => setTimeout(r, 15_000, 'still running')),
+      ])
+      expect(code).toBe(0)
+      expect(out).toContain('SIGTERM: finishing requests under way')
+      expect(out).toMatch(/\nStopped\n/)
+      await expect(fetch(`${apiUrl}/healthz`)).rejects.toThrow()
+    } finally {
+      process.off('exit', guard)
+      if (child.exitCode === null) child.kill('SIGKILL')
+    }
+  }, 60_000)
+})

@@ -1,0 +1,199 @@
+/**
+ * `latch serve`: the API (with the wallet frame and its export page) and the modal origin (the
+ * modal page, sdk.js, latch.js, provider.js, the wallet bridge) from one process, each on its
+ * own port, from prebuilt assets. `npm start` runs the same code with its build cache's assets
+ * and adds the demo host page.
+ */
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { HOST_SDK_DIST_DIR, MODAL_DIST_DIR, startModalServer } from '../../../modal-app/server.ts'
+import { ConfigError, type Env, insecureOriginMessage, isSecureOrigin } from '../config.ts'
+import type { Log } from '../context.ts'
+import { type RunningServer, startServer } from '../index.ts'
+import { WALLET_FRAME_DIST } from '../wallets/frame.ts'
+import { probeAnswer, READY_PATH, type Readiness, type ReadinessCheck } from './health.ts'
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './shutdown.ts'
+
+export type ServeMode = 'all' | 'api' | 'modal'
+
+export const DEFAULT_MODAL_PORT = 8788
+
+export interface ServeOptions {
+  /** Overrides process.env, key by key. */
+  env?: Env
+  /** Both origins (default), the API alone (`--api-only`) or the modal alone (`--modal-only`). */
+  mode?: ServeMode
+  /** Migrate the database at start (`--migrate`); otherwise LATCH_MIGRATE=1 decides. */
+  migrate?: boolean
+  /** The API's log (codes printed without SMTP/Twilio arrive here). */
+  log?: Log
+  /** The modal server's log; `log` when absent. */
+  modalLog?: Log
+}
+
+export interface RunningLatch {
+  api: RunningServer | null
+  modal: { url: string; close(): Promise<void> } | null
+  /** What the modal page is told the API is (LATCH_PUBLIC_URL, else the API's local URL). */
+  apiPublicUrl: string | null
+  /** Stops accepting, lets requests under way finish within `deadlineMs`, closes the pool. */
+  shutdown(deadlineMs?: number): Promise<boolean>
+  /** Stops at once. */
+  close(): Promise<void>
+}
+
+const nonEmpty = (value: string | undefined) => value?.trim() || null
+
+function port(env: Env, name: string, fallback: number): number {
+  const raw = nonEmpty(env[name])
+  if (raw === null) return fallback
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new ConfigError(`${name} must be a port number from 0 to 65535, got '${raw}'`)
+  }
+  return n
+}
+
+/** LATCH_SHUTDOWN_TIMEOUT_MS: how long SIGTERM waits for requests under way. */
+export function shutdownTimeoutMs(env: Env): number {
+  const raw = nonEmpty(env.LATCH_SHUTDOWN_TIMEOUT_MS)
+  if (raw === null) return DEFAULT_SHUTDOWN_TIMEOUT_MS
+  const n = Number(raw)
+  if (!Number.isInteger(n) || n < 0 || n > 600_000) {
+    throw new ConfigError(
+      `LATCH_SHUTDOWN_TIMEOUT_MS must be an integer from 0 to 600000, got '${raw}'`,
+    )
+  }
+  return n
+}
+
+/** Where each part's build is read from: the environment's folder, else the package's dist. */
+export function assetDirs(env: Env): { modal: string; sdk: string; walletFrame: string } {
+  const dir = (name: string, fallback: string) => {
+    const value = nonEmpty(env[name])
+    return value ? resolve(value) : fallback
+  }
+  return {
+    modal: dir('LATCH_MODAL_DIR', MODAL_DIST_DIR),
+    sdk: dir('LATCH_SDK_DIR', HOST_SDK_DIST_DIR),
+    walletFrame: dir('LATCH_WALLET_FRAME_DIR', WALLET_FRAME_DIST),
+  }
+}
+
+/** The built files `mode` serves that are missing, as absolute paths. */
+export function missingAssets(env: Env, mode: ServeMode): string[] {
+  const dirs = assetDirs(env)
+  const files: string[] = []
+  if (mode !== 'modal') {
+    files.push(join(dirs.walletFrame, 'index.html'), join(dirs.walletFrame, 'export.html'))
+  }
+  if (mode !== 'api') {
+    files.push(join(dirs.modal, 'index.html'))
+    for (const name of ['sdk.js', 'latch.js', 'wallet-bridge.js', 'provider.js']) {
+      files.push(join(dirs.sdk, name))
+    }
+  }
+  return files.filter((file) => !existsSync(file))
+}
+
+/** The modal-only process is ready when the API it points at is. */
+function remoteReadiness(apiBase: string): ReadinessCheck {
+  return async (): Promise<Readiness> => {
+    try {
+      const res = await fetch(`${apiBase}${READY_PATH}`, { signal: AbortSignal.timeout(2_000) })
+      await res.body?.cancel()
+      return res.ok ? { ready: true } : { ready: false, reason: 'the API is not ready' }
+    } catch {
+      return { ready: false, reason: 'the API is unreachable' }
+    }
+  }
+}
+
+/**
+ * Starts what `mode` names. Refuses, before opening anything, when the built assets are
+ * missing (naming the command that builds them) and, with NODE_ENV=production, what the API
+ * refuses (config.ts) plus a modal pointed at a plain-http API.
+ */
+export async function serveLatch(options: ServeOptions = {}): Promise<RunningLatch> {
+  const env: Env = { ...process.env, ...options.env }
+  const mode = options.mode ?? 'all'
+  const log = options.log ?? ((line: string) => console.log(line))
+  const production = env.NODE_ENV === 'production'
+  const missing = missingAssets(env, mode)
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `Latch's built assets are missing (${missing.join(', ')}). Build them with: npm run build (or point LATCH_MODAL_DIR, LATCH_SDK_DIR and LATCH_WALLET_FRAME_DIR at a build)`,
+    )
+  }
+  const dirs = assetDirs(env)
+  const modalPort = port(env, 'LATCH_MODAL_PORT', DEFAULT_MODAL_PORT)
+  const modalHost = nonEmpty(env.LATCH_MODAL_HOST) ?? '127.0.0.1'
+  const publicUrl = nonEmpty(env.LATCH_PUBLIC_URL)
+  if (mode === 'modal' && publicUrl === null) {
+    throw new ConfigError(
+      "--modal-only needs LATCH_PUBLIC_URL, the API's public origin the modal page calls (e.g. https://api.example.com)",
+    )
+  }
+  if (production && publicUrl !== null && !isSecureOrigin(publicUrl)) {
+    throw new ConfigError(insecureOriginMessage('LATCH_PUBLIC_URL', publicUrl))
+  }
+
+  let api: RunningServer | null = null
+  if (mode !== 'modal') {
+    const apiEnv: Env = { ...options.env }
+    // On one machine without a proxy the modal's origin is its own port: CORS must admit it.
+    if (mode === 'all' && !nonEmpty(env.LATCH_MODAL_ORIGIN) && !production && modalPort !== 0) {
+      apiEnv.LATCH_MODAL_ORIGIN = `http://${modalHost}:${modalPort}`
+    }
+    api = await startServer({
+      env: apiEnv,
+      log,
+      migrate: options.migrate === true || env.LATCH_MIGRATE === '1',
+    })
+  }
+
+  let modal: RunningLatch['modal'] = null
+  const apiPublicUrl = publicUrl ?? api?.url ?? null
+  if (mode !== 'api' && apiPublicUrl !== null) {
+    // The modal server reads app settings from the API: in this process the local address,
+    // split across machines LATCH_API_INTERNAL_URL (else the public one).
+    const lookup = api?.url ?? nonEmpty(env.LATCH_API_INTERNAL_URL) ?? apiPublicUrl
+    const ready = api?.ready ?? remoteReadiness(lookup.replace(/\/+$/, ''))
+    const relay = nonEmpty(env.LATCH_WALLETCONNECT_RELAY_URL)
+    const keys = nonEmpty(env.LATCH_COINBASE_KEYS_URL)
+    try {
+      modal = await startModalServer({
+        host: modalHost,
+        port: modalPort,
+        apiUrl: apiPublicUrl,
+        lookupApiUrl: lookup,
+        distDir: dirs.modal,
+        sdkDir: dirs.sdk,
+        log: options.modalLog ?? log,
+        probe: (pathname) => probeAnswer(pathname, ready),
+        ...(relay ? { walletConnectRelayUrl: relay } : {}),
+        ...(keys ? { coinbaseKeysUrl: keys } : {}),
+      })
+    } catch (e) {
+      await api?.close()
+      throw e
+    }
+  }
+
+  return {
+    api,
+    modal,
+    apiPublicUrl,
+    async shutdown(deadlineMs = shutdownTimeoutMs(env)) {
+      // The modal has no state of its own; both drain side by side within one deadline.
+      const [apiInTime] = await Promise.all([
+        api ? api.shutdown(deadlineMs) : Promise.resolve(true),
+        modal?.close(),
+      ])
+      return apiInTime
+    },
+    async close() {
+      await Promise.all([api?.close(), modal?.close()])
+    },
+  }
+}
