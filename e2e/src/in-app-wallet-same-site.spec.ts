@@ -3,10 +3,13 @@
  * (www., auth. and api.example.test). The wallet frame is same-site with the page, the browser
  * lets it keep the device share, and a reload finds the wallet usable with no recovery at all.
  */
-import type { WalletAccount } from '@latch/shared'
+import { API_PREFIX, type Hex, type WalletAccount } from '@latch/shared'
+import type { Page } from 'playwright-core'
+import { recoverMessageAddress } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
-import { expectOk, newEmail, settle, signInByEmail } from './flows.ts'
-import { waitReady } from './harness.ts'
+import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
+import { WAIT_MS, waitReady } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 import {
   createWithPasscode,
@@ -22,6 +25,7 @@ import {
 } from './wallet-flows.ts'
 
 const h = useHarness({ sameSite: true })
+const SIGN_SCREEN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 
 test('behavior: same-site — the page, the modal and the API are subdomains of one site over HTTPS', async () => {
   expect(new URL(h().hostUrl).hostname).toBe('www.example.test')
@@ -68,4 +72,91 @@ test('behavior: same-site — a passcode wallet survives a reload with no recove
   expect(corpus.toLowerCase()).toContain(wallet.address.toLowerCase().slice(2))
   expect(leaks(material, traffic.walletHttp.join('\n'))).not.toEqual([])
   expect(leaks(material, corpus)).toEqual([])
+})
+
+test('behavior: same-site — with the wallet credential as a first-party cookie: an automatic wallet is created, signs, exports after the Reveal click, and a new device recovers it and signs; the host page’s own credentialed fetch of the wallet API is refused', async () => {
+  const app = await walletApp(h(), { requireUserPasswordOnCreate: false })
+  const email = newEmail('same-site-auto')
+  const hp = await h().open({ appId: app.id })
+  await signInByEmail(h(), hp, email)
+  const created = walletCall<WalletAccount>(hp.page, 'createWallet')
+  await visit(hp, SCREENS.created)
+  const wallet = expectOk(await settle(created, 'createWallet()'))
+
+  const sign = async (page: Page, message: string) => {
+    const pending = settle(
+      page.evaluate(async (m) => {
+        const latch = window.latch as unknown as { signMessage(m: string): Promise<Hex> }
+        return { ok: true as const, value: await latch.signMessage(m) }
+      }, message),
+      'signMessage()',
+    )
+    return pending
+  }
+  const signed = sign(hp.page, 'same-site first device')
+  await visit(hp, SIGN_SCREEN)
+  await screen(hp.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
+  const signature = expectOk(await signed)
+  expect(await recoverMessageAddress({ message: 'same-site first device', signature })).toBe(
+    wallet.address,
+  )
+  await hp.page.waitForFunction(
+    () => document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === false,
+    undefined,
+    { timeout: WAIT_MS },
+  )
+
+  // Export: the key shows only after the click inside the export page, and is the wallet's.
+  const exported = latchCall<void>(hp.page, 'exportWallet' as never)
+  await visit(hp, 'EMBEDDED_WALLET_KEY_EXPORT_SCREEN')
+  const handle = await hp.modal.getByTestId('latch-export-frame').elementHandle()
+  const frame = await handle?.contentFrame()
+  if (!frame) throw new Error('the export frame is not in the modal')
+  await frame.getByRole('button', { name: 'Reveal private key' }).click({ timeout: 15_000 })
+  const box = frame.getByTestId('export-key')
+  await box.waitFor({ state: 'visible' })
+  const key = (await box.textContent()) ?? ''
+  expect(privateKeyToAccount(key as Hex).address).toBe(wallet.address)
+  const done = hp.modal.getByRole('button', { name: 'Done' })
+  await expect.poll(() => done.isEnabled(), { timeout: 5000 }).toBe(true)
+  await done.click()
+  expect((await settle(exported, 'exportWallet()')).ok).toBe(true)
+
+  // The host page (same site, so its fetch even carries the cookie) is still refused.
+  const token = expectOk(await settle(latchCall<string>(hp.page, 'getAccessToken')))
+  const fromHost = await hp.page.evaluate(
+    async ([url, appId, bearer, address]) => {
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          credentials: 'include',
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${bearer}`,
+            'latch-app-id': appId,
+            'latch-client': 'latch-modal',
+          },
+          body: JSON.stringify({ address }),
+        })
+        return `${res.status} ${await res.text()}`
+      } catch (e) {
+        return `blocked ${String(e)}`
+      }
+    },
+    [`${h().apiUrl}${API_PREFIX}/wallets/recover`, app.id, token, wallet.address] as const,
+  )
+  expect(fromHost).not.toMatch(/authShare|ciphertext/)
+
+  // A new device: signs in, recovers without a prompt, signs.
+  const device = await h().open({ appId: app.id })
+  await signInByEmail(h(), device, email)
+  const again = sign(device.page, 'same-site second device')
+  await visit(device, SIGN_SCREEN)
+  await screen(device.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
+  expect(
+    await recoverMessageAddress({
+      message: 'same-site second device',
+      signature: expectOk(await again),
+    }),
+  ).toBe(wallet.address)
 })
