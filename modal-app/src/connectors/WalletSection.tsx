@@ -1,6 +1,6 @@
 /**
  * The wallets of the host page as buttons, for the landing's 'Connect Wallet' section and the
- * wallet link screen. Loaded apart from the landing (its chunk carries viem for the message).
+ * wallet link screen. Loaded apart from the landing (its chunk carries ethers for the message).
  */
 import { type LatchError, toLatchError } from '@latch/shared'
 import { useEffect, useMemo, useState } from 'react'

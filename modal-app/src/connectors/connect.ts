@@ -14,7 +14,7 @@ import {
   SIWE_SECRET_HEADER,
   type SiweInitResponse,
 } from '@latch/shared'
-import { toHex } from 'viem'
+import { hexlify, toUtf8Bytes } from 'ethers/utils'
 import { completeFlow, navigate } from '../flow.ts'
 import { browserSecret } from '../oauth.ts'
 import { runtime } from '../runtime.ts'
@@ -67,7 +67,10 @@ async function attempt(connector: Connector): Promise<void> {
     updateAttempt({ step: 'signing' })
     stage = 'sign'
     const message = siweMessage({ pageUrl, address, chainId, nonce, now: new Date() })
-    const signature = await connector.request('personal_sign', [toHex(message), address])
+    const signature = await connector.request('personal_sign', [
+      hexlify(toUtf8Bytes(message)),
+      address,
+    ])
     if (!alive()) return
     if (typeof signature !== 'string') throw LatchError.of('wallet_login_failed')
     await completeFlow(

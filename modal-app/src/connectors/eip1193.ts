@@ -10,16 +10,21 @@ import {
   isSupportedChainId,
   LatchError,
 } from '@latch/shared'
-import { getAddress, isAddress } from 'viem'
+import { getAddress } from 'ethers/address'
 import type { Connection } from './types.ts'
 
 /** The wallet's first account, checksummed; wallet_not_connected for anything else. */
 export function firstAccount(accounts: unknown): Hex {
   const first: unknown = Array.isArray(accounts) ? accounts[0] : undefined
-  if (typeof first !== 'string' || !isAddress(first, { strict: false })) {
+  if (typeof first !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(first)) {
     throw LatchError.of('wallet_not_connected')
   }
-  return getAddress(first)
+  try {
+    // A wallet answers lower case or checksummed; mixed case with a wrong checksum is refused.
+    return getAddress(first) as Hex
+  } catch {
+    throw LatchError.of('wallet_not_connected')
+  }
 }
 
 /**

@@ -4,13 +4,13 @@
  * `window.ethereum`) and forwards our EIP-1193 requests (HostMethods.wallets/request).
  */
 import {
+  type Hex,
   type HostMethods,
   type InjectedWalletEvent,
   type InjectedWalletInfo,
   LatchError,
   WALLET_REQUEST_TIMEOUT_MS,
 } from '@latch/shared'
-import type { Hex } from 'viem'
 import { runtime } from '../runtime.ts'
 import { withTimeout as within } from '../timeout.ts'
 import { requestConnection, walletEventListeners } from './eip1193.ts'

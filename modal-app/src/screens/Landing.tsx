@@ -7,7 +7,7 @@ import type { AppView } from '../config.ts'
 import { useApp, useModal } from '../hooks.ts'
 import { lazyScreen } from './lazy.tsx'
 
-// The wallet list and what a click starts (viem, the connectors) load apart from the landing,
+// The wallet list and what a click starts (ethers, the connectors) load apart from the landing,
 // which keeps its 90 KB budget (size.test.ts).
 const WalletSection = lazyScreen(() =>
   import('../connectors/WalletSection.tsx').then((m) => m.WalletSection),

@@ -54,7 +54,7 @@ const SendTransaction = lazyScreen(() =>
 )
 
 // The external wallets' screens (issue 12): reached from the landing's wallet section or
-// link('wallet'); they carry viem and qrcode, which the landing does without.
+// link('wallet'); they carry ethers and qrcode, which the landing does without.
 const AwaitingConnection = lazyScreen(() =>
   import('./AwaitingConnection.tsx').then((m) => m.AwaitingConnection),
 )

@@ -1,12 +1,13 @@
 /**
  * What a review screen explains about a request beyond its raw bytes: ERC-20 `transfer`,
  * `approve` and `transferFrom` calldata, an EIP-712 domain, and EIP-2612 `permit` typed data.
- * Decoding is viem's; only calldata that viem re-encodes to the very same bytes counts as
+ * Decoding is ethers' (Interface); only calldata that re-encodes to the very same bytes counts as
  * decoded (no trailing bytes, no dirty address padding), so a summary never hides a byte that
  * the transaction carries. Anything else is shown as hex only. Loaded with the wallet screens.
  */
 import { getChain, type Hex } from '@latch/shared'
-import { decodeFunctionData, encodeFunctionData, getAddress, isAddress } from 'viem'
+import { Interface } from 'ethers/abi'
+import { getAddress } from 'ethers/address'
 
 /** An allowance from here up reads as unlimited: max uint256, and what tokens treat alike. */
 export const UNLIMITED_ALLOWANCE = 2n ** 255n
@@ -40,6 +41,8 @@ export const ERC20_CALLS_ABI = [
   },
 ] as const
 
+const ERC20_CALLS = new Interface(ERC20_CALLS_ABI)
+
 export type DecodedCall =
   | { name: 'transfer'; to: Hex; amount: bigint }
   | { name: 'approve'; spender: Hex; amount: bigint; unlimited: boolean }
@@ -48,31 +51,25 @@ export type DecodedCall =
 /** An ERC-20 call's meaning, or null for calldata that is not exactly one of the three. */
 export function decodeCalldata(data: string | undefined): DecodedCall | null {
   if (typeof data !== 'string' || !/^0x(?:[0-9a-fA-F]{2})+$/.test(data)) return null
-  // The same bytes in either case (viem matches selectors in lower case).
+  // The same bytes in either case (ethers answers lower-case hex).
   const bytes = data.toLowerCase() as Hex
   try {
-    const call = decodeFunctionData({ abi: ERC20_CALLS_ABI, data: bytes })
-    const again = encodeFunctionData({
-      abi: ERC20_CALLS_ABI,
-      functionName: call.functionName,
-      args: call.args,
-    } as Parameters<typeof encodeFunctionData>[0])
+    const call = ERC20_CALLS.parseTransaction({ data: bytes })
+    if (!call) return null
+    const again = ERC20_CALLS.encodeFunctionData(call.fragment, call.args)
     if (again.toLowerCase() !== bytes) return null
-    if (call.functionName === 'transfer') {
-      const [to, value] = call.args
-      return { name: 'transfer', to: getAddress(to), amount: value }
+    // The ABI fixes each argument's type: addresses come checksummed, amounts as bigints.
+    const arg = (i: number) => call.args[i] as unknown
+    const addr = (i: number) => getAddress(arg(i) as string) as Hex
+    if (call.name === 'transfer') {
+      return { name: 'transfer', to: addr(0), amount: arg(1) as bigint }
     }
-    if (call.functionName === 'approve') {
-      const [spender, value] = call.args
-      return {
-        name: 'approve',
-        spender: getAddress(spender),
-        amount: value,
-        unlimited: value >= UNLIMITED_ALLOWANCE,
-      }
+    if (call.name === 'approve') {
+      const amount = arg(1) as bigint
+      return { name: 'approve', spender: addr(0), amount, unlimited: amount >= UNLIMITED_ALLOWANCE }
     }
-    const [from, to, value] = call.args
-    return { name: 'transferFrom', from: getAddress(from), to: getAddress(to), amount: value }
+    if (call.name !== 'transferFrom') return null
+    return { name: 'transferFrom', from: addr(0), to: addr(1), amount: arg(2) as bigint }
   } catch {
     return null
   }
@@ -108,8 +105,15 @@ function uint(value: unknown): bigint | null {
   return null
 }
 
-const checksummed = (value: unknown): Hex | null =>
-  typeof value === 'string' && isAddress(value, { strict: false }) ? getAddress(value) : null
+/** An address checksummed; null for anything else, a mixed-case one with a wrong checksum too. */
+function checksummed(value: unknown): Hex | null {
+  if (typeof value !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(value)) return null
+  try {
+    return getAddress(value) as Hex
+  } catch {
+    return null
+  }
+}
 
 /** The fields a permit's type must have, by name and type (EIP-2612). */
 const PERMIT_FIELDS: Record<string, string> = {
