@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config'
-import { PREACT_ALIASES, REACT_IMPORTING_DEPENDENCIES } from './modal-app/renderer.ts'
 
 /** One configuration: a Vitest project per workspace. */
 export default defineConfig({
@@ -24,17 +23,14 @@ export default defineConfig({
       { test: { name: 'wallet-frame', root: 'wallet-frame', environment: 'node' } },
       { test: { name: 'host-sdk', root: 'host-sdk', environment: 'jsdom' } },
       {
-        // The modal's renderer is Preact (modal-app/renderer.ts): the tests run what ships.
-        // 'module' first: the testing library's ES build imports React where the aliases
-        // apply; its CommonJS build would require() React itself.
-        resolve: { alias: PREACT_ALIASES, mainFields: ['module', 'main'] },
+        // React DOM, the default build's renderer (modal-app/renderer.ts): no aliases. The
+        // Preact build is checked by modal-app/size.test.ts and e2e/src/preact-build.spec.ts.
         test: {
           name: 'modal-app',
           root: 'modal-app',
           environment: 'jsdom',
           // Unmounts what each test rendered and stops the file's timers before jsdom goes.
           setupFiles: ['src/test/setup.ts'],
-          server: { deps: { inline: REACT_IMPORTING_DEPENDENCIES } },
         },
       },
       {

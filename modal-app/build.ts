@@ -6,7 +6,7 @@ import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
 import { build, type Plugin, parseAst, type Rolldown } from 'vite'
-import { PREACT_ALIASES } from './renderer.ts'
+import { type ModalRenderer, modalRenderer, rendererAliases } from './renderer.ts'
 import type { ClientConstants } from './src/early.ts'
 
 export const MODAL_ROOT = fileURLToPath(new URL('.', import.meta.url))
@@ -18,6 +18,8 @@ const LAZY_ONLY = /[\\/](libphonenumber-js[\\/]|shared[\\/]src[\\/]phone\.ts$)/
 export interface BuildModalOptions {
   /** Where to write; modal-app/dist by default. */
   outDir?: string
+  /** React DOM unless LATCH_MODAL_RENDERER=preact (renderer.ts). */
+  renderer?: ModalRenderer
 }
 
 /**
@@ -29,7 +31,7 @@ export async function buildModalApp(options: BuildModalOptions = {}): Promise<vo
   const staging = `${outDir}.building-${process.pid}-${Date.now()}`
   const old = `${outDir}.old-${process.pid}-${Date.now()}`
   try {
-    await viteBuild(staging)
+    await viteBuild(staging, options.renderer ?? modalRenderer())
     await precompress(join(staging, 'assets'))
     await rename(outDir, old).catch(() => {})
     await rename(staging, outDir)
@@ -191,9 +193,17 @@ function eagerCompileHint(): Plugin {
   return {
     name: 'latch-eager-compile-hint',
     async writeBundle(options, bundle) {
+      // The entry and what it imports statically (with React DOM, Rolldown's CommonJS runtime
+      // comes as a chunk of its own): every file the landing runs.
+      const initial = new Set<string>()
       for (const file of Object.values(bundle)) {
-        if (file.type !== 'chunk' || !file.isEntry || !options.dir) continue
-        const path = join(options.dir, file.fileName)
+        if (file.type !== 'chunk' || !file.isEntry) continue
+        initial.add(file.fileName)
+        for (const imported of file.imports) initial.add(imported)
+      }
+      if (!options.dir) return
+      for (const name of initial) {
+        const path = join(options.dir, name)
         await writeFile(path, `//# allFunctionsCalledOnLoad\n${await readFile(path, 'utf8')}`)
       }
     },
@@ -228,7 +238,7 @@ async function precompress(folder: string): Promise<void> {
   )
 }
 
-async function viteBuild(outDir: string): Promise<void> {
+async function viteBuild(outDir: string, renderer: ModalRenderer): Promise<void> {
   const early = await earlyScript()
   await build({
     root: MODAL_ROOT,
@@ -239,7 +249,7 @@ async function viteBuild(outDir: string): Promise<void> {
     // A build started from tests (NODE_ENV=test) must not take a dependency's development path.
     define: { 'process.env.NODE_ENV': JSON.stringify('production') },
     oxc: { jsx: { runtime: 'automatic', development: false } },
-    resolve: { alias: PREACT_ALIASES },
+    resolve: { alias: rendererAliases(renderer) },
     plugins: [
       inlineEarlyScript(early),
       pureZodCalls(),

@@ -1,30 +1,38 @@
 /**
- * The modal renders with Preact through preact/compat: the source, zustand and the testing
- * library are written against React's API, and these aliases hand them Preact instead. React
- * DOM was two thirds of the landing's JavaScript; evaluating it was the largest cost of the
- * first open on a phone (README, "The first open").
+ * Which renderer the modal is built with. The source, zustand and the testing library are
+ * written against React's API; React DOM renders them unless the build is asked for Preact
+ * (`LATCH_MODAL_RENDERER=preact`), which these aliases hand them instead through preact/compat:
+ * the same components in a third of the bytes, for those who want the smallest modal (README,
+ * "The renderer").
  *
- * One list for the build (build.ts) and the modal-app test project (vite.config.ts), so the
- * tests exercise the renderer that ships (src/renderer.test.tsx checks it). React itself stays
- * installed only as the testing library's peer; size.test.ts fails if any chunk of the build
- * carries a copy of it, e.g. through a React entry point missing here.
+ * One choice for the build (build.ts), the e2e frontend build (e2e/src/build.ts) and the
+ * benchmark, read from one place, so a misspelt value fails instead of silently building the
+ * other renderer. The modal-app unit tests run React (vite.config.ts); the Preact build is kept
+ * working by size.test.ts and one e2e sign-in on it (e2e/src/preact-build.spec.ts).
  */
+export type ModalRenderer = 'react' | 'preact'
+
+export const MODAL_RENDERERS: readonly ModalRenderer[] = ['react', 'preact']
+
+/** The environment variable that picks the renderer of a build; React when unset or empty. */
+export const RENDERER_ENV = 'LATCH_MODAL_RENDERER'
+
+export function modalRenderer(env: NodeJS.ProcessEnv = process.env): ModalRenderer {
+  const value = env[RENDERER_ENV]?.trim().toLowerCase()
+  if (!value) return 'react'
+  if (value === 'react' || value === 'preact') return value
+  throw new Error(`${RENDERER_ENV} must be react or preact, not ${JSON.stringify(value)}`)
+}
+
+/** What the Preact build resolves React's entry points to. */
 export const PREACT_ALIASES: { find: RegExp; replacement: string }[] = [
   { find: /^react$/, replacement: 'preact/compat' },
   { find: /^react\/jsx-runtime$/, replacement: 'preact/compat/jsx-runtime' },
   { find: /^react\/jsx-dev-runtime$/, replacement: 'preact/compat/jsx-dev-runtime' },
   { find: /^react-dom$/, replacement: 'preact/compat' },
   { find: /^react-dom\/client$/, replacement: 'preact/compat/client' },
-  // The testing library's act() where React has none of its own.
-  { find: /^react-dom\/test-utils$/, replacement: 'preact/test-utils' },
 ]
 
-/**
- * Packages under node_modules that import React themselves. Vitest hands dependencies to Node
- * untouched, past the aliases, so these must go through Vite in the test project; otherwise
- * they would load React itself, a second renderer beside Preact.
- */
-export const REACT_IMPORTING_DEPENDENCIES = [
-  /[\\/]node_modules[\\/]zustand[\\/]/,
-  /@testing-library[\\/]react/,
-]
+/** The build's aliases for a renderer: none for React, whose packages are the modal's own. */
+export const rendererAliases = (renderer: ModalRenderer) =>
+  renderer === 'preact' ? PREACT_ALIASES : []

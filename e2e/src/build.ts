@@ -24,6 +24,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { buildHostSdk } from '../../host-sdk/build.ts'
 import { buildModalApp } from '../../modal-app/build.ts'
+import { type ModalRenderer, modalRenderer } from '../../modal-app/renderer.ts'
 import { buildWalletFrame } from '../../wallet-frame/build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -90,15 +91,21 @@ export const runId = () => process.env.LATCH_E2E_RUN_ID ?? `ppid-${process.ppid}
 interface Marker {
   hash: string
   runId: string
+  /** The modal's renderer in that build (LATCH_MODAL_RENDERER); React when absent. */
+  renderer?: ModalRenderer
 }
 
-function readMarker(): Marker | null {
+function readMarker(path = MARKER): Marker | null {
   try {
-    return JSON.parse(readFileSync(MARKER, 'utf8')) as Marker
+    return JSON.parse(readFileSync(path, 'utf8')) as Marker
   } catch {
     return null
   }
 }
+
+/** Whether a marker's build serves these sources with this renderer. */
+const markerFits = (marker: Marker | null, hash: string, renderer: ModalRenderer) =>
+  (marker?.renderer ?? 'react') === renderer && (marker?.hash === hash || marker?.runId === runId())
 
 /** Each build's own folder; FRONTEND_DIRS link to the newest complete one. */
 const BUILDS_DIR = join(CACHE_DIR, 'builds')
@@ -139,15 +146,16 @@ function pruneBuilds(current: string): void {
 let pending: Promise<void> | undefined
 
 /**
- * Builds the host SDK, the modal app and the wallet frame into FRONTEND_DIRS, unless this run or these exact
- * sources built them already. Set LATCH_E2E_REBUILD=1 to force a build.
+ * Builds the host SDK, the modal app and the wallet frame into FRONTEND_DIRS, unless this run or
+ * these exact sources built them already with the same modal renderer (React DOM, or Preact with
+ * LATCH_MODAL_RENDERER=preact, modal-app/renderer.ts). Set LATCH_E2E_REBUILD=1 to force a build.
  */
 export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
   pending ??= (async () => {
     const hash = frontendSourceHash()
-    const marker = readMarker()
+    const renderer = modalRenderer()
     const force = process.env.LATCH_E2E_REBUILD === '1'
-    if (!force && outputsExist() && (marker?.hash === hash || marker?.runId === runId())) return
+    if (!force && outputsExist() && markerFits(readMarker(), hash, renderer)) return
     const out = join(BUILDS_DIR, `${Date.now()}-${process.pid}`)
     const dirs = {
       sdk: join(out, 'sdk'),
@@ -162,7 +170,7 @@ export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
     process.env.NODE_ENV = 'production'
     try {
       await buildHostSdk({ outDir: dirs.sdk })
-      await buildModalApp({ outDir: dirs.modal })
+      await buildModalApp({ outDir: dirs.modal, renderer })
       await buildWalletFrame({ outDir: dirs.walletFrame })
     } catch (error) {
       rmSync(out, { recursive: true, force: true })
@@ -174,8 +182,54 @@ export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
     relink(FRONTEND_DIRS.sdk, dirs.sdk)
     relink(FRONTEND_DIRS.modal, dirs.modal)
     relink(FRONTEND_DIRS.walletFrame, dirs.walletFrame)
-    writeFileSync(MARKER, JSON.stringify({ hash, runId: runId() } satisfies Marker))
+    writeFileSync(MARKER, JSON.stringify({ hash, runId: runId(), renderer } satisfies Marker))
     pruneBuilds(out)
   })()
   return pending.then(() => FRONTEND_DIRS)
+}
+
+/** The modal page built with a renderer other than the run's, beside FRONTEND_DIRS.modal. */
+export const otherRendererModalDir = (renderer: ModalRenderer) =>
+  join(CACHE_DIR, `modal-${renderer}`)
+
+const pendingModals = new Map<ModalRenderer, Promise<string>>()
+
+/**
+ * The modal page built with `renderer`, for a spec that checks the build it does not run on
+ * (e2e/src/preact-build.spec.ts): the run's own build when it is that renderer, else a modal
+ * built once per run or per change of the sources into a folder of its own, switched in like
+ * FRONTEND_DIRS. The host SDK and the wallet frame are the run's (buildFrontendOnce).
+ */
+export function buildModalOnce(renderer: ModalRenderer): Promise<string> {
+  if (renderer === modalRenderer()) return buildFrontendOnce().then((dirs) => dirs.modal)
+  let modal = pendingModals.get(renderer)
+  if (!modal) {
+    modal = (async () => {
+      const link = otherRendererModalDir(renderer)
+      const marker = `${link}.json`
+      const hash = frontendSourceHash()
+      const force = process.env.LATCH_E2E_REBUILD === '1'
+      if (!force && existsSync(join(link, 'index.html'))) {
+        if (markerFits(readMarker(marker), hash, renderer)) return link
+      }
+      const out = join(BUILDS_DIR, `${Date.now()}-${process.pid}-${renderer}`)
+      mkdirSync(out, { recursive: true })
+      const nodeEnv = process.env.NODE_ENV
+      process.env.NODE_ENV = 'production'
+      try {
+        await buildModalApp({ outDir: join(out, 'modal'), renderer })
+      } catch (error) {
+        rmSync(out, { recursive: true, force: true })
+        throw error
+      } finally {
+        if (nodeEnv === undefined) delete process.env.NODE_ENV
+        else process.env.NODE_ENV = nodeEnv
+      }
+      relink(link, join(out, 'modal'))
+      writeFileSync(marker, JSON.stringify({ hash, runId: runId(), renderer } satisfies Marker))
+      return link
+    })()
+    pendingModals.set(renderer, modal)
+  }
+  return modal
 }

@@ -26,8 +26,9 @@ import {
   type FrameLocator,
   type Page,
 } from 'playwright-core'
+import type { ModalRenderer } from '../../modal-app/renderer.ts'
 import { startModalServer } from '../../modal-app/server.ts'
-import { buildFrontendOnce, FRONTEND_DIRS } from './build.ts'
+import { buildFrontendOnce, buildModalOnce, FRONTEND_DIRS } from './build.ts'
 import { freshDataDir } from './database.ts'
 import { type HostServer, startHostServer } from './host-server.ts'
 import { SAME_SITE_CHROMIUM_ARGS, type SameSiteProxy, startSameSiteProxy } from './same-site.ts'
@@ -110,6 +111,11 @@ export interface HarnessOptions {
   walletConnectRelayUrl?: string
   /** Coinbase Wallet's keys page the modal uses (the stand-in of coinbase-keys.ts); read at start. */
   coinbaseKeysUrl?: string
+  /**
+   * Serve the modal built with this renderer (modal-app/renderer.ts) instead of the run's
+   * (React DOM unless LATCH_MODAL_RENDERER says otherwise); the other parts are the run's.
+   */
+  modalRenderer?: ModalRenderer
 }
 
 export interface OpenOptions {
@@ -242,7 +248,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       starting.push(up)
       return up
     }
-    const buildDone = withTimeout(buildFrontendOnce(), 170_000, 'building the frontend')
+    const buildDone = withTimeout(
+      buildFrontendOnce().then(async (dirs) => ({
+        ...dirs,
+        modal: options.modalRenderer ? await buildModalOnce(options.modalRenderer) : dirs.modal,
+      })),
+      170_000,
+      'building the frontend',
+    )
     const browserUp = started(
       launchChromium(options.sameSite ? SAME_SITE_CHROMIUM_ARGS : []),
       (b) => b.close(),

@@ -14,7 +14,6 @@ import { track } from './analytics.ts'
 import { checkHostConfig } from './config-check.ts'
 import { dispatchWalletEvent } from './connectors/events.ts'
 import { exitFlow, initialize, link, login, startFlow } from './flow.ts'
-import { FORK_QUERY_WARNING, forkSession, redeemFork } from './fork.ts'
 import { linkOAuth, resumeOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
 import { preloadScreens } from './screens/lazy.tsx'
@@ -29,6 +28,13 @@ import {
   signMessage,
 } from './wallet/index.ts'
 
+/**
+ * The session fork loads when a call needs it (a fork token to redeem, `forkSession()`, the
+ * query warning), not with the landing: most opens have none, and the landing's JavaScript
+ * with React DOM is near its budget (size.test.ts).
+ */
+const loadFork = () => import('./fork.ts')
+
 export interface MethodsContext {
   /** The server's app configuration, fetched at startup. */
   serverConfig: () => Promise<ServerAppConfig>
@@ -40,14 +46,17 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
   return {
     async init(config, params, flow, fork, walletClient, forkInQuery): Promise<InitResult> {
       // First, so a configuration refused below does not hide it.
-      if (forkInQuery === true) callHost('emit', 'warning', FORK_QUERY_WARNING)
+      if (forkInQuery === true) callHost('emit', 'warning', (await loadFork()).FORK_QUERY_WARNING)
       const { config: host, warnings } = await checkHostConfig(config)
       for (const warning of warnings) callHost('emit', 'warning', warning)
       const server = await ctx.serverConfig()
       initialize(server, host)
       const restored = await ctx.restoredUser()
       // Opened from a session fork's deep link: signs in with its token (fork.ts).
-      const user = typeof fork === 'string' && fork ? await redeemFork(fork, restored) : restored
+      const user =
+        typeof fork === 'string' && fork
+          ? await (await loadFork()).redeemFork(fork, restored)
+          : restored
       track('sdk_initialize')
       const app = store.getState().app
       if (!app) throw LatchError.of('something_went_wrong')
@@ -86,7 +95,7 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     // The sign flow checks the typed data's shape itself (an object or its JSON).
     signTypedData: (typedData, options) =>
       signFlow({ kind: 'typedData', typedData: typedData as Record<string, unknown> }, options),
-    forkSession,
+    forkSession: () => loadFork().then((m) => m.forkSession()),
     // Connect-only: the wallet list of a visitor or of a signed-in user (connectors/connect-only.ts).
     connectWallet: () =>
       startFlow<ConnectedWallet>(

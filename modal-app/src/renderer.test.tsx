@@ -1,46 +1,50 @@
 /**
- * The modal ships with Preact behind React's API (renderer.ts); the test project uses the same
- * aliases, so every component test here runs the renderer that ships.
+ * The default build renders with React DOM (renderer.ts), and so does this test project: the
+ * components' tests run the renderer that ships by default. The Preact build is checked by
+ * size.test.ts and an e2e sign-in (e2e/src/preact-build.spec.ts).
  */
-import { act, cleanup, render, screen } from '@testing-library/react'
-import { options, type VNode } from 'preact'
+import { act, render, screen } from '@testing-library/react'
+import { version as reactVersion } from 'react'
+import { version as reactDomVersion } from 'react-dom'
 import { afterEach, expect, test } from 'vitest'
+import { modalRenderer, PREACT_ALIASES, rendererAliases } from '../renderer.ts'
 import { useModal } from './hooks.ts'
 import { resetStore, store } from './store.ts'
 
-afterEach(() => {
-  cleanup()
-  resetStore()
+afterEach(() => resetStore())
+
+test('behavior: the tests run React DOM 19, with no aliases to another renderer', () => {
+  expect(reactVersion).toMatch(/^19\./)
+  expect(reactDomVersion).toBe(reactVersion)
 })
 
-test("behavior: React's entry points are Preact's in the tests, as in the build", async () => {
-  const compat = await import('preact/compat')
-  expect(await import('react')).toBe(compat)
-  expect(await import('react-dom')).toBe(compat)
-  expect((await import('react-dom/client')).createRoot).toBe(
-    (await import('preact/compat/client')).createRoot,
+function OpenState() {
+  return <p data-testid="open-state">{useModal((s) => (s.open ? 'open' : 'closed'))}</p>
+}
+
+test('behavior: the testing library renders with React DOM, and a store change re-renders through it', () => {
+  render(<OpenState />)
+  const element = screen.getByTestId('open-state')
+  // React DOM keeps its fiber on each element it renders (a `__reactFiber$…` key); Preact never.
+  expect(Object.keys(element).some((key) => key.startsWith('__reactFiber$'))).toBe(true)
+  expect(element.textContent).toBe('closed')
+  act(() => store.setState({ open: true }))
+  expect(element.textContent).toBe('open')
+})
+
+test('behavior: LATCH_MODAL_RENDERER picks the build: React unless preact, a misspelling refused', () => {
+  expect(modalRenderer({})).toBe('react')
+  expect(modalRenderer({ LATCH_MODAL_RENDERER: '' })).toBe('react')
+  expect(modalRenderer({ LATCH_MODAL_RENDERER: 'react' })).toBe('react')
+  expect(modalRenderer({ LATCH_MODAL_RENDERER: ' Preact ' })).toBe('preact')
+  expect(() => modalRenderer({ LATCH_MODAL_RENDERER: 'preact/compat' })).toThrow(
+    /must be react or preact/,
   )
-  expect((await import('react/jsx-runtime')).jsx).toBe((await import('preact/jsx-runtime')).jsx)
-})
-
-test('behavior: the testing library renders with Preact, and a store change re-renders through it', () => {
-  function OpenState() {
-    return <p data-testid="open-state">{useModal((s) => (s.open ? 'open' : 'closed'))}</p>
-  }
-  // options.diffed is Preact's hook after each element it renders: React would never call it.
-  const rendered: string[] = []
-  const previous = options.diffed
-  options.diffed = (vnode: VNode) => {
-    if (vnode.type === OpenState) rendered.push(screenText())
-    previous?.(vnode)
-  }
-  const screenText = () => screen.queryByTestId('open-state')?.textContent ?? ''
-  try {
-    render(<OpenState />)
-    act(() => store.setState({ open: true }))
-    expect(screenText()).toBe('open')
-    expect(rendered).toEqual(['closed', 'open'])
-  } finally {
-    options.diffed = previous
+  expect(rendererAliases('react')).toEqual([])
+  expect(rendererAliases('preact')).toBe(PREACT_ALIASES)
+  // Every React entry point the modal, zustand and the testing library import has a Preact one.
+  const aliased = (id: string) => PREACT_ALIASES.some((a) => a.find.test(id))
+  for (const id of ['react', 'react/jsx-runtime', 'react-dom', 'react-dom/client']) {
+    expect(aliased(id)).toBe(true)
   }
 })

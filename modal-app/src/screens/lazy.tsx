@@ -4,7 +4,7 @@
  * visitor's first interaction with the open modal (App), well before a flow can reach them.
  * A screen shown before its chunk arrived suspends under App's Suspense (the loading view).
  */
-import { type FunctionComponent, use } from 'react'
+import type { FunctionComponent } from 'react'
 import { ErrorView } from './ErrorView.tsx'
 
 export type LazyScreen = FunctionComponent & {
@@ -21,6 +21,7 @@ const lazyScreens: LazyScreen[] = []
  * replaced it) renders the general error view; the next preload fetches it again.
  */
 export function lazyScreen(load: () => Promise<FunctionComponent>): LazyScreen {
+  // What renders once the fetch settled: the screen, or the error view after a failure.
   let loaded: FunctionComponent | null = null
   let loading: Promise<FunctionComponent> | null = null
   let failed = false
@@ -28,6 +29,7 @@ export function lazyScreen(load: () => Promise<FunctionComponent>): LazyScreen {
     if (failed) {
       failed = false
       loading = null
+      loaded = null
     }
     loading ??= load().then(
       (screen) => {
@@ -37,15 +39,23 @@ export function lazyScreen(load: () => Promise<FunctionComponent>): LazyScreen {
       (e: unknown) => {
         console.error('Latch: a screen of the modal could not load', e)
         failed = true
+        loaded = ErrorView
         return ErrorView
       },
     )
     return loading
   }
   // Made once per screen when the registry loads, as React.lazy does.
+  // biome-ignore lint/correctness/noComponentHookFactories: called once per screen at module load (registry.ts), never during a render, so each screen keeps one component identity
   function Lazy() {
     // While suspended, the same promise (no refetch), so a failure cannot retry in a loop.
-    const Screen = loaded ?? use(loading ?? fetchScreen())
+    // Thrown, as React.lazy does, not passed to use(): React DOM waits for a use()d promise in
+    // the render itself, and a render inside a synchronous act() (the testing library's
+    // fireEvent) then stays queued on act's queue, which is dropped when act returns, so the
+    // screen never rendered in tests. A thrown promise shows the Suspense fallback at once and
+    // renders again when it settles, with React DOM and with Preact.
+    if (!loaded) throw loading ?? fetchScreen()
+    const Screen = loaded
     return <Screen />
   }
   const screen = Object.assign(Lazy, {

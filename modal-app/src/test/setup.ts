@@ -9,6 +9,14 @@
 import { afterAll, afterEach, vi } from 'vitest'
 import { trackTimers } from './timers.ts'
 
+// Every root the modal's own modules make is remembered, so unmountAll() reaches those the
+// testing library did not make (main.tsx's). A factory runs only where a file imports it.
+vi.mock('react-dom/client', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('react-dom/client')>()
+  const { trackingCreateRoot } = await import('./teardown.ts')
+  return { ...actual, createRoot: trackingCreateRoot(actual.createRoot) }
+})
+
 const timers = trackTimers()
 // Files in the node environment (`// @vitest-environment node`) render nothing: they skip
 // loading the testing library and the renderer.
