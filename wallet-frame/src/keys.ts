@@ -6,9 +6,9 @@
 
 import { LatchError } from '@latch/shared'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
 import { getAddress } from 'ethers/address'
+import { computeAddress } from 'ethers/transaction'
 import { combine, split } from 'shamir-secret-sharing'
 
 export type Hex = `0x${string}`
@@ -31,11 +31,10 @@ export function newPrivateKey(): Uint8Array {
   return secp256k1.utils.randomSecretKey()
 }
 
-/** The EIP-55 checksummed address of a private key. */
+/** The EIP-55 checksummed address of a private key (ethers' computeAddress of its public key). */
 export function addressOf(privateKey: Uint8Array): Hex {
   const publicKey = secp256k1.getPublicKey(privateKey, false)
-  const hash = keccak_256(publicKey.subarray(1))
-  return checksum(bytesToHex(hash.subarray(12)))
+  return computeAddress(`0x${bytesToHex(publicKey)}`) as Hex
 }
 
 /** EIP-55 (ethers' getAddress): the address with its checksum letters. */
