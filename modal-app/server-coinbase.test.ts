@@ -3,6 +3,7 @@
 import { expect, test } from 'vitest'
 import { useMinimalModal } from './server-test-support.ts'
 
+// biome-ignore lint/correctness/useHookAtTopLevel: a Vitest helper that registers after-hooks, not a React hook
 const serve = useMinimalModal('latch-modal-keys-')
 const start = (coinbaseKeysUrl?: string) =>
   serve(coinbaseKeysUrl === undefined ? {} : { coinbaseKeysUrl })

@@ -6,6 +6,7 @@
 import { expect, test } from 'vitest'
 import { useMinimalModal } from './server-test-support.ts'
 
+// biome-ignore lint/correctness/useHookAtTopLevel: a Vitest helper that registers after-hooks, not a React hook
 const serve = useMinimalModal('latch-modal-relay-')
 const start = (walletConnectRelayUrl?: string) =>
   serve(walletConnectRelayUrl === undefined ? {} : { walletConnectRelayUrl })

@@ -102,8 +102,9 @@ export function App() {
   }, [])
 
   // Focus the first field on each screen, and again when the frame receives focus. A layout
-  // effect: the field has focus in the frame that shows it (Preact runs passive effects only
-  // after the next paint). Screen and status are dependencies so that it runs on every change.
+  // effect: the field has focus in the frame that shows it (passive effects may run only after
+  // the next paint). Screen and status are dependencies so that it runs on every change.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: screen and status are what triggers it (a new screen, a new status), not values it reads
   useLayoutEffect(() => {
     focusFirst(rootRef.current)
     const region = rootRef.current?.querySelector('[data-latch-announcer]')

@@ -54,6 +54,7 @@ export function CharBoxes(props: CharBoxesProps) {
     <div className="latch-code-boxes">
       {chars.map((char, i) => (
         <input
+          // biome-ignore lint/suspicious/noArrayIndexKey: a box is its position: the count is fixed and boxes never move
           key={i}
           ref={(el) => {
             refs.current[i] = el
