@@ -1,0 +1,331 @@
+/**
+ * docs/production.md, run: Debian's nginx with the guide's own configuration (read from the
+ * guide; only the names, ports and certificate paths swapped for the test's) terminating TLS in
+ * front of `latch serve` started as an operator would (NODE_ENV=production, a separate
+ * `latch migrate`, `apps create`, then `serve`), on www., auth. and api.example.test. In
+ * Chromium a visitor signs in by e-mail code, creates a wallet and signs a message through it.
+ * Skipped, with a message, only where the nginx binary is missing (`.ci/run` installs it).
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { startSmtpCatcher } from '@latch/server/testing'
+import type { LoginResult, ServerAppConfig, WalletAccount } from '@latch/shared'
+import { HOST_ELEMENT_IDS } from '@latch/shared'
+import type { Browser, Page } from 'playwright-core'
+import { type Hex, recoverMessageAddress } from 'viem'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { runCli } from '../../server/src/cli.ts'
+import { buildFrontendOnce } from './build.ts'
+import { enterCode, expectOk, latchCall, screen, settle, submitEmail, visit } from './flows.ts'
+import {
+  freePort,
+  type HostPage,
+  launchChromium,
+  WAIT_MS,
+  waitReady,
+  withTimeout,
+} from './harness.ts'
+import { type HostServer, startHostServer } from './host-server.ts'
+import { SAME_SITE_CHROMIUM_ARGS, testCertificate } from './same-site.ts'
+import { SCREENS, walletCall } from './wallet-flows.ts'
+
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path))
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const CLI = join(ROOT, 'server/src/cli.ts')
+const GUIDE = join(ROOT, 'docs/production.md')
+const SIGN_SCREEN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
+const SECRET = 'production-guide-secret-0123456789abcdef'
+
+if (!NGINX) {
+  console.warn(
+    '[production.spec] skipped: no nginx binary (apt-get install -y nginx; .ci/run installs it)',
+  )
+}
+
+/** The guide's nginx block, as written. */
+function guideNginxConfig(): string {
+  const block = /```nginx\n([\s\S]*?)```/.exec(readFileSync(GUIDE, 'utf8'))?.[1]
+  if (!block) throw new Error('docs/production.md has no nginx block')
+  return block
+}
+
+/** nginx's version, e.g. [1, 22, 1] (`nginx -v` writes it to stderr). */
+function nginxVersion(binary: string): number[] {
+  const { stderr, stdout } = spawnSync(binary, ['-v'], { encoding: 'utf8', timeout: 10_000 })
+  const match = /nginx\/(\d+)\.(\d+)\.(\d+)/.exec(`${stderr}${stdout}`)
+  if (!match) throw new Error(`cannot read nginx's version from: ${stderr}${stdout}`)
+  return match.slice(1).map(Number)
+}
+
+/** Whether something accepts connections on 127.0.0.1:port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+  })
+}
+
+/** Waits for a line matching `pattern` in what the child prints, or fails after `ms`. */
+function waitForOutput(child: ChildProcess, pattern: RegExp, ms: number, what: string) {
+  let seen = ''
+  return withTimeout(
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = (d: Buffer) => {
+        seen += d.toString()
+        const match = pattern.exec(seen)
+        if (match) resolve(match)
+      }
+      child.stdout?.on('data', check)
+      child.stderr?.on('data', check)
+      child.once('exit', (code) => reject(new Error(`${what} exited (${code}): ${seen}`)))
+    }),
+    ms,
+    what,
+  )
+}
+
+describe.skipIf(!NGINX)('the production guide behind nginx', () => {
+  let dir = ''
+  let port = 0
+  const origin = (sub: string) => `https://${sub}.example.test:${port}`
+  let smtp: Awaited<ReturnType<typeof startSmtpCatcher>>
+  let latch: ChildProcess | undefined
+  let nginx: ChildProcess | undefined
+  let host: HostServer
+  let browser: Browser
+  let app: ServerAppConfig
+  const kill = () => {
+    latch?.kill('SIGKILL')
+    nginx?.kill('SIGKILL')
+  }
+
+  beforeAll(async () => {
+    process.once('exit', kill)
+    dir = mkdtempSync(join(tmpdir(), 'latch-production-'))
+    // nginx's workers run as another user when started as root: they read the temp folders.
+    chmodSync(dir, 0o755)
+    const [dirs, catcher, browserUp] = await Promise.all([
+      withTimeout(buildFrontendOnce(), 170_000, 'building the frontend'),
+      withTimeout(startSmtpCatcher(), WAIT_MS, 'starting the SMTP catcher'),
+      launchChromium(SAME_SITE_CHROMIUM_ARGS),
+    ])
+    smtp = catcher
+    browser = browserUp
+    port = await freePort()
+    const [apiPort, modalPort, httpPort] = [await freePort(), await freePort(), await freePort()]
+
+    // The operator's environment, from the guide's Settings.
+    const env: Record<string, string> = {
+      NODE_ENV: 'production',
+      LATCH_SECRET: SECRET,
+      LATCH_PUBLIC_URL: origin('api'),
+      LATCH_MODAL_ORIGIN: origin('auth'),
+      LATCH_TRUST_PROXY: '1',
+      LATCH_DATA_DIR: join(dir, 'data'),
+      SMTP_URL: smtp.url,
+      LATCH_API_PORT: String(apiPort),
+      LATCH_MODAL_PORT: String(modalPort),
+      LATCH_MODAL_DIR: dirs.modal,
+      LATCH_SDK_DIR: dirs.sdk,
+      LATCH_WALLET_FRAME_DIR: dirs.walletFrame,
+    }
+    const io = { out: () => {}, err: (t: string) => console.error(t), env }
+    expect(await runCli(['migrate'], io)).toBe(0)
+    let created = ''
+    expect(
+      await runCli(
+        [
+          'apps',
+          'create',
+          '--name',
+          'Production guide',
+          '--origin',
+          origin('www'),
+          '--login-methods',
+          'email',
+          '--create-on-login',
+          'off',
+          '--require-passcode',
+          'off',
+          '--json',
+        ],
+        {
+          ...io,
+          out: (t) => {
+            created += t
+          },
+        },
+      ),
+    ).toBe(0)
+    app = JSON.parse(created) as ServerAppConfig
+
+    latch = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const serving = waitForOutput(latch, /Latch modal listening on/, 60_000, 'latch serve')
+
+    host = await startHostServer({ modalUrl: origin('auth'), appId: app.id, port: 0 })
+
+    // The guide's configuration with the test's names, ports and certificate.
+    const tls = testCertificate()
+    writeFileSync(join(dir, 'cert.pem'), tls.cert)
+    writeFileSync(join(dir, 'key.pem'), tls.key)
+    let site = guideNginxConfig()
+      .replaceAll('example.com', 'example.test')
+      .replaceAll('/etc/ssl/latch/fullchain.pem', join(dir, 'cert.pem'))
+      .replaceAll('/etc/ssl/latch/privkey.pem', join(dir, 'key.pem'))
+      .replaceAll('127.0.0.1:8787', `127.0.0.1:${apiPort}`)
+      .replaceAll('127.0.0.1:8788', `127.0.0.1:${modalPort}`)
+      .replaceAll('listen 443 ssl;', `listen 127.0.0.1:${port} ssl;`)
+      .replaceAll('listen 80;', `listen 127.0.0.1:${httpPort};`)
+    const [major = 0, minor = 0, patch = 0] = nginxVersion(NGINX ?? '')
+    if (major * 1e6 + minor * 1e3 + patch < 1_025_001) {
+      // What the guide says to do on nginx before 1.25.1 (Debian 12 ships 1.22).
+      site = site
+        .replaceAll(/\n\s*http2 on;/g, '')
+        .replaceAll(`listen 127.0.0.1:${port} ssl;`, `listen 127.0.0.1:${port} ssl http2;`)
+    }
+    for (const temp of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) {
+      mkdirSync(join(dir, temp), { mode: 0o777 })
+      chmodSync(join(dir, temp), 0o777)
+    }
+    const conf = join(dir, 'nginx.conf')
+    writeFileSync(
+      conf,
+      [
+        `pid ${join(dir, 'nginx.pid')};`,
+        `error_log ${join(dir, 'error.log')} warn;`,
+        'events {}',
+        'http {',
+        '  access_log off;',
+        `  client_body_temp_path ${join(dir, 'body')};`,
+        `  proxy_temp_path ${join(dir, 'proxy')};`,
+        `  fastcgi_temp_path ${join(dir, 'fastcgi')};`,
+        `  uwsgi_temp_path ${join(dir, 'uwsgi')};`,
+        `  scgi_temp_path ${join(dir, 'scgi')};`,
+        site,
+        // The host page is the operator's own site; the test serves it through the same nginx.
+        `  server { listen 127.0.0.1:${port} ssl; server_name www.example.test;`,
+        `    ssl_certificate ${join(dir, 'cert.pem')}; ssl_certificate_key ${join(dir, 'key.pem')};`,
+        `    location / { proxy_pass http://127.0.0.1:${host.port}; proxy_set_header Host $host; } }`,
+        '}',
+      ].join('\n'),
+    )
+    nginx = spawn(NGINX ?? 'nginx', ['-p', dir, '-c', conf, '-g', 'daemon off;'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let nginxErr = ''
+    nginx.stderr?.on('data', (d: Buffer) => {
+      nginxErr += d.toString()
+    })
+    await serving
+    // nginx is up once the API answers through it.
+    await withTimeout(
+      (async () => {
+        for (;;) {
+          if (nginx?.exitCode !== null) throw new Error(`nginx exited: ${nginxErr}`)
+          if (await listening(port)) return
+          await new Promise((r) => setTimeout(r, 100))
+        }
+      })(),
+      WAIT_MS,
+      'nginx listening',
+    )
+  }, 240_000)
+
+  afterAll(async () => {
+    process.off('exit', kill)
+    await browser?.close()
+    if (latch && latch.exitCode === null) {
+      const exited = new Promise((r) => latch?.once('exit', r))
+      latch.kill('SIGTERM')
+      await withTimeout(exited, 15_000, 'latch serve stopping on SIGTERM').catch(() => {
+        latch?.kill('SIGKILL')
+      })
+    }
+    nginx?.kill('SIGTERM')
+    await host?.close()
+    await smtp?.close()
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  }, 60_000)
+
+  test('behavior: through nginx, a visitor signs in by e-mail code, creates a wallet and signs a message with it', async () => {
+    const context = await browser.newContext()
+    try {
+      const page: Page = await context.newPage()
+      const errors: string[] = []
+      page.on('pageerror', (e) => errors.push(e.message))
+      await page.goto(`${origin('www')}/?appId=${app.id}`, { waitUntil: 'load' })
+      const hp: HostPage = {
+        context,
+        page,
+        modal: page.frameLocator(`[data-testid="${HOST_ELEMENT_IDS.frame}"]`),
+        errors,
+        console: [],
+      }
+      await waitReady(hp)
+
+      const email = `guide-${Date.now()}@example.com`
+      const login = latchCall<LoginResult>(page, 'login')
+      await visit(hp, 'LANDING')
+      await submitEmail(hp.modal, email)
+      const code = await withTimeout(
+        smtp.waitForCode(email, { timeoutMs: WAIT_MS }),
+        WAIT_MS + 1000,
+        'the code mail',
+      )
+      await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
+      await enterCode(hp.modal, code)
+      expect(expectOk(await settle(login, 'login()')).user.email?.address).toBe(email)
+
+      const created = walletCall<WalletAccount>(page, 'createWallet')
+      await visit(hp, SCREENS.created)
+      const wallet = expectOk(await settle(created, 'createWallet()'))
+
+      const message = 'signed through the production guide'
+      const signed = settle(
+        page.evaluate(async (m) => {
+          const latch = window.latch as unknown as { signMessage(m: string): Promise<Hex> }
+          return { ok: true as const, value: await latch.signMessage(m) }
+        }, message),
+        'signMessage()',
+      )
+      await visit(hp, SIGN_SCREEN)
+      await screen(hp.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
+      const signature = expectOk(await signed)
+      expect(await recoverMessageAddress({ message, signature })).toBe(wallet.address)
+
+      // Both origins answer their probes through the proxy.
+      for (const sub of ['auth', 'api']) {
+        const probe = await context.newPage()
+        const answer = await probe.goto(`${origin(sub)}/readyz`)
+        expect([sub, answer?.status(), await answer?.json()]).toEqual([
+          sub,
+          200,
+          { status: 'ready' },
+        ])
+        await probe.close()
+      }
+    } finally {
+      await context.close()
+    }
+  }, 120_000)
+})
