@@ -10,6 +10,9 @@
  * a token be answered again within 10 s, but only with the same child).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
 import pg from 'pg'
@@ -83,15 +86,11 @@ class ApiProcess {
 
   /** Starts the process (on `port`, 0 for any) and waits for its "listening" line. */
   async start(port: number): Promise<void> {
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', CLI, 'serve', '--api-only', '--migrate'],
-      {
-        cwd: REPO_ROOT,
-        env: { ...this.env, LATCH_API_PORT: String(port) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    )
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--api-only'], {
+      cwd: REPO_ROOT,
+      env: { ...this.env, LATCH_API_PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     this.#child = child
     // Should the test runner end this process without the scenario's own cleanup (a timeout),
     // the server must not outlive it.
@@ -187,8 +186,15 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     record[key] = (record[key] ?? 0) + 1
   }
 
-  // The app, made once; the migrations run here, before either process starts.
+  // `serve` refuses to start without the wallet frame's build; this scenario never loads the
+  // frame, so two empty pages stand in for it.
+  const frameDir = mkdtempSync(join(tmpdir(), 'latch-restart-frame-'))
+  for (const page of ['index.html', 'export.html']) writeFileSync(join(frameDir, page), '')
+
+  // The app, made once; the migrations run here, before either process starts (so `serve`
+  // starts on a current schema without --migrate).
   const env: Record<string, string> = {
+    LATCH_WALLET_FRAME_DIR: frameDir,
     PATH: process.env.PATH ?? '',
     NODE_ENV: 'test',
     DATABASE_URL: opts.databaseUrl,
@@ -432,6 +438,7 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     }
   } finally {
     await Promise.all(procs.map((p) => p.kill('SIGTERM')))
+    rmSync(frameDir, { recursive: true, force: true })
   }
   return figures
 }
