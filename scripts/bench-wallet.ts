@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- wallet [--runs N]`: the in-app wallet in headless Chromium, the built frame
  * served by the real API inside a stand-in modal on another site (wallet-frame/src/harness.ts):
- * - gzip size of the frame's JavaScript, goal ≤ 80 KB;
+ * - gzip size of the frame's JavaScript, goal ≤ 90 KB (issue 21: ethers signs in the frame);
  * - create with automatic recovery (key, split, seal, server round trip), median over ≥ 20
  *   runs, goal ≤ 300 ms;
  * - create with a passcode (adds one Argon2id 19 MiB t=2 and one OPRF round trip);
@@ -35,7 +35,7 @@ export default async function run(args: string[]): Promise<void> {
     const gzip = readdirSync(assets)
       .filter((f) => f.endsWith('.js'))
       .reduce((sum, f) => sum + gzipSync(readFileSync(join(assets, f))).length, 0)
-    console.log(`wallet frame JS: ${(gzip / 1024).toFixed(1)} KB gzip (goal ≤ 80 KB)`)
+    console.log(`wallet frame JS: ${(gzip / 1024).toFixed(1)} KB gzip (goal ≤ 90 KB)`)
 
     const page = await h.browser.newPage()
     await h.open(page)
