@@ -267,6 +267,25 @@ describe('latch serve', () => {
     // The API alone does not need the modal's build.
     const both = await cli(env, 'serve', '--api-only', '--modal-only')
     expect(both.code).toBe(2)
+    const production = {
+      ...env,
+      ...assets,
+      NODE_ENV: 'production',
+      SMTP_URL: 'smtp://127.0.0.1:1',
+      LATCH_PUBLIC_URL: 'https://api.example.com',
+    }
+    const noModalOrigin = await cli(production, 'serve', '--api-only')
+    expect(noModalOrigin.code).toBe(1)
+    expect(noModalOrigin.err).toContain('NODE_ENV=production needs LATCH_MODAL_ORIGIN')
+    const plainApi = await cli(
+      { ...production, LATCH_PUBLIC_URL: 'http://api.example.com' },
+      'serve',
+      '--modal-only',
+    )
+    expect(plainApi.code).toBe(1)
+    expect(plainApi.err).toContain(
+      "NODE_ENV=production refuses LATCH_PUBLIC_URL 'http://api.example.com'",
+    )
     const modalOnly = await cli({ ...env, ...assets }, 'serve', '--modal-only')
     expect(modalOnly.code).toBe(1)
     expect(modalOnly.err).toContain('--modal-only needs LATCH_PUBLIC_URL')

@@ -134,6 +134,13 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
       "--modal-only needs LATCH_PUBLIC_URL, the API's public origin the modal page calls (e.g. https://api.example.com)",
     )
   }
+  if (production && mode !== 'modal' && !nonEmpty(env.LATCH_MODAL_ORIGIN)) {
+    // Without it CORS admits no page: the modal could not call the API, and every sign-in
+    // would fail in the browser rather than here.
+    throw new ConfigError(
+      "NODE_ENV=production needs LATCH_MODAL_ORIGIN, the modal's public origin (e.g. https://auth.example.com): the API admits browser calls from it alone",
+    )
+  }
   if (production && publicUrl !== null && !isSecureOrigin(publicUrl)) {
     throw new ConfigError(insecureOriginMessage('LATCH_PUBLIC_URL', publicUrl))
   }
