@@ -3,7 +3,10 @@
  * guide; only the names, ports and certificate paths swapped for the test's) terminating TLS in
  * front of `latch serve` started as an operator would (NODE_ENV=production, a separate
  * `latch migrate`, `apps create`, then `serve`), on www., auth. and api.example.test. In
- * Chromium a visitor signs in by e-mail code, creates a wallet and signs a message through it.
+ * Chromium a visitor signs in by e-mail code, creates a wallet and signs a message through it;
+ * then (on PostgreSQL) a pg_dump backup restored into a new database, served by a new process
+ * after the old one drained on SIGTERM, lets that visitor sign in on a new device, recover the
+ * wallet and sign.
  * Skipped, with a message, only where the nginx binary is missing (`.ci/run` installs it).
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
@@ -20,10 +23,15 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startSmtpCatcher } from '@latch/server/testing'
+import {
+  POSTGRES_BIN,
+  type RunningPostgres,
+  startPostgres,
+  startSmtpCatcher,
+} from '@latch/server/testing'
 import type { LoginResult, ServerAppConfig, WalletAccount } from '@latch/shared'
 import { HOST_ELEMENT_IDS } from '@latch/shared'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser, BrowserContext } from 'playwright-core'
 import { type Hex, recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runCli } from '../../server/src/cli.ts'
@@ -110,9 +118,74 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
   let host: HostServer
   let browser: Browser
   let app: ServerAppConfig
+  let postgres: RunningPostgres | null = null
+  /** The operator's environment for `latch serve`, from the guide's Settings. */
+  let env: Record<string, string> = {}
+  /** The visitor of the first test and their wallet, for the backup test. */
+  let visitor: { email: string; address: string } | null = null
   const kill = () => {
     latch?.kill('SIGKILL')
     nginx?.kill('SIGKILL')
+  }
+
+  /** `latch serve` as a child process; resolves once both origins listen. */
+  const startLatch = async (serveEnv: Record<string, string>) => {
+    latch = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+      cwd: ROOT,
+      env: { ...process.env, ...serveEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    await waitForOutput(latch, /Latch modal listening on/, 60_000, 'latch serve')
+  }
+  /** SIGTERM, as a process manager stops it; resolves with the exit code. */
+  const stopLatch = async (): Promise<number | null> => {
+    const child = latch
+    if (!child || child.exitCode !== null) return child?.exitCode ?? null
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)))
+    child.kill('SIGTERM')
+    return withTimeout(exited, 15_000, 'latch serve stopping on SIGTERM')
+  }
+  /** The host page in a fresh context (a new device), once the SDK is ready. */
+  const openPage = async (context: BrowserContext): Promise<HostPage> => {
+    const page = await context.newPage()
+    const errors: string[] = []
+    page.on('pageerror', (e) => errors.push(e.message))
+    await page.goto(`${origin('www')}/?appId=${app.id}`, { waitUntil: 'load' })
+    const hp: HostPage = {
+      context,
+      page,
+      modal: page.frameLocator(`[data-testid="${HOST_ELEMENT_IDS.frame}"]`),
+      errors,
+      console: [],
+    }
+    await waitReady(hp)
+    return hp
+  }
+  const signIn = async (hp: HostPage, email: string) => {
+    const login = latchCall<LoginResult>(hp.page, 'login')
+    await visit(hp, 'LANDING')
+    await submitEmail(hp.modal, email)
+    const code = await withTimeout(
+      smtp.waitForCode(email, { timeoutMs: WAIT_MS }),
+      WAIT_MS + 1000,
+      'the code mail',
+    )
+    await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
+    await enterCode(hp.modal, code)
+    expect(expectOk(await settle(login, 'login()')).user.email?.address).toBe(email)
+  }
+  /** Signs `message` through the sign screen; answers the signature. */
+  const signMessage = async (hp: HostPage, message: string): Promise<Hex> => {
+    const signed = settle(
+      hp.page.evaluate(async (m) => {
+        const latch = window.latch as unknown as { signMessage(m: string): Promise<Hex> }
+        return { ok: true as const, value: await latch.signMessage(m) }
+      }, message),
+      'signMessage()',
+    )
+    await visit(hp, SIGN_SCREEN)
+    await screen(hp.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
+    return expectOk(await signed)
   }
 
   beforeAll(async () => {
@@ -120,24 +193,28 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
     dir = mkdtempSync(join(tmpdir(), 'latch-production-'))
     // nginx's workers run as another user when started as root: they read the temp folders.
     chmodSync(dir, 0o755)
-    const [dirs, catcher, browserUp] = await Promise.all([
+    const [dirs, catcher, browserUp, pgUp] = await Promise.all([
       withTimeout(buildFrontendOnce(), 170_000, 'building the frontend'),
       withTimeout(startSmtpCatcher(), WAIT_MS, 'starting the SMTP catcher'),
       launchChromium(SAME_SITE_CHROMIUM_ARGS),
+      // PostgreSQL when installed (the backup test needs pg_dump), else PGlite.
+      withTimeout(startPostgres(), 60_000, 'starting PostgreSQL'),
     ])
     smtp = catcher
     browser = browserUp
+    postgres = pgUp
     port = await freePort()
     const [apiPort, modalPort, httpPort] = [await freePort(), await freePort(), await freePort()]
 
-    // The operator's environment, from the guide's Settings.
-    const env: Record<string, string> = {
+    env = {
+      ...(postgres
+        ? { DATABASE_URL: await postgres.createDatabase() }
+        : { LATCH_DATA_DIR: join(dir, 'data') }),
       NODE_ENV: 'production',
       LATCH_SECRET: SECRET,
       LATCH_PUBLIC_URL: origin('api'),
       LATCH_MODAL_ORIGIN: origin('auth'),
       LATCH_TRUST_PROXY: '1',
-      LATCH_DATA_DIR: join(dir, 'data'),
       SMTP_URL: smtp.url,
       LATCH_API_PORT: String(apiPort),
       LATCH_MODAL_PORT: String(modalPort),
@@ -175,12 +252,9 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
     ).toBe(0)
     app = JSON.parse(created) as ServerAppConfig
 
-    latch = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    const serving = waitForOutput(latch, /Latch modal listening on/, 60_000, 'latch serve')
+    const serving = startLatch(env)
+    // Awaited once nginx is started; this only keeps an early failure from going unhandled.
+    serving.catch(() => {})
 
     host = await startHostServer({ modalUrl: origin('auth'), appId: app.id, port: 0 })
 
@@ -254,63 +328,28 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
   afterAll(async () => {
     process.off('exit', kill)
     await browser?.close()
-    if (latch && latch.exitCode === null) {
-      const exited = new Promise((r) => latch?.once('exit', r))
-      latch.kill('SIGTERM')
-      await withTimeout(exited, 15_000, 'latch serve stopping on SIGTERM').catch(() => {
-        latch?.kill('SIGKILL')
-      })
-    }
+    await stopLatch().catch(() => latch?.kill('SIGKILL'))
     nginx?.kill('SIGTERM')
     await host?.close()
     await smtp?.close()
+    await postgres?.close()
     if (dir) rmSync(dir, { recursive: true, force: true })
   }, 60_000)
 
   test('behavior: through nginx, a visitor signs in by e-mail code, creates a wallet and signs a message with it', async () => {
     const context = await browser.newContext()
     try {
-      const page: Page = await context.newPage()
-      const errors: string[] = []
-      page.on('pageerror', (e) => errors.push(e.message))
-      await page.goto(`${origin('www')}/?appId=${app.id}`, { waitUntil: 'load' })
-      const hp: HostPage = {
-        context,
-        page,
-        modal: page.frameLocator(`[data-testid="${HOST_ELEMENT_IDS.frame}"]`),
-        errors,
-        console: [],
-      }
-      await waitReady(hp)
-
+      const hp = await openPage(context)
       const email = `guide-${Date.now()}@example.com`
-      const login = latchCall<LoginResult>(page, 'login')
-      await visit(hp, 'LANDING')
-      await submitEmail(hp.modal, email)
-      const code = await withTimeout(
-        smtp.waitForCode(email, { timeoutMs: WAIT_MS }),
-        WAIT_MS + 1000,
-        'the code mail',
-      )
-      await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
-      await enterCode(hp.modal, code)
-      expect(expectOk(await settle(login, 'login()')).user.email?.address).toBe(email)
+      await signIn(hp, email)
 
-      const created = walletCall<WalletAccount>(page, 'createWallet')
+      const created = walletCall<WalletAccount>(hp.page, 'createWallet')
       await visit(hp, SCREENS.created)
       const wallet = expectOk(await settle(created, 'createWallet()'))
+      visitor = { email, address: wallet.address }
 
       const message = 'signed through the production guide'
-      const signed = settle(
-        page.evaluate(async (m) => {
-          const latch = window.latch as unknown as { signMessage(m: string): Promise<Hex> }
-          return { ok: true as const, value: await latch.signMessage(m) }
-        }, message),
-        'signMessage()',
-      )
-      await visit(hp, SIGN_SCREEN)
-      await screen(hp.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
-      const signature = expectOk(await signed)
+      const signature = await signMessage(hp, message)
       expect(await recoverMessageAddress({ message, signature })).toBe(wallet.address)
 
       // Both origins answer their probes through the proxy.
@@ -324,6 +363,48 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
         ])
         await probe.close()
       }
+    } finally {
+      await context.close()
+    }
+  }, 120_000)
+
+  test('behavior: a pg_dump backup restored into a new database serves the visitor again: they sign in on a new device, the wallet recovers and signs', async (ctx) => {
+    if (!postgres) {
+      console.warn('[production.spec] backup test skipped: no PostgreSQL binaries')
+      ctx.skip()
+      return
+    }
+    if (!visitor) throw new Error('the first test made no wallet')
+    const { email, address } = visitor
+    // The guide's backup and restore commands.
+    const dump = join(dir, 'latch.dump')
+    const restored = await postgres.createDatabase()
+    const run = (binary: string, args: string[]) => {
+      const result = spawnSync(join(POSTGRES_BIN, binary), args, {
+        encoding: 'utf8',
+        timeout: 60_000,
+      })
+      if (result.status !== 0) throw new Error(`${binary} failed: ${result.stderr}`)
+    }
+    run('pg_dump', ['-Fc', '-f', dump, env.DATABASE_URL ?? ''])
+    run('pg_restore', ['--no-owner', '-d', restored, dump])
+
+    // The old process drains and exits 0 on SIGTERM; the new one serves the restored copy with
+    // the same secret, and says its schema is current (no --migrate).
+    expect(await stopLatch()).toBe(0)
+    await startLatch({ ...env, DATABASE_URL: restored })
+
+    const context = await browser.newContext()
+    try {
+      const hp = await openPage(context)
+      await signIn(hp, email)
+      const recovered = expectOk(
+        await settle(walletCall<WalletAccount>(hp.page, 'recoverWallet'), 'recoverWallet()'),
+      )
+      expect(recovered.address).toBe(address)
+      const message = 'signed after the restore'
+      const signature = await signMessage(hp, message)
+      expect(await recoverMessageAddress({ message, signature })).toBe(address)
     } finally {
       await context.close()
     }
