@@ -2,15 +2,17 @@
  * `npm run bench -- frames [--runs N]`: what a host page pays for Latch, in headless Chromium on
  * the e2e harness (three origins, real server):
  * - gzip size of the one-line script (sdk.js) and of the ESM entry (latch.js), goal ≤ 6 KB each;
- * - gzip size of the modal's JavaScript fetched before the landing is usable, goal ≤ 90 KB;
+ * - gzip size of the modal's JavaScript fetched before the landing is usable, goal ≤ 90 KB, for
+ *   the React DOM build and the Preact one (LATCH_MODAL_RENDERER, modal-app/renderer.ts);
  * - time from `login()` to the landing being visible with the preloaded frame: the later of the
  *   host showing the frame and the modal laying out the landing, median over ≥ 20 page loads,
  *   goal ≤ 50 ms;
  * - the cold open on a phone's CPU: from navigation of the demo page to the landing's e-mail
  *   field visible after `login()`, in a fresh browser context per load with the CPU throttled
  *   4x (host page and modal frame in one renderer, as on Android), median and spread over ≥ 7
- *   loads, goal ≤ 500 ms. Its servers run in a child process (cold-open-servers.ts); its
- *   Chromium is driven over a bare DevTools pipe (cdp-pipe.ts), with only the Page domain on
+ *   loads, goal ≤ 500 ms with React DOM; both builds' cold opens alternate in one run (each
+ *   build's servers in a child of their own), reported each and as a ratio. The servers run in
+ *   child processes (cold-open-servers.ts); its Chromium is driven over a bare DevTools pipe (cdp-pipe.ts), with only the Page domain on
  *   while a page loads, so the bench adds no work of its own to the thread it measures, and
  *   runs without the address bar's popup, which headless Chromium would otherwise load in a
  *   renderer of its own for every fresh context, on the cores the page needs.
@@ -38,7 +40,7 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { HOST_ELEMENT_IDS } from '@latch/shared'
 import type { Frame, Page, Response } from 'playwright-core'
-import { buildFrontendOnce, FRONTEND_DIRS } from '../e2e/src/build.ts'
+import { buildFrontendOnce, buildModalOnce, FRONTEND_DIRS } from '../e2e/src/build.ts'
 import {
   CHROMIUM_ARGS,
   CHROMIUM_UI_FEATURES_OFF,
@@ -48,6 +50,7 @@ import {
   withTimeout,
 } from '../e2e/src/harness.ts'
 import '../e2e/src/window.ts'
+import { type ModalRenderer, modalRenderer } from '../modal-app/renderer.ts'
 import { type CdpClient, launchCdpChromium, waitForEvent } from './cdp-pipe.ts'
 import type { ColdOpenServers } from './cold-open-servers.ts'
 
@@ -824,6 +827,18 @@ async function runColdOnly(args: string[], coldRuns: number, methods: string): P
   }
 }
 
+/** The JavaScript a built modal page loads before its landing: its index.html's scripts. */
+function landingScripts(modalDir: string): { files: number; raw: number; gzip: number } {
+  const html = readFileSync(join(modalDir, 'index.html'), 'utf8')
+  const files = [...html.matchAll(/<(?:script|link)[^>]+(?:src|href)="\/(assets\/[^"]+\.js)"/g)]
+  const bodies = files.map((m) => readFileSync(join(modalDir, m[1] as string)))
+  return {
+    files: bodies.length,
+    raw: bodies.reduce((sum, b) => sum + b.length, 0),
+    gzip: bodies.reduce((sum, b) => sum + gzipSize(b), 0),
+  }
+}
+
 /** Runs the benchmark and prints a table. */
 export default async function run(args: string[] = []): Promise<void> {
   const runs = parseCount(args, '--runs', 25, MIN_RUNS)
@@ -850,18 +865,37 @@ export default async function run(args: string[] = []): Promise<void> {
       times.push(ms)
     }
     times.sort((a, b) => a - b)
+    // Both renderers' builds (modal-app/renderer.ts): the harness's (React DOM unless
+    // LATCH_MODAL_RENDERER says otherwise) and the other one's modal with the same SDK.
+    const mine = modalRenderer()
+    const other: ModalRenderer = mine === 'react' ? 'preact' : 'react'
+    const builds: { renderer: ModalRenderer; dirs: FrontendDirs }[] = [
+      { renderer: mine, dirs: FRONTEND_DIRS },
+      { renderer: other, dirs: { modal: await buildModalOnce(other), sdk: FRONTEND_DIRS.sdk } },
+    ]
     const loadBefore = load()
-    // The cold opens get servers of their own (forkServers), serving the harness's build.
-    const servers = await forkServers(FRONTEND_DIRS, methods)
-    const cold = summarize(
-      await coldOpens([servers.servers], coldRuns)
-        .then(([c]) => c ?? [])
-        .finally(() => servers.stop()),
-    )
+    // The cold opens get servers of their own (forkServers), one child per build, and alternate
+    // between the builds so that both meet the same load of the shared cores.
+    const running: Awaited<ReturnType<typeof forkServers>>[] = []
+    const coldTimes = await (async () => {
+      for (const build of builds) running.push(await forkServers(build.dirs, methods))
+      return coldOpens(
+        running.map((r) => r.servers),
+        coldRuns,
+      )
+    })().finally(async () => {
+      for (const r of running) await r.stop()
+    })
+    const [cold, coldOther] = coldTimes.map((c) => summarize(c))
+    if (!cold || !coldOther) throw new Error('the cold opens measured no build')
     const modalGzip = modalScripts.reduce((sum, s) => sum + gzipSize(s.body), 0)
     const modalRaw = modalScripts.reduce((sum, s) => sum + s.body.length, 0)
+    const otherLanding = landingScripts(builds[1]?.dirs.modal ?? '')
     const kb = (n: number) => `${(n / KB).toFixed(1)} KB`
     const ms = (n: number) => `${n.toFixed(1)} ms`
+    const byRenderer = (r: ModalRenderer) => (r === 'react' ? 'React DOM' : 'Preact')
+    const react = mine === 'react' ? cold : coldOther
+    const preact = mine === 'react' ? coldOther : cold
 
     console.log('')
     console.log(
@@ -869,8 +903,13 @@ export default async function run(args: string[] = []): Promise<void> {
         ['host script sdk.js (gzip)', kb(gzipSize(sdk)), '≤ 6 KB'],
         ['host ESM entry latch.js (gzip)', kb(gzipSize(esm)), '≤ 6 KB'],
         [
-          `modal JS before the landing (gzip, ${modalScripts.length} file(s), ${kb(modalRaw)} raw)`,
+          `modal JS before the landing, ${byRenderer(mine)} (gzip, ${modalScripts.length} file(s), ${kb(modalRaw)} raw)`,
           kb(modalGzip),
+          '≤ 90 KB',
+        ],
+        [
+          `modal JS before the landing, ${byRenderer(other)} build (gzip, ${otherLanding.files} file(s), ${kb(otherLanding.raw)} raw)`,
+          kb(otherLanding.gzip),
           '≤ 90 KB',
         ],
         [`login() → landing visible, median of ${runs}`, ms(percentile(times, 50)), '≤ 50 ms'],
@@ -880,21 +919,38 @@ export default async function run(args: string[] = []): Promise<void> {
           `${ms(times[0] ?? 0)} / ${ms(times.at(-1) ?? 0)}`,
           '',
         ],
+        ...[react, preact].flatMap((c, i): [string, string, string][] => {
+          const name = i === 0 ? 'React DOM' : 'Preact'
+          return [
+            [
+              `cold open, ${name}, CPU ${CPU_THROTTLE}x: navigation → e-mail field, median of ${coldRuns}`,
+              ms(c.total.median),
+              i === 0 ? '≤ 500 ms' : '',
+            ],
+            [`cold open, ${name}, min–max`, c.total.spread, ''],
+            [
+              `cold open, ${name}, in the modal frame (navigation → field), median`,
+              ms(c.frame.median),
+              '',
+            ],
+            [`cold open, ${name}, in the modal frame, min–max`, c.frame.spread, ''],
+          ]
+        }),
         [
-          `cold open, CPU ${CPU_THROTTLE}x: navigation → e-mail field, median of ${coldRuns}`,
-          ms(cold.total.median),
-          '≤ 500 ms',
-        ],
-        ['cold open, min–max', cold.total.spread, ''],
-        [
-          'cold open, in the modal frame (its navigation → field), median',
-          ms(cold.frame.median),
+          'cold open, React DOM / Preact (medians; in the modal frame)',
+          `${(react.total.median / preact.total.median).toFixed(2)} (${(react.frame.median / preact.frame.median).toFixed(2)})`,
           '',
         ],
-        ['cold open, in the modal frame, min–max', cold.frame.spread, ''],
       ]),
     )
-    console.log(`  cold opens in order: ${cold.total.order} ms (in the frame: ${cold.frame.order})`)
+    for (const [name, c] of [
+      ['React DOM', react],
+      ['Preact', preact],
+    ] as const) {
+      console.log(
+        `  ${name} cold opens in order (alternated with the other build): ${c.total.order} ms (in the frame: ${c.frame.order})`,
+      )
+    }
     console.log(
       `  load average and machine speed before / after the cold opens: ${loadBefore} / ${load()} (${cpus().length} cores)`,
     )

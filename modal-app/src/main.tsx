@@ -1,3 +1,4 @@
+import { flushSync } from 'react-dom'
 import { createRoot } from 'react-dom/client'
 import { App } from './App.tsx'
 import { start } from './startup.ts'
@@ -8,5 +9,7 @@ const root = document.getElementById('root')
 // and the host configuration, instead of a loading view first and the landing over it (on a
 // phone's first open each render of the tree cost ~20 ms of the main thread the host page
 // shares). Until then, index.html shows the loading view's markup without JavaScript; the host
-// shows the frame only once a flow opens it, after init.
-start(root ? { render: () => createRoot(root).render(<App />) } : {})
+// shows the frame only once a flow opens it, after init. flushSync: React DOM would otherwise
+// render on a later task of its scheduler, after the host's calls queued behind init (its
+// login) had run against a modal not yet on the page; Preact renders at once either way.
+start(root ? { render: () => flushSync(() => createRoot(root).render(<App />)) } : {})

@@ -111,13 +111,22 @@ describe('inputs', () => {
   })
 
   test('behavior: Enter submits; the code goes out and the code screen shows', async () => {
-    api.on('POST /passwordless/init', { body: { success: true }, delay: 80 })
+    // Held until the test saw the button disabled: a fixed delay raced a loaded machine.
+    let answer = () => {}
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve
+    })
+    api.on('POST /passwordless/init', async () => {
+      await answered
+      return { body: { success: true } }
+    })
     renderModal(api, { walletAuth: false })
     openLogin()
     await userEvent.type(screen.getByTestId('email-input'), ' Ada@Example.com {Enter}')
     await waitFor(() =>
       expect((screen.getByTestId('email-submit') as HTMLButtonElement).disabled).toBe(true),
     )
+    answer()
     await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
     expect(api.calls('POST /passwordless/init').map((r) => r.body)).toEqual([
       { email: 'ada@example.com' },
