@@ -1,7 +1,7 @@
 /** Server configuration from the environment, and the data folder with its generated secret. */
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { isAbsolute, join, relative, resolve } from 'node:path'
 import { CHAINS, isSupportedChainId, OAUTH_PROVIDERS, validateOrigin } from '@latch/shared'
 import { endpointsFromEnv, type ServerEndpointOverrides } from './oauth/providers.ts'
 import { parseTrustProxy, type TrustProxy } from './ratelimit.ts'
@@ -210,13 +210,15 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const twilioApiUrl = url(env, 'TWILIO_API_URL', ['http:', 'https:']) ?? TWILIO_API_URL
 
-  let secret = nonEmpty(env.LATCH_SECRET)
+  let secret = secretFromEnv(env)
   if (secret !== null && secret.length < MIN_SECRET_LENGTH) {
     throw new ConfigError(`LATCH_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
   }
   if (production) {
     if (secret === null) {
-      throw new ConfigError('NODE_ENV=production needs an explicit LATCH_SECRET')
+      throw new ConfigError(
+        'NODE_ENV=production needs an explicit LATCH_SECRET (or LATCH_SECRET_FILE)',
+      )
     }
     if (smtpUrl === null) {
       throw new ConfigError(
@@ -245,6 +247,12 @@ export function loadConfig(env: Env = process.env): Config {
     // One copy of the folder (a backup, a volume snapshot) would hold the database and its key.
     throw new ConfigError(
       `NODE_ENV=production refuses the secret file ${join(dataDir, 'secret')} inside the data folder: keep the secret only in LATCH_SECRET and delete the file`,
+    )
+  }
+  const secretFile = nonEmpty(env.LATCH_SECRET_FILE)
+  if (production && dataDir && secretFile && isInside(resolve(secretFile), dataDir)) {
+    throw new ConfigError(
+      `NODE_ENV=production refuses LATCH_SECRET_FILE ${resolve(secretFile)} inside the data folder: keep the secret apart from the database and its backups`,
     )
   }
   if (dataDir) mkdirSync(dataDir, { recursive: true })
@@ -353,6 +361,34 @@ function trustProxy(env: Env): TrustProxy {
       `LATCH_TRUST_PROXY must be a number of proxy hops or a list of proxy addresses: ${(e as Error).message}`,
     )
   }
+}
+
+/**
+ * LATCH_SECRET, or the contents of the file LATCH_SECRET_FILE names (a mounted secret, a
+ * systemd credential), trimmed; not both, so nobody wonders which one is in force.
+ */
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(dir, path)
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)
+}
+
+function secretFromEnv(env: Env): string | null {
+  const inline = nonEmpty(env.LATCH_SECRET)
+  const file = nonEmpty(env.LATCH_SECRET_FILE)
+  if (file === null) return inline
+  if (inline !== null) {
+    throw new ConfigError('Set LATCH_SECRET or LATCH_SECRET_FILE, not both')
+  }
+  let value: string
+  try {
+    value = readFileSync(file, 'utf8').trim()
+  } catch (e) {
+    throw new ConfigError(
+      `LATCH_SECRET_FILE: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+    )
+  }
+  if (value === '') throw new ConfigError(`LATCH_SECRET_FILE: ${file} is empty`)
+  return value
 }
 
 function readOrCreateSecret(dataDir: string): string {

@@ -221,6 +221,47 @@ describe('settings', () => {
     )
   })
 
+  test('behavior: LATCH_SECRET_FILE supplies the secret; both at once, an unreadable or empty file, and in production a file inside the data folder are refused', () => {
+    const secretDir = mkdtempSync(join(tmpdir(), 'latch-secret-'))
+    try {
+      const file = join(secretDir, 'latch.key')
+      writeFileSync(file, `${'f'.repeat(40)}\n`)
+      const base = { DATABASE_URL: 'memory://' }
+      const config = loadConfig({ ...base, LATCH_SECRET_FILE: file })
+      expect(config.secret).toBe('f'.repeat(40))
+      expect(config.secretGenerated).toBe(false)
+      expect(() =>
+        loadConfig({ ...base, LATCH_SECRET_FILE: file, LATCH_SECRET: 's'.repeat(32) }),
+      ).toThrow('Set LATCH_SECRET or LATCH_SECRET_FILE, not both')
+      expect(() => loadConfig({ ...base, LATCH_SECRET_FILE: join(secretDir, 'none') })).toThrow(
+        /LATCH_SECRET_FILE: cannot read .* \(ENOENT\)/,
+      )
+      writeFileSync(join(secretDir, 'empty'), '\n')
+      expect(() => loadConfig({ ...base, LATCH_SECRET_FILE: join(secretDir, 'empty') })).toThrow(
+        /is empty/,
+      )
+      writeFileSync(join(secretDir, 'short'), 'short')
+      expect(() => loadConfig({ ...base, LATCH_SECRET_FILE: join(secretDir, 'short') })).toThrow(
+        /at least 32/,
+      )
+      const production = {
+        NODE_ENV: 'production',
+        SMTP_URL: 'smtp://127.0.0.1:1',
+        LATCH_PUBLIC_URL: 'https://api.example.com',
+      }
+      // PGlite in the data folder: a copy of the folder would hold the database and its key.
+      expect(() =>
+        loadConfig({ ...production, LATCH_DATA_DIR: secretDir, LATCH_SECRET_FILE: file }),
+      ).toThrow(/refuses LATCH_SECRET_FILE .* inside the data folder/)
+      const apart = join(secretDir, 'data')
+      expect(
+        loadConfig({ ...production, LATCH_DATA_DIR: apart, LATCH_SECRET_FILE: file }).secret,
+      ).toBe('f'.repeat(40))
+    } finally {
+      rmSync(secretDir, { recursive: true, force: true })
+    }
+  })
+
   test('behavior: on PostgreSQL the pool holds at most LATCH_PG_POOL_MAX connections and a statement past the timeout is cancelled', async (ctx) => {
     if (!postgres) {
       ctx.skip()
