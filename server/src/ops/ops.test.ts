@@ -19,6 +19,7 @@ import { startServer } from '../index.ts'
 import { type RunningPostgres, startPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { databaseReadiness } from './health.ts'
+import { serveLatch } from './serve.ts'
 import { closeGracefully } from './shutdown.ts'
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
@@ -330,6 +331,38 @@ describe('latch serve', () => {
     const modalOnly = await cli({ ...env, ...assets }, 'serve', '--modal-only')
     expect(modalOnly.code).toBe(1)
     expect(modalOnly.err).toContain('--modal-only needs LATCH_PUBLIC_URL')
+  }, 30_000)
+
+  test('behavior: split across processes, the modal-only server calls the API at LATCH_PUBLIC_URL and is ready only while that API is', async () => {
+    const api = await serveLatch({
+      mode: 'api',
+      env: { ...assets, DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET, LATCH_API_PORT: '0' },
+      migrate: true,
+      log: () => {},
+    })
+    const apiUrl = api.api?.url ?? ''
+    expect(api.modal).toBeNull()
+    const modal = await serveLatch({
+      mode: 'modal',
+      env: { ...assets, LATCH_PUBLIC_URL: apiUrl, LATCH_MODAL_PORT: '0' },
+      log: () => {},
+    })
+    try {
+      expect(modal.api).toBeNull()
+      const modalUrl = modal.modal?.url ?? ''
+      expect(await (await fetch(`${modalUrl}/`)).text()).toContain(
+        `<meta name="latch-api-url" content="${apiUrl}"`,
+      )
+      expect(await (await fetch(`${modalUrl}/readyz`)).json()).toEqual({ status: 'ready' })
+      await api.close()
+      const down = await fetch(`${modalUrl}/readyz`)
+      expect(down.status).toBe(503)
+      expect(await down.json()).toEqual({ status: 'not_ready', reason: 'the API is unreachable' })
+      expect((await fetch(`${modalUrl}/healthz`)).status).toBe(200)
+    } finally {
+      await modal.close()
+      await api.close()
+    }
   }, 30_000)
 
   test('behavior: serve runs the API and the modal from one process, both probed, and SIGTERM drains and exits 0', async () => {
