@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -83,7 +83,10 @@ const APP_ID_PATTERN = new RegExp(`^[A-Za-z0-9]{${APP_ID_LENGTH}}$`)
 
 export interface ModalServer {
   url: string
+  /** Stops at once: open connections are cut. */
   close(): Promise<void>
+  /** The listener, for a graceful shutdown by its owner (`latch serve` drains it on SIGTERM). */
+  server: Server
 }
 
 const TYPES: Record<string, string> = {
@@ -605,6 +608,7 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
   log(`modal: ${url} (API ${apiBase})`)
   return {
     url,
+    server,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve())

@@ -365,6 +365,34 @@ describe('latch serve', () => {
     }
   }, 30_000)
 
+  test('behavior: on shutdown the modal origin finishes a page still waiting for its app lookup and refuses new connections', async () => {
+    // An API that takes 500 ms to describe any app: the modal page waits for it.
+    const slowApi = createServer((_req, res) => {
+      setTimeout(() => res.writeHead(404, { 'content-type': 'application/json' }).end('{}'), 500)
+    })
+    await new Promise<void>((r) => slowApi.listen(0, '127.0.0.1', r))
+    const apiUrl = `http://127.0.0.1:${(slowApi.address() as AddressInfo).port}`
+    const modal = await serveLatch({
+      mode: 'modal',
+      env: { ...assets, LATCH_PUBLIC_URL: apiUrl, LATCH_MODAL_PORT: '0' },
+      log: () => {},
+    })
+    try {
+      const modalUrl = modal.modal?.url ?? ''
+      const page = fetch(`${modalUrl}/?app=${'a'.repeat(25)}`)
+      await new Promise((r) => setTimeout(r, 100))
+      const stopped = modal.shutdown(5_000)
+      await expect(fetch(`${modalUrl}/healthz`)).rejects.toThrow()
+      const answer = await page
+      expect(answer.status).toBe(200)
+      expect(await answer.text()).toContain('latch-api-url')
+      expect(await stopped).toBe(true)
+    } finally {
+      await modal.close()
+      await new Promise((r) => slowApi.close(r))
+    }
+  })
+
   test('behavior: serve runs the API and the modal from one process, both probed, and SIGTERM drains and exits 0', async () => {
     const env = {
       ...process.env,

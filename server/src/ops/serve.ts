@@ -6,13 +6,18 @@
  */
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { HOST_SDK_DIST_DIR, MODAL_DIST_DIR, startModalServer } from '../../../modal-app/server.ts'
+import {
+  HOST_SDK_DIST_DIR,
+  MODAL_DIST_DIR,
+  type ModalServer,
+  startModalServer,
+} from '../../../modal-app/server.ts'
 import { ConfigError, type Env, insecureOriginMessage, isSecureOrigin } from '../config.ts'
 import type { Log } from '../context.ts'
 import { type RunningServer, startServer } from '../index.ts'
 import { WALLET_FRAME_DIST } from '../wallets/frame.ts'
 import { probeAnswer, READY_PATH, type Readiness, type ReadinessCheck } from './health.ts'
-import { DEFAULT_SHUTDOWN_TIMEOUT_MS } from './shutdown.ts'
+import { closeGracefully, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './shutdown.ts'
 
 export type ServeMode = 'all' | 'api' | 'modal'
 
@@ -33,7 +38,7 @@ export interface ServeOptions {
 
 export interface RunningLatch {
   api: RunningServer | null
-  modal: { url: string; close(): Promise<void> } | null
+  modal: ModalServer | null
   /** What the modal page is told the API is (LATCH_PUBLIC_URL, else the API's local URL). */
   apiPublicUrl: string | null
   /** Stops accepting, lets requests under way finish within `deadlineMs`, closes the pool. */
@@ -192,12 +197,12 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
     modal,
     apiPublicUrl,
     async shutdown(deadlineMs = shutdownTimeoutMs(env)) {
-      // The modal has no state of its own; both drain side by side within one deadline.
-      const [apiInTime] = await Promise.all([
-        api ? api.shutdown(deadlineMs) : Promise.resolve(true),
-        modal?.close(),
+      // Both drain side by side within one deadline; the modal has no pool to close.
+      const inTime = await Promise.all([
+        api ? api.shutdown(deadlineMs) : true,
+        modal ? closeGracefully(modal.server, deadlineMs) : true,
       ])
-      return apiInTime
+      return inTime.every(Boolean)
     },
     async close() {
       await Promise.all([api?.close(), modal?.close()])
