@@ -113,8 +113,8 @@ export function App() {
     else announceTitle(rootRef.current)
   }, [screen, open, status])
   // The passive effects below listen on the document and window that hold the modal, read from
-  // its element, not from the globals: Preact runs them, and the cleanups of an unmounted tree,
-  // after the next paint, from a timer; by then the element must still be there (a tree
+  // its element, not from the globals: the renderer may run them, and the cleanups of an unmounted
+  // tree, after the next paint, from a timer; by then the element must still be there (a tree
   // unmounted first has nothing to listen for), and a cleanup removes its listener from the
   // window it was added to even where the global is gone (a test's environment after its end).
   useEffect(() => {

@@ -28,7 +28,7 @@ test('behavior: the first render waits until the modal knows it will not connect
   await import('./main.tsx')
   await vi.waitFor(() => expect(api.calls(`GET /apps/${APP_ID}`)).toHaveLength(1))
   // The configuration is on its way (the API saw the request, many tasks after a render would
-  // have run): Preact has not replaced the page's own markup. Framed by an allowed host, the
+  // have run): the renderer has not replaced the page's own markup. Framed by an allowed host, the
   // render would wait for its init (startup.test.ts).
   expect(document.getElementById('root')?.innerHTML).toBe(STATIC_LOADING)
   answer()
