@@ -21,9 +21,27 @@ export type ReadinessCheck = () => Promise<Readiness>
 /** How long a readiness probe waits for the database before answering not ready. */
 export const READY_TIMEOUT_MS = 2_000
 
+/** How long one readiness answer serves every probe that arrives meanwhile. */
+export const READY_REUSE_MS = 1_000
+
+/**
+ * `check`, run at most once per `ms`: probes arriving meanwhile (or while it runs) share its
+ * answer. The probe paths are public, so a flood of them costs at most one database round
+ * trip a second per process.
+ */
+export function reuseFor(ms: number, check: ReadinessCheck): ReadinessCheck {
+  let last: { at: number; answer: Promise<Readiness> } | undefined
+  return () => {
+    const now = Date.now()
+    if (last && now - last.at < ms) return last.answer
+    last = { at: now, answer: check() }
+    return last.answer
+  }
+}
+
 /** The database answers a query and has run every migration this release knows. */
 export function databaseReadiness(db: Kysely<unknown>): ReadinessCheck {
-  return async () => {
+  return reuseFor(READY_REUSE_MS, async () => {
     let timer: NodeJS.Timeout | undefined
     const late = new Promise<Readiness>((resolve) => {
       timer = setTimeout(
@@ -51,7 +69,7 @@ export function databaseReadiness(db: Kysely<unknown>): ReadinessCheck {
     } finally {
       clearTimeout(timer)
     }
-  }
+  })
 }
 
 /** The answer to a probe path, or null for any other path. */

@@ -18,7 +18,7 @@ import { openDatabase } from '../db/index.ts'
 import { startServer } from '../index.ts'
 import { type RunningPostgres, startPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
-import { databaseReadiness } from './health.ts'
+import { databaseReadiness, reuseFor } from './health.ts'
 import { serveLatch } from './serve.ts'
 import { closeGracefully } from './shutdown.ts'
 
@@ -128,8 +128,9 @@ describe('probes', () => {
       }>`SELECT max(name) AS name FROM kysely_migration`.execute(api.deps.db)
       const name = last.rows[0]?.name ?? ''
       await sql`DELETE FROM kysely_migration WHERE name = ${name}`.execute(api.deps.db)
+      // The last answer serves probes for up to a second.
+      await expect.poll(async () => (await get('/readyz')).status, { timeout: 5_000 }).toBe(503)
       const pending = await get('/readyz')
-      expect(pending.status).toBe(503)
       expect(JSON.parse(pending.body ?? '{}')).toEqual({
         status: 'not_ready',
         reason: '1 migration(s) pending: run latch migrate',
@@ -138,10 +139,27 @@ describe('probes', () => {
       await sql`INSERT INTO kysely_migration (name, timestamp) VALUES (${name}, ${new Date().toISOString()})`.execute(
         api.deps.db,
       )
-      expect((await get('/readyz')).status).toBe(200)
+      await expect.poll(async () => (await get('/readyz')).status, { timeout: 5_000 }).toBe(200)
     } finally {
       await api.close()
     }
+  })
+
+  test('behavior: a flood of readiness probes shares one check a second', async () => {
+    let checks = 0
+    const ready = reuseFor(1_000, async () => {
+      checks++
+      await new Promise((r) => setTimeout(r, 20))
+      return { ready: true }
+    })
+    const answers = await Promise.all(Array.from({ length: 50 }, () => ready()))
+    expect(answers.every((a) => a.ready)).toBe(true)
+    expect(checks).toBe(1)
+    await ready()
+    expect(checks).toBe(1)
+    await new Promise((r) => setTimeout(r, 1_050))
+    await ready()
+    expect(checks).toBe(2)
   })
 
   test('behavior: an unreachable database is not ready, and the reason names no host', async () => {
