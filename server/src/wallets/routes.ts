@@ -7,7 +7,6 @@
  * The token alone (the host page, its backend, a log, a compromised modal) gets nothing.
  */
 import {
-  LatchError,
   type WalletChallengeResponse,
   type WalletCreateResponse,
   type WalletEvaluateResponse,
