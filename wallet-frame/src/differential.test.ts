@@ -13,7 +13,8 @@ import {
   hashMessage,
   hashTypedData,
   hexToBytes,
-  serializeTransaction,
+  recoverAddress,
+  recoverTransactionAddress,
   type TransactionSerializable,
   type TypedDataDefinition,
 } from 'viem'
@@ -108,7 +109,10 @@ describe('personal_sign and eth_sign against viem', () => {
           expect(ours).toBe(
             await signMessage({ message: expectedMessage, privateKey: k.privateKey }),
           )
-          expect(hashMessage(expectedMessage)).toMatch(/^0x/)
+          // The digest too: the signature recovers the wallet over viem's EIP-191 hash.
+          expect(
+            await recoverAddress({ hash: hashMessage(expectedMessage), signature: ours as Hex }),
+          ).toBe(k.address)
           const wrong = wrongChecksum(k.address, pick)
           if (wrong) expect(await refused(call(k.address, method, params(wrong)))).toBe(true)
         },
@@ -508,8 +512,12 @@ describe('eth_signTransaction against viem', () => {
           ...(t.type !== 0 && { accessList: t.accessList }),
         }
         const expected = await viemSigned(t, k.privateKey)
-        expect(await call(k.address, 'eth_signTransaction', [request])).toBe(expected)
-        expect(serializeTransaction(viemTx(t))).toMatch(/^0x/)
+        const ours = (await call(k.address, 'eth_signTransaction', [request])) as Hex
+        expect(ours).toBe(expected)
+        // viem reads the wallet back as the signer of the raw transaction.
+        expect(await recoverTransactionAddress({ serializedTransaction: ours as never })).toBe(
+          k.address,
+        )
 
         const broken: [string, Record<string, unknown>][] = [
           ['type true', { ...request, type: true }],
