@@ -148,3 +148,36 @@ test.skipIf(!postgresAvailable())(
     }
   },
 )
+
+test("behavior: a started server keys per-address budgets by the connection's address, never by a forwarded one it does not trust", async () => {
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    env: { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET, SMTP_URL: '' },
+    log: () => {},
+  })
+  try {
+    const app = await server.admin.createApp({
+      name: 'Addresses',
+      allowedOrigins: ['http://localhost:5173'],
+    })
+    const res = await fetch(`${server.url}${API_PREFIX}/passwordless/init`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'latch-app-id': app.id,
+        'latch-client': 'test',
+        'x-forwarded-for': '192.0.2.7',
+      },
+      body: JSON.stringify({ email: 'addresses@example.com' }),
+    })
+    expect(res.status).toBe(200)
+    const keys = (await server.deps.db.selectFrom('rate_limits').select('key').execute()).map(
+      (r) => r.key,
+    )
+    expect(keys.some((k) => k.endsWith('ip:127.0.0.1'))).toBe(true)
+    expect(keys.filter((k) => k.includes('192.0.2.7') || k.includes('unknown'))).toEqual([])
+  } finally {
+    await server.close()
+  }
+})

@@ -7,7 +7,12 @@
  */
 import { createServer, type Server, type ServerResponse, STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { getRequestListener, RequestError } from '@hono/node-server'
+import {
+  getRequestListener,
+  type Http2Bindings,
+  type HttpBindings,
+  RequestError,
+} from '@hono/node-server'
 import { LatchError, toApiErrorBody } from '@latch/shared'
 
 /** The error a request refused before routing answers with. */
@@ -58,7 +63,7 @@ function answerClientErrors(server: Server): void {
  * (its own error handler answers everything else) are logged when they are the server's.
  */
 export function listen(
-  fetch: (request: Request) => Response | Promise<Response>,
+  fetch: (request: Request, env: HttpBindings | Http2Bindings) => Response | Promise<Response>,
   port: number,
   host: string,
   log: (line: string) => void,

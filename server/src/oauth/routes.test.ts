@@ -528,12 +528,22 @@ describe('errors', () => {
 })
 
 describe('rate limits of /oauth/init', () => {
-  /** Fills a limiter window to its maximum, as that many earlier starts would have. */
-  async function fill(key: string, max: number) {
+  /**
+   * Fills a limiter window to its maximum, as that many earlier starts would have, in a window
+   * that begins now: a row left by an earlier start keeps its old window start otherwise, and on
+   * a slow run that window may be over, so the next hit would open a fresh one and pass.
+   */
+  async function fill(key: string, limit: { max: number; windowMs: number }) {
+    const now = api.deps.clock.now()
+    const window = {
+      window_start: now,
+      count: limit.max,
+      expires_at: new Date(now.getTime() + limit.windowMs),
+    }
     await api.deps.db
       .insertInto('rate_limits')
-      .values({ key, window_start: api.deps.clock.now(), count: max })
-      .onConflict((oc) => oc.column('key').doUpdateSet({ count: max }))
+      .values({ key, ...window })
+      .onConflict((oc) => oc.column('key').doUpdateSet(window))
       .execute()
   }
   const clear = (key: string) =>
@@ -557,7 +567,7 @@ describe('rate limits of /oauth/init', () => {
 
   test('error: past the per-address limit, 429 with Retry-After and no flow stored', async () => {
     const key = 'oauth:init:ip:127.0.0.1'
-    await fill(key, OAUTH_INIT_IP_LIMIT.max)
+    await fill(key, OAUTH_INIT_IP_LIMIT)
     try {
       const before = await states()
       const res = await start()
@@ -582,7 +592,7 @@ describe('rate limits of /oauth/init', () => {
       oauth: mock.settings(),
     })
     const key = `oauth:init:app:${appId}`
-    await fill(key, OAUTH_INIT_APP_LIMIT.max)
+    await fill(key, OAUTH_INIT_APP_LIMIT)
     try {
       const limited = await retryAfter()
       expect(limited.status).toBe(429)

@@ -86,11 +86,13 @@ export async function probeAnswer(
 }
 
 /** `fetch` with the probe paths answered in front of it (GET and HEAD; never cached). */
-export function withProbes(
-  fetch: (request: Request) => Response | Promise<Response>,
+export function withProbes<E>(
+  fetch: (request: Request, env: E) => Response | Promise<Response>,
   ready: ReadinessCheck,
-): (request: Request) => Promise<Response> {
-  return async (request) => {
+): (request: Request, env: E) => Promise<Response> {
+  // `env` carries the node adapter's socket, which the client address (and so every per-address
+  // rate limit) is read from: dropping it would put every client in one budget.
+  return async (request, env) => {
     const { pathname } = new URL(request.url)
     if ((pathname === HEALTH_PATH || pathname === READY_PATH) && isRead(request.method)) {
       const answer = await probeAnswer(pathname, ready)
@@ -101,7 +103,7 @@ export function withProbes(
         })
       }
     }
-    return fetch(request)
+    return fetch(request, env)
   }
 }
 
