@@ -22,6 +22,9 @@ export default defineConfig({
       },
       { test: { name: 'wallet-frame', root: 'wallet-frame', environment: 'node' } },
       { test: { name: 'host-sdk', root: 'host-sdk', environment: 'jsdom' } },
+      { test: { name: 'server-sdk', root: 'server-sdk', environment: 'node', testTimeout: 30_000 } },
+      { test: { name: 'react', root: 'react', environment: 'jsdom' } },
+      { test: { name: 'wagmi', root: 'wagmi', environment: 'node' } },
       {
         // React DOM, the default build's renderer (modal-app/renderer.ts): no aliases. The
         // Preact build is checked by modal-app/size.test.ts and e2e/src/preact-build.spec.ts.
