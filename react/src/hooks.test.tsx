@@ -1,0 +1,205 @@
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
+import { type ReactNode, StrictMode } from 'react'
+import { afterEach, beforeEach, expect, test, vi } from 'vitest'
+import { type FakeClient, fakeClient, someUser } from './fake-client.ts'
+
+// The provider gets its client from the host SDK's createLatch: each call here makes a fake
+// and records it, so a test can count the clients a tree made.
+const made: FakeClient[] = []
+let nextUser: Parameters<typeof fakeClient>[0] = null
+vi.mock('@latch/host-sdk', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('@latch/host-sdk')>()),
+  createLatch: vi.fn(() => {
+    const client = fakeClient(nextUser)
+    made.push(client)
+    return client
+  }),
+}))
+
+const { LatchProvider, LatchLoginButton, useLatch, useLogin, useWallet, LatchError } = await import(
+  './index.ts'
+)
+
+const APP = 'cl0000000000000000000000a'
+const MODAL = 'https://auth.example.com'
+const WALLET = '0x1111111111111111111111111111111111111111'
+
+beforeEach(() => {
+  made.length = 0
+  nextUser = null
+})
+afterEach(async () => {
+  cleanup()
+  // The shared client is destroyed a task after its last holder left.
+  await act(() => new Promise((r) => setTimeout(r, 1)))
+})
+
+function Status() {
+  const { ready, authenticated, user } = useLatch()
+  const { wallet } = useWallet()
+  return (
+    <p data-testid="status">
+      {ready ? 'ready' : 'starting'} {authenticated ? user?.id : 'signed-out'}{' '}
+      {wallet?.address ?? 'no-wallet'}
+    </p>
+  )
+}
+
+function Login(options: Parameters<typeof useLogin>[0]) {
+  const { login } = useLogin(options)
+  return (
+    <button type="button" onClick={login}>
+      go
+    </button>
+  )
+}
+
+function Grab({ into }: { into: (wallet: ReturnType<typeof useWallet>) => void }) {
+  into(useWallet())
+  return null
+}
+
+const tree = (children: ReactNode, appId = APP) => (
+  <LatchProvider appId={appId} modalUrl={MODAL}>
+    {children}
+  </LatchProvider>
+)
+const status = () => screen.getByTestId('status').textContent
+
+async function started(client: FakeClient | undefined) {
+  if (!client) throw new Error('no client was made')
+  await act(async () => client.resolveReady())
+  return client
+}
+
+test('behavior: the hooks re-render on the client’s events: ready once the modal is, then user, login, logout and a new wallet', async () => {
+  render(tree(<Status />))
+  expect(status()).toBe('starting signed-out no-wallet')
+  const client = await started(made[0])
+  expect(status()).toBe('ready signed-out no-wallet')
+  act(() => client.emit('login', { user: someUser('alice'), isNewUser: true }))
+  expect(status()).toBe('ready alice no-wallet')
+  act(() => client.emit('user', someUser('alice', WALLET)))
+  expect(status()).toBe(`ready alice ${WALLET}`)
+  act(() => client.emit('logout', null))
+  expect(status()).toBe('ready signed-out no-wallet')
+})
+
+test('behavior: a visitor signed in when the page loads is known once ready (getUser), and a user event that came first is not overwritten by it', async () => {
+  nextUser = someUser('bob', WALLET)
+  render(tree(<Status />))
+  await started(made[0])
+  expect(status()).toBe(`ready bob ${WALLET}`)
+  cleanup()
+  await act(() => new Promise((r) => setTimeout(r, 1)))
+
+  nextUser = someUser('stale')
+  render(tree(<Status />, 'cl0000000000000000000000b'))
+  const client = made[1] as FakeClient
+  act(() => client.emit('user', someUser('fresh')))
+  await started(client)
+  expect(status()).toBe('ready fresh no-wallet')
+})
+
+test('behavior: unmounting removes every listener the provider and hooks added, and destroys the client once nobody holds it', async () => {
+  const { unmount } = render(tree(<Status />))
+  const client = await started(made[0])
+  expect(client.listenerCount()).toBeGreaterThan(0)
+  unmount()
+  expect(client.listenerCount()).toBe(0)
+  expect(client.destroyed).toBe(false)
+  await act(() => new Promise((r) => setTimeout(r, 1)))
+  expect(client.destroyed).toBe(true)
+})
+
+test('behavior: StrictMode’s double effects make one client, which stays live', async () => {
+  render(<StrictMode>{tree(<Status />)}</StrictMode>)
+  await act(() => new Promise((r) => setTimeout(r, 1)))
+  expect(made).toHaveLength(1)
+  const client = await started(made[0])
+  expect(client.destroyed).toBe(false)
+  expect(status()).toBe('ready signed-out no-wallet')
+  // Listeners of the first, thrown-away effect are gone: one 'user' listener is left.
+  act(() => client.emit('user', someUser('carol')))
+  expect(status()).toBe('ready carol no-wallet')
+  expect(client.listenerCount()).toBe(3)
+})
+
+test('behavior: two providers of the same app and modal share one client; another app gets its own', async () => {
+  render(
+    <>
+      {tree(<Status />)}
+      {tree(null)}
+      {tree(null, 'cl0000000000000000000000c')}
+    </>,
+  )
+  expect(made).toHaveLength(2)
+})
+
+test('behavior: useLogin reports every completed sign-in through onComplete (the OAuth return’s event included) and a failed login() through onError, never as a rejection', async () => {
+  const onComplete = vi.fn()
+  const onError = vi.fn()
+  render(tree(<Login onComplete={onComplete} onError={onError} />))
+  const client = await started(made[0])
+  const exited = LatchError.of('login_exited')
+  vi.mocked(client.login).mockRejectedValueOnce(exited)
+  fireEvent.click(screen.getByText('go'))
+  await act(() => Promise.resolve())
+  expect(onError).toHaveBeenCalledWith(exited)
+  const result = { user: someUser('dave'), isNewUser: false }
+  act(() => client.emit('login', result))
+  expect(onComplete).toHaveBeenCalledTimes(1)
+  expect(onComplete).toHaveBeenCalledWith(result)
+})
+
+test('behavior: calls before the provider started reject with modal_unreachable; after, they reach the client with their arguments', async () => {
+  let captured: ReturnType<typeof useWallet> | undefined
+  const { unmount } = render(
+    tree(
+      <Grab
+        into={(w) => {
+          captured = w
+        }}
+      />,
+    ),
+  )
+  const client = await started(made[0])
+  const wallet = captured
+  if (!wallet) throw new Error('not rendered')
+  void wallet.signMessage('hello', { title: 'Sign' })
+  expect(client.signMessage).toHaveBeenCalledWith('hello', { title: 'Sign' })
+  void wallet.create()
+  expect(client.createWallet).toHaveBeenCalledTimes(1)
+  unmount()
+  const error = await wallet.export().catch((e: unknown) => e)
+  expect(error).toBeInstanceOf(LatchError)
+  expect((error as InstanceType<typeof LatchError>).code).toBe('modal_unreachable')
+})
+
+test('behavior: a client that cannot start reports its error and stays not ready', async () => {
+  render(tree(<Errors />))
+  const client = made[0] as FakeClient
+  await act(async () => client.rejectReady(LatchError.of('modal_unreachable')))
+  expect(screen.getByTestId('error').textContent).toBe('starting modal_unreachable')
+})
+function Errors() {
+  const { ready, error } = useLatch()
+  return <p data-testid="error">{`${ready ? 'ready' : 'starting'} ${error?.code}`}</p>
+}
+
+test('behavior: LatchLoginButton is disabled until ready and while signed in, and opens the sign-in', async () => {
+  render(tree(<LatchLoginButton>Sign in</LatchLoginButton>))
+  const button = screen.getByRole('button', { name: 'Sign in' }) as HTMLButtonElement
+  expect(button.disabled).toBe(true)
+  const client = await started(made[0])
+  expect(button.disabled).toBe(false)
+  fireEvent.click(button)
+  expect(client.login).toHaveBeenCalledTimes(1)
+  act(() => client.emit('user', someUser('erin')))
+  expect(button.disabled).toBe(true)
+})
+
+test('behavior: a hook outside <LatchProvider> says so', () => {
+  vi.spyOn(console, 'error').mockImplementation(() => {})
+  expect(() => render(<Status />)).toThrow('Latch hooks must be used inside <LatchProvider>')
+})
