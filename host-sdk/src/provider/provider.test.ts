@@ -366,6 +366,40 @@ describe('signing and sending go through the modal’s screens', () => {
       'nonce must be a hex quantity',
     )
   })
+
+  test('behavior: JSON-RPC’s input and gas are the modal’s data and gasLimit; an empty access list is no access list', () => {
+    expect(
+      toTransactionRequest(
+        { to: ADDRESS, input: '0xa9059cbb', gas: '0x5208', accessList: [], value: '0x1' },
+        1,
+      ),
+    ).toEqual({ to: ADDRESS, data: '0xa9059cbb', gasLimit: '0x5208', value: '0x1', chainId: 1 })
+    expect(toTransactionRequest({ to: ADDRESS, input: '0x01', data: '0x01' }, 1).data).toBe('0x01')
+  })
+
+  test('refusal: a field that would change the transaction if dropped is refused with -32602 naming it, never dropped', () => {
+    const refused = (tx: Record<string, unknown>) => {
+      try {
+        toTransactionRequest({ to: ADDRESS, ...tx }, 1)
+      } catch (e) {
+        return e as ProviderError
+      }
+      throw new Error(`accepted ${JSON.stringify(tx)}`)
+    }
+    const cases: [Record<string, unknown>, string][] = [
+      [{ authorizationList: [{ address: ADDRESS }] }, 'authorizationList is not supported'],
+      [{ accessList: [{ address: ADDRESS, storageKeys: [] }] }, 'accessList is not supported'],
+      [{ maxFeePerBlobGas: '0x1' }, 'maxFeePerBlobGas is not supported'],
+      [{ blobVersionedHashes: ['0x01'] }, 'blobVersionedHashes is not supported'],
+      [{ input: '0x01', data: '0x02' }, 'input and data differ'],
+      [{ gas: '0x1', gasLimit: '0x2' }, 'gas and gasLimit differ'],
+    ]
+    for (const [tx, message] of cases) {
+      const error = refused(tx)
+      expect(error.code, message).toBe(-32602)
+      expect(error.message).toBe(`eth_sendTransaction: ${message}`)
+    }
+  })
 })
 
 describe('refusals and errors', () => {

@@ -105,24 +105,59 @@ function supportedChain(value: unknown): number {
 const list = (params: EthereumRequest['params']): readonly unknown[] =>
   params === undefined ? [] : Array.isArray(params) ? params : [params]
 
-/** An eth_sendTransaction object as the modal's TransactionRequest (EIP-1193 calls gasLimit gas). */
+/** The fields of an eth_sendTransaction object that keep their meaning when copied as they are. */
+const COPIED = ['to', 'from', 'value', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas'] as const
+/** Every field an eth_sendTransaction object may carry; any other is refused. */
+const KNOWN = new Set<string>([
+  ...COPIED,
+  'data',
+  'input',
+  'gas',
+  'gasLimit',
+  'nonce',
+  'type',
+  'chainId',
+  'accessList',
+])
+const given = (v: unknown) => v !== undefined && v !== null
+
+/**
+ * An eth_sendTransaction object as the modal's TransactionRequest (JSON-RPC calls gasLimit gas
+ * and data input). A field that would change what is sent if it were dropped (an access list, an
+ * EIP-7702 authorization list, blob fields, anything unknown) is refused, never dropped: the
+ * visitor signs exactly what the dapp asked for or nothing.
+ */
 export function toTransactionRequest(tx: unknown, chainId: number): TransactionRequest {
   if (typeof tx !== 'object' || tx === null || Array.isArray(tx)) {
     throw invalidParams('eth_sendTransaction takes one transaction object')
   }
   const t = tx as Record<string, unknown>
-  const request: TransactionRequest = { chainId }
-  const copy = ['to', 'from', 'data', 'value', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas']
-  for (const name of copy) {
-    if (t[name] !== undefined && t[name] !== null) {
-      ;(request as Record<string, unknown>)[name] = t[name]
+  for (const name of Object.keys(t)) {
+    if (!KNOWN.has(name) && given(t[name])) {
+      throw invalidParams(`eth_sendTransaction: ${name.slice(0, 64)} is not supported`)
     }
   }
+  // An empty access list is the same transaction as none.
+  if (given(t.accessList) && !(Array.isArray(t.accessList) && t.accessList.length === 0)) {
+    throw invalidParams('eth_sendTransaction: accessList is not supported')
+  }
+  const request: TransactionRequest = { chainId }
+  for (const name of COPIED) {
+    if (given(t[name])) (request as Record<string, unknown>)[name] = t[name]
+  }
+  const data = t.input ?? t.data
+  if (given(t.input) && given(t.data) && t.input !== t.data) {
+    throw invalidParams('eth_sendTransaction: input and data differ')
+  }
+  if (given(data)) request.data = data as Hex
   const gas = t.gas ?? t.gasLimit
-  if (gas !== undefined && gas !== null) request.gasLimit = gas as Hex
+  if (given(t.gas) && given(t.gasLimit) && t.gas !== t.gasLimit) {
+    throw invalidParams('eth_sendTransaction: gas and gasLimit differ')
+  }
+  if (given(gas)) request.gasLimit = gas as Hex
   for (const name of ['nonce', 'type', 'chainId'] as const) {
     const v = t[name]
-    if (v === undefined || v === null) continue
+    if (!given(v)) continue
     if (typeof v === 'number' && Number.isSafeInteger(v)) request[name] = v
     else if (typeof v === 'string' && HEX_NUMBER.test(v)) request[name] = Number(v)
     else throw invalidParams(`eth_sendTransaction: ${name} must be a hex quantity`)

@@ -28,6 +28,15 @@ const dom =
         ...(await import('../screens/lazy.tsx')),
       }
 
+// findBy*/waitFor give up after 1 s by default. A screen's first render may wait for its lazily
+// loaded chunk, which Vite transforms on first import: on a busy two-core machine that alone has
+// taken over a second. The wait ends as soon as the screen is there, so a longer bound costs a
+// passing test nothing; it only turns a slow machine's false failure into a pass.
+if (typeof document !== 'undefined') {
+  const { configure } = await import('@testing-library/react')
+  configure({ asyncUtilTimeout: 5_000 })
+}
+
 // Registered before any test file's hooks, so these run after them (Vitest runs after-hooks
 // in reverse order): a file's own afterEach still sees its tree mounted.
 afterEach(() => {

@@ -47,6 +47,15 @@ const FORMS = [
   ['data', /^0x([0-9a-fA-F]{2})*$/, 'hex bytes'],
 ] as const
 
+/** The fields a host's transaction request may carry. */
+const REQUEST_FIELDS = new Set<string>([
+  ...QUANTITIES,
+  ...FORMS.map(([field]) => field),
+  'nonce',
+  'type',
+  'chainId',
+])
+
 const hexQuantity = (q: Quantity): Hex => `0x${toBigInt(q).toString(16)}`
 
 /**
@@ -56,6 +65,16 @@ const hexQuantity = (q: Quantity): Hex => `0x${toBigInt(q).toString(16)}`
 export function normalizeRequest(request: TransactionRequest): HexTransactionRequest {
   if (typeof request !== 'object' || request === null) {
     throw LatchError.of('invalid_transaction')
+  }
+  // A field Latch does not send (an access list, an authorization list, a typo) is refused, not
+  // dropped: dropping it would send another transaction than the one the host asked for.
+  for (const field of Object.keys(request)) {
+    const value = (request as unknown as Record<string, unknown>)[field]
+    if (!REQUEST_FIELDS.has(field) && value !== undefined && value !== null) {
+      throw LatchError.of('invalid_transaction', {
+        message: `Invalid transaction request: ${field.slice(0, 64)} is not supported`,
+      })
+    }
   }
   const checked = validateTransactionRequest(request)
   if (!checked.ok) throw checked.error

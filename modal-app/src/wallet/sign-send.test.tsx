@@ -382,6 +382,12 @@ describe('sendTransaction()', () => {
     expect(await refused({ to: '0x1234' })).toBe(
       'Invalid transaction request: to must be an address',
     )
+    // Dropped, these would send another transaction than the one asked for.
+    for (const field of ['accessList', 'authorizationList', 'input', 'gas', 'maxFeePerBlobGas']) {
+      expect(await refused({ to: TO, [field]: '0x01' })).toBe(
+        `Invalid transaction request: ${field} is not supported`,
+      )
+    }
     expect(await refused(transfer, { senderInfo: { url: 'javascript:alert(1)', name: 'x' } })).toBe(
       'Invalid transaction UI options',
     )
