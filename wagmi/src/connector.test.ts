@@ -1,0 +1,279 @@
+/**
+ * The connector inside wagmi's own createConfig and actions, over the host SDK's real EIP-1193
+ * provider (host-sdk/src/provider) on a real chain (anvil as chain 1). Only the modal is a
+ * stand-in: its screens "approve" by signing with a viem account that anvil also unlocks, and
+ * its chain reads go to anvil, as the API's chain proxy would. The real modal is driven in
+ * e2e/src/examples.spec.ts.
+ */
+import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
+import {
+  type LatchClient,
+  LatchError,
+  type ModalMethods,
+  type TransactionReceipt,
+  type User,
+} from '@latch/shared'
+import {
+  connect,
+  createConfig,
+  createStorage,
+  disconnect,
+  getAccount,
+  getConnectorClient,
+  http,
+  reconnect,
+  sendTransaction,
+  signMessage,
+  signTypedData,
+  switchChain,
+  verifyMessage,
+  verifyTypedData,
+  waitForTransactionReceipt,
+} from '@wagmi/core'
+import { type Hex, isHex, parseEther } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { foundry, mainnet, optimism } from 'viem/chains'
+import { afterAll, beforeAll, expect, test, vi } from 'vitest'
+import { createProvider } from '../../host-sdk/src/provider/provider.ts'
+import { latch } from './index.ts'
+
+let anvil: RunningAnvil
+beforeAll(async () => {
+  anvil = await startAnvil({ chainId: 1 })
+}, 60_000)
+afterAll(async () => {
+  await anvil?.stop()
+})
+
+const KEY = ANVIL_ACCOUNTS[0].privateKey as Hex
+const account = privateKeyToAccount(KEY)
+const RECIPIENT = ANVIL_ACCOUNTS[2].address as Hex
+
+const userWithWallet = (): User => ({
+  id: 'user-1',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  linkedAccounts: [
+    {
+      type: 'wallet',
+      address: account.address,
+      chainType: 'ethereum',
+      chainId: 'eip155:1',
+      walletClient: 'latch',
+      walletClientType: 'latch',
+      connectorType: 'embedded',
+      recoveryMethod: 'latch',
+      verifiedAt: '2026-01-01T00:00:00.000Z',
+    },
+  ],
+})
+
+/** A client whose modal approves every screen; `signedIn` says whether a session exists. */
+function standInClient(signedIn: boolean) {
+  let user: User | null = signedIn ? userWithWallet() : null
+  const handlers = new Map<string, Set<(p: unknown) => void>>()
+  const emit = (event: string, payload: unknown) => {
+    for (const h of handlers.get(event) ?? []) h(payload)
+  }
+  const setUser = (next: User | null) => {
+    user = next
+    emit('user', next)
+  }
+  const modal = {
+    signMessage: async (message: string) =>
+      account.signMessage({ message: isHex(message) ? { raw: message } : message }),
+    signTypedData: async (typedData: unknown) =>
+      account.signTypedData(
+        JSON.parse(typeof typedData === 'string' ? typedData : JSON.stringify(typedData)),
+      ),
+    sendTransaction: async (request: { to?: string; value?: unknown; data?: string }) => {
+      const hash = await anvil.rpc<Hex>('eth_sendTransaction', [
+        {
+          from: account.address,
+          to: request.to,
+          value:
+            request.value === undefined
+              ? undefined
+              : `0x${BigInt(request.value as string).toString(16)}`,
+          data: request.data,
+        },
+      ])
+      await anvil.receipt(hash)
+      return { transactionHash: hash } as unknown as TransactionReceipt
+    },
+    rpc: (_chainId: number, method: string, params?: unknown) =>
+      anvil.rpc(method, (params ?? []) as unknown[]),
+  } as unknown as ModalMethods
+  const run = <T>(fn: (m: ModalMethods) => Promise<T>) => fn(modal)
+  const login = vi.fn(async () => {
+    setUser(userWithWallet())
+    return { user: user as User, isNewUser: false }
+  })
+  const logout = vi.fn(async () => setUser(null))
+  let provider: ReturnType<typeof createProvider> | undefined
+  const client = {
+    ready: Promise.resolve(),
+    on: (event: string, handler: (p: unknown) => void) => {
+      handlers.set(event, (handlers.get(event) ?? new Set()).add(handler))
+    },
+    off: (event: string, handler: (p: unknown) => void) => handlers.get(event)?.delete(handler),
+    getUser: async () => user,
+    login,
+    logout,
+    getEthereumProvider: async () => {
+      provider ??= createProvider(client, run, run)
+      return provider
+    },
+  } as unknown as LatchClient
+  return { client, login, logout, setUser }
+}
+
+function wagmiConfig(client: LatchClient, mode: 'logout' | 'local' = 'logout') {
+  const memory = new Map<string, string>()
+  return createConfig({
+    chains: [mainnet, optimism, foundry],
+    connectors: [latch({ client, disconnect: mode })],
+    transports: { [mainnet.id]: http(anvil.url), [optimism.id]: http(), [foundry.id]: http() },
+    storage: createStorage({
+      storage: {
+        getItem: (k) => memory.get(k) ?? null,
+        setItem: (k, v) => void memory.set(k, v),
+        removeItem: (k) => void memory.delete(k),
+      },
+    }),
+  })
+}
+
+function first(config: ReturnType<typeof wagmiConfig>) {
+  const [connector] = config.connectors
+  if (!connector) throw new Error('no connector')
+  return connector
+}
+
+test('behavior: connect signs in when needed; wagmi’s signMessage, signTypedData and sendTransaction go through the provider, verifyMessage and verifyTypedData accept the signatures and waitForTransactionReceipt sees the receipt', async () => {
+  const { client, login } = standInClient(false)
+  const config = wagmiConfig(client)
+  const [connector] = config.connectors
+  if (!connector) throw new Error('no connector')
+  expect(connector).toMatchObject({
+    id: 'latch',
+    name: 'Latch',
+    type: 'latch',
+    rdns: 'dev.latch.wallet',
+  })
+  const connected = await connect(config, { connector })
+  expect(login).toHaveBeenCalledTimes(1)
+  expect(connected).toEqual({ accounts: [account.address], chainId: 1 })
+  expect(getAccount(config)).toMatchObject({ status: 'connected', address: account.address })
+
+  const message = 'Hello from wagmi'
+  const signature = await signMessage(config, { message })
+  expect(await verifyMessage(config, { address: account.address, message, signature })).toBe(true)
+
+  const typed = {
+    domain: { name: 'Latch test', version: '1', chainId: 1 },
+    types: { Mail: [{ name: 'contents', type: 'string' }] },
+    primaryType: 'Mail',
+    message: { contents: 'typed hello' },
+  } as const
+  const typedSignature = await signTypedData(config, typed)
+  expect(
+    await verifyTypedData(config, {
+      ...typed,
+      address: account.address,
+      signature: typedSignature,
+    }),
+  ).toBe(true)
+
+  const before = BigInt(await anvil.rpc<string>('eth_getBalance', [RECIPIENT, 'latest']))
+  const hash = await sendTransaction(config, { to: RECIPIENT, value: parseEther('0.01') })
+  const receipt = await waitForTransactionReceipt(config, { hash })
+  expect(receipt.status).toBe('success')
+  expect(receipt.from.toLowerCase()).toBe(account.address.toLowerCase())
+  const after = BigInt(await anvil.rpc<string>('eth_getBalance', [RECIPIENT, 'latest']))
+  expect(after - before).toBe(parseEther('0.01'))
+})
+
+test('behavior: a signed-in visitor connects without the sign-in; closing the sign-in is wagmi’s UserRejectedRequestError (4001)', async () => {
+  const signedIn = standInClient(true)
+  await connect(wagmiConfig(signedIn.client), {
+    connector: first(wagmiConfig(signedIn.client)),
+  })
+  expect(signedIn.login).not.toHaveBeenCalled()
+
+  const closing = standInClient(false)
+  closing.login.mockRejectedValueOnce(LatchError.of('login_exited'))
+  const config = wagmiConfig(closing.client)
+  const error = await connect(config, { connector: first(config) }).catch((e: unknown) => e)
+  expect(error).toMatchObject({ name: 'UserRejectedRequestError', code: 4001 })
+  expect(getAccount(config).status).toBe('disconnected')
+})
+
+test('behavior: switchChain moves among the app’s chains (wagmi hears chainChanged); a chain the config lacks or the wallet does not support is refused', async () => {
+  const { client } = standInClient(true)
+  const config = wagmiConfig(client)
+  await connect(config, { connector: first(config) })
+  await switchChain(config, { chainId: optimism.id })
+  expect(getAccount(config).chainId).toBe(optimism.id)
+  const provider = await client.getEthereumProvider()
+  expect(await provider.request({ method: 'eth_chainId' })).toBe('0xa')
+  // Foundry's 31337 is in the config but not among Latch's chains: the provider's 4901.
+  await expect(switchChain(config, { chainId: foundry.id })).rejects.toMatchObject({
+    name: 'SwitchChainError',
+  })
+  // Polygon is a Latch chain but not this app's: the connector refuses before asking the wallet.
+  await expect(first(config).switchChain?.({ chainId: 137 })).rejects.toMatchObject({
+    name: 'SwitchChainError',
+    cause: { name: 'ChainNotConfiguredError' },
+  })
+  expect(getAccount(config).chainId).toBe(optimism.id)
+  // connect on a chain asked for switches there.
+  const other = wagmiConfig(standInClient(true).client)
+  expect(await connect(other, { connector: first(other), chainId: optimism.id })).toMatchObject({
+    chainId: optimism.id,
+  })
+})
+
+test('behavior: a sign-out elsewhere disconnects wagmi (accountsChanged [] / disconnect), a sign-in elsewhere connects it (connect), and an account change reaches wagmi', async () => {
+  const { client, setUser } = standInClient(false)
+  const config = wagmiConfig(client)
+  // createConfig ran setup; let it reach the provider.
+  await vi.waitFor(async () => expect(await config.connectors[0]?.getProvider()).toBeDefined())
+  await client.login()
+  await vi.waitFor(() => expect(getAccount(config).status).toBe('connected'))
+  expect(getAccount(config).address).toBe(account.address)
+
+  const other = privateKeyToAccount(ANVIL_ACCOUNTS[1].privateKey as Hex)
+  const user = userWithWallet()
+  setUser({
+    ...user,
+    linkedAccounts: user.linkedAccounts.map((a) => ({ ...a, address: other.address })),
+  })
+  await vi.waitFor(() => expect(getAccount(config).address).toBe(other.address))
+
+  setUser(null)
+  await vi.waitFor(() => expect(getAccount(config).status).toBe('disconnected'))
+})
+
+test('behavior: disconnect "logout" signs the user out; "local" keeps the session, and the next page’s reconnect does not connect until connect is asked again', async () => {
+  const out = standInClient(true)
+  const config = wagmiConfig(out.client)
+  await connect(config, { connector: first(config) })
+  await disconnect(config)
+  expect(out.logout).toHaveBeenCalledTimes(1)
+  expect(getAccount(config).status).toBe('disconnected')
+
+  const local = standInClient(true)
+  const localConfig = wagmiConfig(local.client, 'local')
+  const connector = localConfig.connectors[0]
+  if (!connector) throw new Error('no connector')
+  await connect(localConfig, { connector })
+  await disconnect(localConfig)
+  expect(local.logout).not.toHaveBeenCalled()
+  expect(await connector.isAuthorized()).toBe(false)
+  await reconnect(localConfig)
+  expect(getAccount(localConfig).status).toBe('disconnected')
+  await connect(localConfig, { connector })
+  expect(local.login).not.toHaveBeenCalled()
+  expect(await connector.isAuthorized()).toBe(true)
+  expect((await getConnectorClient(localConfig)).account.address).toBe(account.address)
+})
