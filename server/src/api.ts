@@ -20,6 +20,7 @@ import { bodyLimit } from 'hono/body-limit'
 import { cors } from 'hono/cors'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { adminRoutes } from './admin/routes.ts'
 import { analyticsRoutes } from './analytics/routes.ts'
 import { appRoutes } from './apps/routes.ts'
 import { chainRoutes } from './chains/routes.ts'
@@ -137,6 +138,8 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   v1.route('/wallets', walletRoutes(deps))
   v1.route('/siwe', siweRoutes(deps))
 
+  // The user API authenticates by app secret, not by the app id header.
+  api.route(`${API_PREFIX}/admin`, adminRoutes(deps))
   // OAuth ahead of the API: its provider callback carries no app id header (see oauth/routes.ts).
   api.route(`${API_PREFIX}/oauth`, oauthRoutes(deps))
   api.route(API_PREFIX, v1)

@@ -12,6 +12,7 @@ import {
   type ThemeSetting,
 } from '@latch/shared'
 import type { Kysely } from 'kysely'
+import { appSecretCommand } from './admin/cli.ts'
 import {
   type AppInput,
   type AppRecord,
@@ -283,6 +284,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   if (command === 'serve') return serve(v, io)
   if (command === 'migrate') return migrateCommand(v.check === true, io)
+  if (command === 'apps' && sub === 'secret')
+    return appSecretCommand(positionals.slice(2), v.json === true, io)
 
   if (
     command !== 'apps' ||

@@ -341,6 +341,44 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0011_app_secrets_admin': {
+    async up(db: Kysely<unknown>) {
+      // Server secrets of an app (server/src/admin): the SHA-256 of each, several live for
+      // rotation; and the audit of every call of the user API made with one.
+      await db.schema
+        .createTable('app_secrets')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('hash', 'text', (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('last_used_at', time)
+        .addColumn('revoked_at', time)
+        .execute()
+      await db.schema.createIndex('app_secrets_app').on('app_secrets').column('app_id').execute()
+      await db.schema
+        .createTable('admin_audit')
+        .addColumn('id', 'integer', (c) => c.primaryKey().generatedByDefaultAsIdentity())
+        .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('secret_id', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('target', 'text')
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('ip', 'text', (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('admin_audit_app_time')
+        .on('admin_audit')
+        .columns(['app_id', 'created_at'])
+        .execute()
+      // The user list pages through an app's users in (created_at, id) order.
+      await db.schema
+        .createIndex('users_app_created')
+        .on('users')
+        .columns(['app_id', 'created_at', 'id'])
+        .execute()
+    },
+  },
 }
 
 /** The set itself, in name order; exported so tests can stop part way. */

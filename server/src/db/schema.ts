@@ -179,6 +179,28 @@ export interface SiweNoncesTable {
   created_at: Time
 }
 
+/** A server secret of an app (server/src/admin): only its SHA-256 is kept. */
+export interface AppSecretsTable {
+  id: string
+  app_id: string
+  hash: string
+  created_at: Time
+  last_used_at: Time | null
+  revoked_at: Time | null
+}
+
+/** One call of the user API; `target` is a MAC of the user or identifier, never the value. */
+export interface AdminAuditTable {
+  id: Generated<number>
+  app_id: string
+  secret_id: string
+  action: string
+  target: string | null
+  status: number
+  ip: string
+  created_at: Time
+}
+
 export interface Database {
   apps: AppsTable
   users: UsersTable
@@ -193,6 +215,8 @@ export interface Database {
   oauth_states: OAuthStatesTable
   wallets: WalletsTable
   siwe_nonces: SiweNoncesTable
+  app_secrets: AppSecretsTable
+  admin_audit: AdminAuditTable
 }
 
 export type Db = Kysely<Database>

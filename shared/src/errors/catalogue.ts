@@ -120,6 +120,19 @@ export const ERRORS = {
     message: 'This origin is not allowed for this app',
     retryable: false,
   },
+  // The user API (/api/v1/admin): an app's server secret, never sent from a browser.
+  invalid_app_secret: {
+    type: 'api_error',
+    status: 401,
+    message: 'Missing, revoked or invalid app secret',
+    retryable: false,
+  },
+  app_secret_from_browser: {
+    type: 'api_error',
+    status: 403,
+    message: 'App secrets are for servers: this request came from a browser and was refused',
+    retryable: false,
+  },
   too_many_requests: {
     type: 'api_error',
     status: 429,

@@ -1,0 +1,217 @@
+/**
+ * The user API, `/api/v1/admin/apps/{appId}/...`, for the app's backend with one of its server
+ * secrets as the bearer. Never from a browser: a request carrying `Origin`, `Referer` or fetch
+ * metadata is refused before the secret is even read, so a secret pasted into a page (or sent
+ * by a page's script) does nothing. Rate limited per client address and per app; every call
+ * that presented a valid secret is audited (admin_audit).
+ */
+import { LatchError, validateEmail, validatePhone } from '@latch/shared'
+import { type Context, Hono, type MiddlewareHandler } from 'hono'
+import { z } from 'zod'
+import type { AppRecord } from '../apps/service.ts'
+import { findApp } from '../apps/service.ts'
+import type { Deps } from '../context.ts'
+import { clientIp, parse, readBody } from '../http.ts'
+import { hit, type Limit } from '../ratelimit.ts'
+import { verifyAppSecret } from './secrets.ts'
+import {
+  deleteUser,
+  exportUsers,
+  importUsers,
+  isLoginMethod,
+  listUsers,
+  SOCIAL_PROVIDERS,
+  userByAccount,
+  userById,
+} from './users.ts'
+
+/** Calls per app: generous for a backend, a ceiling for a leaked secret's owner. */
+export const ADMIN_APP_LIMIT: Limit = { max: 600, windowMs: 60_000 }
+/** Calls per client address, counted before the secret is checked: guessing costs a budget. */
+export const ADMIN_IP_LIMIT: Limit = { max: 600, windowMs: 60_000 }
+export const MAX_IMPORT_BATCH = 100
+
+/** Headers only a browser sends (fetch metadata, Origin, Referer). */
+const BROWSER_HEADERS = ['origin', 'referer', 'sec-fetch-site', 'sec-fetch-mode', 'sec-fetch-dest']
+
+type AdminEnv = {
+  Variables: {
+    app: AppRecord
+    secretId: string
+    /** What the call acted on, MACed for the audit (set by the handler). */
+    auditTarget: string | null
+  }
+}
+
+/** The action an audited call is recorded under: its method and route pattern. */
+function actionOf(c: Context<AdminEnv>): string {
+  const path = c.req.routePath.replace(/^.*\/apps\/:appId/, '')
+  return `${c.req.method} ${path || '/'}`
+}
+
+function authenticate(deps: Deps): MiddlewareHandler<AdminEnv> {
+  return async (c, next) => {
+    if (BROWSER_HEADERS.some((h) => c.req.header(h) !== undefined)) {
+      throw LatchError.of('app_secret_from_browser')
+    }
+    const ip = clientIp(c, deps.config.trustProxy)
+    await hit(deps.db, deps.clock, `admin:ip:${ip}`, ADMIN_IP_LIMIT)
+    const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
+    const appId = c.req.param('appId') ?? ''
+    const app = presented ? await findApp(deps, appId) : undefined
+    if (!presented || !app) throw LatchError.of('invalid_app_secret')
+    const secretId = await verifyAppSecret(deps, app.id, presented)
+    c.set('app', app)
+    c.set('secretId', secretId)
+    c.set('auditTarget', null)
+    let status = 500
+    try {
+      await hit(deps.db, deps.clock, `admin:app:${app.id}`, ADMIN_APP_LIMIT)
+      await next()
+      status = c.res.status
+    } catch (e) {
+      status = e instanceof LatchError ? (e.status ?? 400) : 500
+      throw e
+    } finally {
+      await deps.db
+        .insertInto('admin_audit')
+        .values({
+          app_id: app.id,
+          secret_id: secretId,
+          action: actionOf(c),
+          target: c.get('auditTarget'),
+          status,
+          ip,
+          created_at: deps.clock.now(),
+        })
+        .execute()
+    }
+  }
+}
+
+const listQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    cursor: z.string().min(1).max(512).optional(),
+    created_since: z.iso.datetime({ offset: true }).optional(),
+    has_wallet: z.enum(['true', 'false']).optional(),
+    login_method: z.string().refine(isLoginMethod, 'is not a login method').optional(),
+  })
+  .strict()
+
+const importBody = z
+  .object({
+    users: z
+      .array(
+        z.union([
+          z.object({ email: z.string().max(320) }).strict(),
+          z.object({ phone: z.string().max(64) }).strict(),
+        ]),
+      )
+      .min(1)
+      .max(MAX_IMPORT_BATCH),
+  })
+  .strict()
+
+const WALLET_ADDRESS = /^0x[0-9a-fA-F]{40}$/
+
+function query<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
+  return parse(schema, c.req.query(), 'Query')
+}
+
+export function adminRoutes(deps: Deps): Hono<AdminEnv> {
+  const routes = new Hono<AdminEnv>().basePath('/apps/:appId')
+  routes.use('*', authenticate(deps))
+  /** The audit's target: a MAC of what the call named, so the audit keeps no personal data. */
+  const target = (c: Context<AdminEnv>, kind: string, value: string) =>
+    c.set('auditTarget', `${kind}:${deps.secrets.mac('admin-audit-target', value)}`)
+
+  routes.get('/users', async (c) => {
+    const q = query(c, listQuery)
+    const page = await listUsers(deps.db, c.get('app').id, {
+      limit: q.limit,
+      cursor: q.cursor,
+      filter: {
+        createdSince: q.created_since ? new Date(q.created_since) : undefined,
+        hasWallet: q.has_wallet === undefined ? undefined : q.has_wallet === 'true',
+        loginMethod:
+          q.login_method !== undefined && isLoginMethod(q.login_method)
+            ? q.login_method
+            : undefined,
+      },
+    })
+    return c.json({ users: page.users, next_cursor: page.nextCursor })
+  })
+
+  routes.get('/users/export', (c) => {
+    c.header('content-type', 'application/x-ndjson; charset=utf-8')
+    c.header('cache-control', 'no-store')
+    return c.body(exportUsers(deps.db, c.get('app').id))
+  })
+
+  routes.get('/users/by-email', async (c) => {
+    const { email } = query(c, z.object({ email: z.string().min(1).max(320) }).strict())
+    target(c, 'email', email.trim().toLowerCase())
+    return c.json(await userByAccount(deps.db, c.get('app').id, 'email', email))
+  })
+
+  routes.get('/users/by-phone', async (c) => {
+    const { phone } = query(c, z.object({ phone: z.string().min(1).max(64) }).strict())
+    const number = validatePhone(phone)
+    if (!number.ok) throw number.error
+    target(c, 'phone', number.value)
+    return c.json(await userByAccount(deps.db, c.get('app').id, 'phone', number.value))
+  })
+
+  routes.get('/users/by-wallet', async (c) => {
+    const { address } = query(
+      c,
+      z
+        .object({ address: z.string().regex(WALLET_ADDRESS, 'must be a 0x-prefixed address') })
+        .strict(),
+    )
+    target(c, 'wallet', address.toLowerCase())
+    return c.json(await userByAccount(deps.db, c.get('app').id, 'wallet', address))
+  })
+
+  routes.get('/users/by-social', async (c) => {
+    const { provider, subject } = query(
+      c,
+      z
+        .object({ provider: z.enum(SOCIAL_PROVIDERS), subject: z.string().min(1).max(256) })
+        .strict(),
+    )
+    target(c, provider, subject)
+    return c.json(await userByAccount(deps.db, c.get('app').id, `${provider}_oauth`, subject))
+  })
+
+  routes.post('/users/import', async (c) => {
+    const body = await readBody(c, importBody)
+    const entries = body.users.map((entry, i) => {
+      const checked = 'email' in entry ? validateEmail(entry.email) : validatePhone(entry.phone)
+      if (!checked.ok) {
+        throw LatchError.of('invalid_data', {
+          message: `users.${i}: ${checked.error.message}`,
+        })
+      }
+      return 'email' in entry ? { email: checked.value } : { phone: checked.value }
+    })
+    c.set('auditTarget', `count:${entries.length}`)
+    const results = await importUsers(deps.db, c.get('app').id, entries, deps.clock.now())
+    return c.json({ results })
+  })
+
+  routes.get('/users/:userId', async (c) => {
+    const userId = c.req.param('userId')
+    target(c, 'user', userId)
+    return c.json(await userById(deps.db, c.get('app').id, userId))
+  })
+
+  routes.delete('/users/:userId', async (c) => {
+    const userId = c.req.param('userId')
+    target(c, 'user', userId)
+    return c.json({ deleted: await deleteUser(deps.db, c.get('app').id, userId) })
+  })
+
+  return routes
+}
