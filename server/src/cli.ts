@@ -26,6 +26,7 @@ import { openServices } from './index.ts'
 import { applyOAuthFlags, OAUTH_FLAGS_HELP, type OAuthFlag, splitOAuthFlags } from './oauth/cli.ts'
 import { migrationState, runMigrations } from './ops/migrations.ts'
 import { type RunningLatch, type ServeMode, serveLatch, shutdownTimeoutMs } from './ops/serve.ts'
+import { webhookCommand } from './webhooks/cli.ts'
 
 export const USAGE = `Latch server
 
@@ -263,6 +264,7 @@ export interface CliIo {
 
 /** Runs one command; resolves with the exit code (serve resolves when the server stops). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'apps' && argv[1] === 'webhook') return webhookCommand(argv.slice(2), io)
   let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>
   let oauthFlags: OAuthFlag[] = []
   try {

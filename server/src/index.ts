@@ -33,6 +33,7 @@ import { closeGracefully } from './ops/shutdown.ts'
 import { createPriceSource } from './price/source.ts'
 import { startSweeper } from './sweep.ts'
 import { upgradeWalletRecords } from './wallets/service.ts'
+import { startWebhookWorker } from './webhooks/worker.ts'
 
 export { createApi } from './api.ts'
 export type { AppInput, AppRecord } from './apps/service.ts'
@@ -183,9 +184,15 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const host = opts.host ?? deps.config.host
   const port = opts.port ?? deps.config.port
   const api = createApi(deps)
-  const stopSweeper = startSweeper(deps.db, deps.clock, deps.log, {
+  const stopSweeping = startSweeper(deps.db, deps.clock, deps.log, {
     analyticsRetentionDays: deps.config.analyticsRetentionDays,
   })
+  // Every API process delivers webhooks; the sweeper's stop stops that loop too.
+  const stopWebhooks = startWebhookWorker(deps)
+  const stopSweeper = () => {
+    stopSweeping()
+    void stopWebhooks()
+  }
   let server: Awaited<ReturnType<typeof listen>>
   try {
     server = await listen(withProbes(api.fetch, ready), port, host, deps.log)

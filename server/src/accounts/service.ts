@@ -11,6 +11,7 @@ import {
 } from '@latch/shared'
 import { randomId } from '../crypto.ts'
 import { type Db, json } from '../db/index.ts'
+import { enqueueEvent, eventCte } from '../webhooks/events.ts'
 
 /**
  * A linked account before it is stored (verifiedAt is set from `now`), of any type or of the
@@ -197,14 +198,15 @@ export async function authenticateWithAccount(
         return { user: await loadUser(db, appId, existing.user_id), isNewUser: false }
       }
       const userId = `did:latch:${randomId()}`
+      const user = buildUser(userId, now.toISOString(), [stored(account, now)])
       await db
         .with('user', (w) =>
           w.insertInto('users').values({ id: userId, app_id: appId, created_at: now }),
         )
+        .with('webhook_event', () => eventCte({ appId, type: 'user.created', data: { user }, now }))
         .insertInto('linked_accounts')
         .values(accountRow(appId, userId, account, now))
         .execute()
-      const user = buildUser(userId, now.toISOString(), [stored(account, now)])
       return { user, isNewUser: true }
     } catch (e) {
       if (!isUniqueViolation(e) || attempt >= 2) throw e
@@ -271,7 +273,19 @@ async function link(
         }
         await insertAccount(trx, appId, userId, account, now)
       }
-      return loadUser(trx, appId, userId)
+      const user = await loadUser(trx, appId, userId)
+      if (!existing) {
+        const data = inAppWallet
+          ? { user, wallet: stored(account, now) }
+          : { user, account: stored(account, now) }
+        await enqueueEvent(trx, {
+          appId,
+          type: inAppWallet ? 'wallet.created' : 'user.linked_account',
+          data,
+          now,
+        })
+      }
+      return user
     })
   } catch (e) {
     if (isUniqueViolation(e)) throw LatchError.of('linked_to_another_user')
@@ -288,6 +302,7 @@ export async function unlinkAccount(
   appId: string,
   userId: string,
   target: { type: LinkedAccount['type']; identifier: string },
+  now: Date = new Date(),
 ): Promise<User> {
   return db.transaction().execute(async (trx) => {
     await lockUser(trx, appId, userId)
@@ -308,7 +323,9 @@ export async function unlinkAccount(
     )
     if (others.length === 0) throw LatchError.of('last_account_unlink_forbidden')
     await trx.deleteFrom('linked_accounts').where('id', '=', row.id).execute()
-    return loadUser(trx, appId, userId)
+    const user = await loadUser(trx, appId, userId)
+    await enqueueEvent(trx, { appId, type: 'user.unlinked_account', data: { user, account }, now })
+    return user
   })
 }
 

@@ -341,6 +341,87 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0012_webhooks': {
+    async up(db: Kysely<unknown>) {
+      // Signed webhooks (server/src/webhooks): an app's endpoints with their signing secrets
+      // sealed under the server secret, the outbox (one delivery row per event and endpoint,
+      // written in the transaction of the change it reports, leased by one process at a time)
+      // and the log of every attempt.
+      await db.schema
+        .createTable('webhook_endpoints')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('secret_sealed', 'text', (c) => c.notNull())
+        .addColumn('events', 'jsonb', (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('disabled_at', time)
+        .addColumn('disabled_reason', 'text')
+        .execute()
+      await db.schema
+        .createIndex('webhook_endpoints_app')
+        .on('webhook_endpoints')
+        .column('app_id')
+        .execute()
+      await db.schema
+        .createTable('webhook_deliveries')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('event_id', 'text', (c) => c.notNull())
+        .addColumn('endpoint_id', 'text', (c) =>
+          c.notNull().references('webhook_endpoints.id').onDelete('cascade'),
+        )
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'text', (c) => c.notNull())
+        // The exact body that is signed and sent, every time.
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_attempt_at', time, (c) => c.notNull())
+        // Retries stop after this (24 hours from the event, or from a replay).
+        .addColumn('retry_until', time, (c) => c.notNull())
+        .addColumn('lease_owner', 'text')
+        .addColumn('lease_until', time)
+        .addColumn('last_status', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('finished_at', time)
+        .addUniqueConstraint('webhook_deliveries_event_endpoint', ['event_id', 'endpoint_id'])
+        .execute()
+      await sql`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)
+        WHERE status = 'pending'`.execute(db)
+      await db.schema
+        .createIndex('webhook_deliveries_app')
+        .on('webhook_deliveries')
+        .columns(['app_id', 'created_at'])
+        .execute()
+      await db.schema
+        .createIndex('webhook_deliveries_endpoint')
+        .on('webhook_deliveries')
+        .column('endpoint_id')
+        .execute()
+      await db.schema
+        .createIndex('webhook_deliveries_finished')
+        .on('webhook_deliveries')
+        .column('finished_at')
+        .execute()
+      await db.schema
+        .createTable('webhook_attempts')
+        .addColumn('id', 'bigserial', (c) => c.primaryKey())
+        .addColumn('delivery_id', 'text', (c) =>
+          c.notNull().references('webhook_deliveries.id').onDelete('cascade'),
+        )
+        .addColumn('attempted_at', time, (c) => c.notNull())
+        .addColumn('duration_ms', 'integer', (c) => c.notNull())
+        .addColumn('status_code', 'integer')
+        .addColumn('error', 'text')
+        .execute()
+      await db.schema
+        .createIndex('webhook_attempts_delivery')
+        .on('webhook_attempts')
+        .column('delivery_id')
+        .execute()
+    },
+  },
   '0011_app_secrets_admin': {
     async up(db: Kysely<unknown>) {
       // Server secrets of an app (server/src/admin): the SHA-256 of each, several live for

@@ -201,6 +201,51 @@ export interface AdminAuditTable {
   created_at: Time
 }
 
+/** An app's webhook endpoint (server/src/webhooks); its signing secret sealed under the server secret. */
+export interface WebhookEndpointsTable {
+  id: string
+  app_id: string
+  url: string
+  secret_sealed: string
+  /** Event types sent to it, or ["*"] for all. */
+  events: Json<string[]>
+  created_at: Time
+  disabled_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>
+}
+
+/** One event for one endpoint: the outbox row, leased by the process delivering it. */
+export interface WebhookDeliveriesTable {
+  id: string
+  event_id: string
+  endpoint_id: string
+  app_id: string
+  event_type: string
+  payload: string
+  /** 'pending', 'delivered' or 'failed'. */
+  status: string
+  attempts: ColumnType<number, number | undefined, number>
+  next_attempt_at: Time
+  /** Retries stop after this: 24 hours from the event, or from a replay. */
+  retry_until: Time
+  lease_owner: string | null
+  lease_until: Time | null
+  last_status: number | null
+  last_error: string | null
+  created_at: Time
+  finished_at: Time | null
+}
+
+/** The delivery log: one row per attempt. */
+export interface WebhookAttemptsTable {
+  id: Generated<string>
+  delivery_id: string
+  attempted_at: Time
+  duration_ms: number
+  status_code: number | null
+  error: string | null
+}
+
 export interface Database {
   apps: AppsTable
   users: UsersTable
@@ -217,6 +262,9 @@ export interface Database {
   siwe_nonces: SiweNoncesTable
   app_secrets: AppSecretsTable
   admin_audit: AdminAuditTable
+  webhook_endpoints: WebhookEndpointsTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_attempts: WebhookAttemptsTable
 }
 
 export type Db = Kysely<Database>

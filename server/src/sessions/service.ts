@@ -20,6 +20,7 @@ import { DEFAULT_FORK_TOKEN_TTL_S } from '../config.ts'
 import type { Deps } from '../context.ts'
 import { hashToken, randomId, randomToken } from '../crypto.ts'
 import type { Database, Db } from '../db/index.ts'
+import { eventCte, type WebhookEvent } from '../webhooks/events.ts'
 
 export const REFRESH_GRACE_MS = 10_000
 /**
@@ -62,24 +63,30 @@ export async function createSession(
   appId: string,
   userId: string,
   family: Family | null = null,
+  /** A webhook event written by the same statement (a sign-in's user.authenticated). */
+  event?: WebhookEvent,
 ): Promise<StartedSession> {
   const now = deps.clock.now()
   const sessionId = randomId(24)
   const refreshToken = randomToken()
   const expiresAt = family?.expiresAt ?? new Date(now.getTime() + SESSION_LIFETIME_MS)
-  // One statement: the session and its first token arrive together or not at all.
-  await deps.db
-    .with('session', (db) =>
-      db.insertInto('sessions').values({
-        id: sessionId,
-        app_id: appId,
-        user_id: userId,
-        parent_id: family?.parentId ?? null,
-        family_id: family?.familyId ?? sessionId,
-        created_at: now,
-        expires_at: expiresAt,
-      }),
-    )
+  // One statement: the session and its first token (and its event) arrive together or not at all.
+  const withSession = deps.db.with('session', (db) =>
+    db.insertInto('sessions').values({
+      id: sessionId,
+      app_id: appId,
+      user_id: userId,
+      parent_id: family?.parentId ?? null,
+      family_id: family?.familyId ?? sessionId,
+      created_at: now,
+      expires_at: expiresAt,
+    }),
+  )
+  // The event's CTE adds no table the insert below reads: the same builder type serves.
+  const statement = event
+    ? (withSession.with('webhook_event', () => eventCte(event)) as unknown as typeof withSession)
+    : withSession
+  await statement
     .insertInto('refresh_tokens')
     .values({ hash: hashToken(refreshToken), session_id: sessionId, created_at: now })
     .execute()
@@ -102,7 +109,13 @@ export async function signIn(
     account,
     deps.clock.now(),
   )
-  const session = await createSession(deps, appId, user.id)
+  const now = deps.clock.now()
+  const session = await createSession(deps, appId, user.id, null, {
+    appId,
+    type: 'user.authenticated',
+    data: { user, method: account.type, isNewUser },
+    now,
+  })
   return {
     response: {
       user,

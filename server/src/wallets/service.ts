@@ -28,6 +28,7 @@ import { linkInAppWallet, normalizeIdentifier } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
 import { randomId, sameDigest, sameSecret } from '../crypto.ts'
 import type { Database, WalletsTable } from '../db/schema.ts'
+import { enqueueEvent } from '../webhooks/events.ts'
 import { walletHandedOver } from './fork-confirm.ts'
 
 /** Failed passcode evaluations before recovery locks. */
@@ -461,6 +462,8 @@ export async function recoverLatch(
   if (!(await walletHandedOver(deps.db, sessionId))) {
     throw LatchError.of('fork_wallet_not_confirmed')
   }
+  const data = { userId, address: row.address, recoveryMethod: 'latch' }
+  await enqueueEvent(deps.db, { appId, type: 'wallet.recovered', data, now: deps.clock.now() })
   return {
     authShare: authShareOf(deps, row),
     recovery: { ciphertext: recovery.ciphertext, key: recovery.key },
@@ -565,6 +568,20 @@ export async function verifyPasscode(
       .set(withMac(deps, row.id, match ? NO_ATTEMPTS : { ...row, evaluated_at: null }))
       .where('id', '=', row.id)
       .execute()
+    await enqueueEvent(trx, {
+      appId,
+      type: match ? 'wallet.recovered' : 'wallet.recovery_failed',
+      data: match
+        ? { userId, address: row.address, recoveryMethod: 'user-passcode' }
+        : {
+            userId,
+            address: row.address,
+            recoveryMethod: 'user-passcode',
+            failedAttempts: row.failed_attempts,
+            lockedUntil: row.locked_until?.toISOString() ?? null,
+          },
+      now,
+    })
     return { match, row, recovery }
   })
   const { match, row, recovery } = outcome
