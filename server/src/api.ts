@@ -27,6 +27,7 @@ import { chainRoutes } from './chains/routes.ts'
 import type { Deps } from './context.ts'
 import { type HonoEnv, isPublicAppPath, requireApp } from './http.ts'
 import { oauthRoutes } from './oauth/routes.ts'
+import { logFailure, observeRequests } from './ops/requests.ts'
 import { passwordlessRoutes } from './passwordless/routes.ts'
 import { priceRoutes } from './price/routes.ts'
 import { sessionRoutes } from './sessions/routes.ts'
@@ -75,9 +76,7 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   api.onError((e, c) => {
     const err = toError(e)
     const status = statusOf(err)
-    if (status >= 500 && !isLatchError(e)) {
-      deps.log(`[latch] ${c.req.method} ${c.req.path} failed: ${(e as Error)?.stack ?? String(e)}`)
-    }
+    if (status >= 500 && !isLatchError(e)) logFailure(deps, c, e)
     const wait = retryAfterHeader(err)
     if (wait !== undefined) c.header('retry-after', wait)
     return c.json(toApiErrorBody(err), status)
@@ -91,6 +90,8 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
     ),
   )
 
+  // First: every request gets its id, its log line and its count, refusals included.
+  api.use('*', observeRequests(deps))
   const modalOrigin = deps.config.modalOrigin
   api.use(
     '*',

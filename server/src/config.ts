@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import { CHAINS, isSupportedChainId, OAUTH_PROVIDERS, validateOrigin } from '@latch/shared'
 import { endpointsFromEnv, type ServerEndpointOverrides } from './oauth/providers.ts'
+import { LOG_FORMATS, type LogFormat } from './ops/log.ts'
 import { parseTrustProxy, type TrustProxy } from './ratelimit.ts'
 
 export type Env = Record<string, string | undefined>
@@ -49,6 +50,10 @@ export interface Config {
   oauthEndpoints: ServerEndpointOverrides
   /** PostgreSQL only (PGlite is one connection in process). */
   postgres: PostgresSettings
+  /** LATCH_LOG_FORMAT: human lines (`text`, the default) or one JSON object a line (`json`). */
+  logFormat: LogFormat
+  /** LATCH_METRICS=1: GET /metrics on the API for the bearer of `token`; null when off. */
+  metrics: { token: string } | null
   production: boolean
 }
 
@@ -94,6 +99,8 @@ export const DEFAULT_ACCESS_TOKEN_TTL_S = 15 * 60
  */
 export const DEFAULT_FORK_TOKEN_TTL_S = 2 * 60
 const MIN_SECRET_LENGTH = 32
+/** Long enough that guessing it over HTTP is hopeless (`openssl rand -hex 24` makes 48). */
+export const MIN_METRICS_TOKEN_LENGTH = 32
 
 function nonEmpty(value: string | undefined): string | null {
   const v = value?.trim()
@@ -340,8 +347,35 @@ export function loadConfig(env: Env = process.env): Config {
         24 * 60 * 60 * 1000,
       ),
     },
+    logFormat: logFormat(env),
+    metrics: metrics(env),
     production,
   }
+}
+
+function logFormat(env: Env): LogFormat {
+  const raw = nonEmpty(env.LATCH_LOG_FORMAT)?.toLowerCase() ?? 'text'
+  const format = LOG_FORMATS.find((f) => f === raw)
+  if (!format) {
+    throw new ConfigError(
+      `LATCH_LOG_FORMAT must be ${LOG_FORMATS.join(' or ')}, got '${env.LATCH_LOG_FORMAT}'`,
+    )
+  }
+  return format
+}
+
+/** The metrics are off unless asked for, and never served without a token to guard them. */
+function metrics(env: Env): Config['metrics'] {
+  const raw = nonEmpty(env.LATCH_METRICS)
+  if (raw === null || raw === '0') return null
+  if (raw !== '1') throw new ConfigError(`LATCH_METRICS must be 1 or 0, got '${raw}'`)
+  const token = nonEmpty(env.LATCH_METRICS_TOKEN)
+  if (token === null || token.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw new ConfigError(
+      `LATCH_METRICS=1 needs LATCH_METRICS_TOKEN, at least ${MIN_METRICS_TOKEN_LENGTH} characters (e.g. openssl rand -hex 24): /metrics answers only to Authorization: Bearer <token>`,
+    )
+  }
+  return { token }
 }
 
 function oauthEndpoints(env: Env): ServerEndpointOverrides {

@@ -63,6 +63,14 @@ export function createDelivery(
   return {
     async sendEmailCode(to, code, appName) {
       if (!transport) {
+        // loadConfig refuses production without SMTP_URL; this holds should anything else
+        // build a delivery: a code in a production log is a sign-in for whoever reads it.
+        if (config.production) {
+          throw LatchError.of('method_not_available', {
+            status: 503,
+            message: 'E-mail delivery is not configured',
+          })
+        }
         log(`[latch] e-mail code for ${to}: ${code}`)
         return
       }

@@ -28,6 +28,8 @@ import { createDelivery } from './delivery.ts'
 import { createKeyStore } from './keys.ts'
 import { listen } from './listen.ts'
 import { databaseReadiness, type ReadinessCheck, withProbes } from './ops/health.ts'
+import { createLogger, secretValues } from './ops/log.ts'
+import { createMetrics, withMetrics } from './ops/metrics.ts'
 import { migrationState } from './ops/migrations.ts'
 import { closeGracefully } from './ops/shutdown.ts'
 import { createPriceSource } from './price/source.ts'
@@ -92,13 +94,32 @@ function checkAllowedOrigins(config: Config, origins: readonly string[] | undefi
   if (bad !== undefined) throw new ConfigError(insecureOriginMessage('the allowed origin', bad))
 }
 
+/** SMTP_URL's password as written (percent-encoded) and as sent. */
+function smtpPassword(smtpUrl: string | null): string[] {
+  if (!smtpUrl || !URL.canParse(smtpUrl)) return []
+  const written = new URL(smtpUrl).password
+  try {
+    return [written, decodeURIComponent(written)]
+  } catch {
+    return [written]
+  }
+}
+
 /** Everything but the listener: database, keys, delivery. The CLI uses it for `apps`. */
 export async function openServices(
   opts: { env?: Env; log?: Log; clock?: Clock; migrate?: boolean } = {},
 ): Promise<Services> {
   const env: Env = { ...process.env, ...opts.env }
-  const log = opts.log ?? defaultLog
   const config = loadConfig(env)
+  const logger = createLogger(opts.log ?? defaultLog, config.logFormat, {
+    secrets: secretValues([
+      config.secret,
+      ...smtpPassword(config.smtpUrl),
+      config.twilio?.authToken,
+      config.metrics?.token,
+    ]),
+  })
+  const log = logger.line
   const database = await openDatabase(config, { migrate: opts.migrate ?? true })
   if (opts.migrate === false) {
     const { pending } = await migrationState(database.db as Kysely<unknown>).catch(
@@ -133,6 +154,10 @@ export async function openServices(
     secrets,
     delivery,
     price: createPriceSource(config.priceUrl, clock),
+    logger,
+    metrics: config.metrics
+      ? createMetrics(database.poolStats ? { pool: database.poolStats } : {})
+      : null,
   }
   const admin: Admin = {
     createApp: async (input) => {
@@ -195,7 +220,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   }
   let server: Awaited<ReturnType<typeof listen>>
   try {
-    server = await listen(withProbes(api.fetch, ready), port, host, deps.log)
+    const metrics = deps.metrics
+    const token = deps.config.metrics?.token
+    const fetch = metrics && token ? withMetrics(api.fetch, metrics, token) : api.fetch
+    server = await listen(withProbes(fetch, ready), port, host, deps.log)
   } catch (e) {
     stopSweeper()
     await services.close()

@@ -202,6 +202,16 @@ function isTrusted(list: BlockList, address: string): boolean {
 }
 
 /**
+ * Whether the connection comes from a proxy LATCH_TRUST_PROXY trusts (with a number of hops,
+ * the peer is that proxy by configuration): what such a proxy adds to a request is believed.
+ */
+export function peerIsTrusted(socket: string, trust: TrustProxy): boolean {
+  if (trust.kind === 'none') return false
+  if (trust.kind === 'hops') return trust.hops > 0
+  return isTrusted(trustedList(trust.addresses), bareAddress(socket))
+}
+
+/**
  * The client's address: the socket's peer, or, behind trusted proxies, the address the
  * outermost trusted proxy saw. Only entries appended by trusted proxies are believed: the
  * client writes whatever it likes to the left of them. With `hops`, the entry `hops` places

@@ -17,6 +17,8 @@ export interface OpenDatabase {
   db: Db
   kind: 'pglite' | 'postgres'
   close(): Promise<void>
+  /** PostgreSQL: the request pool's connections now (the metrics read them). */
+  poolStats?: () => { total: number; idle: number; waiting: number }
 }
 
 export interface OpenOptions {
@@ -36,6 +38,7 @@ export async function openDatabase(
   const runMigrations = options.migrate ?? true
   if (url && !url.startsWith('memory:')) {
     const settings = config.postgres
+    let lastPool: pg.Pool | undefined
     const poolFor = (max: number, statementTimeoutMs: number) => {
       const pool = new pg.Pool({
         connectionString: url,
@@ -47,6 +50,7 @@ export async function openDatabase(
       })
       // An idle client's network error must not take the process down.
       pool.on('error', () => {})
+      lastPool = pool
       return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
     }
     const where = new URL(url).host
@@ -81,7 +85,11 @@ export async function openDatabase(
         )
       }
     }
-    return { db, kind: 'postgres', close: () => db.destroy() }
+    const pool = lastPool
+    const poolStats = pool
+      ? () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount })
+      : undefined
+    return { db, kind: 'postgres', close: () => db.destroy(), ...(poolStats ? { poolStats } : {}) }
   }
 
   let release = (): void => {}

@@ -30,10 +30,18 @@ function header(raw: string, name: string): string {
   return line ? line.slice(name.length + 1).trim() : ''
 }
 
-export async function startSmtpCatcher(): Promise<SmtpCatcher> {
+/** `password`: the server also takes AUTH, and accepts any user with that password only. */
+export async function startSmtpCatcher(options: { password?: string } = {}): Promise<SmtpCatcher> {
   const inbox = new Inbox<MailMessage>()
+  const { password } = options
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: password === undefined,
+    ...(password !== undefined && {
+      onAuth(auth, _session, callback) {
+        if (auth.password === password) callback(null, { user: auth.username })
+        else callback(new Error('Invalid username or password'))
+      },
+    }),
     disabledCommands: ['STARTTLS'],
     size: MAX_MESSAGE_BYTES,
     logger: false,
