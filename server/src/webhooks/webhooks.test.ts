@@ -93,13 +93,9 @@ describeBackends('webhooks', (get) => {
       .executeTakeFirstOrThrow()
     expect(stored.secret_sealed).not.toContain(endpoint.secret.slice(6, 20))
 
-    const auth = await s.emailLogin(app.id, email())
-    const again = await s.emailLogin(
-      app.id,
-      auth.user.linkedAccounts[0]?.type === 'email'
-        ? (auth.user.linkedAccounts[0] as { address: string }).address
-        : '',
-    )
+    const address0 = email()
+    const auth = await s.emailLogin(app.id, address0)
+    const again = await s.emailLogin(app.id, address0)
     await linkAccount(s.deps.db, app.id, auth.user.id, { type: 'phone', number: '+14155550123' })
     await unlinkAccount(s.deps.db, app.id, auth.user.id, {
       type: 'phone',
@@ -330,6 +326,31 @@ describeBackends('webhooks', (get) => {
     // Nothing more is written for it.
     await s.emailLogin(app.id, email())
     expect(await rows(s, app.id)).toHaveLength(2)
+  })
+
+  test('security: in production mode an endpoint whose name resolves to 127.0.0.1 is refused at send time, and the refusal logged', async () => {
+    const { s, app, hook } = await setup()
+    const production = { ...s.deps, config: { ...s.deps.config, production: true } }
+    const port = new URL(hook.url).port
+    // A name passes when it is added (it is checked once resolved, at every send).
+    const named = await addEndpoint(production, app.id, {
+      url: `https://hooks.example.test:${port}/hook`,
+      events: 'user.created',
+    })
+    const worker = createWebhookWorker(production, {
+      resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+    })
+    await s.emailLogin(app.id, email())
+    await worker.runOnce()
+    const refused = (await rows(s, app.id)).filter((d) => d.endpoint_id === named.id)
+    expect(refused).toHaveLength(1)
+    expect(refused[0]).toMatchObject({
+      status: 'pending',
+      last_status: null,
+      last_error: 'hooks.example.test resolves to 127.0.0.1, which is not a public address',
+    })
+    // Only the plain-http loopback endpoint of setup() was reached, and only outside production.
+    expect(hook.received.every((r) => r.headers.host === `127.0.0.1:${port}`)).toBe(true)
   })
 
   test('refusal: endpoint URLs: https only (plain http to loopback outside production), no credentials; production refuses private literals', () => {
