@@ -14,7 +14,11 @@ import {
   hostAppConfigSchema,
   pendingOAuthFlowSchema,
   remoteMethods,
+  WALLET_EXPORT_ROUTE,
+  WALLET_FRAME_ROUTE,
   WALLET_MESSAGES,
+  walletExportPath,
+  walletFramePath,
 } from './protocol.ts'
 import { buildUser } from './user.ts'
 
@@ -154,4 +158,14 @@ test('behavior: the user convenience fields; the in-app wallet is the active one
   expect(user.wallet?.address).toBe(inApp.address)
   expect(user.github?.username).toBe('ada')
   expect(user.phone).toBeUndefined()
+})
+
+test('behavior: the wallet frame paths and the server routes are one spelling', () => {
+  const id = 'cl0000000000000000000000a'
+  expect(walletFramePath(id)).toBe(`/apps/${id}/embedded-wallets`)
+  expect(walletExportPath(id)).toBe(`/apps/${id}/embedded-wallets/export`)
+  expect(WALLET_FRAME_ROUTE.replace(':appId', id)).toBe(walletFramePath(id))
+  expect(WALLET_EXPORT_ROUTE.replace(':appId', id)).toBe(walletExportPath(id))
+  // Whatever the id, it stays one path segment.
+  expect(walletFramePath('a/../b?c')).toBe('/apps/a%2F..%2Fb%3Fc/embedded-wallets')
 })

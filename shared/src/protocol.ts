@@ -35,14 +35,33 @@ import type {
 export const APP_ID_HEADER = 'latch-app-id'
 export const CLIENT_HEADER = 'latch-client'
 
-/** Message names of the wallet frame (SPEC section 7), used as its penpal method names. */
+// The wallet frame's pages on the API origin (not under /api/v1). One spelling: the modal builds
+// the URLs with walletFramePath/walletExportPath, the server routes WALLET_FRAME_ROUTE and
+// WALLET_EXPORT_ROUTE over its `:appId` parameter.
+const framePath = (appSegment: string): string => `/apps/${appSegment}/embedded-wallets`
+
+/** The wallet frame's page of an app: `/apps/{appId}/embedded-wallets`. */
+export function walletFramePath(appId: string): string {
+  return framePath(encodeURIComponent(appId))
+}
+
+/** The key export page of an app: `/apps/{appId}/embedded-wallets/export`. */
+export function walletExportPath(appId: string): string {
+  return `${walletFramePath(appId)}/export`
+}
+
+/** walletFramePath and walletExportPath as route patterns over an `:appId` parameter. */
+export const WALLET_FRAME_ROUTE = framePath(':appId')
+export const WALLET_EXPORT_ROUTE = `${WALLET_FRAME_ROUTE}/export`
+
+/** Message names of the wallet frame, used as its penpal method names. */
 export const WALLET_MESSAGES = {
   ready: 'latch:iframe:ready',
   create: 'latch:wallet:create',
   connect: 'latch:wallet:connect',
   recover: 'latch:wallet:recover',
   rpc: 'latch:wallet:rpc',
-  /** Not SPEC's: the forking visitor's confirmation that a fork link hands over the wallet. */
+  /** Latch's own: the forking visitor's confirmation that a fork link hands over the wallet. */
   confirmFork: 'latch:wallet:confirm-fork',
 } as const
 

@@ -3,6 +3,7 @@ import {
   backgroundColorWarning,
   colorTone,
   EMAIL_AND_SMS_WARNING,
+  isAppId,
   isOAuthDenial,
   validateAppId,
   validateChainId,
@@ -180,6 +181,22 @@ test('behavior: app ids are exactly 25 characters', () => {
     'Cannot initialize the provider with an invalid app ID',
   )
   expect(validateAppId(undefined).ok).toBe(false)
+})
+
+test('behavior: an app id is 25 letters and digits, the one check every part uses', () => {
+  expect(isAppId('cl0000000000000000000000a')).toBe(true)
+  expect(isAppId('ABCDEFGHIJKLMNOPQRSTUVWXY')).toBe(true)
+  // 25 characters, but not all letters and digits: a path or a header could carry these.
+  for (const id of [
+    'cl000000000000000000000/a',
+    'cl0000000000000000000000-',
+    `${'a'.repeat(24)} `,
+  ]) {
+    expect(isAppId(id)).toBe(false)
+    expect(message(validateAppId(id))).toBe('Cannot initialize the provider with an invalid app ID')
+  }
+  expect(isAppId('a'.repeat(26))).toBe(false)
+  expect(isAppId(25)).toBe(false)
 })
 
 test('behavior: sign message', () => {

@@ -1,4 +1,7 @@
-/** SPEC section 5 as pure functions; every failure carries the spec's exact message. */
+/**
+ * The input rules as pure functions (docs/behaviour.md, "Input rules"); every failure carries
+ * its catalogued error, with the message the visitor reads.
+ */
 import { isSupportedChainId } from './chains.ts'
 import {
   APP_ID_LENGTH,
@@ -9,12 +12,10 @@ import {
 } from './constants.ts'
 import { LatchError } from './errors/latch-error.ts'
 import { isWeakPasscode } from './passcode.ts'
+import { fail, ok, type Result } from './result.ts'
 import type { HostAppConfig, Quantity, TransactionRequest } from './types.ts'
 
-export type Result<T> = { ok: true; value: T } | { ok: false; error: LatchError }
-
-const ok = <T>(value: T): Result<T> => ({ ok: true, value })
-const fail = <T>(error: LatchError): Result<T> => ({ ok: false, error })
+export type { Result } from './result.ts'
 
 // A pragmatic address check: one @, no spaces, a dotted domain with a 2+ letter top level.
 const EMAIL =
@@ -108,11 +109,20 @@ export function validateChainId(chainId: unknown): Result<number> {
   return isSupportedChainId(chainId) ? ok(chainId) : fail(LatchError.of('unsupported_chain'))
 }
 
+const APP_ID = new RegExp(`^[A-Za-z0-9]{${APP_ID_LENGTH}}$`)
+
+/**
+ * An app id as the server makes them: 25 letters and digits. The one check of an app id on its
+ * way (the host SDK's createLatch, the modal server, the API's app lookup), so no part admits
+ * what another refuses.
+ */
+export function isAppId(value: unknown): value is string {
+  return typeof value === 'string' && APP_ID.test(value)
+}
+
+/** isAppId, with the error the host page hears: 'invalid_app_id'. */
 export function validateAppId(appId: unknown): Result<string> {
-  if (typeof appId !== 'string' || appId.length !== APP_ID_LENGTH) {
-    return fail(LatchError.of('invalid_app_id'))
-  }
-  return ok(appId)
+  return isAppId(appId) ? ok(appId) : fail(LatchError.of('invalid_app_id'))
 }
 
 export function validateSignMessage(message: unknown): Result<string> {

@@ -2,6 +2,7 @@
 import {
   type AllowlistConfig,
   APP_ID_LENGTH,
+  isAppId,
   isSupportedChainId,
   LatchError,
   LOGIN_METHOD_FLAGS,
@@ -421,7 +422,7 @@ export async function findApp(
   deps: Pick<Deps, 'db' | 'secrets'>,
   id: string,
 ): Promise<AppRecord | undefined> {
-  if (id.length !== APP_ID_LENGTH) return undefined
+  if (!isAppId(id)) return undefined
   const cache = appCache(deps.db)
   const now = performance.now()
   const cached = cache.get(id)

@@ -11,7 +11,13 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { LatchError, toApiErrorBody, validateOrigin } from '@latch/shared'
+import {
+  LatchError,
+  toApiErrorBody,
+  validateOrigin,
+  WALLET_EXPORT_ROUTE,
+  WALLET_FRAME_ROUTE,
+} from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import { findApp } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -125,9 +131,9 @@ export function walletFrameRoutes(deps: Deps, options: { distDir?: string } = {}
     return c.html(html.replace(PLACEHOLDER, escapeAttribute(modalOrigin)))
   }
 
-  routes.get('/apps/:appId/embedded-wallets', (c) => page(c, 'index.html', walletFrameCsp))
+  routes.get(WALLET_FRAME_ROUTE, (c) => page(c, 'index.html', walletFrameCsp))
 
-  routes.get('/apps/:appId/embedded-wallets/export', (c) => {
+  routes.get(WALLET_EXPORT_ROUTE, (c) => {
     const error = exportQueryError(new URL(c.req.url).searchParams)
     if (error) {
       c.header('cache-control', 'no-store')
