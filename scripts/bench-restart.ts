@@ -1,12 +1,13 @@
 /**
  * `npm run bench -- restart [seconds] [clients]`: the reliability scenario at a heavier load
- * than its test (server/src/reliability/scenario.ts): two API processes on one PostgreSQL, e-mail
+ * than its test (server/src/testing/restart-scenario.ts): two API processes on one PostgreSQL, e-mail
  * sign-ins and refreshes from many clients, one process killed with SIGKILL a third of the way
  * in and restarted. Prints the figures and the request rate; fails when a figure breaks the
  * reliability promises (a 5xx, a lost session, a token accepted into two children).
  */
-import { describeFigures, runRestartScenario } from '../server/src/reliability/scenario.ts'
+
 import { startPostgres } from '../server/src/testing/index.ts'
+import { describeFigures, runRestartScenario } from '../server/src/testing/restart-scenario.ts'
 
 export default async function run(args: string[]): Promise<void> {
   const seconds = Number(args[0] ?? 30)

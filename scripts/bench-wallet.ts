@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { startWalletHarness } from '../wallet-frame/src/harness.ts'
+import { startWalletHarness } from '../wallet-frame/test/harness.ts'
 
 const MIN_RUNS = 20
 

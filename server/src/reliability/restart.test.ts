@@ -10,7 +10,7 @@ import {
   type RunningPostgres,
   startPostgres,
 } from '../testing/index.ts'
-import { describeFigures, runRestartScenario } from './scenario.ts'
+import { describeFigures, runRestartScenario } from '../testing/restart-scenario.ts'
 
 let pg: RunningPostgres | null = null
 afterAll(async () => {

@@ -21,6 +21,7 @@ import {
   isLatchError,
   LatchError,
   toApiErrorBody,
+  walletFramePath,
 } from '@latch/shared'
 import { Hono } from 'hono'
 import type { Browser, Frame, Page } from 'playwright-core'
@@ -200,7 +201,7 @@ export async function startWalletHarness(
   const appId = (await started.server.newApp({ allowedOrigins: [hostOrigin] })).id
 
   const modalUrl = (base: string, timeoutMs: number, app = appId, exportQuery?: string) => {
-    const frame = `${apiOrigin}/apps/${app}/embedded-wallets`
+    const frame = `${apiOrigin}${walletFramePath(app)}`
     const exporter =
       exportQuery === undefined
         ? ''
