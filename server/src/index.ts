@@ -37,6 +37,7 @@ import { startSweeper } from './sweep.ts'
 import { upgradeWalletRecords } from './wallets/service.ts'
 import { startWebhookWorker } from './webhooks/worker.ts'
 
+export { createAppSecret } from './admin/secrets.ts'
 export { createApi } from './api.ts'
 export type { AppInput, AppRecord } from './apps/service.ts'
 export type { Config } from './config.ts'

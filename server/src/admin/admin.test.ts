@@ -17,6 +17,7 @@ import {
   TEST_SECRET,
   type TestServer,
 } from '../testing/test-server.ts'
+import { addEndpoint } from '../webhooks/endpoints.ts'
 import { ADMIN_APP_LIMIT } from './routes.ts'
 import { createAppSecret, listAppSecrets, revokeAppSecret } from './secrets.ts'
 
@@ -79,9 +80,11 @@ describeBackends('user API', (get) => {
       { origin: 'http://localhost:5173' },
       { referer: 'http://localhost:5173/page' },
       { 'sec-fetch-site': 'cross-site' },
-      { 'sec-fetch-mode': 'cors' },
       { 'sec-fetch-dest': 'empty' },
+      { 'sec-fetch-user': '?1' },
     ]
+    // Node's fetch (undici) sends Sec-Fetch-Mode: cors and nothing else of these: admitted.
+    expect((await admin(path, { headers: { 'sec-fetch-mode': 'cors' } })).status).toBe(200)
     for (const headers of browserHeaders) {
       const r = await admin<ErrorBody>(path, { headers })
       expect([headers, r.status, r.body.error.code]).toEqual([
@@ -174,8 +177,11 @@ describeBackends('user API', (get) => {
   test('behavior: the list pages in a stable order with an opaque cursor and filters', async () => {
     const { s, appId, admin } = await setup()
     const ids: string[] = []
+    const created: string[] = []
     for (let i = 0; i < 5; i++) {
-      ids.push((await s.emailLogin(appId, email())).user.id)
+      const { user } = await s.emailLogin(appId, email())
+      ids.push(user.id)
+      created.push(user.createdAt)
       s.clock.advance(1000)
     }
     const withWallet = await s.emailLogin(appId, email())
@@ -210,7 +216,8 @@ describeBackends('user API', (get) => {
     expect(await filtered('login_method=google')).toEqual([])
     // The in-app wallet is not a login method.
     expect(await filtered('login_method=wallet')).toEqual([])
-    const since = new Date(s.clock.now().getTime() - 1500).toISOString()
+    // Inclusive: the fifth user's own creation time.
+    const since = created[4] as string
     expect(await filtered(`created_since=${encodeURIComponent(since)}`)).toEqual(ids.slice(4))
 
     for (const q of [
@@ -349,10 +356,13 @@ describeBackends('user API', (get) => {
     )
     const found: Record<string, number> = {}
     for (const { table_name: table } of tables.rows) {
+      // The one row allowed to name the user afterwards: the user.deleted event (its id only).
+      const allowed =
+        table === 'webhook_deliveries' ? sql`and t.event_type <> 'user.deleted'` : sql``
       for (const needle of needles) {
         const r = await sql<{ n: string }>`
           select count(*) as n from ${sql.table(table)} as t
-          where position(${needle} in lower(t::text)) > 0
+          where position(${needle} in lower(t::text)) > 0 ${allowed}
         `.execute(s.deps.db)
         const count = Number(r.rows[0]?.n ?? 0)
         if (count > 0) found[`${table} ∋ ${needle}`] = count
@@ -363,6 +373,9 @@ describeBackends('user API', (get) => {
 
   test('security: deleting a user removes every row of theirs in every table; their refresh token and wallet recovery fail', async () => {
     const { s, appId, admin } = await setup()
+    // An endpoint wanting every event: the outbox then holds rows about the user too. Its
+    // address answers nothing, so the rows stay pending.
+    await addEndpoint(s.deps, appId, { url: 'http://127.0.0.1:9/hook' })
     const address = email()
     const auth = await s.emailLogin(appId, address)
     const userId = auth.user.id
@@ -438,7 +451,16 @@ describeBackends('user API', (get) => {
     expect(r.body.deleted.fork_tokens).toBe(1)
     expect(r.body.deleted.rate_limits).toBeGreaterThanOrEqual(1)
 
+    expect(r.body.deleted.webhook_deliveries).toBeGreaterThanOrEqual(2)
     expect(await rowsNaming(s, needles)).toEqual({})
+    const events = await s.deps.db
+      .selectFrom('webhook_deliveries')
+      .select(['event_type', 'payload'])
+      .where('app_id', '=', appId)
+      .where('event_type', '=', 'user.deleted')
+      .execute()
+    expect(events).toHaveLength(1)
+    expect(JSON.parse(events[0]?.payload ?? '{}').data).toEqual({ id: userId })
 
     // Sessions end at once: the refresh token and the access token are refused.
     const refresh = await s.request<ErrorBody>('/sessions', {

@@ -31,8 +31,11 @@ export const ADMIN_APP_LIMIT: Limit = { max: 600, windowMs: 60_000 }
 export const ADMIN_IP_LIMIT: Limit = { max: 600, windowMs: 60_000 }
 export const MAX_IMPORT_BATCH = 100
 
-/** Headers only a browser sends (fetch metadata, Origin, Referer). */
-const BROWSER_HEADERS = ['origin', 'referer', 'sec-fetch-site', 'sec-fetch-mode', 'sec-fetch-dest']
+/**
+ * Headers only a browser sends: Origin, Referer and the fetch metadata every current browser
+ * puts on every request. Not Sec-Fetch-Mode alone: Node's own fetch sends `cors` there.
+ */
+const BROWSER_HEADERS = ['origin', 'referer', 'sec-fetch-site', 'sec-fetch-dest', 'sec-fetch-user']
 
 type AdminEnv = {
   Variables: {
@@ -210,7 +213,9 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
   routes.delete('/users/:userId', async (c) => {
     const userId = c.req.param('userId')
     target(c, 'user', userId)
-    return c.json({ deleted: await deleteUser(deps.db, c.get('app').id, userId) })
+    return c.json({
+      deleted: await deleteUser(deps.db, c.get('app').id, userId, deps.clock.now()),
+    })
   })
 
   return routes

@@ -15,6 +15,7 @@ import { sql } from 'kysely'
 import { normalizeIdentifier } from '../accounts/service.ts'
 import { randomId } from '../crypto.ts'
 import { type Db, json } from '../db/index.ts'
+import { enqueueEvent } from '../webhooks/events.ts'
 
 /** The linked account type each login method signs in with. */
 export const LOGIN_METHOD_ACCOUNT: Record<LoginMethod, LinkedAccount['type']> = {
@@ -194,7 +195,8 @@ export type DeletedCounts = Record<
   | 'oauth_states'
   | 'siwe_nonces'
   | 'analytics_events'
-  | 'rate_limits',
+  | 'rate_limits'
+  | 'webhook_deliveries',
   number
 >
 
@@ -203,9 +205,15 @@ export type DeletedCounts = Record<
  * (their access tokens stop at once: every authenticated route asks whether the session is
  * live), refresh and fork tokens, the wallet with its auth share and recovery material (no
  * recovery remains), codes sent to their e-mail or number, pending OAuth flows and SIWE nonces,
- * analytics events naming their id or wallet, and rate-limit counters keyed by them.
+ * analytics events naming their id or wallet, rate-limit counters keyed by them, and webhook
+ * events about them; then writes the `user.deleted` event (its id only) in the same transaction.
  */
-export async function deleteUser(db: Db, appId: string, userId: string): Promise<DeletedCounts> {
+export async function deleteUser(
+  db: Db,
+  appId: string,
+  userId: string,
+  now: Date,
+): Promise<DeletedCounts> {
   return db.transaction().execute(async (trx) => {
     const user = await trx
       .selectFrom('users')
@@ -314,12 +322,21 @@ export async function deleteUser(db: Db, appId: string, userId: string): Promise
           ]),
         ),
     )
+    // Webhook events about the user (their payloads carry the User), sent or not: the
+    // user.deleted event written below is the one that remains, and it names the id only.
+    const webhookDeliveries = await counted(
+      trx
+        .deleteFrom('webhook_deliveries')
+        .where('app_id', '=', appId)
+        .where(sql<boolean>`position(${userId} in payload) > 0`),
+    )
     const walletRows = await counted(trx.deleteFrom('wallets').where('user_id', '=', userId))
     const sessions = await counted(trx.deleteFrom('sessions').where('user_id', '=', userId))
     const linkedAccounts = await counted(
       trx.deleteFrom('linked_accounts').where('user_id', '=', userId),
     )
     const users = await counted(trx.deleteFrom('users').where('id', '=', userId))
+    await enqueueEvent(trx, { appId, type: 'user.deleted', data: { id: userId }, now })
     return {
       users,
       linked_accounts: linkedAccounts,
@@ -332,6 +349,7 @@ export async function deleteUser(db: Db, appId: string, userId: string): Promise
       siwe_nonces: siweNonces,
       analytics_events: analyticsEvents,
       rate_limits: rateLimits,
+      webhook_deliveries: webhookDeliveries,
     }
   })
 }
