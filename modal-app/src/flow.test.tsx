@@ -3,6 +3,7 @@ import { act, cleanup } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import {
   addNextStep,
+  currentFlow,
   exitFlow,
   finishFlow,
   link,
@@ -148,7 +149,8 @@ describe('the success pause', () => {
     resetStore()
     advance(2000)
     expect(harness.emitted('login')).toEqual([])
-    expect(store.getState()).toMatchObject({ open: false, flow: null, waiting: null, result: null })
+    expect(store.getState()).toMatchObject({ open: false, flow: null })
+    expect(currentFlow()).toMatchObject({ waiting: null, result: null })
   })
 })
 

@@ -1,20 +1,28 @@
 /**
- * The flow engine: where a flow starts, pauses and ends. Every flow the host waits on (login(),
- * link(), an OAuth return) goes through these functions; its state lives in the store.
+ * The flow engine: where a flow starts, pauses and ends, and the one place that says how. Every
+ * flow the host waits on (login(), link(), the wallet requests, an OAuth return) goes through
+ * here; what its screens render lives in the store, and its life in its handle (FlowHandle).
  *
- * - Starts: `startFlow` opens the modal on the flow's first screen and hands the host a promise
- *   (or joins the same flow already running). `login()` and `link()` are the host's entries;
- *   oauth.ts starts social links and OAuth returns the same way.
- * - Pauses: `completeFlow` signs in or links with the verified proof (a code, an OAuth return),
- *   shows success, and `succeed` keeps it on screen for the success pause.
+ * - Starts: `startFlow` opens the modal on the flow's first screen and answers the flow's
+ *   handle, whose `promise` is the host's (or joins the same flow already running). `login()`
+ *   and `link()` are the host's entries; the other flows start the same way.
+ * - Pauses: an answer awaited through `flow.guard()` reaches the flow only while it is the one
+ *   on screen. `completeFlow` signs in or links with a verified proof and `succeed` keeps the
+ *   success screen for the pause; a wallet request's value goes through `flow.deliver()`.
  * - Ends: after the pause, the first next step that claims the finished flow takes the modal
  *   over (`addNextStep`); otherwise `finishFlow` closes the modal and settles the host's
  *   promise with the result. `exitFlow` is the visitor leaving: a finished flow still delivers,
- *   an unfinished one rejects with login_exited or link_exited.
+ *   an unfinished one rejects with login_exited, link_exited and the like. `flow.fail()` ends
+ *   it with an error.
+ *
+ * One handle per generation: every start and every end opens a new one (a closed modal has an
+ * empty one), so "is this answer still for the flow that asked?" is `alive()`, asked here only.
  */
 import {
+  type ConnectedWallet,
   type ErrorCode,
   embeddedWallet,
+  type Hex,
   type HostAppConfig,
   isLatchError,
   LatchError,
@@ -22,21 +30,16 @@ import {
   type LoginResult,
   type ServerAppConfig,
   SUCCESS_CLOSE_DELAY_MS,
+  type TransactionReceipt,
   type User,
+  type WalletAccount,
 } from '@latch/shared'
 import { signInOrLink } from './account.ts'
 import { track } from './analytics.ts'
 import { type AppView, mergeConfig } from './config.ts'
 import { callHost, runtime } from './runtime.ts'
 import type { ScreenId } from './screens/ids.ts'
-import {
-  FLOW_STATE_RESET,
-  type Flow,
-  type FlowValue,
-  initialState,
-  store,
-  type Waiting,
-} from './store.ts'
+import { FLOW_STATE_RESET, type Flow, initialState, store } from './store.ts'
 
 /** Applies the merged configuration: the modal is ready. */
 export function initialize(server: ServerAppConfig, host: HostAppConfig): void {
@@ -53,6 +56,172 @@ export function fail(error: unknown): void {
 
 export function navigate(screen: ScreenId): void {
   store.setState({ screen, submitError: null, submitting: false })
+}
+
+// ---- The handle --------------------------------------------------------------------------
+
+/** What a flow delivers to the host: a sign-in, a user, a wallet, a signature or a receipt. */
+export type FlowValue =
+  | LoginResult
+  | User
+  | WalletAccount
+  | Hex
+  | TransactionReceipt
+  | ConnectedWallet
+  | string
+
+/** A wallet request's value: reached before the modal closes, delivered when it does. */
+export type Delivered = Hex | TransactionReceipt | ConnectedWallet | string
+
+/** The host's call waiting on the flow; settled once, when the flow ends. */
+interface Waiting {
+  promise: Promise<FlowValue>
+  resolve(value: FlowValue): void
+  reject(error: LatchError): void
+}
+
+export interface DeliverOptions {
+  /** The success screen's time before the modal closes itself; without it, it stays open. */
+  pauseMs?: number
+  /** The modal cannot be closed for this long from now (the key export's display time). */
+  blockCloseMs?: number
+  /**
+   * The caller hears now, not when the modal closes (a signature: nothing the caller needs
+   * waits for the success screen); the flow is then no longer pending (requestPending).
+   */
+  now?: boolean
+}
+
+/**
+ * A flow's life, from its start to its end. Flow code takes it from `startFlow` or, for a step
+ * that a screen calls (a click), from `currentFlow()` at the step's start, and never asks the
+ * store whether the flow changed.
+ */
+export interface FlowHandle<T extends FlowValue = FlowValue> {
+  /** The host's promise: settles when the flow ends. */
+  readonly promise: Promise<T>
+  /** Whether this is still the flow on screen (none started or ended since). */
+  alive(): boolean
+  /**
+   * `work`'s outcome while this flow is alive; once the flow has changed, a promise that never
+   * settles. The step awaiting it ends there: what follows the await runs for the current flow
+   * only, and no caller has to tell a stale answer from a real one (a sentinel would have each
+   * of them check again). Nothing waits on a step (screens fire them and read the store), and
+   * the dropped continuation is collected with `work`. What must happen even for a flow that
+   * changed (a count the server made, a wallet proven on this device) happens inside `work`.
+   */
+  guard<V>(work: Promise<V>): Promise<V>
+  /** The flow's answer is `value`: delivered now or when the modal closes (DeliverOptions). */
+  deliver(value: Delivered, options?: DeliverOptions): void
+  /** Whether closing is refused now (a transaction being submitted); the close button shows it. */
+  blockClose(blocked: boolean): void
+  /** A finished sign-in or link (or the user with a new wallet), delivered when the modal closes. */
+  result: LoginResult | null
+  /** Closes the modal and settles the caller with what the flow has. */
+  finish(): void
+  /**
+   * The flow cannot go on: its caller rejects with `error`. With `screen`, the modal stays
+   * there on a sign-in nobody waits on yet (a visitor can start again); without, it closes.
+   */
+  fail(error: LatchError, screen?: ScreenId): void
+}
+
+class RunningFlow implements FlowHandle {
+  result: LoginResult | null = null
+  delivery: { value: Delivered } | null = null
+  private pauseTimer: ReturnType<typeof setTimeout> | undefined
+  private blockTimer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(
+    readonly generation: number,
+    public waiting: Waiting | null,
+    private readonly refused?: Promise<FlowValue>,
+  ) {}
+
+  get promise(): Promise<FlowValue> {
+    return this.refused ?? this.waiting?.promise ?? new Promise<FlowValue>(() => {})
+  }
+
+  alive(): boolean {
+    return current === this && store.getState().generation === this.generation
+  }
+
+  guard<V>(work: Promise<V>): Promise<V> {
+    return new Promise<V>((resolve, reject) => {
+      work.then(
+        (value) => this.alive() && resolve(value),
+        (error: unknown) => this.alive() && reject(error),
+      )
+    })
+  }
+
+  deliver(value: Delivered, { pauseMs, blockCloseMs, now }: DeliverOptions = {}): void {
+    if (!this.alive()) return
+    this.delivery = { value }
+    store.setState({ delivered: true })
+    if (blockCloseMs !== undefined) {
+      this.blockClose(true)
+      this.blockTimer = setTimeout(() => this.blockClose(false), blockCloseMs)
+    }
+    if (pauseMs !== undefined) this.pause(pauseMs, finishFlow)
+    if (now) {
+      const { waiting } = this
+      this.waiting = null
+      waiting?.resolve(value)
+    }
+  }
+
+  blockClose(blocked: boolean): void {
+    if (!this.alive()) return
+    clearTimeout(this.blockTimer)
+    store.setState({ closeBlocked: blocked })
+  }
+
+  /** `then` after `ms`, unless the flow has changed by then; replaces a pause running. */
+  pause(ms: number, then: () => void): void {
+    clearTimeout(this.pauseTimer)
+    this.pauseTimer = setTimeout(() => this.alive() && then(), ms)
+  }
+
+  finish(): void {
+    if (this.alive()) finishFlow()
+  }
+
+  fail(error: LatchError, screen?: ScreenId): void {
+    if (!this.alive()) return
+    const { waiting } = this
+    this.waiting = null
+    if (screen) store.setState({ ...flowReset(), flow: { kind: 'login' }, screen })
+    else closeModal(true)
+    waiting?.reject(error)
+  }
+
+  /** Its timers stop: another flow took over. */
+  end(): void {
+    clearTimeout(this.pauseTimer)
+    clearTimeout(this.blockTimer)
+  }
+}
+
+/** The flow of the current generation (an empty one while the modal is closed). */
+let current = new RunningFlow(store.getState().generation, null)
+
+/**
+ * The flow on screen, taken at the start of a step a screen calls (a click): its `guard` and
+ * `alive` then tell whether an answer is still for it.
+ */
+export function currentFlow(): FlowHandle {
+  return current
+}
+
+/**
+ * Everything a flow leaves behind, and a new generation with its flow (the previous one's timers
+ * stop): spread into the one store update that shows what comes next.
+ */
+function flowReset(waiting: Waiting | null = null) {
+  current.end()
+  current = new RunningFlow(store.getState().generation + 1, waiting)
+  return { ...FLOW_STATE_RESET, generation: current.generation }
 }
 
 // ---- Start -------------------------------------------------------------------------------
@@ -84,22 +253,26 @@ const WALLET_REQUESTS: ReadonlySet<Flow['kind']> = new Set([
  * pause after a signature) is not pending: the next one takes the modal over.
  */
 export function requestPending(next: Flow): boolean {
-  const { flow, waiting, closeBlocked } = store.getState()
+  const { flow, closeBlocked } = store.getState()
   if (closeBlocked) return true
-  if (!waiting || !flow) return false
+  if (!current.waiting || !flow) return false
   return WALLET_REQUESTS.has(flow.kind) || WALLET_REQUESTS.has(next.kind)
 }
 
 /**
- * Starts a flow the host waits on (login or link) on its first screen, or joins the same flow
- * already running: the host's promise then settles with it. Another running flow is left
- * (its caller's promise rejects), unless one of the two is a wallet request: then `flow` is
- * refused (requestPending).
+ * Starts a flow the host waits on on its first screen, or joins the same flow already running:
+ * the handle's promise then settles with it. Another running flow is left (its caller's
+ * promise rejects), unless one of the two is a wallet request: then `flow` is refused
+ * (requestPending) and the handle's promise rejects with rpc_request_pending.
  */
-export function startFlow<T extends FlowValue>(flow: Flow, screen: ScreenId): Promise<T> {
-  const { flow: running, waiting } = store.getState()
-  if (requestPending(flow)) return Promise.reject(LatchError.of('rpc_request_pending'))
-  if (waiting && sameFlow(running, flow)) return waiting.promise as Promise<T>
+export function startFlow<T extends FlowValue>(flow: Flow, screen: ScreenId): FlowHandle<T> {
+  if (requestPending(flow)) {
+    const refused = Promise.reject(LatchError.of('rpc_request_pending'))
+    return new RunningFlow(-1, null, refused) as FlowHandle as FlowHandle<T>
+  }
+  if (current.waiting && sameFlow(store.getState().flow, flow)) {
+    return current as FlowHandle as FlowHandle<T>
+  }
   rejectWaiting()
   let resolve!: Waiting['resolve']
   let reject!: Waiting['reject']
@@ -108,18 +281,12 @@ export function startFlow<T extends FlowValue>(flow: Flow, screen: ScreenId): Pr
     reject = rej
   })
   const wasOpen = store.getState().open
-  store.setState({
-    ...flowReset(),
-    flow,
-    waiting: { promise, resolve, reject },
-    screen,
-    open: true,
-  })
+  store.setState({ ...flowReset({ promise, resolve, reject }), flow, screen, open: true })
   // Told even when the modal thinks it is open: a host that closed its dialog meanwhile (a
   // failed call closes it) shows it again, so no request waits on a hidden screen.
   callHost('setOpen', true)
   if (!wasOpen) track('modal_open')
-  return promise as Promise<T>
+  return current as FlowHandle as FlowHandle<T>
 }
 
 /** login(): opens the landing; resolves when the modal closes after a sign-in. */
@@ -129,7 +296,7 @@ export function login(): Promise<LoginResult> {
   // A sign-in in progress (an OAuth return) is joined, so its result keeps isNewUser.
   if (user && runtime().session.isAuthenticated() && flow?.kind !== 'login')
     return Promise.resolve({ user, isNewUser: false })
-  return startFlow<LoginResult>({ kind: 'login' }, 'LANDING')
+  return startFlow<LoginResult>({ kind: 'login' }, 'LANDING').promise
 }
 
 const LINK_SCREENS = {
@@ -146,12 +313,7 @@ export function link(kind: LinkKind): Promise<User> {
     return Promise.reject(LatchError.of('method_not_available'))
   }
   if (!user) return Promise.reject(LatchError.of('not_authenticated'))
-  return startFlow<User>({ kind: 'link', account: kind }, LINK_SCREENS[kind])
-}
-
-/** The current flow's generation: an answer arriving after it changed must change nothing. */
-export function flowGeneration(): number {
-  return store.getState().generation
+  return startFlow<User>({ kind: 'link', account: kind }, LINK_SCREENS[kind]).promise
 }
 
 // ---- Pause -------------------------------------------------------------------------------
@@ -208,17 +370,10 @@ export async function completeFlow(
   /** Headers of the proof's request (the SIWE browser binding). */
   headers?: Record<string, string>,
 ): Promise<void> {
-  const started = flowGeneration()
+  const flow = currentFlow()
   const intent = store.getState().flow?.kind === 'link' ? 'link' : 'login'
-  let result: LoginResult
-  try {
-    // Signed in even if the visitor closed the modal meanwhile: the host hears of it by 'user'.
-    result = await signInOrLink(intent, path, body, headers)
-  } catch (e) {
-    if (started === flowGeneration()) throw e
-    return
-  }
-  if (started !== flowGeneration()) return
+  // Signed in even if the visitor closed the modal meanwhile: the host hears of it by 'user'.
+  const result = await flow.guard(signInOrLink(intent, path, body, headers))
   showSuccess()
   succeed(result, verified)
 }
@@ -239,26 +394,16 @@ export function succeed(result: LoginResult, verified: Verified): void {
   }
   const pauseMs =
     verified === 'oauth' && app?.inDialog === false ? 0 : (step?.pauseMs ?? SUCCESS_CLOSE_DELAY_MS)
-  const started = flowGeneration()
-  const then = step ? step.start : finishFlow
-  stopPause()
-  store.setState({
-    result,
-    // The generation guard keeps a pause from reaching a flow started since.
-    pauseTimer: setTimeout(() => started === flowGeneration() && then(), pauseMs),
-  })
-}
-
-function stopPause(): void {
-  const timer = store.getState().pauseTimer
-  if (timer) clearTimeout(timer)
+  current.result = result
+  current.pause(pauseMs, step ? step.start : finishFlow)
 }
 
 // ---- End ---------------------------------------------------------------------------------
 
 /** Closes the modal and hands the result to whoever is waiting (and the 'login' event). */
 export function finishFlow(tellHost = true): void {
-  const { result, flow, waiting, delivery } = store.getState()
+  const { result, delivery, waiting } = current
+  const { flow } = store.getState()
   closeModal(tellHost)
   if (delivery) {
     waiting?.resolve(delivery.value)
@@ -284,23 +429,12 @@ export function finishFlow(tellHost = true): void {
 export function exitFlow(tellHost: boolean): void {
   // A transaction being submitted cannot be left: its outcome must reach the caller.
   if (store.getState().closeBlocked) return
-  if (store.getState().result || store.getState().delivery) {
+  if (current.result || current.delivery) {
     finishFlow(tellHost)
     return
   }
   rejectWaiting()
   closeModal(tellHost)
-}
-
-/**
- * The flow cannot go on (e.g. the session ended under a wallet screen): its caller rejects with
- * `error` and the modal shows `screen`, where a visitor can start again (LANDING: a new sign-in
- * that nobody waits on yet, as after an OAuth return).
- */
-export function abandonFlow(error: LatchError, screen: ScreenId): void {
-  const { waiting } = store.getState()
-  store.setState({ ...flowReset(), flow: { kind: 'login' }, waiting: null, screen })
-  waiting?.reject(error)
 }
 
 /**
@@ -310,29 +444,29 @@ export function abandonFlow(error: LatchError, screen: ScreenId): void {
  * authenticated.' at once, and the modal closes, so the next request starts clean.
  */
 function endWalletRequest(): void {
-  const { flow, waiting, delivery } = store.getState()
+  const { flow } = store.getState()
   if (!flow || !WALLET_REQUESTS.has(flow.kind)) return
-  if (delivery) {
-    finishFlow()
-    return
-  }
-  store.setState({ waiting: null })
-  closeModal(true)
-  waiting?.reject(LatchError.of('not_authenticated'))
+  if (current.delivery) finishFlow()
+  else current.fail(LatchError.of('not_authenticated'))
 }
 
 store.subscribe((state, previous) => {
+  // resetStore (tests) started a generation of its own: the flow of the last one is over.
+  if (state.generation !== current.generation) {
+    current.end()
+    current = new RunningFlow(state.generation, null)
+  }
   if (previous.user && state.user?.id !== previous.user.id) endWalletRequest()
 })
 
 function rejectWaiting(): void {
-  const { flow, waiting } = store.getState()
+  const { waiting } = current
   if (!waiting) return
-  store.setState({ waiting: null })
-  waiting.reject(LatchError.of(EXITED[flow?.kind ?? 'login']))
+  current.waiting = null
+  waiting.reject(LatchError.of(EXITED[store.getState().flow?.kind ?? 'login']))
 }
 
-/** What a caller hears when the visitor leaves an unfinished flow (SPEC section 8). */
+/** What a caller hears when the visitor leaves an unfinished flow (the catalogue's texts). */
 const EXITED = {
   login: 'login_exited',
   link: 'link_exited',
@@ -349,21 +483,9 @@ const EXITED = {
   'fork-session': 'fork_exited',
 } as const satisfies Record<Flow['kind'], ErrorCode>
 
-/** Everything a flow leaves behind, and a new generation. */
-function flowReset() {
-  stopPause()
-  return { ...FLOW_STATE_RESET, generation: store.getState().generation + 1 }
-}
-
 function closeModal(tellHost: boolean): void {
   const wasOpen = store.getState().open
-  store.setState({
-    ...flowReset(),
-    open: false,
-    flow: null,
-    waiting: null,
-    screen: initialState.screen,
-  })
+  store.setState({ ...flowReset(), open: false, flow: null, screen: initialState.screen })
   if (tellHost) callHost('setOpen', false)
   if (wasOpen) track('modal_closed')
 }

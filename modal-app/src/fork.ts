@@ -1,5 +1,5 @@
 /**
- * The session fork (issue 13). forkSession(): the API forks this session, the modal offers the
+ * The session fork. forkSession(): the API forks this session, the modal offers the
  * wallet apps whose in-app browser link keeps the page's fragment out of every request
  * (SESSION_FORK_SCREEN) and opens the chosen one on the host page, whose address carries the
  * fork token in its fragment (`#latch_fork=…`). On that page the host SDK takes it off the
@@ -17,7 +17,7 @@ import {
   WALLET_MESSAGES,
   withForkToken,
 } from '@latch/shared'
-import { finishFlow, flowGeneration, startFlow } from './flow.ts'
+import { currentFlow, type FlowHandle, startFlow } from './flow.ts'
 import { redirectTarget } from './oauth.ts'
 import { isVerifiedHostPage, verifiedHostOrigin } from './origin.ts'
 import { callHost, runtime } from './runtime.ts'
@@ -41,11 +41,10 @@ export function forkSession(): Promise<string> {
   if (!user || !runtime().session.isAuthenticated()) {
     return Promise.reject(LatchError.of('not_authenticated'))
   }
-  const done = startFlow<string>({ kind: 'fork-session' }, 'SESSION_FORK_SCREEN')
-  const generation = flowGeneration()
+  const flow = startFlow<string>({ kind: 'fork-session' }, 'SESSION_FORK_SCREEN')
   store.setState({ sessionFork: { page: null, error: null } })
-  void prepareFork(generation)
-  return done
+  void prepareFork(flow)
+  return flow.promise
 }
 
 /** The fork token of the link on screen: what the click confirms. */
@@ -53,23 +52,25 @@ let forkToken: string | null = null
 
 /** Forks the session and builds the host page's address with the token (before any click:
  * the app must open synchronously in the click, or the browser blocks it). */
-async function prepareFork(generation: number): Promise<void> {
+async function prepareFork(flow: FlowHandle): Promise<void> {
   try {
-    const { host, session } = runtime()
-    if (!host) throw LatchError.of('modal_unreachable')
-    const page = redirectTarget(await host.pageUrl())
-    // The link opens only on the page penpal verified, an origin registered for the app. The
-    // host answers pageUrl() itself, so it is checked before any token exists.
-    if (!isVerifiedHostPage(page)) throw LatchError.of('origin_not_allowed')
-    const token = await session.fork()
-    if (generation === flowGeneration()) {
-      forkToken = token
-      store.setState({ sessionFork: { page: withForkToken(page, token), error: null } })
-    }
+    const { page, token } = await flow.guard(forkedPage())
+    forkToken = token
+    store.setState({ sessionFork: { page: withForkToken(page, token), error: null } })
   } catch (e) {
-    if (generation !== flowGeneration()) return
     store.setState({ sessionFork: { page: null, error: toLatchError(e).message } })
   }
+}
+
+/** The host page's address, checked, and a fork of this session for it. */
+async function forkedPage(): Promise<{ page: string; token: string }> {
+  const { host, session } = runtime()
+  if (!host) throw LatchError.of('modal_unreachable')
+  const page = redirectTarget(await host.pageUrl())
+  // The link opens only on the page penpal verified, an origin registered for the app. The
+  // host answers pageUrl() itself, so it is checked before any token exists.
+  if (!isVerifiedHostPage(page)) throw LatchError.of('origin_not_allowed')
+  return { page, token: await session.fork() }
 }
 
 /**
@@ -79,10 +80,11 @@ async function prepareFork(generation: number): Promise<void> {
  */
 export function openForkLink(link: string): void {
   window.open(link, '_blank', 'noopener,noreferrer')
-  store.setState({ delivery: { value: link } })
+  const flow = currentFlow()
+  flow.deliver(link)
   const token = forkToken
   forkToken = null
-  finishFlow()
+  flow.finish()
   if (token) void confirmHandover(token)
 }
 

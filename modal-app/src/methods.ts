@@ -101,7 +101,7 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
       startFlow<ConnectedWallet>(
         { kind: 'connect-wallet' },
         store.getState().user ? 'CONNECT_ONLY_AUTHENTICATED_SCREEN' : 'CONNECT_ONLY_LANDING_SCREEN',
-      ),
+      ).promise,
     // To the connector of that wallet (connectors/); the bridge checked the payload.
     async walletEvent(id, event, payload) {
       dispatchWalletEvent(String(id), event, payload)

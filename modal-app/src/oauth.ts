@@ -37,7 +37,7 @@ import {
   pendingOAuthFlowSchema,
   type User,
 } from '@latch/shared'
-import { completeFlow, flowGeneration, navigate, sameFlow, startFlow } from './flow.ts'
+import { completeFlow, currentFlow, navigate, sameFlow, startFlow } from './flow.ts'
 import { callHost, runtime } from './runtime.ts'
 import { type Flow, type OAuthState, store } from './store.ts'
 
@@ -103,26 +103,31 @@ export async function startOAuth(provider: OAuthProvider): Promise<void> {
   if (oauth?.status === 'redirecting') return
   const intent: Intent = flow?.kind === 'link' ? 'link' : 'login'
   setOAuth({ provider, status: 'redirecting', error: null, retryable: false })
-  const started = flowGeneration()
+  const handle = currentFlow()
   try {
     const { api, host } = runtime()
     if (!host) throw LatchError.of('modal_unreachable')
-    const redirectTo = redirectTarget(await host.pageUrl())
-    const { secret, hash } = await browserSecret()
-    const { url } = await api.request<OAuthInitResponse>(
-      '/oauth/init',
-      { provider, redirect_to: redirectTo, browser_hash: hash },
-      // A sign-in goes without the token: with one, the server would bind the flow to a user.
-      { auth: intent === 'link' },
+    const { url, secret } = await handle.guard(
+      (async () => {
+        const redirectTo = redirectTarget(await host.pageUrl())
+        const { secret, hash } = await browserSecret()
+        const { url } = await api.request<OAuthInitResponse>(
+          '/oauth/init',
+          { provider, redirect_to: redirectTo, browser_hash: hash },
+          // A sign-in goes without the token: with one, the server would bind the flow to a
+          // user.
+          { auth: intent === 'link' },
+        )
+        return { url, secret }
+      })(),
     )
-    if (started !== flowGeneration()) return
     const state = new URL(url).searchParams.get('state')
     if (!state) throw LatchError.of('oauth_invalid_code')
     // The host keeps the flow for the return and navigates only to http(s), only while a flow
     // is pending or the modal is open.
     await host.navigate(url, { state, provider, intent, secret })
   } catch (e) {
-    if (started !== flowGeneration()) return
+    if (!handle.alive()) return
     showError(provider, e)
   }
 }
@@ -143,9 +148,9 @@ export function linkOAuth(provider: OAuthProvider): Promise<User> {
   if (!user) return Promise.reject(LatchError.of('not_authenticated'))
   const flow: Flow = { kind: 'link', account: provider }
   const joining = sameFlow(store.getState().flow, flow)
-  const result = startFlow<User>(flow, 'AWAITING_OAUTH_SCREEN')
+  const { promise } = startFlow<User>(flow, 'AWAITING_OAUTH_SCREEN')
   if (!joining) void startOAuth(provider)
-  return result
+  return promise
 }
 
 /** Why a return with no saved flow of its own is refused (SPEC section 8's flow error). */
@@ -185,7 +190,7 @@ export function resumeOAuth(
   const flow: Flow =
     intent === 'link' ? { kind: 'link', account: params.provider } : { kind: 'login' }
   // Nobody may be waiting on this flow yet: a host call joins it (startFlow).
-  startFlow(flow, 'AWAITING_OAUTH_SCREEN').catch(() => {})
+  startFlow(flow, 'AWAITING_OAUTH_SCREEN').promise.catch(() => {})
   setOAuth({ provider: params.provider, status: 'verifying', error: null, retryable: false })
   const { provider } = params
   const body = { authorization_code: params.code, state_code: params.state, browser_secret: secret }

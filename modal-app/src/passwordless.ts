@@ -11,7 +11,7 @@ import {
   validateCode,
   validateEmail,
 } from '@latch/shared'
-import { completeFlow, flowGeneration, navigate } from './flow.ts'
+import { completeFlow, currentFlow, navigate } from './flow.ts'
 import { loadPhoneCheck } from './phone.ts'
 import { runtime } from './runtime.ts'
 import type { ScreenId } from './screens/ids.ts'
@@ -39,20 +39,20 @@ export async function submitDestination(channel: CodeChannel, input: string): Pr
   }
   if (store.getState().submitting) return
   store.setState({ submitting: true, submitError: null })
-  const started = flowGeneration()
+  const flow = currentFlow()
   try {
-    await runtime().api.request(
-      `${CODE_ROUTE_PATHS[channel]}/init`,
-      destinationBody(channel, checked.value),
+    await flow.guard(
+      runtime().api.request(
+        `${CODE_ROUTE_PATHS[channel]}/init`,
+        destinationBody(channel, checked.value),
+      ),
     )
-    if (started !== flowGeneration()) return
     store.setState({
       submitting: false,
       passwordless: { channel, destination: checked.value, status: 'idle', error: null },
       screen: 'AWAITING_PASSWORDLESS_CODE',
     })
   } catch (e) {
-    if (started !== flowGeneration()) return
     const err = toError(e)
     if (err.is('allowlist_rejected')) return navigate('ALLOWLIST_REJECTION_SCREEN')
     const fallback = channel === 'email' ? ERRORS.email_submit_failed : ERRORS.phone_submit_failed

@@ -1,21 +1,11 @@
 /**
- * The modal's one store (vanilla zustand): the current screen, and the flow with everything
- * that belongs to it (the host's waiting promise, its generation, the success timer, the
- * result). Actions are module-level functions over it (flow.ts, passwordless.ts, oauth.ts,
- * account.ts), so penpal handlers move the UI without hooks, and `resetStore()` is the one
- * reset tests need.
+ * The modal's one store (vanilla zustand): what the screens render (the current screen, the
+ * flow on it and each step's state). A flow's life (who waits on it, its success pause, its
+ * result) is its handle's, in flow.ts. Actions are module-level functions over the store
+ * (flow.ts, passwordless.ts, oauth.ts, account.ts), so penpal handlers move the UI without
+ * hooks, and `resetStore()` is the one reset tests need.
  */
-import type {
-  CodeChannel,
-  ConnectedWallet,
-  Hex,
-  LatchError,
-  LoginResult,
-  OAuthProvider,
-  TransactionReceipt,
-  User,
-  WalletAccount,
-} from '@latch/shared'
+import type { CodeChannel, LatchError, OAuthProvider, User } from '@latch/shared'
 import { createStore } from 'zustand/vanilla'
 import type { AppView } from './config.ts'
 import type { ScreenId } from './screens/ids.ts'
@@ -40,23 +30,6 @@ export type Flow =
   | { kind: 'connect-wallet' }
   /** forkSession(): the session opened in a wallet app's in-app browser (fork.ts). */
   | { kind: 'fork-session' }
-
-/** What a flow delivers to the host: a sign-in, a user, a wallet, a signature or a receipt. */
-export type FlowValue =
-  | LoginResult
-  | User
-  | WalletAccount
-  | Hex
-  | TransactionReceipt
-  | ConnectedWallet
-  | string
-
-/** The host's login() or link() call waiting on the flow; settled once, when the flow ends. */
-export interface Waiting {
-  promise: Promise<FlowValue>
-  resolve(value: FlowValue): void
-  reject(error: LatchError): void
-}
 
 /**
  * Social sign-in on AWAITING_OAUTH_SCREEN: asking the API for the provider's URL
@@ -120,14 +93,11 @@ export interface ModalState {
   user: User | null
   /** The flow on screen; null while closed. */
   flow: Flow | null
-  /** Who waits on the flow (a host call); null for a flow nobody has joined yet. */
-  waiting: Waiting | null
-  /** Bumped whenever a flow starts or ends: an answer arriving after that changes nothing. */
+  /**
+   * Bumped whenever a flow starts or ends (and by resetStore): a flow's handle is alive while
+   * the generation is its own (flow.ts).
+   */
   generation: number
-  /** The success pause running before the flow ends or hands over to its next step. */
-  pauseTimer: ReturnType<typeof setTimeout> | null
-  /** A finished sign-in or link, delivered when the modal closes. */
-  result: LoginResult | null
   /** The submit of the landing or link screen: pending, and its error text. */
   submitting: boolean
   submitError: string | null
@@ -139,11 +109,8 @@ export interface ModalState {
   signRequest: SignState | null
   /** sendTransaction() on EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN (wallet/send.ts). */
   transaction: TransactionState | null
-  /**
-   * A wallet request's value (the receipt) reached before the modal closed: closing then
-   * delivers it instead of rejecting.
-   */
-  delivery: { value: Hex | TransactionReceipt | ConnectedWallet | string } | null
+  /** The flow has its value (the key was shown): closing now delivers it instead of rejecting. */
+  delivered: boolean
   /** forkSession() on SESSION_FORK_SCREEN (fork.ts). */
   sessionFork: SessionForkState | null
   /** The visitor may not close the modal now (a transaction being submitted). */
@@ -158,8 +125,6 @@ export interface ModalState {
 
 /** What a flow leaves behind: every flow starts from these (flowReset in flow.ts). */
 export const FLOW_STATE_RESET = {
-  pauseTimer: null,
-  result: null,
   submitting: false,
   submitError: null,
   passwordless: null,
@@ -168,7 +133,7 @@ export const FLOW_STATE_RESET = {
   externalWallet: null,
   signRequest: null,
   transaction: null,
-  delivery: null,
+  delivered: false,
   sessionFork: null,
   closeBlocked: false,
 } as const satisfies Partial<ModalState>
@@ -180,7 +145,6 @@ export const initialState: ModalState = {
   app: null,
   user: null,
   flow: null,
-  waiting: null,
   generation: 0,
   ...FLOW_STATE_RESET,
   newUserId: null,
@@ -191,12 +155,11 @@ export const initialState: ModalState = {
 export const store = createStore<ModalState>()(() => initialState)
 
 /**
- * Back to the initial state, its timer stopped: the one reset tests need. The generation keeps
- * counting, as it does in a page: a flow of an earlier test that settles late (a preparation,
- * a frame answer) is checked against it and must not pass for the next test's flow.
+ * Back to the initial state: the one reset tests need. The generation keeps counting, as it
+ * does in a page: a flow of an earlier test that settles late (a preparation, a frame answer)
+ * is checked against it and must not pass for the next test's flow; flow.ts ends that flow and
+ * stops its timers when it sees the generation change.
  */
 export function resetStore(): void {
-  const { pauseTimer, generation } = store.getState()
-  if (pauseTimer) clearTimeout(pauseTimer)
-  store.setState({ ...initialState, generation: generation + 1 }, true)
+  store.setState({ ...initialState, generation: store.getState().generation + 1 }, true)
 }

@@ -5,7 +5,7 @@
  * attempt is on screen at a time, so one `current` serves both.
  */
 import { type Hex, LatchError, WALLET_CONNECT_RETRIES } from '@latch/shared'
-import { flowGeneration, navigate } from '../flow.ts'
+import { currentFlow, navigate } from '../flow.ts'
 import type { ScreenId } from '../screens/ids.ts'
 import { type ExternalWalletState, store } from '../store.ts'
 import { recordWalletConnection } from './history.ts'
@@ -56,9 +56,8 @@ export function retryTarget(): Connector | null {
  * nobody and signs nobody in.
  */
 export function attemptAlive(connector: Connector, screen: AttemptScreen): () => boolean {
-  const started = flowGeneration()
-  return () =>
-    started === flowGeneration() && current === connector && store.getState().screen === screen
+  const flow = currentFlow()
+  return () => flow.alive() && current === connector && store.getState().screen === screen
 }
 
 /** The connection joins the history (the host hears 'wallet_connected'). */

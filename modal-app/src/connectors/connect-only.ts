@@ -9,8 +9,7 @@
  * Failures read as on AWAITING_CONNECTION (errors.ts), with the same Retry rule.
  */
 import { type ConnectedWallet, SUCCESS_CLOSE_DELAY_MS } from '@latch/shared'
-import { finishFlow, flowGeneration } from '../flow.ts'
-import { store } from '../store.ts'
+import { currentFlow } from '../flow.ts'
 import {
   attemptAlive,
   beginAttempt,
@@ -35,7 +34,7 @@ export function retryConnectOnly(): Promise<void> {
 }
 
 async function attempt(connector: Connector): Promise<void> {
-  const started = flowGeneration()
+  const flow = currentFlow()
   const alive = attemptAlive(connector, 'AWAITING_CONNECT_ONLY_CONNECTION')
   updateAttempt({ status: 'connecting', step: 'waiting', error: null, address: null })
   try {
@@ -50,17 +49,9 @@ async function attempt(connector: Connector): Promise<void> {
       chainId,
     }
     recordConnection(connector, address)
-    const timer = store.getState().pauseTimer
-    if (timer) clearTimeout(timer)
     updateAttempt({ status: 'connected', step: 'success', address })
     // Delivered when the modal closes: after the pause, or at once if the visitor closes it.
-    store.setState({
-      delivery: { value: wallet },
-      pauseTimer: setTimeout(
-        () => started === flowGeneration() && finishFlow(),
-        SUCCESS_CLOSE_DELAY_MS,
-      ),
-    })
+    flow.deliver(wallet, { pauseMs: SUCCESS_CLOSE_DELAY_MS })
   } catch (e) {
     if (!alive()) return
     failAttempt(connector, walletError(e, 'connect'))

@@ -88,5 +88,5 @@ export async function checkPhantomClientLink(): Promise<void> {
   const { user, open } = store.getState()
   if (user || open) return
   // The host's login() joins this flow; closing it rejects the (unwatched) promise.
-  startFlow<LoginResult>({ kind: 'login' }, 'LOGIN_FAILED_SCREEN').catch(() => {})
+  startFlow<LoginResult>({ kind: 'login' }, 'LOGIN_FAILED_SCREEN').promise.catch(() => {})
 }

@@ -1,7 +1,7 @@
 import { ERRORS, type LoginResult, type User } from '@latch/shared'
 import { act, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { exitFlow, link, login } from '../flow.ts'
+import { currentFlow, exitFlow, link, login } from '../flow.ts'
 import { store } from '../store.ts'
 import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { jwt, user } from '../test/fixtures.ts'
@@ -222,7 +222,8 @@ describe('closing while a code is checked', () => {
     act(() => {
       vi.advanceTimersByTime(2000)
     })
-    expect(store.getState()).toMatchObject({ open: false, result: null })
+    expect(store.getState()).toMatchObject({ open: false })
+    expect(currentFlow()).toMatchObject({ result: null })
     const opens = harness.hostCalls.filter((c) => c.method === 'setOpen').map((c) => c.args[0])
     expect(opens).toEqual([true, false])
     expect(harness.emitted('login')).toEqual([])

@@ -1,11 +1,13 @@
 /** EMBEDDED_WALLET_CREATED_SCREEN: the new wallet, then the flow completes by itself (4500 ms). */
 import { embeddedWallet, truncateAddress, WALLET_CREATED_SCREEN_MS } from '@latch/shared'
 import { useEffect } from 'react'
-import { finishFlow } from '../flow.ts'
+import { currentFlow, finishFlow } from '../flow.ts'
 import { useModal } from '../hooks.ts'
 
 export function EmbeddedWalletCreated() {
-  const user = useModal((s) => s.result?.user ?? s.user)
+  const signedIn = useModal((s) => s.user)
+  // The flow's result is the user the server answered once the wallet was made.
+  const user = currentFlow().result?.user ?? signedIn
   const wallet = user ? embeddedWallet(user.linkedAccounts) : undefined
   useEffect(() => {
     const timer = setTimeout(() => finishFlow(), WALLET_CREATED_SCREEN_MS)

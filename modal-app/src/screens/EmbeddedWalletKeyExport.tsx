@@ -12,7 +12,7 @@ import { exportFrameUrl, showKey } from '../wallet/export.ts'
 
 export function EmbeddedWalletKeyExport() {
   const user = useModal((s) => s.user)
-  const shown = useModal((s) => s.delivery !== null)
+  const shown = useModal((s) => s.delivered)
   const closeBlocked = useModal((s) => s.closeBlocked)
   const [error, setError] = useState<LatchError | null>(null)
   const frame = useRef<HTMLIFrameElement>(null)

@@ -110,7 +110,7 @@ describe('exportWallet()', () => {
     expect(frame.title).toBe('Private key')
     // No key yet (jsdom loads no page): Done stays disabled unless the page has failed (jsdom's
     // frame may refuse penpal's messages sooner or later, by load), when it leaves as close does.
-    expect(store.getState().delivery).toBeNull()
+    expect(store.getState().delivered).toBe(false)
     const failed = screen.queryByTestId('export-error') !== null
     expect((screen.getByTestId('export-done') as HTMLButtonElement).disabled).toBe(!failed)
     act(() => {

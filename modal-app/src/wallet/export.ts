@@ -22,7 +22,7 @@ import {
   WALLET_FRAME_CONNECT_TIMEOUT_MS,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
-import { flowGeneration, requestPending, startFlow } from '../flow.ts'
+import { currentFlow, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { themeTokens } from '../theme.ts'
@@ -45,7 +45,7 @@ export function exportWallet(): Promise<void> {
   if (!user || !runtime().session.isAuthenticated() || !embeddedWallet(user.linkedAccounts)) {
     return Promise.reject(LatchError.of('export_not_allowed'))
   }
-  const promise = startFlow<Hex>({ kind: 'export-wallet' }, 'EMBEDDED_WALLET_CONNECTING_SCREEN')
+  const { promise } = startFlow<Hex>({ kind: 'export-wallet' }, 'EMBEDDED_WALLET_CONNECTING_SCREEN')
   void ensureWalletReady('EMBEDDED_WALLET_KEY_EXPORT_SCREEN')
   return promise.then(() => undefined)
 }
@@ -92,7 +92,7 @@ export function showKey(
   iframe: HTMLIFrameElement,
   onError: (error: LatchError) => void,
 ): () => void {
-  const started = flowGeneration()
+  const flow = currentFlow()
   const { user } = store.getState()
   const wallet = user ? embeddedWallet(user.linkedAccounts) : undefined
   const window_ = iframe.contentWindow
@@ -101,20 +101,16 @@ export function showKey(
     return () => {}
   }
   const origin = new URL(iframe.src).origin
-  let timer: ReturnType<typeof setTimeout> | undefined
   let revealed = false
   const modalMethods: ExportModalMethods = {
     async [EXPORT_MESSAGES.revealed](p) {
       // Only the page of this origin can call (penpal's allowedOrigins); it names the address
       // it showed, which must be this wallet's. A second call changes nothing.
-      if (revealed || started !== flowGeneration() || p?.address !== wallet.address) return
+      if (revealed || !flow.alive() || p?.address !== wallet.address) return
       revealed = true
-      // Shown: closing now delivers; not before SPEC's minimum display time, counted from the
-      // reveal.
-      store.setState({ delivery: { value: wallet.address }, closeBlocked: true })
-      timer = setTimeout(() => {
-        if (started === flowGeneration()) store.setState({ closeBlocked: false })
-      }, KEY_EXPORT_MIN_DISPLAY_MS)
+      // Shown: closing now delivers; not before the key's minimum display time, counted from
+      // the reveal.
+      flow.deliver(wallet.address, { blockCloseMs: KEY_EXPORT_MIN_DISPLAY_MS })
     },
   }
   const connection = connect<Record<string, (...args: never[]) => Promise<unknown>>>({
@@ -132,15 +128,12 @@ export function showKey(
       exportError,
     )
   })().catch((e: unknown) => {
-    if (started !== flowGeneration()) return
+    if (!flow.alive()) return
     console.error('Latch: the key export page could not be armed', e)
     onError(exportError(e))
   })
   return () => {
-    clearTimeout(timer)
     connection.destroy()
-    if (started === flowGeneration() && store.getState().closeBlocked) {
-      store.setState({ closeBlocked: false })
-    }
+    if (store.getState().closeBlocked) flow.blockClose(false)
   }
 }

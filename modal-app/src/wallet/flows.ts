@@ -13,7 +13,7 @@ import {
   type WalletRecoveryFailure,
 } from '@latch/shared'
 import { track } from '../analytics.ts'
-import { abandonFlow, finishFlow, flowGeneration, navigate, startFlow } from '../flow.ts'
+import { currentFlow, type FlowHandle, navigate, startFlow } from '../flow.ts'
 import { callHost, runtime } from '../runtime.ts'
 import type { ScreenId } from '../screens/ids.ts'
 import { store, type WalletState } from '../store.ts'
@@ -60,7 +60,7 @@ export function createWallet(): Promise<WalletAccount> {
   if (embeddedWallet(user.linkedAccounts)) {
     return Promise.reject(LatchError.of('wallet_already_exists'))
   }
-  const promise = startFlow<WalletAccount>({ kind: 'create-wallet' }, 'EMBEDDED_WALLET_SCREEN')
+  const { promise } = startFlow<WalletAccount>({ kind: 'create-wallet' }, 'EMBEDDED_WALLET_SCREEN')
   store.setState({ wallet: freshWalletState() })
   return promise
 }
@@ -88,39 +88,41 @@ export function createErrorText(e: unknown): string {
 export async function createInAppWallet(passcode?: string): Promise<void> {
   const state = store.getState()
   if (state.wallet?.status === 'submitting' || state.wallet?.status === 'success') return
-  const started = flowGeneration()
+  const flow = currentFlow()
   setWallet({ status: 'submitting', error: null })
   track('embedded_wallet_creation_started')
-  let user: User | null
+  let user: User
   try {
-    const token = await accessToken('create_not_authenticated')
-    const frame = await walletFrame()
-    const { address } = await frame['latch:wallet:create'](
-      passcode === undefined
-        ? { accessToken: token }
-        : { accessToken: token, recoveryPin: passcode },
-    )
-    user = await runtime().session.refreshUser()
-    if (!user || embeddedWallet(user.linkedAccounts)?.address !== address) {
-      throw LatchError.of('unable_to_create_wallet')
-    }
+    user = await flow.guard(create(passcode))
   } catch (e) {
-    if (started !== flowGeneration()) return
-    // Signed out meanwhile (SPEC section 4): the caller hears why, the visitor sees the landing.
-    if (isLatchError(e) && e.is('create_not_authenticated')) return abandonFlow(e, 'LANDING')
+    // Signed out meanwhile: the caller hears why, the visitor sees the landing.
+    if (isLatchError(e) && e.is('create_not_authenticated')) return flow.fail(e, 'LANDING')
     console.error('Latch: the in-app wallet could not be created', e)
     setWallet({ status: 'error', error: createErrorText(e) })
     return
   }
-  track('embedded_wallet_creation_completed')
-  if (started !== flowGeneration()) return
-  const { result, newUserId } = store.getState()
   // The flow delivers the user with their wallet (a login keeps whether they are new).
-  store.setState({ result: { user, isNewUser: result?.isNewUser ?? false } })
+  flow.result = { user, isNewUser: flow.result?.isNewUser ?? false }
   setWallet({ status: 'success' })
   if (passcode !== undefined) return
-  if (newUserId === user.id) navigate('EMBEDDED_WALLET_CREATED_SCREEN')
-  else finishFlow()
+  if (store.getState().newUserId === user.id) navigate('EMBEDDED_WALLET_CREATED_SCREEN')
+  else flow.finish()
+}
+
+/** The frame creates the wallet; the server's user then has it ('user' goes to the host). */
+async function create(passcode: string | undefined): Promise<User> {
+  const token = await accessToken('create_not_authenticated')
+  const frame = await walletFrame()
+  const { address } = await frame['latch:wallet:create'](
+    passcode === undefined ? { accessToken: token } : { accessToken: token, recoveryPin: passcode },
+  )
+  const user = await runtime().session.refreshUser()
+  if (!user || embeddedWallet(user.linkedAccounts)?.address !== address) {
+    throw LatchError.of('unable_to_create_wallet')
+  }
+  // Counted even should the flow have changed meanwhile: the wallet exists.
+  track('embedded_wallet_creation_completed')
+  return user
 }
 
 // ---- The connecting gate -----------------------------------------------------------------
@@ -149,14 +151,14 @@ export async function connectWallet(): Promise<WalletAccount> {
 }
 
 /** The wallet is usable: on to the target screen, or the flow ends with its result. */
-function proceed(target: ScreenId | null): void {
+function proceed(flow: FlowHandle, target: ScreenId | null): void {
   if (target) {
     navigate(target)
     return
   }
-  const { result, user } = store.getState()
-  if (!result && user) store.setState({ result: { user, isNewUser: false } })
-  finishFlow()
+  const { user } = store.getState()
+  if (!flow.result && user) flow.result = { user, isNewUser: false }
+  flow.finish()
 }
 
 /**
@@ -166,13 +168,12 @@ function proceed(target: ScreenId | null): void {
  * passcode is needed. `target` null ends the flow once the wallet is usable.
  */
 export async function ensureWalletReady(target: ScreenId | null): Promise<void> {
-  const started = flowGeneration()
+  const flow = currentFlow()
   store.setState({ wallet: freshWalletState(target) })
   navigate('EMBEDDED_WALLET_CONNECTING_SCREEN')
   try {
-    await connectWallet()
+    await flow.guard(connectWallet())
   } catch (e) {
-    if (started !== flowGeneration()) return
     if (isLatchError(e) && e.is('wallet_not_on_device')) {
       navigate('EMBEDDED_WALLET_RECOVERY_SCREEN')
       return
@@ -181,7 +182,7 @@ export async function ensureWalletReady(target: ScreenId | null): Promise<void> 
     setWallet({ status: 'error', error: ERRORS.recovery_failed.message })
     return
   }
-  if (started === flowGeneration()) proceed(target)
+  proceed(flow, target)
 }
 
 /**
@@ -197,7 +198,7 @@ export async function recoverWallet(): Promise<WalletAccount> {
   } catch (e) {
     if (!(isLatchError(e) && e.is('wallet_not_on_device'))) throw e
   }
-  const promise = startFlow<WalletAccount>(
+  const { promise } = startFlow<WalletAccount>(
     { kind: 'recover-wallet' },
     'EMBEDDED_WALLET_RECOVERY_SCREEN',
   )
@@ -244,9 +245,30 @@ function reportRecoveryFailure(e: unknown): void {
 export async function recoverWithPasscode(passcode: string, now = Date.now): Promise<void> {
   const state = store.getState()
   if (state.wallet?.status === 'submitting') return
-  const started = flowGeneration()
+  const flow = currentFlow()
   setWallet({ status: 'submitting', error: null })
   track('recovery_started')
+  try {
+    await flow.guard(recover(passcode))
+  } catch (e) {
+    const locked = isLatchError(e) && e.is('recovery_locked')
+    const wait = isLatchError(e) ? e.retryAfter : undefined
+    setWallet({
+      status: 'error',
+      error: recoveryErrorText(e),
+      lockedUntil: locked && wait ? now() + wait * 1000 : null,
+    })
+    return
+  }
+  setWallet({ status: 'success', lockedUntil: null })
+  proceed(flow, store.getState().wallet?.target ?? null)
+}
+
+/**
+ * The frame recovers the wallet with `passcode`. A refused passcode is told to the host even
+ * should the flow have changed meanwhile (reportRecoveryFailure), and a recovery is counted.
+ */
+async function recover(passcode: string): Promise<void> {
   try {
     const { wallet } = ownWallet()
     const token = await accessToken('recovery_not_allowed')
@@ -258,18 +280,7 @@ export async function recoverWithPasscode(passcode: string, now = Date.now): Pro
     })
   } catch (e) {
     reportRecoveryFailure(e)
-    if (started !== flowGeneration()) return
-    const locked = isLatchError(e) && e.is('recovery_locked')
-    const wait = isLatchError(e) ? e.retryAfter : undefined
-    setWallet({
-      status: 'error',
-      error: recoveryErrorText(e),
-      lockedUntil: locked && wait ? now() + wait * 1000 : null,
-    })
-    return
+    throw e
   }
   track('recovery_completed')
-  if (started !== flowGeneration()) return
-  setWallet({ status: 'success', lockedUntil: null })
-  proceed(store.getState().wallet?.target ?? null)
 }

@@ -23,9 +23,8 @@ import {
   toBigInt,
   transactionUIOptionsSchema,
   validateTransactionRequest,
-  type WalletAccount,
 } from '@latch/shared'
-import { flowGeneration, requestPending, startFlow } from '../flow.ts'
+import { currentFlow, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { walletFrame } from './frame.ts'
@@ -137,7 +136,7 @@ export function sendTransactionFlow(
   } catch (e) {
     return Promise.reject(e)
   }
-  const promise = startFlow<TransactionReceipt>(
+  const { promise } = startFlow<TransactionReceipt>(
     { kind: 'send-transaction' },
     'EMBEDDED_WALLET_CONNECTING_SCREEN',
   )
@@ -217,33 +216,9 @@ export function submitErrorText(e: unknown): string {
 export async function prepareTransaction(): Promise<void> {
   const state = store.getState().transaction
   if (state?.status !== 'idle') return
-  const started = flowGeneration()
+  const flow = currentFlow()
   setTransaction({ status: 'preparing' })
-  const { chainId } = state.request
-  let populated: PromiseSettledResult<PopulatedRequest>
-  let balance: bigint | null = null
-  let price: number | null = null
-  try {
-    const wallet = usableWallet()
-    const accessToken = await walletAccessToken()
-    const frame = await walletFrame()
-    const reads = chain(chainId, accessToken)
-    ;[populated, balance, price] = await Promise.all([
-      frame['latch:wallet:rpc']({
-        address: wallet.address,
-        accessToken,
-        request: { method: 'eth_populateTransactionRequest', params: [state.request] },
-      }).then(
-        ({ response }) => ({ status: 'fulfilled', value: response as PopulatedRequest }) as const,
-        (reason: unknown) => ({ status: 'rejected', reason }) as const,
-      ),
-      reads.balance(wallet.address).catch(() => null),
-      usdPrice(chainId),
-    ])
-  } catch (e) {
-    populated = { status: 'rejected', reason: e }
-  }
-  if (started !== flowGeneration()) return
+  const [populated, balance, price] = await flow.guard(prepare(state.request))
   if (populated.status === 'rejected') {
     console.error('Latch: the transaction could not be prepared', populated.reason)
     setTransaction({
@@ -264,6 +239,35 @@ export async function prepareTransaction(): Promise<void> {
 }
 
 /**
+ * The request populated by the frame (nonce, gas, fees), the wallet's balance and the coin's
+ * price, read at the same time; a failure to populate is the first's, never thrown.
+ */
+async function prepare(
+  request: HexTransactionRequest,
+): Promise<[PromiseSettledResult<PopulatedRequest>, bigint | null, number | null]> {
+  try {
+    const wallet = usableWallet()
+    const accessToken = await walletAccessToken()
+    const frame = await walletFrame()
+    const reads = chain(request.chainId, accessToken)
+    return await Promise.all([
+      frame['latch:wallet:rpc']({
+        address: wallet.address,
+        accessToken,
+        request: { method: 'eth_populateTransactionRequest', params: [request] },
+      }).then(
+        ({ response }) => ({ status: 'fulfilled', value: response as PopulatedRequest }) as const,
+        (reason: unknown) => ({ status: 'rejected', reason }) as const,
+      ),
+      reads.balance(wallet.address).catch(() => null),
+      usdPrice(request.chainId),
+    ])
+  } catch (e) {
+    return [{ status: 'rejected', reason: e }, null, null]
+  }
+}
+
+/**
  * The submit of `shown`, the frozen populated request the review rendered (one other than the
  * request's does nothing): the frame signs it, the modal sends it and waits for the receipt;
  * closing is blocked until the outcome is known. The receipt is delivered when the modal
@@ -272,31 +276,14 @@ export async function prepareTransaction(): Promise<void> {
 export async function submitTransaction(shown: PopulatedRequest): Promise<void> {
   const state = store.getState().transaction
   if (state?.status !== 'ready' || !state.prepared || state.prepared !== shown) return
-  const started = flowGeneration()
-  const prepared = shown
+  const flow = currentFlow()
   setTransaction({ status: 'submitting', submitError: null })
-  store.setState({ closeBlocked: true })
+  flow.blockClose(true)
   let receipt: TransactionReceipt
-  let wallet: WalletAccount
   try {
-    wallet = usableWallet()
-    const accessToken = await walletAccessToken()
-    const frame = await walletFrame()
-    const { response } = await frame['latch:wallet:rpc']({
-      address: wallet.address,
-      accessToken,
-      request: { method: 'eth_signTransaction', params: [prepared] },
-    })
-    if (typeof response !== 'string' || !/^0x[0-9a-fA-F]+$/.test(response)) {
-      throw LatchError.of('transaction_submit_failed')
-    }
-    const reads = chain(prepared.chainId, accessToken)
-    const hash = await reads.sendRawTransaction(response as Hex)
-    provenOnDevice(frame, wallet.address)
-    receipt = await reads.waitForReceipt(hash)
+    receipt = await flow.guard(submit(shown))
   } catch (e) {
-    if (started !== flowGeneration()) return
-    store.setState({ closeBlocked: false })
+    flow.blockClose(false)
     // The share is not in the frame after all: through the gate (recovery), then back here.
     if (isLatchError(e) && e.is('wallet_not_on_device')) {
       setTransaction({ status: 'ready' })
@@ -304,11 +291,32 @@ export async function submitTransaction(shown: PopulatedRequest): Promise<void> 
       return
     }
     console.error('Latch: the transaction could not be submitted', e)
-    store.setState({ closeBlocked: false })
     setTransaction({ status: 'ready', submitError: submitErrorText(e) })
     return
   }
-  if (started !== flowGeneration()) return
-  store.setState({ closeBlocked: false, delivery: { value: receipt } })
+  flow.blockClose(false)
+  flow.deliver(receipt)
   setTransaction({ status: 'complete', receipt })
+}
+
+/**
+ * The frame signs `prepared`, the API's chain proxy sends it, and its receipt is awaited; once
+ * sent, the wallet is known to be on this device, even should the flow have changed meanwhile.
+ */
+async function submit(prepared: PopulatedRequest): Promise<TransactionReceipt> {
+  const wallet = usableWallet()
+  const accessToken = await walletAccessToken()
+  const frame = await walletFrame()
+  const { response } = await frame['latch:wallet:rpc']({
+    address: wallet.address,
+    accessToken,
+    request: { method: 'eth_signTransaction', params: [prepared] },
+  })
+  if (typeof response !== 'string' || !/^0x[0-9a-fA-F]+$/.test(response)) {
+    throw LatchError.of('transaction_submit_failed')
+  }
+  const reads = chain(prepared.chainId, accessToken)
+  const hash = await reads.sendRawTransaction(response as Hex)
+  provenOnDevice(frame, wallet.address)
+  return reads.waitForReceipt(hash)
 }

@@ -16,7 +16,7 @@ import {
   type WalletAccount,
 } from '@latch/shared'
 import { track } from '../analytics.ts'
-import { finishFlow, flowGeneration, navigate, requestPending, startFlow } from '../flow.ts'
+import { currentFlow, navigate, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { ensureWalletReady } from './flows.ts'
@@ -61,11 +61,10 @@ export async function passGate(
   target: 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN' | 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN',
   again = false,
 ): Promise<void> {
-  const started = flowGeneration()
+  const flow = currentFlow()
   const address = usableWallet().address.toLowerCase()
   // A frame that fails to mount is the gate's to show.
-  const frame = await walletFrame().catch(() => null)
-  if (started !== flowGeneration()) return
+  const frame = await flow.guard(walletFrame().catch(() => null))
   const addresses = frame ? proven.get(frame) : undefined
   if (again) addresses?.delete(address)
   if (addresses?.has(address)) navigate(target)
@@ -116,7 +115,7 @@ export function signFlow(payload: SignPayload, options: SignMessageUIOptions = {
   } catch (e) {
     return Promise.reject(e)
   }
-  const promise = startFlow<Hex>({ kind: 'sign' }, 'EMBEDDED_WALLET_CONNECTING_SCREEN')
+  const { promise } = startFlow<Hex>({ kind: 'sign' }, 'EMBEDDED_WALLET_CONNECTING_SCREEN')
   // Frozen copies: the screen shows them and the confirm click signs that very payload.
   store.setState({
     signRequest: {
@@ -156,26 +155,12 @@ export async function confirmSign(shown: SignPayload): Promise<void> {
   const request = store.getState().signRequest
   if (!request || request.payload !== shown) return
   if (request.status === 'signing' || request.status === 'success') return
-  const started = flowGeneration()
+  const flow = currentFlow()
   setSign({ status: 'signing', error: null })
   let signature: Hex
-  let wallet: WalletAccount
-  let frame: WalletFrame
   try {
-    wallet = usableWallet()
-    const accessToken = await walletAccessToken()
-    frame = await walletFrame()
-    const { response } = await frame['latch:wallet:rpc']({
-      address: wallet.address,
-      accessToken,
-      request: rpcRequest(shown, wallet.address),
-    })
-    if (typeof response !== 'string' || !SIGNATURE.test(response)) {
-      throw LatchError.of('sign_failed', { message: 'The wallet answered no signature' })
-    }
-    signature = response as Hex
+    signature = await flow.guard(sign(shown))
   } catch (e) {
-    if (started !== flowGeneration()) return
     // The share is not in the frame after all: through the gate (recovery), then back here.
     if (isLatchError(e) && e.is('wallet_not_on_device')) {
       setSign({ status: 'idle' })
@@ -186,19 +171,28 @@ export async function confirmSign(shown: SignPayload): Promise<void> {
     setSign({ status: 'error', error: ERRORS.sign_failed.message })
     return
   }
-  provenOnDevice(frame, wallet.address)
-  if (started !== flowGeneration()) return
   track('sign_message_completed')
-  const { waiting } = store.getState()
-  // Delivered now; closing during the success pause changes nothing for the caller.
-  store.setState({
-    waiting: null,
-    delivery: { value: signature },
-    pauseTimer: setTimeout(
-      () => started === flowGeneration() && finishFlow(),
-      SUCCESS_CLOSE_DELAY_MS,
-    ),
-  })
   setSign({ status: 'success' })
-  waiting?.resolve(signature)
+  // Delivered now; closing during the success pause changes nothing for the caller.
+  flow.deliver(signature, { pauseMs: SUCCESS_CLOSE_DELAY_MS, now: true })
+}
+
+/**
+ * The frame signs `shown` with the user's wallet; the wallet is then known to be on this
+ * device, even should the flow have changed meanwhile.
+ */
+async function sign(shown: SignPayload): Promise<Hex> {
+  const wallet = usableWallet()
+  const accessToken = await walletAccessToken()
+  const frame = await walletFrame()
+  const { response } = await frame['latch:wallet:rpc']({
+    address: wallet.address,
+    accessToken,
+    request: rpcRequest(shown, wallet.address),
+  })
+  if (typeof response !== 'string' || !SIGNATURE.test(response)) {
+    throw LatchError.of('sign_failed', { message: 'The wallet answered no signature' })
+  }
+  provenOnDevice(frame, wallet.address)
+  return response as Hex
 }
