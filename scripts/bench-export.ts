@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- export [--runs N]`: key export and the EIP-1193 provider (issue 11):
+ * `npm run bench -- export [--runs N]`: key export and the EIP-1193 provider:
  * - gzip size of the key export page's JavaScript and stylesheet (what export.html loads);
  * - gzip size of the provider chunk (provider.js, loaded on the first getEthereumProvider())
  *   beside sdk.js, which only imports it;

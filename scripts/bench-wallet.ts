@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- wallet [--runs N]`: the in-app wallet in headless Chromium, the built frame
- * served by the real API inside a stand-in modal on another site (wallet-frame/src/harness.ts):
- * - gzip size of the frame's JavaScript, goal ≤ 90 KB (issue 21: ethers signs in the frame);
+ * served by the real API inside a stand-in modal on another site (wallet-frame/test/harness.ts):
+ * - gzip size of the frame's JavaScript, goal ≤ 90 KB (ethers signs in the frame);
  * - create with automatic recovery (key, split, seal, server round trip), median over ≥ 20
  *   runs, goal ≤ 300 ms;
  * - create with a passcode (adds one Argon2id 19 MiB t=2 and one OPRF round trip);

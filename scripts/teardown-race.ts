@@ -1,5 +1,5 @@
 /**
- * Reproduces the race of issue 28: a test file of the modal ending while its Preact tree is
+ * Reproduces a race the suite once lost: a test file of the modal ending while its Preact tree is
  * still mounted, with passive effects queued on a Node timer that outlives the file's jsdom
  * environment (CI once failed on `ReferenceError: window is not defined` from App.tsx's focus
  * listener, after modal-app/src/main.test.tsx had finished).

@@ -1,7 +1,7 @@
 /**
  * axe (WCAG 2.1 A and AA) over every screen the sign-in reaches, in the light and dark themes,
  * with custom accents and a custom background; the demo host page's own run; reduced motion.
- * SPEC's default colours stay the fills and borders; small text takes shades derived from them.
+ * The default colours stay the fills and borders; small text takes shades derived from them.
  */
 import { ERRORS, type ThemeSetting } from '@latch/shared'
 import { expect, test } from 'vitest'
@@ -48,7 +48,7 @@ for (const look of APPEARANCES) {
     })
     const hp = await h().open({ appId: app.id })
     void latchCall(hp.page, 'login')
-    // The wallet section first and open (SPEC's default), then the e-mail section.
+    // The wallet section first and open (the default), then the e-mail section.
     await visit(hp, 'LANDING')
     await hp.modal.getByTestId('wallet-section-body').waitFor({ state: 'visible' })
     await openEmailSection(hp)

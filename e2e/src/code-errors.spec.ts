@@ -55,7 +55,7 @@ test('error: non-numeric input says so, sends nothing, and clears the boxes afte
   await message.waitFor({ state: 'visible' })
   const shownAt = Date.now()
   await expectModalAccessible(hp.page, 'the code screen with a non-numeric code')
-  // The boxes stay as typed for a while (1400 ms in the spec), then clear.
+  // The boxes stay as typed for a while (CODE_ERROR_CLEAR_DELAY_MS), then clear.
   expect((await codeBoxValues(hp.modal)).join('')).not.toBe('')
   await expect
     .poll(() => codeBoxValues(hp.modal), { timeout: WAIT_MS, interval: 50 })

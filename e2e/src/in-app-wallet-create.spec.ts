@@ -64,7 +64,7 @@ test('behavior: create with a passcode — validation, the button, the user even
   await create.getByRole('button', { name: 'Why am I doing this?' }).focus()
   await create.getByText('Passcode must be exactly 6 letters and numbers').waitFor()
   expect(await submit.isDisabled()).toBe(true)
-  // A common weak passcode is refused as it is completed, with the reason beside SPEC's two.
+  // A common weak passcode is refused as it is completed, with the reason beside the other two.
   await enterPasscode(hp.modal, 'qwerty')
   await create.getByText('This passcode is too easy to guess, please choose another').waitFor()
   await expectModalAccessible(hp.page, 'the create screen refusing a weak passcode')

@@ -1,5 +1,6 @@
 /**
- * exportWallet() across the three origins (issue 11, SPEC sections 2, 7 and 9): the connecting
+ * exportWallet() across the three origins (docs/behaviour.md,
+ * "EMBEDDED_WALLET_KEY_EXPORT_SCREEN"): the connecting
  * gate, EMBEDDED_WALLET_KEY_EXPORT_SCREEN framing the export page of the API origin, the key
  * shown there only after the visitor's click on Reveal inside that page (its address is the
  * wallet's), held on screen for at least 1 s from the reveal, and never in any message or

@@ -1,5 +1,5 @@
 /**
- * Signing and sending with the in-app wallet across three origins (issue 11), against a real
+ * Signing and sending with the in-app wallet across three origins, against a real
  * local chain: anvil on a free port as chain 1, reached through the API's chain proxy (the
  * app's own RPC URL). The wallet is funded from an anvil account; its signatures are checked
  * with viem; transfers land on the chain and move both balances. No price source is set, so
@@ -209,7 +209,7 @@ test('error: a value over the balance shows the balance in red and insufficient 
   const shown = send.getByTestId('transaction-balance').locator('span')
   expect(await shown.textContent()).toBe('0.001 ETH')
   expect(await shown.getAttribute('data-over')).toBe('true')
-  // Red: SPEC's error colour at its readable text shade (axe checks the contrast).
+  // Red: the error colour at its readable text shade (axe checks the contrast).
   expect(await shown.evaluate((el) => getComputedStyle(el).color)).toBe('rgb(194, 81, 66)')
   await expectModalAccessible(hp.page, 'the send screen with insufficient funds')
   expect(await send.getByRole('button', { name: 'Send ETH' }).isDisabled()).toBe(true)

@@ -94,7 +94,7 @@ test('error: linking an e-mail that another user holds is refused and changes no
   expect(((await response.json()) as { error: { code: string } }).error.code).toBe(
     'linked_to_another_user',
   )
-  // The code was right; the refusal (linked_to_another_user) is not a 422: SPEC's other text.
+  // The code was right; the refusal (linked_to_another_user) is not a 422: 'Issue verifying code'.
   await hp.modal.getByText(ERRORS.code_verification_failed.message).waitFor({ state: 'visible' })
   await expectModalAccessible(hp.page, 'the code screen with a refused link')
   await hp.page.keyboard.press('Escape')

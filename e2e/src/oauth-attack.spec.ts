@@ -1,5 +1,5 @@
 /**
- * Issue 8, part 1: an OAuth return replayed into someone else's browser. The attacker starts a
+ * An OAuth return replayed into someone else's browser. The attacker starts a
  * flow signed out, signs in at the provider as themselves and keeps the return parameters
  * instead of following them; then sends the victim to the host page with them. In a signed-in
  * victim's page that used to link the attacker's Google account to the victim (the attacker

@@ -1,5 +1,5 @@
 /**
- * getEthereumProvider() on a real host page (issue 11): ethers v6's BrowserProvider over the
+ * getEthereumProvider() on a real host page: ethers v6's BrowserProvider over the
  * in-app wallet's EIP-1193 provider signs a message through the sign screen (viem recovers the
  * wallet's address) and sends a transaction through the review screen that lands on a local
  * chain (anvil as chain 1, the app's RPC override, reached through the modal and the API's

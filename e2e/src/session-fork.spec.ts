@@ -1,5 +1,6 @@
 /**
- * Session fork (issue 13) across two browser contexts: the signed-in visitor forks the session,
+ * Session fork (docs/behaviour.md, "SESSION_FORK_SCREEN") across two browser contexts: the
+ * signed-in visitor forks the session,
  * picks a wallet app, and the page the app's in-app browser would open (taken out of the deep
  * link the modal opened) signs in elsewhere, the token gone from its address bar. The token
  * rides in the fragment, so the request for the link service carries none. It is refused a

@@ -1,5 +1,6 @@
 /**
- * Issue 13's wallets in Chromium across the three origins: connect-only (connectWallet()) as a
+ * The other external wallets in Chromium across the three origins: connect-only
+ * (connectWallet()) as a
  * visitor and as a signed-in user with a browser wallet (B's injected double), Coinbase Wallet's
  * sign-in through its real SDK against a local stand-in of its keys page (coinbase-keys.ts, a
  * real key), and Phantom's interstitial on an emulated phone with its one-second switch. Every

@@ -32,7 +32,7 @@ export const SCREENS = {
   recovery: 'EMBEDDED_WALLET_RECOVERY_SCREEN',
 } as const
 
-/** SPEC texts the specs look for, written out once. */
+/** The product's texts the specs look for, written out once. */
 export const TEXTS = {
   invalidPasscode: 'Invalid recovery passcode, please try again.',
   locked: 'Too many incorrect passcodes. Recovery is locked, please try again later.',

@@ -1,5 +1,5 @@
 /**
- * Signing in and linking with a browser wallet (issue 12) across the three origins: the wallet
+ * Signing in and linking with a browser wallet across the three origins: the wallet
  * is injected into the host page (test double with a real key, e2e/src/injected-wallet.ts), the
  * modal reaches it through the host SDK's bridge, and the real API verifies the SIWE message.
  * Every screen reached is held to axe (visit()).

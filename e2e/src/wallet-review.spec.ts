@@ -1,6 +1,6 @@
 /**
- * The in-app wallet's review screens cannot be switched or hidden (issue 29, issue 20's review
- * screens), in Chromium against a local chain (anvil as chain 1): a request arriving while
+ * The in-app wallet's sign and review screens cannot be switched or hidden, in Chromium
+ * against a local chain (anvil as chain 1): a request arriving while
  * another is on screen is refused at once with -32002 'Request already pending' and its hint,
  * whatever the mix (the SDK's methods, the EIP-1193 provider, ethers over it), while the one on
  * screen keeps its screen and its promise; logout() settles a request on screen; the confirm

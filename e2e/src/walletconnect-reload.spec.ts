@@ -1,5 +1,5 @@
 /**
- * WalletConnect's session surviving a reload of the page and its modal (issue 13), and ending
+ * WalletConnect's session surviving a reload of the page and its modal, and ending
  * with logout, in the recommended deployment (host page, modal and API on subdomains of one site over HTTPS), where
  * the browser lets the modal frame keep the session in its storage. In a cross-site frame the
  * browser refuses that storage, the session lives in memory for the page's life, and a reload

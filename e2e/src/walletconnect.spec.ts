@@ -1,5 +1,5 @@
 /**
- * WalletConnect end to end (issue 13) across the three origins, with every piece on this
+ * WalletConnect end to end across the three origins, with every piece on this
  * machine: the modal's real WalletConnect provider on the local relay (wc-relay.ts), the real
  * sign client as the phone wallet (wc-wallet.ts) with a real key, the real API verifying the
  * SIWE message. The wallet pairs from the URI of the QR code the modal shows. Any request of

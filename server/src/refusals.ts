@@ -1,7 +1,7 @@
 /**
- * Errors of the abuse guards (issue 8: SMS toll fraud, guessing). They live here rather than
- * in shared's catalogue because the modal never branches on them: a 422 on SMS submit shows
- * the server's message and a 429 the generic one (SPEC section 8), so they would only add
+ * Errors of the abuse guards (SMS toll fraud, guessing). They live here rather than in shared's
+ * catalogue because the modal never branches on them: a 422 on SMS submit shows the server's
+ * message and a 429 the generic one (docs/behaviour.md, "LANDING"), so they would only add
  * bytes to the modal's landing, which has none to spare. Codes, statuses and messages are as
  * stable as the catalogue's.
  */

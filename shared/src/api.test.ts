@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest'
 import { API_PREFIX, CODE_ROUTE_PATHS } from './api.ts'
 
-test('behavior: the code routes of each channel sit where SPEC section 7 puts them', () => {
+test('behavior: the code routes of each channel sit at their shared paths', () => {
   expect(`${API_PREFIX}${CODE_ROUTE_PATHS.email}/init`).toBe('/api/v1/passwordless/init')
   expect(`${API_PREFIX}${CODE_ROUTE_PATHS.sms}/authenticate`).toBe(
     '/api/v1/passwordless_sms/authenticate',

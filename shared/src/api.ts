@@ -1,4 +1,4 @@
-/** The HTTP API of SPEC section 7: request bodies as zod schemas, answers as types. */
+/** The HTTP API: request bodies as zod schemas, answers as types. */
 import { z } from 'zod'
 import { analyticsEventSchema, oauthProviderSchema } from './payloads.ts'
 import type { RecoveryMethod, User, WalletAccount } from './types.ts'
@@ -92,7 +92,7 @@ export interface AuthResponse {
 
 /**
  * What every link call (/passwordless/link, /passwordless_sms/link, /oauth/link) answers: the
- * updated user, bare, as SPEC section 7 assumes.
+ * updated user, bare.
  */
 export type LinkResponse = User
 

@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest'
 import { chainClient, chainRpcPath, nodeError, toReceipt } from './chain-client.ts'
 
-test('behavior: a node receipt becomes SPEC section 3 receipt (before and after Byzantium)', () => {
+test('behavior: a node receipt becomes a TransactionReceipt (before and after Byzantium)', () => {
   const raw = {
     to: '0x000000000000000000000000000000000000bEEF',
     from: '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266',

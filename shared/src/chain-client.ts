@@ -148,7 +148,7 @@ function dec(v: unknown): string {
   return typeof v === 'string' && v.startsWith('0x') ? BigInt(v).toString() : '0'
 }
 
-/** A node's receipt in SPEC section 3's shape (numbers for indexes, decimal strings for gas). */
+/** A node's receipt as `TransactionReceipt` (numbers for indexes, decimal strings for gas). */
 export function toReceipt(raw: RawReceipt, latestBlock: number): TransactionReceipt {
   const blockNumber = num(raw.blockNumber)
   const log = (l: Record<string, unknown>): Log => ({

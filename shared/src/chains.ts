@@ -11,7 +11,7 @@ export interface Chain {
 
 const ETH = { name: 'Ether', symbol: 'ETH', decimals: 18 }
 
-/** The supported chains of SPEC section 9, with public defaults for RPC and explorer. */
+/** The supported chains (docs/behaviour.md, "Input rules"), with public RPC and explorers. */
 export const CHAINS: readonly Chain[] = [
   {
     id: 1,

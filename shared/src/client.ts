@@ -5,9 +5,9 @@ import type { HostAppConfig, LoginResult, User } from './types.ts'
 
 /** What a host passes to `createLatch`. */
 export interface LatchOptions {
-  /** The app's id (25 characters); `ready` rejects with the spec's error otherwise. */
+  /** The app's id (25 characters); `ready` rejects with `invalid_app_id` otherwise. */
   appId: string
-  /** Host configuration (SPEC section 3), sent to the modal over penpal after the handshake. */
+  /** The host configuration, sent to the modal over penpal after the handshake. */
   config?: HostAppConfig
   /**
    * Where the modal app is served, e.g. 'https://auth.example.com'. The one-line script defaults

@@ -1,17 +1,17 @@
-/** Every number and default of SPEC section 9, each named once. */
+/** Every number and default of the product, each named once (docs/behaviour.md cites them). */
 
 export const SDK_VERSION = '0.1.0'
 export const CLIENT_NAME = `latch-js:${SDK_VERSION}`
 
 // Timeouts
 export const API_TIMEOUT_MS = 10_000
-/** How long the host SDK waits for the modal frame's penpal handshake (not in the spec). */
+/** How long the host SDK waits for the modal frame's penpal handshake. */
 export const MODAL_CONNECT_TIMEOUT_MS = 20_000
 export const WALLET_REQUEST_TIMEOUT_MS = 120_000
-/** How long the modal waits for the wallet frame to load and shake hands (not in the spec). */
+/** How long the modal waits for the wallet frame to load and shake hands. */
 export const WALLET_FRAME_CONNECT_TIMEOUT_MS = 15_000
 /**
- * How long the modal waits for one call of the wallet frame (not in the spec): creating with a
+ * How long the modal waits for one call of the wallet frame: creating with a
  * passcode is Argon2id (up to ~1 s) and three API round trips of at most API_TIMEOUT_MS each.
  */
 export const WALLET_FRAME_CALL_TIMEOUT_MS = 60_000
@@ -66,7 +66,7 @@ export const ETH_MAX_DECIMALS = 8
 export const QR_ERROR_CORRECTION = 'H'
 export const QR_DEFAULT_SIZE = 160
 
-// Chains: SPEC leaves the value unshown; Ethereum mainnet is the least surprising default.
+// Chains: Ethereum mainnet, the least surprising default.
 export const DEFAULT_CHAIN_ID = 1
 
 /** Server defaults: e-mail and wallet login on; SMS and social off. */
@@ -118,7 +118,7 @@ export const LOGIN_METHODS = [
 ] as const
 export type LoginMethod = (typeof LOGIN_METHODS)[number]
 
-/** Each login method's flag in the server app configuration (SPEC section 3). */
+/** Each login method's flag in the server's app configuration (`ServerAppConfig`). */
 export const LOGIN_METHOD_FLAGS = {
   wallet: 'walletAuth',
   email: 'emailAuth',

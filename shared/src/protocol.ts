@@ -284,7 +284,7 @@ export interface WalletRpcParams {
   request: { method: string; params?: unknown }
 }
 
-/** Methods the wallet frame exposes to the modal, named as SPEC section 7 names them. */
+/** Methods the wallet frame exposes to the modal, named by WALLET_MESSAGES. */
 export interface WalletMethods {
   [WALLET_MESSAGES.create](params: WalletCreateParams): Promise<{ address: Hex }>
   [WALLET_MESSAGES.connect](params: WalletConnectParams): Promise<{ address: Hex }>

@@ -146,7 +146,7 @@ export interface ValidatedHostConfig {
 
 /**
  * Checks a host configuration: e-mail with SMS disables SMS (a warning), social logins need
- * e-mail or SMS, and at least one method must be on. Throws the spec's error otherwise.
+ * e-mail or SMS, and at least one method must be on. Throws the catalogued error otherwise.
  */
 export function validateHostConfig(input: HostAppConfig): ValidatedHostConfig {
   const warnings: string[] = []

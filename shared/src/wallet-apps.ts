@@ -1,5 +1,5 @@
 /**
- * The mobile wallet apps (SPEC section 9, "a list of about 45 wallets"), kept once: the
+ * The mobile wallet apps whose deep links the modal offers, kept once: the
  * WalletConnect screens open one with a pairing URI, the session fork opens one's in-app
  * browser on the host page. Imported through `@latch/shared/wallet-apps` only by the screens
  * that need it, so the modal landing never carries it.

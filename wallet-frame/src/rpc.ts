@@ -681,7 +681,8 @@ export function walletRpc(deps: RpcDeps) {
     switch (method) {
       case 'eth_sign':
       case 'personal_sign': {
-        // eth_sign names the address first (SPEC section 7); personal_sign the message first.
+        // eth_sign names the address first, personal_sign the message first; both sign EIP-191
+        // (docs/behaviour.md, "Deviations").
         const list = paramList(params, method, '[address, message]', 2)
         const [address, message] = method === 'eth_sign' ? list : [list[1], list[0]]
         if (!isWallet(address, call.address, `${method}: the address`)) {

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib'
 import { afterAll, expect, test } from 'vitest'
 import { buildWalletFrame } from '../build.ts'
 
-/** The wallet frame's budget with ethers signing in it (issue 21; it was 80 KB before ethers). */
+/** The wallet frame's budget, with ethers hashing, encoding and signing in it. */
 const BUDGET_BYTES = 90 * 1024
 
 let dir = ''

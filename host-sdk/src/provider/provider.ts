@@ -93,7 +93,7 @@ export function toProviderError(e: unknown): ProviderError {
 const toHex = (n: number): Hex => `0x${n.toString(16)}`
 const HEX_NUMBER = /^0x[0-9a-fA-F]{1,16}$/
 
-/** A hex chain id of a supported chain (SPEC section 9), or the 4901 error. */
+/** A hex chain id of a supported chain (`CHAINS`), or the 4901 error. */
 function supportedChain(value: unknown): number {
   const id = typeof value === 'string' && HEX_NUMBER.test(value) ? Number(value) : Number.NaN
   if (!CHAINS.some((c) => c.id === id)) {

@@ -1,4 +1,4 @@
-/** POST /analytics_events: the nine events of SPEC section 1, stored with client id and payload. */
+/** POST /analytics_events: the events of ANALYTICS_EVENTS, stored with client id and payload. */
 import { analyticsEventBody, LatchError } from '@latch/shared'
 import { Hono } from 'hono'
 import type { Deps } from '../context.ts'

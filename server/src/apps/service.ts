@@ -445,7 +445,7 @@ export async function listApps(deps: Pick<Deps, 'db' | 'secrets'>): Promise<AppR
   return rows.map((row) => toRecord(row, deps.secrets.decrypt))
 }
 
-/** SPEC section 3's server app configuration. */
+/** The app's settings as the API answers them to the modal (`ServerAppConfig`). */
 export async function toServerAppConfig(
   deps: Pick<Deps, 'keys'>,
   app: AppRecord,

@@ -116,7 +116,7 @@ describe('splitOAuthFlags and applyOAuthFlags', () => {
   })
 })
 
-describe('client secrets kept out of the arguments (issue 8 part 5)', () => {
+describe('client secrets kept out of the arguments', () => {
   const sources = (stdin: string, env: Record<string, string> = {}): SecretSources => ({
     stdin: () => stdin,
     env,

@@ -208,7 +208,8 @@ export async function startOAuth(deps: OAuthFlowDeps, input: StartInput): Promis
 
 /**
  * Where the API's callback sends the browser: the host page of the flow with the
- * latch_oauth_* parameters. A denial becomes the code 'undefined' (SPEC section 5).
+ * latch_oauth_* parameters. A denial becomes the code 'undefined', which the modal reads as
+ * `oauth_user_denied`.
  */
 export async function callbackRedirect(
   deps: OAuthFlowDeps,

@@ -1,6 +1,6 @@
 /**
  * The five social sign-in providers in one table: where their endpoints are, what they are
- * asked for, and how their answers map onto the linked-account fields of SPEC section 3.
+ * asked for, and how their answers map onto the linked-account fields of `types.ts`.
  */
 import {
   LatchError,

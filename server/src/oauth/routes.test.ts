@@ -253,7 +253,7 @@ async function snapshot(userId: string) {
   }
 }
 
-describe('replaying an OAuth return (issue 8: bound to the browser and the user that started it)', () => {
+describe('replaying an OAuth return (bound to the browser and the user that started it)', () => {
   const attacker = { sub: 'google-attacker', email: 'mallory@gmail.example', name: 'Mallory' }
 
   /**
@@ -605,7 +605,7 @@ describe('rate limits of /oauth/init', () => {
   })
 })
 
-describe('GET /apps/{id} (issue 8 part 5)', () => {
+describe('GET /apps/{id} (public settings, no secrets)', () => {
   test('behavior: a social provider is reported on only when switched on and given a client id', async () => {
     const app = await api.admin.createApp({
       name: 'Half-configured social',

@@ -100,7 +100,7 @@ export function siweRoutes(deps: Deps): Hono<HonoEnv> {
     return account
   }
 
-  /** SPEC 8's wallet text for an address that is another user's. */
+  /** The wallet's text for an address that is another user's (wallet_linked_to_another_user). */
   function walletTexts(e: unknown): unknown {
     if (isLatchError(e) && e.code === 'linked_to_another_user') {
       return LatchError.of('linked_to_another_user', {

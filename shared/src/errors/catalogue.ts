@@ -1,5 +1,5 @@
 /**
- * The whole error catalogue of SPEC section 8 as data: every code with its type, message,
+ * Every error of Latch as data: each code with its type, message,
  * HTTP status (where the API answers with it), retryability and provider code. The host SDK's
  * build cuts `ERRORS` to the codes it names (host-sdk/build.ts), so keep it one literal.
  */
@@ -34,7 +34,7 @@ export const PENDING_REQUEST_HINT = 'Don’t see your wallet modal? Check your o
 const GENERIC_RETRY = 'An error has occurred, please try again.'
 
 export const ERRORS = {
-  // Server error codes (SPEC section 8) and the statuses the API answers with.
+  // The API's error codes and the statuses it answers with.
   missing_or_invalid_latch_app_id: {
     type: 'api_error',
     status: 400,
@@ -377,7 +377,7 @@ export const ERRORS = {
     retryable: true,
   },
 
-  // In-app wallet error types (SPEC section 8).
+  // The in-app wallet's errors.
   embedded_wallet_error: {
     type: 'embedded_wallet_error',
     message: GENERIC_RETRY,
@@ -587,7 +587,7 @@ export const ERRORS = {
     retryable: true,
   },
 
-  // Validation (SPEC section 5).
+  // Validation (docs/behaviour.md, "Input rules").
   code_not_numeric: {
     type: 'validation_error',
     message: 'Code should be numeric',

@@ -1,7 +1,10 @@
 /** What the modal shows for each OAuth failure the server answers with. */
 import type { ErrorCode } from './catalogue.ts'
 
-/** The OAuth table of SPEC section 8: what the modal shows for each server detail. */
+/**
+ * What the modal shows for each OAuth failure the server answers (docs/behaviour.md,
+ * "AWAITING_OAUTH_SCREEN").
+ */
 export const OAUTH_ERROR_DISPLAY = {
   linked_to_another_user: {
     message: 'This account has already been linked to another user.',
