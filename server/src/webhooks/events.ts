@@ -87,3 +87,17 @@ export async function enqueueEvent(db: Db, event: WebhookEvent): Promise<string>
   await eventInsert(event, id).execute(db)
   return id
 }
+
+/**
+ * Deletes every outbox row and logged delivery of the app whose payload names the user: for a
+ * user's deletion, before it enqueues user.deleted, so no copy of the user's data waits in the
+ * outbox (an event not yet delivered is dropped with it). Answers how many rows went.
+ */
+export async function forgetUserEvents(db: Db, appId: string, userId: string): Promise<number> {
+  const result = await db
+    .deleteFrom('webhook_deliveries')
+    .where('app_id', '=', appId)
+    .where(sql<boolean>`position(${JSON.stringify(userId)} in payload) > 0`)
+    .executeTakeFirst()
+  return Number(result.numDeletedRows)
+}

@@ -8,7 +8,7 @@ import { linkAccount, unlinkAccount } from '../accounts/service.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
 import { describeBackends, type TestServer } from '../testing/test-server.ts'
 import { addEndpoint, checkEndpointUrl, parseEventFilter } from './endpoints.ts'
-import { enqueueEvent } from './events.ts'
+import { enqueueEvent, forgetUserEvents } from './events.ts'
 import { type Receiver, startReceiver } from './receiver.ts'
 import { createWebhookWorker, LEASE_MS, replay, retryDelayMs } from './worker.ts'
 
@@ -59,6 +59,11 @@ async function refusal(p: Promise<unknown>) {
 }
 
 describeBackends('webhooks', (get) => {
+  // Each test's endpoints go with it (and their deliveries): a worker leases every app's.
+  afterEach(async () => {
+    await get().deps.db.deleteFrom('webhook_endpoints').execute()
+  })
+
   /** An app with one endpoint at a fresh receiver; the endpoint goes at the test's end. */
   async function setup(events?: string) {
     const s = get()
@@ -309,6 +314,39 @@ describeBackends('webhooks', (get) => {
     expect(hook.received).toHaveLength(before + 2)
     expect(await replay(s.deps, 'dlv_nothing')).toEqual({ queued: 0, disabled: [] })
   }, 60_000)
+
+  test('behavior: a deleted user’s events can be forgotten before user.deleted is written (the user API’s deletion)', async () => {
+    const { s, app, hook, drain } = await setup()
+    const gone = await s.emailLogin(app.id, email())
+    const kept = await s.emailLogin(app.id, email())
+    await drain()
+    await hook.waitFor(4)
+    await s.deps.db.transaction().execute(async (trx) => {
+      expect(await forgetUserEvents(trx, app.id, gone.user.id)).toBe(2)
+      await enqueueEvent(trx, {
+        appId: app.id,
+        type: 'user.deleted',
+        data: { id: gone.user.id },
+        now: s.clock.now(),
+      })
+    })
+    const left = await rows(s, app.id)
+    expect(left.map((d) => d.event_type).sort()).toEqual([
+      'user.authenticated',
+      'user.created',
+      'user.deleted',
+    ])
+    expect(left.filter((d) => d.payload.includes(gone.user.id)).map((d) => d.event_type)).toEqual([
+      'user.deleted',
+    ])
+    expect(left.filter((d) => d.payload.includes(kept.user.id))).toHaveLength(2)
+    await drain()
+    await hook.waitFor(5)
+    expect(JSON.parse(hook.received[4]?.body ?? '{}')).toMatchObject({
+      type: 'user.deleted',
+      data: { id: gone.user.id },
+    })
+  })
 
   test('behavior: 410 Gone disables the endpoint and fails its queue', async () => {
     const { s, app, hook, endpoint, drain } = await setup()
