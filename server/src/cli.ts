@@ -48,6 +48,9 @@ Usage: npm run latch -- <command> [options]
                                  Change an app's settings
   apps rotate-keys <id> [--json] Sign new tokens with the app's next key; the key it replaces
                                  keeps verifying until the following rotation
+  apps secret create|list <id>, apps secret revoke <id> <secretId> [--json]
+                                 The app's server secrets for the user API (/api/v1/admin),
+                                 each printed once when created
 
 Settings (create and update):
   --name <name>

@@ -154,6 +154,7 @@ describeBackends('user API', (get) => {
       const r = await admin<User>(path)
       expect([path, r.status, r.body.id]).toEqual([path, 200, id])
     }
+    expect((await admin('/users/%00', { method: 'DELETE' })).status).toBe(400)
     for (const path of [
       '/users/by-email?email=nobody%40example.com',
       '/users/by-social?provider=github&subject=g-1',
@@ -168,6 +169,12 @@ describeBackends('user API', (get) => {
       '/users/by-social?provider=myspace&subject=1',
       '/users/by-email',
       '/users/by-email?email=a%40b.c&extra=1',
+      // Text PostgreSQL cannot store: refused as bad input, never a 500.
+      '/users/did%3Alatch%3A%00x',
+      '/users/by-email?email=a%00%40b.c',
+      '/users/by-social?provider=google&subject=%00',
+      '/users/by-phone?phone=%00',
+      `/users?cursor=${Buffer.from(JSON.stringify(['2020-01-01T00:00:00.000Z', 'a\u0000'])).toString('base64url')}`,
     ]) {
       const r = await admin<ErrorBody>(path)
       expect([path, r.status]).toEqual([path, 400])

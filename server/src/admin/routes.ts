@@ -11,7 +11,7 @@ import { z } from 'zod'
 import type { AppRecord } from '../apps/service.ts'
 import { findApp } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
-import { clientIp, parse, readBody } from '../http.ts'
+import { clientIp, holdsUnstorableText, parse, readBody } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
 import { verifyAppSecret } from './secrets.ts'
 import {
@@ -118,8 +118,25 @@ const importBody = z
 
 const WALLET_ADDRESS = /^0x[0-9a-fA-F]{40}$/
 
+/** Text PostgreSQL cannot store (NUL, a lone surrogate) is bad input here, not a 500 later. */
+function storable(value: unknown, what: string): void {
+  if (holdsUnstorableText(value)) {
+    throw LatchError.of('invalid_data', {
+      message: `${what} is invalid: text may not contain NUL characters or unpaired surrogates`,
+    })
+  }
+}
+
 function query<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
-  return parse(schema, c.req.query(), 'Query')
+  const values = c.req.query()
+  storable(values, 'Query')
+  return parse(schema, values, 'Query')
+}
+
+function userIdParam(c: Context): string {
+  const userId = c.req.param('userId') ?? ''
+  storable(userId, 'User id')
+  return userId
 }
 
 export function adminRoutes(deps: Deps): Hono<AdminEnv> {
@@ -205,13 +222,13 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
   })
 
   routes.get('/users/:userId', async (c) => {
-    const userId = c.req.param('userId')
+    const userId = userIdParam(c)
     target(c, 'user', userId)
     return c.json(await userById(deps.db, c.get('app').id, userId))
   })
 
   routes.delete('/users/:userId', async (c) => {
-    const userId = c.req.param('userId')
+    const userId = userIdParam(c)
     target(c, 'user', userId)
     return c.json({
       deleted: await deleteUser(deps.db, c.get('app').id, userId, deps.clock.now()),

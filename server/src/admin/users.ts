@@ -113,6 +113,8 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
     value.length !== 2 ||
     typeof value[0] !== 'string' ||
     typeof value[1] !== 'string' ||
+    // A user id is printable ASCII (did:latch:...): anything else was not made here.
+    !/^[\x20-\x7e]{1,200}$/.test(value[1]) ||
     Number.isNaN(Date.parse(value[0]))
   ) {
     throw bad()
