@@ -10,6 +10,7 @@ test('behavior: the public exports of the server', () => {
     [
       "ConfigError",
       "createApi",
+      "createAppSecret",
       "loadConfig",
       "openServices",
       "startServer",
