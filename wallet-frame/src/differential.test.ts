@@ -119,7 +119,7 @@ describe('personal_sign and eth_sign against viem', () => {
       ),
       { numRuns: RUNS, seed: 21_001 },
     )
-  }, 60_000)
+  }, 300_000)
 })
 
 // Typed data: a generated set of structs (each may use the ones after it, so no cycle), values
@@ -390,7 +390,7 @@ describe('eth_signTypedData_v4 against viem', () => {
       { numRuns: RUNS, seed: 21_002 },
     )
     expect(brokenCount).toBeGreaterThan(RUNS * 5)
-  }, 60_000)
+  }, 300_000)
 
   it('refuses recursive structs (viem hashes them; ethers has no encoding for them)', async () => {
     const k = KEYS[0] as (typeof KEYS)[number]
@@ -574,7 +574,7 @@ describe('eth_signTransaction against viem', () => {
       }),
       { numRuns: RUNS, seed: 21_003 },
     )
-  }, 60_000)
+  }, 300_000)
 
   it("signs large chain ids as viem does (the serialization, below the frame's chain check)", async () => {
     await fc.assert(
@@ -611,5 +611,5 @@ describe('eth_signTransaction against viem', () => {
       ),
       { numRuns: 300, seed: 21_004 },
     )
-  }, 60_000)
+  }, 300_000)
 })
