@@ -3,5 +3,12 @@
  * `@latch/node/express` (`requireUser()`).
  */
 export * from './admin.ts'
-export * from './verify.ts'
+export {
+  type AccessTokenClaims,
+  createTokenVerifier,
+  LatchAuthError,
+  type LatchAuthErrorCode,
+  type VerifyOptions,
+  verifyAccessToken,
+} from './verify.ts'
 export * from './webhooks.ts'
