@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import { CHAINS, isSupportedChainId, OAUTH_PROVIDERS, validateOrigin } from '@latch/shared'
-import { endpointsFromEnv, type ServerEndpointOverrides } from './oauth/providers.ts'
+import { endpointsFromEnv, type ServerEndpointOverrides } from './oauth/settings.ts'
 import { LOG_FORMATS, type LogFormat } from './ops/log.ts'
-import { parseTrustProxy, type TrustProxy } from './ratelimit.ts'
+import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts'
 
 export type Env = Record<string, string | undefined>
 

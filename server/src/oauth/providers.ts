@@ -13,6 +13,10 @@ import { z } from 'zod'
 import type { NewAccount } from '../accounts/service.ts'
 import type { EndpointOverrides } from './settings.ts'
 
+// Read from the environment by config.ts, which must not import this file (it would run in a
+// circle through the accounts service); they live in settings.ts, below both.
+export { endpointsFromEnv, type ServerEndpointOverrides } from './settings.ts'
+
 /** A linked OAuth account as a provider describes it, before it is stored (no verifiedAt). */
 export type OAuthAccountInput = NewAccount<OAuthAccount>
 
@@ -227,35 +231,6 @@ const OVERRIDE_FIELDS: Record<keyof EndpointOverrides, keyof ProviderEndpoints> 
   jwksUrl: 'jwks',
 }
 
-const ENV_SUFFIXES: Record<keyof EndpointOverrides, string> = {
-  issuer: 'ISSUER',
-  authorizationUrl: 'AUTHORIZATION_URL',
-  tokenUrl: 'TOKEN_URL',
-  userInfoUrl: 'USERINFO_URL',
-  emailsUrl: 'EMAILS_URL',
-  jwksUrl: 'JWKS_URL',
-}
-
-/**
- * Endpoint overrides from the environment: `LATCH_OAUTH_<PROVIDER>_<FIELD>`, e.g.
- * `LATCH_OAUTH_GOOGLE_TOKEN_URL`. Fields: ISSUER, AUTHORIZATION_URL, TOKEN_URL, USERINFO_URL,
- * EMAILS_URL, JWKS_URL.
- */
-export function endpointsFromEnv(
-  provider: OAuthProvider,
-  env: Record<string, string | undefined>,
-): EndpointOverrides {
-  const out: EndpointOverrides = {}
-  for (const [field, suffix] of Object.entries(ENV_SUFFIXES) as [
-    keyof EndpointOverrides,
-    string,
-  ][]) {
-    const value = env[`LATCH_OAUTH_${provider.toUpperCase()}_${suffix}`]?.trim()
-    if (value) out[field] = value
-  }
-  return out
-}
-
 function isLoopback(url: URL): boolean {
   return ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname)
 }
@@ -267,9 +242,6 @@ export interface ResolvedEndpoints {
   /** The issuer was moved without a JWKS: find it by OIDC discovery. */
   discoverJwks: boolean
 }
-
-/** The server's endpoint overrides per provider (config.ts reads them from the environment). */
-export type ServerEndpointOverrides = Partial<Record<OAuthProvider, EndpointOverrides>>
 
 /**
  * The provider's endpoints with the server's overrides, then the app's, applied.

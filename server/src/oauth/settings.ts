@@ -72,3 +72,35 @@ export function appleKeyOf(
   if (!appleTeamId || !appleKeyId || !applePrivateKey) return undefined
   return { teamId: appleTeamId, keyId: appleKeyId, privateKey: applePrivateKey }
 }
+
+const ENV_SUFFIXES: Record<keyof EndpointOverrides, string> = {
+  issuer: 'ISSUER',
+  authorizationUrl: 'AUTHORIZATION_URL',
+  tokenUrl: 'TOKEN_URL',
+  userInfoUrl: 'USERINFO_URL',
+  emailsUrl: 'EMAILS_URL',
+  jwksUrl: 'JWKS_URL',
+}
+
+/**
+ * Endpoint overrides from the environment: `LATCH_OAUTH_<PROVIDER>_<FIELD>`, e.g.
+ * `LATCH_OAUTH_GOOGLE_TOKEN_URL`. Fields: ISSUER, AUTHORIZATION_URL, TOKEN_URL, USERINFO_URL,
+ * EMAILS_URL, JWKS_URL.
+ */
+export function endpointsFromEnv(
+  provider: OAuthProvider,
+  env: Record<string, string | undefined>,
+): EndpointOverrides {
+  const out: EndpointOverrides = {}
+  for (const [field, suffix] of Object.entries(ENV_SUFFIXES) as [
+    keyof EndpointOverrides,
+    string,
+  ][]) {
+    const value = env[`LATCH_OAUTH_${provider.toUpperCase()}_${suffix}`]?.trim()
+    if (value) out[field] = value
+  }
+  return out
+}
+
+/** The server's endpoint overrides per provider (config.ts reads them from the environment). */
+export type ServerEndpointOverrides = Partial<Record<OAuthProvider, EndpointOverrides>>
