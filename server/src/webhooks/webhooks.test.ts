@@ -348,6 +348,24 @@ describeBackends('webhooks', (get) => {
     })
   })
 
+  test('behavior: a secret that no longer opens (another server secret) is a failed attempt, logged, not a delivery leased forever', async () => {
+    const { s, app, hook, endpoint, drain } = await setup('user.created')
+    await s.deps.db
+      .updateTable('webhook_endpoints')
+      .set({ secret_sealed: 'v2.garbage.garbage.garbage' })
+      .where('id', '=', endpoint.id)
+      .execute()
+    await s.emailLogin(app.id, email())
+    await drain()
+    expect(hook.received).toEqual([])
+    const [row] = await rows(s, app.id)
+    expect(row).toMatchObject({
+      status: 'pending',
+      lease_owner: null,
+      last_error: "the endpoint's signing secret does not open with this server secret",
+    })
+  })
+
   test('behavior: 410 Gone disables the endpoint and fails its queue', async () => {
     const { s, app, hook, endpoint, drain } = await setup()
     hook.answer = (_req, res) => res.writeHead(410).end()

@@ -13,7 +13,7 @@ import type { Deps } from '../context.ts'
 import { randomId } from '../crypto.ts'
 import { openSecret } from './endpoints.ts'
 import { retryUntil } from './events.ts'
-import { type Resolver, SEND_TIMEOUT_MS, sendWebhook } from './send.ts'
+import { type Resolver, SEND_TIMEOUT_MS, type SendOutcome, sendWebhook } from './send.ts'
 
 /** How often a process looks for due deliveries. */
 export const POLL_MS = 1000
@@ -103,26 +103,36 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   async function deliver(row: Leased): Promise<void> {
     const started = deps.clock.now()
     const timestampS = Math.floor(started.getTime() / 1000)
-    const signature = signPayload(
-      openSecret(deps, row.endpoint_id, row.secret_sealed),
-      row.event_id,
-      timestampS,
-      row.payload,
-    )
+    let secret: string | null = null
+    try {
+      secret = openSecret(deps, row.endpoint_id, row.secret_sealed)
+    } catch {
+      // Sealed under another server secret: an attempt that fails like any other, so the
+      // delivery still ends (failed after 24 hours) instead of being leased forever.
+    }
     const t0 = performance.now()
-    const outcome = await sendWebhook({
-      url: row.url,
-      headers: {
-        'user-agent': 'Latch-Webhooks/1',
-        'webhook-id': row.event_id,
-        'webhook-timestamp': String(timestampS),
-        'webhook-signature': signature,
-      },
-      body: row.payload,
-      production: deps.config.production,
-      resolve: options.resolve,
-      signal: stopping.signal,
-    })
+    const outcome: SendOutcome =
+      secret === null
+        ? {
+            status: null,
+            error: "the endpoint's signing secret does not open with this server secret",
+            retryAfterS: null,
+            bytesRead: 0,
+            address: null,
+          }
+        : await sendWebhook({
+            url: row.url,
+            headers: {
+              'user-agent': 'Latch-Webhooks/1',
+              'webhook-id': row.event_id,
+              'webhook-timestamp': String(timestampS),
+              'webhook-signature': signPayload(secret, row.event_id, timestampS, row.payload),
+            },
+            body: row.payload,
+            production: deps.config.production,
+            resolve: options.resolve,
+            signal: stopping.signal,
+          })
     // A process that is stopping leaves the row leased: another one (or this one started
     // again) sends it once the lease ends. The receiver may see it twice, as the spec allows.
     if (stopping.signal.aborted) return
