@@ -14,7 +14,9 @@ export const FRAME_HEIGHT_MAX_PX = 4000
 
 const STYLE_ID = 'latch-style'
 // A closed dialog stays laid out (invisible, inert) so the preloaded modal is ready to paint.
-const CSS = `.latch-d{position:fixed;inset:0;margin:auto;padding:0;border:0;background:none;width:${MODAL_WIDTH_PX}px;height:fit-content;max-width:100%;max-height:100%;overflow:auto}.latch-d:not([open]){display:block;visibility:hidden;pointer-events:none}.latch-d::backdrop{background:rgba(0,0,0,.45)}.latch-f{display:block;border:0;width:100%;background:none;color-scheme:normal}@media (max-width:${MOBILE_BREAKPOINT_PX - 1}px){.latch-d{width:100%;margin:auto 0 0}}`
+// Exported for `latch csp` (server/src/ops/csp.ts), which prints its hash for the host page's
+// style-src: a page whose CSP leaves it out keeps this <style> from applying.
+export const FRAME_CSS = `.latch-d{position:fixed;inset:0;margin:auto;padding:0;border:0;background:none;width:${MODAL_WIDTH_PX}px;height:fit-content;max-width:100%;max-height:100%;overflow:auto}.latch-d:not([open]){display:block;visibility:hidden;pointer-events:none}.latch-d::backdrop{background:rgba(0,0,0,.45)}.latch-f{display:block;border:0;width:100%;background:none;color-scheme:normal}@media (max-width:${MOBILE_BREAKPOINT_PX - 1}px){.latch-d{width:100%;margin:auto 0 0}}`
 
 export interface Frame {
   iframe: HTMLIFrameElement
@@ -48,7 +50,7 @@ export function mountFrame(
   if (!doc.getElementById(STYLE_ID)) {
     const style = doc.createElement('style')
     style.id = STYLE_ID
-    style.textContent = CSS
+    style.textContent = FRAME_CSS
     doc.head.append(style)
   }
   let dialog: HTMLDialogElement | undefined

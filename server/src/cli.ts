@@ -24,6 +24,7 @@ import { ConfigError, type Env, loadConfig } from './config.ts'
 import { openDatabase } from './db/index.ts'
 import { openServices } from './index.ts'
 import { applyOAuthFlags, OAUTH_FLAGS_HELP, type OAuthFlag, splitOAuthFlags } from './oauth/cli.ts'
+import { cspCommand } from './ops/csp.ts'
 import { migrationState, runMigrations } from './ops/migrations.ts'
 import { type RunningLatch, type ServeMode, serveLatch, shutdownTimeoutMs } from './ops/serve.ts'
 import { webhookCommand } from './webhooks/cli.ts'
@@ -40,6 +41,9 @@ Usage: npm run latch -- <command> [options]
                                  stops the start. SIGTERM drains requests, then exits
   migrate [--check]              Bring the database schema up to date; --check changes nothing
                                  and exits 1 when migrations are pending
+  csp [--app <id>] [--modal-origin <url>] [--json]
+                                 Print what a host page's Content-Security-Policy needs for
+                                 Latch (modal origin: the flag, else LATCH_MODAL_ORIGIN)
   apps create --name <name> --origin <url> [--origin <url> ...] [settings] [--json]
                                  Create an app and print its 25-character id
   apps list [--json]             List the apps
@@ -109,6 +113,8 @@ const options = {
   check: { type: 'boolean' },
   'api-only': { type: 'boolean' },
   'modal-only': { type: 'boolean' },
+  app: { type: 'string' },
+  'modal-origin': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -289,6 +295,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   if (command === 'serve') return serve(v, io)
   if (command === 'migrate') return migrateCommand(v.check === true, io)
+  if (command === 'csp') {
+    return cspCommand({ app: v.app, modalOrigin: v['modal-origin'], json: v.json }, io)
+  }
   if (command === 'apps' && sub === 'secret')
     return appSecretCommand(positionals.slice(2), v.json === true, io)
 
