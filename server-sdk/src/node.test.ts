@@ -3,6 +3,7 @@
  * for the sign-in codes): token verification with its cached JWKS, requireUser() in a Hono app
  * and an Express app each on their own port, and every call of the admin client.
  */
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { createAppSecret, type RunningServer, startServer } from '@latch/server'
@@ -194,6 +195,18 @@ describe('verifyAccessToken', () => {
       'jwks_unavailable',
       503,
     ])
+    // A proxy in front of a stopped API answers 502: no keys either.
+    const proxy = await listening((ready) =>
+      createServer((_req, res) => {
+        res.writeHead(502).end('Bad Gateway')
+      }).listen(0, '127.0.0.1', ready),
+    )
+    try {
+      const bad = await refusal(verifyAccessToken(auth.token, { appId, apiUrl: proxy.url }))
+      expect((bad as LatchAuthError).code).toBe('jwks_unavailable')
+    } finally {
+      await proxy.close()
+    }
   })
 })
 

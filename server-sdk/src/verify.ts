@@ -60,12 +60,16 @@ export function createTokenVerifier(
   opts: VerifyOptions,
 ): (token: string) => Promise<AccessTokenClaims> {
   if (!opts.appId) throw new TypeError('appId is required')
-  const fetchImpl = opts.fetch
+  const fetchImpl = opts.fetch ?? fetch
   const jwks = createRemoteJWKSet(jwksUrl(opts.apiUrl, opts.appId), {
     timeoutDuration: opts.jwksTimeoutMs ?? 5000,
-    ...(fetchImpl
-      ? { [customFetch]: (url: string, init: RequestInit) => fetchImpl(url, init) }
-      : {}),
+    // A 5xx (the API down behind its proxy) means no keys, not a bad token: thrown as a plain
+    // error, which is answered as jwks_unavailable below. Other statuses stay jose's to judge.
+    [customFetch]: async (url: string, init: RequestInit) => {
+      const res = await fetchImpl(url, init)
+      if (res.status >= 500) throw new Error(`The JWKS answered ${res.status}`)
+      return res
+    },
   })
   const issuer = opts.issuer ?? 'latch'
   return async (token) => {
