@@ -11,13 +11,14 @@
 import {
   type ChainClient,
   type FeeData,
-  getChain,
   type Hex,
   hexOf,
   isQuantity,
   LatchError,
   type Quantity,
   toBigInt,
+  validateChainId,
+  validateSignMessage,
 } from '@latch/shared'
 import { getAddress } from 'ethers/address'
 import { SigningKey } from 'ethers/crypto'
@@ -110,10 +111,10 @@ function signDigest(digest: string, key: Uint8Array): ReturnType<SigningKey['sig
 // Message signing (EIP-191 personal_sign).
 
 /** A hex string is its bytes; any other string is its UTF-8. */
-function messageBytes(message: unknown): Uint8Array {
-  if (typeof message !== 'string' || message.length === 0) {
-    throw LatchError.of('invalid_sign_message')
-  }
+function messageBytes(input: unknown): Uint8Array {
+  const checked = validateSignMessage(input)
+  if (!checked.ok) throw checked.error
+  const message = checked.value
   if (HEX_BYTES.test(message) && message.length > 2) {
     return Uint8Array.from(message.slice(2).match(/../g) ?? [], (b) => Number.parseInt(b, 16))
   }
@@ -478,8 +479,9 @@ function chainIdOf(value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
     throw bad('Invalid transaction request: chainId must be a number')
   }
-  if (!getChain(value)) throw LatchError.of('unsupported_chain')
-  return value
+  const chain = validateChainId(value)
+  if (!chain.ok) throw chain.error
+  return chain.value
 }
 
 /** The checked fields of a transaction, whatever its family. */
