@@ -36,8 +36,3 @@ export type Refusal = keyof typeof REFUSALS
 export function refusal(code: Refusal, retryAfterS?: number): LatchError {
   return new LatchError({ code, type: 'api_error', ...REFUSALS[code], retryAfter: retryAfterS })
 }
-
-/** The message a refusal answers with (tests and documentation quote it). */
-export function refusalMessage(code: Refusal): string {
-  return REFUSALS[code].message
-}
