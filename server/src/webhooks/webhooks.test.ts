@@ -366,6 +366,19 @@ describeBackends('webhooks', (get) => {
     })
   })
 
+  test('behavior: a delivery deleted while it is being sent (endpoint removed, user deleted) records nothing and logs no failure', async () => {
+    const { s, app, hook, worker } = await setup('user.created')
+    const answers: (() => void)[] = []
+    hook.answer = (_req, res) => answers.push(() => res.writeHead(200).end())
+    await s.emailLogin(app.id, email())
+    const sending = worker.runOnce()
+    await hook.waitFor(1)
+    await s.deps.db.deleteFrom('webhook_deliveries').where('app_id', '=', app.id).execute()
+    for (const answer of answers) answer()
+    expect(await sending).toBe(1)
+    expect(s.logs.filter((l) => l.includes('webhook delivery'))).toEqual([])
+  })
+
   test('behavior: 410 Gone disables the endpoint and fails its queue', async () => {
     const { s, app, hook, endpoint, drain } = await setup()
     hook.answer = (_req, res) => res.writeHead(410).end()

@@ -148,7 +148,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       error: error?.slice(0, MAX_ERROR_LENGTH) ?? null,
     }
     if (outcome.status === 410) {
-      await gone(row, attempt, now)
+      await gone(row, attempt, now).catch(unlessDeleted)
       return
     }
     let next: Date | null = null
@@ -176,6 +176,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       .where('id', '=', row.id)
       .where('lease_owner', '=', owner)
       .execute()
+      .catch(unlessDeleted)
   }
 
   /** 410 Gone: the receiver wants no more; the endpoint is disabled and its queue failed. */
@@ -271,6 +272,14 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       await running
     },
   }
+}
+
+/**
+ * The delivery was deleted while it was being sent (its endpoint removed, or its user deleted
+ * by the user API): its attempt has no row left to belong to, and nothing is to be recorded.
+ */
+function unlessDeleted(e: unknown): void {
+  if ((e as { code?: unknown }).code !== '23503') throw e
 }
 
 function redirectNote(status: number | null): string {
