@@ -1,0 +1,236 @@
+/**
+ * The examples as a developer runs them (issue 24): examples/react-wagmi built with Vite's own
+ * build API (the workspace packages resolve to their sources through the workspace links) and
+ * examples/html served with its two placeholders filled in, both on a page origin of their own
+ * against the harness's API and modal and anvil as chain 1 (the app's RPC override). In
+ * Chromium a visitor signs in by e-mail, creates the in-app wallet, signs a message that viem's
+ * verifyMessage accepts and sends 0.01 ETH whose receipt waitForTransactionReceipt sees; the
+ * React example also shows wagmi's own verification and its useWaitForTransactionReceipt.
+ * One visitor path per example: the suite's time is budgeted.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { createServer, type Server } from 'node:http'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { dirname, extname, join, normalize } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
+import type { Page } from 'playwright-core'
+import { createPublicClient, type Hex, http, parseEther, verifyMessage } from 'viem'
+import { mainnet } from 'viem/chains'
+import { build } from 'vite'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { enterCode, newEmail, screen, submitEmail, visit, waitEmailCode } from './flows.ts'
+import { freePort, type HostPage, WAIT_MS, withTimeout } from './harness.ts'
+import { useHarness } from './use-harness.ts'
+
+const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
+const SIGN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
+const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
+const RECIPIENT = ANVIL_ACCOUNTS[2].address as Hex
+
+const h = useHarness()
+let anvil: RunningAnvil
+let site: { origin: string; server: Server; dist: string }
+let appId = ''
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+}
+
+/** Serves the React build at / and the plain page at /html/ with its placeholders filled in. */
+async function serveExamples(port: number, dist: string, fill: (html: string) => string) {
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname
+    const file =
+      path === '/html/'
+        ? join(EXAMPLES, 'html', 'index.html')
+        : join(dist, normalize(path === '/' ? '/index.html' : path))
+    if (!file.startsWith(dist) && !file.startsWith(EXAMPLES)) return void res.writeHead(404).end()
+    readFile(file, 'utf8').then(
+      (body) => {
+        res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' })
+        res.end(path === '/html/' ? fill(body) : body)
+      },
+      () => res.writeHead(404).end(),
+    )
+  })
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  return server
+}
+
+/**
+ * Multicall3 at its address on every public chain, which a fresh anvil lacks: wagmi batches reads
+ * (useBalance) through it. viem keeps its creation code for deployless calls but does not export
+ * it; running that code answers the runtime code, which anvil_setCode puts in place.
+ */
+async function deployMulticall3(node: RunningAnvil) {
+  const viemDir = dirname(createRequire(import.meta.url).resolve('viem/package.json'))
+  const source = await readFile(join(viemDir, '_esm/constants/contracts.js'), 'utf8')
+  const creation = /multicall3Bytecode = '(0x[0-9a-f]+)'/.exec(source)?.[1]
+  if (!creation) throw new Error('viem no longer holds multicall3Bytecode')
+  const runtime = await node.rpc<Hex>('eth_call', [{ data: creation }, 'latest'])
+  const address = mainnet.contracts.multicall3.address
+  await node.rpc('anvil_setCode', [address, runtime])
+}
+
+beforeAll(async () => {
+  anvil = await startAnvil({ chainId: 1 })
+  await deployMulticall3(anvil)
+  const port = await freePort()
+  // localhost: cross-site with the modal and API on 127.0.0.1, as in production.
+  const origin = `http://localhost:${port}`
+  const app = await h().createApp({
+    allowedOrigins: [origin],
+    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
+    rpcUrls: { '1': anvil.url },
+  })
+  appId = app.id
+  const dist = await mkdtemp(join(tmpdir(), 'latch-example-'))
+  const env = {
+    VITE_LATCH_APP_ID: appId,
+    VITE_LATCH_MODAL_URL: h().modalUrl,
+    VITE_RPC_URL: anvil.url,
+  }
+  await withTimeout(
+    build({
+      root: join(EXAMPLES, 'react-wagmi'),
+      // Warnings only say that wagmi's and React Query's 'use client' lines are dropped.
+      logLevel: 'error',
+      mode: 'production',
+      define: Object.fromEntries(
+        Object.entries(env).map(([k, v]) => [`import.meta.env.${k}`, JSON.stringify(v)]),
+      ),
+      build: { outDir: dist, emptyOutDir: true, minify: false },
+    }),
+    120_000,
+    'building examples/react-wagmi',
+  )
+  const fill = (html: string) =>
+    html
+      .replace('https://auth.example.com', h().modalUrl)
+      .replace('YOUR_25_CHARACTER_APP_ID', appId)
+  site = { origin, dist, server: await serveExamples(port, dist, fill) }
+}, 180_000)
+
+afterAll(async () => {
+  await new Promise((resolve) => site?.server.close(resolve))
+  if (site) await rm(site.dist, { recursive: true, force: true })
+  await anvil?.stop()
+})
+
+const chain = () => createPublicClient({ chain: mainnet, transport: http(anvil.url) })
+
+/** A page of the examples' site in a fresh context (closed after the test by the harness). */
+const openExample = (path: string) => h().open({ origin: site.origin, path, waitReady: false })
+
+/** The sign-in screens after the page's own Sign in button. */
+async function signIn(hp: HostPage, email: string) {
+  await hp.page.getByRole('button', { name: 'Sign in' }).click()
+  await visit(hp, 'LANDING')
+  await submitEmail(hp.modal, email)
+  const code = await waitEmailCode(h(), email)
+  await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
+  await enterCode(hp.modal, code)
+}
+
+async function fund(address: Hex) {
+  const hash = await anvil.rpc<string>('eth_sendTransaction', [
+    { from: ANVIL_ACCOUNTS[0].address, to: address, value: `0x${parseEther('1').toString(16)}` },
+  ])
+  expect((await anvil.receipt(hash)).status).toBe('0x1')
+}
+
+/** The modal's dialog closed: until then the page under it is inert (showModal). */
+const dialogClosed = (hp: HostPage) =>
+  hp.page.waitForFunction(
+    () => document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === false,
+    undefined,
+    { timeout: WAIT_MS },
+  )
+
+async function approveSignature(hp: HostPage) {
+  await visit(hp, SIGN)
+  await screen(hp.modal, SIGN).getByRole('button', { name: 'Sign and continue' }).click()
+  await dialogClosed(hp)
+}
+
+async function approveSend(hp: HostPage) {
+  await visit(hp, SEND)
+  const send = screen(hp.modal, SEND)
+  const button = send.getByRole('button', { name: 'Send ETH' })
+  await expect.poll(() => button.isEnabled(), { timeout: WAIT_MS }).toBe(true)
+  await button.click()
+  await send.getByRole('heading', { name: 'Transaction complete!' }).waitFor({ timeout: WAIT_MS })
+  await send.getByRole('button', { name: 'All Done' }).click()
+  await dialogClosed(hp)
+}
+
+const text = (page: Page, testId: string) =>
+  page
+    .getByTestId(testId)
+    .textContent({ timeout: WAIT_MS })
+    .then((t) => t ?? '')
+
+test('behavior: examples/react-wagmi: sign in with LatchLoginButton, create the wallet with useWallet, wagmi connects through the latch connector, reads the balance, signs (wagmi and viem verify) and sends (useWaitForTransactionReceipt sees it)', async () => {
+  const hp = await openExample('/')
+  const email = newEmail('react-example')
+  await signIn(hp, email)
+  await expect.poll(() => text(hp.page, 'signed-in'), { timeout: WAIT_MS }).toContain(email)
+  await hp.page.getByRole('button', { name: 'Create wallet' }).click()
+  // Signing in and the new wallet connect wagmi by themselves (the provider's connect event).
+  const address = (await text(hp.page, 'address')) as Hex
+  expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+  // <LatchProvider> and the connector share one client: one modal frame on the page.
+  expect(await hp.page.getByTestId('latch-frame').count()).toBe(1)
+  await fund(address)
+  await expect.poll(() => text(hp.page, 'balance'), { timeout: WAIT_MS }).toBe('1 ETH')
+
+  await hp.page.getByRole('button', { name: 'Sign', exact: true }).click()
+  await approveSignature(hp)
+  const signature = (await text(hp.page, 'signature')) as Hex
+  expect(await text(hp.page, 'verified')).toBe('valid')
+  expect(await verifyMessage({ address, message: 'Hello from Latch', signature })).toBe(true)
+
+  await hp.page.getByLabel('To').fill(RECIPIENT)
+  await hp.page.getByRole('button', { name: 'Send', exact: true }).click()
+  await approveSend(hp)
+  const hash = (await text(hp.page, 'tx-hash')) as Hex
+  await expect
+    .poll(() => text(hp.page, 'receipt'), { timeout: WAIT_MS })
+    .toMatch(/^success in block \d+$/)
+  const receipt = await chain().waitForTransactionReceipt({ hash, timeout: WAIT_MS })
+  expect(receipt).toMatchObject({ status: 'success', to: RECIPIENT.toLowerCase() })
+  expect(receipt.from.toLowerCase()).toBe(address.toLowerCase())
+})
+
+test('behavior: examples/html: the script tag’s Sign in button, then createWallet, signMessage (viem verifies) and sendTransaction (waitForTransactionReceipt sees it) from the page’s own script', async () => {
+  const hp = await openExample('/html/')
+  const email = newEmail('html-example')
+  await signIn(hp, email)
+  await expect.poll(() => text(hp.page, 'who'), { timeout: WAIT_MS }).toBe(`Signed in as ${email}`)
+  await hp.page.getByRole('button', { name: 'Create wallet' }).click()
+  await expect.poll(() => text(hp.page, 'result'), { timeout: WAIT_MS }).toMatch(/^Wallet 0x/)
+  const address = (await text(hp.page, 'result')).slice('Wallet '.length) as Hex
+  await fund(address)
+
+  await hp.page.getByRole('button', { name: /^Sign “/ }).click()
+  await approveSignature(hp)
+  await expect
+    .poll(() => text(hp.page, 'result'), { timeout: WAIT_MS })
+    .toMatch(/^0x[0-9a-f]{130}$/)
+  const signature = (await text(hp.page, 'result')) as Hex
+  expect(await verifyMessage({ address, message: 'Hello from Latch', signature })).toBe(true)
+
+  await hp.page.locator('#to').fill(RECIPIENT)
+  await hp.page.getByRole('button', { name: 'Send', exact: true }).click()
+  await approveSend(hp)
+  await expect.poll(() => text(hp.page, 'result'), { timeout: WAIT_MS }).toMatch(/^Sent 0x/)
+  const hash = (await text(hp.page, 'result')).slice('Sent '.length) as Hex
+  const receipt = await chain().waitForTransactionReceipt({ hash, timeout: WAIT_MS })
+  expect(receipt.status).toBe('success')
+  expect(receipt.from.toLowerCase()).toBe(address.toLowerCase())
+})

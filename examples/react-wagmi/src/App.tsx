@@ -1,0 +1,117 @@
+import { LatchLoginButton, useLatch, useWallet } from '@latch/react'
+import { useState } from 'react'
+import { type Address, formatEther, parseEther } from 'viem'
+import {
+  useAccount,
+  useBalance,
+  useConnect,
+  useDisconnect,
+  useSendTransaction,
+  useSignMessage,
+  useVerifyMessage,
+  useWaitForTransactionReceipt,
+} from 'wagmi'
+
+export function App() {
+  const { ready, authenticated, user } = useLatch()
+  const { wallet, create } = useWallet()
+  if (!ready) return <p>Loading…</p>
+  if (!authenticated) return <LatchLoginButton>Sign in</LatchLoginButton>
+  return (
+    <>
+      <p data-testid="signed-in">Signed in as {user?.email?.address ?? user?.id}</p>
+      {wallet ? (
+        <Wallet />
+      ) : (
+        <button type="button" onClick={() => create().catch(() => {})}>
+          Create wallet
+        </button>
+      )}
+    </>
+  )
+}
+
+function Wallet() {
+  const { address, status } = useAccount()
+  const { connect, connectors } = useConnect()
+  const { disconnect } = useDisconnect()
+  if (status !== 'connected' || !address) {
+    return (
+      <button type="button" onClick={() => connectors[0] && connect({ connector: connectors[0] })}>
+        Connect wallet
+      </button>
+    )
+  }
+  return (
+    <>
+      <p data-testid="address">{address}</p>
+      <Balance address={address} />
+      <Sign address={address} />
+      <Send address={address} />
+      <button type="button" onClick={() => disconnect()}>
+        Sign out
+      </button>
+    </>
+  )
+}
+
+function Balance({ address }: { address: Address }) {
+  // Polled, so funds sent from elsewhere show up.
+  const { data, error } = useBalance({ address, query: { refetchInterval: 2000 } })
+  if (error) return <p role="alert">{error.message}</p>
+  return <p data-testid="balance">{data ? `${formatEther(data.value)} ETH` : '…'}</p>
+}
+
+function Sign({ address }: { address: Address }) {
+  const [message, setMessage] = useState('Hello from Latch')
+  const { signMessage, data: signature, error } = useSignMessage()
+  const { data: valid } = useVerifyMessage({
+    address,
+    message,
+    ...(signature ? { signature } : {}),
+    query: { enabled: Boolean(signature) },
+  })
+  return (
+    <section>
+      <label>
+        Message <input value={message} onChange={(e) => setMessage(e.target.value)} />
+      </label>
+      <button type="button" onClick={() => signMessage({ message })}>
+        Sign
+      </button>
+      {signature && <p data-testid="signature">{signature}</p>}
+      {valid !== undefined && <p data-testid="verified">{valid ? 'valid' : 'invalid'}</p>}
+      {error && <p role="alert">{error.message}</p>}
+    </section>
+  )
+}
+
+function Send({ address }: { address: Address }) {
+  const [to, setTo] = useState<string>(address)
+  const [amount, setAmount] = useState('0.01')
+  const { sendTransaction, data: hash, error } = useSendTransaction()
+  const { data: receipt } = useWaitForTransactionReceipt(hash ? { hash } : {})
+  return (
+    <section>
+      <label>
+        To <input value={to} onChange={(e) => setTo(e.target.value)} />
+      </label>
+      <label>
+        ETH <input value={amount} onChange={(e) => setAmount(e.target.value)} />
+      </label>
+      <button
+        type="button"
+        onClick={() => sendTransaction({ to: to as Address, value: parseEther(amount) })}
+      >
+        Send
+      </button>
+      {hash && <p data-testid="tx-hash">{hash}</p>}
+      {receipt && (
+        <p data-testid="receipt">
+          {receipt.status} in block {receipt.blockNumber.toString()}
+        </p>
+      )}
+      {error && <p role="alert">{error.message}</p>}
+    </section>
+  )
+}

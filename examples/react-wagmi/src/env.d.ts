@@ -1,0 +1,9 @@
+interface ImportMetaEnv {
+  readonly VITE_LATCH_APP_ID: string
+  readonly VITE_LATCH_MODAL_URL: string
+  /** A node for chain reads (the balance); the chain's public node when empty. */
+  readonly VITE_RPC_URL?: string
+}
+interface ImportMeta {
+  readonly env: ImportMetaEnv
+}
