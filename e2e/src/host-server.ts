@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { APP_ID_LENGTH } from '@latch/shared'
+import { APP_ID_LENGTH, isAppId } from '@latch/shared'
 
 const DEMO_DIR = fileURLToPath(new URL('../demo/', import.meta.url))
 
@@ -36,8 +36,6 @@ export interface HostServer {
   port: number
   close(): Promise<void>
 }
-
-const APP_ID_PATTERN = new RegExp(`^[A-Za-z0-9_-]{${APP_ID_LENGTH}}$`)
 
 function escapeAttribute(value: string): string {
   return value
@@ -92,8 +90,8 @@ async function handle(options: HostServerOptions, req: IncomingMessage, res: Ser
   }
   const url = new URL(req.url ?? '/', 'http://host.invalid')
   const requested = url.searchParams.get('appId')
-  if (requested !== null && !APP_ID_PATTERN.test(requested)) {
-    send(res, 400, 'text/plain', `appId must be ${APP_ID_LENGTH} letters, digits, - or _`)
+  if (requested !== null && !isAppId(requested)) {
+    send(res, 400, 'text/plain', `appId must be ${APP_ID_LENGTH} letters and digits`)
     return
   }
   const appId = requested ?? options.appId
