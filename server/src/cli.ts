@@ -55,6 +55,9 @@ Usage: npm run latch -- <command> [options]
   apps secret create|list <id>, apps secret revoke <id> <secretId> [--json]
                                  The app's server secrets for the user API (/api/v1/admin),
                                  each printed once when created
+  apps webhook add|list|remove|deliveries|replay ...
+                                 Signed webhooks: endpoints, the delivery log, replays
+                                 (npm run latch -- apps webhook help)
 
 Settings (create and update):
   --name <name>

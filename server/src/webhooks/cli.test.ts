@@ -141,6 +141,10 @@ test('behavior: add shows the secret once; list, deliveries, replay and remove; 
     }
 
     expect(await cli('apps', 'webhook', 'remove', app.id, endpointId)).toMatchObject({ code: 0 })
+    const help = await cli('apps', 'webhook', 'help')
+    expect(help.code).toBe(0)
+    expect(help.out).toContain('apps webhook replay <deliveryId | eventId>')
+    expect((await cli('help')).out).toContain('apps webhook add|list|remove|deliveries|replay')
     expect(JSON.parse((await cli('apps', 'webhook', 'list', app.id, '--json')).out)).toEqual([])
   } finally {
     await hook.close()

@@ -41,9 +41,9 @@ export async function webhookCommand(args: string[], io: CliIo): Promise<number>
   }
   const { values: v, positionals } = parsed
   const [sub, first, second] = positionals
-  if (v.help || !sub) {
+  if (v.help || !sub || sub === 'help') {
     io.out(WEBHOOK_USAGE)
-    return v.help ? 0 : 2
+    return v.help || sub === 'help' ? 0 : 2
   }
   const usage = (message: string) => {
     io.err(`${message}\n\n${WEBHOOK_USAGE}`)
