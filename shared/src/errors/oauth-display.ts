@@ -2,7 +2,7 @@
 import type { ErrorCode } from './catalogue.ts'
 
 /**
- * What the modal shows for each OAuth failure the server answers (docs/behaviour.md,
+ * Keyed by the server's error code; the modal fills `{providerName}` (docs/behaviour.md,
  * "AWAITING_OAUTH_SCREEN").
  */
 export const OAUTH_ERROR_DISPLAY = {
