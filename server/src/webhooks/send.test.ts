@@ -2,7 +2,11 @@
  * The webhook transport against real local servers: what production refuses (SSRF), that the
  * connection goes to the address that was checked, no redirects, the 64 KB read and the timeout.
  */
+import { createServer as createHttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
 import { afterEach, expect, test } from 'vitest'
+// The e2e harness's throwaway certificate for *.example.test (openssl), reused.
+import { testCertificate } from '../../../e2e/src/same-site.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { refusedAddress } from './addresses.ts'
 import { type Receiver, startReceiver } from './receiver.ts'
@@ -90,6 +94,36 @@ test('security: the connection goes to the address the check saw (one resolution
   expect(outcome).toMatchObject({ status: 204, address: '127.0.0.1' })
   expect(asked).toEqual(['hooks.example.test'])
   expect(hook.received[0]?.headers.host).toBe(`hooks.example.test:${port}`)
+})
+
+test('security: over https the pinned connection still checks the certificate against the URL’s name', async () => {
+  const { key, cert } = testCertificate()
+  const server = createHttpsServer({ key, cert }, (_req, res) => res.writeHead(204).end())
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  try {
+    const port = (server.address() as AddressInfo).port
+    const loopback: Resolver = async () => [{ address: '127.0.0.1', family: 4 }]
+    const send = (host: string, ca?: Buffer) =>
+      sendWebhook({
+        url: `https://${host}:${port}/hook`,
+        headers: {},
+        body: '{}',
+        production: false,
+        resolve: loopback,
+        ca,
+      })
+    expect(await send('hooks.example.test', cert)).toMatchObject({
+      status: 204,
+      address: '127.0.0.1',
+    })
+    // Another name on the same address: the certificate does not name it.
+    expect((await send('hooks.example.org', cert)).error).toMatch(/does not match|altnames/i)
+    // An authority the system does not trust.
+    expect((await send('hooks.example.test')).error).toMatch(/self.signed/i)
+  } finally {
+    server.closeAllConnections()
+    await new Promise((r) => server.close(r))
+  }
 })
 
 test('behavior: a redirect is not followed; it is a failed attempt', async () => {

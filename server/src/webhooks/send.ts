@@ -34,6 +34,8 @@ export interface SendInput {
   resolve?: Resolver
   signal?: AbortSignal
   timeoutMs?: number
+  /** Certificates to trust beside the system's (tests' own authority). */
+  ca?: string | Buffer
 }
 
 export interface SendOutcome {
@@ -132,6 +134,8 @@ export async function sendWebhook(input: SendInput): Promise<SendOutcome> {
         'content-length': String(Buffer.byteLength(input.body)),
       },
       lookup: pinned,
+      // The certificate is checked against the URL's host name (SNI too), not the address.
+      ...(input.ca ? { ca: input.ca } : {}),
       // A fresh connection each time: a pooled socket would skip the check above.
       agent: false,
     })
