@@ -444,6 +444,16 @@ describeBackends('webhooks', (get) => {
       expect(() => checkEndpointUrl(`https://${host}/h`, true)).toThrow(/not a public address/)
     }
     expect(checkEndpointUrl('https://93.184.215.14/h', true)).toBe('https://93.184.215.14/h')
+    // Other spellings of loopback normalize to it first.
+    for (const host of [
+      '2130706433',
+      '0x7f000001',
+      '127.1',
+      '[::ffff:127.0.0.1]',
+      '[0:0:0:0:0:0:0:1]',
+    ]) {
+      expect(() => checkEndpointUrl(`https://${host}/h`, true)).toThrow(/not a public address/)
+    }
   })
 
   test('refusal: a lease keeps a delivery from a second process until it expires', async () => {
