@@ -1,5 +1,5 @@
 // @vitest-environment node
-/** The modal server's Coinbase Wallet keys URL (issue 13): into the page, http(s) only. */
+/** The modal server's Coinbase Wallet keys URL: into the page, http(s) only. */
 import { expect, test } from 'vitest'
 import { useMinimalModal } from './server-test-support.ts'
 

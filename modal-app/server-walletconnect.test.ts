@@ -1,6 +1,6 @@
 // @vitest-environment node
 /**
- * The modal server's WalletConnect relay (issue 13): its URL into the page as a meta tag,
+ * The modal server's WalletConnect relay: its URL into the page as a meta tag,
  * escaped, and its origin admitted in the CSP's connect-src; ws(s) only.
  */
 import { expect, test } from 'vitest'

@@ -65,7 +65,10 @@ export interface ModalServerOptions {
   probe?: (pathname: string) => Promise<{ status: number; body: Record<string, unknown> } | null>
 }
 
-/** Registered origins are reused this long: an origin removed from an app may frame it this much longer. */
+/**
+ * Registered origins are reused this long: an origin removed from an app may frame it this much
+ * longer.
+ */
 export const ORIGINS_TTL_MS = 30_000
 /**
  * A known app's answer past its time is still served this much longer while a fresh one is
@@ -351,16 +354,6 @@ export function createAppLookup(
     cache.set(appId, entry)
     return entry.app
   }
-}
-
-/** The registered origins of an app (createAppLookup without the configuration). */
-export function createOriginLookup(
-  apiBase: string,
-  log: (line: string) => void,
-  ttlMs = ORIGINS_TTL_MS,
-): (appId: string) => Promise<string[]> {
-  const lookup = createAppLookup(apiBase, log, ttlMs)
-  return (appId) => lookup(appId).then((app) => app.origins)
 }
 
 /**

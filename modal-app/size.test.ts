@@ -9,8 +9,8 @@ import type { ModalRenderer } from './renderer.ts'
 
 /**
  * What the landing needs: index.html's module script and what it imports statically, within
- * 90 KB gzip, with either renderer (renderer.ts). React DOM and React are ~57 KB of it, Preact
- * and compat under 10 KB; the rest is the modal, penpal and the error catalogue. Screens past
+ * 90 KB gzip, with either renderer (renderer.ts). The renderer is most of it (React DOM far more
+ * than Preact); the rest is the modal, penpal and the error catalogue. Screens past
  * the landing, the session fork, zod and the phone metadata load lazily (screens/lazy.tsx,
  * methods.ts, shared payloadIssues, phone.ts). The figures are printed.
  */
@@ -52,7 +52,8 @@ test.each<ModalRenderer>(['react', 'preact'])(
       expect(code.toString('utf8')).not.toContain('wants you to sign in with your Ethereum account')
       // Nor the in-app wallet's (the frame, its flows and screens): they load at first use.
       expect(code.toString('utf8')).not.toContain('/embedded-wallets')
-      // Nor the mobile wallet apps list (@latch/shared/wallet-apps): the fork screen's chunk has it.
+      // Nor the mobile wallet apps list (@latch/shared/wallet-apps): the fork screen's chunk has
+      // it.
       expect(code.toString('utf8')).not.toContain('KEYRING PRO')
       // Nor zod (its schemas keep their `_zod` internals): the landing checks with shapes.
       expect(code.toString('utf8')).not.toContain('_zod')

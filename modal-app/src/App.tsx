@@ -8,6 +8,7 @@ import {
   useRef,
 } from 'react'
 import { exitFlow, navigate } from './flow.ts'
+import { announceTitle, focusFirst } from './focus.ts'
 import { useModal } from './hooks.ts'
 import { callHost } from './runtime.ts'
 import { ErrorView } from './screens/ErrorView.tsx'
@@ -19,32 +20,6 @@ import { themeTokens } from './theme.ts'
 
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])'
-
-/**
- * Focuses the first field of the screen, else its first control; never while the modal is
- * closed (the preloaded, invisible frame would take the host page's focus and its Tab), and
- * only while this frame holds the focus: the host focuses the frame when it shows it, and the
- * frame's focus event below then focuses the screen. Focusing earlier pulled the page's focus
- * into a frame the host had not shown yet, and the host then took the frame, not the button
- * the visitor pressed, for the element to give the focus back to when the modal closes.
- */
-export function focusFirst(root: HTMLElement | null): void {
-  if (!root || !store.getState().open || !root.ownerDocument.hasFocus()) return
-  const target =
-    root.querySelector<HTMLElement>('[data-autofocus]') ??
-    root.querySelector<HTMLElement>('.latch-body input, .latch-body button, .latch-body a[href]')
-  target?.focus()
-}
-
-/**
- * Puts the screen's title into the dialog's live region, so a screen reader hears where the
- * visitor is when the screen changes (focus goes to the first field, not the heading).
- */
-export function announceTitle(root: HTMLElement | null): void {
-  const region = root?.querySelector<HTMLElement>('[data-latch-announcer]')
-  const title = root?.querySelector('.latch-body h1')?.textContent?.trim()
-  if (region && title && region.textContent !== title) region.textContent = title
-}
 
 /** The visitor's first touch of the open modal: time to fetch the screens loaded apart. */
 const INTERACTIONS = ['pointerdown', 'keydown', 'input'] as const

@@ -42,7 +42,7 @@ function whenIdle(task: () => void): void {
 /**
  * Records an event; never fails the flow that records it. The host hears of it at once; the
  * POST waits for an idle moment: 'sdk_initialize' and 'modal_open' are recorded on the way to
- * the first screen, where starting a cross-origin request took ~16 ms of a phone's main thread
+ * the first screen, where starting a cross-origin request would take a phone's main thread
  * between the landing's render and its showing.
  */
 export function track(event: AnalyticsEventName, payload: Record<string, unknown> = {}): void {

@@ -1,4 +1,4 @@
-/** The HTTP client of SPEC section 7: app id and client headers, credentials, a 10 s timeout. */
+/** The modal's HTTP client of the API: app id and client headers, credentials, a 10 s timeout. */
 import {
   API_PREFIX,
   API_TIMEOUT_MS,

@@ -12,8 +12,8 @@ import {
 } from '@latch/shared'
 
 /**
- * Validates what the host sent: the schema, then the rules of SPEC section 5. Rejects with a
- * LatchError; answers the checked configuration and its warnings.
+ * Validates what the host sent: the schema, then the input rules (docs/behaviour.md, "Input
+ * rules"). Rejects with a LatchError; answers the checked configuration and its warnings.
  */
 export async function checkHostConfig(
   input: unknown,

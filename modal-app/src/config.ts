@@ -1,7 +1,7 @@
 /**
- * The host configuration, checked per SPEC section 5 and merged with the server's app
- * configuration. The server wins on what it enforces (which login methods exist, the
- * allowlist); the host chooses the look where the server leaves it open.
+ * The host configuration, checked by the input rules (docs/behaviour.md, "Input rules") and merged
+ * with the server's app configuration. The server wins on what it enforces (which login methods
+ * exist, the allowlist); the host chooses the look where the server leaves it open.
  */
 import {
   DEFAULT_ACCENT_COLOR,
@@ -20,7 +20,10 @@ import {
   type ThemeSetting,
 } from '@latch/shared'
 
-/** The allowlist rejection texts of SPEC section 2, used when the app configures none. */
+/**
+ * The allowlist rejection texts (docs/behaviour.md, "ALLOWLIST_REJECTION_SCREEN"), used when the
+ * app configures none.
+ */
 export const ALLOWLIST_DEFAULTS = {
   title: "You don't have access to this app",
   detail: 'Have you been invited?',
@@ -56,7 +59,7 @@ export function mergeConfig(server: ServerAppConfig, host: HostAppConfig): AppVi
     server[LOGIN_METHOD_FLAGS[m]] === true &&
     (host.loginMethods ? host.loginMethods.includes(m) : true)
   const email = enabled('email')
-  // One code section only: with both on, e-mail wins (SPEC section 5 disables SMS).
+  // One code section only: with both on, e-mail wins and SMS is turned off.
   const sms = enabled('sms') && !email
   const social = OAUTH_PROVIDERS.filter(enabled)
   const wallet = enabled('wallet')

@@ -51,8 +51,8 @@ export function appConfigUrl(apiUrl: string, apiPrefix: string, appId: string): 
 
 /**
  * Leaves the configuration for startup: the one embedded in the page when the server had it,
- * else a request started as the API client would make it (the same URL and the headers of SPEC
- * section 7), if the page has an app id and an API URL.
+ * else a request started as the API client would make it (the same URL and the
+ * headers, api.ts), if the page has an app id and an API URL.
  */
 export function startEarlyConfig(win: Window, client: ClientConstants): void {
   const appId = appIdFromHash(win.location.hash)

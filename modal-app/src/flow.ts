@@ -115,7 +115,9 @@ export interface FlowHandle<T extends FlowValue = FlowValue> {
   deliver(value: Delivered, options?: DeliverOptions): void
   /** Whether closing is refused now (a transaction being submitted); the close button shows it. */
   blockClose(blocked: boolean): void
-  /** A finished sign-in or link (or the user with a new wallet), delivered when the modal closes. */
+  /**
+   * A finished sign-in or link (or the user with a new wallet), delivered when the modal closes.
+   */
   result: LoginResult | null
   /** Closes the modal and settles the caller with what the flow has. */
   finish(): void
@@ -318,7 +320,10 @@ export function link(kind: LinkKind): Promise<User> {
 
 // ---- Pause -------------------------------------------------------------------------------
 
-/** How the flow was verified: the pause differs (SPEC section 4: OAuth does not pause inline). */
+/**
+ * How the flow was verified: the pause differs (an OAuth return does not pause when the modal is
+ * inline).
+ */
 export type Verified = 'code' | 'oauth' | 'wallet'
 
 /**

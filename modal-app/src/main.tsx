@@ -5,11 +5,11 @@ import { start } from './startup.ts'
 import './styles.css'
 
 const root = document.getElementById('root')
-// The first render waits for the host's init: the landing is then rendered once, with the app
-// and the host configuration, instead of a loading view first and the landing over it (on a
-// phone's first open each render of the tree cost ~20 ms of the main thread the host page
-// shares). Until then, index.html shows the loading view's markup without JavaScript; the host
-// shows the frame only once a flow opens it, after init. flushSync: React DOM would otherwise
-// render on a later task of its scheduler, after the host's calls queued behind init (its
-// login) had run against a modal not yet on the page; Preact renders at once either way.
+// The first render waits for the host's init: the landing is then rendered once, with the app and
+// the host configuration, instead of a loading view first and the landing over it (each render of
+// the tree costs main-thread time the host page shares on a phone's first open). Until then,
+// index.html shows the loading view's markup without JavaScript; the host shows the frame only once
+// a flow opens it, after init. flushSync: React DOM would otherwise render on a later task of its
+// scheduler, after the host's calls queued behind init (its login) had run against a modal not yet
+// on the page; Preact renders at once either way.
 start(root ? { render: () => flushSync(() => createRoot(root).render(<App />)) } : {})

@@ -1,5 +1,5 @@
 /**
- * Social sign-in and linking (SPEC sections 2, 4 and 8), on the modal's side.
+ * Social sign-in and linking (docs/behaviour.md, "AWAITING_OAUTH_SCREEN"), on the modal's side.
  *
  * Out: a social button (or `link(provider)`) asks the API for the provider's authorization URL
  * (`POST /oauth/init`, `redirect_to` = the host page's URL without latch_ parameters; with the
@@ -63,7 +63,7 @@ export function redirectTarget(pageUrl: string): string {
   return url.href
 }
 
-/** What the OAuth screen shows for a failure (SPEC section 8, under 'Authentication failed.'). */
+/** What the OAuth screen shows for a failure (the detail under 'Authentication failed.'). */
 export function oauthErrorView(
   error: unknown,
   provider: OAuthProvider,
@@ -153,7 +153,7 @@ export function linkOAuth(provider: OAuthProvider): Promise<User> {
   return promise
 }
 
-/** Why a return with no saved flow of its own is refused (SPEC section 8's flow error). */
+/** Why a return with no saved flow of its own is refused (oauth_not_initialized). */
 export const UNSTARTED_RETURN_WARNING = `Ignored an OAuth return this browser did not start (${
   LatchError.of('oauth_not_initialized').message
 })`

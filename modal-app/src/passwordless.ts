@@ -1,6 +1,7 @@
 /**
- * Sign-in and linking with a code sent by e-mail or SMS (SPEC sections 2 and 4): the
- * destination, the code entry, resending. The flow around it is flow.ts's.
+ * Sign-in and linking with a code sent by e-mail or SMS (docs/behaviour.md,
+ * "AWAITING_PASSWORDLESS_CODE"): the destination, the code entry, resending. The flow around it is
+ * flow.ts's.
  */
 import {
   CODE_ROUTE_PATHS,

@@ -1,6 +1,6 @@
 /**
- * The US phone check of SPEC section 5 carries the phone metadata (~30 KB gzip): it loads
- * when a phone form first shows, not before the landing.
+ * The US phone check (docs/behaviour.md, "Input rules") carries the phone metadata, too large
+ * for the landing's budget: it loads when a phone form first shows, not before the landing.
  */
 import type { Result } from '@latch/shared'
 

@@ -1,11 +1,11 @@
 /**
  * Platform flags the landing reads.
  *
- * The Twitter button rule (SPEC section 2: hidden on one platform flag): hidden in embedded
- * in-app browsers (Facebook, Messenger, Instagram, LinkedIn, LINE, WeChat, TikTok, Snapchat,
- * and Android WebViews). Twitter's (X's) authorization page does not complete there: it
- * hands off to the X app or refuses the embedded view, and the visitor never comes back to
- * the page. The other providers' pages work in those browsers.
+ * The Twitter button rule (docs/behaviour.md, "LANDING": hidden on one platform flag): hidden in
+ * embedded in-app browsers (Facebook, Messenger, Instagram, LinkedIn, LINE, WeChat, TikTok,
+ * Snapchat, and Android WebViews). Twitter's (X's) authorization page does not complete there: it
+ * hands off to the X app or refuses the embedded view, and the visitor never comes back to the
+ * page. The other providers' pages work in those browsers.
  */
 const IN_APP_BROWSER =
   /\b(FBAN|FBAV|FB_IAB|Instagram|LinkedInApp|Line\/|MicroMessenger|musical_ly|Bytedance|Snapchat)\b|; wv\)/i

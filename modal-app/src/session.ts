@@ -76,9 +76,9 @@ export function createSession(options: SessionOptions): Session {
   }
 
   /**
-   * Trades the stored refresh token at `path` (a refresh, or a fork that also answers its
-   * token). Refresh goes without a bearer token (SPEC section 7); a fork's is in `headers`,
-   * never fetched here, as that would wait on this very rotation.
+   * Trades the stored refresh token at `path` (a refresh, or a fork that also answers its token).
+   * Refresh goes without a bearer token (the refresh token is the credential); a fork's is in
+   * `headers`, never fetched here, as that would wait on this very rotation.
    */
   const rotate = async <T extends RefreshResponse | ForkResponse>(
     path: string,

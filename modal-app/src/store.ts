@@ -38,7 +38,7 @@ export type Flow =
 export interface OAuthState {
   provider: OAuthProvider
   status: 'redirecting' | 'verifying' | 'success' | 'error'
-  /** The detail under 'Authentication failed.' (SPEC section 8's OAuth table). */
+  /** The detail under 'Authentication failed.' (oauthErrorView, oauth.ts). */
   error: string | null
   retryable: boolean
 }
@@ -54,7 +54,7 @@ export interface PasswordlessState {
 /** The in-app wallet's screens (src/wallet/): creating, connecting, recovering. */
 export interface WalletState {
   status: 'idle' | 'submitting' | 'success' | 'error'
-  /** The text under the passcode boxes (SPEC section 8), or null. */
+  /** The text under the passcode boxes, or null. */
   error: string | null
   /** A locked recovery may be tried again from this time (ms since the epoch). */
   lockedUntil: number | null
@@ -62,9 +62,14 @@ export interface WalletState {
   target: ScreenId | null
 }
 
+/** The wallet screens' state when a wallet flow begins (wallet/index.ts, wallet/flows.ts). */
+export function freshWalletState(target: WalletState['target'] = null): WalletState {
+  return { status: 'idle', error: null, lockedUntil: null, target }
+}
+
 /**
  * An external wallet's sign-in or link on AWAITING_CONNECTION (connectors/): the connection
- * (SPEC section 4: disconnected, connecting, connected), the step on screen, and the failure.
+ * (disconnected, connecting, connected), the step on screen, and the failure.
  */
 export interface ExternalWalletState {
   connector: { id: string; name: string; icon: string }

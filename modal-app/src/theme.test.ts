@@ -50,7 +50,7 @@ function textPairs(t: ReturnType<typeof themeTokens>): [string, string, string][
   ]
 }
 
-test('behavior: SPEC defaults stay the fills; small text takes shades reaching 4.5:1 (light, dark)', () => {
+test('behavior: the default colours stay the fills; small text takes shades reaching 4.5:1 (light, dark)', () => {
   for (const theme of ['light', 'dark'] as const) {
     const t = themeTokens(theme, DEFAULT_ACCENT_COLOR)
     expect(t['--latch-accent']).toBe('#676FFF')

@@ -45,10 +45,10 @@ export function contrast(a: string, b: string): number {
 
 /**
  * The colour itself when text in it reaches `ratio` (WCAG AA for small text: 4.5:1) on
- * `background`, else the nearest shade toward black or white, whichever the background
- * contrasts with more, that does. SPEC's default accent, success and error colours stay the
- * fills and borders; small text uses this shade. A colour that cannot be measured (a palette
- * may name one) is left as given.
+ * `background`, else the nearest shade toward black or white, whichever the background contrasts
+ * with more, that does. The default accent, success and error colours (DEFAULT_ACCENT and the
+ * theme's tokens) stay the fills and borders; small text uses this shade. A colour that cannot be
+ * measured (a palette may name one) is left as given.
  * @example accessibleShade('#EC6351', '#FFFFFF') // a deeper red, 4.5:1 on white
  */
 export function accessibleShade(color: string, background: string, ratio = 4.5): string {

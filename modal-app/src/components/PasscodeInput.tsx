@@ -12,9 +12,9 @@ export function isValidPasscode(chars: string[]): boolean {
 }
 
 /**
- * The validation text for the boxes (SPEC section 5): a character that is not a letter or a
- * digit at once; an incomplete passcode only once the visitor left the boxes (`left`), not
- * while typing its first characters. With `refuseWeak` (a passcode being chosen, never one
+ * The validation text for the boxes (docs/behaviour.md, "Input rules"): a character that is not a
+ * letter or a digit at once; an incomplete passcode only once the visitor left the boxes (`left`),
+ * not while typing its first characters. With `refuseWeak` (a passcode being chosen, never one
  * entered to recover), a complete passcode on the common weak list as soon as it is typed.
  */
 export function passcodeProblem(chars: string[], left: boolean, refuseWeak = false): string | null {

@@ -1,6 +1,6 @@
 /**
  * The pairing of a WalletConnect connection, on AWAITING_CONNECTION while it waits: our own QR
- * code of the pairing URI (high error correction, 160 px; SPEC section 9) for a phone's
+ * code of the pairing URI (high error correction, 160 px) for a phone's
  * camera and, on a phone, the wallet apps that open with it (shared/src/wallet-apps.ts).
  */
 import { QR_DEFAULT_SIZE } from '@latch/shared'

@@ -22,7 +22,7 @@ type Listing =
 const safeIcon = (icon: string) => (/^data:image\/[a-z+.-]+[;,]/i.test(icon) ? icon : '')
 
 /**
- * The wallets reached without the host page (issue 13): Coinbase Wallet through its SDK unless
+ * The wallets reached without the host page : Coinbase Wallet through its SDK unless
  * the browser has its extension, and on a phone Phantom's deep link unless this is Phantom's
  * browser (whose provider the bridge lists).
  */

@@ -1,6 +1,6 @@
 /**
  * Coinbase Wallet through its SDK (`@coinbase/wallet-sdk` v4): the list entry and the loader.
- * The SDK (34 KB gzip with its UI) is a chunk of its own, fetched when the visitor
+ * The SDK (large, with its UI) is a chunk of its own, fetched when the visitor
  * chooses Coinbase Wallet, never with the landing or the wallet list (coinbase-sdk.ts).
  */
 import { LatchError } from '@latch/shared'

@@ -1,5 +1,5 @@
 /**
- * Connect-only (connectWallet(), issue 13), the wallets reached without the host page (Coinbase
+ * Connect-only (connectWallet()), the wallets reached without the host page (Coinbase
  * Wallet's SDK entry, Phantom's deep link on a phone) and their interstitials. The extension
  * wallet is the one double (it lives outside the machine): an EIP-1193 wallet behind
  * HostMethods.wallets/request with a real key. The API is the HTTP double; the modal is real.

@@ -1,5 +1,5 @@
 /**
- * Signing in, or linking, with an external wallet (SPEC sections 2, 4 and 8), on
+ * Signing in, or linking, with an external wallet (docs/behaviour.md, "AWAITING_CONNECTION"), on
  * AWAITING_CONNECTION: connect (the wallet's prompt) → POST /siwe/init {address} → the
  * EIP-4361 message for the host page → personal_sign → /siwe/authenticate or /siwe/link
  * through the flow engine, which shows success for 1400 ms (500 ms before the in-app wallet's

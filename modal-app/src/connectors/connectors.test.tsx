@@ -1,5 +1,5 @@
 /**
- * External wallets in the modal (issue 12): the injected connector over the host's bridge, the
+ * External wallets in the modal: the injected connector over the host's bridge, the
  * wallet section of the landing, AWAITING_CONNECTION's steps, retries, the error texts, the SIWE
  * message, linking, history. The extension wallet is the one double (it lives outside the
  * machine): an EIP-1193 wallet behind HostMethods.wallets/request, signing with a real key.
@@ -527,7 +527,7 @@ describe('failures and retries', () => {
   })
 })
 
-describe('the error texts (SPEC section 8)', () => {
+describe('the error texts (errors.ts)', () => {
   const cases: [number, string, string, boolean][] = [
     [4001, 'connect', 'You rejected the request', true],
     [4001, 'sign', 'Signature rejected', true],

@@ -1,4 +1,4 @@
-/** What a failed wallet connection shows (SPEC section 8, wallet errors). */
+/** What a failed wallet connection shows (docs/behaviour.md, "AWAITING_CONNECTION"). */
 import { type ErrorCode, isLatchError, LatchError, rpcErrorCode } from '@latch/shared'
 
 /** Which request failed: the connection (eth_requestAccounts) or the signature. */

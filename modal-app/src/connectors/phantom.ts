@@ -36,7 +36,7 @@ export function isMobileDevice(
 /**
  * Phantom's universal link that opens `pageUrl` in its in-app browser; `ref` is the page's
  * origin (Phantom shows it). The page carries the connector and wallet client return
- * parameters (a Phantom client link, SPEC 5): opened in any other browser, the modal shows
+ * parameters (a Phantom client link): opened in any other browser, the modal shows
  * LOGIN_FAILED_SCREEN (checkPhantomClientLink). Only http(s) pages: anything else is refused.
  */
 export function phantomBrowseLink(pageUrl: string): string {

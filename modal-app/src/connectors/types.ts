@@ -1,7 +1,7 @@
 /**
  * The connector mechanism: one shape for every way of reaching an external wallet. Browser
  * wallets in the host page are `injected` (injected.ts); WalletConnect, Coinbase Wallet's SDK
- * and Phantom's deep links join on the same shape (issue 13).
+ * and Phantom's deep links join on the same shape.
  */
 import type { Hex, InjectedWalletEvent } from '@latch/shared'
 
@@ -18,7 +18,7 @@ export interface ConnectorInfo {
   walletClientType: string
 }
 
-/** disconnected → connecting → connected (SPEC section 4). */
+/** disconnected → connecting → connected (the wallet's connection as the screen shows it). */
 export type ConnectionStatus = 'disconnected' | 'connecting' | 'connected'
 
 export interface Connection {

@@ -1,5 +1,5 @@
 /**
- * The WalletConnect connector (issue 13) without a relay: the provider's options, the storage
+ * The WalletConnect connector without a relay: the provider's options, the storage
  * it is given, the connector over a provider double (the one double: the provider stands for
  * the relay and the phone wallet behind it), the settings the option reads, and the pairing
  * screen. The whole way through a relay to a real sign client is e2e/src/walletconnect.spec.ts.

@@ -5,7 +5,7 @@ import { WALLETCONNECT_ID } from '../connectors/walletconnect.ts'
 import { useModal } from '../hooks.ts'
 import type { ExternalWalletState } from '../store.ts'
 
-/** What each step of the connection says (SPEC section 4: waiting, connected, sign, result). */
+/** What each step of the connection says (waiting, connected, sign, result). */
 function texts(state: ExternalWalletState): { title: string; description: string | null } {
   const name = state.connector.name
   switch (state.step) {

@@ -4,9 +4,9 @@ import { useModal } from '../hooks.ts'
 import { retryOAuth } from '../oauth.ts'
 
 /**
- * AWAITING_OAUTH_SCREEN (SPEC section 2): leaving for the provider or completing its return,
- * then success, or 'Authentication failed.' with the OAuth table's text and Retry when
- * retryable.
+ * AWAITING_OAUTH_SCREEN (docs/behaviour.md, "AWAITING_OAUTH_SCREEN"): leaving for the provider or
+ * completing its return, then success, or 'Authentication failed.' with the OAuth table's text and
+ * Retry when retryable.
  */
 export function AwaitingOAuth() {
   const oauth = useModal((s) => s.oauth)

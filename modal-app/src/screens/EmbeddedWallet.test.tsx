@@ -1,7 +1,8 @@
 /**
- * The in-app wallet's screens: texts (SPEC sections 2, 5 and 8), the passcode boxes (typing,
- * paste, Backspace, validation), the generate and copy labels' timers, the recovery screen.
- * The wallet frame is test/wallet-frame-double.ts; everything of the modal is real.
+ * The in-app wallet's screens: texts (docs/behaviour.md, "EMBEDDED_WALLET_SCREEN" and
+ * "EMBEDDED_WALLET_RECOVERY_SCREEN"), the passcode boxes (typing, paste, Backspace, validation),
+ * the generate and copy labels' timers, the recovery screen. The wallet frame is
+ * test/wallet-frame-double.ts; everything of the modal is real.
  */
 import type { WalletAccount } from '@latch/shared'
 import { act, cleanup, fireEvent, screen } from '@testing-library/react'
@@ -63,7 +64,7 @@ async function toCreateScreen(): Promise<{
 }
 
 describe('EMBEDDED_WALLET_SCREEN: set your passcode', () => {
-  test('behavior: the texts of SPEC section 2, the hint in a live line, six named boxes', async () => {
+  test('behavior: the screen texts, the hint in a live line, six named boxes', async () => {
     await toCreateScreen()
     expect(screen.getByRole('button', { name: 'Generate passcode' })).toBeTruthy()
     expect(setButton().disabled).toBe(true)
@@ -226,7 +227,7 @@ describe('EMBEDDED_WALLET_SCREEN: set your passcode', () => {
 })
 
 describe('EMBEDDED_WALLET_RECOVERY_SCREEN', () => {
-  test('behavior: its SPEC texts; the button stays off until six valid characters', async () => {
+  test('behavior: its texts; the button stays off until six valid characters', async () => {
     const address = `0x${'34'.repeat(20)}` as const
     const double = walletFrameDouble({
       wallet: walletAccount(address, 'user-passcode'),

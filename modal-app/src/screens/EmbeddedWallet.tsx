@@ -1,6 +1,6 @@
 /**
- * EMBEDDED_WALLET_SCREEN (SPEC sections 2 and 4): creates the in-app wallet. With
- * requireUserPasswordOnCreate the visitor sets a passcode (or generates one and saves it);
+ * EMBEDDED_WALLET_SCREEN (docs/behaviour.md, "EMBEDDED_WALLET_SCREEN"): creates the in-app wallet.
+ * With requireUserPasswordOnCreate the visitor sets a passcode (or generates one and saves it);
  * without it the wallet is created as the screen opens, with automatic recovery.
  */
 import {
@@ -9,11 +9,11 @@ import {
   GENERATED_LABEL_MS,
   generatePasscode,
 } from '@latch/shared'
-import { useEffect, useLayoutEffect, useRef, useState } from 'react'
-import { announceTitle } from '../App.tsx'
+import { type ReactNode, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { CharBoxes } from '../components/CharBoxes.tsx'
 import { PasscodeInput, usePasscode } from '../components/PasscodeInput.tsx'
 import { navigate } from '../flow.ts'
+import { announceTitle } from '../focus.ts'
 import { useApp, useModal } from '../hooks.ts'
 import { createInAppWallet } from '../wallet/flows.ts'
 import { ErrorView } from './ErrorView.tsx'
@@ -64,22 +64,16 @@ function CreateAutomatically() {
 const WHY =
   'Your passcode protects the backup that lets you use your wallet on a new device. You will need it there, so keep it somewhere safe: this app never receives it and cannot tell it to you.'
 
+/**
+ * With a passcode: the visitor types one (ChoosePasscode) or has one generated and saves it
+ * (SecurePasscode). This part holds what both views share: the wallet's status, the generated
+ * passcode, the created screen's pause.
+ */
 function SetPasscode() {
   const wallet = useModal((s) => s.wallet)
-  const entry = usePasscode({ refuseWeak: true })
   const [generated, setGenerated] = useState<string | null>(null)
   const [why, setWhy] = useState(false)
-  const copyRef = useRef<HTMLButtonElement>(null)
-  const secure = generated !== null
-  // The view changes within the screen: say its title and put the focus on Copy, as a new
-  // screen would (App does both only when the screen id changes).
-  useLayoutEffect(() => {
-    if (!secure || !copyRef.current) return
-    announceTitle(copyRef.current.closest<HTMLElement>('.latch-modal'))
-    copyRef.current.focus()
-  }, [secure])
   const [generatedLabel, flashGenerated] = useFlash(GENERATED_LABEL_MS)
-  const [copiedLabel, flashCopied] = useFlash(COPIED_LABEL_MS)
   const status = wallet?.status ?? 'idle'
   const busy = status === 'submitting' || status === 'success'
 
@@ -93,44 +87,56 @@ function SetPasscode() {
     return () => clearTimeout(timer)
   }, [status])
 
-  const generate = () => {
-    setGenerated(generatePasscode())
-    flashGenerated()
+  const view: PasscodeView = {
+    busy,
+    submitting: status === 'submitting',
+    submitError: status === 'error' ? (wallet?.error ?? null) : null,
+    generateButton: (
+      <button
+        type="button"
+        className="latch-link-button"
+        data-testid="generate-passcode"
+        disabled={busy}
+        onClick={() => {
+          setGenerated(generatePasscode())
+          flashGenerated()
+        }}
+      >
+        {generatedLabel ? 'Generated' : 'Generate passcode'}
+      </button>
+    ),
+    whyBlock: <WhyPasscode open={why} onToggle={() => setWhy(!why)} />,
   }
-  const copy = async () => {
-    if (!generated) return
-    try {
-      await navigator.clipboard.writeText(generated)
-      flashCopied()
-    } catch {
-      // No clipboard (a browser that refuses it to the frame): the passcode stays on screen.
-    }
-  }
-  const submitError = status === 'error' ? (wallet?.error ?? null) : null
-  const generateButton = (
-    <button
-      type="button"
-      className="latch-link-button"
-      data-testid="generate-passcode"
-      disabled={busy}
-      onClick={generate}
-    >
-      {generatedLabel ? 'Generated' : 'Generate passcode'}
-    </button>
+  return generated ? (
+    <SecurePasscode passcode={generated} {...view} />
+  ) : (
+    <ChoosePasscode {...view} />
   )
-  const whyBlock = (
+}
+
+/** What both passcode views show alike. */
+interface PasscodeView {
+  busy: boolean
+  submitting: boolean
+  submitError: string | null
+  generateButton: ReactNode
+  whyBlock: ReactNode
+}
+
+function WhyPasscode({ open, onToggle }: { open: boolean; onToggle: () => void }) {
+  return (
     <>
       <button
         type="button"
         className="latch-link-button latch-small"
-        aria-expanded={why}
+        aria-expanded={open}
         aria-controls="latch-passcode-why"
         data-testid="passcode-why"
-        onClick={() => setWhy(!why)}
+        onClick={onToggle}
       >
         Why am I doing this?
       </button>
-      {why ? (
+      {open ? (
         <p
           id="latch-passcode-why"
           className="latch-muted latch-small"
@@ -141,61 +147,11 @@ function SetPasscode() {
       ) : null}
     </>
   )
+}
 
-  if (generated) {
-    return (
-      <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_SCREEN">
-        <h1 className="latch-title">Secure your passcode</h1>
-        <p className="latch-description">
-          Save this passcode somewhere safe. You will need it to use your wallet on a new device.
-        </p>
-        <fieldset className="latch-code" data-testid="generated-passcode" data-value={generated}>
-          <legend className="latch-visually-hidden">Your passcode</legend>
-          <CharBoxes
-            chars={[...generated]}
-            onChars={() => {}}
-            onCleared={() => {}}
-            locked
-            invalid={false}
-            boxLabel={(i) => `Character ${i + 1} of ${generated.length}`}
-            inputMode="text"
-            testId="generated-passcode"
-          />
-          <p className="latch-code-status" aria-live="polite" data-testid="passcode-input-status">
-            {submitError ? (
-              <span className="latch-error" role="alert" data-testid="passcode-input-error">
-                {submitError}
-              </span>
-            ) : null}
-          </p>
-        </fieldset>
-        <p className="latch-small">
-          <button
-            type="button"
-            ref={copyRef}
-            className="latch-link-button"
-            data-testid="copy-passcode"
-            onClick={() => void copy()}
-          >
-            {copiedLabel ? 'Copied' : 'Copy'}
-          </button>{' '}
-          · {generateButton}
-        </p>
-        <button
-          type="button"
-          className="latch-button latch-button-primary"
-          data-testid="passcode-saved"
-          disabled={busy}
-          aria-busy={status === 'submitting'}
-          onClick={() => void createInAppWallet(generated)}
-        >
-          I have saved my passcode
-        </button>
-        {whyBlock}
-      </div>
-    )
-  }
-
+/** The visitor types a passcode (weak ones refused) and sets it. */
+function ChoosePasscode({ busy, submitting, submitError, generateButton, whyBlock }: PasscodeView) {
+  const entry = usePasscode({ refuseWeak: true })
   const { valid, problem } = entry
   return (
     <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_SCREEN">
@@ -219,11 +175,90 @@ function SetPasscode() {
           className="latch-button latch-button-primary"
           data-testid="set-passcode"
           disabled={!valid || busy}
-          aria-busy={status === 'submitting'}
+          aria-busy={submitting}
         >
           Set passcode
         </button>
       </form>
+      {whyBlock}
+    </div>
+  )
+}
+
+/** A generated passcode on screen: the visitor copies or writes it down, then says so. */
+function SecurePasscode({
+  passcode,
+  busy,
+  submitting,
+  submitError,
+  generateButton,
+  whyBlock,
+}: PasscodeView & { passcode: string }) {
+  const copyRef = useRef<HTMLButtonElement>(null)
+  const [copiedLabel, flashCopied] = useFlash(COPIED_LABEL_MS)
+  // The view changes within the screen: say its title and put the focus on Copy, as a new
+  // screen would (App does both only when the screen id changes).
+  useLayoutEffect(() => {
+    if (!copyRef.current) return
+    announceTitle(copyRef.current.closest<HTMLElement>('.latch-modal'))
+    copyRef.current.focus()
+  }, [])
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(passcode)
+      flashCopied()
+    } catch {
+      // No clipboard (a browser that refuses it to the frame): the passcode stays on screen.
+    }
+  }
+  return (
+    <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_SCREEN">
+      <h1 className="latch-title">Secure your passcode</h1>
+      <p className="latch-description">
+        Save this passcode somewhere safe. You will need it to use your wallet on a new device.
+      </p>
+      <fieldset className="latch-code" data-testid="generated-passcode" data-value={passcode}>
+        <legend className="latch-visually-hidden">Your passcode</legend>
+        <CharBoxes
+          chars={[...passcode]}
+          onChars={() => {}}
+          onCleared={() => {}}
+          locked
+          invalid={false}
+          boxLabel={(i) => `Character ${i + 1} of ${passcode.length}`}
+          inputMode="text"
+          testId="generated-passcode"
+        />
+        <p className="latch-code-status" aria-live="polite" data-testid="passcode-input-status">
+          {submitError ? (
+            <span className="latch-error" role="alert" data-testid="passcode-input-error">
+              {submitError}
+            </span>
+          ) : null}
+        </p>
+      </fieldset>
+      <p className="latch-small">
+        <button
+          type="button"
+          ref={copyRef}
+          className="latch-link-button"
+          data-testid="copy-passcode"
+          onClick={() => void copy()}
+        >
+          {copiedLabel ? 'Copied' : 'Copy'}
+        </button>{' '}
+        · {generateButton}
+      </p>
+      <button
+        type="button"
+        className="latch-button latch-button-primary"
+        data-testid="passcode-saved"
+        disabled={busy}
+        aria-busy={submitting}
+        onClick={() => void createInAppWallet(passcode)}
+      >
+        I have saved my passcode
+      </button>
       {whyBlock}
     </div>
   )

@@ -1,8 +1,9 @@
 /**
- * EMBEDDED_WALLET_KEY_EXPORT_SCREEN (SPEC sections 2 and 7): the private key, shown by the
- * export page of the API origin in a frame, once the visitor clicks Reveal inside that frame; the
- * modal itself never holds it (wallet/export.ts). 'Done' (and the close button) wait until the
- * key has been shown for at least 1 s; before the reveal, closing leaves without exporting.
+ * EMBEDDED_WALLET_KEY_EXPORT_SCREEN (docs/behaviour.md, "EMBEDDED_WALLET_KEY_EXPORT_SCREEN"): the
+ * private key, shown by the export page of the API origin in a frame, once the visitor clicks
+ * Reveal inside that frame; the modal itself never holds it (wallet/export.ts). 'Done' (and the
+ * close button) wait until the key has been shown for at least 1 s; before the reveal, closing
+ * leaves without exporting.
  */
 import { embeddedWallet, type LatchError } from '@latch/shared'
 import { useEffect, useMemo, useRef, useState } from 'react'

@@ -1,7 +1,7 @@
 /**
- * EMBEDDED_WALLET_RECOVERY_SCREEN (SPEC sections 2 and 8): the passcode brings the wallet to
- * this device. Five wrong passcodes lock recovery for the server's Retry-After; the button
- * stays disabled until then.
+ * EMBEDDED_WALLET_RECOVERY_SCREEN (docs/behaviour.md, "EMBEDDED_WALLET_RECOVERY_SCREEN"): the
+ * passcode brings the wallet to this device. Five wrong passcodes lock recovery for the server's
+ * Retry-After; the button stays disabled until then.
  */
 import { useEffect, useState } from 'react'
 import { PasscodeInput, usePasscode } from '../components/PasscodeInput.tsx'
@@ -24,20 +24,18 @@ export function EmbeddedWalletRecovery() {
   const wallet = useModal((s) => s.wallet)
   const entry = usePasscode()
   const lockedUntil = wallet?.lockedUntil ?? null
-  const [locked, setLocked] = useState(false)
+  // Read in the render that shows the error, so the lock's text and the disabled button come
+  // with it; the timer only renders again when the server's wait is over.
+  const locked = lockedUntil !== null && lockedUntil > Date.now()
+  const [, setExpired] = useState(0)
   const status = wallet?.status ?? 'idle'
   const busy = status === 'submitting' || status === 'success'
 
   // Locked: the button comes back when the server's wait is over.
   useEffect(() => {
-    if (lockedUntil === null) {
-      setLocked(false)
-      return
-    }
-    const remaining = lockedUntil - Date.now()
-    setLocked(remaining > 0)
+    const remaining = lockedUntil === null ? 0 : lockedUntil - Date.now()
     if (remaining <= 0) return
-    const timer = setTimeout(() => setLocked(false), remaining)
+    const timer = setTimeout(() => setExpired((n) => n + 1), remaining)
     return () => clearTimeout(timer)
   }, [lockedUntil])
 

@@ -1,4 +1,7 @@
-/** The install guides (SPEC section 2): MetaMask, Phantom, Coinbase Wallet (a QR code). */
+/**
+ * The install guides (docs/behaviour.md, "INSTALL_METAMASK_SCREEN" and the two after it): MetaMask,
+ * Phantom, Coinbase Wallet (a QR code).
+ */
 import { QR_DEFAULT_SIZE, QR_ERROR_CORRECTION } from '@latch/shared'
 import { type ReactNode, useEffect, useState } from 'react'
 import {
@@ -75,7 +78,7 @@ export function InstallPhantom() {
   )
 }
 
-/** The QR code as an SVG data URI: high error correction, 160 px (SPEC section 9). */
+/** The QR code as an SVG data URI: high error correction, 160 px. */
 export async function qrCodeImage(text: string): Promise<string> {
   const qrcode = await import('qrcode')
   const svg = await qrcode.toString(text, {

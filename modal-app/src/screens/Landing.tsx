@@ -21,7 +21,7 @@ interface Section {
   body: ReactNode
 }
 
-/** Helper text under the input (SPEC section 2). */
+/** Helper text under the input (docs/behaviour.md, "LANDING"). */
 export function landingHelper(app: AppView, channel: 'email' | 'sms'): string {
   if (!app.methods.wallet) {
     return channel === 'email'

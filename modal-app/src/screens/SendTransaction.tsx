@@ -1,9 +1,10 @@
 /**
- * EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN (SPEC sections 2, 4, 8 and 9, "Send transaction"):
- * 'Review transaction' with from, to, the value in the coin and in dollars, the estimated fee
- * and the balance (red when the value is over it); 'Send ETH' for a plain transfer, else
- * 'Submit transaction'; 'Submitting (may take a few minutes)...' while the close button and
- * Escape do nothing; then 'Transaction complete!', 'You're all set.' and 'All Done'.
+ * EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN (docs/behaviour.md,
+ * "EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN"): 'Review transaction' with from, to, the value in the
+ * coin and in dollars, the estimated fee and the balance (red when the value is over it); 'Send
+ * ETH' for a plain transfer, else 'Submit transaction'; 'Submitting (may take a few minutes)...'
+ * while the close button and Escape do nothing; then 'Transaction complete!', 'You're all set.' and
+ * 'All Done'.
  */
 import { explorerAddressUrl, getChain, type Hex, truncateAddress } from '@latch/shared'
 import { type ReactNode, useEffect, useRef } from 'react'

@@ -4,10 +4,10 @@ import { forkCarriesWallet, openForkLink } from '../fork.ts'
 import { useModal } from '../hooks.ts'
 
 /**
- * SESSION_FORK_SCREEN (an addition to SPEC's screens): the wallet apps whose in-app browser link
- * keeps the token out of every request (forkApps), this session continuing there. A button is
- * live once the API forked the session (the app must open in the click itself). For a user with
- * an in-app wallet the click also hands it over, and the screen says so before it.
+ * SESSION_FORK_SCREEN (docs/behaviour.md, "SESSION_FORK_SCREEN"): the wallet apps whose in-app
+ * browser link keeps the token out of every request (forkApps), this session continuing there. A
+ * button is live once the API forked the session (the app must open in the click itself). For a
+ * user with an in-app wallet the click also hands it over, and the screen says so before it.
  */
 export function SessionFork() {
   const fork = useModal((s) => s.sessionFork)

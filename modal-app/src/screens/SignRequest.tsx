@@ -1,7 +1,8 @@
 /**
- * EMBEDDED_WALLET_SIGN_REQUEST_SCREEN (SPEC sections 2 and 8, "Sign"): what will be signed, in a
- * box of at most 310px that scrolls (read-only text: it takes keyboard focus, so it scrolls
- * without a pointer), 'Sign and continue', then 'Success' until the modal closes.
+ * EMBEDDED_WALLET_SIGN_REQUEST_SCREEN (docs/behaviour.md, "EMBEDDED_WALLET_SIGN_REQUEST_SCREEN"):
+ * what will be signed, in a box of at most 310px that scrolls (read-only text: it takes keyboard
+ * focus, so it scrolls without a pointer), 'Sign and continue', then 'Success' until the modal
+ * closes.
  */
 import { useRef } from 'react'
 import { useModal } from '../hooks.ts'

@@ -1,4 +1,4 @@
-/** Every screen of SPEC section 2, in its order. */
+/** Every screen of the modal, in docs/behaviour.md's order (a section for each). */
 export const SCREEN_IDS = [
   'LANDING',
   'AWAITING_PASSWORDLESS_CODE',
@@ -25,7 +25,7 @@ export const SCREEN_IDS = [
   'EMBEDDED_WALLET_KEY_EXPORT_SCREEN',
   'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN',
   'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN',
-  // An addition to SPEC section 2 (issue 13's session fork): the wallet apps to continue in.
+  // The session fork's screen (fork.ts): the wallet apps to continue in.
   'SESSION_FORK_SCREEN',
 ] as const
 

@@ -1,6 +1,6 @@
 /**
  * Screens the landing does not need load as chunks of their own, so the modal's JavaScript
- * before the landing stays small (issue 4's benchmark, ≤ 90 KB gzip). They are fetched at the
+ * before the landing stays small (≤ 90 KB gzip, size.test.ts). They are fetched at the
  * visitor's first interaction with the open modal (App), well before a flow can reach them.
  * A screen shown before its chunk arrived suspends under App's Suspense (the loading view).
  */

@@ -7,8 +7,8 @@ import { backTarget, SCREENS, screenSize } from './registry.ts'
 
 const state = (patch: Partial<ModalState>): ModalState => ({ ...initialState, ...patch })
 
-test('behavior: the registry lists exactly the 25 screens of SPEC section 2 and the session fork screen', () => {
-  // The screen list of SPEC section 2, as written there.
+test('behavior: the registry lists exactly the 25 screens of docs/behaviour.md and the session fork screen', () => {
+  // The screen list of docs/behaviour.md, as written there.
   const spec = `LANDING; AWAITING_PASSWORDLESS_CODE; WALLET_EDUCATION; AWAITING_CONNECTION;
     AWAITING_CONNECT_ONLY_CONNECTION; COINBASE_INTERSTITIAL_SCREEN; PHANTOM_INTERSTITIAL_SCREEN;
     LOGIN_FAILED_SCREEN; AWAITING_OAUTH_SCREEN; ALLOWLIST_REJECTION_SCREEN; INSTALL_METAMASK_SCREEN;
@@ -17,13 +17,13 @@ test('behavior: the registry lists exactly the 25 screens of SPEC section 2 and 
     EMBEDDED_WALLET_SCREEN; EMBEDDED_WALLET_CREATED_SCREEN; EMBEDDED_WALLET_CONNECTING_SCREEN;
     EMBEDDED_WALLET_RECOVERY_SCREEN; EMBEDDED_WALLET_KEY_EXPORT_SCREEN;
     EMBEDDED_WALLET_SIGN_REQUEST_SCREEN; EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN`
-  // The one documented addition (modal-app/README.md): issue 13's session fork.
+  // The one addition (docs/behaviour.md, "Deviations"): the session fork.
   expect([...SCREEN_IDS]).toEqual([...spec.split(';').map((s) => s.trim()), 'SESSION_FORK_SCREEN'])
   expect(Object.keys(SCREENS).sort()).toEqual([...SCREEN_IDS].sort())
   expect(SCREEN_IDS).toHaveLength(26)
 })
 
-test('param: sizes per SPEC section 2', () => {
+test('param: sizes per docs/behaviour.md, "Every screen"', () => {
   const one = mergeConfig(serverConfig({ walletAuth: false }), {})
   const two = mergeConfig(serverConfig(), {})
   expect(screenSize(state({ screen: 'LANDING', app: one }))).toBe('compact')

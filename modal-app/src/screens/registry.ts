@@ -1,6 +1,6 @@
 /**
- * Every screen of SPEC section 2 with its component, size and back target. Screens whose
- * issue has not landed render the placeholder.
+ * Every screen of the modal (ids.ts; docs/behaviour.md has a section for each) with its
+ * component, size and back target.
  */
 import type { ComponentType } from 'react'
 import { codeScreenBack } from '../passwordless.ts'
@@ -53,7 +53,7 @@ const SendTransaction = lazyScreen(() =>
   import('./SendTransaction.tsx').then((m) => m.SendTransaction),
 )
 
-// The external wallets' screens (issue 12): reached from the landing's wallet section or
+// The external wallets' screens: reached from the landing's wallet section or
 // link('wallet'); they carry ethers and qrcode, which the landing does without.
 const AwaitingConnection = lazyScreen(() =>
   import('./AwaitingConnection.tsx').then((m) => m.AwaitingConnection),
@@ -71,7 +71,7 @@ const InstallCoinbaseWallet = lazyScreen(() =>
 const LoginFailed = lazyScreen(() => import('./LoginFailed.tsx').then((m) => m.LoginFailed))
 const LinkWallet = lazyScreen(() => import('./LinkWallet.tsx').then((m) => m.LinkWallet))
 
-// Connect-only and the interstitials (issue 13). The Coinbase Wallet SDK is not in these
+// Connect-only and the interstitials. The Coinbase Wallet SDK is not in these
 // chunks: the interstitial fetches it (connectors/coinbase.ts).
 const ConnectOnlyLanding = lazyScreen(() =>
   import('./ConnectOnly.tsx').then((m) => m.ConnectOnlyLanding),
@@ -89,7 +89,7 @@ const PhantomInterstitial = lazyScreen(() =>
   import('./WalletInterstitials.tsx').then((m) => m.PhantomInterstitial),
 )
 
-// The session fork's wallet apps (issue 13): the list of wallet apps comes with it.
+// The session fork's wallet apps: the list of wallet apps comes with it.
 const SessionFork = lazyScreen(() => import('./SessionFork.tsx').then((m) => m.SessionFork))
 
 /** Back from a wallet screen: the wallets of the flow on screen. */

@@ -75,7 +75,7 @@ export function setupRuntime(api: ApiDouble, refreshToken: string | null = null)
 /**
  * Whether the modal's frame holds the page's focus, as it does once the host showed and
  * focused it (jsdom's document has focus only after an element inside was focused). The modal
- * moves focus to a screen only while its frame holds it (App.tsx, focusFirst).
+ * moves focus to a screen only while its frame holds it (focus.ts, focusFirst).
  */
 export function frameFocused(focused = true): void {
   vi.spyOn(document, 'hasFocus').mockReturnValue(focused)

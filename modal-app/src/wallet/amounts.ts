@@ -1,8 +1,8 @@
 /**
- * What the review screen shows of a transaction, as pure functions of its numbers (SPEC
- * section 9, "Displayed amounts"): coin amounts up to 8 decimals with trailing zeros trimmed,
- * US dollars to 2 decimals ('< USD $0.01' under a cent), the estimated fee, and whether the
- * value is over the balance.
+ * What the review screen shows of a transaction, as pure functions of its numbers
+ * (docs/behaviour.md, "EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN"): coin amounts up to 8 decimals
+ * with trailing zeros trimmed, US dollars to 2 decimals ('< USD $0.01' under a cent), the estimated
+ * fee, and whether the value is over the balance.
  */
 import { formatEth, formatFiat, type Hex } from '@latch/shared'
 

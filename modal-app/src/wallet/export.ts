@@ -1,11 +1,11 @@
 /**
- * exportWallet() (SPEC sections 2, 4 and 7, "Key export"): the connecting gate, then
- * EMBEDDED_WALLET_KEY_EXPORT_SCREEN, which frames the export page of the API origin
+ * exportWallet() (docs/behaviour.md, "EMBEDDED_WALLET_KEY_EXPORT_SCREEN"): the connecting gate,
+ * then EMBEDDED_WALLET_KEY_EXPORT_SCREEN, which frames the export page of the API origin
  * (`/apps/{appId}/embedded-wallets/export?address=…&width=…&background=…`). The modal hands the
  * page the access token over penpal once it has shaken hands (never in the URL: a URL lands in
- * logs, history and Referer headers); the page shows its Reveal button and rebuilds and shows
- * the key only on the visitor's own click there. The modal never holds the key: the page
- * answers and reports the address only. Once revealed, the screen cannot be closed for
+ * logs, history and Referer headers); the page shows its Reveal button and rebuilds and shows the
+ * key only on the visitor's own click there. The modal never holds the key: the page answers and
+ * reports the address only. Once revealed, the screen cannot be closed for
  * KEY_EXPORT_MIN_DISPLAY_MS. Loaded lazily (index.ts).
  */
 import {

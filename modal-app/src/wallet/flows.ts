@@ -1,7 +1,9 @@
 /**
- * The in-app wallet's flows (SPEC sections 4 and 8): create, the connecting gate, recovery.
- * Loaded lazily (index.ts, the wallet screens). Every call to the frame carries the session's
- * access token; key material never reaches this code, only addresses and errors.
+ * The in-app wallet's flows (docs/behaviour.md, "EMBEDDED_WALLET_SCREEN",
+ * "EMBEDDED_WALLET_CONNECTING_SCREEN" and "EMBEDDED_WALLET_RECOVERY_SCREEN"): create, the
+ * connecting gate, recovery. Loaded lazily (index.ts, the wallet screens). Every call to the frame
+ * carries the session's access token; key material never reaches this code, only addresses and
+ * errors.
  */
 import {
   ERRORS,
@@ -16,9 +18,8 @@ import { track } from '../analytics.ts'
 import { currentFlow, type FlowHandle, navigate, startFlow } from '../flow.ts'
 import { callHost, runtime } from '../runtime.ts'
 import type { ScreenId } from '../screens/ids.ts'
-import { store, type WalletState } from '../store.ts'
+import { freshWalletState, store, type WalletState } from '../store.ts'
 import { walletFrame } from './frame.ts'
-import { freshWalletState } from './index.ts'
 
 function setWallet(patch: Partial<WalletState>): void {
   const wallet = store.getState().wallet ?? freshWalletState()
@@ -48,8 +49,9 @@ function ownWallet(): { user: User; wallet: WalletAccount } {
 // ---- Create ------------------------------------------------------------------------------
 
 /**
- * createWallet(): the create screen for a signed-in user without an in-app wallet. Resolves
- * with the new wallet account; rejects with SPEC section 8's create texts.
+ * createWallet(): the create screen for a signed-in user without an in-app wallet. Resolves with
+ * the new wallet account; rejects with the create errors (create_not_authenticated,
+ * wallet_already_exists, create_exited).
  */
 export function createWallet(): Promise<WalletAccount> {
   const { app, user } = store.getState()
@@ -65,7 +67,10 @@ export function createWallet(): Promise<WalletAccount> {
   return promise
 }
 
-/** The create screen's text for a failure (SPEC section 8, Create). */
+/**
+ * The create screen's text for a failure (the catalogue's own text for the errors it names, else
+ * create_failed's).
+ */
 export function createErrorText(e: unknown): string {
   const error = toError(e)
   if (
@@ -208,7 +213,10 @@ export async function recoverWallet(): Promise<WalletAccount> {
 
 // ---- Recovery with the passcode ----------------------------------------------------------
 
-/** The recovery screen's text for a failure (SPEC section 8, Recovery). */
+/**
+ * The recovery screen's text for a failure (the catalogue's own text for a passcode, lock or
+ * permission error, else recovery_failed's).
+ */
 export function recoveryErrorText(e: unknown): string {
   const error = toError(e)
   if (error.is('invalid_recovery_pin') || error.is('recovery_locked')) return error.message

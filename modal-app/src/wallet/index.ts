@@ -16,17 +16,12 @@ import {
 } from '@latch/shared'
 import type { AppView } from '../config.ts'
 import { addNextStep, type NextStepRule, navigate } from '../flow.ts'
-import { store, type WalletState } from '../store.ts'
+import { freshWalletState, store } from '../store.ts'
 import type { SignPayload } from './requests.ts'
 
-/** The wallet screens' state when a wallet flow begins. */
-export function freshWalletState(target: WalletState['target'] = null): WalletState {
-  return { status: 'idle', error: null, lockedUntil: null, target }
-}
-
 /**
- * Whether a user who just signed in gets a wallet (SPEC section 4): 'all-users' when they have
- * no in-app wallet, 'users-without-wallets' when they have no wallet at all.
+ * Whether a user who just signed in gets a wallet (the app's createOnLogin): 'all-users' when they
+ * have no in-app wallet, 'users-without-wallets' when they have no wallet at all.
  */
 export function needsWalletAtLogin(app: AppView, user: User): boolean {
   const setting = app.config.embeddedWalletConfig.createOnLogin
@@ -67,7 +62,10 @@ export const recoverWallet = (): Promise<WalletAccount> => flows().then((m) => m
 const signing = () => import('./sign.ts')
 const sending = () => import('./send.ts')
 
-/** The host's signMessage(): loads the sign flow, then runs it (SPEC section 4, "Sign"). */
+/**
+ * The host's signMessage(): loads the sign flow, then runs it (docs/behaviour.md,
+ * "EMBEDDED_WALLET_SIGN_REQUEST_SCREEN").
+ */
 export const signMessage = (message: string, options?: SignMessageUIOptions): Promise<Hex> =>
   signing().then((m) => m.signFlow({ kind: 'message', message }, options))
 

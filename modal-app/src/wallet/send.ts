@@ -1,9 +1,9 @@
 /**
- * sendTransaction() (SPEC sections 2, 4 and 8, "Send transaction"): the connecting gate, then
- * EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN. The screen prepares the request (the wallet frame
- * populates it as ethers v6 does; the balance and the coin's price are read alongside), the
- * user reviews and submits, the frame signs, the modal sends it through the API's chain proxy
- * and waits for the receipt; closing is blocked meanwhile. Loaded lazily (index.ts).
+ * sendTransaction() (docs/behaviour.md, "EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN"): the connecting
+ * gate, then EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN. The screen prepares the request (the wallet
+ * frame populates it as ethers v6 does; the balance and the coin's price are read alongside), the
+ * user reviews and submits, the frame signs, the modal sends it through the API's chain proxy and
+ * waits for the receipt; closing is blocked meanwhile. Loaded lazily (index.ts).
  */
 import {
   type ChainClient,
@@ -58,8 +58,8 @@ const REQUEST_FIELDS = new Set<string>([
 const hexQuantity = (q: Quantity): Hex => `0x${toBigInt(q).toString(16)}`
 
 /**
- * The host's request checked (SPEC section 5: quantities are numbers, bigints or hex strings;
- * chainId a number of SPEC section 9; the family 0, 1 or 2) and put in the frame's form.
+ * The host's request checked (quantities are numbers, bigints or hex strings; chainId one of the
+ * chains Latch knows, getChain; the family 0, 1 or 2) and put in the frame's form.
  */
 export function normalizeRequest(request: TransactionRequest): HexTransactionRequest {
   if (typeof request !== 'object' || request === null) {
@@ -191,14 +191,17 @@ async function usdPrice(chainId: number): Promise<number | null> {
   }
 }
 
-/** The text for a failed preparation (SPEC section 8): the server's for insufficient funds. */
+/**
+ * The text for a failed preparation (transaction_prepare_failed): the server's for insufficient
+ * funds.
+ */
 export function prepareErrorText(e: unknown): string {
   if (isLatchError(e) && e.is('insufficient_funds')) return e.message
   return ERRORS.transaction_prepare_failed.message
 }
 
 /**
- * The text for a failed submit (SPEC section 8): its reason, i.e. what the chain's node said
+ * The text for a failed submit: its reason, i.e. what the chain's node said
  * (a JSON-RPC error, insufficient funds), else the generic retry text.
  */
 export function submitErrorText(e: unknown): string {

@@ -1,8 +1,8 @@
 /**
- * signMessage() (SPEC sections 2, 4 and 8, "Sign"): the connecting gate, then
- * EMBEDDED_WALLET_SIGN_REQUEST_SCREEN with the message; 'Sign and continue' has the wallet
- * frame sign it (EIP-191, or EIP-712 for typed data), the caller gets the signature at once,
- * and 'Success' shows for 1400 ms before the modal closes. Loaded lazily (index.ts).
+ * signMessage() (docs/behaviour.md, "EMBEDDED_WALLET_SIGN_REQUEST_SCREEN"): the connecting gate,
+ * then EMBEDDED_WALLET_SIGN_REQUEST_SCREEN with the message; 'Sign and continue' has the wallet
+ * frame sign it (EIP-191, or EIP-712 for typed data), the caller gets the signature at once, and
+ * 'Success' shows for 1400 ms before the modal closes. Loaded lazily (index.ts).
  */
 import {
   ERRORS,

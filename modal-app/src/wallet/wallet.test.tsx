@@ -368,7 +368,7 @@ describe('createWallet()', () => {
   })
 })
 
-test('param: the create screen says the SPEC texts for each failure', () => {
+test('param: the create screen says the catalogue text for each failure', () => {
   expect(createErrorText(LatchError.of('wallet_already_exists'))).toBe(
     'Only one wallet per user is currently allowed',
   )
@@ -418,7 +418,7 @@ describe('recoverWallet() and the connecting gate', () => {
     expect(harness.emitted('recovery_completed')).toHaveLength(1)
   })
 
-  test('behavior: a passcode wallet on a new device opens the recovery screen; a wrong passcode shows the SPEC text; the right one resolves', async () => {
+  test('behavior: a passcode wallet on a new device opens the recovery screen; a wrong passcode shows the catalogue text; the right one resolves', async () => {
     double = walletFrameDouble({
       wallet: walletAccount(ADDRESS, 'user-passcode'),
       passcode: 'Ab3dE9',
