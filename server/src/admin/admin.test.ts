@@ -503,6 +503,34 @@ describeBackends('user API', (get) => {
     expect(twice.status).toBe(404)
   })
 
+  test('race: a deletion racing the user’s sign-in answers no 5xx; the sign-in ends as the old user or a new one', async () => {
+    const { s, appId, admin } = await setup()
+    const outcomes: number[][] = []
+    for (let i = 0; i < 8; i++) {
+      const address = email()
+      const first = await s.emailLogin(appId, address)
+      const ip = freshIp()
+      await s.request('/passwordless/init', { appId, ip, body: { email: address } })
+      const code = await s.smtp.waitForCode(address)
+      const [auth, deleted] = await Promise.all([
+        s.request<{ user: User }>('/passwordless/authenticate', {
+          appId,
+          ip,
+          body: { email: address, code },
+        }),
+        admin(`/users/${encodeURIComponent(first.user.id)}`, { method: 'DELETE' }),
+      ])
+      outcomes.push([auth.status, deleted.status])
+      expect(deleted.status).toBe(200)
+      // 422: the deletion took the pending code first.
+      expect([200, 422]).toContain(auth.status)
+      // Whoever holds the address afterwards is not the deleted user.
+      const holder = await admin<User>(`/users/by-email?email=${encodeURIComponent(address)}`)
+      if (holder.status === 200) expect(holder.body.id).not.toBe(first.user.id)
+    }
+    expect(outcomes.flat().every((status) => status < 500)).toBe(true)
+  })
+
   test('behavior: latch apps secret create|list|revoke, and the created secret opens the user API', async () => {
     const s = get()
     // The CLI opens its own connection: only PostgreSQL is shared with the server in process.

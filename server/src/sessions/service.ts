@@ -103,6 +103,26 @@ export async function signIn(
   appId: string,
   account: NewAccount,
 ): Promise<SignedIn> {
+  // The user API may delete the user between finding them and opening the session (the
+  // session's foreign key fails, or the user is gone when read). Their accounts went with
+  // them, so the second try signs in as a new user, as a sign-in after the deletion would.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await signInOnce(deps, appId, account)
+    } catch (e) {
+      const vanished =
+        (e as { code?: unknown }).code === '23503' ||
+        (e instanceof LatchError && e.code === 'not_found')
+      if (attempt >= 1 || !vanished) throw e
+    }
+  }
+}
+
+async function signInOnce(
+  deps: SessionDeps,
+  appId: string,
+  account: NewAccount,
+): Promise<SignedIn> {
   const { user, isNewUser } = await authenticateWithAccount(
     deps.db,
     appId,
