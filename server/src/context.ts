@@ -1,4 +1,5 @@
 /** The dependencies every route and service receives. */
+import type { Clock, Log } from './clock.ts'
 import type { Config } from './config.ts'
 import type { Secrets } from './crypto.ts'
 import type { Db } from './db/index.ts'
@@ -8,12 +9,7 @@ import type { Logger } from './ops/log.ts'
 import type { Metrics } from './ops/metrics.ts'
 import type { PriceSource } from './price/source.ts'
 
-export interface Clock {
-  now(): Date
-}
-
-/** One line of server log; the caller may replace it. */
-export type Log = (line: string) => void
+export { type Clock, type Log, systemClock } from './clock.ts'
 
 export interface Deps {
   db: Db
@@ -29,5 +25,3 @@ export interface Deps {
   /** Null unless LATCH_METRICS=1 (ops/metrics.ts). */
   metrics: Metrics | null
 }
-
-export const systemClock: Clock = { now: () => new Date() }

@@ -5,9 +5,9 @@
 import { LatchError } from '@latch/shared'
 import nodemailer from 'nodemailer'
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
-import { CODE_TTL_MS } from './codes/service.ts'
+import type { Log } from './clock.ts'
+import { CODE_TTL_MS } from './codes/lifetimes.ts'
 import type { Config } from './config.ts'
-import type { Log } from './context.ts'
 
 export interface Delivery {
   sendEmailCode(to: string, code: string, appName: string): Promise<void>

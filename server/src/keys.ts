@@ -16,7 +16,7 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose'
-import type { Clock } from './context.ts'
+import type { Clock } from './clock.ts'
 import type { Secrets } from './crypto.ts'
 import { randomId } from './crypto.ts'
 import { type Db, json } from './db/index.ts'

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net'
 import { LatchError } from '@latch/shared'
 import { sql } from 'kysely'
-import type { Clock } from './context.ts'
+import type { Clock } from './clock.ts'
 import type { Db } from './db/index.ts'
 
 // Whose address a request is: read by config.ts, which must not import this file (it would run

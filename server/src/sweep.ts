@@ -3,8 +3,9 @@
  * SIWE nonces, ended sessions with their tokens, sealed token copies past the grace window, and
  * analytics events past their retention.
  */
+
+import type { Clock } from './clock.ts'
 import { DEFAULT_ANALYTICS_RETENTION_DAYS } from './config.ts'
-import type { Clock } from './context.ts'
 import type { Db } from './db/index.ts'
 import { REFRESH_GRACE_MS } from './sessions/service.ts'
 

@@ -3,7 +3,7 @@
  * number: no source, a failing source or an unreadable answer is price_unavailable (503).
  */
 import { getChain, LatchError } from '@latch/shared'
-import type { Clock } from '../context.ts'
+import type { Clock } from '../clock.ts'
 
 export interface PriceSource {
   usd(chainId: number): Promise<number>

@@ -5,8 +5,8 @@
  */
 import type { NumberType } from 'libphonenumber-js'
 import type { AppRecord } from '../apps/service.ts'
+import type { Clock } from '../clock.ts'
 import type { SmsBudget } from '../config.ts'
-import type { Clock } from '../context.ts'
 import type { Db } from '../db/index.ts'
 import { hit, type Limit } from '../ratelimit.ts'
 import { refusal } from '../refusals.ts'
