@@ -1,6 +1,6 @@
 /**
  * The examples as a developer runs them (issue 24): examples/react-wagmi built with Vite's own
- * build API (the workspace packages resolve to their sources through the workspace links) and
+ * build API (@latch/react and @latch/wagmi aliased to their sources) and
  * examples/html served with its two placeholders filled in, both on a page origin of their own
  * against the harness's API and modal and anvil as chain 1 (the app's RPC override). In
  * Chromium a visitor signs in by e-mail, creates the in-app wallet, signs a message that viem's
@@ -24,7 +24,8 @@ import { enterCode, newEmail, screen, submitEmail, visit, waitEmailCode } from '
 import { freePort, type HostPage, WAIT_MS, withTimeout } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 
-const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const EXAMPLES = join(ROOT, 'examples')
 const SIGN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
 const RECIPIENT = ANVIL_ACCOUNTS[2].address as Hex
@@ -101,6 +102,13 @@ beforeAll(async () => {
       // Warnings only say that wagmi's and React Query's 'use client' lines are dropped.
       logLevel: 'error',
       mode: 'production',
+      // The packages' exports name their built dist/; the example is built from their sources.
+      resolve: {
+        alias: {
+          '@latch/react': join(ROOT, 'react/src/index.ts'),
+          '@latch/wagmi': join(ROOT, 'wagmi/src/index.ts'),
+        },
+      },
       define: Object.fromEntries(
         Object.entries(env).map(([k, v]) => [`import.meta.env.${k}`, JSON.stringify(v)]),
       ),
