@@ -430,26 +430,26 @@ async function serve(v: Values, io: CliIo): Promise<number> {
   const { api, modal } = latch
   if (api) {
     const config = api.deps.config
-    io.out(`Latch API listening on ${api.url}`)
-    io.out(
+    latch.log(`Latch API listening on ${api.url}`)
+    latch.log(
       config.modalOrigin
         ? `CORS admits ${config.modalOrigin}`
         : 'LATCH_MODAL_ORIGIN is not set: no browser origin may call the API',
     )
   }
-  if (modal) io.out(`Latch modal listening on ${modal.url} (API ${latch.apiPublicUrl})`)
+  if (modal) latch.log(`Latch modal listening on ${modal.url} (API ${latch.apiPublicUrl})`)
   const deadline = shutdownTimeoutMs({ ...process.env, ...io.env })
   const inTime = await new Promise<boolean>((resolve) => {
     const stop = (signal: NodeJS.Signals): void => {
       process.off('SIGINT', stop)
       process.off('SIGTERM', stop)
-      io.out(`${signal}: finishing requests under way (at most ${deadline} ms)`)
+      latch.log(`${signal}: finishing requests under way (at most ${deadline} ms)`)
       void latch.shutdown(deadline).then(resolve)
     }
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
   })
-  io.out(inTime ? 'Stopped' : 'Stopped: requests still open at the deadline were cut')
+  latch.log(inTime ? 'Stopped' : 'Stopped: requests still open at the deadline were cut')
   return 0
 }
 

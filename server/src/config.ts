@@ -347,13 +347,14 @@ export function loadConfig(env: Env = process.env): Config {
         24 * 60 * 60 * 1000,
       ),
     },
-    logFormat: logFormat(env),
+    logFormat: logFormatFrom(env),
     metrics: metrics(env),
     production,
   }
 }
 
-function logFormat(env: Env): LogFormat {
+/** LATCH_LOG_FORMAT, checked (the modal-only process reads it without the rest). */
+export function logFormatFrom(env: Env): LogFormat {
   const raw = nonEmpty(env.LATCH_LOG_FORMAT)?.toLowerCase() ?? 'text'
   const format = LOG_FORMATS.find((f) => f === raw)
   if (!format) {

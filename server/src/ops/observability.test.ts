@@ -3,6 +3,9 @@
  * holds what a visitor or the operator must keep secret, and the counts move with real requests.
  */
 import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import {
   API_PREFIX,
   APP_ID_HEADER,
@@ -24,9 +27,11 @@ import {
   type MockProviders,
   startMockProviders,
 } from '../testing/mock-providers.ts'
+import { startPostgres } from '../testing/postgres.ts'
 import { type SmtpCatcher, startSmtpCatcher } from '../testing/smtp.ts'
 import { freshIp, startTestServer, TEST_SECRET, type TestServer } from '../testing/test-server.ts'
 import { REQUEST_ID_HEADER, requestIdFor } from './log.ts'
+import { serveLatch } from './serve.ts'
 
 const SMTP_PASSWORD = 'smtp-pass-Zq8!x/7@w'
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef0123456789'
@@ -58,12 +63,12 @@ describe('structured logs: no secret in any line', () => {
     keep('the SMTP password', SMTP_PASSWORD)
     keep('the SMTP password, encoded', encodeURIComponent(SMTP_PASSWORD))
     keep('the metrics token', METRICS_TOKEN)
-  })
+  }, 120_000)
   afterAll(async () => {
     await close?.()
     await smtp?.close()
     await mock?.stop()
-  })
+  }, 120_000)
 
   /** init, the code from the (authenticating) SMTP server, authenticate. */
   async function emailLogin(appId: string, email: string): Promise<AuthResponse> {
@@ -236,7 +241,7 @@ describe('structured logs: no secret in any line', () => {
     const found = [...secrets].filter(([value]) => text.includes(value)).map(([, what]) => what)
     expect(found).toEqual([])
     expect(secrets.size).toBeGreaterThan(20)
-  })
+  }, 120_000)
 })
 
 describe('e-mail codes in the log', () => {
@@ -260,7 +265,7 @@ describe('e-mail codes in the log', () => {
     )
     await dev.sendEmailCode('a@example.com', '654321', 'Shop')
     expect(lines).toEqual(['[latch] e-mail code for a@example.com: 654321'])
-  })
+  }, 120_000)
 })
 
 describe('request ids', () => {
@@ -287,7 +292,7 @@ describe('request ids', () => {
       expect(id).not.toBe(header)
       expect(id).toMatch(/^[A-Za-z0-9_-]{16}$/)
     }
-  })
+  }, 120_000)
 
   test('behavior: over HTTP, the id is answered in X-Request-Id and the proxy’s id is kept when LATCH_TRUST_PROXY trusts it', async () => {
     for (const [trust, kept] of [
@@ -325,7 +330,7 @@ describe('request ids', () => {
         await api.close()
       }
     }
-  })
+  }, 120_000)
 
   test('behavior: text, the default, keeps the human lines and adds no request lines', async () => {
     const logs: string[] = []
@@ -345,7 +350,58 @@ describe('request ids', () => {
     expect(() => loadConfig({ DATABASE_URL: 'memory://', LATCH_LOG_FORMAT: 'xml' })).toThrow(
       "LATCH_LOG_FORMAT must be text or json, got 'xml'",
     )
-  })
+  }, 120_000)
+})
+
+describe('serve in JSON', () => {
+  test('behavior: serve’s own lines follow LATCH_LOG_FORMAT, on both origins’ processes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'latch-logs-'))
+    const assets: Record<string, string> = {}
+    for (const [name, files] of [
+      ['LATCH_MODAL_DIR', ['index.html']],
+      ['LATCH_SDK_DIR', ['sdk.js', 'latch.js', 'wallet-bridge.js', 'provider.js']],
+      ['LATCH_WALLET_FRAME_DIR', ['index.html', 'export.html']],
+    ] as const) {
+      const folder = join(dir, name)
+      mkdirSync(folder)
+      for (const f of files) writeFileSync(join(folder, f), '<!doctype html>')
+      assets[name] = folder
+    }
+    const lines: string[] = []
+    const env = {
+      ...assets,
+      DATABASE_URL: 'memory://',
+      LATCH_SECRET: TEST_SECRET,
+      LATCH_API_PORT: '0',
+      LATCH_MODAL_PORT: '0',
+      LATCH_LOG_FORMAT: 'json',
+    }
+    const latch = await serveLatch({ env, migrate: true, log: (line) => lines.push(line) })
+    try {
+      latch.log(`Latch API listening on ${latch.api?.url}`)
+      expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({
+        level: 'info',
+        msg: `Latch API listening on ${latch.api?.url}`,
+      })
+    } finally {
+      await latch.close()
+    }
+    const modalOnly = await serveLatch({
+      env: { ...env, LATCH_PUBLIC_URL: 'http://127.0.0.1:9' },
+      mode: 'modal',
+      log: (line) => lines.push(line),
+    })
+    try {
+      modalOnly.log('Stopped')
+      expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({ level: 'info', msg: 'Stopped' })
+    } finally {
+      await modalOnly.close()
+    }
+    await expect(
+      serveLatch({ env: { ...env, LATCH_LOG_FORMAT: 'yaml' }, mode: 'modal' }),
+    ).rejects.toThrow("LATCH_LOG_FORMAT must be text or json, got 'yaml'")
+    rmSync(dir, { recursive: true, force: true })
+  }, 120_000)
 })
 
 describe('metrics', () => {
@@ -363,10 +419,10 @@ describe('metrics', () => {
       },
       log: (line) => logs.push(line),
     })
-  })
+  }, 120_000)
   afterAll(async () => {
     await api?.close()
-  })
+  }, 120_000)
 
   const scrape = async (token = METRICS_TOKEN) => {
     const res = await fetch(`${api.url}/metrics`, {
@@ -413,7 +469,7 @@ describe('metrics', () => {
     expect(ok.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/)
     expect(ok.headers.get('cache-control')).toBe('no-store')
     expect(ok.text).toContain('process_cpu_user_seconds_total')
-  })
+  }, 120_000)
 
   test('behavior: requests, codes sent, sign-ins by outcome and rate-limit refusals move with real requests; no id, address or path in a label', async () => {
     const app = await api.admin.createApp({
@@ -473,7 +529,7 @@ describe('metrics', () => {
     for (const personal of [app.id, user.id, email, '127.0.0.1']) {
       expect(after).not.toContain(personal)
     }
-  })
+  }, 120_000)
 
   test('behavior: wallet creations, recoveries and wrong passcodes are counted by outcome', async () => {
     const started = await startTestServer('pglite', 'memory://', {
@@ -507,7 +563,46 @@ describe('metrics', () => {
     } finally {
       await started.close()
     }
-  })
+  }, 120_000)
+
+  test('behavior: on PostgreSQL, the pool’s connections in use, idle and waiting', async () => {
+    const postgres = await startPostgres()
+    if (!postgres) {
+      console.warn('metrics: PostgreSQL binaries not found: skipping the pool gauge')
+      return
+    }
+    const pg = await startServer({
+      port: 0,
+      env: {
+        DATABASE_URL: await postgres.createDatabase(),
+        LATCH_SECRET: TEST_SECRET,
+        LATCH_METRICS: '1',
+        LATCH_METRICS_TOKEN: METRICS_TOKEN,
+        LATCH_PG_POOL_MAX: '3',
+      },
+      log: () => {},
+    })
+    try {
+      // Three statements at once hold every connection of the pool; a fourth waits.
+      const held = Promise.all(
+        [1, 2, 3, 4].map(() => sql`SELECT pg_sleep(0.6)`.execute(pg.deps.db)),
+      )
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const busy = await pg.deps.metrics?.registry.metrics()
+      await held
+      const idle = await pg.deps.metrics?.registry.metrics()
+      const at = (text = '', state: string) =>
+        value(text, `latch_db_pool_connections{state="${state}"}`)
+      expect(at(busy, 'in_use')).toBe(3)
+      // The fourth, and whatever the server's own loops (sweeper, webhooks) asked meanwhile.
+      expect(at(busy, 'waiting')).toBeGreaterThanOrEqual(1)
+      expect(at(idle, 'in_use')).toBe(0)
+      expect(at(idle, 'idle')).toBeGreaterThanOrEqual(1)
+    } finally {
+      await pg.close()
+      await postgres.close()
+    }
+  }, 60_000)
 
   test('refusal: off unless LATCH_METRICS=1; on, it needs a long token', async () => {
     const off = await startServer({
@@ -533,5 +628,5 @@ describe('metrics', () => {
     expect(() => loadConfig({ ...base, LATCH_METRICS: 'yes' })).toThrow(
       "LATCH_METRICS must be 1 or 0, got 'yes'",
     )
-  })
+  }, 120_000)
 })

@@ -12,11 +12,18 @@ import {
   type ModalServer,
   startModalServer,
 } from '../../../modal-app/server.ts'
-import { ConfigError, type Env, insecureOriginMessage, isSecureOrigin } from '../config.ts'
+import {
+  ConfigError,
+  type Env,
+  insecureOriginMessage,
+  isSecureOrigin,
+  logFormatFrom,
+} from '../config.ts'
 import type { Log } from '../context.ts'
 import { type RunningServer, startServer } from '../index.ts'
 import { WALLET_FRAME_DIST } from '../wallets/frame.ts'
 import { probeAnswer, READY_PATH, type Readiness, type ReadinessCheck } from './health.ts'
+import { createLogger } from './log.ts'
 import { closeGracefully, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './shutdown.ts'
 
 export type ServeMode = 'all' | 'api' | 'modal'
@@ -41,6 +48,8 @@ export interface RunningLatch {
   modal: ModalServer | null
   /** What the modal page is told the API is (LATCH_PUBLIC_URL, else the API's local URL). */
   apiPublicUrl: string | null
+  /** A line in the log, in LATCH_LOG_FORMAT (`serve`'s own lines: listening, stopping). */
+  log: Log
   /** Stops accepting, lets requests under way finish within `deadlineMs`, closes the pool. */
   shutdown(deadlineMs?: number): Promise<boolean>
   /** Stops at once. */
@@ -123,6 +132,7 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
   const env: Env = { ...process.env, ...options.env }
   const mode = options.mode ?? 'all'
   const log = options.log ?? ((line: string) => console.log(line))
+  const logFormat = logFormatFrom(env)
   const production = env.NODE_ENV === 'production'
   const missing = missingAssets(env, mode)
   if (missing.length > 0) {
@@ -181,7 +191,7 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
         lookupApiUrl: lookup,
         distDir: dirs.modal,
         sdkDir: dirs.sdk,
-        log: options.modalLog ?? log,
+        log: createLogger(options.modalLog ?? log, logFormat).line,
         probe: (pathname) => probeAnswer(pathname, ready),
         ...(relay ? { walletConnectRelayUrl: relay } : {}),
         ...(keys ? { coinbaseKeysUrl: keys } : {}),
@@ -196,6 +206,7 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
     api,
     modal,
     apiPublicUrl,
+    log: api?.deps.log ?? createLogger(log, logFormat).line,
     async shutdown(deadlineMs = shutdownTimeoutMs(env)) {
       // Both drain side by side within one deadline; the modal has no pool to close.
       const inTime = await Promise.all([
