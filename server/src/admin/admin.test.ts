@@ -529,6 +529,28 @@ describeBackends('user API', (get) => {
       if (holder.status === 200) expect(holder.body.id).not.toBe(first.user.id)
     }
     expect(outcomes.flat().every((status) => status < 500)).toBe(true)
+
+    // A session fork redeemed while its user is deleted: refused, not a 500.
+    for (let i = 0; i < 8; i++) {
+      const auth = await s.emailLogin(appId, email())
+      const fork = await s.request<{ new_session_refresh_token: string }>('/sessions/fork', {
+        appId,
+        ip: freshIp(),
+        body: { refresh_token: auth.refresh_token },
+      })
+      expect(fork.status).toBe(200)
+      const [redeemed, deleted] = await Promise.all([
+        s.request('/sessions/fork/recover', {
+          appId,
+          ip: freshIp(),
+          body: { refresh_token: fork.body.new_session_refresh_token },
+        }),
+        admin(`/users/${encodeURIComponent(auth.user.id)}`, { method: 'DELETE' }),
+      ])
+      expect(deleted.status).toBe(200)
+      // 404: the session opened, then the user it answers was gone.
+      expect([200, 401, 404]).toContain(redeemed.status)
+    }
   })
 
   test('behavior: latch apps secret create|list|revoke, and the created secret opens the user API', async () => {

@@ -379,6 +379,10 @@ export async function redeemForkToken(
     parentId: parent.id,
     familyId: parent.family_id,
     expiresAt: parent.expires_at,
+  }).catch((e: unknown) => {
+    // The user API deleted the user meanwhile: their sessions went with them.
+    if ((e as { code?: unknown }).code === '23503') throw LatchError.of('invalid_refresh_token')
+    throw e
   })
   // Which session the token opened: its automatic wallet recovery waits for the forking
   // visitor's confirmation on this row (wallets/fork-confirm.ts). Should this write fail, the
