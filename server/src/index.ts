@@ -29,7 +29,7 @@ import { createKeyStore } from './keys.ts'
 import { listen } from './listen.ts'
 import { databaseReadiness, type ReadinessCheck, withProbes } from './ops/health.ts'
 import { createLogger, secretValues } from './ops/log.ts'
-import { createMetrics, withMetrics } from './ops/metrics.ts'
+import { createMetrics, smsSpend, withMetrics } from './ops/metrics.ts'
 import { migrationState } from './ops/migrations.ts'
 import { closeGracefully } from './ops/shutdown.ts'
 import { createPriceSource } from './price/source.ts'
@@ -157,7 +157,10 @@ export async function openServices(
     price: createPriceSource(config.priceUrl, clock),
     logger,
     metrics: config.metrics
-      ? createMetrics(database.poolStats ? { pool: database.poolStats } : {})
+      ? createMetrics({
+          ...(database.poolStats ? { pool: database.poolStats } : {}),
+          sms: { spend: smsSpend(database.db, clock, config.smsBudget), budget: config.smsBudget },
+        })
       : null,
   }
   const admin: Admin = {

@@ -12,6 +12,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { API_PREFIX, CODE_ROUTE_PATHS, LatchError, toApiErrorBody } from '@latch/shared'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { SmsBudget } from '../config.ts'
+import type { Clock } from '../context.ts'
+import type { Db } from '../db/index.ts'
+import { peek } from '../ratelimit.ts'
 
 export const METRICS_PATH = '/metrics'
 
@@ -31,6 +35,21 @@ export interface ObservedRequest {
   durationS: number
   /** The catalogued code of the error answered, if any. */
   errorCode?: string
+}
+
+/** SMS codes counted against the global budget in the current hour and day windows. */
+export type SmsSpend = () => Promise<{ hour: number; day: number }>
+
+const HOUR_MS = 60 * 60_000
+/** The global windows sms/guard.ts counts every SMS code in (per-app ones would label an app). */
+export function smsSpend(db: Db, clock: Clock, budget: SmsBudget): SmsSpend {
+  return async () => {
+    const [hour, day] = await Promise.all([
+      peek(db, clock, 'sms:all:hour', { max: budget.globalHourly, windowMs: HOUR_MS }),
+      peek(db, clock, 'sms:all:day', { max: budget.globalDaily, windowMs: 24 * HOUR_MS }),
+    ])
+    return { hour: hour.count, day: day.count }
+  }
 }
 
 export interface Metrics {
@@ -63,7 +82,9 @@ function outcomeOf(r: ObservedRequest): string {
   return r.errorCode ?? (r.status >= 500 ? 'internal_error' : 'error')
 }
 
-export function createMetrics(options: { pool?: () => PoolStats | null } = {}): Metrics {
+export function createMetrics(
+  options: { pool?: () => PoolStats | null; sms?: { spend: SmsSpend; budget: SmsBudget } } = {},
+): Metrics {
   // A registry of its own: several servers in one process (tests) keep their counts apart.
   const registry = new Registry()
   const registers = [registry]
@@ -119,6 +140,33 @@ export function createMetrics(options: { pool?: () => PoolStats | null } = {}): 
         this.set({ state: 'in_use' }, stats.total - stats.idle)
         this.set({ state: 'idle' }, stats.idle)
         this.set({ state: 'waiting' }, stats.waiting)
+      },
+    })
+  }
+
+  if (options.sms) {
+    const { spend, budget } = options.sms
+    new Gauge({
+      name: 'latch_sms_budget_used',
+      help: 'SMS codes sent in the current global hour and day windows (the toll-fraud budget)',
+      labelNames: ['window'] as const,
+      registers,
+      async collect() {
+        // A scrape while the database is away still answers the other metrics.
+        const used = await spend().catch(() => null)
+        if (!used) return
+        this.set({ window: 'hour' }, used.hour)
+        this.set({ window: 'day' }, used.day)
+      },
+    })
+    new Gauge({
+      name: 'latch_sms_budget_limit',
+      help: 'The global SMS budget per window (LATCH_SMS_GLOBAL_HOURLY, LATCH_SMS_GLOBAL_DAILY)',
+      labelNames: ['window'] as const,
+      registers,
+      collect() {
+        this.set({ window: 'hour' }, budget.globalHourly)
+        this.set({ window: 'day' }, budget.globalDaily)
       },
     })
   }

@@ -531,7 +531,7 @@ describe('metrics', () => {
     }
   }, 120_000)
 
-  test('behavior: wallet creations, recoveries and wrong passcodes are counted by outcome', async () => {
+  test('behavior: wallet creations, recoveries and wrong passcodes are counted by outcome; SMS codes against the budget', async () => {
     const started = await startTestServer('pglite', 'memory://', {
       LATCH_METRICS: '1',
       LATCH_METRICS_TOKEN: METRICS_TOKEN,
@@ -554,7 +554,18 @@ describe('metrics', () => {
       const other = await s.emailLogin(app.id, `metrics.auto.${Date.now()}@example.com`)
       const auto = await frameDevice(s, app.id).create({ accessToken: other.token })
       await frameDevice(s, app.id).recover({ address: auto.address, accessToken: other.token })
+      // An SMS code: counted by channel and against the global budget's windows.
+      const sms = await s.request('/passwordless_sms/init', {
+        appId: app.id,
+        ip: freshIp(),
+        body: { phoneNumber: '+14155550199' },
+      })
+      expect(sms.status).toBe(200)
       const text = await metrics.registry.metrics()
+      expect(value(text, 'latch_codes_sent_total{channel="sms"}')).toBe(1)
+      expect(value(text, 'latch_sms_budget_used{window="hour"}')).toBe(1)
+      expect(value(text, 'latch_sms_budget_used{window="day"}')).toBe(1)
+      expect(value(text, 'latch_sms_budget_limit{window="hour"}')).toBe(500)
       const at = (series: string) => value(text, `latch_wallet_operations_total{${series}}`)
       expect(at('operation="create",outcome="success"')).toBe(2)
       expect(at('operation="passcode_verify",outcome="invalid_recovery_pin"')).toBe(1)
