@@ -1,6 +1,6 @@
 /**
  * The examples as a developer runs them (issue 24): examples/react-wagmi built with Vite's own
- * build API (@latch/react and @latch/wagmi aliased to their sources) and
+ * build API against @latch/react and @latch/wagmi installed from their `npm pack` tarballs, and
  * examples/html served with its two placeholders filled in, both on a page origin of their own
  * against the harness's API and modal and anvil as chain 1 (the app's RPC override). In
  * Chromium a visitor signs in by e-mail, creates the in-app wallet, signs a message that viem's
@@ -8,21 +8,27 @@
  * React example also shows wagmi's own verification and its useWaitForTransactionReceipt.
  * One visitor path per example: the suite's time is budgeted.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { execFile } from 'node:child_process'
+import { cp, mkdir, readFile, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
 import { dirname, extname, join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
 import type { Page } from 'playwright-core'
 import { createPublicClient, type Hex, http, parseEther, verifyMessage } from 'viem'
 import { mainnet } from 'viem/chains'
 import { build } from 'vite'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { REACT_EXTERNAL } from '../../react/build.ts'
+import { buildLibrary } from '../../react/build-library.ts'
+import { WAGMI_EXTERNAL } from '../../wagmi/build.ts'
 import { enterCode, newEmail, screen, submitEmail, visit, waitEmailCode } from './flows.ts'
 import { freePort, type HostPage, WAIT_MS, withTimeout } from './harness.ts'
 import { useHarness } from './use-harness.ts'
+
+const run = promisify(execFile)
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const EXAMPLES = join(ROOT, 'examples')
@@ -78,6 +84,41 @@ async function deployMulticall3(node: RunningAnvil) {
   await node.rpc('anvil_setCode', [address, runtime])
 }
 
+/**
+ * A copy of examples/react-wagmi with @latch/react and @latch/wagmi installed from the tarballs
+ * `npm pack` makes of them, freshly built: what a developer's `npm install` gets, so a file
+ * missing from `files`, or `exports` naming one that is not built, fails here. Neither package
+ * has dependencies, so installing one is unpacking it into node_modules. The copy sits under the
+ * repository's node_modules, where React, wagmi and viem resolve as in the developer's app.
+ */
+async function installedExample(): Promise<string> {
+  const project = join(ROOT, 'node_modules/.cache', `latch-example-${process.pid}`)
+  await rm(project, { recursive: true, force: true })
+  await cp(join(EXAMPLES, 'react-wagmi'), project, {
+    recursive: true,
+    filter: (src) => !/[\\/](node_modules|dist)$/.test(src),
+  })
+  await Promise.all([
+    buildLibrary({ name: 'react', external: REACT_EXTERNAL }),
+    buildLibrary({ name: 'wagmi', external: WAGMI_EXTERNAL }),
+  ])
+  const packs = join(project, 'packs')
+  await mkdir(packs)
+  const { stdout } = await run(
+    'npm',
+    ['pack', '-w', '@latch/react', '-w', '@latch/wagmi', '--json', '--pack-destination', packs],
+    { cwd: ROOT },
+  )
+  const packed = JSON.parse(stdout) as { name: string; filename: string }[]
+  expect(packed.map((p) => p.name).sort()).toEqual(['@latch/react', '@latch/wagmi'])
+  for (const { name, filename } of packed) {
+    const into = join(project, 'node_modules', name)
+    await mkdir(into, { recursive: true })
+    await run('tar', ['-xzf', join(packs, filename), '-C', into, '--strip-components=1'])
+  }
+  return project
+}
+
 beforeAll(async () => {
   anvil = await startAnvil({ chainId: 1 })
   await deployMulticall3(anvil)
@@ -90,7 +131,8 @@ beforeAll(async () => {
     rpcUrls: { '1': anvil.url },
   })
   appId = app.id
-  const dist = await mkdtemp(join(tmpdir(), 'latch-example-'))
+  const project = await installedExample()
+  const dist = join(project, 'dist')
   const env = {
     VITE_LATCH_APP_ID: appId,
     VITE_LATCH_MODAL_URL: h().modalUrl,
@@ -98,17 +140,10 @@ beforeAll(async () => {
   }
   await withTimeout(
     build({
-      root: join(EXAMPLES, 'react-wagmi'),
+      root: project,
       // Warnings only say that wagmi's and React Query's 'use client' lines are dropped.
       logLevel: 'error',
       mode: 'production',
-      // The packages' exports name their built dist/; the example is built from their sources.
-      resolve: {
-        alias: {
-          '@latch/react': join(ROOT, 'react/src/index.ts'),
-          '@latch/wagmi': join(ROOT, 'wagmi/src/index.ts'),
-        },
-      },
       define: Object.fromEntries(
         Object.entries(env).map(([k, v]) => [`import.meta.env.${k}`, JSON.stringify(v)]),
       ),
@@ -121,7 +156,7 @@ beforeAll(async () => {
     html
       .replace('https://auth.example.com', h().modalUrl)
       .replace('YOUR_25_CHARACTER_APP_ID', appId)
-  site = { origin, dist, server: await serveExamples(port, dist, fill) }
+  site = { origin, dist: project, server: await serveExamples(port, dist, fill) }
 }, 180_000)
 
 afterAll(async () => {
