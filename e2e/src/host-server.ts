@@ -28,6 +28,8 @@ export interface HostServerOptions {
   host?: string
   /** The name the page is opened by: 'localhost' by default, so it is cross-site to 127.0.0.1. */
   publicHost?: string
+  /** A Content-Security-Policy the pages are served with (what `latch csp` prints). */
+  csp?: string
 }
 
 export interface HostServer {
@@ -74,11 +76,18 @@ async function renderPage(options: HostServerOptions, appId: string, inline: boo
     .replace('%LATCH_SCRIPT%', latchScript(options.modalUrl, appId, inline))
 }
 
-function send(res: ServerResponse, status: number, type: string, body: string) {
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string,
+  headers: Record<string, string> = {},
+) {
   res.writeHead(status, {
     'content-type': `${type}; charset=utf-8`,
     'cache-control': 'no-store',
     'content-length': Buffer.byteLength(body),
+    ...headers,
   })
   res.end(body)
 }
@@ -95,13 +104,14 @@ async function handle(options: HostServerOptions, req: IncomingMessage, res: Ser
     return
   }
   const appId = requested ?? options.appId
+  const page: Record<string, string> = options.csp ? { 'content-security-policy': options.csp } : {}
   switch (url.pathname) {
     case '/':
     case '/index.html':
-      send(res, 200, 'text/html', await renderPage(options, appId, false))
+      send(res, 200, 'text/html', await renderPage(options, appId, false), page)
       return
     case '/inline':
-      send(res, 200, 'text/html', await renderPage(options, appId, true))
+      send(res, 200, 'text/html', await renderPage(options, appId, true), page)
       return
     case '/foreign':
       send(res, 200, 'text/html', await readFile(`${DEMO_DIR}foreign.html`, 'utf8'))

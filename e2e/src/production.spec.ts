@@ -118,6 +118,8 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
   let host: HostServer
   let browser: Browser
   let app: ServerAppConfig
+  /** The Content-Security-Policy `latch csp` printed, which the host page is served with. */
+  let hostCsp = ''
   let postgres: RunningPostgres | null = null
   /** The operator's environment for `latch serve`, from the guide's Settings. */
   let env: Record<string, string> = {}
@@ -150,7 +152,8 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
     const page = await context.newPage()
     const errors: string[] = []
     page.on('pageerror', (e) => errors.push(e.message))
-    await page.goto(`${origin('www')}/?appId=${app.id}`, { waitUntil: 'load' })
+    const response = await page.goto(`${origin('www')}/?appId=${app.id}`, { waitUntil: 'load' })
+    expect(response?.headers()['content-security-policy']).toBe(hostCsp)
     const hp: HostPage = {
       context,
       page,
@@ -251,12 +254,26 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
       ),
     ).toBe(0)
     app = JSON.parse(created) as ServerAppConfig
+    // The host page runs under the policy `latch csp` prints for the app (the whole header: the
+    // demo page loads nothing from elsewhere; its own inline <style> is refused, which leaves
+    // it unstyled and shows Latch needs nothing more than the printed lines).
+    let printed = ''
+    expect(
+      await runCli(['csp', '--app', app.id], {
+        ...io,
+        out: (t) => {
+          printed += `${t}\n`
+        },
+      }),
+    ).toBe(0)
+    hostCsp = /^Content-Security-Policy: (.+)$/m.exec(printed)?.[1] ?? ''
+    expect(hostCsp).toContain(`frame-src ${origin('auth')}`)
 
     const serving = startLatch(env)
     // Awaited once nginx is started; this only keeps an early failure from going unhandled.
     serving.catch(() => {})
 
-    host = await startHostServer({ modalUrl: origin('auth'), appId: app.id, port: 0 })
+    host = await startHostServer({ modalUrl: origin('auth'), appId: app.id, port: 0, csp: hostCsp })
 
     // The guide's configuration with the test's names, ports and certificate.
     const tls = testCertificate()
