@@ -370,13 +370,28 @@ function metrics(env: Env): Config['metrics'] {
   const raw = nonEmpty(env.LATCH_METRICS)
   if (raw === null || raw === '0') return null
   if (raw !== '1') throw new ConfigError(`LATCH_METRICS must be 1 or 0, got '${raw}'`)
-  const token = nonEmpty(env.LATCH_METRICS_TOKEN)
+  const token = fromEnvOrFile(env, 'LATCH_METRICS_TOKEN')
   if (token === null || token.length < MIN_METRICS_TOKEN_LENGTH) {
     throw new ConfigError(
-      `LATCH_METRICS=1 needs LATCH_METRICS_TOKEN, at least ${MIN_METRICS_TOKEN_LENGTH} characters (e.g. openssl rand -hex 24): /metrics answers only to Authorization: Bearer <token>`,
+      `LATCH_METRICS=1 needs LATCH_METRICS_TOKEN (or LATCH_METRICS_TOKEN_FILE), at least ${MIN_METRICS_TOKEN_LENGTH} characters (e.g. openssl rand -hex 24): /metrics answers only to Authorization: Bearer <token>`,
     )
   }
   return { token }
+}
+
+/** NAME, or the contents of the file NAME_FILE names (a mounted secret), trimmed; not both. */
+function fromEnvOrFile(env: Env, name: string): string | null {
+  const inline = nonEmpty(env[name])
+  const file = nonEmpty(env[`${name}_FILE`])
+  if (file === null) return inline
+  if (inline !== null) throw new ConfigError(`Set ${name} or ${name}_FILE, not both`)
+  try {
+    return nonEmpty(readFileSync(file, 'utf8'))
+  } catch (e) {
+    throw new ConfigError(
+      `${name}_FILE: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+    )
+  }
 }
 
 function oauthEndpoints(env: Env): ServerEndpointOverrides {

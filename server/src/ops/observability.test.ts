@@ -639,5 +639,22 @@ describe('metrics', () => {
     expect(() => loadConfig({ ...base, LATCH_METRICS: 'yes' })).toThrow(
       "LATCH_METRICS must be 1 or 0, got 'yes'",
     )
+    // From a file (a mounted secret), never both, never an unreadable one.
+    const dir = mkdtempSync(join(tmpdir(), 'latch-metrics-'))
+    try {
+      const file = join(dir, 'token')
+      writeFileSync(file, `${METRICS_TOKEN}\n`)
+      expect(loadConfig({ ...base, LATCH_METRICS_TOKEN_FILE: file }).metrics).toEqual({
+        token: METRICS_TOKEN,
+      })
+      expect(() =>
+        loadConfig({ ...base, LATCH_METRICS_TOKEN_FILE: file, LATCH_METRICS_TOKEN: METRICS_TOKEN }),
+      ).toThrow('Set LATCH_METRICS_TOKEN or LATCH_METRICS_TOKEN_FILE, not both')
+      expect(() => loadConfig({ ...base, LATCH_METRICS_TOKEN_FILE: join(dir, 'missing') })).toThrow(
+        /LATCH_METRICS_TOKEN_FILE: cannot read .* \(ENOENT\)/,
+      )
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 120_000)
 })
