@@ -160,8 +160,12 @@ beforeAll(async () => {
 }, 180_000)
 
 afterAll(async () => {
-  await new Promise((resolve) => site?.server.close(resolve))
-  if (site) await rm(site.dist, { recursive: true, force: true })
+  // Each part only if it started: a failed beforeAll leaves the later ones unset.
+  if (site) {
+    const { server, dist } = site
+    await new Promise((resolve) => server.close(resolve))
+    await rm(dist, { recursive: true, force: true })
+  }
   await anvil?.stop()
 })
 
