@@ -128,85 +128,86 @@ export interface FlowHandle<T extends FlowValue = FlowValue> {
   fail(error: LatchError, screen?: ScreenId): void
 }
 
-class RunningFlow implements FlowHandle {
-  result: LoginResult | null = null
-  delivery: { value: Delivered } | null = null
-  private pauseTimer: ReturnType<typeof setTimeout> | undefined
-  private blockTimer: ReturnType<typeof setTimeout> | undefined
-
-  constructor(
-    readonly generation: number,
-    public waiting: Waiting | null,
-    private readonly refused?: Promise<FlowValue>,
-  ) {}
-
-  get promise(): Promise<FlowValue> {
-    return this.refused ?? this.waiting?.promise ?? new Promise<FlowValue>(() => {})
-  }
-
-  alive(): boolean {
-    return current === this && store.getState().generation === this.generation
-  }
-
-  guard<V>(work: Promise<V>): Promise<V> {
-    return new Promise<V>((resolve, reject) => {
-      work.then(
-        (value) => this.alive() && resolve(value),
-        (error: unknown) => this.alive() && reject(error),
-      )
-    })
-  }
-
-  deliver(value: Delivered, { pauseMs, blockCloseMs, now }: DeliverOptions = {}): void {
-    if (!this.alive()) return
-    this.delivery = { value }
-    store.setState({ delivered: true })
-    if (blockCloseMs !== undefined) {
-      this.blockClose(true)
-      this.blockTimer = setTimeout(() => this.blockClose(false), blockCloseMs)
-    }
-    if (pauseMs !== undefined) this.pause(pauseMs, finishFlow)
-    if (now) {
-      const { waiting } = this
-      this.waiting = null
-      waiting?.resolve(value)
-    }
-  }
-
-  blockClose(blocked: boolean): void {
-    if (!this.alive()) return
-    clearTimeout(this.blockTimer)
-    store.setState({ closeBlocked: blocked })
-  }
-
+/** The handle with what only flow.ts reads: its generation, its caller, its delivered value. */
+interface RunningFlow extends FlowHandle {
+  readonly generation: number
+  waiting: Waiting | null
+  delivery: { value: Delivered } | null
   /** `then` after `ms`, unless the flow has changed by then; replaces a pause running. */
-  pause(ms: number, then: () => void): void {
-    clearTimeout(this.pauseTimer)
-    this.pauseTimer = setTimeout(() => this.alive() && then(), ms)
-  }
-
-  finish(): void {
-    if (this.alive()) finishFlow()
-  }
-
-  fail(error: LatchError, screen?: ScreenId): void {
-    if (!this.alive()) return
-    const { waiting } = this
-    this.waiting = null
-    if (screen) store.setState({ ...flowReset(), flow: { kind: 'login' }, screen })
-    else closeModal(true)
-    waiting?.reject(error)
-  }
-
+  pause(ms: number, then: () => void): void
   /** Its timers stop: another flow took over. */
-  end(): void {
-    clearTimeout(this.pauseTimer)
-    clearTimeout(this.blockTimer)
+  end(): void
+}
+
+/**
+ * A flow's handle. A closure rather than a class: its timers stay local names the minifier
+ * shortens, which the landing's budget (size.test.ts) counts.
+ */
+function runningFlow(
+  generation: number,
+  waiting: Waiting | null,
+  promise: Promise<FlowValue> = waiting?.promise ?? new Promise<FlowValue>(() => {}),
+): RunningFlow {
+  let pauseTimer: ReturnType<typeof setTimeout> | undefined
+  let blockTimer: ReturnType<typeof setTimeout> | undefined
+  const alive = () => current === flow && store.getState().generation === generation
+  const flow: RunningFlow = {
+    generation,
+    waiting,
+    promise,
+    result: null,
+    delivery: null,
+    alive,
+    guard: (work) =>
+      new Promise((resolve, reject) => {
+        work.then(
+          (value) => alive() && resolve(value),
+          (error: unknown) => alive() && reject(error),
+        )
+      }),
+    deliver(value, { pauseMs, blockCloseMs, now } = {}) {
+      if (!alive()) return
+      flow.delivery = { value }
+      store.setState({ delivered: true })
+      if (blockCloseMs !== undefined) {
+        flow.blockClose(true)
+        blockTimer = setTimeout(() => flow.blockClose(false), blockCloseMs)
+      }
+      if (pauseMs !== undefined) flow.pause(pauseMs, finishFlow)
+      if (now) {
+        const caller = flow.waiting
+        flow.waiting = null
+        caller?.resolve(value)
+      }
+    },
+    blockClose(blocked) {
+      if (!alive()) return
+      clearTimeout(blockTimer)
+      store.setState({ closeBlocked: blocked })
+    },
+    pause(ms, then) {
+      clearTimeout(pauseTimer)
+      pauseTimer = setTimeout(() => alive() && then(), ms)
+    },
+    finish: () => alive() && finishFlow(),
+    fail(error, screen) {
+      if (!alive()) return
+      const caller = flow.waiting
+      flow.waiting = null
+      if (screen) store.setState({ ...flowReset(), flow: { kind: 'login' }, screen })
+      else closeModal(true)
+      caller?.reject(error)
+    },
+    end() {
+      clearTimeout(pauseTimer)
+      clearTimeout(blockTimer)
+    },
   }
+  return flow
 }
 
 /** The flow of the current generation (an empty one while the modal is closed). */
-let current = new RunningFlow(store.getState().generation, null)
+let current = runningFlow(store.getState().generation, null)
 
 /**
  * The flow on screen, taken at the start of a step a screen calls (a click): its `guard` and
@@ -222,7 +223,7 @@ export function currentFlow(): FlowHandle {
  */
 function flowReset(waiting: Waiting | null = null) {
   current.end()
-  current = new RunningFlow(store.getState().generation + 1, waiting)
+  current = runningFlow(store.getState().generation + 1, waiting)
   return { ...FLOW_STATE_RESET, generation: current.generation }
 }
 
@@ -270,7 +271,7 @@ export function requestPending(next: Flow): boolean {
 export function startFlow<T extends FlowValue>(flow: Flow, screen: ScreenId): FlowHandle<T> {
   if (requestPending(flow)) {
     const refused = Promise.reject(LatchError.of('rpc_request_pending'))
-    return new RunningFlow(-1, null, refused) as FlowHandle as FlowHandle<T>
+    return runningFlow(-1, null, refused) as FlowHandle as FlowHandle<T>
   }
   if (current.waiting && sameFlow(store.getState().flow, flow)) {
     return current as FlowHandle as FlowHandle<T>
@@ -459,7 +460,7 @@ store.subscribe((state, previous) => {
   // resetStore (tests) started a generation of its own: the flow of the last one is over.
   if (state.generation !== current.generation) {
     current.end()
-    current = new RunningFlow(state.generation, null)
+    current = runningFlow(state.generation, null)
   }
   if (previous.user && state.user?.id !== previous.user.id) endWalletRequest()
 })
