@@ -277,3 +277,17 @@ test('behavior: disconnect "logout" signs the user out; "local" keeps the sessio
   expect(await connector.isAuthorized()).toBe(true)
   expect((await getConnectorClient(localConfig)).account.address).toBe(account.address)
 })
+
+test('behavior: a provider that cannot load (the modal unreachable) fails connect, not the page: setup swallows it and the next connect asks again', async () => {
+  const { client } = standInClient(true)
+  const load = client.getEthereumProvider
+  const unreachable = LatchError.of('modal_unreachable')
+  client.getEthereumProvider = vi.fn(() => Promise.reject(unreachable))
+  // createConfig runs setup; an unhandled rejection there would fail this file.
+  const config = wagmiConfig(client)
+  await expect(connect(config, { connector: first(config) })).rejects.toBe(unreachable)
+  client.getEthereumProvider = load
+  expect(await connect(config, { connector: first(config) })).toMatchObject({
+    accounts: [account.address],
+  })
+})

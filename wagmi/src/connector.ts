@@ -135,7 +135,9 @@ export function latch(parameters: LatchParameters) {
         // wagmi runs setup when the config is made, on a server too: no client is made there.
         if (!parameters.client && typeof window === 'undefined') return
         bindHandlers(this)
-        listenDisconnected(await provider_())
+        // wagmi does not wait for setup nor hear its failure: a provider that cannot load yet
+        // (the modal unreachable) is asked for again by the next connect.
+        await provider_().then(listenDisconnected, () => {})
       },
 
       async connect({ chainId, isReconnecting } = {}) {
