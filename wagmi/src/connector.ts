@@ -15,14 +15,15 @@ import {
   SwitchChainError,
   UserRejectedRequestError,
 } from 'viem'
+import {
+  ANNOUNCED_ICON,
+  ANNOUNCED_NAME,
+  ANNOUNCED_RDNS,
+} from '../../host-sdk/src/provider/provider.ts'
 import { acquireLatch } from '../../react/src/shared-client.ts'
 
-/** The id, name and EIP-6963 rdns wagmi shows; the same as the provider's announcement. */
+/** wagmi's id; the name, icon and rdns are the provider's EIP-6963 announcement's. */
 const ID = 'latch'
-const NAME = 'Latch'
-const RDNS = 'dev.latch.wallet'
-const ICON =
-  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 96 96'%3E%3Crect width='96' height='96' rx='20' fill='%235F66EB'/%3E%3Cpath d='M30 44V34a18 18 0 0 1 36 0v10' fill='none' stroke='%23fff' stroke-width='8'/%3E%3Crect x='22' y='44' width='52' height='34' rx='6' fill='%23fff'/%3E%3C/svg%3E"
 
 export type LatchParameters = (
   | {
@@ -126,10 +127,11 @@ export function latch(parameters: LatchParameters) {
 
     return {
       id: ID,
-      name: NAME,
+      name: ANNOUNCED_NAME,
       type: latch.type,
-      icon: ICON,
-      rdns: RDNS,
+      icon: ANNOUNCED_ICON,
+      // The announced provider's rdns: wagmi's discovery then does not list it a second time.
+      rdns: ANNOUNCED_RDNS,
 
       async setup() {
         // wagmi runs setup when the config is made, on a server too: no client is made there.
