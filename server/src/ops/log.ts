@@ -11,8 +11,8 @@
  * token, the metrics token) replaced before it leaves.
  */
 import { randomBytes } from 'node:crypto'
-import type { Log } from '../context.ts'
-import { peerIsTrusted, type TrustProxy } from '../ratelimit.ts'
+import type { Log } from '../clock.ts'
+import { peerIsTrusted, type TrustProxy } from '../trust-proxy.ts'
 
 export type LogFormat = 'text' | 'json'
 export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json']
