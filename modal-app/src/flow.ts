@@ -8,7 +8,8 @@
  *   and `link()` are the host's entries; the other flows start the same way.
  * - Pauses: an answer awaited through `flow.guard()` reaches the flow only while it is the one
  *   on screen. `completeFlow` signs in or links with a verified proof and `succeed` keeps the
- *   success screen for the pause; a wallet request's value goes through `flow.deliver()`.
+ *   success screen for the pause; a wallet request's value goes through `deliver()`
+ *   (deliver.ts, loaded with the wallet requests).
  * - Ends: after the pause, the first next step that claims the finished flow takes the modal
  *   over (`addNextStep`); otherwise `finishFlow` closes the modal and settles the host's
  *   promise with the result. `exitFlow` is the visitor leaving: a finished flow still delivers,
@@ -80,18 +81,6 @@ interface Waiting {
   reject(error: LatchError): void
 }
 
-export interface DeliverOptions {
-  /** The success screen's time before the modal closes itself; without it, it stays open. */
-  pauseMs?: number
-  /** The modal cannot be closed for this long from now (the key export's display time). */
-  blockCloseMs?: number
-  /**
-   * The caller hears now, not when the modal closes (a signature: nothing the caller needs
-   * waits for the success screen); the flow is then no longer pending (requestPending).
-   */
-  now?: boolean
-}
-
 /**
  * A flow's life, from its start to its end. Flow code takes it from `startFlow` or, for a step
  * that a screen calls (a click), from `currentFlow()` at the step's start, and never asks the
@@ -111,10 +100,6 @@ export interface FlowHandle<T extends FlowValue = FlowValue> {
    * changed (a count the server made, a wallet proven on this device) happens inside `work`.
    */
   guard<V>(work: Promise<V>): Promise<V>
-  /** The flow's answer is `value`: delivered now or when the modal closes (DeliverOptions). */
-  deliver(value: Delivered, options?: DeliverOptions): void
-  /** Whether closing is refused now (a transaction being submitted); the close button shows it. */
-  blockClose(blocked: boolean): void
   /**
    * A finished sign-in or link (or the user with a new wallet), delivered when the modal closes.
    */
@@ -128,8 +113,11 @@ export interface FlowHandle<T extends FlowValue = FlowValue> {
   fail(error: LatchError, screen?: ScreenId): void
 }
 
-/** The handle with what only flow.ts reads: its generation, its caller, its delivered value. */
-interface RunningFlow extends FlowHandle {
+/**
+ * The handle with what only the engine reads (flow.ts, and deliver.ts for the wallet requests):
+ * its generation, its caller, its delivered value.
+ */
+export interface RunningFlow extends FlowHandle {
   readonly generation: number
   waiting: Waiting | null
   delivery: { value: Delivered } | null
@@ -149,7 +137,6 @@ function runningFlow(
   promise: Promise<FlowValue> = waiting?.promise ?? new Promise<FlowValue>(() => {}),
 ): RunningFlow {
   let pauseTimer: ReturnType<typeof setTimeout> | undefined
-  let blockTimer: ReturnType<typeof setTimeout> | undefined
   const alive = () => current === flow && store.getState().generation === generation
   const flow: RunningFlow = {
     generation,
@@ -165,26 +152,6 @@ function runningFlow(
           (error: unknown) => alive() && reject(error),
         )
       }),
-    deliver(value, { pauseMs, blockCloseMs, now } = {}) {
-      if (!alive()) return
-      flow.delivery = { value }
-      store.setState({ delivered: true })
-      if (blockCloseMs !== undefined) {
-        flow.blockClose(true)
-        blockTimer = setTimeout(() => flow.blockClose(false), blockCloseMs)
-      }
-      if (pauseMs !== undefined) flow.pause(pauseMs, finishFlow)
-      if (now) {
-        const caller = flow.waiting
-        flow.waiting = null
-        caller?.resolve(value)
-      }
-    },
-    blockClose(blocked) {
-      if (!alive()) return
-      clearTimeout(blockTimer)
-      store.setState({ closeBlocked: blocked })
-    },
     pause(ms, then) {
       clearTimeout(pauseTimer)
       pauseTimer = setTimeout(() => alive() && then(), ms)
@@ -198,10 +165,7 @@ function runningFlow(
       else closeModal(true)
       caller?.reject(error)
     },
-    end() {
-      clearTimeout(pauseTimer)
-      clearTimeout(blockTimer)
-    },
+    end: () => clearTimeout(pauseTimer),
   }
   return flow
 }

@@ -17,6 +17,7 @@ import {
   WALLET_MESSAGES,
   withForkToken,
 } from '@latch/shared'
+import { deliver } from './deliver.ts'
 import { currentFlow, type FlowHandle, startFlow } from './flow.ts'
 import { redirectTarget } from './oauth.ts'
 import { isVerifiedHostPage, verifiedHostOrigin } from './origin.ts'
@@ -81,7 +82,7 @@ async function forkedPage(): Promise<{ page: string; token: string }> {
 export function openForkLink(link: string): void {
   window.open(link, '_blank', 'noopener,noreferrer')
   const flow = currentFlow()
-  flow.deliver(link)
+  deliver(flow, link)
   const token = forkToken
   forkToken = null
   flow.finish()

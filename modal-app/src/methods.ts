@@ -14,7 +14,7 @@ import { track } from './analytics.ts'
 import { checkHostConfig } from './config-check.ts'
 import { dispatchWalletEvent } from './connectors/events.ts'
 import { exitFlow, initialize, link, login, startFlow } from './flow.ts'
-import { linkOAuth, resumeOAuth } from './oauth.ts'
+import { linkOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
 import { preloadScreens } from './screens/lazy.tsx'
 import { store } from './store.ts'
@@ -65,7 +65,8 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
       if (params) {
         // No click in this page precedes what the return leads to (e.g. the allowlist screen).
         void preloadScreens()
-        resumeOAuth(params, flow)
+        // Loaded only here; awaited, so init answers once the flow is on screen.
+        ;(await import('./oauth-return.ts')).resumeOAuth(params, flow)
       } else if (walletClient === 'phantom' && !user) {
         // Opened by Phantom's link: is this Phantom's browser? (Loaded only here.)
         void import('./connectors/phantom.ts').then((m) => m.checkPhantomClientLink())

@@ -11,13 +11,8 @@ import {
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
 import { login } from './flow.ts'
-import {
-  linkOAuth,
-  oauthErrorView,
-  redirectTarget,
-  resumeOAuth,
-  UNSTARTED_RETURN_WARNING,
-} from './oauth.ts'
+import { linkOAuth, oauthErrorView, redirectTarget } from './oauth.ts'
+import { resumeOAuth, UNSTARTED_RETURN_WARNING } from './oauth-return.ts'
 import { isInAppBrowser, showTwitterButton } from './platform.ts'
 import { runtime } from './runtime.ts'
 import { resetStore, store } from './store.ts'

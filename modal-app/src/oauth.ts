@@ -17,6 +17,8 @@
  * without a saved flow of its state and provider (a link someone sent, cleared storage) is
  * refused with a warning, never guessed: the server would refuse it too.
  *
+ * The return is oauth-return.ts, loaded only when init brings one.
+ *
  * The host's login() or link() promise cannot survive the page navigation. After the return the
  * modal holds the flow as pending: a login() (or the same link()) the host calls while it is in
  * progress joins it and settles with its result, and the 'login' event (so onSuccess) fires
@@ -31,14 +33,10 @@ import {
   OAUTH_RETURN_PARAM_NAMES,
   type OAuthInitResponse,
   type OAuthProvider,
-  type OAuthReturnParams,
-  oauthReturnParamsSchema,
-  type PendingOAuthFlow,
-  pendingOAuthFlowSchema,
   type User,
 } from '@latch/shared'
-import { completeFlow, currentFlow, navigate, sameFlow, startFlow } from './flow.ts'
-import { callHost, runtime } from './runtime.ts'
+import { currentFlow, navigate, sameFlow, startFlow } from './flow.ts'
+import { runtime } from './runtime.ts'
 import { type Flow, type OAuthState, store } from './store.ts'
 
 type Intent = 'login' | 'link'
@@ -80,11 +78,11 @@ export function oauthErrorView(
   }
 }
 
-function setOAuth(state: OAuthState): void {
+export function setOAuth(state: OAuthState): void {
   store.setState({ oauth: state })
 }
 
-function showError(provider: OAuthProvider, error: unknown): void {
+export function showError(provider: OAuthProvider, error: unknown): void {
   if (isLatchError(error) && error.is('allowlist_rejected')) {
     navigate('ALLOWLIST_REJECTION_SCREEN')
     return
@@ -107,19 +105,15 @@ export async function startOAuth(provider: OAuthProvider): Promise<void> {
   try {
     const { api, host } = runtime()
     if (!host) throw LatchError.of('modal_unreachable')
-    const { url, secret } = await handle.guard(
-      (async () => {
-        const redirectTo = redirectTarget(await host.pageUrl())
-        const { secret, hash } = await browserSecret()
-        const { url } = await api.request<OAuthInitResponse>(
-          '/oauth/init',
-          { provider, redirect_to: redirectTo, browser_hash: hash },
-          // A sign-in goes without the token: with one, the server would bind the flow to a
-          // user.
-          { auth: intent === 'link' },
-        )
-        return { url, secret }
-      })(),
+    const redirectTo = redirectTarget(await host.pageUrl())
+    const { secret, hash } = await browserSecret()
+    const { url } = await handle.guard(
+      api.request<OAuthInitResponse>(
+        '/oauth/init',
+        { provider, redirect_to: redirectTo, browser_hash: hash },
+        // A sign-in goes without the token: with one, the server would bind the flow to a user.
+        { auth: intent === 'link' },
+      ),
     )
     const state = new URL(url).searchParams.get('state')
     if (!state) throw LatchError.of('oauth_invalid_code')
@@ -151,51 +145,4 @@ export function linkOAuth(provider: OAuthProvider): Promise<User> {
   const { promise } = startFlow<User>(flow, 'AWAITING_OAUTH_SCREEN')
   if (!joining) void startOAuth(provider)
   return promise
-}
-
-/** Why a return with no saved flow of its own is refused (oauth_not_initialized). */
-export const UNSTARTED_RETURN_WARNING = `Ignored an OAuth return this browser did not start (${
-  LatchError.of('oauth_not_initialized').message
-})`
-
-/**
- * The visitor is back from the provider (init's return parameters and the flow the host page
- * saved for them): opens on AWAITING_OAUTH_SCREEN and completes the sign-in or link.
- * Parameters that do not parse are ignored; a return without its saved flow is refused; each
- * state is completed once per page.
- */
-export function resumeOAuth(
-  raw: OAuthReturnParams | null | undefined,
-  saved?: PendingOAuthFlow | null,
-): void {
-  const parsed = oauthReturnParamsSchema.safeParse(raw)
-  if (!parsed.success) {
-    if (raw) callHost('emit', 'warning', 'Ignored malformed OAuth return parameters')
-    return
-  }
-  const params = parsed.data
-  const pending = pendingOAuthFlowSchema.safeParse(saved)
-  if (
-    !pending.success ||
-    pending.data.state !== params.state ||
-    pending.data.provider !== params.provider
-  ) {
-    callHost('emit', 'warning', UNSTARTED_RETURN_WARNING)
-    return
-  }
-  const { oauthCompleted } = store.getState()
-  if (oauthCompleted.includes(params.state)) return
-  store.setState({ oauthCompleted: [...oauthCompleted, params.state] })
-  const { intent, secret } = pending.data
-  const flow: Flow =
-    intent === 'link' ? { kind: 'link', account: params.provider } : { kind: 'login' }
-  // Nobody may be waiting on this flow yet: a host call joins it (startFlow).
-  startFlow(flow, 'AWAITING_OAUTH_SCREEN').promise.catch(() => {})
-  setOAuth({ provider: params.provider, status: 'verifying', error: null, retryable: false })
-  const { provider } = params
-  const body = { authorization_code: params.code, state_code: params.state, browser_secret: secret }
-  // The code is single use: the sign-in holds even if the visitor closed the modal meanwhile.
-  completeFlow('/oauth', body, 'oauth', () =>
-    setOAuth({ provider, status: 'success', error: null, retryable: false }),
-  ).catch((e: unknown) => showError(provider, e))
 }

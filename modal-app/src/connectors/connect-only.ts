@@ -9,6 +9,7 @@
  * Failures read as on AWAITING_CONNECTION (errors.ts), with the same Retry rule.
  */
 import { type ConnectedWallet, SUCCESS_CLOSE_DELAY_MS } from '@latch/shared'
+import { deliver } from '../deliver.ts'
 import { currentFlow } from '../flow.ts'
 import {
   attemptAlive,
@@ -51,7 +52,7 @@ async function attempt(connector: Connector): Promise<void> {
     recordConnection(connector, address)
     updateAttempt({ status: 'connected', step: 'success', address })
     // Delivered when the modal closes: after the pause, or at once if the visitor closes it.
-    flow.deliver(wallet, { pauseMs: SUCCESS_CLOSE_DELAY_MS })
+    deliver(flow, wallet, { pauseMs: SUCCESS_CLOSE_DELAY_MS })
   } catch (e) {
     if (!alive()) return
     failAttempt(connector, walletError(e, 'connect'))

@@ -22,6 +22,7 @@ import {
   WALLET_FRAME_CONNECT_TIMEOUT_MS,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
+import { blockClose, deliver } from '../deliver.ts'
 import { currentFlow, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
@@ -110,7 +111,7 @@ export function showKey(
       revealed = true
       // Shown: closing now delivers; not before the key's minimum display time, counted from
       // the reveal.
-      flow.deliver(wallet.address, { blockCloseMs: KEY_EXPORT_MIN_DISPLAY_MS })
+      deliver(flow, wallet.address, { blockCloseMs: KEY_EXPORT_MIN_DISPLAY_MS })
     },
   }
   const connection = connect<Record<string, (...args: never[]) => Promise<unknown>>>({
@@ -134,6 +135,6 @@ export function showKey(
   })
   return () => {
     connection.destroy()
-    if (store.getState().closeBlocked) flow.blockClose(false)
+    if (store.getState().closeBlocked) blockClose(flow, false)
   }
 }

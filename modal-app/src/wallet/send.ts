@@ -24,6 +24,7 @@ import {
   transactionUIOptionsSchema,
   validateTransactionRequest,
 } from '@latch/shared'
+import { blockClose, deliver } from '../deliver.ts'
 import { currentFlow, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
@@ -281,12 +282,12 @@ export async function submitTransaction(shown: PopulatedRequest): Promise<void> 
   if (state?.status !== 'ready' || !state.prepared || state.prepared !== shown) return
   const flow = currentFlow()
   setTransaction({ status: 'submitting', submitError: null })
-  flow.blockClose(true)
+  blockClose(flow, true)
   let receipt: TransactionReceipt
   try {
     receipt = await flow.guard(submit(shown))
   } catch (e) {
-    flow.blockClose(false)
+    blockClose(flow, false)
     // The share is not in the frame after all: through the gate (recovery), then back here.
     if (isLatchError(e) && e.is('wallet_not_on_device')) {
       setTransaction({ status: 'ready' })
@@ -297,8 +298,8 @@ export async function submitTransaction(shown: PopulatedRequest): Promise<void> 
     setTransaction({ status: 'ready', submitError: submitErrorText(e) })
     return
   }
-  flow.blockClose(false)
-  flow.deliver(receipt)
+  blockClose(flow, false)
+  deliver(flow, receipt)
   setTransaction({ status: 'complete', receipt })
 }
 

@@ -16,6 +16,7 @@ import {
   type WalletAccount,
 } from '@latch/shared'
 import { track } from '../analytics.ts'
+import { deliver } from '../deliver.ts'
 import { currentFlow, navigate, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
@@ -174,7 +175,7 @@ export async function confirmSign(shown: SignPayload): Promise<void> {
   track('sign_message_completed')
   setSign({ status: 'success' })
   // Delivered now; closing during the success pause changes nothing for the caller.
-  flow.deliver(signature, { pauseMs: SUCCESS_CLOSE_DELAY_MS, now: true })
+  deliver(flow, signature, { pauseMs: SUCCESS_CLOSE_DELAY_MS, now: true })
 }
 
 /**
