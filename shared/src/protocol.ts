@@ -51,8 +51,10 @@ export function walletExportPath(appId: string): string {
 }
 
 /** walletFramePath and walletExportPath as route patterns over an `:appId` parameter. */
-export const WALLET_FRAME_ROUTE = framePath(':appId')
-export const WALLET_EXPORT_ROUTE = `${WALLET_FRAME_ROUTE}/export`
+// Written out, not computed: a computed constant is kept in every bundle that imports this
+// module (the modal's landing among them), and shared's tests check they equal the builders'.
+export const WALLET_FRAME_ROUTE = '/apps/:appId/embedded-wallets'
+export const WALLET_EXPORT_ROUTE = '/apps/:appId/embedded-wallets/export'
 
 /** Message names of the wallet frame, used as its penpal method names. */
 export const WALLET_MESSAGES = {
