@@ -164,7 +164,7 @@ describe('social buttons', () => {
     expect(screen.queryByText('Or')).toBeNull()
   })
 
-  test('param: the Twitter button is hidden in in-app browsers', () => {
+  test('param: the Twitter button is hidden in in-app browsers (Google and Apple give way to the open-in-browser step)', () => {
     const inApp = [
       'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148 [FBAN/FBIOS;FBAV/440.0]',
       'Mozilla/5.0 (iPhone) Mobile/15E148 Instagram 300.0.0',
@@ -181,7 +181,8 @@ describe('social buttons', () => {
     vi.spyOn(navigator, 'userAgent', 'get').mockReturnValue(inApp[0] as string)
     renderModal(api, { walletAuth: false, ...ALL_SOCIAL })
     expect(screen.queryByTestId('social-twitter')).toBeNull()
-    expect(screen.getByTestId('social-google')).toBeTruthy()
+    expect(screen.queryByTestId('social-google')).toBeNull()
+    expect(screen.getByTestId('social-discord')).toBeTruthy()
   })
 })
 

@@ -1,22 +1,33 @@
 /**
- * Platform flags the landing reads.
+ * Platform flags the landing reads (docs/behaviour.md, "LANDING"), from the one table of in-app
+ * browsers (`@latch/shared/in-app-browser`).
  *
- * The Twitter button rule (docs/behaviour.md, "LANDING": hidden on one platform flag): hidden in
- * embedded in-app browsers (Facebook, Messenger, Instagram, LinkedIn, LINE, WeChat, TikTok,
- * Snapchat, and Android WebViews). Twitter's (X's) authorization page does not complete there: it
- * hands off to the X app or refuses the embedded view, and the visitor never comes back to the
- * page. The other providers' pages work in those browsers.
+ * Inside an in-app browser (Instagram, Facebook, LinkedIn, TikTok, X, Line, Telegram, WeChat,
+ * Snapchat, any other app's web view):
+ * - Google and Apple are not offered: Google refuses embedded browsers (`disallowed_useragent`)
+ *   and Apple's page does not complete there; the "Open in your browser" step takes their place.
+ * - Twitter's button is hidden (the flag SPEC leaves unnamed): X's authorization page hands off
+ *   to the X app or refuses the embedded view, and the visitor never comes back to the page.
+ * Discord and GitHub work there and stay, as do e-mail, SMS and wallets.
  */
-const IN_APP_BROWSER =
-  /\b(FBAN|FBAV|FB_IAB|Instagram|LinkedInApp|Line\/|MicroMessenger|musical_ly|Bytedance|Snapchat)\b|; wv\)/i
+import type { OAuthProvider } from '@latch/shared'
+import { type InAppBrowser, inAppBrowser } from '@latch/shared/in-app-browser'
+
+const here = (): string => (typeof navigator === 'undefined' ? '' : navigator.userAgent)
+
+/** The in-app browser the modal runs in (its user agent, and the markers an app injects). */
+export function currentInAppBrowser(userAgent: string = here()): InAppBrowser | null {
+  return inAppBrowser(userAgent, typeof window === 'undefined' ? undefined : window)
+}
 
 export function isInAppBrowser(userAgent: string): boolean {
-  return IN_APP_BROWSER.test(userAgent)
+  return inAppBrowser(userAgent) !== null
 }
 
 /** Whether the Twitter button shows on this platform. */
-export function showTwitterButton(
-  userAgent: string = typeof navigator === 'undefined' ? '' : navigator.userAgent,
-): boolean {
-  return !isInAppBrowser(userAgent)
+export function showTwitterButton(userAgent: string = here()): boolean {
+  return currentInAppBrowser(userAgent) === null
 }
+
+/** The providers whose sign-in page refuses an in-app browser: the step replaces them. */
+export const REFUSE_IN_APP: readonly OAuthProvider[] = ['google', 'apple']

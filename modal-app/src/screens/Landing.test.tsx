@@ -1,7 +1,9 @@
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { login } from '../flow.ts'
+import { setVerifiedHost } from '../origin.ts'
+import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { renderModal } from '../test/harness.tsx'
@@ -214,5 +216,137 @@ describe('logo and legal', () => {
     openLogin()
     expect(screen.queryByTestId('app-logo')).toBeNull()
     expect(screen.queryByTestId('legal')).toBeNull()
+  })
+})
+
+describe('in-app browsers', () => {
+  const HOST = 'http://localhost:5173'
+  const INSTAGRAM_IOS =
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 Instagram 357.0.0.25.101 (iPhone16,2; iOS 18_1_1; en_US; en; scale=3.00; 1290x2796; 664937563; IABMV/1)'
+  const INSTAGRAM_ANDROID =
+    'Mozilla/5.0 (Linux; Android 14; SM-S918B Build/UP1A.231005.007; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/130.0.6723.107 Mobile Safari/537.36 Instagram 355.0.0.36.107 Android (34/14; 480dpi; 1080x2340; samsung; SM-S918B; dm3q; qcom; en_US; 659227658)'
+  const SAFARI =
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1'
+  const SOCIAL = {
+    googleOAuth: true,
+    appleOAuth: true,
+    twitterOAuth: true,
+    discordOAuth: true,
+    githubOAuth: true,
+    showWalletLoginFirst: false,
+  }
+  let written: string[] = []
+
+  function inBrowser(userAgent: string, page = `${HOST}/shop?item=3&latch_oauth_state=s#top`) {
+    vi.spyOn(navigator, 'userAgent', 'get').mockReturnValue(userAgent)
+    written = []
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: { writeText: async (text: string) => void written.push(text) },
+    })
+    setVerifiedHost(HOST, [HOST])
+    renderModal(api, SOCIAL)
+    const host = runtime().host
+    // The recording host, answering pageUrl() with `page`.
+    if (host) {
+      runtime().host = new Proxy(host, {
+        get: (target, name) => (name === 'pageUrl' ? async () => page : Reflect.get(target, name)),
+      })
+    }
+    openLogin()
+  }
+
+  afterEach(() => {
+    vi.restoreAllMocks()
+    Reflect.deleteProperty(navigator, 'clipboard')
+    setVerifiedHost(null)
+  })
+
+  test('behavior: Instagram on iOS: no Google, Apple or Twitter button; the step shows the page link to copy, the copy is announced', async () => {
+    inBrowser(INSTAGRAM_IOS)
+    expect(screen.queryByTestId('social-google')).toBeNull()
+    expect(screen.queryByTestId('social-apple')).toBeNull()
+    expect(screen.queryByTestId('social-twitter')).toBeNull()
+    // E-mail and the providers that work in an in-app browser stay.
+    expect(screen.getByTestId('email-input')).toBeTruthy()
+    expect(screen.getByTestId('social-discord')).toBeTruthy()
+    expect(screen.getByTestId('social-github')).toBeTruthy()
+    // The step is a chunk of its own, loaded only here.
+    const step = await screen.findByRole('region', { name: 'Open in your browser' })
+    expect(step.textContent).toContain(
+      'To sign in with Google or Apple, open this page in your browser.',
+    )
+    const link = screen.getByRole('textbox', { name: 'Link to this page' }) as HTMLInputElement
+    // The page as the host SDK answers it, without latch_ return parameters.
+    await waitFor(() => expect(link.value).toBe(`${HOST}/shop?item=3#top`))
+    expect(link.readOnly).toBe(true)
+    // No intent link on iOS.
+    expect(screen.queryByTestId('open-in-browser-intent')).toBeNull()
+    await userEvent.click(screen.getByRole('button', { name: 'Copy link' }))
+    expect(written).toEqual([`${HOST}/shop?item=3#top`])
+    expect(screen.getByRole('status').textContent).toBe('Link copied')
+  })
+
+  test('behavior: Instagram on Android adds an intent:// link that opens the page in the default browser', async () => {
+    inBrowser(INSTAGRAM_ANDROID)
+    expect(screen.queryByTestId('social-google')).toBeNull()
+    const intent = await screen.findByRole('link', { name: 'Open in browser' })
+    await waitFor(() =>
+      expect(intent.getAttribute('href')).toBe(
+        'intent://localhost:5173/shop?item=3#Intent;scheme=http;end',
+      ),
+    )
+  })
+
+  test('behavior: a page address of another origin than the verified host is not shown: the host origin is', async () => {
+    inBrowser(INSTAGRAM_IOS, 'https://evil.test/phish')
+    const link = (await screen.findByRole('textbox', {
+      name: 'Link to this page',
+    })) as HTMLInputElement
+    await act(async () => {})
+    expect(link.value).toBe(HOST)
+  })
+
+  test('behavior: a refused clipboard selects the link and says so', async () => {
+    inBrowser(INSTAGRAM_IOS)
+    Object.defineProperty(navigator, 'clipboard', {
+      configurable: true,
+      value: {
+        writeText: async () => {
+          throw new Error('denied')
+        },
+      },
+    })
+    const link = (await screen.findByRole('textbox', {
+      name: 'Link to this page',
+    })) as HTMLInputElement
+    await waitFor(() => expect(link.value).toContain('/shop'))
+    await userEvent.click(screen.getByRole('button', { name: 'Copy link' }))
+    expect(screen.getByRole('status').textContent).toBe(
+      'Could not copy: select the link and copy it',
+    )
+    expect(document.activeElement === link || link.selectionEnd === link.value.length).toBe(true)
+  })
+
+  test('param: only Google enabled names only Google; no refused provider enabled, no step', async () => {
+    vi.spyOn(navigator, 'userAgent', 'get').mockReturnValue(INSTAGRAM_IOS)
+    renderModal(api, { googleOAuth: true, showWalletLoginFirst: false })
+    openLogin()
+    expect((await screen.findByTestId('open-in-browser')).textContent).toContain(
+      'To sign in with Google, open this page in your browser.',
+    )
+    cleanup()
+    renderModal(api, { discordOAuth: true, showWalletLoginFirst: false })
+    openLogin()
+    expect(screen.queryByTestId('open-in-browser')).toBeNull()
+    expect(screen.getByTestId('social-discord')).toBeTruthy()
+  })
+
+  test('behavior: a browser of its own is unchanged: every button, no step', () => {
+    inBrowser(SAFARI)
+    for (const p of ['google', 'apple', 'twitter', 'discord', 'github']) {
+      expect(screen.getByTestId(`social-${p}`)).toBeTruthy()
+    }
+    expect(screen.queryByTestId('open-in-browser')).toBeNull()
   })
 })

@@ -1,0 +1,123 @@
+import { COPIED_LABEL_MS, OAUTH_PROVIDER_NAMES, type OAuthProvider } from '@latch/shared'
+import { useEffect, useId, useRef, useState } from 'react'
+import { useApp, useModal } from '../hooks.ts'
+import { redirectTarget } from '../oauth.ts'
+import { isVerifiedHostPage, verifiedHostOrigin } from '../origin.ts'
+import { currentInAppBrowser, REFUSE_IN_APP } from '../platform.ts'
+import { runtime } from '../runtime.ts'
+
+// The step's texts (SPEC has none; docs/behaviour.md, "LANDING").
+export const OPEN_IN_BROWSER_TITLE = 'Open in your browser'
+export const openInBrowserText = (providers: OAuthProvider[]): string =>
+  `To sign in with ${providers.map((p) => OAUTH_PROVIDER_NAMES[p]).join(' or ')}, open this page in your browser.`
+export const PAGE_LINK_LABEL = 'Link to this page'
+export const COPY_LINK = 'Copy link'
+export const LINK_COPIED = 'Link copied'
+export const COPY_FAILED = 'Could not copy: select the link and copy it'
+export const OPEN_IN_BROWSER_LINK = 'Open in browser'
+
+/**
+ * Android's link that opens `page` in the default browser, out of the app's web view. Its
+ * fragment is where the intent's parameters go, so the page's own fragment is left out.
+ */
+export function browserIntent(page: string): string {
+  const url = new URL(page)
+  return `intent://${url.host}${url.pathname}${url.search}#Intent;scheme=${url.protocol.slice(0, -1)};end`
+}
+
+/**
+ * The host page's address as the host SDK answers it (`pageUrl()`, latch_ return parameters
+ * removed), shown only when it is a page of the host origin startup verified; else that origin.
+ */
+async function hostPage(): Promise<string | null> {
+  const host = runtime().host
+  const page = host ? redirectTarget(await host.pageUrl()) : null
+  return isVerifiedHostPage(page) ? page : verifiedHostOrigin()
+}
+
+/**
+ * In an in-app browser, in place of the providers that refuse it (SocialButtons): the page's
+ * link to copy into the visitor's browser, and on Android a link that opens it there. A chunk of
+ * its own: only in-app browsers load it.
+ */
+export function OpenInBrowser() {
+  const providers = useApp().methods.social.filter((p) => REFUSE_IN_APP.includes(p))
+  const android = currentInAppBrowser()?.platform === 'android'
+  const open = useModal((s) => s.open)
+  const [page, setPage] = useState(verifiedHostOrigin)
+  const [status, setStatus] = useState('')
+  const input = useRef<HTMLInputElement>(null)
+  const id = useId()
+  // Asked each time the modal opens: the page may have changed its address since.
+  useEffect(() => {
+    if (!open) return
+    let live = true
+    hostPage().then(
+      (p) => live && p && setPage(p),
+      () => {},
+    )
+    return () => {
+      live = false
+    }
+  }, [open])
+  useEffect(() => {
+    if (!status) return
+    const timer = setTimeout(() => setStatus(''), COPIED_LABEL_MS)
+    return () => clearTimeout(timer)
+  }, [status])
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(page ?? '')
+      setStatus(LINK_COPIED)
+    } catch {
+      // A browser that refuses the frame the clipboard: the link is selected to copy by hand.
+      input.current?.select()
+      setStatus(COPY_FAILED)
+    }
+  }
+  return (
+    <section className="latch-open-browser" aria-labelledby={id} data-testid="open-in-browser">
+      <h3 id={id} className="latch-small">
+        {OPEN_IN_BROWSER_TITLE}
+      </h3>
+      <p className="latch-small latch-muted">{openInBrowserText(providers)}</p>
+      {page ? (
+        <>
+          <div className="latch-input-row">
+            <input
+              ref={input}
+              className="latch-input"
+              readOnly
+              value={page}
+              aria-label={PAGE_LINK_LABEL}
+              data-testid="open-in-browser-link"
+              onFocus={(e) => e.currentTarget.select()}
+            />
+            <button
+              type="button"
+              className="latch-link-button"
+              data-testid="open-in-browser-copy"
+              onClick={() => void copy()}
+            >
+              {COPY_LINK}
+            </button>
+          </div>
+          {android ? (
+            <a
+              className="latch-small"
+              href={browserIntent(page)}
+              target="_blank"
+              rel="noopener"
+              data-testid="open-in-browser-intent"
+            >
+              {OPEN_IN_BROWSER_LINK}
+            </a>
+          ) : null}
+        </>
+      ) : null}
+      <p className="latch-small" role="status" data-testid="open-in-browser-status">
+        {status}
+      </p>
+    </section>
+  )
+}
