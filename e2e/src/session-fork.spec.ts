@@ -371,8 +371,7 @@ test('refusal: a link redeemed without the visitor’s click opens a session but
   )
   expect(refused).toMatchObject({
     code: 'fork_wallet_not_confirmed',
-    message:
-      'This session came from a link that did not hand over your wallet. Sign in again here to use it.',
+    message: 'This link did not hand over your wallet. Sign in again here to use it.',
   })
   expect(await handoverOf(token)).toBeNull()
   // The visitor's own page still has its wallet.

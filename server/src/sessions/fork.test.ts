@@ -348,7 +348,7 @@ describeBackends('session fork: wallet handover', (get) => {
     expect(before.code).toBe('fork_wallet_not_confirmed')
     expect(before.status).toBe(403)
     expect(before.message).toBe(
-      'This session came from a link that did not hand over your wallet. Sign in again here to use it.',
+      'This link did not hand over your wallet. Sign in again here to use it.',
     )
 
     const ok = await confirm(

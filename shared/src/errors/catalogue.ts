@@ -110,8 +110,7 @@ export const ERRORS = {
   fork_wallet_not_confirmed: {
     type: 'embedded_wallet_error',
     status: 403,
-    message:
-      'This session came from a link that did not hand over your wallet. Sign in again here to use it.',
+    message: 'This link did not hand over your wallet. Sign in again here to use it.',
     retryable: false,
   },
   origin_not_allowed: {
@@ -124,13 +123,13 @@ export const ERRORS = {
   invalid_app_secret: {
     type: 'api_error',
     status: 401,
-    message: 'Missing, revoked or invalid app secret',
+    message: 'Invalid app secret',
     retryable: false,
   },
   app_secret_from_browser: {
     type: 'api_error',
     status: 403,
-    message: 'App secrets are for servers: this request came from a browser and was refused',
+    message: 'App secrets are refused from browsers',
     retryable: false,
   },
   too_many_requests: {
