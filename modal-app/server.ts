@@ -14,7 +14,7 @@ import { extname, join, normalize, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
-import { API_PREFIX, APP_ID_LENGTH, validateOrigin } from '@latch/shared'
+import { API_PREFIX, isAppId, validateOrigin } from '@latch/shared'
 // The public relay's URL and the meta tag's name, as the page reads them (browser code with no
 // runtime imports: nothing of the server reaches the bundle this way round).
 import {
@@ -82,7 +82,6 @@ const UNKNOWN_APP_TTL_MS = 5_000
 /** Bounds the cache, so a stream of made-up app ids cannot grow it without limit. */
 const ORIGINS_CACHE_MAX = 1000
 const ORIGINS_FETCH_TIMEOUT_MS = 5_000
-const APP_ID_PATTERN = new RegExp(`^[A-Za-z0-9]{${APP_ID_LENGTH}}$`)
 
 export interface ModalServer {
   url: string
@@ -323,7 +322,7 @@ export function createAppLookup(
     })
   }
   return (appId) => {
-    if (!APP_ID_PATTERN.test(appId)) return Promise.resolve(NO_APP)
+    if (!isAppId(appId)) return Promise.resolve(NO_APP)
     const now = Date.now()
     const hit = cache.get(appId)
     if (hit && hit.until > now) return hit.app

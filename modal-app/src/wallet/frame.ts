@@ -27,7 +27,11 @@ export interface MountOptions {
   callTimeoutMs?: number
 }
 
-/** The frame's page: `{apiUrl}/apps/{appId}/embedded-wallets` (served by the API, not under /api/v1). */
+/**
+ * The frame's page: `{apiUrl}/apps/{appId}/embedded-wallets` (served by the API, not under
+ * /api/v1). Spelled here rather than through shared's walletFramePath: importing that puts it
+ * in the landing's common chunk, which has no room. A wrong spelling fails every e2e wallet spec.
+ */
 export function walletFrameUrl(apiUrl: string, appId: string): string {
   return `${apiUrl.replace(/\/+$/, '')}/apps/${encodeURIComponent(appId)}/embedded-wallets`
 }
