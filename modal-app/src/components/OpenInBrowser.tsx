@@ -60,8 +60,9 @@ export function OpenInBrowser() {
       live = false
     }
   }, [open])
+  // 'Link copied' goes after a moment; the failure stays, with its advice, until the next try.
   useEffect(() => {
-    if (!status) return
+    if (status !== LINK_COPIED) return
     const timer = setTimeout(() => setStatus(''), COPIED_LABEL_MS)
     return () => clearTimeout(timer)
   }, [status])
