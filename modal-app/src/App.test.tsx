@@ -1,5 +1,5 @@
 /** The shell's accessibility: focus only while open, titles announced, Tab wraps only in a dialog. */
-import { act, fireEvent, screen } from '@testing-library/react'
+import { act, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest'
 import { link, login } from './flow.ts'
 import { store } from './store.ts'
@@ -40,7 +40,7 @@ test('behavior: the closed (preloaded) modal takes no focus; opening moves none 
   expect(document.activeElement).toBe(screen.getByTestId('email-input'))
 })
 
-test('behavior: each screen title goes to a polite live region inside the dialog', () => {
+test('behavior: each screen title goes to a polite live region inside the dialog', async () => {
   renderModal(api, { walletAuth: false })
   const region = announcer()
   expect(region?.getAttribute('aria-live')).toBe('polite')
@@ -51,7 +51,8 @@ test('behavior: each screen title goes to a polite live region inside the dialog
   })
   expect(region?.textContent).toBe('Log in or sign up')
   act(() => store.setState({ screen: 'LINK_EMAIL_SCREEN' }))
-  expect(region?.textContent).toBe('Connect your email')
+  // A lazily loaded screen is announced once it renders.
+  await waitFor(() => expect(region?.textContent).toBe('Connect your email'))
 })
 
 test('behavior: closing empties the live region, so the next open is announced again', () => {

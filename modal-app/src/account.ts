@@ -10,7 +10,7 @@ import {
   type User,
 } from '@latch/shared'
 import { checkUnlinkTarget } from './config-check.ts'
-import { forgetStoredWalletConnect } from './connectors/walletconnect-config.ts'
+import { forgetStoredWalletConnect } from './connectors/walletconnect-storage.ts'
 import { callHost, runtime } from './runtime.ts'
 import { store } from './store.ts'
 import { withTimeout } from './timeout.ts'

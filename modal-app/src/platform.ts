@@ -1,6 +1,6 @@
 /**
- * Platform flags the landing reads (docs/behaviour.md, "LANDING"), from the one table of in-app
- * browsers (`@latch/shared/in-app-browser`).
+ * Platform flags the landing reads (docs/behaviour.md, "LANDING"), from the check that answers as
+ * the one table of in-app browsers does (`@latch/shared/in-app-check`, `in-app-browser`).
  *
  * Inside an in-app browser (Instagram, Facebook, LinkedIn, TikTok, X, Line, Telegram, WeChat,
  * Snapchat, any other app's web view):
@@ -11,22 +11,22 @@
  * Discord and GitHub work there and stay, as do e-mail, SMS and wallets.
  */
 import type { OAuthProvider } from '@latch/shared'
-import { type InAppBrowser, inAppBrowser } from '@latch/shared/in-app-browser'
+import { isInAppBrowser as check } from '@latch/shared/in-app-check'
 
 const here = (): string => (typeof navigator === 'undefined' ? '' : navigator.userAgent)
 
-/** The in-app browser the modal runs in (its user agent, and the markers an app injects). */
-export function currentInAppBrowser(userAgent: string = here()): InAppBrowser | null {
-  return inAppBrowser(userAgent, typeof window === 'undefined' ? undefined : window)
+/** Whether the modal runs in an in-app browser (its user agent, and the markers an app injects). */
+export function inAppBrowserHere(userAgent: string = here()): boolean {
+  return check(userAgent, typeof window === 'undefined' ? undefined : window)
 }
 
 export function isInAppBrowser(userAgent: string): boolean {
-  return inAppBrowser(userAgent) !== null
+  return check(userAgent)
 }
 
 /** Whether the Twitter button shows on this platform. */
 export function showTwitterButton(userAgent: string = here()): boolean {
-  return currentInAppBrowser(userAgent) === null
+  return !inAppBrowserHere(userAgent)
 }
 
 /** The providers whose sign-in page refuses an in-app browser: the step replaces them. */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { IN_APP_BROWSERS, inAppBrowser, mobilePlatform } from './in-app-browser.ts'
+import { IN_APP_MARKER, isInAppBrowser } from './in-app-check.ts'
 
 // User agents as the apps send them (recent versions), iOS then Android for each.
 const IN_APP: [string, string, string][] = [
@@ -172,5 +173,24 @@ describe('mobilePlatform', () => {
     expect(mobilePlatform(BROWSERS[6] as string)).toBe('android')
     expect(mobilePlatform(BROWSERS[1] as string)).toBeNull()
     expect(mobilePlatform(BROWSERS[5] as string)).toBeNull()
+  })
+})
+
+describe("isInAppBrowser (the landing's check, in-app-check.ts)", () => {
+  test('behavior: its marker is every marker of the table, in order', () => {
+    expect(IN_APP_MARKER.source).toBe(IN_APP_BROWSERS.map(([, marker]) => marker.source).join('|'))
+  })
+
+  test("behavior: it answers as inAppBrowser does for every user agent here, with and without Telegram's object", () => {
+    const agents = [...IN_APP.map(([, , ua]) => ua), ...BROWSERS, '', 'curl/8.4.0']
+    for (const ua of agents) {
+      for (const globals of [undefined, {}, { TelegramWebviewProxy: {} }]) {
+        expect([ua, globals, isInAppBrowser(ua, globals)]).toEqual([
+          ua,
+          globals,
+          inAppBrowser(ua, globals) !== null,
+        ])
+      }
+    }
   })
 })

@@ -52,7 +52,7 @@ export const IN_APP_BROWSERS: readonly (readonly [InAppBrowserApp, RegExp])[] = 
   ['linkedin', /\[LinkedInApp\]/],
   // musical_ly_ (TikTok in Asia and the US), trill_ (elsewhere), ByteDance's web view on both.
   ['tiktok', /\b(musical_ly|trill)_\d|BytedanceWebview\//],
-  ['x', /\bTwitter for iP(hone|ad)\/|\bTwitterAndroid\b/],
+  ['x', /\bTwitter( for iP(hone|ad)\/|Android\b)/],
   ['line', /\bLine\/\d/],
   ['telegram', /\bTelegram-(Android|iOS)\//],
   ['wechat', /\bMicroMessenger\//],

@@ -1,9 +1,10 @@
 import { COPIED_LABEL_MS, OAUTH_PROVIDER_NAMES, type OAuthProvider } from '@latch/shared'
+import { mobilePlatform } from '@latch/shared/in-app-browser'
 import { useEffect, useId, useRef, useState } from 'react'
 import { useApp, useModal } from '../hooks.ts'
 import { redirectTarget } from '../oauth.ts'
 import { isVerifiedHostPage, verifiedHostOrigin } from '../origin.ts'
-import { currentInAppBrowser, REFUSE_IN_APP } from '../platform.ts'
+import { REFUSE_IN_APP } from '../platform.ts'
 import { runtime } from '../runtime.ts'
 
 // The step's texts (SPEC has none; docs/behaviour.md, "LANDING").
@@ -42,7 +43,7 @@ async function hostPage(): Promise<string | null> {
  */
 export function OpenInBrowser() {
   const providers = useApp().methods.social.filter((p) => REFUSE_IN_APP.includes(p))
-  const android = currentInAppBrowser()?.platform === 'android'
+  const android = mobilePlatform(navigator.userAgent) === 'android'
   const open = useModal((s) => s.open)
   const [page, setPage] = useState(verifiedHostOrigin)
   const [status, setStatus] = useState('')

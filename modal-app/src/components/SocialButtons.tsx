@@ -2,7 +2,7 @@ import { OAUTH_PROVIDER_NAMES, type OAuthProvider } from '@latch/shared'
 import { Suspense } from 'react'
 import { useModal } from '../hooks.ts'
 import { startOAuth } from '../oauth.ts'
-import { currentInAppBrowser, REFUSE_IN_APP } from '../platform.ts'
+import { inAppBrowserHere, REFUSE_IN_APP } from '../platform.ts'
 import { lazyScreen } from '../screens/lazy.tsx'
 
 // Only in-app browsers show it, so it stays out of the landing's chunk (its 90 KB budget).
@@ -16,7 +16,7 @@ const OpenInBrowser = lazyScreen(() => import('./OpenInBrowser.tsx').then((m) =>
 export function SocialButtons({ providers }: { providers: OAuthProvider[] }) {
   const oauth = useModal((s) => s.oauth)
   const busy = oauth?.status === 'redirecting'
-  const inApp = currentInAppBrowser() !== null
+  const inApp = inAppBrowserHere()
   const shown = inApp
     ? providers.filter((p) => p !== 'twitter' && !REFUSE_IN_APP.includes(p))
     : providers

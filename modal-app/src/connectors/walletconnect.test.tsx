@@ -42,13 +42,12 @@ import {
 } from './walletconnect.ts'
 import {
   DEFAULT_WALLETCONNECT_RELAY_URL,
-  forgetStoredWalletConnect,
   WALLETCONNECT_RELAY_META,
-  WALLETCONNECT_STORAGE_PREFIX,
   walletConnectProjectId,
   walletConnectRelayUrl,
   walletConnectSettings,
 } from './walletconnect-config.ts'
+import { forgetStoredWalletConnect, WALLETCONNECT_STORAGE_PREFIX } from './walletconnect-storage.ts'
 
 // anvil's third funded key: a known test key.
 const account = privateKeyToAccount(

@@ -17,11 +17,8 @@ import { onLogout } from '../account.ts'
 import { firstAccount, walletEventListeners } from './eip1193.ts'
 import { walletClientType, withTimeout } from './injected.ts'
 import type { Connection, ConnectionStatus, Connector } from './types.ts'
-import {
-  storedWalletConnectKeys,
-  WALLETCONNECT_STORAGE_PREFIX,
-  type WalletConnectSettings,
-} from './walletconnect-config.ts'
+import type { WalletConnectSettings } from './walletconnect-config.ts'
+import { storedWalletConnectKeys, WALLETCONNECT_STORAGE_PREFIX } from './walletconnect-storage.ts'
 
 export const WALLETCONNECT_ID = 'walletconnect'
 

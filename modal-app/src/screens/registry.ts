@@ -5,11 +5,8 @@
 import type { ComponentType } from 'react'
 import { codeScreenBack } from '../passwordless.ts'
 import type { ModalState } from '../store.ts'
-import { AwaitingOAuth } from './AwaitingOAuth.tsx'
 import type { ScreenId } from './ids.ts'
 import { Landing, landingSections } from './Landing.tsx'
-import { LinkEmail } from './LinkEmail.tsx'
-import { LinkPhone } from './LinkPhone.tsx'
 import { lazyScreen } from './lazy.tsx'
 import { walletListScreen } from './wallet-list-screen.ts'
 
@@ -23,8 +20,12 @@ export interface ScreenEntry {
   back: ScreenId | null | (() => ScreenId | null)
 }
 
-// Reached only after an API round trip the visitor started: loaded apart from the landing
-// (lazy.tsx). AWAITING_OAUTH_SCREEN stays in: a host's link() shows it at once.
+// Reached only after an API round trip the visitor started, or opened by a host's link() or an
+// OAuth return: loaded apart from the landing (lazy.tsx); a screen shown before its chunk
+// arrived shows the loading view for that moment.
+const AwaitingOAuth = lazyScreen(() => import('./AwaitingOAuth.tsx').then((m) => m.AwaitingOAuth))
+const LinkEmail = lazyScreen(() => import('./LinkEmail.tsx').then((m) => m.LinkEmail))
+const LinkPhone = lazyScreen(() => import('./LinkPhone.tsx').then((m) => m.LinkPhone))
 const AwaitingPasswordlessCode = lazyScreen(() =>
   import('./AwaitingPasswordlessCode.tsx').then((m) => m.AwaitingPasswordlessCode),
 )
