@@ -330,7 +330,7 @@ export async function unlinkAccount(
 }
 
 /** Serializes changes to one user's accounts (a row lock on PostgreSQL). */
-async function lockUser(db: Db, appId: string, userId: string): Promise<void> {
+export async function lockUser(db: Db, appId: string, userId: string): Promise<void> {
   const row = await db
     .selectFrom('users')
     .select('id')

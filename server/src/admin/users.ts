@@ -12,7 +12,7 @@ import {
   type User,
 } from '@latch/shared'
 import { sql } from 'kysely'
-import { normalizeIdentifier } from '../accounts/service.ts'
+import { lockUser, normalizeIdentifier } from '../accounts/service.ts'
 import { randomId } from '../crypto.ts'
 import { type Db, json } from '../db/index.ts'
 import { enqueueEvent } from '../webhooks/events.ts'
@@ -217,14 +217,7 @@ export async function deleteUser(
   now: Date,
 ): Promise<DeletedCounts> {
   return db.transaction().execute(async (trx) => {
-    const user = await trx
-      .selectFrom('users')
-      .select('id')
-      .where('id', '=', userId)
-      .where('app_id', '=', appId)
-      .forUpdate()
-      .executeTakeFirst()
-    if (!user) throw LatchError.of('not_found', { message: 'User not found' })
+    await lockUser(trx, appId, userId)
     const accounts = await trx
       .selectFrom('linked_accounts')
       .select(['type', 'identifier'])
