@@ -125,8 +125,14 @@ export async function resendCode(): Promise<void> {
       destinationBody(passwordless.channel, passwordless.destination),
     )
     setCode({ status: 'idle', error: null })
-  } catch {
-    setCode({ status: 'error', error: ERRORS.code_verification_failed.message })
+  } catch (e) {
+    // Inside the server's wait between two codes the refusal is a 429: say so, rather than a
+    // verification failure the visitor did not have.
+    const wait = isLatchError(e) && e.is('too_many_requests')
+    setCode({
+      status: 'error',
+      error: (wait ? ERRORS.too_many_requests : ERRORS.code_verification_failed).message,
+    })
   }
 }
 

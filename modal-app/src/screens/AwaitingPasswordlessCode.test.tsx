@@ -289,3 +289,26 @@ describe('link', () => {
     expect(screen.getByTestId('email-helper').textContent).toBe('Easily connect an email')
   })
 })
+
+describe('resend', () => {
+  test('behavior: Resend code asks for a new code; inside the server’s wait its 429 says to try later, not that a code failed', async () => {
+    await toCodeScreen()
+    api.on('POST /passwordless/init', apiError(429, 'too_many_requests', 'Too many'))
+    fireEvent.click(screen.getByTestId('resend-code'))
+    expect((await screen.findByTestId('code-error')).textContent).toBe(
+      ERRORS.too_many_requests.message,
+    )
+    expect(api.calls('POST /passwordless/init')).toHaveLength(2)
+    api.on('POST /passwordless/init', apiError(500, 'internal_error', 'Down'))
+    fireEvent.click(screen.getByTestId('resend-code'))
+    await waitFor(() =>
+      expect(screen.getByTestId('code-error').textContent).toBe(
+        ERRORS.code_verification_failed.message,
+      ),
+    )
+    api.on('POST /passwordless/init', { body: { success: true } })
+    fireEvent.click(screen.getByTestId('resend-code'))
+    await waitFor(() => expect(screen.queryByTestId('code-error')).toBeNull())
+    expect(api.calls('POST /passwordless/init')[3]?.body).toEqual({ email: 'ada@example.com' })
+  })
+})
