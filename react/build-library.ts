@@ -1,7 +1,7 @@
 /**
- * Builds a Latch library package for npm (used by react/build.ts and wagmi/build.ts):
- * `dist/index.js`, one ES module from Vite's library mode with the host SDK and the shared
- * contracts bundled in (they are this repository's private workspaces, not published) and the
+ * Builds a Latch library package for npm (used by react/, wagmi/ and server-sdk/ build.ts):
+ * `dist/index.js` (and one file per further entry), ES modules from Vite's library mode with the
+ * host SDK and the shared contracts bundled in (they are this repository's private workspaces, not published) and the
  * package's peers left as imports; and `dist/index.d.ts` over declarations tsc emits for the
  * package, the host SDK and shared, whose `@latch/…` imports are rewritten to the emitted
  * files, so a consumer's TypeScript needs nothing but the peers.
@@ -18,8 +18,13 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url))
 /** The private workspaces bundled into each package, by import name. */
 const BUNDLED = {
   '@latch/shared': 'shared/src/index.ts',
+  // Types only, free of zod: a package that imports just these ships declarations that need
+  // nothing its consumer lacks (shared's index reaches the zod schemas).
+  '@latch/shared/types': 'shared/src/types.ts',
   '@latch/host-sdk': 'host-sdk/src/index.ts',
 } as const
+/** `from '@latch/…'` and `import('@latch/…')` of a bundled workspace, in a declaration. */
+const BUNDLED_IMPORT = /(from |import\()(['"])(@latch\/(?:shared|shared\/types|host-sdk))\2/g
 
 export interface LibraryOptions {
   /** The package's folder name under the repository root, e.g. 'react'. */
@@ -28,12 +33,25 @@ export interface LibraryOptions {
   external: string[]
   /** Where to write; the package's dist/ by default. */
   outDir?: string
+  /**
+   * The package's entries, by output name (`dist/<name>.js` and `dist/<name>.d.ts`), each a file
+   * under the package's src/; `{ index: 'index.ts' }` when omitted.
+   */
+  entries?: Record<string, string>
+  /** Ambient type packages the declarations are emitted with (`['node']` for a backend package). */
+  types?: string[]
 }
 
+// Node's builtins stay imports too: a backend package (@latch/node) runs where they exist.
 const isExternal = (external: string[]) => (id: string) =>
-  external.some((name) => id === name || id.startsWith(`${name}/`))
+  id.startsWith('node:') || external.some((name) => id === name || id.startsWith(`${name}/`))
 
-async function declarations(name: string, outDir: string): Promise<void> {
+async function declarations(
+  name: string,
+  outDir: string,
+  entries: Record<string, string>,
+  types: string[],
+): Promise<void> {
   const typesDir = join(outDir, 'types')
   const config = join(outDir, 'tsconfig.types.json')
   await writeFile(
@@ -46,14 +64,14 @@ async function declarations(name: string, outDir: string): Promise<void> {
         emitDeclarationOnly: true,
         rootDir: ROOT,
         outDir: typesDir,
-        types: [],
+        types,
         // Through paths, not node_modules: files found under node_modules are never emitted.
         paths: Object.fromEntries(
           Object.entries(BUNDLED).map(([id, file]) => [id, [join(ROOT, file)]]),
         ),
       },
       include: [],
-      files: [join(ROOT, name, 'src/index.ts')],
+      files: Object.values(entries).map((file) => join(ROOT, name, 'src', file)),
     }),
   )
   const tsc = join(ROOT, 'node_modules/.bin/tsc')
@@ -67,22 +85,28 @@ async function declarations(name: string, outDir: string): Promise<void> {
     const path = join(typesDir, file)
     const text = await readFile(path, 'utf8')
     const rewritten = text
-      .replace(
-        /(from |import\()(['"])(@latch\/(?:shared|host-sdk))\2/g,
-        (_, lead: string, quote: string, id: keyof typeof BUNDLED) => {
-          const target = join(typesDir, BUNDLED[id].replace(/\.ts$/, '.js'))
-          const rel = relative(dirname(path), target)
-          return `${lead}${quote}${rel.startsWith('.') ? rel : `./${rel}`}${quote}`
-        },
-      )
+      .replace(BUNDLED_IMPORT, (_, lead: string, quote: string, id: keyof typeof BUNDLED) => {
+        const target = join(typesDir, BUNDLED[id].replace(/\.ts$/, '.js'))
+        const rel = relative(dirname(path), target)
+        return `${lead}${quote}${rel.startsWith('.') ? rel : `./${rel}`}${quote}`
+      })
       .replace(/(from |import\()(['"])(\.{1,2}\/[^'"]*)\.tsx?\2/g, '$1$2$3.js$2')
     if (rewritten !== text) await writeFile(path, rewritten)
   }
-  await writeFile(join(outDir, 'index.d.ts'), `export * from './types/${name}/src/index.js'\n`)
+  for (const [entry, file] of Object.entries(entries)) {
+    const emitted = `./types/${name}/src/${file.replace(/\.tsx?$/, '.js')}`
+    await writeFile(join(outDir, `${entry}.d.ts`), `export * from '${emitted}'\n`)
+  }
 }
 
-/** Builds `dist/index.js` and `dist/index.d.ts` (with `dist/types/`) of one package. */
-export async function buildLibrary({ name, external, outDir }: LibraryOptions): Promise<string> {
+/** Builds `dist/<entry>.js` and `dist/<entry>.d.ts` (with `dist/types/`) of one package. */
+export async function buildLibrary({
+  name,
+  external,
+  outDir,
+  entries = { index: 'index.ts' },
+  types = [],
+}: LibraryOptions): Promise<string> {
   const out = outDir ?? join(ROOT, name, 'dist')
   await rm(out, { recursive: true, force: true })
   await mkdir(out, { recursive: true })
@@ -99,7 +123,13 @@ export async function buildLibrary({ name, external, outDir }: LibraryOptions): 
       target: 'es2022',
       minify: false,
       sourcemap: false,
-      lib: { entry: join(ROOT, name, 'src/index.ts'), formats: ['es'], fileName: () => 'index.js' },
+      lib: {
+        entry: Object.fromEntries(
+          Object.entries(entries).map(([entry, file]) => [entry, join(ROOT, name, 'src', file)]),
+        ),
+        formats: ['es'],
+        fileName: (_format, entry) => `${entry}.js`,
+      },
       rolldownOptions: {
         external: isExternal(external),
         // The shared contracts run nothing at import (host-sdk/build.ts relies on it too): what
@@ -108,6 +138,6 @@ export async function buildLibrary({ name, external, outDir }: LibraryOptions): 
       },
     },
   })
-  await declarations(name, out)
+  await declarations(name, out, entries, types)
   return out
 }

@@ -3,9 +3,9 @@
  * completely, export and import, with one of the app's server secrets (`latch apps secret
  * create <appId>`). Server-side only: Latch refuses any request that comes from a browser.
  */
-import type { User } from '@latch/shared'
+import type { User } from '@latch/shared/types'
 
-export type { LinkedAccount, User } from '@latch/shared'
+export type { LinkedAccount, User } from '@latch/shared/types'
 
 export interface LatchAdminOptions {
   appId: string

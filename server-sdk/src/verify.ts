@@ -7,7 +7,7 @@
  * whether the session is still live: a token stays valid until it expires (15 minutes) even
  * after its user signed out or was deleted. Call the user API when that matters.
  */
-import type { AccessTokenClaims } from '@latch/shared'
+import type { AccessTokenClaims } from '@latch/shared/types'
 import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from 'jose'
 
 export type { AccessTokenClaims }

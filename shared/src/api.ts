@@ -123,16 +123,6 @@ export interface TokenPriceResponse {
   usd: number
 }
 
-/** Claims of a Latch access token (ES256 JWT): aud is the app id, sub the user id. */
-export interface AccessTokenClaims {
-  iss: string
-  aud: string
-  sub: string
-  sid: string
-  iat: number
-  exp: number
-}
-
 // The in-app wallet's share store (server/src/wallets). Bytes travel as lowercase hex.
 /** Lowercase hex of n bytes; marked free of side effects so bundles that import api.ts for its types and constants drop the schemas (and full zod with them). */
 const hexBytes = /* @__NO_SIDE_EFFECTS__ */ (n: number) =>

@@ -338,3 +338,13 @@ export type UnlinkTarget =
   | { type: 'phone'; number: string }
   | { type: 'wallet'; address: Hex }
   | { type: OAuthAccount['type']; subject: string }
+
+/** Claims of a Latch access token (ES256 JWT): aud is the app id, sub the user id. */
+export interface AccessTokenClaims {
+  iss: string
+  aud: string
+  sub: string
+  sid: string
+  iat: number
+  exp: number
+}
