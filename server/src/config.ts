@@ -42,6 +42,8 @@ export interface Config {
   smsBudget: SmsBudget
   /** Days analytics events are kept before the sweeper deletes them. */
   analyticsRetentionDays: number
+  /** Days user-API audit rows are kept (LATCH_AUDIT_RETENTION_DAYS). */
+  auditRetentionDays: number
   /** Analytics events an app may record per hour, from all its visitors together. */
   analyticsAppHourly: number
   /** The built wallet frame (LATCH_WALLET_FRAME_DIR); null serves wallet-frame/dist. */
@@ -81,6 +83,8 @@ export const DEFAULT_SMS_BUDGET: SmsBudget = {
   globalDaily: 5000,
 }
 export const DEFAULT_ANALYTICS_RETENTION_DAYS = 90
+/** A year: an operator answering "who deleted this user?" months later still can. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 365
 export const DEFAULT_ANALYTICS_APP_HOURLY = 20_000
 const MAX_BUDGET = 10_000_000
 
@@ -326,6 +330,13 @@ export function loadConfig(env: Env = process.env): Config {
       env,
       'LATCH_ANALYTICS_RETENTION_DAYS',
       DEFAULT_ANALYTICS_RETENTION_DAYS,
+      1,
+      36_500,
+    ),
+    auditRetentionDays: integer(
+      env,
+      'LATCH_AUDIT_RETENTION_DAYS',
+      DEFAULT_AUDIT_RETENTION_DAYS,
       1,
       36_500,
     ),

@@ -215,6 +215,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const api = createApi(deps)
   const stopSweeping = startSweeper(deps.db, deps.clock, deps.log, {
     analyticsRetentionDays: deps.config.analyticsRetentionDays,
+    auditRetentionDays: deps.config.auditRetentionDays,
   })
   // Every API process delivers webhooks; the sweeper's stop stops that loop too.
   const stopWebhooks = startWebhookWorker(deps)

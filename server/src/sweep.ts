@@ -1,11 +1,11 @@
 /**
  * Deletes rows nothing can use any more: ended rate-limit windows, dead codes, fork tokens and
  * SIWE nonces, ended sessions with their tokens, sealed token copies past the grace window, and
- * analytics events past their retention.
+ * analytics events and user-API audit rows past their retention.
  */
 
 import type { Clock } from './clock.ts'
-import { DEFAULT_ANALYTICS_RETENTION_DAYS } from './config.ts'
+import { DEFAULT_ANALYTICS_RETENTION_DAYS, DEFAULT_AUDIT_RETENTION_DAYS } from './config.ts'
 import type { Db } from './db/index.ts'
 import { REFRESH_GRACE_MS } from './sessions/service.ts'
 
@@ -16,7 +16,11 @@ export const SWEEP_INTERVAL_MS = 10 * 60_000
 export interface SweepOptions {
   /** Days analytics events are kept (LATCH_ANALYTICS_RETENTION_DAYS). */
   analyticsRetentionDays?: number
+  /** Days user-API audit rows are kept (LATCH_AUDIT_RETENTION_DAYS). */
+  auditRetentionDays?: number
 }
+
+const DAY_MS = 24 * 60 * 60_000
 
 export async function sweep(db: Db, clock: Clock, options: SweepOptions = {}): Promise<void> {
   const now = clock.now().getTime()
@@ -53,7 +57,12 @@ export async function sweep(db: Db, clock: Clock, options: SweepOptions = {}): P
   const retentionDays = options.analyticsRetentionDays ?? DEFAULT_ANALYTICS_RETENTION_DAYS
   await db
     .deleteFrom('analytics_events')
-    .where('created_at', '<', new Date(now - retentionDays * 24 * 60 * 60_000))
+    .where('created_at', '<', new Date(now - retentionDays * DAY_MS))
+    .execute()
+  const auditDays = options.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS
+  await db
+    .deleteFrom('admin_audit')
+    .where('created_at', '<', new Date(now - auditDays * DAY_MS))
     .execute()
 }
 

@@ -8,6 +8,7 @@ import { sql } from 'kysely'
 import { expect, test } from 'vitest'
 import { linkAccount } from '../accounts/service.ts'
 import { runCli } from '../cli.ts'
+import { sweep } from '../sweep.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
 import {
   type Answer,
@@ -63,6 +64,9 @@ describeBackends('user API', (get) => {
       ['this secret’s id, other bits', `${secret.slice(0, 21)}${'B'.repeat(43)}`],
       ['another app’s', otherSecret],
       ['revoked', revoked.secret],
+      // What the host page, its scripts and its logs hold is never an app secret.
+      ['a user’s access token', user.token],
+      ['a user’s refresh token', user.refresh_token],
     ]
     for (const [name, bad] of refused) {
       const r = await admin<ErrorBody>(path, { secret: bad })
@@ -350,6 +354,38 @@ describeBackends('user API', (get) => {
     expect(JSON.stringify(rows)).not.toContain(address)
     expect(JSON.stringify(rows)).not.toContain(auth.user.id)
     for (const row of rows) expect(row.created_at).toBeInstanceOf(Date)
+  })
+
+  test('behavior: the sweep deletes audit rows past their retention (a year unless set) and keeps the rest', async () => {
+    const { s, appId, secretId } = await setup()
+    const now = s.clock.now().getTime()
+    const day = 24 * 60 * 60_000
+    const row = (action: string, daysAgo: number) => ({
+      app_id: appId,
+      secret_id: secretId,
+      action,
+      target: null,
+      status: 200,
+      ip: '192.0.2.1',
+      created_at: new Date(now - daysAgo * day),
+    })
+    await s.deps.db
+      .insertInto('admin_audit')
+      .values([row('GET /users', 366), row('GET /users', 364), row('GET /users', 40)])
+      .execute()
+    const left = async () =>
+      (
+        await s.deps.db
+          .selectFrom('admin_audit')
+          .select('created_at')
+          .where('app_id', '=', appId)
+          .orderBy('created_at')
+          .execute()
+      ).map((r) => Math.round((now - r.created_at.getTime()) / day))
+    await sweep(s.deps.db, s.clock)
+    expect(await left()).toEqual([364, 40])
+    await sweep(s.deps.db, s.clock, { auditRetentionDays: 30 })
+    expect(await left()).toEqual([])
   })
 
   /** Rows anywhere in the database whose text holds any of the needles (lowercase). */

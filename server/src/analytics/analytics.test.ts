@@ -101,6 +101,11 @@ test('behavior: retention and the per-app cap come from the environment; bad val
   expect(
     loadConfig({ ...base, LATCH_ANALYTICS_RETENTION_DAYS: '30', LATCH_ANALYTICS_APP_HOURLY: '50' }),
   ).toMatchObject({ analyticsRetentionDays: 30, analyticsAppHourly: 50 })
+  expect(loadConfig(base)).toMatchObject({ auditRetentionDays: 365 })
+  expect(loadConfig({ ...base, LATCH_AUDIT_RETENTION_DAYS: '30' })).toMatchObject({
+    auditRetentionDays: 30,
+  })
+  expect(() => loadConfig({ ...base, LATCH_AUDIT_RETENTION_DAYS: '0' })).toThrow(ConfigError)
   expect(() => loadConfig({ ...base, LATCH_ANALYTICS_RETENTION_DAYS: '0' })).toThrow(ConfigError)
   expect(() => loadConfig({ ...base, LATCH_ANALYTICS_APP_HOURLY: 'many' })).toThrow(
     'LATCH_ANALYTICS_APP_HOURLY',
