@@ -1,6 +1,6 @@
 /**
- * Bad input at scale: every route of the API (SIWE, the wallet share store and the wallet frame's
- * page and assets included) over real HTTP with generated malformed methods,
+ * Bad input at scale: every route of the API (SIWE, the wallet share store, the user API with
+ * a valid app secret, and the wallet frame's page and assets included) over real HTTP with generated malformed methods,
  * paths, headers, bodies, encodings and oversized values (fast-check, fixed seed), then raw
  * socket cases node:http would not send. Every answer must be a 4xx with the error body (or a
  * documented 2xx/3xx for a request that happens to be valid), never a 5xx, never a dropped
@@ -25,7 +25,7 @@ import {
 } from '@latch/shared'
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { type RunningServer, startServer } from '../index.ts'
+import { createAppSecret, type RunningServer, startServer } from '../index.ts'
 import {
   POSTGRES_BIN,
   type RunningAnvil,
@@ -50,7 +50,17 @@ let price: Server
 let anvil: RunningAnvil
 const logs: string[] = []
 /** The valid values a generated request may borrow. */
-const ctx = { appId: '', otherAppId: '', token: '', otherToken: '', refresh: [] as string[] }
+const ctx = {
+  appId: '',
+  otherAppId: '',
+  token: '',
+  otherToken: '',
+  refresh: [] as string[],
+  /** An app secret of the fuzzed app (the user API's credential). */
+  appSecret: '',
+  /** Users the user API may look up and delete; the signed-in ones above are not among them. */
+  victims: [] as string[],
+}
 
 /** A stand-in for the price source outside the machine: `{ "usd": n }` for any symbol. */
 async function startPriceSource(): Promise<Server> {
@@ -138,6 +148,10 @@ beforeAll(async () => {
   for (let i = 0; i < 4; i++) {
     ctx.refresh.push((await emailSignIn(app.id, `fuzz${i}@example.com`)).refresh_token)
   }
+  ctx.appSecret = (await createAppSecret(api.deps, app.id)).secret
+  for (let i = 0; i < 3; i++) {
+    ctx.victims.push((await emailSignIn(app.id, `victim${i}@example.com`)).user.id)
+  }
 }, 60_000)
 
 afterAll(async () => {
@@ -215,13 +229,15 @@ const url = fc.oneof(
 )
 
 interface Route {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   /** The path under /api/v1 (under / with `root`), query included. */
   path: fc.Arbitrary<string>
   /** The wallet frame's page and assets live outside /api/v1. */
   root?: boolean
   /** A body the route would accept (or nearly); mutated below. */
   body?: fc.Arbitrary<unknown>
+  /** Authenticated by an app secret (the user API) rather than a user's access token. */
+  appSecret?: true
 }
 
 const codeRoutes = (prefix: string, field: 'email' | 'phoneNumber', id: fc.Arbitrary<string>) => {
@@ -379,6 +395,82 @@ const WALLET_ROUTES: Route[] = [
   },
 ]
 
+/** The user API, under the fuzzed app (or another one, or junk) and its own query strings. */
+const adminApp = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('').map(() => ctx.appId) },
+  fc.constant('').map(() => ctx.otherAppId),
+  pathJunk.map(encodeURIComponent),
+)
+const victim = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(0, 1, 2).map((i) => ctx.victims[i] ?? '') },
+  text(80, fc.constant('did:latch:')),
+)
+const query = (pairs: Record<string, fc.Arbitrary<string>>) =>
+  fc
+    .record(pairs, { requiredKeys: [] })
+    .map((q) => new URLSearchParams(q as Record<string, string>).toString())
+/** A path segment of any text: half a surrogate pair (which encodeURIComponent refuses) as U+FFFD. */
+const segment = (value: string) => encodeURIComponent(value.replace(/\p{Cs}/gu, '\ufffd'))
+const ADMIN_ROUTES: Route[] = [
+  {
+    method: 'GET',
+    path: fc
+      .tuple(
+        adminApp,
+        query({
+          limit: fc.oneof(fc.integer({ min: -5, max: 500 }).map(String), text(10)),
+          cursor: text(80),
+          created_since: fc.oneof(
+            fc.date().map((d) => d.toISOString()),
+            text(30),
+          ),
+          has_wallet: fc.constantFrom('true', 'false', 'yes', ''),
+          login_method: fc.oneof(fc.constantFrom('email', 'sms', 'wallet', 'google'), text(12)),
+        }),
+      )
+      .map(([app, q]) => `/admin/apps/${app}/users?${q}`),
+    appSecret: true,
+  },
+  {
+    method: 'GET',
+    path: adminApp.map((app) => `/admin/apps/${app}/users/export`),
+    appSecret: true,
+  },
+  ...(
+    [
+      ['by-email', query({ email })],
+      ['by-phone', query({ phone })],
+      ['by-wallet', query({ address: text(50, walletAddress) })],
+      ['by-social', query({ provider, subject: text(60) })],
+    ] as const
+  ).map(
+    ([lookup, q]): Route => ({
+      method: 'GET',
+      path: fc.tuple(adminApp, q).map(([app, s]) => `/admin/apps/${app}/users/${lookup}?${s}`),
+      appSecret: true,
+    }),
+  ),
+  {
+    method: 'POST',
+    path: adminApp.map((app) => `/admin/apps/${app}/users/import`),
+    body: fc.record({
+      users: fc.array(fc.oneof(fc.record({ email }), fc.record({ phone }), fc.jsonValue()), {
+        maxLength: 120,
+      }),
+    }),
+    appSecret: true,
+  },
+  ...(['GET', 'DELETE'] as const).map(
+    (method): Route => ({
+      method,
+      path: fc
+        .tuple(adminApp, victim)
+        .map(([app, id]) => `/admin/apps/${app}/users/${segment(id)}`),
+      appSecret: true,
+    }),
+  ),
+]
+
 const ROUTES: Route[] = [
   { method: 'GET', path: appIdInPath.map((id) => `/apps/${id}`) },
   { method: 'GET', path: appIdInPath.map((id) => `/apps/${id}/jwks.json`) },
@@ -458,6 +550,7 @@ const ROUTES: Route[] = [
   },
   ...SIWE_ROUTES,
   ...WALLET_ROUTES,
+  ...ADMIN_ROUTES,
   {
     method: 'POST',
     path: fc
@@ -666,6 +759,8 @@ function bearer(): fc.Arbitrary<string | undefined> {
     fc.constant('').map(() => `Bearer ${ctx.token.slice(0, -4)}AAAA`),
     fc.constant('').map(() => `bearer   ${ctx.token.split('.').slice(0, 2).join('.')}.`),
     fc.constant('Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.'),
+    fc.constant('').map(() => `Bearer ${ctx.appSecret}`),
+    fc.constant('').map(() => `Bearer ${ctx.appSecret.slice(0, -3)}AAA`),
     fc.constant(`Bearer ${'a'.repeat(8_000)}`),
     headerValue(100).map((v) => `Bearer ${v}`),
     headerValue(100),
@@ -773,7 +868,8 @@ const nearValid: fc.Arbitrary<Case> = fc
           [CLIENT_HEADER]: CLIENT_NAME,
           'x-forwarded-for': g.ip,
         }
-        if (g.signedIn) headers.authorization = `Bearer ${ctx.token}`
+        if (route.appSecret) headers.authorization = `Bearer ${ctx.appSecret}`
+        else if (g.signedIn) headers.authorization = `Bearer ${ctx.token}`
         const prefix = route.root ? '' : API_PREFIX
         const req: WireRequest = { method: route.method, path: `${prefix}${g.path}`, headers }
         if (g.body !== undefined) {
@@ -830,6 +926,12 @@ export function violation(req: WireRequest, outcome: WireOutcome): string | null
     if (!isErrorBody(parsed))
       return `answered ${status} without the error body: ${body.toString('utf8').slice(0, 200)}`
     return null
+  }
+  // The user export streams JSON Lines: every line one JSON value.
+  if (String(headers['content-type']).startsWith('application/x-ndjson')) {
+    const lines = body.toString('utf8').split('\n').filter(Boolean)
+    const bad = lines.find((line) => parseJson(Buffer.from(line)) === undefined)
+    return bad === undefined ? null : `answered ${status} with a line that is not JSON: ${bad}`
   }
   // The wallet frame's page and assets are HTML, JavaScript and CSS.
   if (parsed === undefined && !frame) return `answered ${status} with a body that is not JSON`
