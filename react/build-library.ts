@@ -22,9 +22,16 @@ const BUNDLED = {
   // nothing its consumer lacks (shared's index reaches the zod schemas).
   '@latch/shared/types': 'shared/src/types.ts',
   '@latch/host-sdk': 'host-sdk/src/index.ts',
+  // The one client per app and modal that @latch/react and @latch/wagmi share on a page.
+  '@latch/host-sdk/shared-client': 'host-sdk/src/shared-client.ts',
 } as const
 /** `from '@latch/…'` and `import('@latch/…')` of a bundled workspace, in a declaration. */
-const BUNDLED_IMPORT = /(from |import\()(['"])(@latch\/(?:shared|shared\/types|host-sdk))\2/g
+const BUNDLED_IMPORT = new RegExp(
+  `(from |import\\()(['"])(${Object.keys(BUNDLED)
+    .map((id) => id.replace(/[/.]/g, '\\$&'))
+    .join('|')})\\2`,
+  'g',
+)
 
 export interface LibraryOptions {
   /** The package's folder name under the repository root, e.g. 'react'. */

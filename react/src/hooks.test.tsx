@@ -3,12 +3,12 @@ import { type ReactNode, StrictMode } from 'react'
 import { afterEach, beforeEach, expect, test, vi } from 'vitest'
 import { type FakeClient, fakeClient, someUser } from './fake-client.ts'
 
-// The provider gets its client from the host SDK's createLatch: each call here makes a fake
-// and records it, so a test can count the clients a tree made.
+// The provider gets its client from the host SDK's createLatch (through the shared client
+// table): each call here makes a fake and records it, so a test can count the clients a tree made.
 const made: FakeClient[] = []
 let nextUser: Parameters<typeof fakeClient>[0] = null
-vi.mock('@latch/host-sdk', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('@latch/host-sdk')>()),
+vi.mock('../../host-sdk/src/create-latch.ts', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../host-sdk/src/create-latch.ts')>()),
   createLatch: vi.fn(() => {
     const client = fakeClient(nextUser)
     made.push(client)

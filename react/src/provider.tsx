@@ -1,6 +1,6 @@
+import { acquireLatch } from '@latch/host-sdk/shared-client'
 import type { HostAppConfig } from '@latch/shared'
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react'
-import { acquireLatch } from './shared-client.ts'
 import { createLatchStore, type LatchStore } from './store.ts'
 
 const LatchContext = createContext<LatchStore | null>(null)
@@ -18,8 +18,9 @@ export interface LatchProviderProps {
 /**
  * Starts Latch for the components below it. The client is made in an effect, so rendering on a
  * server touches neither `window` nor `document`: until the effect ran, hooks answer
- * `ready: false` and no user. One client per app and modal on the page (shared-client.ts), so a
- * remount, StrictMode's double effects or the wagmi connector of the same app reuse it.
+ * `ready: false` and no user. One client per app and modal on the page
+ * (`@latch/host-sdk/shared-client`), so a remount, StrictMode's double effects or the wagmi
+ * connector of the same app reuse it.
  */
 export function LatchProvider({ appId, modalUrl, config, children }: LatchProviderProps) {
   // A plain object: safe for React to make twice and throw one away.

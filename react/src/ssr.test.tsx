@@ -19,6 +19,6 @@ test('behavior: rendering on a server touches neither window nor document and ma
     </LatchProvider>,
   )
   expect(html).toBe('<p>false false null</p><button type="button" disabled="">Sign in</button>')
-  // The page's table of shared clients (shared-client.ts) was never even made.
+  // The page's table of shared clients (@latch/host-sdk/shared-client) was never even made.
   expect((globalThis as Record<symbol, unknown>)[Symbol.for('dev.latch.clients')]).toBeUndefined()
 })

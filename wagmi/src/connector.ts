@@ -4,6 +4,7 @@
  * sendTransaction, switchChain) open the modal's sign and review screens.
  */
 import type { LatchClient } from '@latch/host-sdk'
+import { acquireLatch } from '@latch/host-sdk/shared-client'
 import type { HostAppConfig, LatchEthereumProvider } from '@latch/shared'
 import { ChainNotConfiguredError, createConnector } from '@wagmi/core'
 import {
@@ -20,7 +21,6 @@ import {
   ANNOUNCED_NAME,
   ANNOUNCED_RDNS,
 } from '../../host-sdk/src/provider/provider.ts'
-import { acquireLatch } from '../../react/src/shared-client.ts'
 
 /** wagmi's id; the name, icon and rdns are the provider's EIP-6963 announcement's. */
 const ID = 'latch'

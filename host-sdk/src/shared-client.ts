@@ -5,9 +5,12 @@
  * their own, so a wagmi account could outlive the React user it belongs to.
  *
  * The table lives on `globalThis` under a registered symbol, not in this module: each package
- * bundles its own copy of this file, and copies must still find each other's clients.
+ * (@latch/react, @latch/wagmi) bundles its own copy of this file, and copies must still find
+ * each other's clients. Not part of the script-tag SDK (sdk.js) nor of latch.js: a subpath
+ * (`@latch/host-sdk/shared-client`) only the framework packages import.
  */
-import { createLatch, type LatchClient, type LatchOptions } from '@latch/host-sdk'
+import type { LatchClient, LatchOptions } from '@latch/shared'
+import { createLatch } from './create-latch.ts'
 
 interface Entry {
   client: LatchClient
