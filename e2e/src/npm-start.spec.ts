@@ -3,10 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { expectAccessible } from './axe.ts'
-import { demoUser, enterCode, newEmail, submitEmail, visit } from './flows.ts'
+import { demoUser, enterCode, newEmail, screen, submitEmail, visit } from './flows.ts'
 import { freePort, launchChromium, WAIT_MS, withTimeout } from './harness.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -104,16 +104,49 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const s of running) if (s.child.exitCode === null) s.child.kill('SIGKILL')
+  // SIGINT first, so a start left running by a failure stops its anvil too.
+  for (const s of running) {
+    if (s.child.exitCode === null) await stop(s).catch(() => s.child.kill('SIGKILL'))
+  }
   await browser?.close()
   await rm(dataDir, { recursive: true, force: true })
 })
 
-test('behavior: npm start serves the demo, a person signs in with the code from the log, Ctrl-C stops it, the demo app is kept', async () => {
+/** One JSON-RPC call to the demo's anvil, as any client of the chain would make it. */
+async function chainCall<T>(url: string, method: string, params: unknown[]): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(WAIT_MS),
+  })
+  return ((await res.json()) as { result: T }).result
+}
+
+const balanceOf = async (chain: string, address: string) =>
+  BigInt(await chainCall<string>(chain, 'eth_getBalance', [address, 'latest']))
+
+/** The demo page's 'Last result' once it starts with `label: `; the rest of it. */
+async function result(page: Page, label: string): Promise<string> {
+  const status = page.getByTestId('status')
+  await expect
+    .poll(() => status.textContent(), { timeout: 2 * WAIT_MS })
+    .toMatch(new RegExp(`^${label}( failed)?: `))
+  const text = (await status.textContent()) ?? ''
+  expect(text.startsWith(`${label} failed`), text).toBe(false)
+  return text.slice(label.length + 2)
+}
+
+const ETHER = 10n ** 18n
+const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
+
+test('behavior: npm start serves the demo, a person signs in with the code from the log, creates a wallet the demo funds on its anvil and sends from it, Ctrl-C stops it and anvil, the demo app is kept', async () => {
   const { started: first, ports, demoUrl } = await startOnFreePorts(dataDir)
   const { api, modal, host } = ports
   expect(demoUrl).toBe(`http://localhost:${host}/`)
   const [, appId] = await waitForOutput(first, /demo app\s+(\S{25}) /, 1000)
+  const [, chain] = await waitForOutput(first, /chain\s+(http:\/\/127\.0\.0\.1:\d+) \(anvil/, 1000)
+  if (!chain) throw new Error('no chain in the log')
   // The wallet frame is built too: its page answers with its CSP instead of 503.
   const frame = await fetch(`http://127.0.0.1:${api}/apps/${appId}/embedded-wallets`, {
     signal: AbortSignal.timeout(WAIT_MS),
@@ -133,16 +166,53 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
   await page.getByTestId('sign-in').click()
   await visit({ page, modal: modalFrame }, 'LANDING')
   const email = newEmail('person')
+  // Wallet login is on (the server default), listed first: the e-mail section opens on a click.
+  await modalFrame.getByTestId('section-email-toggle').click()
   await submitEmail(modalFrame, email)
   // No SMTP_URL: the server prints the code to the log.
   const escaped = email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   const [, code] = await waitForOutput(first, new RegExp(`${escaped}\\D*(\\d{6})`), WAIT_MS)
   await enterCode(modalFrame, code as string)
   await demoUser(page, (u) => u?.email?.address === email)
+
+  // The page's buttons: a new wallet, funded by the demo on its chain, sends 0.001 ETH.
+  expect(await page.getByTestId('chain').textContent()).toContain('local chain on this machine')
+  await page.getByTestId('create-wallet').click()
+  const { address } = JSON.parse(await result(page, 'create wallet')) as { address: string }
+  await expect.poll(() => balanceOf(chain, address), { timeout: 2 * WAIT_MS }).toBe(ETHER)
+  await page.getByTestId('provider').click()
+  expect(JSON.parse(await result(page, 'provider'))).toEqual({
+    accounts: [address],
+    chainId: '0x1',
+    balance: '1 ETH',
+  })
+  await page.getByTestId('send-transaction').click()
+  const hp = { page, modal: modalFrame }
+  await visit(hp, SEND)
+  const send = screen(modalFrame, SEND)
+  const button = send.getByRole('button', { name: 'Send ETH' })
+  await expect.poll(() => button.isEnabled(), { timeout: WAIT_MS }).toBe(true)
+  await button.click()
+  await send.getByRole('heading', { name: 'Transaction complete!' }).waitFor()
+  await send.getByRole('button', { name: 'All Done' }).click()
+  const receipt = JSON.parse(await result(page, 'send transaction')) as {
+    status: number
+    transactionHash: string
+    from: string
+  }
+  expect(receipt.status).toBe(1)
+  expect(receipt.from.toLowerCase()).toBe(address.toLowerCase())
+  const onChain = await chainCall<{ status: string }>(chain, 'eth_getTransactionReceipt', [
+    receipt.transactionHash,
+  ])
+  expect(onChain.status).toBe('0x1')
+  await expectAccessible(page, 'the demo page of npm start with results')
   await context.close()
 
   expect(await stop(first)).toBe(0)
   expect(first.output()).toContain('SIGINT: stopping')
+  // anvil stopped with it.
+  await expect(chainCall(chain, 'eth_chainId', [])).rejects.toThrow()
 
   // The next start finds the same demo app in the data folder (kept current with the demo
   // page's origin, should the ports differ).
