@@ -202,9 +202,8 @@ async function main(): Promise<void> {
     if (chain) {
       const funder = await startFunder({ deps: api.deps, appId: app.id, anvil: chain, say })
       stops.push({ name: 'wallet funder', stop: () => funder.close() })
-      say(
-        `chain      ${chain.url} (anvil as chain ${chain.chainId}; every in-app wallet gets 1 ETH)`,
-      )
+      say(`chain      ${chain.url} (anvil as chain ${chain.chainId})`)
+      say(`funder     ${funder.url} (every in-app wallet gets 1 ETH, told by a signed webhook)`)
     }
     say('')
     say(`Open ${host.url}/ and click Sign in (inline variant: ${host.url}/inline).`)

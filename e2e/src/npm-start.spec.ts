@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { createHmac, randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -137,6 +138,31 @@ async function result(page: Page, label: string): Promise<string> {
   return text.slice(label.length + 2)
 }
 
+/**
+ * A `wallet.created` delivery for `address` that Latch did not send: unsigned, or signed as the
+ * Standard Webhooks scheme says under a secret that is not the demo endpoint's.
+ */
+function forgedWalletCreated(url: string, address: string, secret?: string): Promise<Response> {
+  const id = `msg_${randomBytes(8).toString('hex')}`
+  const timestamp = Math.floor(Date.now() / 1000)
+  const body = JSON.stringify({
+    type: 'wallet.created',
+    timestamp: new Date().toISOString(),
+    data: { wallet: { type: 'wallet', address, walletClient: 'latch' } },
+  })
+  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  if (secret) {
+    const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
+    const mac = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')
+    Object.assign(headers, {
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': `v1,${mac}`,
+    })
+  }
+  return fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(WAIT_MS) })
+}
+
 const ETHER = 10n ** 18n
 const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
 
@@ -146,7 +172,14 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
   expect(demoUrl).toBe(`http://localhost:${host}/`)
   const [, appId] = await waitForOutput(first, /demo app\s+(\S{25}) /, 1000)
   const [, chain] = await waitForOutput(first, /chain\s+(http:\/\/127\.0\.0\.1:\d+) \(anvil/, 1000)
-  if (!chain) throw new Error('no chain in the log')
+  const [, funder] = await waitForOutput(first, /funder\s+(http:\/\/127\.0\.0\.1:\d+\/\S+) /, 1000)
+  if (!chain || !funder) throw new Error('no chain or funder in the log')
+  // Only Latch's signed webhook makes the demo pay: a forged one is refused, nothing is paid.
+  const stranger = '0x000000000000000000000000000000000000dEaD'
+  for (const secret of [undefined, `whsec_${randomBytes(32).toString('base64')}`]) {
+    expect((await forgedWalletCreated(funder, stranger, secret)).status).toBe(401)
+  }
+  expect(await balanceOf(chain, stranger)).toBe(0n)
   // The wallet frame is built too: its page answers with its CSP instead of 503.
   const frame = await fetch(`http://127.0.0.1:${api}/apps/${appId}/embedded-wallets`, {
     signal: AbortSignal.timeout(WAIT_MS),
