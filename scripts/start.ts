@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { startServer } from '@latch/server'
 import {
+  getChain,
   type LoginMethod,
   OAUTH_PROVIDERS,
   type OAuthProvider,
@@ -183,7 +184,14 @@ async function main(): Promise<void> {
     if (chain) stops.push({ name: 'local chain (anvil)', stop: () => chain.stop() })
     const recipient = ANVIL_ACCOUNTS[1].address
     const demo: DemoPageConfig = {
-      chain: chain ? { id: chain.chainId, name: 'Ethereum', funding: '1 ETH', recipient } : null,
+      chain: chain
+        ? {
+            id: chain.chainId,
+            name: getChain(chain.chainId)?.name ?? `chain ${chain.chainId}`,
+            funding: '1 ETH',
+            recipient,
+          }
+        : null,
     }
 
     let appId = ''

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
+import { type Hex, recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { expectAccessible } from './axe.ts'
 import { demoUser, enterCode, newEmail, screen, submitEmail, visit } from './flows.ts'
@@ -165,6 +166,7 @@ function forgedWalletCreated(url: string, address: string, secret?: string): Pro
 
 const ETHER = 10n ** 18n
 const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
+const SIGN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 
 test('behavior: npm start serves the demo, a person signs in with the code from the log, creates a wallet the demo funds on its anvil and sends from it, Ctrl-C stops it and anvil, the demo app is kept', async () => {
   const { started: first, ports, demoUrl } = await startOnFreePorts(dataDir)
@@ -239,6 +241,23 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
     receipt.transactionHash,
   ])
   expect(onChain.status).toBe('0x1')
+  // More of the page's buttons, each answering in the live region: the wallet is usable here
+  // (recover answers at once), a message is signed by it, and a kind the app does not enable
+  // is refused there with its error.
+  await page.getByTestId('recover-wallet').click()
+  expect(JSON.parse(await result(page, 'recover wallet'))).toMatchObject({ address })
+  await page.getByTestId('sign-message').click()
+  await visit(hp, SIGN)
+  await screen(modalFrame, SIGN).getByRole('button', { name: 'Sign and continue' }).click()
+  const signature = (await result(page, 'sign message')) as Hex
+  const message = 'Hello from the Latch demo'
+  expect((await recoverMessageAddress({ message, signature })).toLowerCase()).toBe(
+    address.toLowerCase(),
+  )
+  await page.getByTestId('link-google').click()
+  await expect
+    .poll(() => page.getByTestId('status').textContent(), { timeout: WAIT_MS })
+    .toMatch(/^link google failed: method_not_available: /)
   await expectAccessible(page, 'the demo page of npm start with results')
   await context.close()
 
