@@ -34,10 +34,17 @@ const MAX_BODY_BYTES = 64 * 1024
 type Say = (line: string) => void
 
 /**
- * Anvil as chain 1 on a free port, or null when the binary is not installed or does not start
- * (the demo then runs without a chain and says so).
+ * Anvil as chain 1 on a free port, or null when LATCH_DEMO_CHAIN is 'off', or the binary is not
+ * installed or does not start (the demo then runs without a chain and says so).
  */
-export async function startDemoChain(say: Say): Promise<RunningAnvil | null> {
+export async function startDemoChain(
+  say: Say,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningAnvil | null> {
+  if (env.LATCH_DEMO_CHAIN?.trim() === 'off') {
+    say('LATCH_DEMO_CHAIN=off: no local chain, send needs a chain')
+    return null
+  }
   if (!anvilBinary()) {
     say('no anvil binary (npm install installs @foundry-rs/anvil): send needs a chain')
     return null

@@ -6,7 +6,7 @@
  * its id in the data folder. Without SMTP_URL the server prints e-mail codes to this log.
  * With anvil installed (a dev dependency) it also runs a local chain as the demo app's chain 1
  * and funds every in-app wallet of the demo app there (scripts/demo-chain.ts), so the page's
- * Send works. Ctrl-C stops everything, anvil too.
+ * Send works; LATCH_DEMO_CHAIN=off runs the demo without it. Ctrl-C stops everything, anvil too.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'

@@ -70,7 +70,10 @@ const START_ATTEMPTS = 3
  * the machine's workers) may take one meanwhile. Such a start fails with EADDRINUSE; it is
  * retried on new ports, up to START_ATTEMPTS times. Any other failure fails the test.
  */
-async function startOnFreePorts(dataDir: string): Promise<Running> {
+async function startOnFreePorts(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<Running> {
   for (let attempt = 1; ; attempt++) {
     const ports = { api: await freePort(), modal: await freePort(), host: await freePort() }
     const started = start({
@@ -78,6 +81,7 @@ async function startOnFreePorts(dataDir: string): Promise<Running> {
       LATCH_MODAL_PORT: String(ports.modal),
       LATCH_HOST_PORT: String(ports.host),
       LATCH_DATA_DIR: dataDir,
+      ...env,
     })
     running.push(started)
     try {
@@ -168,7 +172,7 @@ const ETHER = 10n ** 18n
 const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
 const SIGN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 
-test('behavior: npm start serves the demo, a person signs in with the code from the log, creates a wallet the demo funds on its anvil and sends from it, Ctrl-C stops it and anvil, the demo app is kept', async () => {
+test('behavior: npm start serves the demo, a person signs in with the code from the log, creates a wallet the demo funds on its anvil and sends from it, Ctrl-C stops it and anvil; the demo app is kept, and without a chain the page says send needs one', async () => {
   const { started: first, ports, demoUrl } = await startOnFreePorts(dataDir)
   const { api, modal, host } = ports
   expect(demoUrl).toBe(`http://localhost:${host}/`)
@@ -267,9 +271,21 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
   await expect(chainCall(chain, 'eth_chainId', [])).rejects.toThrow()
 
   // The next start finds the same demo app in the data folder (kept current with the demo
-  // page's origin, should the ports differ).
-  const { started: second } = await startOnFreePorts(dataDir)
+  // page's origin, should the ports differ). Without a chain it runs, and its page says Send
+  // needs one.
+  const again = await startOnFreePorts(dataDir, { LATCH_DEMO_CHAIN: 'off' })
+  const second = again.started
   const [, appIdAgain] = await waitForOutput(second, /demo app\s+(\S{25}) /, 1000)
   expect(appIdAgain).toBe(appId)
+  expect(second.output()).toContain('send needs a chain')
+  expect(second.output()).not.toMatch(/funder\s+http/)
+  const plain = await browser?.newPage()
+  if (!plain) throw new Error('no browser')
+  await plain.goto(again.demoUrl)
+  await expect
+    .poll(() => plain.getByTestId('chain').textContent(), { timeout: WAIT_MS })
+    .toMatch(/^Send needs a chain: /)
+  await expectAccessible(plain, 'the demo page of npm start without a chain')
+  await plain.close()
   expect(await stop(second)).toBe(0)
 }, 300_000)
