@@ -4,20 +4,25 @@
  * default .latch), the modal with sdk.js (LATCH_MODAL_PORT, default 8788, on 127.0.0.1) and the
  * demo host page (LATCH_HOST_PORT, default 5173, on localhost). Seeds a demo app once and keeps
  * its id in the data folder. Without SMTP_URL the server prints e-mail codes to this log.
- * Ctrl-C stops everything.
+ * With anvil installed (a dev dependency) it also runs a local chain as the demo app's chain 1
+ * and funds every in-app wallet of the demo app there (scripts/demo-chain.ts), so the page's
+ * Send works; LATCH_DEMO_CHAIN=off runs the demo without it. Ctrl-C stops everything, anvil too.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { startServer } from '@latch/server'
 import {
+  getChain,
   type LoginMethod,
   OAUTH_PROVIDERS,
   type OAuthProvider,
   type ServerAppConfig,
 } from '@latch/shared'
 import { buildFrontendOnce } from '../e2e/src/build.ts'
-import { startHostServer } from '../e2e/src/host-server.ts'
+import { type DemoPageConfig, startHostServer } from '../e2e/src/host-server.ts'
 import { serveLatch } from '../server/src/ops/serve.ts'
+import { ANVIL_ACCOUNTS } from '../server/src/testing/anvil.ts'
+import { DEMO_CHAIN_ID, startDemoChain, startFunder } from './demo-chain.ts'
 
 const DEMO_APP_FILE = 'demo-app.json'
 
@@ -73,15 +78,25 @@ function demoOAuth(env: NodeJS.ProcessEnv = process.env): {
   return { providers: OAUTH_PROVIDERS.filter((p) => oauth[p]), oauth }
 }
 
-/** The demo app of an earlier start (kept current with the host origin), or a new one. */
-async function demoApp(admin: Admin, dataDir: string, hostUrl: string): Promise<ServerAppConfig> {
+/**
+ * The demo app of an earlier start (kept current with the host origin and this start's chain),
+ * or a new one. Wallet and e-mail login are on as on any new app, SMS too (codes in the log).
+ */
+async function demoApp(
+  admin: Admin,
+  dataDir: string,
+  hostUrl: string,
+  chainUrl: string | null,
+): Promise<ServerAppConfig> {
   const file = join(dataDir, DEMO_APP_FILE)
   const social = demoOAuth()
   if (social.providers.length > 0) say(`social sign-in: ${social.providers.join(', ')}`)
   const settings = {
     allowedOrigins: [hostUrl],
-    loginMethods: ['email', 'sms', ...social.providers] as LoginMethod[],
+    loginMethods: ['wallet', 'email', 'sms', ...social.providers] as LoginMethod[],
     ...(social.providers.length > 0 ? { oauth: social.oauth } : {}),
+    // Without a chain, an earlier start's anvil (long gone) must not stay the app's RPC.
+    rpcUrls: { [String(DEMO_CHAIN_ID)]: chainUrl },
   }
   if (existsSync(file)) {
     try {
@@ -91,7 +106,11 @@ async function demoApp(admin: Admin, dataDir: string, hostUrl: string): Promise<
       say(`the demo app in ${file} could not be reused (${String(error)}); creating a new one`)
     }
   }
-  const app = await admin.createApp({ name: 'Latch demo', ...settings })
+  const app = await admin.createApp({
+    name: 'Latch demo',
+    ...settings,
+    rpcUrls: chainUrl ? { [String(DEMO_CHAIN_ID)]: chainUrl } : {},
+  })
   mkdirSync(dataDir, { recursive: true })
   writeFileSync(file, `${JSON.stringify({ id: app.id }, null, 2)}\n`)
   return app
@@ -161,6 +180,20 @@ async function main(): Promise<void> {
     say(`API        ${api.url}`)
     say(`modal      ${latch.modal.url}  (sdk.js, latch.js)`)
 
+    const chain = await startDemoChain(say)
+    if (chain) stops.push({ name: 'local chain (anvil)', stop: () => chain.stop() })
+    const recipient = ANVIL_ACCOUNTS[1].address
+    const demo: DemoPageConfig = {
+      chain: chain
+        ? {
+            id: chain.chainId,
+            name: getChain(chain.chainId)?.name ?? `chain ${chain.chainId}`,
+            funding: '1 ETH',
+            recipient,
+          }
+        : null,
+    }
+
     let appId = ''
     const host = await startHostServer({
       modalUrl,
@@ -168,11 +201,18 @@ async function main(): Promise<void> {
       get appId() {
         return appId
       },
+      demo,
     })
     stops.push({ name: 'demo host page', stop: () => host.close() })
-    const app = await demoApp(api.admin, dataDir, host.url)
+    const app = await demoApp(api.admin, dataDir, host.url, chain?.url ?? null)
     appId = app.id
     say(`demo app   ${app.id} (${app.name}), allowed on ${host.url}`)
+    if (chain) {
+      const funder = await startFunder({ deps: api.deps, appId: app.id, anvil: chain, say })
+      stops.push({ name: 'wallet funder', stop: () => funder.close() })
+      say(`chain      ${chain.url} (anvil as chain ${chain.chainId})`)
+      say(`funder     ${funder.url} (every in-app wallet gets 1 ETH, told by a signed webhook)`)
+    }
     say('')
     say(`Open ${host.url}/ and click Sign in (inline variant: ${host.url}/inline).`)
     say(

@@ -1,6 +1,72 @@
-// The demo host page: shows the signed-in user and drives the Latch SDK from a few buttons.
+// The demo host page: shows the signed-in user and drives every call of the Latch SDK from a
+// button, each result in the 'Last result' live region.
 const userEl = document.querySelector('[data-testid="user"]')
 const statusEl = document.querySelector('[data-testid="status"]')
+const chainEl = document.querySelector('[data-testid="chain"]')
+const unlinkEl = document.getElementById('unlink-account')
+
+/** 0.001 ETH, what 'Send' pays. */
+const SEND_VALUE = '0x38d7ea4c68000'
+const SIGN_TEXT = 'Hello from the Latch demo'
+
+/** What `npm start` tells the page (host-server.ts); absent on the e2e specs' pages. */
+function demoConfig() {
+  const el = document.getElementById('demo-config')
+  if (!el) return undefined
+  try {
+    return JSON.parse(el.textContent ?? '')
+  } catch {
+    return undefined
+  }
+}
+const config = demoConfig()
+
+function showChain() {
+  if (!config) {
+    chainEl.remove()
+    return
+  }
+  const chain = config.chain
+  chainEl.textContent = chain
+    ? `Send uses a local chain on this machine (anvil, as ${chain.name}, chain ${chain.id}): each in-app wallet gets ${chain.funding} there a moment after it is created, and Send pays 0.001 ETH to ${chain.recipient}.`
+    : 'Send needs a chain: npm start runs a local one when anvil is installed (npm install installs it), then restart npm start.'
+}
+
+/** JSON that survives the bigints a receipt may carry. */
+const json = (value) =>
+  JSON.stringify(value ?? null, (_key, v) => (typeof v === 'bigint' ? v.toString() : v))
+
+/** An account as unlink() takes it, and how the list names it. */
+function unlinkTarget(account) {
+  if (account.type === 'email')
+    return [{ type: 'email', address: account.address }, account.address]
+  if (account.type === 'phone') return [{ type: 'phone', number: account.number }, account.number]
+  if (account.type === 'wallet') {
+    // The in-app wallet cannot be unlinked.
+    if (account.walletClient === 'latch') return null
+    return [{ type: 'wallet', address: account.address }, `wallet ${account.address}`]
+  }
+  if (typeof account.subject === 'string') {
+    const name = account.email ?? account.username ?? account.name ?? account.subject
+    return [
+      { type: account.type, subject: account.subject },
+      `${account.type.replace('_oauth', '')} ${name}`,
+    ]
+  }
+  return null
+}
+
+function showUnlinkable(user) {
+  const options = (user?.linkedAccounts ?? []).map(unlinkTarget).filter(Boolean)
+  unlinkEl.replaceChildren(
+    ...options.map(([target, label]) => {
+      const option = document.createElement('option')
+      option.value = JSON.stringify(target)
+      option.textContent = label
+      return option
+    }),
+  )
+}
 
 function describe(error) {
   if (error && typeof error === 'object') {
@@ -23,10 +89,12 @@ function waitForLatch(timeoutMs) {
 }
 
 async function main() {
+  showChain()
   const latch = await waitForLatch(10_000)
   const showUser = async () => {
     const user = await latch.getUser()
     userEl.textContent = JSON.stringify(user, null, 2)
+    showUnlinkable(user)
   }
   const report = (text) => {
     statusEl.textContent = text
@@ -34,7 +102,7 @@ async function main() {
   const run = async (label, action) => {
     try {
       const result = await action()
-      report(`${label}: ${typeof result === 'string' ? result : JSON.stringify(result ?? null)}`)
+      report(`${label}: ${typeof result === 'string' ? result : json(result)}`)
     } catch (error) {
       report(`${label} failed: ${describe(error)}`)
     }
@@ -51,11 +119,57 @@ async function main() {
   latch.on('user', () => showUser().catch(() => {}))
   latch.on('logout', () => showUser().catch(() => {}))
 
+  const send = async () => {
+    if (config && !config.chain) {
+      throw new Error('Send needs a chain: install anvil and restart npm start')
+    }
+    const user = await latch.getUser()
+    const to = config?.chain?.recipient ?? user?.wallet?.address
+    const chainId = config?.chain?.id
+    const receipt = await latch.sendTransaction({
+      to,
+      value: SEND_VALUE,
+      ...(chainId ? { chainId } : {}),
+    })
+    const { status, transactionHash, blockNumber, from } = receipt
+    return { status, transactionHash, blockNumber, from, to: receipt.to }
+  }
+  const askProvider = async () => {
+    const provider = await latch.getEthereumProvider()
+    const accounts = await provider.request({ method: 'eth_accounts' })
+    const chainId = await provider.request({ method: 'eth_chainId' })
+    if (!accounts.length) return { accounts, chainId }
+    const wei = BigInt(
+      await provider.request({ method: 'eth_getBalance', params: [accounts[0], 'latest'] }),
+    )
+    return { accounts, chainId, balance: `${Number(wei) / 1e18} ETH` }
+  }
+  const unlink = () => {
+    if (!unlinkEl.value) throw new Error('No account to unlink: link one first')
+    return latch.unlink(JSON.parse(unlinkEl.value))
+  }
+
   const actions = {
     'link-email': () => run('link email', () => latch.link('email')),
     'link-phone': () => run('link phone', () => latch.link('phone')),
     token: () => run('access token', () => latch.getAccessToken()),
     logout: () => run('logout', () => latch.logout()),
+    unlink: () => run('unlink', unlink),
+    connect: () => run('connect wallet', () => latch.connectWallet()),
+    fork: () => run('fork session', () => latch.forkSession()),
+    'create-wallet': () => run('create wallet', () => latch.createWallet()),
+    'recover-wallet': () => run('recover wallet', () => latch.recoverWallet()),
+    sign: () => run('sign message', () => latch.signMessage(SIGN_TEXT)),
+    send: () => run('send transaction', send),
+    export: () =>
+      run('export wallet', async () => {
+        await latch.exportWallet()
+        return 'the key was shown, then closed'
+      }),
+    provider: () => run('provider', askProvider),
+  }
+  for (const kind of ['wallet', 'google', 'twitter', 'discord', 'github', 'apple']) {
+    actions[`link-${kind}`] = () => run(`link ${kind}`, () => latch.link(kind))
   }
   // The one-line script wires [data-latch-login] itself; the ESM entry (inline page) does not.
   if (document.getElementById('latch-inline')) {

@@ -60,4 +60,25 @@ describe('demo host page server', () => {
     expect(await js.text()).toContain('window.latch')
     expect(await (await get('/foreign')).text()).toContain('window.attack')
   })
+
+  test('behavior: npm start\'s settings reach the page as inert JSON; a "<" cannot end its block', async () => {
+    expect(await (await get('/')).text()).not.toContain('demo-config')
+    const recipient = '</script><script>alert(1)</script>'
+    const demo = await startHostServer({
+      modalUrl: MODAL,
+      appId: APP_ID,
+      demo: { chain: { id: 1, name: 'Ethereum', funding: '1 ETH', recipient } },
+    })
+    try {
+      const html = await (await fetch(`http://127.0.0.1:${demo.port}/`)).text()
+      const block = /<script type="application\/json" id="demo-config">(.*?)<\/script>/.exec(html)
+      expect(block?.[1]).not.toContain('<')
+      expect(JSON.parse(block?.[1] ?? '')).toEqual({
+        chain: { id: 1, name: 'Ethereum', funding: '1 ETH', recipient },
+      })
+      expect(html).not.toContain('%')
+    } finally {
+      await demo.close()
+    }
+  })
 })

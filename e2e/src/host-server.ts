@@ -30,6 +30,15 @@ export interface HostServerOptions {
   publicHost?: string
   /** A Content-Security-Policy the pages are served with (what `latch csp` prints). */
   csp?: string
+  /**
+   * What `npm start` tells its page (demo.js reads it): the chain "Send" uses, or null when the
+   * demo runs without one. The e2e specs pass nothing and the page says nothing of a chain.
+   */
+  demo?: DemoPageConfig
+}
+
+export interface DemoPageConfig {
+  chain: { id: number; name: string; funding: string; recipient: string } | null
 }
 
 export interface HostServer {
@@ -74,6 +83,14 @@ async function renderPage(options: HostServerOptions, appId: string, inline: boo
       inline ? `<div id="${INLINE_PARENT_ID}" data-testid="inline-parent"></div>` : '',
     )
     .replace('%LATCH_SCRIPT%', latchScript(options.modalUrl, appId, inline))
+    .replace('%DEMO_CONFIG%', demoConfig(options.demo))
+}
+
+/** The demo's settings as data, never run: a JSON block, `<` escaped so it cannot end it. */
+function demoConfig(demo: DemoPageConfig | undefined): string {
+  if (!demo) return ''
+  const json = JSON.stringify(demo).replaceAll('<', '\\u003c')
+  return `<script type="application/json" id="demo-config">${json}</script>`
 }
 
 function send(

@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { createHmac, randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Browser } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { type Hex, recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { expectAccessible } from './axe.ts'
-import { demoUser, enterCode, newEmail, submitEmail, visit } from './flows.ts'
+import { demoUser, enterCode, newEmail, screen, submitEmail, visit } from './flows.ts'
 import { freePort, launchChromium, WAIT_MS, withTimeout } from './harness.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -68,7 +70,10 @@ const START_ATTEMPTS = 3
  * the machine's workers) may take one meanwhile. Such a start fails with EADDRINUSE; it is
  * retried on new ports, up to START_ATTEMPTS times. Any other failure fails the test.
  */
-async function startOnFreePorts(dataDir: string): Promise<Running> {
+async function startOnFreePorts(
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<Running> {
   for (let attempt = 1; ; attempt++) {
     const ports = { api: await freePort(), modal: await freePort(), host: await freePort() }
     const started = start({
@@ -76,6 +81,7 @@ async function startOnFreePorts(dataDir: string): Promise<Running> {
       LATCH_MODAL_PORT: String(ports.modal),
       LATCH_HOST_PORT: String(ports.host),
       LATCH_DATA_DIR: dataDir,
+      ...env,
     })
     running.push(started)
     try {
@@ -104,16 +110,82 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  for (const s of running) if (s.child.exitCode === null) s.child.kill('SIGKILL')
+  // SIGINT first, so a start left running by a failure stops its anvil too.
+  for (const s of running) {
+    if (s.child.exitCode === null) await stop(s).catch(() => s.child.kill('SIGKILL'))
+  }
   await browser?.close()
   await rm(dataDir, { recursive: true, force: true })
 })
 
-test('behavior: npm start serves the demo, a person signs in with the code from the log, Ctrl-C stops it, the demo app is kept', async () => {
+/** One JSON-RPC call to the demo's anvil, as any client of the chain would make it. */
+async function chainCall<T>(url: string, method: string, params: unknown[]): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(WAIT_MS),
+  })
+  return ((await res.json()) as { result: T }).result
+}
+
+const balanceOf = async (chain: string, address: string) =>
+  BigInt(await chainCall<string>(chain, 'eth_getBalance', [address, 'latest']))
+
+/** The demo page's 'Last result' once it starts with `label: `; the rest of it. */
+async function result(page: Page, label: string): Promise<string> {
+  const status = page.getByTestId('status')
+  await expect
+    .poll(() => status.textContent(), { timeout: 2 * WAIT_MS })
+    .toMatch(new RegExp(`^${label}( failed)?: `))
+  const text = (await status.textContent()) ?? ''
+  expect(text.startsWith(`${label} failed`), text).toBe(false)
+  return text.slice(label.length + 2)
+}
+
+/**
+ * A `wallet.created` delivery for `address` that Latch did not send: unsigned, or signed as the
+ * Standard Webhooks scheme says under a secret that is not the demo endpoint's.
+ */
+function forgedWalletCreated(url: string, address: string, secret?: string): Promise<Response> {
+  const id = `msg_${randomBytes(8).toString('hex')}`
+  const timestamp = Math.floor(Date.now() / 1000)
+  const body = JSON.stringify({
+    type: 'wallet.created',
+    timestamp: new Date().toISOString(),
+    data: { wallet: { type: 'wallet', address, walletClient: 'latch' } },
+  })
+  const headers: Record<string, string> = { 'content-type': 'application/json' }
+  if (secret) {
+    const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64')
+    const mac = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')
+    Object.assign(headers, {
+      'webhook-id': id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': `v1,${mac}`,
+    })
+  }
+  return fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(WAIT_MS) })
+}
+
+const ETHER = 10n ** 18n
+const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
+const SIGN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
+
+test('behavior: npm start serves the demo, a person signs in with the code from the log, creates a wallet the demo funds on its anvil and sends from it, Ctrl-C stops it and anvil; the demo app is kept, and without a chain the page says send needs one', async () => {
   const { started: first, ports, demoUrl } = await startOnFreePorts(dataDir)
   const { api, modal, host } = ports
   expect(demoUrl).toBe(`http://localhost:${host}/`)
   const [, appId] = await waitForOutput(first, /demo app\s+(\S{25}) /, 1000)
+  const [, chain] = await waitForOutput(first, /chain\s+(http:\/\/127\.0\.0\.1:\d+) \(anvil/, 1000)
+  const [, funder] = await waitForOutput(first, /funder\s+(http:\/\/127\.0\.0\.1:\d+\/\S+) /, 1000)
+  if (!chain || !funder) throw new Error('no chain or funder in the log')
+  // Only Latch's signed webhook makes the demo pay: a forged one is refused, nothing is paid.
+  const stranger = '0x000000000000000000000000000000000000dEaD'
+  for (const secret of [undefined, `whsec_${randomBytes(32).toString('base64')}`]) {
+    expect((await forgedWalletCreated(funder, stranger, secret)).status).toBe(401)
+  }
+  expect(await balanceOf(chain, stranger)).toBe(0n)
   // The wallet frame is built too: its page answers with its CSP instead of 503.
   const frame = await fetch(`http://127.0.0.1:${api}/apps/${appId}/embedded-wallets`, {
     signal: AbortSignal.timeout(WAIT_MS),
@@ -133,21 +205,87 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
   await page.getByTestId('sign-in').click()
   await visit({ page, modal: modalFrame }, 'LANDING')
   const email = newEmail('person')
+  // Wallet login is on (the server default), listed first: the e-mail section opens on a click.
+  await modalFrame.getByTestId('section-email-toggle').click()
   await submitEmail(modalFrame, email)
   // No SMTP_URL: the server prints the code to the log.
   const escaped = email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
   const [, code] = await waitForOutput(first, new RegExp(`${escaped}\\D*(\\d{6})`), WAIT_MS)
   await enterCode(modalFrame, code as string)
   await demoUser(page, (u) => u?.email?.address === email)
+
+  // The page's buttons: a new wallet, funded by the demo on its chain, sends 0.001 ETH.
+  expect(await page.getByTestId('chain').textContent()).toContain('local chain on this machine')
+  await page.getByTestId('create-wallet').click()
+  const { address } = JSON.parse(await result(page, 'create wallet')) as { address: string }
+  await expect.poll(() => balanceOf(chain, address), { timeout: 2 * WAIT_MS }).toBe(ETHER)
+  await page.getByTestId('provider').click()
+  expect(JSON.parse(await result(page, 'provider'))).toEqual({
+    accounts: [address],
+    chainId: '0x1',
+    balance: '1 ETH',
+  })
+  await page.getByTestId('send-transaction').click()
+  const hp = { page, modal: modalFrame }
+  await visit(hp, SEND)
+  const send = screen(modalFrame, SEND)
+  const button = send.getByRole('button', { name: 'Send ETH' })
+  await expect.poll(() => button.isEnabled(), { timeout: WAIT_MS }).toBe(true)
+  await button.click()
+  await send.getByRole('heading', { name: 'Transaction complete!' }).waitFor()
+  await send.getByRole('button', { name: 'All Done' }).click()
+  const receipt = JSON.parse(await result(page, 'send transaction')) as {
+    status: number
+    transactionHash: string
+    from: string
+  }
+  expect(receipt.status).toBe(1)
+  expect(receipt.from.toLowerCase()).toBe(address.toLowerCase())
+  const onChain = await chainCall<{ status: string }>(chain, 'eth_getTransactionReceipt', [
+    receipt.transactionHash,
+  ])
+  expect(onChain.status).toBe('0x1')
+  // More of the page's buttons, each answering in the live region: the wallet is usable here
+  // (recover answers at once), a message is signed by it, and a kind the app does not enable
+  // is refused there with its error.
+  await page.getByTestId('recover-wallet').click()
+  expect(JSON.parse(await result(page, 'recover wallet'))).toMatchObject({ address })
+  await page.getByTestId('sign-message').click()
+  await visit(hp, SIGN)
+  await screen(modalFrame, SIGN).getByRole('button', { name: 'Sign and continue' }).click()
+  const signature = (await result(page, 'sign message')) as Hex
+  const message = 'Hello from the Latch demo'
+  expect((await recoverMessageAddress({ message, signature })).toLowerCase()).toBe(
+    address.toLowerCase(),
+  )
+  await page.getByTestId('link-google').click()
+  await expect
+    .poll(() => page.getByTestId('status').textContent(), { timeout: WAIT_MS })
+    .toMatch(/^link google failed: method_not_available: /)
+  await expectAccessible(page, 'the demo page of npm start with results')
   await context.close()
 
   expect(await stop(first)).toBe(0)
   expect(first.output()).toContain('SIGINT: stopping')
+  // anvil stopped with it.
+  await expect(chainCall(chain, 'eth_chainId', [])).rejects.toThrow()
 
   // The next start finds the same demo app in the data folder (kept current with the demo
-  // page's origin, should the ports differ).
-  const { started: second } = await startOnFreePorts(dataDir)
+  // page's origin, should the ports differ). Without a chain it runs, and its page says Send
+  // needs one.
+  const again = await startOnFreePorts(dataDir, { LATCH_DEMO_CHAIN: 'off' })
+  const second = again.started
   const [, appIdAgain] = await waitForOutput(second, /demo app\s+(\S{25}) /, 1000)
   expect(appIdAgain).toBe(appId)
+  expect(second.output()).toContain('send needs a chain')
+  expect(second.output()).not.toMatch(/funder\s+http/)
+  const plain = await browser?.newPage()
+  if (!plain) throw new Error('no browser')
+  await plain.goto(again.demoUrl)
+  await expect
+    .poll(() => plain.getByTestId('chain').textContent(), { timeout: WAIT_MS })
+    .toMatch(/^Send needs a chain: /)
+  await expectAccessible(plain, 'the demo page of npm start without a chain')
+  await plain.close()
   expect(await stop(second)).toBe(0)
 }, 300_000)
