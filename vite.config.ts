@@ -45,6 +45,9 @@ export default defineConfig({
           environment: 'jsdom',
           // Unmounts what each test rendered and stops the file's timers before jsdom goes.
           setupFiles: ['src/test/setup.ts'],
+          // A bound, not a speed goal: property tests and screens that wait out SPEC's timers
+          // take seconds on a quiet machine and several times that beside browsers.
+          testTimeout: 20_000,
         },
       },
       {
