@@ -11,6 +11,7 @@ import { ANALYTICS_EVENTS, LOGIN_METHODS, OAUTH_PROVIDERS } from './constants.ts
 import {
   ADDRESS_PATTERN,
   HTTP_URL_RULES,
+  type WalletAddPasskeyParams,
   type WalletConfirmForkParams,
   type WalletConnectParams,
   type WalletCreateParams,
@@ -98,9 +99,11 @@ export const transactionUIOptionsSchema: z.ZodMiniType<TransactionUIOptions> = z
 const accessToken = nonEmpty(8192)
 const recoveryPin = z.optional(short(64))
 
+const recoveryMethod = z.optional(z.literal('passkey'))
 export const walletCreateSchema: z.ZodMiniType<WalletCreateParams> = z.object({
   accessToken,
   recoveryPin,
+  recoveryMethod,
 })
 export const walletConnectSchema: z.ZodMiniType<WalletConnectParams> = z.object({
   address,
@@ -110,6 +113,11 @@ export const walletRecoverSchema: z.ZodMiniType<WalletRecoverParams> = z.object(
   address,
   accessToken,
   recoveryPin,
+  recoveryMethod,
+})
+export const walletAddPasskeySchema: z.ZodMiniType<WalletAddPasskeyParams> = z.object({
+  address,
+  accessToken,
 })
 export const walletConfirmForkSchema: z.ZodMiniType<WalletConfirmForkParams> = z.object({
   accessToken,

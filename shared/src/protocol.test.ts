@@ -30,6 +30,7 @@ test('behavior: wallet frame message names', () => {
     'latch:wallet:recover',
     'latch:wallet:rpc',
     'latch:wallet:confirm-fork',
+    'latch:wallet:add-passkey',
   ])
 })
 

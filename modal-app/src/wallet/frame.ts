@@ -88,6 +88,7 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
     [WALLET_MESSAGES.recover]: bounded(WALLET_MESSAGES.recover),
     [WALLET_MESSAGES.rpc]: bounded(WALLET_MESSAGES.rpc),
     [WALLET_MESSAGES.confirmFork]: bounded(WALLET_MESSAGES.confirmFork),
+    [WALLET_MESSAGES.addPasskey]: bounded(WALLET_MESSAGES.addPasskey),
   }
 }
 
