@@ -144,18 +144,21 @@ const oprfElement = hexBytes(32)
 /** AES-256-GCM of a share: 12-byte IV, 33-byte share, 16-byte tag. */
 const sealedShare = hexBytes(12 + 33 + 16)
 export const walletAddressBody = z.object({ address })
-/**
- * A recovery share sealed in the wallet frame under a key derived from a passkey's PRF output
- * (wallet-frame/src/passkey.ts): the credential's id (base64url), the PRF salt, the sealing.
- */
-const passkeySealing = {
-  credentialId: z
+/** A WebAuthn credential id in base64url. */
+const credentialId = /* @__NO_SIDE_EFFECTS__ */ () =>
+  z
     .string()
-    .regex(/^[A-Za-z0-9_-]{16,1366}$/, 'must be a credential id in base64url (16 to 1023 bytes)'),
+    .regex(/^[A-Za-z0-9_-]{16,1366}$/, 'must be a credential id in base64url (16 to 1023 bytes)')
+/**
+ * A share sealed in the wallet frame under a key derived from a passkey's PRF output
+ * (wallet-frame/src/passkey.ts): the credential's id, the PRF salt, the sealing.
+ */
+export const walletPasskeyAddBody = z.object({
+  address,
+  credentialId: credentialId(),
   salt: hexBytes(32),
   ciphertext: sealedShare,
-}
-export const walletPasskeyAddBody = z.object({ address, ...passkeySealing })
+})
 export const walletPasscodeBeginBody = z.object({ blinded: oprfElement })
 export const walletCreateBody = z.object({
   address,
@@ -175,7 +178,12 @@ export const walletCreateBody = z.object({
       /** What /wallets/passcode/begin answered: names the OPRF key the passcode was bound to. */
       ticket: z.string().min(1).max(512),
     }),
-    z.object({ method: z.literal('passkey'), ...passkeySealing }),
+    z.object({
+      method: z.literal('passkey'),
+      credentialId: credentialId(),
+      salt: hexBytes(32),
+      ciphertext: sealedShare,
+    }),
   ]),
   /** The new key's proof of possession (wallet-proof.ts): the challenge and the signature. */
   proof: z.object({

@@ -179,6 +179,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "walletFramePath",
       "walletPasscodeBeginBody",
       "walletPasskeyAddBody",
+      "walletPasskeyOptionsSchema",
       "walletRecoverSchema",
       "walletRpcSchema",
       "walletVerifyBody",

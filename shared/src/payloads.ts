@@ -15,6 +15,7 @@ import {
   type WalletConfirmForkParams,
   type WalletConnectParams,
   type WalletCreateParams,
+  type WalletPasskeyOptionsParams,
   type WalletRecoverParams,
   type WalletRpcParams,
 } from './protocol.ts'
@@ -100,10 +101,12 @@ const accessToken = nonEmpty(8192)
 const recoveryPin = z.optional(short(64))
 
 const recoveryMethod = z.optional(z.literal('passkey'))
+const credentialId = z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{16,1366}$/)))
 export const walletCreateSchema: z.ZodMiniType<WalletCreateParams> = z.object({
   accessToken,
   recoveryPin,
   recoveryMethod,
+  credentialId,
 })
 export const walletConnectSchema: z.ZodMiniType<WalletConnectParams> = z.object({
   address,
@@ -117,6 +120,10 @@ export const walletRecoverSchema: z.ZodMiniType<WalletRecoverParams> = z.object(
 })
 export const walletAddPasskeySchema: z.ZodMiniType<WalletAddPasskeyParams> = z.object({
   address,
+  accessToken,
+  credentialId,
+})
+export const walletPasskeyOptionsSchema: z.ZodMiniType<WalletPasskeyOptionsParams> = z.object({
   accessToken,
 })
 export const walletConfirmForkSchema: z.ZodMiniType<WalletConfirmForkParams> = z.object({

@@ -31,6 +31,7 @@ test('behavior: wallet frame message names', () => {
     'latch:wallet:rpc',
     'latch:wallet:confirm-fork',
     'latch:wallet:add-passkey',
+    'latch:wallet:passkey-options',
   ])
 })
 

@@ -67,6 +67,8 @@ export const WALLET_MESSAGES = {
   confirmFork: 'latch:wallet:confirm-fork',
   /** Seals this device's share under a passkey (a recovery method added to an existing wallet). */
   addPasskey: 'latch:wallet:add-passkey',
+  /** The RP ID and name for a passkey the modal registers for the frame. */
+  passkeyOptions: 'latch:wallet:passkey-options',
 } as const
 
 /**
@@ -269,6 +271,12 @@ export interface WalletCreateParams {
   recoveryPin?: string
   /** 'passkey': the recovery share is sealed under a passkey's PRF output (no recoveryPin then). */
   recoveryMethod?: 'passkey'
+  /**
+   * The passkey to seal under (base64url id), registered by the modal without any PRF input
+   * (Chromium refuses `create` in a cross-origin frame without the frame's own click); the
+   * frame then asks it for the PRF output itself. Absent: the frame registers one.
+   */
+  credentialId?: string
 }
 export interface WalletConnectParams {
   address: Hex
@@ -284,6 +292,16 @@ export interface WalletRecoverParams {
 export interface WalletAddPasskeyParams {
   address: Hex
   accessToken: string
+  /** As WalletCreateParams.credentialId. */
+  credentialId?: string
+}
+export interface WalletPasskeyOptionsParams {
+  accessToken: string
+}
+/** What the modal needs to register a passkey for the frame: nothing secret. */
+export interface WalletPasskeyOptions {
+  rpId: string
+  rpName: string
 }
 export interface WalletConfirmForkParams {
   accessToken: string
@@ -312,6 +330,9 @@ export interface WalletMethods {
    * ceremony itself and answers the address only (never PRF output, key or share).
    */
   [WALLET_MESSAGES.addPasskey](params: WalletAddPasskeyParams): Promise<{ address: Hex }>
+  [WALLET_MESSAGES.passkeyOptions](
+    params: WalletPasskeyOptionsParams,
+  ): Promise<WalletPasskeyOptions>
 }
 
 // Kept in their own module so a bundle that needs only these leaves zod out (host SDK budget).

@@ -15,6 +15,7 @@ import {
   walletConfirmForkSchema,
   walletConnectSchema,
   walletCreateSchema,
+  walletPasskeyOptionsSchema,
   walletRecoverSchema,
   walletRpcSchema,
 } from '@latch/shared'
@@ -93,6 +94,10 @@ function start(origin: string): void {
     [WALLET_MESSAGES.addPasskey]: async (p) => {
       requireSecureContext()
       return core.addPasskey(checked(walletAddPasskeySchema, p))
+    },
+    [WALLET_MESSAGES.passkeyOptions]: async (p) => {
+      requireSecureContext()
+      return core.passkeyOptions(checked(walletPasskeyOptionsSchema, p))
     },
     // The wallet credential only this origin's own fetches carry is what makes the confirmation
     // the visitor's (a host page holding the token and the link cannot record it).

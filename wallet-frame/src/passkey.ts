@@ -133,6 +133,9 @@ const CEREMONY_MS = 50_000
 /** A WebAuthn failure as the catalogue's: cancelled or timed out says so, never a raw DOMException. */
 function ceremonyError(e: unknown): LatchError {
   if (isLatchError(e)) return e
+  // The DOMException's name and text say which (NotAllowedError, SecurityError, …); the modal
+  // hears only passkey_failed.
+  console.warn('Latch wallet frame: the passkey ceremony failed', e)
   return LatchError.of('passkey_failed', { cause: e })
 }
 

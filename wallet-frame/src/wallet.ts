@@ -145,7 +145,12 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
    * Registers a passkey for `address` and seals `share` under its PRF output. The PRF output is
    * zeroed once used; only the credential id, the salt and the sealing leave this function.
    */
-  async function sealUnderNewPasskey(address: string, share: Uint8Array, accessToken: string) {
+  async function sealUnderPasskey(
+    address: string,
+    share: Uint8Array,
+    accessToken: string,
+    credentialId: string | undefined,
+  ) {
     const options = await api<WalletPasskeyOptionsResponse>(
       '/wallets/passkey/options',
       {},
@@ -154,12 +159,15 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
     // Per wallet and random, released only behind the wallet routes' gates: a page of another
     // subdomain of the RP ID, which may run its own ceremony, cannot name the salt to ask for.
     const salt = crypto.getRandomValues(new Uint8Array(32))
-    const result: PrfResult = await authenticator().create({
-      rpId: options.rpId,
-      rpName: options.rpName,
-      userName: passkeyName(address),
-      salt,
-    })
+    const result: PrfResult =
+      credentialId === undefined
+        ? await authenticator().create({
+            rpId: options.rpId,
+            rpName: options.rpName,
+            userName: passkeyName(address),
+            salt,
+          })
+        : await authenticator().get({ rpId: options.rpId, credentials: [{ credentialId, salt }] })
     try {
       const ciphertext = await sealWithPasskey(result.prf, share, {
         userId: options.userId,
@@ -216,6 +224,7 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
       accessToken,
       recoveryPin,
       recoveryMethod,
+      credentialId,
     }: WalletCreateParams): Promise<{ address: Hex }> {
       if (recoveryMethod === 'passkey' && recoveryPin !== undefined) {
         throw LatchError.of('invalid_request_arguments')
@@ -235,7 +244,12 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
         const shares = await splitKey(key)
         let recovery: Record<string, string>
         if (recoveryMethod === 'passkey') {
-          const sealing = await sealUnderNewPasskey(address, shares.recovery, accessToken)
+          const sealing = await sealUnderPasskey(
+            address,
+            shares.recovery,
+            accessToken,
+            credentialId,
+          )
           recovery = { method: 'passkey', ...sealing }
         } else if (recoveryPin === undefined) {
           const recoveryKey = crypto.getRandomValues(new Uint8Array(32))
@@ -335,7 +349,25 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
      * Adds passkey recovery to a wallet usable on this device: the device's own share (with the
      * auth share it rebuilds the key, checked first) is sealed under a new passkey.
      */
-    async addPasskey({ address, accessToken }: { address: Hex; accessToken: string }) {
+    /** The RP ID and name a passkey for this wallet is registered under (nothing secret). */
+    async passkeyOptions({ accessToken }: { accessToken: string }) {
+      const { rpId, rpName } = await api<WalletPasskeyOptionsResponse>(
+        '/wallets/passkey/options',
+        {},
+        accessToken,
+      )
+      return { rpId, rpName }
+    },
+
+    async addPasskey({
+      address,
+      accessToken,
+      credentialId,
+    }: {
+      address: Hex
+      accessToken: string
+      credentialId?: string
+    }) {
       const device = store.get(address)
       if (!device) throw LatchError.of('wallet_not_on_device')
       const { authShare } = await api<WalletSharesResponse>(
@@ -344,7 +376,7 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
         accessToken,
       )
       await check([device, fromHex(authShare)], address)
-      const sealing = await sealUnderNewPasskey(address, device, accessToken)
+      const sealing = await sealUnderPasskey(address, device, accessToken, credentialId)
       await api('/wallets/passkey/add', { address, ...sealing }, accessToken)
       return { address }
     },

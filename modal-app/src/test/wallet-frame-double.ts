@@ -132,6 +132,10 @@ export function walletFrameDouble(
       if (!double.device.has(params.address)) throw LatchError.of('wallet_not_on_device')
       return { address: params.address }
     },
+    async 'latch:wallet:passkey-options'(params) {
+      enter('latch:wallet:passkey-options', params)
+      return { rpId: 'localhost', rpName: 'Test app' }
+    },
   }
   // Through the shared serialization, as penpal carries the frame's answers.
   double.frame = remoteMethods<WalletMethods>(exposeMethods(methods))

@@ -67,6 +67,7 @@ function frameOnDevice(): void {
     'latch:wallet:rpc': (p) => base['latch:wallet:rpc'](p),
     'latch:wallet:confirm-fork': (p) => base['latch:wallet:confirm-fork'](p),
     'latch:wallet:add-passkey': (p) => base['latch:wallet:add-passkey'](p),
+    'latch:wallet:passkey-options': (p) => base['latch:wallet:passkey-options'](p),
   }
   provideWalletFrame(remoteMethods<WalletMethods>(exposeMethods(wallet)))
 }
