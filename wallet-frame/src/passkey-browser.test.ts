@@ -171,6 +171,44 @@ test('behavior: create with passkey recovery; a new device with the synced passk
   await phone.context.close()
 })
 
+test('behavior: passkey recovery added to a passcode wallet; the new device recovers with the passkey, no passcode', async () => {
+  const phone = await device()
+  const auth = await h.signIn(phone.page, `add.${Date.now()}@example.com`)
+  const created = await h.call(phone.page, 'latch:wallet:create', {
+    accessToken: auth.token,
+    recoveryPin: 'Pk4dd3',
+  })
+  const address = created.ok?.address as string
+  const credentialId = await registerInModal(phone.page, auth.token)
+  const added = await h.call(phone.page, 'latch:wallet:add-passkey', {
+    address,
+    accessToken: auth.token,
+    credentialId,
+  })
+  expect(added).toEqual({ ok: { address } })
+
+  await phone.context.clearCookies()
+  await phone.cdp.send('Storage.clearDataForOrigin', { origin: h.apiOrigin, storageTypes: 'all' })
+  await h.open(phone.page)
+  await phone.page.waitForFunction(() => 'call' in window, undefined, { timeout: 10_000 })
+  const again = await h.signIn(phone.page, auth.user.email?.address ?? '')
+  expect(
+    (await h.call(phone.page, 'latch:wallet:connect', { address, accessToken: again.token })).error
+      ?.code,
+  ).toBe('wallet_not_on_device')
+  expect(
+    await h.call(phone.page, 'latch:wallet:recover', {
+      address,
+      accessToken: again.token,
+      recoveryMethod: 'passkey',
+    }),
+  ).toEqual({ ok: { address } })
+  expect(
+    (await h.call(phone.page, 'latch:wallet:connect', { address, accessToken: again.token })).ok,
+  ).toEqual({ address })
+  await phone.context.close()
+})
+
 test('refusal: an authenticator without PRF is refused with passkey_prf_unsupported, and no wallet is stored', async () => {
   const noPrf = await device(false)
   const auth = await h.signIn(noPrf.page, `noprf.${Date.now()}@example.com`)
