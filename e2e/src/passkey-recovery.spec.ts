@@ -6,11 +6,13 @@
  * screen, then on a "new device" with the synced passkey sign in, recover with the passkey (no
  * passcode) and sign. An authenticator without PRF is refused on screen, the passcode offered.
  */
-import type { Hex, WalletAccount } from '@latch/shared'
+import { API_PREFIX, type Hex, type WalletAccount } from '@latch/shared'
+import { fromHex, openWithPasskey } from '@latch/wallet-frame'
 import type { CDPSession, Page } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { expect, test } from 'vitest'
-import { expectOk, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
+import { recoverWithPasskey as sealingsOf } from '../../server/src/wallets/passkeys.ts'
+import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
 import { WAIT_MS, waitReady } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 import { expectInAppWallet, passcodeBoxes, SCREENS, walletApp, walletCall } from './wallet-flows.ts'
@@ -49,6 +51,70 @@ test('behavior: create with a passkey, then a new device with the synced passkey
     .getByRole('button', { name: 'Use a passkey instead' })
     .click()
   const wallet = expectInAppWallet(expectOk(await settle(pending, 'createWallet()')), 'passkey')
+
+  // The host page's script, same site and so the same RP ID: it may run its own ceremony with
+  // the very passkey and a salt of its choosing, and its fetch carries the wallet cookie. Its
+  // PRF output does not open the sealing (the salt is the frame's), and the route is closed to it.
+  const token = expectOk(await settle(latchCall<string>(hp.page, 'getAccessToken')))
+  const host = await hp.page.evaluate(
+    async ([url, appId, bearer, address]) => {
+      const credential = (await navigator.credentials.get({
+        publicKey: {
+          rpId: 'example.test',
+          challenge: crypto.getRandomValues(new Uint8Array(32)),
+          userVerification: 'required',
+          extensions: { prf: { eval: { first: new Uint8Array(32) } } },
+        } as PublicKeyCredentialRequestOptions,
+      })) as PublicKeyCredential
+      const results = credential.getClientExtensionResults() as {
+        prf?: { results?: { first?: ArrayBuffer } }
+      }
+      const first = results.prf?.results?.first
+      let fetched: string
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          credentials: 'include',
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${bearer}`,
+            'latch-app-id': appId,
+            'latch-client': 'latch-modal',
+          },
+          body: JSON.stringify({ address }),
+        })
+        fetched = `${res.status} ${await res.text()}`
+      } catch (e) {
+        // CORS admits the modal origin only: the browser does not even send it.
+        fetched = `blocked ${String(e)}`
+      }
+      return {
+        credentialId: credential.id,
+        prf: first ? Array.from(new Uint8Array(first)) : null,
+        fetched,
+      }
+    },
+    [`${h().apiUrl}${API_PREFIX}/wallets/passkey/recover`, app.id, token, wallet.address] as const,
+  )
+  expect(host.fetched).toMatch(/^(403 |blocked )/)
+  expect(host.fetched).not.toMatch(/ciphertext|salt|authShare/)
+  expect(host.prf).toHaveLength(32)
+  const row = await h()
+    .api.deps.db.selectFrom('wallets')
+    .select('user_id')
+    .where('app_id', '=', app.id)
+    .executeTakeFirstOrThrow()
+  const answer = await sealingsOf(h().api.deps, app.id, row.user_id, wallet.address, h().apiUrl)
+  const sealing = answer.passkeys.find((p) => p.credentialId === host.credentialId)
+  const sealed = sealing ? { ciphertext: fromHex(sealing.ciphertext), userId: answer.userId } : null
+  expect(sealed).not.toBeNull()
+  await expect(
+    openWithPasskey(new Uint8Array(host.prf ?? []), sealed?.ciphertext ?? new Uint8Array(), {
+      userId: sealed?.userId ?? '',
+      address: wallet.address,
+      credentialId: host.credentialId,
+    }),
+  ).rejects.toMatchObject({ code: 'embedded_wallet_error' })
 
   // The new device. CDP's getCredentials/addCredential copy a credential without its PRF secret
   // (the virtual authenticator answers no PRF output for the copy), so the device keeps the tab,
