@@ -112,6 +112,11 @@ describeBackends('wallet passkeys', (get) => {
       'passkey_failed',
     )
     expect(stranger.shares.size).toBe(0)
+    // Automatic recovery is not a way around the passkey.
+    const automatic = await frameRequest(s, appId, again.token)('/wallets/recover', { address })
+    expect(automatic.status).toBe(400)
+    expect(JSON.stringify(automatic.body)).toContain('This wallet is recovered with its passkey')
+    expect(JSON.stringify(automatic.body)).not.toMatch(/authShare|ciphertext/)
   })
 
   test('behavior: passkey recovery added to an automatic and to a passcode wallet; a new device recovers with it, no passcode', async () => {

@@ -469,7 +469,7 @@ export async function recoverLatch(
   if (recovery.method !== 'latch') {
     throw LatchError.of('invalid_recovery_pin', {
       status: 400,
-      message: 'This wallet is recovered with its passcode',
+      message: `This wallet is recovered with its ${recovery.method === 'passkey' ? 'passkey' : 'passcode'}`,
     })
   }
   if (!(await walletHandedOver(deps.db, sessionId))) {
