@@ -35,12 +35,9 @@ import {
   sealShare,
   stretch,
 } from './passcode.ts'
-import {
-  openWithPasskey,
-  type PasskeyAuthenticator,
-  type PrfResult,
-  sealWithPasskey,
-} from './passkey.ts'
+// Types only: the sealing is loaded when used, so the export page (which shares this file and
+// never seals) carries none of it.
+import type { PasskeyAuthenticator, PrfResult } from './passkey.ts'
 
 /** One authenticated POST to the API; answers the JSON body or throws its LatchError. */
 export type WalletApi = <T>(path: string, body: unknown, accessToken: string) => Promise<T>
@@ -169,6 +166,7 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
           })
         : await authenticator().get({ rpId: options.rpId, credentials: [{ credentialId, salt }] })
     try {
+      const { sealWithPasskey } = await import('./passkey.ts')
       const ciphertext = await sealWithPasskey(result.prf, share, {
         userId: options.userId,
         address,
@@ -206,6 +204,7 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
     try {
       const sealing = answer.passkeys.find((p) => p.credentialId === result.credentialId)
       if (!sealing) throw LatchError.of('passkey_failed')
+      const { openWithPasskey } = await import('./passkey.ts')
       share = await openWithPasskey(result.prf, fromHex(sealing.ciphertext), {
         userId: answer.userId,
         address,
