@@ -159,7 +159,7 @@ export async function recordEvents(
 /** An in-app wallet account as the server links it. */
 export function expectInAppWallet(
   wallet: WalletAccount | undefined,
-  recoveryMethod: 'latch' | 'user-passcode',
+  recoveryMethod: 'latch' | 'user-passcode' | 'passkey',
 ): WalletAccount {
   expect(wallet).toMatchObject({
     type: 'wallet',

@@ -44,7 +44,11 @@ export function mountFrame(
   iframe.className = 'latch-f'
   iframe.dataset.testid = HOST_ELEMENT_IDS.frame
   iframe.setAttribute('sandbox', FRAME_SANDBOX)
-  iframe.setAttribute('allow', 'clipboard-write')
+  // Passkeys: the modal registers a recovery passkey, and its wallet frame asks it for PRF output.
+  iframe.setAttribute(
+    'allow',
+    'clipboard-write; publickey-credentials-get; publickey-credentials-create',
+  )
   iframe.style.height = `${MODAL_FULL_HEIGHT_PX}px`
 
   if (!doc.getElementById(STYLE_ID)) {

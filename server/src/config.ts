@@ -48,6 +48,8 @@ export interface Config {
   analyticsAppHourly: number
   /** The built wallet frame (LATCH_WALLET_FRAME_DIR); null serves wallet-frame/dist. */
   walletFrameDir: string | null
+  /** LATCH_PASSKEY_RP_ID: the WebAuthn RP ID; null takes the API's registrable domain. */
+  passkeyRpId: string | null
   /** OAuth endpoints moved by LATCH_OAUTH_<PROVIDER>_<FIELD> (a stand-in provider, a proxy). */
   oauthEndpoints: ServerEndpointOverrides
   /** PostgreSQL only (PGlite is one connection in process). */
@@ -274,6 +276,18 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const walletFrameDir = nonEmpty(env.LATCH_WALLET_FRAME_DIR)
+  const passkeyRpId = nonEmpty(env.LATCH_PASSKEY_RP_ID)?.toLowerCase() ?? null
+  // A bare domain (no scheme, port or path): browsers refuse anything else as an RP ID.
+  if (
+    passkeyRpId !== null &&
+    !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(
+      passkeyRpId,
+    )
+  ) {
+    throw new ConfigError(
+      `LATCH_PASSKEY_RP_ID must be a domain such as example.com, got '${passkeyRpId}'`,
+    )
+  }
   return {
     port: integer(env, 'LATCH_API_PORT', DEFAULT_PORT, 0, 65535),
     host: nonEmpty(env.LATCH_API_HOST) ?? '127.0.0.1',
@@ -292,6 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
     priceUrl: url(env, 'LATCH_PRICE_URL', ['http:', 'https:']),
     rpcUrls: rpcUrls(env),
     walletFrameDir: walletFrameDir ? resolve(walletFrameDir) : null,
+    passkeyRpId,
     issuer: nonEmpty(env.LATCH_ISSUER) ?? 'latch',
     accessTokenTtlS: integer(
       env,

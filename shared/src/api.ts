@@ -134,6 +134,21 @@ const oprfElement = hexBytes(32)
 /** AES-256-GCM of a share: 12-byte IV, 33-byte share, 16-byte tag. */
 const sealedShare = hexBytes(12 + 33 + 16)
 export const walletAddressBody = z.object({ address })
+/** A WebAuthn credential id in base64url. */
+const credentialId = /* @__NO_SIDE_EFFECTS__ */ () =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{16,1366}$/, 'must be a credential id in base64url (16 to 1023 bytes)')
+/**
+ * A share sealed in the wallet frame under a key derived from a passkey's PRF output
+ * (wallet-frame/src/passkey.ts): the credential's id, the PRF salt, the sealing.
+ */
+export const walletPasskeyAddBody = z.object({
+  address,
+  credentialId: credentialId(),
+  salt: hexBytes(32),
+  ciphertext: sealedShare,
+})
 export const walletPasscodeBeginBody = z.object({ blinded: oprfElement })
 export const walletCreateBody = z.object({
   address,
@@ -152,6 +167,12 @@ export const walletCreateBody = z.object({
       verifier: hexBytes(32),
       /** What /wallets/passcode/begin answered: names the OPRF key the passcode was bound to. */
       ticket: z.string().min(1).max(512),
+    }),
+    z.object({
+      method: z.literal('passkey'),
+      credentialId: credentialId(),
+      salt: hexBytes(32),
+      ciphertext: sealedShare,
     }),
   ]),
   /** The new key's proof of possession (wallet-proof.ts): the challenge and the signature. */
@@ -186,6 +207,26 @@ export interface WalletSharesResponse {
   authShare: string
   /** On recovery only: the sealed recovery share, and its key for method 'latch'. */
   recovery?: { ciphertext: string; key?: string }
+}
+/** What the frame needs to run a passkey ceremony for the signed-in user's wallet. */
+export interface WalletPasskeyOptionsResponse {
+  /** The WebAuthn RP ID: the API's registrable domain, or LATCH_PASSKEY_RP_ID. */
+  rpId: string
+  rpName: string
+  /** The user the sealing is bound to (its associated data). */
+  userId: string
+}
+export interface WalletPasskeySealing {
+  credentialId: string
+  salt: string
+  ciphertext: string
+}
+/** The auth share and every passkey sealing of the wallet's share (each useless without its passkey). */
+export interface WalletPasskeyRecoverResponse {
+  authShare: string
+  rpId: string
+  userId: string
+  passkeys: WalletPasskeySealing[]
 }
 export interface WalletEvaluateResponse {
   evaluated: string

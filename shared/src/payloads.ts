@@ -11,9 +11,11 @@ import { ANALYTICS_EVENTS, LOGIN_METHODS, OAUTH_PROVIDERS } from './constants.ts
 import {
   ADDRESS_PATTERN,
   HTTP_URL_RULES,
+  type WalletAddPasskeyParams,
   type WalletConfirmForkParams,
   type WalletConnectParams,
   type WalletCreateParams,
+  type WalletPasskeyOptionsParams,
   type WalletRecoverParams,
   type WalletRpcParams,
 } from './protocol.ts'
@@ -98,9 +100,13 @@ export const transactionUIOptionsSchema: z.ZodMiniType<TransactionUIOptions> = z
 const accessToken = nonEmpty(8192)
 const recoveryPin = z.optional(short(64))
 
+const recoveryMethod = z.optional(z.literal('passkey'))
+const credentialId = z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{16,1366}$/)))
 export const walletCreateSchema: z.ZodMiniType<WalletCreateParams> = z.object({
   accessToken,
   recoveryPin,
+  recoveryMethod,
+  credentialId,
 })
 export const walletConnectSchema: z.ZodMiniType<WalletConnectParams> = z.object({
   address,
@@ -110,6 +116,15 @@ export const walletRecoverSchema: z.ZodMiniType<WalletRecoverParams> = z.object(
   address,
   accessToken,
   recoveryPin,
+  recoveryMethod,
+})
+export const walletAddPasskeySchema: z.ZodMiniType<WalletAddPasskeyParams> = z.object({
+  address,
+  accessToken,
+  credentialId,
+})
+export const walletPasskeyOptionsSchema: z.ZodMiniType<WalletPasskeyOptionsParams> = z.object({
+  accessToken,
 })
 export const walletConfirmForkSchema: z.ZodMiniType<WalletConfirmForkParams> = z.object({
   accessToken,

@@ -65,6 +65,10 @@ export const WALLET_MESSAGES = {
   rpc: 'latch:wallet:rpc',
   /** Latch's own: the forking visitor's confirmation that a fork link hands over the wallet. */
   confirmFork: 'latch:wallet:confirm-fork',
+  /** Seals this device's share under a passkey (a recovery method added to an existing wallet). */
+  addPasskey: 'latch:wallet:add-passkey',
+  /** The RP ID and name for a passkey the modal registers for the frame. */
+  passkeyOptions: 'latch:wallet:passkey-options',
 } as const
 
 /**
@@ -265,6 +269,14 @@ export interface HostMethods {
 export interface WalletCreateParams {
   accessToken: string
   recoveryPin?: string
+  /** 'passkey': the recovery share is sealed under a passkey's PRF output (no recoveryPin then). */
+  recoveryMethod?: 'passkey'
+  /**
+   * The passkey to seal under (base64url id), registered by the modal without any PRF input
+   * (Chromium refuses `create` in a cross-origin frame without the frame's own click); the
+   * frame then asks it for the PRF output itself. Absent: the frame registers one.
+   */
+  credentialId?: string
 }
 export interface WalletConnectParams {
   address: Hex
@@ -274,6 +286,22 @@ export interface WalletRecoverParams {
   address: Hex
   accessToken: string
   recoveryPin?: string
+  /** 'passkey': recover with one of the wallet's passkeys, whatever its main method. */
+  recoveryMethod?: 'passkey'
+}
+export interface WalletAddPasskeyParams {
+  address: Hex
+  accessToken: string
+  /** As WalletCreateParams.credentialId. */
+  credentialId?: string
+}
+export interface WalletPasskeyOptionsParams {
+  accessToken: string
+}
+/** What the modal needs to register a passkey for the frame: nothing secret. */
+export interface WalletPasskeyOptions {
+  rpId: string
+  rpName: string
 }
 export interface WalletConfirmForkParams {
   accessToken: string
@@ -297,6 +325,14 @@ export interface WalletMethods {
    * wallet app for this session's fork link: the session it opens may then recover the wallet.
    */
   [WALLET_MESSAGES.confirmFork](params: WalletConfirmForkParams): Promise<{ confirmed: true }>
+  /**
+   * Adds passkey recovery to the wallet usable on this device: the frame runs the WebAuthn
+   * ceremony itself and answers the address only (never PRF output, key or share).
+   */
+  [WALLET_MESSAGES.addPasskey](params: WalletAddPasskeyParams): Promise<{ address: Hex }>
+  [WALLET_MESSAGES.passkeyOptions](
+    params: WalletPasskeyOptionsParams,
+  ): Promise<WalletPasskeyOptions>
 }
 
 // Kept in their own module so a bundle that needs only these leaves zod out (host SDK budget).

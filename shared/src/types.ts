@@ -6,7 +6,7 @@ export type Hex = `0x${string}`
 /** ISO 8601 timestamp, as every date crosses JSON. */
 export type Timestamp = string
 
-export type RecoveryMethod = 'latch' | 'user-passcode'
+export type RecoveryMethod = 'latch' | 'user-passcode' | 'passkey'
 
 interface AccountBase {
   verifiedAt: Timestamp

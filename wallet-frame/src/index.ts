@@ -5,5 +5,6 @@
  */
 export * from './keys.ts'
 export * from './passcode.ts'
+export * from './passkey.ts'
 export * from './rpc.ts'
 export * from './wallet.ts'

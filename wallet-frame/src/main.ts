@@ -11,13 +11,16 @@ import {
   proxyRpc,
   WALLET_MESSAGES,
   type WalletMethods,
+  walletAddPasskeySchema,
   walletConfirmForkSchema,
   walletConnectSchema,
   walletCreateSchema,
+  walletPasskeyOptionsSchema,
   walletRecoverSchema,
   walletRpcSchema,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
+import { browserAuthenticator } from './passkey.ts'
 import { walletRpc } from './rpc.ts'
 import { answerShareAsks } from './share-channel.ts'
 import { fetchApi, shareStore, walletCore } from './wallet.ts'
@@ -48,7 +51,11 @@ function start(origin: string): void {
   // Where the browser refuses storage to this frame (cross-site), the share lives in memory.
   const store = shareStore(appId, () => window.localStorage)
   const api = fetchApi(location.origin, appId)
-  const core = walletCore({ api, store })
+  // The frame runs its own WebAuthn ceremonies (the modal frames it with the
+  // publickey-credentials permissions); their PRF output never leaves this page.
+  const passkeys =
+    'credentials' in navigator ? browserAuthenticator(navigator.credentials) : undefined
+  const core = walletCore({ api, store, passkeys })
   // The export page of this origin asks for the share where only this frame's memory holds it.
   if (!store.persistent) answerShareAsks(store)
   // Chain reads through the API's proxy on this same origin (the CSP's connect-src 'self').
@@ -83,6 +90,14 @@ function start(origin: string): void {
     [WALLET_MESSAGES.rpc]: async (p) => {
       requireSecureContext()
       return rpc(checked(walletRpcSchema, p))
+    },
+    [WALLET_MESSAGES.addPasskey]: async (p) => {
+      requireSecureContext()
+      return core.addPasskey(checked(walletAddPasskeySchema, p))
+    },
+    [WALLET_MESSAGES.passkeyOptions]: async (p) => {
+      requireSecureContext()
+      return core.passkeyOptions(checked(walletPasskeyOptionsSchema, p))
     },
     // The wallet credential only this origin's own fetches carry is what makes the confirmation
     // the visitor's (a host page holding the token and the link cannot record it).

@@ -18,6 +18,8 @@ import {
   type WalletEvaluateResponse,
   type WalletInfoResponse,
   type WalletPasscodeBeginResponse,
+  type WalletPasskeyOptionsResponse,
+  type WalletPasskeyRecoverResponse,
   type WalletRecoverParams,
   type WalletSharesResponse,
   walletCreationDigest,
@@ -33,6 +35,9 @@ import {
   sealShare,
   stretch,
 } from './passcode.ts'
+// Types only: the sealing is loaded when used, so the export page (which shares this file and
+// never seals) carries none of it.
+import type { PasskeyAuthenticator, PrfResult } from './passkey.ts'
 
 /** One authenticated POST to the API; answers the JSON body or throws its LatchError. */
 export type WalletApi = <T>(path: string, body: unknown, accessToken: string) => Promise<T>
@@ -119,17 +124,110 @@ export interface WalletCoreOptions {
   /** Tests may lower it; the frame always uses the default (OWASP's minimum). */
   kdf?: KdfParams
   chainId?: string
+  /** The WebAuthn ceremonies for passkey recovery (the frame's own navigator.credentials). */
+  passkeys?: PasskeyAuthenticator
 }
 
-export function walletCore({ api, store, kdf = KDF_PARAMS, chainId }: WalletCoreOptions) {
+/** The name a recovery passkey shows in the visitor's passkey manager. */
+const passkeyName = (address: string) =>
+  `Wallet ${address.slice(0, 6)}…${address.slice(-4)} (recovery)`
+
+export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: WalletCoreOptions) {
+  function authenticator(): PasskeyAuthenticator {
+    if (!passkeys) throw LatchError.of('passkey_prf_unsupported')
+    return passkeys
+  }
+
+  /**
+   * Registers a passkey for `address` and seals `share` under its PRF output. The PRF output is
+   * zeroed once used; only the credential id, the salt and the sealing leave this function.
+   */
+  async function sealUnderPasskey(
+    address: string,
+    share: Uint8Array,
+    accessToken: string,
+    credentialId: string | undefined,
+  ) {
+    const options = await api<WalletPasskeyOptionsResponse>(
+      '/wallets/passkey/options',
+      {},
+      accessToken,
+    )
+    // Per wallet and random, released only behind the wallet routes' gates: a page of another
+    // subdomain of the RP ID, which may run its own ceremony, cannot name the salt to ask for.
+    const salt = crypto.getRandomValues(new Uint8Array(32))
+    const result: PrfResult =
+      credentialId === undefined
+        ? await authenticator().create({
+            rpId: options.rpId,
+            rpName: options.rpName,
+            userName: passkeyName(address),
+            salt,
+          })
+        : await authenticator().get({ rpId: options.rpId, credentials: [{ credentialId, salt }] })
+    try {
+      const { sealWithPasskey } = await import('./passkey.ts')
+      const ciphertext = await sealWithPasskey(result.prf, share, {
+        userId: options.userId,
+        address,
+        credentialId: result.credentialId,
+      })
+      return { credentialId: result.credentialId, salt: toHex(salt), ciphertext: toHex(ciphertext) }
+    } finally {
+      result.prf.fill(0)
+    }
+  }
   /** Combines, checks the address, zeroes the key: proves the wallet usable here. */
   async function check(shares: Uint8Array[], address: string): Promise<void> {
     const key = await combineShares(shares, address)
     key.fill(0)
   }
 
+  /** A new device: one of the wallet's passkeys opens its sealed share. */
+  async function recoverWithPasskey(address: Hex, accessToken: string) {
+    const answer = await api<WalletPasskeyRecoverResponse>(
+      '/wallets/passkey/recover',
+      { address },
+      accessToken,
+    )
+    if (answer.passkeys.length === 0) {
+      throw LatchError.of('passkey_failed', { message: 'This wallet has no passkey' })
+    }
+    const result = await authenticator().get({
+      rpId: answer.rpId,
+      credentials: answer.passkeys.map((p) => ({
+        credentialId: p.credentialId,
+        salt: fromHex(p.salt),
+      })),
+    })
+    let share: Uint8Array
+    try {
+      const sealing = answer.passkeys.find((p) => p.credentialId === result.credentialId)
+      if (!sealing) throw LatchError.of('passkey_failed')
+      const { openWithPasskey } = await import('./passkey.ts')
+      share = await openWithPasskey(result.prf, fromHex(sealing.ciphertext), {
+        userId: answer.userId,
+        address,
+        credentialId: result.credentialId,
+      })
+    } finally {
+      result.prf.fill(0)
+    }
+    await check([share, fromHex(answer.authShare)], address)
+    store.set(address, share)
+    return { address }
+  }
+
   return {
-    async create({ accessToken, recoveryPin }: WalletCreateParams): Promise<{ address: Hex }> {
+    async create({
+      accessToken,
+      recoveryPin,
+      recoveryMethod,
+      credentialId,
+    }: WalletCreateParams): Promise<{ address: Hex }> {
+      if (recoveryMethod === 'passkey' && recoveryPin !== undefined) {
+        throw LatchError.of('invalid_request_arguments')
+      }
       if (recoveryPin !== undefined) {
         // A passcode being chosen: the common weak ones are refused here too, whatever the
         // modal let through (recovery below keeps accepting any existing passcode).
@@ -144,7 +242,15 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId }: WalletCore
         const address = addressOf(key)
         const shares = await splitKey(key)
         let recovery: Record<string, string>
-        if (recoveryPin === undefined) {
+        if (recoveryMethod === 'passkey') {
+          const sealing = await sealUnderPasskey(
+            address,
+            shares.recovery,
+            accessToken,
+            credentialId,
+          )
+          recovery = { method: 'passkey', ...sealing }
+        } else if (recoveryPin === undefined) {
           const recoveryKey = crypto.getRandomValues(new Uint8Array(32))
           const ciphertext = await sealShare(recoveryKey, shares.recovery, address)
           recovery = { method: 'latch', key: toHex(recoveryKey), ciphertext: toHex(ciphertext) }
@@ -238,8 +344,46 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId }: WalletCore
       }
     },
 
-    async recover({ address, accessToken, recoveryPin }: WalletRecoverParams) {
+    /**
+     * Adds passkey recovery to a wallet usable on this device: the device's own share (with the
+     * auth share it rebuilds the key, checked first) is sealed under a new passkey.
+     */
+    /** The RP ID and name a passkey for this wallet is registered under (nothing secret). */
+    async passkeyOptions({ accessToken }: { accessToken: string }) {
+      const { rpId, rpName } = await api<WalletPasskeyOptionsResponse>(
+        '/wallets/passkey/options',
+        {},
+        accessToken,
+      )
+      return { rpId, rpName }
+    },
+
+    async addPasskey({
+      address,
+      accessToken,
+      credentialId,
+    }: {
+      address: Hex
+      accessToken: string
+      credentialId?: string
+    }) {
+      const device = store.get(address)
+      if (!device) throw LatchError.of('wallet_not_on_device')
+      const { authShare } = await api<WalletSharesResponse>(
+        '/wallets/shares',
+        { address },
+        accessToken,
+      )
+      await check([device, fromHex(authShare)], address)
+      const sealing = await sealUnderPasskey(address, device, accessToken, credentialId)
+      await api('/wallets/passkey/add', { address, ...sealing }, accessToken)
+      return { address }
+    },
+
+    async recover({ address, accessToken, recoveryPin, recoveryMethod }: WalletRecoverParams) {
+      if (recoveryMethod === 'passkey') return recoverWithPasskey(address, accessToken)
       const info = await api<WalletInfoResponse>('/wallets/info', { address }, accessToken)
+      if (info.recoveryMethod === 'passkey') return recoverWithPasskey(address, accessToken)
       let answer: WalletSharesResponse
       let recoveryKey: Uint8Array
       if (info.recoveryMethod === 'latch') {

@@ -71,7 +71,7 @@ window.exportCall = async (arg) => {
     : ''
   return `<!doctype html><html lang="en"><head><title>Modal</title></head><body>
 <script src="/penpal.min.js"></script>
-<iframe id="wallet" src="${frameUrl}" style="display:none"></iframe>
+<iframe id="wallet" src="${frameUrl}" style="display:none" allow="publickey-credentials-get; publickey-credentials-create"></iframe>
 ${exporter}
 <script>
 window.received = []

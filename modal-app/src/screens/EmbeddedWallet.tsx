@@ -106,6 +106,20 @@ function SetPasscode() {
       </button>
     ),
     whyBlock: <WhyPasscode open={why} onToggle={() => setWhy(!why)} />,
+    // A passkey seals the backup instead of a passcode (wallet-frame/README.md, "Recovery by
+    // passkey"); where the authenticator has no PRF, the error says so and the passcode stays.
+    passkeyButton:
+      typeof window !== 'undefined' && 'PublicKeyCredential' in window ? (
+        <button
+          type="button"
+          className="latch-button"
+          data-testid="use-passkey"
+          disabled={busy}
+          onClick={() => void createInAppWallet({ passkey: true })}
+        >
+          Use a passkey instead
+        </button>
+      ) : null,
   }
   return generated ? (
     <SecurePasscode passcode={generated} {...view} />
@@ -121,6 +135,7 @@ interface PasscodeView {
   submitError: string | null
   generateButton: ReactNode
   whyBlock: ReactNode
+  passkeyButton: ReactNode
 }
 
 function WhyPasscode({ open, onToggle }: { open: boolean; onToggle: () => void }) {
@@ -150,7 +165,14 @@ function WhyPasscode({ open, onToggle }: { open: boolean; onToggle: () => void }
 }
 
 /** The visitor types a passcode (weak ones refused) and sets it. */
-function ChoosePasscode({ busy, submitting, submitError, generateButton, whyBlock }: PasscodeView) {
+function ChoosePasscode({
+  busy,
+  submitting,
+  submitError,
+  generateButton,
+  whyBlock,
+  passkeyButton,
+}: PasscodeView) {
   const entry = usePasscode({ refuseWeak: true })
   const { valid, problem } = entry
   return (
@@ -180,6 +202,7 @@ function ChoosePasscode({ busy, submitting, submitError, generateButton, whyBloc
           Set passcode
         </button>
       </form>
+      {passkeyButton}
       {whyBlock}
     </div>
   )

@@ -3,6 +3,7 @@
  * passcode brings the wallet to this device. Five wrong passcodes lock recovery for the server's
  * Retry-After; the button stays disabled until then.
  */
+import { embeddedWallet } from '@latch/shared'
 import { useEffect, useState } from 'react'
 import { PasscodeInput, usePasscode } from '../components/PasscodeInput.tsx'
 import { useModal } from '../hooks.ts'
@@ -20,7 +21,52 @@ export function waitText(ms: number): string {
   return `${n} ${unit}${n === 1 ? '' : 's'}`
 }
 
+/** Whether this browser has WebAuthn at all: the passkey choice shows only where it does. */
+const passkeys = () => typeof window !== 'undefined' && 'PublicKeyCredential' in window
+
 export function EmbeddedWalletRecovery() {
+  const user = useModal((s) => s.user)
+  const method = user ? embeddedWallet(user.linkedAccounts)?.recoveryMethod : undefined
+  return method === 'passkey' ? <RecoverWithPasskey /> : <RecoverWithPasscode />
+}
+
+/**
+ * A wallet sealed under a passkey: one button, and the frame asks the passkey itself. The
+ * wallet has no passcode to offer instead.
+ */
+function RecoverWithPasskey() {
+  const wallet = useModal((s) => s.wallet)
+  const status = wallet?.status ?? 'idle'
+  const busy = status === 'submitting' || status === 'success'
+  const error = status === 'error' ? (wallet?.error ?? null) : null
+  return (
+    <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_RECOVERY_SCREEN">
+      <h1 className="latch-title">Load your account</h1>
+      <p className="latch-description">
+        We haven't seen this device yet. To continue, please use your passkey.
+      </p>
+      <p className="latch-code-status" aria-live="polite" data-testid="passkey-recovery-status">
+        {error ? (
+          <span className="latch-error" role="alert" data-testid="passkey-recovery-error">
+            {error}
+          </span>
+        ) : null}
+      </p>
+      <button
+        type="button"
+        className="latch-button latch-button-primary"
+        data-testid="recover-with-passkey"
+        disabled={busy}
+        aria-busy={status === 'submitting'}
+        onClick={() => void recoverWithPasscode({ passkey: true })}
+      >
+        Use your passkey
+      </button>
+    </div>
+  )
+}
+
+function RecoverWithPasscode() {
   const wallet = useModal((s) => s.wallet)
   const entry = usePasscode()
   const lockedUntil = wallet?.lockedUntil ?? null
@@ -70,6 +116,18 @@ export function EmbeddedWalletRecovery() {
           Recover your account
         </button>
       </form>
+      {passkeys() ? (
+        // A passcode wallet may have had a passkey added (latch:wallet:add-passkey).
+        <button
+          type="button"
+          className="latch-link-button latch-small"
+          data-testid="recover-with-passkey"
+          disabled={busy || locked}
+          onClick={() => void recoverWithPasscode({ passkey: true })}
+        >
+          Use a passkey instead
+        </button>
+      ) : null}
     </div>
   )
 }

@@ -126,6 +126,16 @@ export function walletFrameDouble(
       if (!double.wallet) throw LatchError.of('invalid_data')
       return { confirmed: true }
     },
+    async 'latch:wallet:add-passkey'(params) {
+      enter('latch:wallet:add-passkey', params)
+      own(params.address)
+      if (!double.device.has(params.address)) throw LatchError.of('wallet_not_on_device')
+      return { address: params.address }
+    },
+    async 'latch:wallet:passkey-options'(params) {
+      enter('latch:wallet:passkey-options', params)
+      return { rpId: 'localhost', rpName: 'Test app' }
+    },
   }
   // Through the shared serialization, as penpal carries the frame's answers.
   double.frame = remoteMethods<WalletMethods>(exposeMethods(methods))

@@ -12,6 +12,7 @@ import {
   LatchError,
   type User,
   type WalletAccount,
+  type WalletCreateParams,
   type WalletRecoveryFailure,
 } from '@latch/shared'
 import { track } from '../analytics.ts'
@@ -77,6 +78,8 @@ export function createErrorText(e: unknown): string {
     error.is('wallet_already_exists') ||
     error.is('create_not_authenticated') ||
     error.is('unable_to_create_wallet') ||
+    error.is('passkey_prf_unsupported') ||
+    error.is('passkey_failed') ||
     error.type === 'validation_error'
   ) {
     return error.message
@@ -90,7 +93,7 @@ export function createErrorText(e: unknown): string {
  * What follows: with a passcode, the created screen after a short pause (the screen's timer);
  * without one, the created screen for a user new this session, else the flow ends.
  */
-export async function createInAppWallet(passcode?: string): Promise<void> {
+export async function createInAppWallet(passcode?: string | { passkey: true }): Promise<void> {
   const state = store.getState()
   if (state.wallet?.status === 'submitting' || state.wallet?.status === 'success') return
   const flow = currentFlow()
@@ -114,13 +117,26 @@ export async function createInAppWallet(passcode?: string): Promise<void> {
   else flow.finish()
 }
 
-/** The frame creates the wallet; the server's user then has it ('user' goes to the host). */
-async function create(passcode: string | undefined): Promise<User> {
+/**
+ * The frame creates the wallet; the server's user then has it ('user' goes to the host). With a
+ * passkey, the modal registers it first (passkey.ts) and the frame seals the share under it.
+ */
+async function create(passcode: string | { passkey: true } | undefined): Promise<User> {
   const token = await accessToken('create_not_authenticated')
   const frame = await walletFrame()
-  const { address } = await frame['latch:wallet:create'](
-    passcode === undefined ? { accessToken: token } : { accessToken: token, recoveryPin: passcode },
-  )
+  let params: WalletCreateParams
+  if (typeof passcode === 'object') {
+    const { registerRecoveryPasskey } = await import('./passkey.ts')
+    const name = store.getState().user?.email?.address ?? 'Wallet'
+    const credentialId = await registerRecoveryPasskey(frame, token, `${name} (wallet recovery)`)
+    params = { accessToken: token, recoveryMethod: 'passkey', credentialId }
+  } else {
+    params =
+      passcode === undefined
+        ? { accessToken: token }
+        : { accessToken: token, recoveryPin: passcode }
+  }
+  const { address } = await frame['latch:wallet:create'](params)
   const user = await runtime().session.refreshUser()
   if (!user || embeddedWallet(user.linkedAccounts)?.address !== address) {
     throw LatchError.of('unable_to_create_wallet')
@@ -221,6 +237,7 @@ export function recoveryErrorText(e: unknown): string {
   const error = toError(e)
   if (error.is('invalid_recovery_pin') || error.is('recovery_locked')) return error.message
   if (error.is('recovery_not_allowed')) return error.message
+  if (error.is('passkey_prf_unsupported') || error.is('passkey_failed')) return error.message
   return ERRORS.recovery_failed.message
 }
 
@@ -250,7 +267,10 @@ function reportRecoveryFailure(e: unknown): void {
  * goes on (the gate's target, or the flow ends). A locked recovery keeps the screen locked
  * for the server's Retry-After.
  */
-export async function recoverWithPasscode(passcode: string, now = Date.now): Promise<void> {
+export async function recoverWithPasscode(
+  passcode: string | { passkey: true },
+  now = Date.now,
+): Promise<void> {
   const state = store.getState()
   if (state.wallet?.status === 'submitting') return
   const flow = currentFlow()
@@ -276,16 +296,17 @@ export async function recoverWithPasscode(passcode: string, now = Date.now): Pro
  * The frame recovers the wallet with `passcode`. A refused passcode is told to the host even
  * should the flow have changed meanwhile (reportRecoveryFailure), and a recovery is counted.
  */
-async function recover(passcode: string): Promise<void> {
+async function recover(passcode: string | { passkey: true }): Promise<void> {
   try {
     const { wallet } = ownWallet()
     const token = await accessToken('recovery_not_allowed')
     const frame = await walletFrame()
-    await frame['latch:wallet:recover']({
-      address: wallet.address,
-      accessToken: token,
-      recoveryPin: passcode,
-    })
+    // With a passkey the frame runs the ceremony itself (get needs no click of its own).
+    await frame['latch:wallet:recover'](
+      typeof passcode === 'object'
+        ? { address: wallet.address, accessToken: token, recoveryMethod: 'passkey' }
+        : { address: wallet.address, accessToken: token, recoveryPin: passcode },
+    )
   } catch (e) {
     reportRecoveryFailure(e)
     throw e

@@ -50,6 +50,9 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
   const origin = new URL(src).origin
   const iframe = doc.createElement('iframe')
   iframe.src = src
+  // The frame runs its own passkey ceremonies (recovery by passkey): a cross-origin frame may
+  // call WebAuthn only where its embedder delegates it.
+  iframe.setAttribute('allow', 'publickey-credentials-get; publickey-credentials-create')
   iframe.title = 'Latch wallet'
   iframe.dataset.testid = 'latch-wallet-frame'
   // Hidden from sight, focus and assistive technology: it shows nothing.
@@ -88,6 +91,8 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
     [WALLET_MESSAGES.recover]: bounded(WALLET_MESSAGES.recover),
     [WALLET_MESSAGES.rpc]: bounded(WALLET_MESSAGES.rpc),
     [WALLET_MESSAGES.confirmFork]: bounded(WALLET_MESSAGES.confirmFork),
+    [WALLET_MESSAGES.addPasskey]: bounded(WALLET_MESSAGES.addPasskey),
+    [WALLET_MESSAGES.passkeyOptions]: bounded(WALLET_MESSAGES.passkeyOptions),
   }
 }
 

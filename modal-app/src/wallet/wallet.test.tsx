@@ -442,6 +442,30 @@ describe('recoverWallet() and the connecting gate', () => {
     expect(harness.emitted('recovery_completed')).toHaveLength(1)
   })
 
+  test('behavior: a passkey wallet on a new device: the recovery screen asks for the passkey only; a failed ceremony says so; the frame runs the passkey and the modal hears only the address', async () => {
+    double = walletFrameDouble({ wallet: walletAccount(ADDRESS, 'passkey') })
+    signedIn(user())
+    const recovered = methods().recoverWallet()
+    expect(await screen.findByRole('heading', { name: 'Load your account' })).toBeTruthy()
+    expect(
+      screen.getByText("We haven't seen this device yet. To continue, please use your passkey."),
+    ).toBeTruthy()
+    expect(document.querySelectorAll('input[data-testid^="passcode-input-"]')).toHaveLength(0)
+    double.failNext('latch:wallet:recover', LatchError.of('passkey_failed'))
+    fireEvent.click(screen.getByRole('button', { name: 'Use your passkey' }))
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Your passkey was not used, please try again.',
+    )
+    fireEvent.click(screen.getByRole('button', { name: 'Use your passkey' }))
+    await expect(recovered).resolves.toEqual(double.wallet)
+    const calls = double.calls.filter((c) => c.method === 'latch:wallet:recover')
+    expect(calls.at(-1)?.params).toEqual({
+      address: ADDRESS,
+      accessToken: expect.any(String),
+      recoveryMethod: 'passkey',
+    })
+  })
+
   test('error: five wrong passcodes lock recovery; the screen says how long and keeps the button off until then', async () => {
     double = walletFrameDouble({
       wallet: walletAccount(ADDRESS, 'user-passcode'),

@@ -460,6 +460,23 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0014_wallet_passkeys': {
+    async up(db: Kysely<unknown>) {
+      // Recovery by passkey (server/src/wallets/passkeys.ts): per wallet, the credential ids of
+      // its recovery passkeys and, sealed, each one's PRF salt and the frame's sealing of a share.
+      await db.schema
+        .createTable('wallet_passkeys')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('wallet_id', 'text', (c) =>
+          c.notNull().references('wallets.id').onDelete('cascade'),
+        )
+        .addColumn('credential_id', 'text', (c) => c.notNull())
+        .addColumn('sealing_sealed', 'text', (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addUniqueConstraint('wallet_passkeys_credential', ['wallet_id', 'credential_id'])
+        .execute()
+    },
+  },
 }
 
 /** The set itself, in name order; exported so tests can stop part way. */

@@ -165,6 +165,21 @@ export interface WalletsTable {
   created_at: Time
 }
 
+/**
+ * A wallet's share sealed in the wallet frame under a passkey's PRF output (wallets/passkeys.ts):
+ * the credential id, and the PRF salt with the frame's sealing, sealed again under the server
+ * secret with their place. Nothing here opens without the passkey.
+ */
+export interface WalletPasskeysTable {
+  id: string
+  wallet_id: string
+  /** base64url, as WebAuthn names it. */
+  credential_id: string
+  /** JSON { salt, ciphertext } sealed with (wallet's place, credential id). */
+  sealing_sealed: string
+  created_at: Time
+}
+
 /** Nonces of /siwe/init, by SHA-256; a row is deleted when its nonce is used. */
 export interface SiweNoncesTable {
   nonce_hash: string
@@ -259,6 +274,7 @@ export interface Database {
   fork_tokens: ForkTokensTable
   oauth_states: OAuthStatesTable
   wallets: WalletsTable
+  wallet_passkeys: WalletPasskeysTable
   siwe_nonces: SiweNoncesTable
   app_secrets: AppSecretsTable
   admin_audit: AdminAuditTable

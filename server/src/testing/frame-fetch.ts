@@ -3,7 +3,12 @@
  * against the API in process: same-origin fetch metadata and the wallet credential cookie of
  * the bearer's session, as the sign-in answer set it (wallets/credential.ts).
  */
-import { fetchApi, type ShareStore, walletCore } from '@latch/wallet-frame'
+import {
+  fetchApi,
+  type PasskeyAuthenticator,
+  type ShareStore,
+  walletCore,
+} from '@latch/wallet-frame'
 import type { TestServer } from './test-server.ts'
 
 export function frameFetch(s: TestServer): typeof fetch {
@@ -24,7 +29,7 @@ export const TEST_KDF = { m: 64, t: 1, p: 1 }
  * A device: the wallet frame's own code with a share store of its own, talking to the API in
  * process as the frame does in the browser where its user signed in.
  */
-export function frameDevice(s: TestServer, appId: string) {
+export function frameDevice(s: TestServer, appId: string, passkeys?: PasskeyAuthenticator) {
   const shares = new Map<string, Uint8Array>()
   const store: ShareStore = {
     persistent: false,
@@ -33,6 +38,6 @@ export function frameDevice(s: TestServer, appId: string) {
   }
   return {
     shares,
-    ...walletCore({ api: fetchApi('', appId, frameFetch(s)), store, kdf: TEST_KDF }),
+    ...walletCore({ api: fetchApi('', appId, frameFetch(s)), store, kdf: TEST_KDF, passkeys }),
   }
 }

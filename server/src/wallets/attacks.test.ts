@@ -37,6 +37,9 @@ function routes(address: string): [string, unknown][] {
     ['/wallets/passcode/evaluate', { address, blinded }],
     ['/wallets/passcode/verify', { address, verifier: '00'.repeat(32) }],
     ['/wallets', { address }],
+    ['/wallets/passkey/options', {}],
+    ['/wallets/passkey/add', { address }],
+    ['/wallets/passkey/recover', { address }],
   ]
 }
 

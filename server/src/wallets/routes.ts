@@ -1,7 +1,8 @@
 /**
  * The in-app wallet's share store: POST /wallets/challenge, /wallets (create), /wallets/info,
  * /wallets/shares, /wallets/recover (automatic), /wallets/passcode/begin,
- * /wallets/passcode/evaluate, /wallets/passcode/verify. Every route needs the owner's live
+ * /wallets/passcode/evaluate, /wallets/passcode/verify, /wallets/passkey/options|add|recover
+ * (passkeys.ts). Every route needs the owner's live
  * access token AND the session's wallet credential with same-origin fetch metadata
  * (credential.ts): only the wallet frame, in the browser where the user signed in, gets past.
  * The token alone (the host page, its backend, a log, a compromised modal) gets nothing.
@@ -17,6 +18,7 @@ import {
   walletCreateBody,
   walletEvaluateBody,
   walletPasscodeBeginBody,
+  walletPasskeyAddBody,
   walletVerifyBody,
 } from '@latch/shared'
 import { Hono } from 'hono'
@@ -24,6 +26,7 @@ import type { Deps } from '../context.ts'
 import { clientIp, type HonoEnv, readBody, requireAuth } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
 import { requireWalletCredential } from './credential.ts'
+import { addPasskey, passkeyOptions, recoverWithPasskey } from './passkeys.ts'
 import {
   authShare,
   beginPasscode,
@@ -139,6 +142,27 @@ export function walletRoutes(deps: Deps): Hono<HonoEnv> {
       c.get('auth').sub,
       address,
       verifier,
+    )
+    return c.json(answer)
+  })
+
+  routes.post('/passkey/options', async (c) => {
+    return c.json(passkeyOptions(deps, c.get('app'), c.get('auth').sub, c.req.url))
+  })
+
+  routes.post('/passkey/add', async (c) => {
+    const body = await readBody(c, walletPasskeyAddBody)
+    return c.json(await addPasskey(deps, c.get('app').id, c.get('auth').sub, body))
+  })
+
+  routes.post('/passkey/recover', async (c) => {
+    const { address } = await readBody(c, walletAddressBody)
+    const answer = await recoverWithPasskey(
+      deps,
+      c.get('app').id,
+      c.get('auth').sub,
+      address,
+      c.req.url,
     )
     return c.json(answer)
   })

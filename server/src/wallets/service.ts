@@ -30,6 +30,7 @@ import { randomId, sameDigest, sameSecret } from '../crypto.ts'
 import type { Database, WalletsTable } from '../db/schema.ts'
 import { enqueueEvent } from '../webhooks/events.ts'
 import { walletHandedOver } from './fork-confirm.ts'
+import { insertPasskey } from './passkeys.ts'
 
 /** Failed passcode evaluations before recovery locks. */
 export const MAX_PASSCODE_FAILURES = 5
@@ -66,7 +67,9 @@ type PasscodeRecovery = {
   /** Names the wallet's OPRF key (with the server secret). */
   nonce: string
 }
-type Recovery = LatchRecovery | PasscodeRecovery
+/** The share itself is in wallet_passkeys (passkeys.ts), sealed under the passkey. */
+type PasskeyRecovery = { method: 'passkey' }
+type Recovery = LatchRecovery | PasscodeRecovery | PasskeyRecovery
 
 const OPRF_INFO = new TextEncoder().encode('latch wallet passcode')
 
@@ -104,17 +107,17 @@ async function hasWallet(deps: Deps, userId: string): Promise<boolean> {
 }
 
 /** Where a sealed value belongs: it opens only in the row, for the user and address, it was made for. */
-interface Place {
+export interface Place {
   id: string
   app_id: string
   user_id: string
   address: string
 }
 
-type SealedPurpose = 'auth-share' | 'recovery'
+type SealedPurpose = 'auth-share' | 'recovery' | 'passkey'
 
 /** The associated data of a wallet's sealed value: what it is and where it belongs. */
-function placeOf(purpose: SealedPurpose, w: Place): string {
+export function placeOf(purpose: SealedPurpose, w: Place): string {
   return ['latch-wallet', purpose, w.app_id, w.user_id, w.id, walletKey(w.address)].join('\n')
 }
 
@@ -292,14 +295,17 @@ export async function createWallet(
   const recovery: Recovery =
     body.recovery.method === 'latch'
       ? { method: 'latch', key: body.recovery.key, ciphertext: body.recovery.ciphertext }
-      : {
-          method: 'user-passcode',
-          salt: body.recovery.salt,
-          ciphertext: body.recovery.ciphertext,
-          verifier: body.recovery.verifier,
-          nonce: openTicket(deps, appId, userId, body.recovery.ticket),
-        }
+      : body.recovery.method === 'passkey'
+        ? { method: 'passkey' }
+        : {
+            method: 'user-passcode',
+            salt: body.recovery.salt,
+            ciphertext: body.recovery.ciphertext,
+            verifier: body.recovery.verifier,
+            nonce: openTicket(deps, appId, userId, body.recovery.ticket),
+          }
   const place: Place = { id: randomId(20), app_id: appId, user_id: userId, address: body.address }
+  const passkey = body.recovery.method === 'passkey' ? body.recovery : null
   try {
     await deps.db
       .insertInto('wallets')
@@ -316,6 +322,13 @@ export async function createWallet(
         created_at: now,
       })
       .execute()
+    if (passkey) {
+      await insertPasskey(deps, place, passkey, now).catch(async (e: unknown) => {
+        // No passkey wallet without its passkey: the user may try again.
+        await deps.db.deleteFrom('wallets').where('id', '=', place.id).execute()
+        throw e
+      })
+    }
   } catch (e) {
     // One wallet per user (and an address is never stored twice).
     if (isUniqueViolation(e)) throw LatchError.of('wallet_already_exists')
@@ -349,7 +362,7 @@ export async function createWallet(
   }
 }
 
-type WalletRow = Pick<
+export type WalletRow = Pick<
   Selectable<WalletsTable>,
   | 'id'
   | 'app_id'
@@ -389,7 +402,7 @@ const notOwned = () => LatchError.of('recovery_not_allowed', { status: 404 })
  * Inside a transaction (`lock`), the row stays locked until it ends, so attempts are counted
  * one at a time.
  */
-async function ownWallet(
+export async function ownWallet(
   deps: Deps,
   appId: string,
   userId: string,
@@ -414,7 +427,7 @@ function recoveryOf(deps: Deps, row: WalletRow): Recovery {
   return recovery
 }
 
-function authShareOf(deps: Deps, row: WalletRow): string {
+export function authShareOf(deps: Deps, row: WalletRow): string {
   return openSealed(deps, 'auth-share', row, row.auth_share_sealed)
 }
 
@@ -456,7 +469,7 @@ export async function recoverLatch(
   if (recovery.method !== 'latch') {
     throw LatchError.of('invalid_recovery_pin', {
       status: 400,
-      message: 'This wallet is recovered with its passcode',
+      message: `This wallet is recovered with its ${recovery.method === 'passkey' ? 'passkey' : 'passcode'}`,
     })
   }
   if (!(await walletHandedOver(deps.db, sessionId))) {

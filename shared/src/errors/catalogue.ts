@@ -427,6 +427,19 @@ export const ERRORS = {
     message: 'Too many incorrect passcodes. Recovery is locked, please try again later.',
     retryable: true,
   },
+  /** The authenticator answered no PRF output: it cannot seal a recovery share (offer the passcode). */
+  passkey_prf_unsupported: {
+    type: 'embedded_wallet_error',
+    status: 422,
+    message: 'This passkey cannot protect your wallet. Use a passcode instead.',
+    retryable: false,
+  },
+  /** The passkey ceremony was cancelled, timed out, or found none of the wallet's passkeys. */
+  passkey_failed: {
+    type: 'embedded_wallet_error',
+    message: 'Your passkey was not used, please try again.',
+    retryable: true,
+  },
   insufficient_funds: {
     type: 'embedded_wallet_error',
     message: 'Insufficient funds for this transaction',

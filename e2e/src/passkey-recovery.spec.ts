@@ -1,0 +1,184 @@
+/**
+ * Recovery by passkey across the three origins of the same-site deployment (www., auth. and
+ * api.example.test over HTTPS; RP IDs cannot be IP addresses, and the RP ID is example.test),
+ * with Chromium's virtual authenticator (CDP WebAuthn: ctap2, internal, resident keys, user
+ * verification, PRF). Sign in by e-mail code, create the wallet with a passkey on the passcode
+ * screen, then on a "new device" with the synced passkey sign in, recover with the passkey (no
+ * passcode) and sign. An authenticator without PRF is refused on screen, the passcode offered.
+ */
+import { API_PREFIX, type Hex, type WalletAccount } from '@latch/shared'
+import { fromHex, openWithPasskey } from '@latch/wallet-frame'
+import type { CDPSession, Page } from 'playwright-core'
+import { recoverMessageAddress } from 'viem'
+import { expect, test } from 'vitest'
+import { recoverWithPasskey as sealingsOf } from '../../server/src/wallets/passkeys.ts'
+import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
+import { WAIT_MS, waitReady } from './harness.ts'
+import { useHarness } from './use-harness.ts'
+import { expectInAppWallet, passcodeBoxes, SCREENS, walletApp, walletCall } from './wallet-flows.ts'
+
+const h = useHarness({ sameSite: true })
+const SIGN_SCREEN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
+const NO_PRF = 'This passkey cannot protect your wallet. Use a passcode instead.'
+
+/** A virtual authenticator for the page's tab (its frames included). */
+async function authenticator(page: Page, hasPrf: boolean): Promise<CDPSession> {
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('WebAuthn.enable')
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      hasPrf,
+      automaticPresenceSimulation: true,
+    },
+  })
+  return cdp
+}
+
+test('behavior: create with a passkey, then a new device with the synced passkey recovers without a passcode and signs', async () => {
+  const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
+  const email = newEmail('passkey')
+  const hp = await h().open({ appId: app.id })
+  const cdp = await authenticator(hp.page, true)
+  await signInByEmail(h(), hp, email)
+  const pending = walletCall<WalletAccount>(hp.page, 'createWallet')
+  await visit(hp, SCREENS.create)
+  await screen(hp.modal, SCREENS.create)
+    .getByRole('button', { name: 'Use a passkey instead' })
+    .click()
+  const wallet = expectInAppWallet(expectOk(await settle(pending, 'createWallet()')), 'passkey')
+
+  // The host page's script, same site and so the same RP ID: it may run its own ceremony with
+  // the very passkey and a salt of its choosing, and its fetch carries the wallet cookie. Its
+  // PRF output does not open the sealing (the salt is the frame's), and the route is closed to it.
+  const token = expectOk(await settle(latchCall<string>(hp.page, 'getAccessToken')))
+  const host = await hp.page.evaluate(
+    async ([url, appId, bearer, address]) => {
+      const credential = (await navigator.credentials.get({
+        publicKey: {
+          rpId: 'example.test',
+          challenge: crypto.getRandomValues(new Uint8Array(32)),
+          userVerification: 'required',
+          extensions: { prf: { eval: { first: new Uint8Array(32) } } },
+        } as PublicKeyCredentialRequestOptions,
+      })) as PublicKeyCredential
+      const results = credential.getClientExtensionResults() as {
+        prf?: { results?: { first?: ArrayBuffer } }
+      }
+      const first = results.prf?.results?.first
+      let fetched: string
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          credentials: 'include',
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${bearer}`,
+            'latch-app-id': appId,
+            'latch-client': 'latch-modal',
+          },
+          body: JSON.stringify({ address }),
+        })
+        fetched = `${res.status} ${await res.text()}`
+      } catch (e) {
+        // CORS admits the modal origin only: the browser does not even send it.
+        fetched = `blocked ${String(e)}`
+      }
+      return {
+        credentialId: credential.id,
+        prf: first ? Array.from(new Uint8Array(first)) : null,
+        fetched,
+      }
+    },
+    [`${h().apiUrl}${API_PREFIX}/wallets/passkey/recover`, app.id, token, wallet.address] as const,
+  )
+  expect(host.fetched).toMatch(/^(403 |blocked )/)
+  expect(host.fetched).not.toMatch(/ciphertext|salt|authShare/)
+  expect(host.prf).toHaveLength(32)
+  const row = await h()
+    .api.deps.db.selectFrom('wallets')
+    .select('user_id')
+    .where('app_id', '=', app.id)
+    .executeTakeFirstOrThrow()
+  const answer = await sealingsOf(h().api.deps, app.id, row.user_id, wallet.address, h().apiUrl)
+  const sealing = answer.passkeys.find((p) => p.credentialId === host.credentialId)
+  const sealed = sealing ? { ciphertext: fromHex(sealing.ciphertext), userId: answer.userId } : null
+  expect(sealed).not.toBeNull()
+  await expect(
+    openWithPasskey(new Uint8Array(host.prf ?? []), sealed?.ciphertext ?? new Uint8Array(), {
+      userId: sealed?.userId ?? '',
+      address: wallet.address,
+      credentialId: host.credentialId,
+    }),
+  ).rejects.toMatchObject({ code: 'embedded_wallet_error' })
+
+  // The new device. CDP's getCredentials/addCredential copy a credential without its PRF secret
+  // (the virtual authenticator answers no PRF output for the copy), so the device keeps the tab,
+  // whose authenticator holds the passkey as a synced one would, and loses everything else: the
+  // cookies and the storage of the page's, the modal's and the API's origins.
+  await hp.context.clearCookies()
+  for (const url of [h().hostUrl, h().modalUrl, h().apiUrl]) {
+    await cdp.send('Storage.clearDataForOrigin', {
+      origin: new URL(url).origin,
+      storageTypes: 'all',
+    })
+  }
+  await hp.page.reload({ waitUntil: 'load' })
+  await waitReady(hp)
+  await signInByEmail(h(), hp, email)
+  const recovered = walletCall<WalletAccount>(hp.page, 'recoverWallet')
+  await visit(hp, SCREENS.recovery)
+  const recovery = screen(hp.modal, SCREENS.recovery)
+  await expect.poll(() => passcodeBoxes(hp.modal).count()).toBe(0)
+  await recovery.getByRole('button', { name: 'Use your passkey' }).click()
+  expect(expectOk(await settle(recovered, 'recoverWallet()')).address).toBe(wallet.address)
+
+  const message = 'recovered with a passkey'
+  const signed = settle(
+    hp.page.evaluate(async (m) => {
+      const latch = window.latch as unknown as { signMessage(m: string): Promise<Hex> }
+      return { ok: true as const, value: await latch.signMessage(m) }
+    }, message),
+    'signMessage()',
+  )
+  await visit(hp, SIGN_SCREEN)
+  await screen(hp.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
+  expect(await recoverMessageAddress({ message, signature: expectOk(await signed) })).toBe(
+    wallet.address,
+  )
+  // The server holds the passkey's sealing, and nothing the modal could have sent it to open.
+  const rows = await h()
+    .api.deps.db.selectFrom('wallet_passkeys as p')
+    .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
+    .select('p.credential_id')
+    .where('w.app_id', '=', app.id)
+    .execute()
+  expect(rows).toHaveLength(1)
+})
+
+test('refusal: an authenticator without PRF — the create screen says so and keeps the passcode', async () => {
+  const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
+  const hp = await h().open({ appId: app.id })
+  await authenticator(hp.page, false)
+  await signInByEmail(h(), hp, newEmail('no-prf'))
+  walletCall<WalletAccount>(hp.page, 'createWallet').catch(() => {})
+  await visit(hp, SCREENS.create)
+  const create = screen(hp.modal, SCREENS.create)
+  await create.getByRole('button', { name: 'Use a passkey instead' }).click()
+  await create.getByText(NO_PRF).waitFor({ state: 'visible', timeout: WAIT_MS })
+  expect(await passcodeBoxes(hp.modal).count()).toBe(6)
+  await expect
+    .poll(() => create.getByRole('button', { name: 'Use a passkey instead' }).isEnabled())
+    .toBe(true)
+  await visit(hp, SCREENS.create)
+  const rows = await h()
+    .api.deps.db.selectFrom('wallets')
+    .select('id')
+    .where('app_id', '=', app.id)
+    .execute()
+  expect(rows).toEqual([])
+})

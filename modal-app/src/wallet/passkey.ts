@@ -1,0 +1,56 @@
+/**
+ * The modal's part in recovery by passkey (wallet-frame/README.md, "Recovery by passkey"):
+ * registering the passkey on the visitor's click. Chromium refuses `create` to the wallet frame,
+ * a cross-origin frame without a click of its own, so the modal registers it under the frame's
+ * RP ID with the PRF extension enabled and no input: no PRF output ever reaches the modal. The
+ * frame then asks the passkey for its PRF output with a salt only it and the server know.
+ */
+import { LatchError } from '@latch/shared'
+import type { WalletFrame } from './frame.ts'
+
+/** Whether this browser has WebAuthn at all (the passkey choices show only where it does). */
+export function passkeysAvailable(): boolean {
+  return typeof window !== 'undefined' && 'PublicKeyCredential' in window
+}
+
+const CEREMONY_MS = 50_000
+
+/** Registers a recovery passkey and answers its id (base64url); a LatchError on failure. */
+export async function registerRecoveryPasskey(
+  frame: WalletFrame,
+  accessToken: string,
+  userName: string,
+): Promise<string> {
+  const { rpId, rpName } = await frame['latch:wallet:passkey-options']({ accessToken })
+  let credential: Credential | null
+  try {
+    credential = await navigator.credentials.create({
+      publicKey: {
+        rp: { id: rpId, name: rpName },
+        // A handle of its own: a recovery passkey is not a sign-in account.
+        user: {
+          id: crypto.getRandomValues(new Uint8Array(16)),
+          name: userName,
+          displayName: userName,
+        },
+        challenge: crypto.getRandomValues(new Uint8Array(32)),
+        pubKeyCredParams: [
+          { type: 'public-key', alg: -7 },
+          { type: 'public-key', alg: -257 },
+        ],
+        authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+        timeout: CEREMONY_MS,
+        // Enabled only: asking for an output here would hand the modal what seals the share.
+        extensions: { prf: {} } as AuthenticationExtensionsClientInputs,
+      },
+    })
+  } catch (e) {
+    console.warn('Latch: the passkey was not registered', e)
+    throw LatchError.of('passkey_failed', { cause: e })
+  }
+  if (!(credential instanceof PublicKeyCredential)) throw LatchError.of('passkey_failed')
+  const prf = (credential.getClientExtensionResults() as { prf?: { enabled?: boolean } }).prf
+  // Said now rather than after a second prompt: this authenticator has no PRF.
+  if (prf?.enabled === false) throw LatchError.of('passkey_prf_unsupported')
+  return credential.id
+}
