@@ -26,6 +26,7 @@ import { openServices } from './index.ts'
 import { applyOAuthFlags, OAUTH_FLAGS_HELP, type OAuthFlag, splitOAuthFlags } from './oauth/cli.ts'
 import { cspCommand } from './ops/csp.ts'
 import { migrationState, runMigrations } from './ops/migrations.ts'
+import { secretCommand } from './ops/rotate.ts'
 import { type RunningLatch, type ServeMode, serveLatch, shutdownTimeoutMs } from './ops/serve.ts'
 import { webhookCommand } from './webhooks/cli.ts'
 
@@ -41,6 +42,10 @@ Usage: npm run latch -- <command> [options]
                                  stops the start. SIGTERM drains requests, then exits
   migrate [--check]              Bring the database schema up to date; --check changes nothing
                                  and exits 1 when migrations are pending
+  secret rotate [--check] [--batch <rows>] [--json]
+                                 Seal every stored value again under LATCH_SECRET while
+                                 LATCH_SECRET_PREVIOUS still opens them; resumable; --check
+                                 exits 1 while any value is under the previous secret
   csp [--app <id>] [--modal-origin <url>] [--json]
                                  Print what a host page's Content-Security-Policy needs for
                                  Latch (modal origin: the flag, else LATCH_MODAL_ORIGIN)
@@ -277,6 +282,7 @@ export interface CliIo {
 /** Runs one command; resolves with the exit code (serve resolves when the server stops). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'apps' && argv[1] === 'webhook') return webhookCommand(argv.slice(2), io)
+  if (argv[0] === 'secret') return secretCommand(argv.slice(1), io)
   let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>
   let oauthFlags: OAuthFlag[] = []
   try {

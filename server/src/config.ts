@@ -24,6 +24,11 @@ export interface Config {
   /** 'memory://' (PGlite in memory), a postgres:// URL, or null for PGlite in the data folder. */
   databaseUrl: string | null
   secret: string
+  /**
+   * The secret being rotated away from (LATCH_SECRET_PREVIOUS or _FILE): values sealed under
+   * it still open until `latch secret rotate` has sealed them again under `secret`.
+   */
+  secretPrevious: string | null
   /** True when the secret was generated, not given. */
   secretGenerated: boolean
   smtpUrl: string | null
@@ -269,6 +274,17 @@ export function loadConfig(env: Env = process.env): Config {
     secret = dataDir ? readOrCreateSecret(dataDir) : randomBytes(32).toString('base64url')
   }
 
+  const secretPrevious = fromEnvOrFile(env, 'LATCH_SECRET_PREVIOUS')
+  if (secretPrevious !== null && secretPrevious.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`LATCH_SECRET_PREVIOUS must be at least ${MIN_SECRET_LENGTH} characters`)
+  }
+  const previousFile = nonEmpty(env.LATCH_SECRET_PREVIOUS_FILE)
+  if (production && dataDir && previousFile && isInside(resolve(previousFile), dataDir)) {
+    throw new ConfigError(
+      `NODE_ENV=production refuses LATCH_SECRET_PREVIOUS_FILE ${resolve(previousFile)} inside the data folder: keep the secret apart from the database and its backups`,
+    )
+  }
+
   const walletFrameDir = nonEmpty(env.LATCH_WALLET_FRAME_DIR)
   return {
     port: integer(env, 'LATCH_API_PORT', DEFAULT_PORT, 0, 65535),
@@ -278,6 +294,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     secret,
+    secretPrevious: secretPrevious === secret ? null : secretPrevious,
     secretGenerated,
     smtpUrl,
     mailFrom: nonEmpty(env.LATCH_MAIL_FROM) ?? 'Latch <no-reply@localhost>',
