@@ -13,6 +13,7 @@ import {
 } from '@latch/shared'
 import type { Kysely } from 'kysely'
 import { appSecretCommand } from './admin/cli.ts'
+import { appsThroughServer } from './apps/operator-cli.ts'
 import {
   type AppInput,
   type AppRecord,
@@ -52,6 +53,10 @@ Usage: npm run latch -- <command> [options]
   apps create --name <name> --origin <url> [--origin <url> ...] [settings] [--json]
                                  Create an app and print its 25-character id
   apps list [--json]             List the apps
+  apps create|list|show|update ... --server <url>
+                                 The same through a running server's operator API (key from
+                                 LATCH_ADMIN_KEY or LATCH_ADMIN_KEY_FILE): on either database,
+                                 every process applies the change within 2 s
   apps show <id> [--json]        Show an app's configuration
   apps update <id> [settings] [--json]
                                  Change an app's settings
@@ -123,6 +128,7 @@ const options = {
   'modal-only': { type: 'boolean' },
   app: { type: 'string' },
   'modal-origin': { type: 'string' },
+  server: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -142,7 +148,12 @@ function onOff(value: string | undefined, flag: string): boolean | undefined {
 }
 
 /** The patch the options describe, applied on top of `current` for list edits. */
-export function settingsFromOptions(v: Values, current?: AppRecord): Partial<AppInput> {
+export function settingsFromOptions(
+  v: Values,
+  current?: Pick<AppRecord, 'allowedOrigins'> & {
+    allowlist: Pick<AppRecord['allowlist'], 'enabled' | 'entries'>
+  },
+): Partial<AppInput> {
   const patch: Partial<AppInput> = {}
   if (v.name !== undefined) patch.name = v.name
   if (v.origin || v['add-origin'] || v['remove-origin']) {
@@ -317,6 +328,34 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   ) {
     io.err(`Unknown command: ${positionals.join(' ')}\n\n${USAGE}`)
     return 2
+  }
+  if (v.server !== undefined) {
+    // A running server's operator API instead of the database (apps/operator-cli.ts).
+    try {
+      if (sub === 'create') {
+        if (!v.name) throw new UsageError('apps create needs --name')
+        if (!v.origin?.length) throw new UsageError('apps create needs at least one --origin')
+      }
+      return await appsThroughServer(
+        {
+          server: v.server,
+          sub,
+          id,
+          json: v.json === true,
+          oauthFlags,
+          settings: (current) => settingsFromOptions(v, current),
+          describe: describeApp,
+        },
+        io,
+      )
+    } catch (e) {
+      if (e instanceof UsageError) {
+        io.err(`${e.message}\n\n${USAGE}`)
+        return 2
+      }
+      io.err(`Error: ${(e as Error).message}`)
+      return 1
+    }
   }
   const services = await openServices({ env: io.env, log: io.err })
   try {

@@ -59,6 +59,11 @@ export interface Config {
   logFormat: LogFormat
   /** LATCH_METRICS=1: GET /metrics on the API for the bearer of `token`; null when off. */
   metrics: { token: string } | null
+  /**
+   * The operator key (LATCH_ADMIN_KEY or _FILE) of the operator API for app settings
+   * (apps/operator.ts); null: that API answers 404.
+   */
+  adminKey: string | null
   production: boolean
 }
 
@@ -366,6 +371,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     logFormat: logFormatFrom(env),
     metrics: metrics(env),
+    adminKey: adminKey(env),
     production,
   }
 }
@@ -380,6 +386,19 @@ export function logFormatFrom(env: Env): LogFormat {
     )
   }
   return format
+}
+
+export const MIN_ADMIN_KEY_LENGTH = 32
+
+/** The operator API's key: unset turns that API off; a short one is refused. */
+function adminKey(env: Env): string | null {
+  const key = fromEnvOrFile(env, 'LATCH_ADMIN_KEY')
+  if (key !== null && key.length < MIN_ADMIN_KEY_LENGTH) {
+    throw new ConfigError(
+      `LATCH_ADMIN_KEY must be at least ${MIN_ADMIN_KEY_LENGTH} characters (e.g. openssl rand -hex 24)`,
+    )
+  }
+  return key
 }
 
 /** The metrics are off unless asked for, and never served without a token to guard them. */

@@ -119,6 +119,7 @@ export async function openServices(
       ...smtpPassword(config.smtpUrl),
       config.twilio?.authToken,
       config.metrics?.token,
+      config.adminKey,
     ]),
   })
   const log = logger.line
