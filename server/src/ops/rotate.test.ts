@@ -5,10 +5,13 @@
  * previous one serves it while a rotation is stopped half way and resumed; a server with the new
  * secret alone then serves everyone.
  */
+import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { AuthResponse } from '@latch/shared'
+import pg from 'pg'
 import { afterAll, describe, expect, test } from 'vitest'
 import { findApp } from '../apps/service.ts'
 import { runCli } from '../cli.ts'
@@ -23,9 +26,62 @@ const PASSCODE = 'Vb7k2Q'
 const GITHUB = { clientId: 'gh-client', clientSecret: 'gh-client-secret-kept-sealed' }
 const NODE_URL = 'https://node.example/v1/api-key-kept-sealed'
 
-let pg: Promise<RunningPostgres | null> | undefined
+const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
+/**
+ * Runs `secret rotate --batch 1` as a child process while another connection holds the first
+ * wallet row's lock, waits until the child is blocked on it (inside the wallets' first batch),
+ * kills it with SIGKILL, then lets the row go.
+ */
+async function killedInsideABatch(databaseUrl: string, env: Record<string, string>) {
+  const holder = new pg.Client({ connectionString: databaseUrl })
+  await holder.connect()
+  const watcher = new pg.Client({ connectionString: databaseUrl })
+  await watcher.connect()
+  try {
+    await holder.query('BEGIN')
+    await holder.query('SELECT id FROM wallets ORDER BY id LIMIT 1 FOR UPDATE')
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'secret', 'rotate', '--batch', '1'],
+      { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    const guard = () => child.kill('SIGKILL')
+    process.once('exit', guard)
+    let err = ''
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      err += d
+    })
+    const exited = new Promise<NodeJS.Signals | null>((r) =>
+      child.once('exit', (_code, signal) => r(signal)),
+    )
+    const deadline = Date.now() + 40_000
+    for (;;) {
+      const { rows } = await watcher.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()",
+      )
+      if (Number(rows[0]?.n) > 0) break
+      if (Date.now() > deadline || child.exitCode !== null) {
+        throw new Error(`the rotation never waited on the locked row: ${err}`)
+      }
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    // It got through the other tables first, batch by batch.
+    expect(err).toMatch(/refresh_tokens: 1 row\(s\) done/)
+    child.kill('SIGKILL')
+    expect(await exited).toBe('SIGKILL')
+    process.off('exit', guard)
+  } finally {
+    await holder.query('ROLLBACK')
+    await holder.end()
+    await watcher.end()
+  }
+}
+
+let postgres: Promise<RunningPostgres | null> | undefined
 afterAll(async () => {
-  await (await pg)?.close()
+  await (await postgres)?.close()
 })
 
 for (const backend of ['pglite', 'postgres'] as const) {
@@ -35,8 +91,8 @@ for (const backend of ['pglite', 'postgres'] as const) {
       const dir = mkdtempSync(join(tmpdir(), 'latch-rotate-'))
       let databaseUrl = ''
       if (backend === 'postgres') {
-        pg ??= startPostgres()
-        const running = await pg
+        postgres ??= startPostgres()
+        const running = await postgres
         if (!running) throw new Error('PostgreSQL did not start')
         databaseUrl = await running.createDatabase()
       }
@@ -152,6 +208,12 @@ for (const backend of ['pglite', 'postgres'] as const) {
           },
         }
         if (backend === 'postgres') {
+          // A run killed inside a batch's transaction: a wallet row is held locked, the command
+          // waits on it, and gets SIGKILL there. Nothing of that batch is written.
+          await killedInsideABatch(databaseUrl, cliEnv.env)
+          const killed = await rotateSecret(b.deps, { check: true })
+          expect(killed.tables.wallets?.resealed).toBe(2)
+          expect(killed.resealed).toBe(2)
           expect(await runCli(['secret', 'rotate', '--check'], cliEnv)).toBe(1)
           expect(await runCli(['secret', 'rotate', '--batch', '2'], cliEnv)).toBe(0)
           expect(await runCli(['secret', 'rotate', '--check'], cliEnv)).toBe(0)
