@@ -23,6 +23,8 @@ interface SealedTable {
   table: string
   key: string
   columns: readonly { name: string; aad?: (key: string) => string }[]
+  /** Only rows where this column is set: most refresh tokens never hold a sealed child. */
+  onlySet?: string
 }
 
 /**
@@ -40,7 +42,12 @@ const TABLES: readonly SealedTable[] = [
     // webhooks/endpoints.ts seals each endpoint's secret for its own row.
     columns: [{ name: 'secret_sealed', aad: (id) => `webhook-secret:${id}` }],
   },
-  { table: 'refresh_tokens', key: 'hash', columns: [{ name: 'child_sealed' }] },
+  {
+    table: 'refresh_tokens',
+    key: 'hash',
+    columns: [{ name: 'child_sealed' }],
+    onlySet: 'child_sealed',
+  },
 ]
 
 export interface TableCount {
@@ -81,7 +88,8 @@ export async function rotateSecret(
   }
   for (const spec of TABLES) {
     const tally = count(spec.table)
-    await walk(deps, spec.table, spec.key, batch, options, async (trx, keys) => {
+    const scope = { table: spec.table, key: spec.key, onlySet: spec.onlySet }
+    await walk(deps, scope, batch, options, async (trx, keys) => {
       const cols = [spec.key, ...spec.columns.map((c) => c.name)]
       const { rows } = await sql<Record<string, string | null>>`
         SELECT ${sql.join(cols.map((c) => sql.ref(c)))} FROM ${sql.table(spec.table)}
@@ -116,7 +124,7 @@ export async function rotateSecret(
     })
   }
   const wallets = count('wallets')
-  await walk(deps, 'wallets', 'id', batch, options, async (trx, keys) => {
+  await walk(deps, { table: 'wallets', key: 'id' }, batch, options, async (trx, keys) => {
     const rows = await trx
       .selectFrom('wallets')
       .select(WALLET_COLUMNS)
@@ -154,20 +162,23 @@ type Trx = Parameters<Parameters<ReturnType<Deps['db']['transaction']>['execute'
 /** Visits a table's rows by ascending key, `batch` at a time, each batch in its own transaction. */
 async function walk(
   deps: Deps,
-  table: string,
-  key: string,
+  { table, key, onlySet }: { table: string; key: string; onlySet?: string | undefined },
   batch: number,
   options: RotationOptions,
   visit: (trx: Trx, keys: string[]) => Promise<void>,
 ): Promise<void> {
   let after: string | null = null
   for (;;) {
+    const where = [
+      ...(after === null ? [] : [sql`${sql.ref(key)} > ${after}`]),
+      ...(onlySet ? [sql`${sql.ref(onlySet)} IS NOT NULL`] : []),
+    ]
     const { rows }: { rows: { k: string }[] } = await sql<{ k: string }>`
       SELECT ${sql.ref(key)} AS k FROM ${sql.table(table)}
-      ${after === null ? sql`` : sql`WHERE ${sql.ref(key)} > ${after}`}
+      ${where.length > 0 ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql``}
       ORDER BY ${sql.ref(key)} LIMIT ${batch}`.execute(deps.db)
     if (rows.length === 0) return
-    const keys = rows.map((r) => r.k)
+    const keys: string[] = rows.map((r: { k: string }) => r.k)
     await deps.db.transaction().execute((trx) => visit(trx, keys))
     after = keys[keys.length - 1] ?? null
     await options.onBatch?.(table, keys.length)
