@@ -5,13 +5,14 @@
  * PostgreSQL within the app cache's 2 s.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { API_PREFIX, type ServerAppConfig } from '@latch/shared'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runCli } from '../cli.ts'
 import { type RunningServer, startServer } from '../index.ts'
+import { serveLatch } from '../ops/serve.ts'
 import { postgresAvailable, type RunningPostgres, startPostgres } from '../testing/postgres.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { OPERATOR_FAILURE_LIMIT } from './operator.ts'
@@ -246,6 +247,52 @@ describe('operator API [pglite]', () => {
     expect(await runCli(['apps', 'rotate-keys', created.id, ...s], withKey)).toBe(1)
     expect(await runCli(['apps', 'list', '--server', 'ftp://x'], withKey)).toBe(1)
   })
+})
+
+test('refusal: the key on the modal origin finds no operator API there (serve, both origins)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'latch-operator-serve-'))
+  const assets: Record<string, string> = {}
+  for (const [name, files] of [
+    ['LATCH_MODAL_DIR', ['index.html']],
+    ['LATCH_SDK_DIR', ['sdk.js', 'latch.js', 'wallet-bridge.js', 'provider.js']],
+    ['LATCH_WALLET_FRAME_DIR', ['index.html', 'export.html']],
+  ] as const) {
+    const folder = join(dir, name)
+    mkdirSync(folder)
+    for (const f of files)
+      writeFileSync(join(folder, f), '<!doctype html><html><head></head></html>')
+    assets[name] = folder
+  }
+  const latch = await serveLatch({
+    env: {
+      ...baseEnv,
+      ...assets,
+      DATABASE_URL: 'memory://',
+      LATCH_ADMIN_KEY: KEY,
+      LATCH_API_PORT: '0',
+      LATCH_MODAL_PORT: '0',
+      LATCH_MODAL_ORIGIN: '',
+    },
+    migrate: true,
+    log: () => {},
+  })
+  try {
+    const api = latch.api as RunningServer
+    const modalUrl = latch.modal?.url ?? ''
+    expect((await operator(api, '/apps', { headers: bearer(KEY) })).status).toBe(200)
+    const onModal = await fetch(`${modalUrl}${API_PREFIX}/operator/apps`, {
+      headers: bearer(KEY),
+      signal: AbortSignal.timeout(10_000),
+    })
+    expect(onModal.status).toBe(404)
+    const err: string[] = []
+    const io = { out: () => {}, err: (t: string) => err.push(t), env: { LATCH_ADMIN_KEY: KEY } }
+    expect(await runCli(['apps', 'list', '--server', modalUrl], io)).toBe(1)
+    expect(err.at(-1)).toMatch(/answered 404/)
+  } finally {
+    await latch.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 describe.skipIf(!postgresAvailable())('operator API [postgres, two servers]', () => {
