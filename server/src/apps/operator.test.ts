@@ -263,6 +263,7 @@ test('refusal: the key on the modal origin finds no operator API there (serve, b
       writeFileSync(join(folder, f), '<!doctype html><html><head></head></html>')
     assets[name] = folder
   }
+  const lines: string[] = []
   const latch = await serveLatch({
     env: {
       ...baseEnv,
@@ -272,14 +273,22 @@ test('refusal: the key on the modal origin finds no operator API there (serve, b
       LATCH_API_PORT: '0',
       LATCH_MODAL_PORT: '0',
       LATCH_MODAL_ORIGIN: '',
+      LATCH_LOG_FORMAT: 'json',
     },
     migrate: true,
-    log: () => {},
+    log: (line) => lines.push(line),
   })
   try {
     const api = latch.api as RunningServer
     const modalUrl = latch.modal?.url ?? ''
-    expect((await operator(api, '/apps', { headers: bearer(KEY) })).status).toBe(200)
+    const ip = freshIp()
+    expect((await operator(api, '/apps', { ip, headers: bearer(KEY) })).status).toBe(200)
+    // Under JSON logs the audit is a record of its own.
+    const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(records).toContainEqual(
+      expect.objectContaining({ msg: 'operator', action: 'GET /apps', ip, status: 200 }),
+    )
+    for (const line of lines) expect(line).not.toContain(KEY)
     const onModal = await fetch(`${modalUrl}${API_PREFIX}/operator/apps`, {
       headers: bearer(KEY),
       signal: AbortSignal.timeout(10_000),
