@@ -22,6 +22,7 @@ import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
 import { adminRoutes } from './admin/routes.ts'
 import { analyticsRoutes } from './analytics/routes.ts'
+import { operatorRoutes } from './apps/operator.ts'
 import { appRoutes } from './apps/routes.ts'
 import { chainRoutes } from './chains/routes.ts'
 import type { Deps } from './context.ts'
@@ -141,6 +142,8 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
 
   // The user API authenticates by app secret, not by the app id header.
   api.route(`${API_PREFIX}/admin`, adminRoutes(deps))
+  // The operator API (app settings) authenticates by LATCH_ADMIN_KEY, not by the app id header.
+  api.route(`${API_PREFIX}/operator`, operatorRoutes(deps))
   // OAuth ahead of the API: its provider callback carries no app id header (see oauth/routes.ts).
   api.route(`${API_PREFIX}/oauth`, oauthRoutes(deps))
   api.route(API_PREFIX, v1)

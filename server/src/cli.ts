@@ -13,6 +13,7 @@ import {
 } from '@latch/shared'
 import type { Kysely } from 'kysely'
 import { appSecretCommand } from './admin/cli.ts'
+import { appsThroughServer } from './apps/operator-cli.ts'
 import {
   type AppInput,
   type AppRecord,
@@ -26,6 +27,7 @@ import { openServices } from './index.ts'
 import { applyOAuthFlags, OAUTH_FLAGS_HELP, type OAuthFlag, splitOAuthFlags } from './oauth/cli.ts'
 import { cspCommand } from './ops/csp.ts'
 import { migrationState, runMigrations } from './ops/migrations.ts'
+import { secretCommand } from './ops/rotate.ts'
 import { type RunningLatch, type ServeMode, serveLatch, shutdownTimeoutMs } from './ops/serve.ts'
 import { webhookCommand } from './webhooks/cli.ts'
 
@@ -41,12 +43,20 @@ Usage: npm run latch -- <command> [options]
                                  stops the start. SIGTERM drains requests, then exits
   migrate [--check]              Bring the database schema up to date; --check changes nothing
                                  and exits 1 when migrations are pending
+  secret rotate [--check] [--batch <rows>] [--json]
+                                 Seal every stored value again under LATCH_SECRET while
+                                 LATCH_SECRET_PREVIOUS still opens them; resumable; --check
+                                 exits 1 while any value is under the previous secret
   csp [--app <id>] [--modal-origin <url>] [--json]
                                  Print what a host page's Content-Security-Policy needs for
                                  Latch (modal origin: the flag, else LATCH_MODAL_ORIGIN)
   apps create --name <name> --origin <url> [--origin <url> ...] [settings] [--json]
                                  Create an app and print its 25-character id
   apps list [--json]             List the apps
+  apps create|list|show|update ... --server <url>
+                                 The same through a running server's operator API (key from
+                                 LATCH_ADMIN_KEY or LATCH_ADMIN_KEY_FILE): on either database,
+                                 every process applies the change within 2 s
   apps show <id> [--json]        Show an app's configuration
   apps update <id> [settings] [--json]
                                  Change an app's settings
@@ -118,6 +128,7 @@ const options = {
   'modal-only': { type: 'boolean' },
   app: { type: 'string' },
   'modal-origin': { type: 'string' },
+  server: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -137,7 +148,12 @@ function onOff(value: string | undefined, flag: string): boolean | undefined {
 }
 
 /** The patch the options describe, applied on top of `current` for list edits. */
-export function settingsFromOptions(v: Values, current?: AppRecord): Partial<AppInput> {
+export function settingsFromOptions(
+  v: Values,
+  current?: Pick<AppRecord, 'allowedOrigins'> & {
+    allowlist: Pick<AppRecord['allowlist'], 'enabled' | 'entries'>
+  },
+): Partial<AppInput> {
   const patch: Partial<AppInput> = {}
   if (v.name !== undefined) patch.name = v.name
   if (v.origin || v['add-origin'] || v['remove-origin']) {
@@ -277,6 +293,7 @@ export interface CliIo {
 /** Runs one command; resolves with the exit code (serve resolves when the server stops). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'apps' && argv[1] === 'webhook') return webhookCommand(argv.slice(2), io)
+  if (argv[0] === 'secret') return secretCommand(argv.slice(1), io)
   let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>
   let oauthFlags: OAuthFlag[] = []
   try {
@@ -311,6 +328,34 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   ) {
     io.err(`Unknown command: ${positionals.join(' ')}\n\n${USAGE}`)
     return 2
+  }
+  if (v.server !== undefined) {
+    // A running server's operator API instead of the database (apps/operator-cli.ts).
+    try {
+      if (sub === 'create') {
+        if (!v.name) throw new UsageError('apps create needs --name')
+        if (!v.origin?.length) throw new UsageError('apps create needs at least one --origin')
+      }
+      return await appsThroughServer(
+        {
+          server: v.server,
+          sub,
+          id,
+          json: v.json === true,
+          oauthFlags,
+          settings: (current) => settingsFromOptions(v, current),
+          describe: describeApp,
+        },
+        io,
+      )
+    } catch (e) {
+      if (e instanceof UsageError) {
+        io.err(`${e.message}\n\n${USAGE}`)
+        return 2
+      }
+      io.err(`Error: ${(e as Error).message}`)
+      return 1
+    }
   }
   const services = await openServices({ env: io.env, log: io.err })
   try {

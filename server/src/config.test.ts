@@ -130,3 +130,28 @@ test('behavior: the lock file keeps a second process out and is taken over when 
   expect(readFileSync(file, 'utf8')).toBe(String(process.pid))
   again()
 })
+
+test('behavior: the previous secret (a rotation) and the operator key, from the environment or a file', () => {
+  const dir = tempDir()
+  const base = { DATABASE_URL: 'memory://', LATCH_SECRET: 'n'.repeat(32) }
+  expect(loadConfig(base)).toMatchObject({ secretPrevious: null, adminKey: null })
+  const file = join(dir, 'old')
+  writeFileSync(file, `${'o'.repeat(40)}\n`)
+  expect(loadConfig({ ...base, LATCH_SECRET_PREVIOUS_FILE: file }).secretPrevious).toBe(
+    'o'.repeat(40),
+  )
+  // The same secret twice is no rotation.
+  expect(loadConfig({ ...base, LATCH_SECRET_PREVIOUS: 'n'.repeat(32) }).secretPrevious).toBeNull()
+  expect(() => loadConfig({ ...base, LATCH_SECRET_PREVIOUS: 'short' })).toThrow(ConfigError)
+  expect(() =>
+    loadConfig({
+      ...base,
+      LATCH_SECRET_PREVIOUS: 'o'.repeat(40),
+      LATCH_SECRET_PREVIOUS_FILE: file,
+    }),
+  ).toThrow(/not both/)
+  expect(loadConfig({ ...base, LATCH_ADMIN_KEY_FILE: file }).adminKey).toBe('o'.repeat(40))
+  expect(() => loadConfig({ ...base, LATCH_ADMIN_KEY: 'k'.repeat(31) })).toThrow(
+    /LATCH_ADMIN_KEY must be at least 32 characters/,
+  )
+})

@@ -24,6 +24,11 @@ export interface Config {
   /** 'memory://' (PGlite in memory), a postgres:// URL, or null for PGlite in the data folder. */
   databaseUrl: string | null
   secret: string
+  /**
+   * The secret being rotated away from (LATCH_SECRET_PREVIOUS or _FILE): values sealed under
+   * it still open until `latch secret rotate` has sealed them again under `secret`.
+   */
+  secretPrevious: string | null
   /** True when the secret was generated, not given. */
   secretGenerated: boolean
   smtpUrl: string | null
@@ -58,6 +63,11 @@ export interface Config {
   logFormat: LogFormat
   /** LATCH_METRICS=1: GET /metrics on the API for the bearer of `token`; null when off. */
   metrics: { token: string } | null
+  /**
+   * The operator key (LATCH_ADMIN_KEY or _FILE) of the operator API for app settings
+   * (apps/operator.ts); null: that API answers 404.
+   */
+  adminKey: string | null
   production: boolean
 }
 
@@ -275,6 +285,17 @@ export function loadConfig(env: Env = process.env): Config {
     secret = dataDir ? readOrCreateSecret(dataDir) : randomBytes(32).toString('base64url')
   }
 
+  const secretPrevious = fromEnvOrFile(env, 'LATCH_SECRET_PREVIOUS')
+  if (secretPrevious !== null && secretPrevious.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`LATCH_SECRET_PREVIOUS must be at least ${MIN_SECRET_LENGTH} characters`)
+  }
+  const previousFile = nonEmpty(env.LATCH_SECRET_PREVIOUS_FILE)
+  if (production && dataDir && previousFile && isInside(resolve(previousFile), dataDir)) {
+    throw new ConfigError(
+      `NODE_ENV=production refuses LATCH_SECRET_PREVIOUS_FILE ${resolve(previousFile)} inside the data folder: keep the secret apart from the database and its backups`,
+    )
+  }
+
   const walletFrameDir = nonEmpty(env.LATCH_WALLET_FRAME_DIR)
   const passkeyRpId = nonEmpty(env.LATCH_PASSKEY_RP_ID)?.toLowerCase() ?? null
   // A bare domain (no scheme, port or path): browsers refuse anything else as an RP ID.
@@ -296,6 +317,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl,
     secret,
+    secretPrevious: secretPrevious === secret ? null : secretPrevious,
     secretGenerated,
     smtpUrl,
     mailFrom: nonEmpty(env.LATCH_MAIL_FROM) ?? 'Latch <no-reply@localhost>',
@@ -375,6 +397,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     logFormat: logFormatFrom(env),
     metrics: metrics(env),
+    adminKey: adminKey(env),
     production,
   }
 }
@@ -389,6 +412,19 @@ export function logFormatFrom(env: Env): LogFormat {
     )
   }
   return format
+}
+
+export const MIN_ADMIN_KEY_LENGTH = 32
+
+/** The operator API's key: unset turns that API off; a short one is refused. */
+function adminKey(env: Env): string | null {
+  const key = fromEnvOrFile(env, 'LATCH_ADMIN_KEY')
+  if (key !== null && key.length < MIN_ADMIN_KEY_LENGTH) {
+    throw new ConfigError(
+      `LATCH_ADMIN_KEY must be at least ${MIN_ADMIN_KEY_LENGTH} characters (e.g. openssl rand -hex 24)`,
+    )
+  }
+  return key
 }
 
 /** The metrics are off unless asked for, and never served without a token to guard them. */

@@ -115,9 +115,11 @@ export async function openServices(
   const logger = createLogger(opts.log ?? defaultLog, config.logFormat, {
     secrets: secretValues([
       config.secret,
+      config.secretPrevious,
       ...smtpPassword(config.smtpUrl),
       config.twilio?.authToken,
       config.metrics?.token,
+      config.adminKey,
     ]),
   })
   const log = logger.line
@@ -137,7 +139,7 @@ export async function openServices(
     }
   }
   const clock = opts.clock ?? systemClock
-  const secrets = createSecrets(config.secret)
+  const secrets = createSecrets(config.secret, config.secretPrevious)
   const keys = createKeyStore({
     db: database.db,
     secrets,

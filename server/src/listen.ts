@@ -14,6 +14,7 @@ import {
   RequestError,
 } from '@hono/node-server'
 import { LatchError, toApiErrorBody } from '@latch/shared'
+import { newRequestId, REQUEST_ID_HEADER } from './ops/log.ts'
 
 /** The error a request refused before routing answers with. */
 export function unroutableError(e: unknown): LatchError {
@@ -41,7 +42,8 @@ function answerClientErrors(server: Server): void {
     }
     const error = unroutableError(err)
     const status = error.status ?? 400
-    const body = JSON.stringify(toApiErrorBody(error))
+    const id = newRequestId()
+    const body = JSON.stringify({ ...toApiErrorBody(error), requestId: id })
     // An answer to HEAD has no body (the client would read one as the next answer's start).
     // The bytes node was parsing when it failed begin with the request line when they arrived
     // in one piece, as a request under 64 KB on one write does.
@@ -51,6 +53,7 @@ function answerClientErrors(server: Server): void {
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Bad Request'}\r\n` +
         'Content-Type: application/json\r\n' +
+        `X-Request-Id: ${id}\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\n` +
         'Connection: close\r\n\r\n' +
         (head ? '' : body),
@@ -73,22 +76,29 @@ export function listen(
     errorHandler: (e) => {
       const error = unroutableError(e)
       const status = error.status ?? 500
+      const id = newRequestId()
       if (status >= 500)
-        log(`[latch] request failed outside the app: ${(e as Error)?.stack ?? String(e)}`)
-      return Response.json(toApiErrorBody(error), { status })
+        log(`[latch] request ${id} failed outside the app: ${(e as Error)?.stack ?? String(e)}`)
+      return Response.json(
+        { ...toApiErrorBody(error), requestId: id },
+        { status, headers: { [REQUEST_ID_HEADER]: id } },
+      )
     },
   })
   const server = createServer(listener)
   answerClientErrors(server)
   // An Expect other than 100-continue: node would answer a bare 417.
   server.on('checkExpectation', (_req, res: ServerResponse) => {
-    const body = JSON.stringify(
-      toApiErrorBody(
+    const id = newRequestId()
+    const body = JSON.stringify({
+      ...toApiErrorBody(
         LatchError.of('invalid_data', { status: 417, message: 'Unsupported Expect header' }),
       ),
-    )
+      requestId: id,
+    })
     res.writeHead(417, {
       'content-type': 'application/json',
+      [REQUEST_ID_HEADER]: id,
       'content-length': String(Buffer.byteLength(body)),
       connection: 'close',
     })

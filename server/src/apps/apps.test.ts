@@ -147,6 +147,7 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     const unknown = await s.request(`/apps/${'a'.repeat(25)}`)
     expect(unknown.status).toBe(400)
     expect(unknown.body).toEqual({
+      requestId: expect.any(String),
       error: {
         type: 'api_error',
         code: 'missing_or_invalid_latch_app_id',

@@ -254,6 +254,7 @@ describeBackends('chain RPC proxy', (get) => {
       const r = await call('/chains/1/rpc', { body: undefined, raw })
       expect(r.status, raw).toBe(400)
       expect(r.body, raw).toEqual({
+        requestId: expect.any(String),
         error: { type: 'api_error', code: 'invalid_data', message },
       })
     }
@@ -274,6 +275,7 @@ describeBackends('chain RPC proxy', (get) => {
     })
     expect(down.status).toBe(502)
     expect(down.body).toEqual({
+      requestId: expect.any(String),
       error: {
         type: 'wallet_error',
         code: 'rpc_internal',

@@ -184,6 +184,10 @@ export async function verifyCode(
     throw refusal('too_many_failed_attempts', reserved.retryAfterS)
   }
   const expected = digest(deps, appId, channel, identifier, code.trim())
+  // A code sent before a rotation of the server secret was digested under the previous one.
+  const before = deps.secrets.previous
+    ? digest({ ...deps, secrets: deps.secrets.previous }, appId, channel, identifier, code.trim())
+    : expected
   // One statement (it was three): the try is counted, the code consumed when it is the right
   // one, and the try taken from the day's budget given back then. The row lock of the UPDATE
   // orders parallel tries, so no more than MAX_CODE_ATTEMPTS of them pass and one code is
@@ -192,7 +196,7 @@ export async function verifyCode(
     WITH tried AS (
       UPDATE verification_codes
       SET attempts = attempts + 1,
-        consumed_at = CASE WHEN code_hmac = ${expected} THEN ${now}::timestamptz END
+        consumed_at = CASE WHEN code_hmac IN (${expected}, ${before}) THEN ${now}::timestamptz END
       WHERE app_id = ${appId} AND channel = ${channel} AND identifier = ${identifier}
         AND consumed_at IS NULL AND expires_at > ${now} AND attempts < ${MAX_CODE_ATTEMPTS}
       RETURNING code_hmac, consumed_at
@@ -204,7 +208,11 @@ export async function verifyCode(
     SELECT code_hmac, consumed_at FROM tried`.execute(deps.db)
   const tried = rows[0]
   // The digest comparison stays constant-time in this process as well.
-  if (!tried || tried.consumed_at === null || !sameDigest(tried.code_hmac, expected)) {
+  if (
+    !tried ||
+    tried.consumed_at === null ||
+    !(sameDigest(tried.code_hmac, expected) || sameDigest(tried.code_hmac, before))
+  ) {
     throw LatchError.of('invalid_verification_code')
   }
 }

@@ -119,5 +119,10 @@ export function requestIdFor(
   ) {
     return header
   }
+  return newRequestId()
+}
+
+/** A fresh request id (16 base64url characters). */
+export function newRequestId(): string {
   return randomBytes(12).toString('base64url')
 }

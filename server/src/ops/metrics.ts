@@ -16,6 +16,7 @@ import type { SmsBudget } from '../config.ts'
 import type { Clock } from '../context.ts'
 import type { Db } from '../db/index.ts'
 import { peek } from '../ratelimit.ts'
+import { newRequestId, REQUEST_ID_HEADER } from './log.ts'
 
 export const METRICS_PATH = '/metrics'
 
@@ -212,11 +213,15 @@ export function withMetrics<E>(
   return async (request, env) => {
     const { pathname } = new URL(request.url)
     if (pathname !== METRICS_PATH) return fetch(request, env)
-    const headers = { 'cache-control': 'no-store' }
+    const id = newRequestId()
+    const headers = { 'cache-control': 'no-store', [REQUEST_ID_HEADER]: id }
     if (!tokenMatches(request.headers.get('authorization'), token)) {
-      const body = toApiErrorBody(
-        LatchError.of('not_authenticated', { message: 'The metrics need the metrics token' }),
-      )
+      const body = {
+        ...toApiErrorBody(
+          LatchError.of('not_authenticated', { message: 'The metrics need the metrics token' }),
+        ),
+        requestId: id,
+      }
       return Response.json(body, {
         status: 401,
         headers: { ...headers, 'www-authenticate': 'Bearer' },
@@ -224,7 +229,10 @@ export function withMetrics<E>(
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return Response.json(
-        toApiErrorBody(LatchError.of('invalid_data', { status: 405, message: 'Use GET' })),
+        {
+          ...toApiErrorBody(LatchError.of('invalid_data', { status: 405, message: 'Use GET' })),
+          requestId: id,
+        },
         { status: 405, headers },
       )
     }

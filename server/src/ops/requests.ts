@@ -47,6 +47,7 @@ export function observeRequests(deps: Deps): MiddlewareHandler<HonoEnv> {
     )
     c.set('requestId', id)
     await next()
+    await addRequestId(c, id)
     const durationMs = performance.now() - started
     try {
       c.res.headers.set(REQUEST_ID_HEADER, id)
@@ -78,6 +79,32 @@ export function observeRequests(deps: Deps): MiddlewareHandler<HonoEnv> {
       errorCode,
     })
   }
+}
+
+/**
+ * Writes the request id into an error answer's JSON body (`requestId`, beside `error`), so
+ * whoever reports a failure quotes the id of its log line from what they were shown. Done here,
+ * once, for every error body any route or handler wrote; clients read `error` and ignore the rest.
+ */
+async function addRequestId(c: Context, id: string): Promise<void> {
+  const res = c.res
+  if (res.status < 400 || c.req.method === 'HEAD' || res.body === null) return
+  if (!res.headers.get('content-type')?.startsWith('application/json')) return
+  let body: unknown
+  try {
+    body = await res.clone().json()
+  } catch {
+    return
+  }
+  if (typeof body !== 'object' || body === null || !('error' in body)) return
+  const headers = new Headers(res.headers)
+  headers.delete('content-length')
+  // Unset first: Hono would otherwise copy the old answer's headers over the new one's.
+  c.res = undefined
+  c.res = new Response(JSON.stringify({ ...body, requestId: id }), {
+    status: res.status,
+    headers,
+  })
 }
 
 /**

@@ -95,6 +95,7 @@ describeBackends('passwordless (e-mail)', (get) => {
     })
     expect(bad.status).toBe(422)
     expect(bad.body).toEqual({
+      requestId: expect.any(String),
       error: {
         type: 'api_error',
         code: 'invalid_verification_code',
@@ -412,6 +413,7 @@ describeBackends('passwordless (e-mail)', (get) => {
     })
     expect(clash.status).toBe(400)
     expect(clash.body).toEqual({
+      requestId: expect.any(String),
       error: {
         type: 'api_error',
         code: 'linked_to_another_user',

@@ -76,6 +76,7 @@ describeBackends('session fork', (get) => {
     const second = await recover(s, appId, fork.new_session_refresh_token)
     expect(second.status).toBe(401)
     expect(second.body).toEqual({
+      requestId: expect.any(String),
       error: {
         type: 'api_error',
         code: 'fork_token_used',

@@ -141,6 +141,7 @@ describeBackends('siwe', (get) => {
   /** A message refused with 'Could not log in with wallet', the log naming `reason`. */
   function expectLoginFailed(res: Answer, reason: string): void {
     expect(res.body).toEqual({
+      requestId: expect.any(String),
       error: {
         type: 'wallet_error',
         code: 'wallet_login_failed',
@@ -274,6 +275,7 @@ describeBackends('siwe', (get) => {
       expectLoginFailed((await attempt({}, { chainId: 10 })).res, 'chain')
       const unsupported = await attempt({ chainId: 31337 }, { chainId: 31337 })
       expect(unsupported.res.body).toEqual({
+        requestId: expect.any(String),
         error: {
           type: 'validation_error',
           code: 'unsupported_chain',
@@ -323,6 +325,7 @@ describeBackends('siwe', (get) => {
       expect((await post('/siwe/authenticate', app.id, body)).status).toBe(200)
       const replay = await post('/siwe/authenticate', app.id, body)
       expect(replay.body).toEqual({
+        requestId: expect.any(String),
         error: {
           type: 'flow_error',
           code: 'siwe_not_initialized',
@@ -527,6 +530,7 @@ describeBackends('siwe', (get) => {
         { token: bob.token },
       )
       expect(taken.body).toEqual({
+        requestId: expect.any(String),
         error: {
           type: 'api_error',
           code: 'linked_to_another_user',
@@ -618,6 +622,7 @@ describeBackends('siwe', (get) => {
         recoveryMethod: 'latch',
       })
       const embedded = {
+        requestId: expect.any(String),
         error: {
           type: 'flow_error',
           code: 'embedded_wallet_link_forbidden',

@@ -25,7 +25,7 @@
 import { LatchError } from '@latch/shared'
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Deps } from '../context.ts'
-import { sameSecret } from '../crypto.ts'
+import { macMade } from '../crypto.ts'
 import type { HonoEnv } from '../http.ts'
 import type { SignedIn } from '../sessions/service.ts'
 
@@ -107,13 +107,31 @@ export function requireWalletCredential(deps: Deps): MiddlewareHandler<HonoEnv> 
         message: 'Only the wallet frame may call the wallet API',
       })
     }
-    const { sid } = c.get('auth')
+    const { sid, exp } = c.get('auth')
+    const appId = c.get('app').id
     const presented = SESSION_ID.test(sid) ? readCookie(c, walletCredentialName(sid)) : null
-    if (!presented || !sameSecret(presented, walletCredentialValue(deps, c.get('app').id, sid))) {
-      throw LatchError.of('wallet_sign_in_required')
+    const madeBy = presented
+      ? macMade(deps.secrets, 'wallet-credential', `${appId}\n${sid}`, presented)
+      : null
+    if (madeBy === null) throw LatchError.of('wallet_sign_in_required')
+    // Made before a rotation of the server secret: the answer gives the browser the new
+    // secret's value, so the session keeps its wallet once the previous secret is gone.
+    if (madeBy === 'previous') {
+      const expiresAt = await sessionExpiry(deps, sid, exp)
+      setWalletCredential(c, deps, appId, { sessionId: sid, expiresAt })
     }
     await next()
   }
+}
+
+/** When the session ends (the access token's expiry if its row is gone meanwhile). */
+async function sessionExpiry(deps: Deps, sessionId: string, tokenExp: number): Promise<Date> {
+  const row = await deps.db
+    .selectFrom('sessions')
+    .select('expires_at')
+    .where('id', '=', sessionId)
+    .executeTakeFirst()
+  return row?.expires_at ?? new Date(tokenExp * 1000)
 }
 
 /** The answer of a sign-in route: the user and tokens, with the new session's wallet credential. */

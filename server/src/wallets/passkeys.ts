@@ -25,7 +25,7 @@ export const MAX_WALLET_PASSKEYS = 10
 const recordInvalid = () => LatchError.of('wallet_record_invalid')
 
 /** The sealing's associated data: the wallet's place and the credential it belongs to. */
-const placeOfPasskey = (w: Place, credentialId: string) =>
+export const placeOfPasskey = (w: Place, credentialId: string) =>
   `${placeOf('passkey', w)}\n${credentialId}`
 
 /**

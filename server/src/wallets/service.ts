@@ -66,6 +66,12 @@ type PasscodeRecovery = {
   verifier: string
   /** Names the wallet's OPRF key (with the server secret). */
   nonce: string
+  /**
+   * The OPRF key's seed (hex) when it was derived under an earlier server secret: written by
+   * `latch secret rotate`, since the passcode verifier depends on the key and only the
+   * visitor knows the passcode. Absent: the seed is derived from the current secret.
+   */
+  seed?: string
 }
 /** The share itself is in wallet_passkeys (passkeys.ts), sealed under the passkey. */
 type PasskeyRecovery = { method: 'passkey' }
@@ -73,16 +79,21 @@ type Recovery = LatchRecovery | PasscodeRecovery | PasskeyRecovery
 
 const OPRF_INFO = new TextEncoder().encode('latch wallet passcode')
 
-/** The wallet's OPRF secret key: the server secret and the nonce both needed. */
-function oprfKey(deps: Deps, nonce: string): Uint8Array {
-  const seed = Buffer.from(deps.secrets.hmac(`wallet-oprf:${nonce}`), 'hex')
-  return ristretto255_oprf.oprf.deriveKeyPair(new Uint8Array(seed), OPRF_INFO).secretKey
+/** The seed of a wallet's OPRF key: the server secret and the nonce both needed. */
+function oprfSeed(secrets: Deps['secrets'], nonce: string): string {
+  return secrets.hmac(`wallet-oprf:${nonce}`)
 }
 
-function evaluate(deps: Deps, nonce: string, blinded: string): string {
+/** The wallet's OPRF secret key from its seed (hex). */
+function oprfKey(seed: string): Uint8Array {
+  const bytes = new Uint8Array(Buffer.from(seed, 'hex'))
+  return ristretto255_oprf.oprf.deriveKeyPair(bytes, OPRF_INFO).secretKey
+}
+
+function evaluate(seed: string, blinded: string): string {
   try {
     const out = ristretto255_oprf.oprf.blindEvaluate(
-      oprfKey(deps, nonce),
+      oprfKey(seed),
       new Uint8Array(Buffer.from(blinded, 'hex')),
     )
     return Buffer.from(out).toString('hex')
@@ -125,8 +136,18 @@ const recordInvalid = () => LatchError.of('wallet_record_invalid')
 
 /** Opens a sealed value of the row; a value sealed for another row, user or address does not open. */
 function openSealed(deps: Deps, purpose: SealedPurpose, row: Place, sealed: string): string {
+  return openSealedWith(deps, purpose, row, sealed).value
+}
+
+/** As openSealed, saying whether the value took the previous secret (a rotation under way). */
+function openSealedWith(
+  deps: Deps,
+  purpose: SealedPurpose,
+  row: Place,
+  sealed: string,
+): { value: string; previous: boolean } {
   try {
-    return deps.secrets.decrypt(sealed, placeOf(purpose, row))
+    return deps.secrets.open(sealed, placeOf(purpose, row))
   } catch {
     deps.log(`[latch] wallet ${row.id}: its ${purpose} does not open for its row`)
     throw recordInvalid()
@@ -181,8 +202,22 @@ const NO_ATTEMPTS: AttemptState = {
   reauth_after: null,
 }
 
+/** Which secret made the row's state MAC (see macMade), or null when none did. */
+function stateMadeBy(deps: Deps, row: WalletRow): 'current' | 'previous' | null {
+  if (!row.state_mac) return null
+  if (sameSecret(row.state_mac, stateMac(deps, row.id, row))) return 'current'
+  const previous = deps.secrets.previous
+  if (
+    previous &&
+    sameSecret(row.state_mac, stateMac({ ...deps, secrets: previous }, row.id, row))
+  ) {
+    return 'previous'
+  }
+  return null
+}
+
 function checkState(deps: Deps, row: WalletRow): void {
-  if (!row.state_mac || !sameSecret(row.state_mac, stateMac(deps, row.id, row))) {
+  if (stateMadeBy(deps, row) === null) {
     deps.log(`[latch] wallet ${row.id}: its attempt state does not match its MAC`)
     throw recordInvalid()
   }
@@ -256,7 +291,7 @@ export async function beginPasscode(
 ): Promise<{ evaluated: string; ticket: string }> {
   if (await hasWallet(deps, userId)) throw LatchError.of('wallet_already_exists')
   const nonce = randomBytes(32).toString('hex')
-  const evaluated = evaluate(deps, nonce, blinded)
+  const evaluated = evaluate(oprfSeed(deps.secrets, nonce), blinded)
   const expires = deps.clock.now().getTime() + TICKET_MS
   const ticket = deps.secrets.encrypt(
     JSON.stringify({ a: appId, u: userId, n: nonce, e: expires }),
@@ -265,19 +300,34 @@ export async function beginPasscode(
   return { evaluated, ticket }
 }
 
-function openTicket(deps: Deps, appId: string, userId: string, ticket: string): string {
+/**
+ * The nonce a ticket names, and the seed its evaluation used when that was under the previous
+ * secret (a ticket from a process not yet given the new one, during a rotation).
+ */
+function openTicket(
+  deps: Deps,
+  appId: string,
+  userId: string,
+  ticket: string,
+): { nonce: string; seed?: string } {
   const bad = LatchError.of('invalid_data', {
     message: 'Request body is invalid: recovery.ticket: not a ticket of this user, or expired',
   })
   let value: { a?: unknown; u?: unknown; n?: unknown; e?: unknown }
+  let previous: boolean
   try {
-    value = JSON.parse(deps.secrets.decrypt(ticket, 'latch-wallet-ticket'))
+    const opened = deps.secrets.open(ticket, 'latch-wallet-ticket')
+    value = JSON.parse(opened.value)
+    previous = opened.previous
   } catch {
     throw bad
   }
   if (value.a !== appId || value.u !== userId || typeof value.n !== 'string') throw bad
   if (typeof value.e !== 'number' || value.e < deps.clock.now().getTime()) throw bad
-  return value.n
+  if (previous && deps.secrets.previous) {
+    return { nonce: value.n, seed: oprfSeed(deps.secrets.previous, value.n) }
+  }
+  return { nonce: value.n }
 }
 
 /**
@@ -302,7 +352,7 @@ export async function createWallet(
             salt: body.recovery.salt,
             ciphertext: body.recovery.ciphertext,
             verifier: body.recovery.verifier,
-            nonce: openTicket(deps, appId, userId, body.recovery.ticket),
+            ...openTicket(deps, appId, userId, body.recovery.ticket),
           }
   const place: Place = { id: randomId(20), app_id: appId, user_id: userId, address: body.address }
   const passkey = body.recovery.method === 'passkey' ? body.recovery : null
@@ -421,10 +471,28 @@ export async function ownWallet(
 }
 
 function recoveryOf(deps: Deps, row: WalletRow): Recovery {
-  const recovery = JSON.parse(openSealed(deps, 'recovery', row, row.recovery_sealed)) as Recovery
+  const opened = openSealedWith(deps, 'recovery', row, row.recovery_sealed)
+  return recoveryFrom(deps, row, opened.value, opened.previous)
+}
+
+/**
+ * The recovery material from its opened JSON. Sealed under the previous secret and not yet
+ * rotated, a passcode wallet's OPRF key is the previous secret's: its seed is filled in here.
+ */
+function recoveryFrom(deps: Deps, row: WalletRow, json: string, previous: boolean): Recovery {
+  const recovery = JSON.parse(json) as Recovery
   // The plain column only indexes; the sealed value is what counts, and they must agree.
   if (recovery.method !== row.recovery_method) throw recordInvalid()
+  if (recovery.method === 'user-passcode' && recovery.seed === undefined && previous) {
+    const before = deps.secrets.previous
+    if (before) recovery.seed = oprfSeed(before, recovery.nonce)
+  }
   return recovery
+}
+
+/** The seed of a passcode wallet's OPRF key: stored by a rotation, else the current secret's. */
+function seedOf(deps: Deps, recovery: PasscodeRecovery): string {
+  return recovery.seed ?? oprfSeed(deps.secrets, recovery.nonce)
 }
 
 export function authShareOf(deps: Deps, row: WalletRow): string {
@@ -524,7 +592,7 @@ export async function evaluatePasscode(
 ): Promise<{ evaluated: string }> {
   const now = deps.clock.now()
   const signedIn = await signedInAt(deps.db, sessionId)
-  const nonce = await deps.db.transaction().execute(async (trx) => {
+  const seed = await deps.db.transaction().execute(async (trx) => {
     const row = await ownWallet(deps, appId, userId, address, trx)
     checkState(deps, row)
     const recovery = passcodeRecovery(deps, row)
@@ -550,9 +618,9 @@ export async function evaluatePasscode(
       )
       .where('id', '=', row.id)
       .execute()
-    return recovery.nonce
+    return seedOf(deps, recovery)
   })
-  return { evaluated: evaluate(deps, nonce, blinded) }
+  return { evaluated: evaluate(seed, blinded) }
 }
 
 /**
@@ -609,6 +677,53 @@ export async function verifyPasscode(
 }
 
 /**
+ * The columns that seal a wallet row again under the current secret, or null when it already
+ * is: values sealed under the previous secret (a rotation), values stored before they carried
+ * where they belong (v1, no associated data, before 0009) and a state MAC made under the
+ * previous secret or missing (before 0009). A passcode wallet whose OPRF key came from the
+ * previous secret keeps that key: its seed goes into the sealed recovery material. Throws
+ * wallet_record_invalid for a row whose values or state MAC no secret made.
+ */
+export function resealedWallet(
+  deps: Deps,
+  row: WalletRow,
+):
+  | (Pick<WalletsTable, 'auth_share_sealed' | 'recovery_sealed'> &
+      AttemptState & {
+        state_mac: string
+      })
+  | null {
+  const legacy = row.state_mac === null
+  const open = (purpose: SealedPurpose, sealed: string) => {
+    if (!legacy) return openSealedWith(deps, purpose, row, sealed)
+    // Before 0009: sealed without associated data, and the state had no MAC.
+    if (!sealed.startsWith('v1.')) throw recordInvalid()
+    try {
+      return deps.secrets.open(sealed)
+    } catch {
+      throw recordInvalid()
+    }
+  }
+  const auth = open('auth-share', row.auth_share_sealed)
+  const recoverySealed = open('recovery', row.recovery_sealed)
+  const state = legacy ? 'previous' : stateMadeBy(deps, row)
+  if (state === null) {
+    deps.log(`[latch] wallet ${row.id}: its attempt state does not match its MAC`)
+    throw recordInvalid()
+  }
+  if (!legacy && !auth.previous && !recoverySealed.previous && state === 'current') return null
+  const recovery = recoveryFrom(deps, row, recoverySealed.value, recoverySealed.previous)
+  return {
+    auth_share_sealed: deps.secrets.encrypt(auth.value, placeOf('auth-share', row)),
+    recovery_sealed: deps.secrets.encrypt(JSON.stringify(recovery), placeOf('recovery', row)),
+    ...withMac(deps, row.id, row),
+  }
+}
+
+/** The columns resealedWallet reads. */
+export const WALLET_COLUMNS = COLUMNS
+
+/**
  * Wallets stored before their sealed values carried where they belong (v1, no associated data)
  * and before their attempt state had a MAC: sealed again in place, once, at start. Until then
  * such a wallet answers wallet_record_invalid.
@@ -622,15 +737,11 @@ export async function upgradeWalletRecords(deps: Deps): Promise<number> {
   let upgraded = 0
   for (const row of rows) {
     if (!row.auth_share_sealed.startsWith('v1.') || !row.recovery_sealed.startsWith('v1.')) continue
-    const auth = deps.secrets.decrypt(row.auth_share_sealed)
-    const recovery = deps.secrets.decrypt(row.recovery_sealed)
+    const columns = resealedWallet(deps, row)
+    if (!columns) continue
     await deps.db
       .updateTable('wallets')
-      .set({
-        auth_share_sealed: deps.secrets.encrypt(auth, placeOf('auth-share', row)),
-        recovery_sealed: deps.secrets.encrypt(recovery, placeOf('recovery', row)),
-        ...withMac(deps, row.id, row),
-      })
+      .set(columns)
       .where('id', '=', row.id)
       .where('state_mac', 'is', null)
       .execute()

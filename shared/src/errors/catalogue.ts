@@ -119,6 +119,19 @@ export const ERRORS = {
     message: 'This origin is not allowed for this app',
     retryable: false,
   },
+  // The operator API (/api/v1/operator): LATCH_ADMIN_KEY, never sent from a browser.
+  invalid_admin_key: {
+    type: 'api_error',
+    status: 401,
+    message: 'Invalid operator key',
+    retryable: false,
+  },
+  admin_key_from_browser: {
+    type: 'api_error',
+    status: 403,
+    message: 'The operator key is refused from browsers',
+    retryable: false,
+  },
   // The user API (/api/v1/admin): an app's server secret, never sent from a browser.
   invalid_app_secret: {
     type: 'api_error',

@@ -5,6 +5,8 @@ import { LatchError } from './latch-error.ts'
 /** The JSON body of every API error answer. */
 export interface ApiErrorBody {
   error: { type: ErrorType; code: string; message: string }
+  /** The API's id of the request (its `X-Request-Id` answer header), added by the server. */
+  requestId?: string
 }
 
 export function toApiErrorBody(err: LatchError): ApiErrorBody {

@@ -1,0 +1,367 @@
+/**
+ * The operator API for app settings over real HTTP, and `latch apps … --server` against it: the
+ * refusals (off without a key, no key, a wrong key, a browser's request, the rate limit), the
+ * audit lines, the secrets it never answers, and a change reaching a second server on the same
+ * PostgreSQL within the app cache's 2 s.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { API_PREFIX, type ServerAppConfig } from '@latch/shared'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { runCli } from '../cli.ts'
+import { type RunningServer, startServer } from '../index.ts'
+import { serveLatch } from '../ops/serve.ts'
+import { postgresAvailable, type RunningPostgres, startPostgres } from '../testing/postgres.ts'
+import { TEST_SECRET } from '../testing/test-server.ts'
+import { OPERATOR_FAILURE_LIMIT } from './operator.ts'
+import { APP_CACHE_MS, findApp } from './service.ts'
+
+const KEY = randomBytes(24).toString('hex')
+const MODAL = 'http://127.0.0.1:5174'
+const baseEnv = {
+  NODE_ENV: 'test',
+  LATCH_SECRET: TEST_SECRET,
+  LATCH_TRUST_PROXY: '1',
+  LATCH_MODAL_ORIGIN: MODAL,
+}
+
+let ipCount = 0
+/** A client address of its own (the server trusts one proxy hop), so budgets do not mix. */
+const freshIp = () => `10.77.0.${++ipCount}`
+
+function operator(server: RunningServer, path: string, init: RequestInit & { ip?: string } = {}) {
+  const headers = new Headers(init.headers)
+  headers.set('x-forwarded-for', init.ip ?? freshIp())
+  if (init.body !== undefined) headers.set('content-type', 'application/json')
+  return fetch(`${server.url}${API_PREFIX}/operator${path}`, {
+    ...init,
+    headers,
+    signal: AbortSignal.timeout(10_000),
+  })
+}
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
+
+describe('operator API [pglite]', () => {
+  let server: RunningServer
+  let off: RunningServer
+  const logs: string[] = []
+  const dir = mkdtempSync(join(tmpdir(), 'latch-operator-'))
+
+  beforeAll(async () => {
+    server = await startServer({
+      port: 0,
+      log: (line) => logs.push(line),
+      env: { ...baseEnv, DATABASE_URL: 'memory://', LATCH_ADMIN_KEY: KEY },
+    })
+    off = await startServer({
+      port: 0,
+      log: () => {},
+      env: { ...baseEnv, DATABASE_URL: 'memory://' },
+    })
+  })
+  afterAll(async () => {
+    await server?.close()
+    await off?.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  test('refusal: off without LATCH_ADMIN_KEY (404); no key, a wrong key (401); a browser’s request, even with the key (403)', async () => {
+    const notOn = await operator(off, '/apps', { headers: bearer(KEY) })
+    expect(notOn.status).toBe(404)
+    expect(((await notOn.json()) as { error: { code: string } }).error.code).toBe('not_found')
+
+    for (const [headers, status, code] of [
+      [{}, 401, 'invalid_admin_key'],
+      [bearer(`${KEY.slice(0, -1)}0`), 401, 'invalid_admin_key'],
+      [bearer(KEY.slice(0, 10)), 401, 'invalid_admin_key'],
+      [{ authorization: KEY }, 401, 'invalid_admin_key'],
+      // The modal's origin (a page of it calling with credentials) and the API origin's own
+      // pages (the wallet frame) are browsers too: the key is not for them.
+      [{ ...bearer(KEY), origin: MODAL }, 403, 'admin_key_from_browser'],
+      [{ ...bearer(KEY), 'sec-fetch-site': 'same-origin' }, 403, 'admin_key_from_browser'],
+      [{ ...bearer(KEY), referer: `${MODAL}/` }, 403, 'admin_key_from_browser'],
+      // Refused before the key is read: a page learns nothing about a key it tries.
+      [{ ...bearer('wrong-key'), origin: MODAL }, 403, 'admin_key_from_browser'],
+    ] as const) {
+      const res = await operator(server, '/apps', { headers })
+      expect(res.status, JSON.stringify(headers)).toBe(status)
+      const body = (await res.json()) as { error: { code: string } }
+      expect(body.error.code).toBe(code)
+    }
+  })
+
+  test('refusal: refused keys are limited per address; past the limit even the right key waits (429, Retry-After)', async () => {
+    const ip = freshIp()
+    for (let i = 0; i < OPERATOR_FAILURE_LIMIT.max; i++) {
+      expect((await operator(server, '/apps', { ip, headers: bearer('wrong-key') })).status).toBe(
+        401,
+      )
+    }
+    const limited = await operator(server, '/apps', { ip, headers: bearer(KEY) })
+    expect(limited.status).toBe(429)
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+    // Another address is not held up; and right keys do not use up the budget.
+    const other = freshIp()
+    for (let i = 0; i < OPERATOR_FAILURE_LIMIT.max + 2; i++) {
+      expect((await operator(server, '/apps', { ip: other, headers: bearer(KEY) })).status).toBe(
+        200,
+      )
+    }
+  })
+
+  test('behavior: create, show, list and update answer the settings without secrets; each call is audited without the key', async () => {
+    const ip = freshIp()
+    const created = await operator(server, '/apps', {
+      ip,
+      method: 'POST',
+      headers: bearer(KEY),
+      body: JSON.stringify({
+        name: 'Shop',
+        allowedOrigins: ['https://shop.example'],
+        loginMethods: ['email', 'github'],
+        oauth: { github: { clientId: 'gh-id', clientSecret: 'gh-secret-never-answered' } },
+        rpcUrls: { '1': 'https://node.example/secret-key-never-answered' },
+      }),
+    })
+    expect(created.status).toBe(201)
+    const text = await created.text()
+    expect(text).not.toContain('gh-secret-never-answered')
+    expect(text).not.toContain('secret-key-never-answered')
+    const app = JSON.parse(text) as {
+      id: string
+      oauth: Record<string, unknown>
+      rpcUrlChains: number[]
+    }
+    expect(app.oauth.github).toEqual({
+      clientId: 'gh-id',
+      clientSecretSet: true,
+      applePrivateKeySet: false,
+    })
+    expect(app.rpcUrlChains).toEqual([1])
+
+    // An update of the client id alone keeps the stored secret.
+    const updated = await operator(server, `/apps/${app.id}`, {
+      ip,
+      method: 'POST',
+      headers: bearer(KEY),
+      body: JSON.stringify({ name: 'Shop 2', oauth: { github: { clientId: 'gh-id-2' } } }),
+    })
+    expect(updated.status).toBe(200)
+    const stored = await findApp(server.deps, app.id)
+    expect(stored?.name).toBe('Shop 2')
+    expect(stored?.oauth.github).toEqual({
+      clientId: 'gh-id-2',
+      clientSecret: 'gh-secret-never-answered',
+    })
+
+    const bad = await operator(server, `/apps/${app.id}`, {
+      ip,
+      method: 'POST',
+      headers: bearer(KEY),
+      body: JSON.stringify({ loginMethods: ['carrier-pigeon'] }),
+    })
+    expect(bad.status).toBe(400)
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('invalid_data')
+    expect((await operator(server, '/apps/nosuchapp', { ip, headers: bearer(KEY) })).status).toBe(
+      404,
+    )
+
+    const list = (await (await operator(server, '/apps', { ip, headers: bearer(KEY) })).json()) as {
+      apps: { id: string }[]
+    }
+    expect(list.apps.map((a) => a.id)).toContain(app.id)
+
+    const audit = logs.filter((l) => l.startsWith('[latch] operator '))
+    expect(audit).toContain(`[latch] operator POST /apps from ${ip}: 201`)
+    expect(audit).toContain(`[latch] operator POST /apps/:id app ${app.id} from ${ip}: 200`)
+    expect(audit).toContain(`[latch] operator POST /apps/:id app ${app.id} from ${ip}: 400`)
+    expect(audit.some((l) => l.includes(': 401'))).toBe(true)
+    for (const line of logs) {
+      expect(line).not.toContain(KEY)
+      expect(line).not.toContain('[redacted]')
+      expect(line).not.toContain('gh-secret-never-answered')
+    }
+  })
+
+  test('behavior: latch apps … --server works through the API, with the key from the environment or its file; a wrong key exits 1', async () => {
+    const out: string[] = []
+    const err: string[] = []
+    const keyFile = join(dir, 'admin-key')
+    writeFileSync(keyFile, `${KEY}\n`)
+    const io = (env: Record<string, string>) => ({
+      out: (t: string) => out.push(t),
+      err: (t: string) => err.push(t),
+      env,
+    })
+    const withKey = io({ LATCH_ADMIN_KEY: KEY })
+    const viaFile = io({ LATCH_ADMIN_KEY_FILE: keyFile })
+    const s = ['--server', server.url]
+
+    expect(
+      await runCli(
+        ['apps', 'create', '--name', 'CLI shop', '--origin', 'https://cli.example', '--json', ...s],
+        withKey,
+      ),
+    ).toBe(0)
+    const created = JSON.parse(out.at(-1) ?? '{}') as ServerAppConfig
+    expect(created.name).toBe('CLI shop')
+
+    expect(
+      await runCli(
+        [
+          'apps',
+          'update',
+          created.id,
+          '--add-origin',
+          'https://cli2.example',
+          '--github-client-id',
+          'cli-gh',
+          '--github-client-secret',
+          'cli-gh-secret',
+          ...s,
+        ],
+        viaFile,
+      ),
+    ).toBe(0)
+    expect(out.at(-1)).toContain(`Updated app ${created.id}`)
+    // A second update of the id alone keeps the secret the first one set.
+    expect(
+      await runCli(['apps', 'update', created.id, '--github-client-id', 'cli-gh-2', ...s], viaFile),
+    ).toBe(0)
+    const stored = await findApp(server.deps, created.id)
+    expect(stored?.allowedOrigins).toEqual(['https://cli.example', 'https://cli2.example'])
+    expect(stored?.oauth.github).toEqual({ clientId: 'cli-gh-2', clientSecret: 'cli-gh-secret' })
+
+    expect(await runCli(['apps', 'show', created.id, ...s], withKey)).toBe(0)
+    expect(out.at(-1)).toContain('https://cli2.example')
+    expect(await runCli(['apps', 'list', ...s], withKey)).toBe(0)
+    expect(out.join('\n')).toContain(created.id)
+
+    expect(await runCli(['apps', 'list', ...s], io({ LATCH_ADMIN_KEY: 'x'.repeat(40) }))).toBe(1)
+    expect(err.at(-1)).toMatch(/answered 401: Invalid operator key \(request [\w-]+\)/)
+    expect(await runCli(['apps', 'list', ...s], io({}))).toBe(1)
+    expect(err.at(-1)).toMatch(/LATCH_ADMIN_KEY/)
+    expect(await runCli(['apps', 'rotate-keys', created.id, ...s], withKey)).toBe(1)
+    expect(await runCli(['apps', 'list', '--server', 'ftp://x'], withKey)).toBe(1)
+  })
+})
+
+test('refusal: the key on the modal origin finds no operator API there (serve, both origins)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'latch-operator-serve-'))
+  const assets: Record<string, string> = {}
+  for (const [name, files] of [
+    ['LATCH_MODAL_DIR', ['index.html']],
+    ['LATCH_SDK_DIR', ['sdk.js', 'latch.js', 'wallet-bridge.js', 'provider.js']],
+    ['LATCH_WALLET_FRAME_DIR', ['index.html', 'export.html']],
+  ] as const) {
+    const folder = join(dir, name)
+    mkdirSync(folder)
+    for (const f of files)
+      writeFileSync(join(folder, f), '<!doctype html><html><head></head></html>')
+    assets[name] = folder
+  }
+  const lines: string[] = []
+  const latch = await serveLatch({
+    env: {
+      ...baseEnv,
+      ...assets,
+      DATABASE_URL: 'memory://',
+      LATCH_ADMIN_KEY: KEY,
+      LATCH_API_PORT: '0',
+      LATCH_MODAL_PORT: '0',
+      LATCH_MODAL_ORIGIN: '',
+      LATCH_LOG_FORMAT: 'json',
+    },
+    migrate: true,
+    log: (line) => lines.push(line),
+  })
+  try {
+    const api = latch.api as RunningServer
+    const modalUrl = latch.modal?.url ?? ''
+    const ip = freshIp()
+    expect((await operator(api, '/apps', { ip, headers: bearer(KEY) })).status).toBe(200)
+    // Under JSON logs the audit is a record of its own.
+    const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(records).toContainEqual(
+      expect.objectContaining({ msg: 'operator', action: 'GET /apps', ip, status: 200 }),
+    )
+    for (const line of lines) expect(line).not.toContain(KEY)
+    const onModal = await fetch(`${modalUrl}${API_PREFIX}/operator/apps`, {
+      headers: bearer(KEY),
+      signal: AbortSignal.timeout(10_000),
+    })
+    expect(onModal.status).toBe(404)
+    const err: string[] = []
+    const io = { out: () => {}, err: (t: string) => err.push(t), env: { LATCH_ADMIN_KEY: KEY } }
+    expect(await runCli(['apps', 'list', '--server', modalUrl], io)).toBe(1)
+    expect(err.at(-1)).toMatch(/answered 404/)
+  } finally {
+    await latch.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+describe.skipIf(!postgresAvailable())('operator API [postgres, two servers]', () => {
+  let pg: RunningPostgres | null = null
+  const servers: RunningServer[] = []
+  afterAll(async () => {
+    for (const s of servers) await s.close()
+    await pg?.close()
+  })
+
+  test('behavior: a change made through one server applies in the other within the app cache’s 2 s', async () => {
+    pg = await startPostgres()
+    if (!pg) throw new Error('PostgreSQL did not start')
+    const url = await pg.createDatabase()
+    for (let i = 0; i < 2; i++) {
+      servers.push(
+        await startServer({
+          port: 0,
+          log: () => {},
+          env: { ...baseEnv, DATABASE_URL: url, LATCH_ADMIN_KEY: KEY },
+        }),
+      )
+    }
+    const [a, b] = servers as [RunningServer, RunningServer]
+    const created = await operator(a, '/apps', {
+      method: 'POST',
+      headers: bearer(KEY),
+      body: JSON.stringify({ name: 'Before', allowedOrigins: ['https://two.example'] }),
+    })
+    expect(created.status).toBe(201)
+    const { id } = (await created.json()) as { id: string }
+    const nameAt = async (s: RunningServer) => {
+      const res = await fetch(`${s.url}${API_PREFIX}/apps/${id}`, {
+        signal: AbortSignal.timeout(10_000),
+      })
+      return ((await res.json()) as ServerAppConfig).name
+    }
+    // B reads (and caches) the app, then A changes it.
+    expect(await nameAt(b)).toBe('Before')
+    const changed = await operator(a, `/apps/${id}`, {
+      method: 'POST',
+      headers: bearer(KEY),
+      body: JSON.stringify({ name: 'After' }),
+    })
+    expect(changed.status).toBe(200)
+    const at = performance.now()
+    expect(await nameAt(a)).toBe('After')
+    // B's entry was read before the change, so it ends within APP_CACHE_MS of it: the first
+    // request sent after that sees the change. Polled every 100 ms, that request leaves at
+    // most one poll (the wait and the previous request's time) after the entry ends.
+    let sentAt = performance.now()
+    let previousTook = 0
+    let seen = await nameAt(b)
+    while (seen !== 'After' && performance.now() - at < APP_CACHE_MS + 8_000) {
+      previousTook = performance.now() - sentAt
+      await new Promise((r) => setTimeout(r, 100))
+      sentAt = performance.now()
+      seen = await nameAt(b)
+    }
+    expect(seen).toBe('After')
+    expect(sentAt - at).toBeLessThan(APP_CACHE_MS + previousTook + 300)
+  })
+})

@@ -1,0 +1,224 @@
+/**
+ * The operator API for app settings, `/api/v1/operator/apps`: what `latch apps create|list|
+ * show|update` do, for a running server (`latch apps … --server <url>`), on either database.
+ *
+ * - Off unless `LATCH_ADMIN_KEY` (or `_FILE`) is set: every path answers 404 then, as for any
+ *   unknown route, so a scan learns nothing.
+ * - The key is the bearer (`Authorization: Bearer <key>`), compared in constant time (SHA-256 of
+ *   both, timingSafeEqual, so neither length nor prefix leaks).
+ * - Never from a browser: a request with `Origin`, `Referer` or fetch metadata is refused
+ *   (403 admin_key_from_browser) before the key is read, so a page (the modal's or anyone's)
+ *   cannot use a key it somehow holds, and CORS never lets a page read an answer. The API origin
+ *   is the only one serving it; the modal origin has no such route.
+ * - Rate limited per client address, counted before the key is checked: 60 calls a minute, and
+ *   10 refused keys in 10 minutes (429 too_many_requests with Retry-After).
+ * - Audited in the log: one line per call that presented a key, with the action, the app id,
+ *   the client address and the outcome; never the key or the settings' values.
+ * - Answers never hold secrets: OAuth client secrets and Apple keys are left out (`…Set: true`
+ *   says one is stored), node URLs are named by chain only. An update's OAuth settings merge
+ *   field by field into the stored ones, so changing a client id keeps its secret.
+ *
+ * A change is written to the database and this process's cache is dropped; every other process
+ * reads it within the app cache's APP_CACHE_MS (2 s).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { LatchError, type OAuthProvider } from '@latch/shared'
+import { type Context, Hono, type MiddlewareHandler } from 'hono'
+import { z } from 'zod'
+import { insecureOriginMessage, isSecureOrigin } from '../config.ts'
+import type { Deps } from '../context.ts'
+import { clientIp, readBody } from '../http.ts'
+import type { OAuthSettings } from '../oauth/settings.ts'
+import { hit, type Limit, refund } from '../ratelimit.ts'
+import {
+  type AppInput,
+  type AppRecord,
+  createAppRecord,
+  findApp,
+  listApps,
+  toServerAppConfig,
+  updateAppRecord,
+} from './service.ts'
+
+/** Calls per client address: plenty for a person or a deploy script. */
+export const OPERATOR_IP_LIMIT: Limit = { max: 60, windowMs: 60_000 }
+/** Refused keys per client address: guessing a 32-character key is hopeless, and slowed. */
+export const OPERATOR_FAILURE_LIMIT: Limit = { max: 10, windowMs: 10 * 60_000 }
+
+const BROWSER_HEADERS = ['origin', 'referer', 'sec-fetch-site', 'sec-fetch-dest', 'sec-fetch-user']
+
+/** OAuth settings as the operator API shows them: every secret left out, its presence said. */
+export type RedactedOAuth = Partial<
+  Record<
+    OAuthProvider,
+    { clientId: string; clientSecretSet: boolean; applePrivateKeySet: boolean } & Record<
+      string,
+      unknown
+    >
+  >
+>
+
+/** An app as the operator API answers it. */
+export type OperatorApp = Awaited<ReturnType<typeof toServerAppConfig>> & {
+  smsCountries: readonly string[]
+  rpcUrlChains: readonly number[]
+  allowlistEntries: readonly string[]
+  oauth: RedactedOAuth
+}
+
+function redactOAuth(oauth: OAuthSettings): RedactedOAuth {
+  const out: RedactedOAuth = {}
+  for (const [provider, settings] of Object.entries(oauth) as [
+    OAuthProvider,
+    OAuthSettings[OAuthProvider],
+  ][]) {
+    if (!settings) continue
+    const { clientSecret, applePrivateKey, ...rest } = settings
+    out[provider] = {
+      ...rest,
+      clientSecretSet: Boolean(clientSecret),
+      applePrivateKeySet: Boolean(applePrivateKey),
+    }
+  }
+  return out
+}
+
+async function view(deps: Deps, app: AppRecord): Promise<OperatorApp> {
+  return {
+    ...(await toServerAppConfig(deps, app)),
+    smsCountries: app.smsCountries,
+    rpcUrlChains: Object.keys(app.rpcUrls).map(Number),
+    allowlistEntries: app.allowlist.entries,
+    oauth: redactOAuth(app.oauth),
+  }
+}
+
+function keyMatches(presented: string, key: string): boolean {
+  const a = createHash('sha256').update(presented).digest()
+  const b = createHash('sha256').update(key).digest()
+  return timingSafeEqual(a, b)
+}
+
+type OperatorEnv = { Variables: { ip: string } }
+
+function audit(deps: Deps, c: Context<OperatorEnv>, status: number, appId?: string): void {
+  const action = `${c.req.method} ${c.req.routePath.replace(/^.*\/operator/, '') || '/'}`
+  const fields = {
+    msg: 'operator',
+    action,
+    appId: appId ?? c.req.param('id') ?? null,
+    ip: c.get('ip'),
+    status,
+  }
+  if (deps.logger.format === 'json') deps.logger.write({ level: 'info', ...fields })
+  else
+    deps.log(
+      `[latch] operator ${action}${fields.appId ? ` app ${fields.appId}` : ''} from ${fields.ip}: ${status}`,
+    )
+}
+
+function gate(deps: Deps, key: string): MiddlewareHandler<OperatorEnv> {
+  return async (c, next) => {
+    if (BROWSER_HEADERS.some((h) => c.req.header(h) !== undefined)) {
+      throw LatchError.of('admin_key_from_browser')
+    }
+    const ip = clientIp(c, deps.config.trustProxy)
+    c.set('ip', ip)
+    await hit(deps.db, deps.clock, `operator:ip:${ip}`, OPERATOR_IP_LIMIT)
+    // A try is taken from the address's refused-key budget before the key is compared, and
+    // given back when it was right: parallel guesses cannot overdraw it, and past it even the
+    // right key waits, so the answer tells a guesser nothing.
+    const failures = `operator:fail:${ip}`
+    await hit(deps.db, deps.clock, failures, OPERATOR_FAILURE_LIMIT)
+    const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
+    if (!presented || !keyMatches(presented, key)) {
+      if (presented) audit(deps, c, 401)
+      throw LatchError.of('invalid_admin_key')
+    }
+    await refund(deps.db, failures)
+    let status = 500
+    try {
+      await next()
+      status = c.res.status
+    } catch (e) {
+      status = e instanceof LatchError ? (e.status ?? 400) : 500
+      throw e
+    } finally {
+      audit(deps, c, status)
+    }
+  }
+}
+
+/** Any JSON object: its settings are checked by the apps service (parsePatch). */
+const settingsBody = z.record(z.string(), z.unknown())
+
+export function operatorRoutes(deps: Deps): Hono<OperatorEnv> {
+  const routes = new Hono<OperatorEnv>()
+  const key = deps.config.adminKey
+  if (key === null) {
+    // Off: the same 404 as any path the API does not know.
+    routes.all('*', (c) => {
+      throw LatchError.of('not_found', { message: `No route ${c.req.method} ${c.req.path}` })
+    })
+    return routes
+  }
+  routes.use('*', gate(deps, key))
+
+  routes.get('/apps', async (c) => {
+    const apps = await listApps(deps)
+    return c.json({ apps: await Promise.all(apps.map((a) => view(deps, a))) })
+  })
+
+  routes.post('/apps', async (c) => {
+    const input = (await readBody(c, settingsBody)) as unknown as AppInput
+    checkOrigins(deps, input.allowedOrigins)
+    const app = await createAppRecord(deps, input)
+    return c.json(await view(deps, app), 201)
+  })
+
+  routes.get('/apps/:id', async (c) => {
+    const app = await findApp(deps, c.req.param('id'))
+    if (!app) throw LatchError.of('not_found', { message: `No app with id '${c.req.param('id')}'` })
+    return c.json(await view(deps, app))
+  })
+
+  routes.post('/apps/:id', async (c) => {
+    const id = c.req.param('id')
+    const patch = (await readBody(c, settingsBody)) as Partial<AppInput>
+    if (Object.keys(patch).length === 0) {
+      throw LatchError.of('invalid_data', { message: 'Invalid app settings: nothing to change' })
+    }
+    checkOrigins(deps, patch.allowedOrigins)
+    if (patch.oauth !== undefined && typeof patch.oauth === 'object' && patch.oauth !== null) {
+      // Field by field over the stored settings: the client never sees the secrets to resend them.
+      const current = await findApp(deps, id)
+      if (current) {
+        const merged: OAuthSettings = { ...patch.oauth }
+        for (const [provider, settings] of Object.entries(patch.oauth) as [
+          OAuthProvider,
+          OAuthSettings[OAuthProvider],
+        ][]) {
+          if (settings && typeof settings === 'object') {
+            merged[provider] = { ...current.oauth[provider], ...settings }
+          }
+        }
+        patch.oauth = merged
+      }
+    }
+    const app = await updateAppRecord(deps, id, patch)
+    return c.json(await view(deps, app))
+  })
+
+  return routes
+}
+
+/** Production's rule for host pages (https: or loopback), as `latch apps` applies it. */
+function checkOrigins(deps: Deps, origins: unknown): void {
+  if (!deps.config.production || !Array.isArray(origins)) return
+  const bad = origins.find((o) => typeof o === 'string' && URL.canParse(o) && !isSecureOrigin(o))
+  if (typeof bad === 'string') {
+    throw LatchError.of('invalid_data', {
+      message: `Invalid app settings: ${insecureOriginMessage('the allowed origin', bad)}`,
+    })
+  }
+}

@@ -1,0 +1,326 @@
+/**
+ * `latch secret rotate`: seals every value stored under the server secret again under a new one.
+ *
+ * The operator sets the new secret as LATCH_SECRET and the old one as LATCH_SECRET_PREVIOUS on
+ * every process (which then open values under either and write only under the new one), runs
+ * this, and removes LATCH_SECRET_PREVIOUS once `--check` counts nothing left. Each table is
+ * walked by primary key in batches, each batch in its own transaction holding its rows' locks
+ * while they are sealed again, so serving goes on and a request changing a row waits for the
+ * batch (a few milliseconds) rather than losing its write or ours. A value that already opens
+ * under the new secret is left alone: a run that was killed is simply run again, and two runs
+ * do not conflict.
+ */
+import { parseArgs } from 'node:util'
+import { LatchError } from '@latch/shared'
+import { type RawBuilder, sql } from 'kysely'
+import { type Env, loadConfig } from '../config.ts'
+import type { Deps } from '../context.ts'
+import { openServices } from '../index.ts'
+import { placeOfPasskey } from '../wallets/passkeys.ts'
+import { resealedWallet, WALLET_COLUMNS } from '../wallets/service.ts'
+
+/** What one table holds and how each of its sealed columns was sealed. */
+interface SealedTable {
+  table: string
+  key: string
+  columns: readonly { name: string; aad?: (key: string) => string }[]
+  /** Only rows where this column is set: most refresh tokens never hold a sealed child. */
+  onlySet?: string
+}
+
+/**
+ * Every value sealed with the server secret's encryption key outside the wallets (whose values,
+ * sealed with their place, and attempt-state MAC are handled by wallets/service.ts). Short-lived
+ * values are here too: a rotated refresh token's sealed child lives 10 s, but sealing it again
+ * costs nothing and lets `--check` mean "nothing left", whatever the timing.
+ */
+const TABLES: readonly SealedTable[] = [
+  { table: 'apps', key: 'id', columns: [{ name: 'oauth_sealed' }, { name: 'rpc_urls_sealed' }] },
+  { table: 'signing_keys', key: 'kid', columns: [{ name: 'private_sealed' }] },
+  {
+    table: 'webhook_endpoints',
+    key: 'id',
+    // webhooks/endpoints.ts seals each endpoint's secret for its own row.
+    columns: [{ name: 'secret_sealed', aad: (id) => `webhook-secret:${id}` }],
+  },
+  {
+    table: 'refresh_tokens',
+    key: 'hash',
+    columns: [{ name: 'child_sealed' }],
+    onlySet: 'child_sealed',
+  },
+]
+
+export interface TableCount {
+  /** Values sealed again under the new secret (with `check`: still under the previous one). */
+  resealed: number
+  /** Values already under the new secret. */
+  current: number
+  /** Values that open under neither secret: left as they are and reported. */
+  unreadable: number
+}
+
+export interface RotationReport {
+  tables: Record<string, TableCount>
+  resealed: number
+  unreadable: number
+}
+
+export interface RotationOptions {
+  /** Count only: change nothing. */
+  check?: boolean
+  /** Rows per transaction (default 200). */
+  batchSize?: number
+  /** Called after each batch is committed; a throw stops the run there (tests stop it so). */
+  onBatch?: (table: string, rows: number) => void | Promise<void>
+}
+
+const DEFAULT_BATCH = 200
+
+export async function rotateSecret(
+  deps: Deps,
+  options: RotationOptions = {},
+): Promise<RotationReport> {
+  const batch = options.batchSize ?? DEFAULT_BATCH
+  const report: RotationReport = { tables: {}, resealed: 0, unreadable: 0 }
+  const count = (table: string): TableCount => {
+    report.tables[table] ??= { resealed: 0, current: 0, unreadable: 0 }
+    return report.tables[table]
+  }
+  for (const spec of TABLES) {
+    const tally = count(spec.table)
+    const scope = { table: spec.table, key: spec.key, onlySet: spec.onlySet }
+    await walk(deps, scope, batch, options, async (trx, keys) => {
+      const cols = [spec.key, ...spec.columns.map((c) => c.name)]
+      const { rows } = await sql<Record<string, string | null>>`
+        SELECT ${sql.join(cols.map((c) => sql.ref(c)))} FROM ${sql.table(spec.table)}
+        WHERE ${sql.ref(spec.key)} IN (${sql.join(keys)}) FOR UPDATE`.execute(trx)
+      for (const row of rows) {
+        const key = String(row[spec.key])
+        const set: RawBuilder<unknown>[] = []
+        for (const column of spec.columns) {
+          const sealed = row[column.name]
+          if (sealed === null || sealed === undefined) continue
+          const aad = column.aad?.(key)
+          let opened: { value: string; previous: boolean }
+          try {
+            opened = deps.secrets.open(sealed, aad)
+          } catch {
+            tally.unreadable++
+            deps.log(`[latch] ${spec.table} ${key}: ${column.name} opens under neither secret`)
+            continue
+          }
+          if (!opened.previous) {
+            tally.current++
+            continue
+          }
+          tally.resealed++
+          set.push(sql`${sql.ref(column.name)} = ${deps.secrets.encrypt(opened.value, aad)}`)
+        }
+        if (set.length > 0 && !options.check) {
+          await sql`UPDATE ${sql.table(spec.table)} SET ${sql.join(set)}
+            WHERE ${sql.ref(spec.key)} = ${key}`.execute(trx)
+        }
+      }
+    })
+  }
+  const wallets = count('wallets')
+  await walk(deps, { table: 'wallets', key: 'id' }, batch, options, async (trx, keys) => {
+    const rows = await trx
+      .selectFrom('wallets')
+      .select(WALLET_COLUMNS)
+      .where('id', 'in', keys)
+      .forUpdate()
+      .execute()
+    for (const row of rows) {
+      let columns: ReturnType<typeof resealedWallet>
+      try {
+        columns = resealedWallet(deps, row)
+      } catch (e) {
+        if (!(e instanceof LatchError)) throw e
+        wallets.unreadable++
+        continue
+      }
+      if (columns === null) {
+        wallets.current++
+        continue
+      }
+      wallets.resealed++
+      if (!options.check) {
+        await trx.updateTable('wallets').set(columns).where('id', '=', row.id).execute()
+      }
+    }
+  })
+  // Each passkey sealing is sealed for its wallet's place and credential (wallets/passkeys.ts).
+  const passkeys = count('wallet_passkeys')
+  await walk(deps, { table: 'wallet_passkeys', key: 'id' }, batch, options, async (trx, keys) => {
+    const rows = await trx
+      .selectFrom('wallet_passkeys as p')
+      .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
+      .select(['p.id', 'p.credential_id', 'p.sealing_sealed', 'w.app_id', 'w.user_id', 'w.address'])
+      .select('w.id as wallet_id')
+      .where('p.id', 'in', keys)
+      .forUpdate()
+      .execute()
+    for (const row of rows) {
+      const place = {
+        id: row.wallet_id,
+        app_id: row.app_id,
+        user_id: row.user_id,
+        address: row.address,
+      }
+      const aad = placeOfPasskey(place, row.credential_id)
+      let opened: { value: string; previous: boolean }
+      try {
+        opened = deps.secrets.open(row.sealing_sealed, aad)
+      } catch {
+        passkeys.unreadable++
+        deps.log(`[latch] wallet_passkeys ${row.id}: the sealing opens under neither secret`)
+        continue
+      }
+      if (!opened.previous) {
+        passkeys.current++
+        continue
+      }
+      passkeys.resealed++
+      if (!options.check) {
+        await trx
+          .updateTable('wallet_passkeys')
+          .set({ sealing_sealed: deps.secrets.encrypt(opened.value, aad) })
+          .where('id', '=', row.id)
+          .execute()
+      }
+    }
+  })
+  for (const tally of Object.values(report.tables)) {
+    report.resealed += tally.resealed
+    report.unreadable += tally.unreadable
+  }
+  return report
+}
+
+type Trx = Parameters<Parameters<ReturnType<Deps['db']['transaction']>['execute']>[0]>[0]
+
+/** Visits a table's rows by ascending key, `batch` at a time, each batch in its own transaction. */
+async function walk(
+  deps: Deps,
+  { table, key, onlySet }: { table: string; key: string; onlySet?: string | undefined },
+  batch: number,
+  options: RotationOptions,
+  visit: (trx: Trx, keys: string[]) => Promise<void>,
+): Promise<void> {
+  let after: string | null = null
+  for (;;) {
+    const where = [
+      ...(after === null ? [] : [sql`${sql.ref(key)} > ${after}`]),
+      ...(onlySet ? [sql`${sql.ref(onlySet)} IS NOT NULL`] : []),
+    ]
+    const { rows }: { rows: { k: string }[] } = await sql<{ k: string }>`
+      SELECT ${sql.ref(key)} AS k FROM ${sql.table(table)}
+      ${where.length > 0 ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql``}
+      ORDER BY ${sql.ref(key)} LIMIT ${batch}`.execute(deps.db)
+    if (rows.length === 0) return
+    const keys: string[] = rows.map((r: { k: string }) => r.k)
+    await deps.db.transaction().execute((trx) => visit(trx, keys))
+    after = keys[keys.length - 1] ?? null
+    await options.onBatch?.(table, keys.length)
+    if (rows.length < batch) return
+  }
+}
+
+interface SecretCommandIo {
+  out(text: string): void
+  err(text: string): void
+  env: Env
+}
+
+export const SECRET_USAGE = `Usage: npm run latch -- secret rotate [--check] [--batch <rows>] [--json]
+
+  Seals every value stored under the server secret again under a new one. Set LATCH_SECRET
+  (or LATCH_SECRET_FILE) to the new secret and LATCH_SECRET_PREVIOUS (or
+  LATCH_SECRET_PREVIOUS_FILE) to the old one, on every process, then run it. A run that was
+  stopped resumes when run again. --check changes nothing, counts what is still under the
+  previous secret and exits 1 while anything is. Once it exits 0, remove
+  LATCH_SECRET_PREVIOUS and restart. See docs/production.md, "Rotating the secret".`
+
+/** `secret rotate [--check]`. */
+export async function secretCommand(argv: string[], io: SecretCommandIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>
+  try {
+    parsed = parse(argv)
+  } catch (e) {
+    io.err(`${(e as Error).message}\n\n${SECRET_USAGE}`)
+    return 2
+  }
+  const { values, positionals } = parsed
+  if (values.help || positionals[0] === 'help') {
+    io.out(SECRET_USAGE)
+    return 0
+  }
+  if (positionals[0] !== 'rotate' || positionals.length > 1) {
+    io.err(SECRET_USAGE)
+    return 2
+  }
+  const batchSize = values.batch === undefined ? DEFAULT_BATCH : Number(values.batch)
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) {
+    io.err('--batch must be a whole number of rows from 1 to 10000')
+    return 2
+  }
+  const check = values.check === true
+  if (!check && loadConfig({ ...process.env, ...io.env }).secretPrevious === null) {
+    io.err(
+      'secret rotate needs the old secret in LATCH_SECRET_PREVIOUS (or LATCH_SECRET_PREVIOUS_FILE) and the new one in LATCH_SECRET',
+    )
+    return 2
+  }
+  const services = await openServices({ env: io.env, log: io.err, migrate: false })
+  try {
+    const { deps } = services
+    const report = await rotateSecret(deps, {
+      check,
+      batchSize,
+      onBatch: (table, rows) => {
+        if (!values.json && !check) io.err(`[latch] ${table}: ${rows} row(s) done`)
+      },
+    })
+    if (values.json) io.out(JSON.stringify(report, null, 2))
+    else {
+      for (const [table, t] of Object.entries(report.tables)) {
+        const what = check ? 'under the previous secret' : 'sealed again'
+        io.out(
+          `${table}: ${t.resealed} ${what}, ${t.current} already under the new secret${t.unreadable ? `, ${t.unreadable} open under neither` : ''}`,
+        )
+      }
+      io.out(
+        check
+          ? report.resealed === 0 && report.unreadable === 0
+            ? 'Nothing is left under the previous secret: LATCH_SECRET_PREVIOUS can be removed'
+            : `${report.resealed} value(s) still under the previous secret: run secret rotate`
+          : `Sealed ${report.resealed} value(s) under the new secret`,
+      )
+    }
+    if (report.unreadable > 0) {
+      io.err(
+        `${report.unreadable} value(s) open under neither secret (named in the lines above); they were left as they are`,
+      )
+      return 1
+    }
+    return check && report.resealed > 0 ? 1 : 0
+  } finally {
+    await services.close()
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    options: {
+      check: { type: 'boolean' },
+      batch: { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+    strict: true,
+  })
+}
