@@ -272,8 +272,15 @@ describe('the landing and the screens without a wallet', () => {
     expect(await second.modal.getByTestId('wallet-option').count()).toBe(0)
   })
 
-  test('behavior: education → the install guides → "Done! I have my wallet" back to the landing', async () => {
-    const hp = await openWithWallet(await app())
+  test('behavior: education → the install guides → "Done! I have my wallet" back to the landing; in Firefox without Phantom, the wallet list\'s Phantom leads to its guide and its Firefox add-on', async () => {
+    // Firefox's user agent in every frame: the guides link Firefox's add-on pages.
+    const firefox = async (context: BrowserContext) =>
+      context.addInitScript(() => {
+        Object.defineProperty(Navigator.prototype, 'userAgent', {
+          get: () => 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+        })
+      })
+    const hp = await openWithWallet(await app(), freshAccount(), firefox)
     void latchCall<LoginResult>(hp.page, 'login')
     await visit(hp, 'LANDING')
     await openWalletSection(hp)
@@ -284,6 +291,9 @@ describe('the landing and the screens without a wallet', () => {
     await education.getByText('Create a new wallet').waitFor({ state: 'visible' })
     await hp.modal.getByTestId('education-option').first().click()
     await visit(hp, 'INSTALL_METAMASK_SCREEN')
+    expect(await hp.modal.getByTestId('install-link').getAttribute('href')).toMatch(
+      /^https:\/\/addons\.mozilla\.org\//,
+    )
     await hp.modal.getByTestId('back-button').click()
     await hp.modal.getByTestId('education-option').nth(1).click()
     await visit(hp, 'INSTALL_COINBASE_WALLET_SCREEN')
@@ -291,6 +301,22 @@ describe('the landing and the screens without a wallet', () => {
     const learn = hp.modal.getByTestId('learn-more')
     expect(await learn.textContent()).toBe('Still not sure? Learn more')
     await hp.modal.getByTestId('install-done').click()
+    await visit(hp, 'LANDING')
+
+    // The browser has a wallet, but not Phantom: the list offers Phantom's install guide.
+    await openWalletSection(hp)
+    const phantom = hp.modal.locator('[data-wallet-id="latch:phantom-install"]')
+    expect(await phantom.textContent()).toBe('Phantom')
+    await phantom.click()
+    await visit(hp, 'INSTALL_PHANTOM_SCREEN')
+    const guide = screen(hp.modal, 'INSTALL_PHANTOM_SCREEN')
+    await guide.getByRole('heading', { name: 'Install Phantom' }).waitFor()
+    const link = guide.getByTestId('install-link')
+    expect(await link.textContent()).toBe('Install Phantom')
+    expect(await link.getAttribute('href')).toBe(
+      'https://addons.mozilla.org/firefox/addon/phantom-app/',
+    )
+    await guide.getByTestId('install-done').click()
     await visit(hp, 'LANDING')
   })
 })
