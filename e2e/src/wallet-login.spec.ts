@@ -274,12 +274,13 @@ describe('the landing and the screens without a wallet', () => {
 
   test('behavior: education → the install guides → "Done! I have my wallet" back to the landing; in Firefox without Phantom, the wallet list\'s Phantom leads to its guide and its Firefox add-on', async () => {
     // Firefox's user agent in every frame: the guides link Firefox's add-on pages.
-    const firefox = async (context: BrowserContext) =>
-      context.addInitScript(() => {
+    const firefox = async (context: BrowserContext) => {
+      await context.addInitScript(() => {
         Object.defineProperty(Navigator.prototype, 'userAgent', {
           get: () => 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
         })
       })
+    }
     const hp = await openWithWallet(await app(), freshAccount(), firefox)
     void latchCall<LoginResult>(hp.page, 'login')
     await visit(hp, 'LANDING')
