@@ -45,6 +45,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "HOST_ELEMENT_IDS",
       "HTTP_URL_RULES",
       "INJECTED_WALLET_WAIT_MS",
+      "INLINE_WITHOUT_PARENT_WARNING",
       "KEY_EXPORT_MIN_DISPLAY_MS",
       "LATCH_WALLET_CLIENT",
       "LIGHT_BACKGROUND_COLOR",
