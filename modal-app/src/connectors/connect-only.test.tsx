@@ -8,7 +8,6 @@ import {
   type ConnectedWallet,
   type HostMethods,
   LatchError,
-  PHANTOM_STILL_HERE_DELAY_MS,
   SUCCESS_CLOSE_DELAY_MS,
   toLatchError,
 } from '@latch/shared'
@@ -267,7 +266,8 @@ describe('the interstitials', () => {
     expect(link.getAttribute('target')).toBe('_blank')
     vi.useFakeTimers(FAKE_TIMERS)
     fireEvent.click(link)
-    act(() => vi.advanceTimersByTime(PHANTOM_STILL_HERE_DELAY_MS - 1))
+    // SPEC's Phantom 'still here' delay: 1 s.
+    act(() => vi.advanceTimersByTime(999))
     expect(screen.queryByText('Still here?')).toBeNull()
     act(() => vi.advanceTimersByTime(1))
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Still here?')
