@@ -284,9 +284,30 @@ describe('the landing and the screens without a wallet', () => {
     const hp = await openWithWallet(await app(), freshAccount(), firefox)
     void latchCall<LoginResult>(hp.page, 'login')
     await visit(hp, 'LANDING')
+    // SPEC's default accent (#676FFF) is the border of the focused e-mail field.
+    await hp.modal.getByTestId('email-input').focus()
+    expect(
+      await hp.modal
+        .locator('.latch-input-row')
+        .first()
+        .evaluate((row) => getComputedStyle(row).borderTopColor),
+    ).toBe('rgb(103, 111, 255)')
     await openWalletSection(hp)
     await hp.modal.getByTestId('wallet-education-link').click()
     await visit(hp, 'WALLET_EDUCATION')
+    // A full screen: SPEC's 620 px for the modal and the host's frame, 360 px wide.
+    const modalBox = () =>
+      hp.modal
+        .getByTestId('latch-modal')
+        .evaluate((m) => [getComputedStyle(m).height, getComputedStyle(m).width])
+    await expect.poll(modalBox).toEqual(['620px', '360px'])
+    await expect
+      .poll(() =>
+        hp.page
+          .locator('[data-testid="latch-dialog"] iframe')
+          .evaluate((f) => getComputedStyle(f).height),
+      )
+      .toBe('620px')
     const education = screen(hp.modal, 'WALLET_EDUCATION')
     await education.getByText('Get started with a new wallet').waitFor({ state: 'visible' })
     await education.getByText('Create a new wallet').waitFor({ state: 'visible' })
@@ -299,6 +320,13 @@ describe('the landing and the screens without a wallet', () => {
     await hp.modal.getByTestId('education-option').nth(1).click()
     await visit(hp, 'INSTALL_COINBASE_WALLET_SCREEN')
     await hp.modal.getByTestId('install-qr').waitFor({ state: 'visible' })
+    // SPEC's QR code: default size 160.
+    expect(
+      await hp.modal.getByTestId('install-qr').evaluate((img) => {
+        const { width, height } = img.getBoundingClientRect()
+        return [width, height]
+      }),
+    ).toEqual([160, 160])
     const learn = hp.modal.getByTestId('learn-more')
     expect(await learn.textContent()).toBe('Still not sure? Learn more')
     await hp.modal.getByTestId('install-done').click()
