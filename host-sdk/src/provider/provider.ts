@@ -213,7 +213,12 @@ export function createProvider(
     emit('accountsChanged', [...next])
     if (had && !next.length) emit('disconnect', new ProviderError(4900, 'Disconnected'))
   }
-  client.on('user', follow)
+  // A 'user' event is newer than the first getUser() answer, which may arrive after it.
+  let heard = false
+  client.on('user', (user) => {
+    heard = true
+    follow(user)
+  })
   // What the modal knows now: every request waits for it, so the first eth_accounts is right.
   const initial = Promise.all([
     // Asked first: 'connect' from follow() carries the chain the app starts on.
@@ -230,7 +235,9 @@ export function createProvider(
       ),
     client.getUser(),
   ]).then(
-    ([, user]) => follow(user),
+    ([, user]) => {
+      if (!heard) follow(user)
+    },
     () => {},
   )
 
