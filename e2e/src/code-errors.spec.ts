@@ -34,6 +34,13 @@ test('error: a wrong code shows the spec message and the right code still signs 
   const { hp, pending, code } = await toCodeScreen(email)
   await enterCode(hp.modal, wrongCode(code))
   await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
+  // SPEC's default error colour (#EC6351) borders the boxes.
+  expect(
+    await hp.modal
+      .locator('.latch-code-box')
+      .first()
+      .evaluate((box) => getComputedStyle(box).borderTopColor),
+  ).toBe('rgb(236, 99, 81)')
   await expectModalAccessible(hp.page, 'the code screen with a wrong code')
   await expect(screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').isVisible()).resolves.toBe(true)
 

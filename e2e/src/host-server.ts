@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { APP_ID_LENGTH, isAppId } from '@latch/shared'
+import { APP_ID_LENGTH, type HostAppConfig, isAppId } from '@latch/shared'
 
 const DEMO_DIR = fileURLToPath(new URL('../demo/', import.meta.url))
 
@@ -57,12 +57,16 @@ function escapeAttribute(value: string): string {
 }
 
 /** The one line a host page adds, or the ESM variant rendering into a parent element. */
-export function latchScript(modalUrl: string, appId: string, inline: boolean): string {
+export function latchScript(
+  modalUrl: string,
+  appId: string,
+  inline: boolean,
+  config: HostAppConfig = { render: { inDialog: false, inParentNodeId: INLINE_PARENT_ID } },
+): string {
   const origin = new URL(modalUrl).origin
   if (!inline) {
     return `<script src="${escapeAttribute(`${origin}/sdk.js`)}" data-app-id="${escapeAttribute(appId)}"></script>`
   }
-  const config = { render: { inDialog: false, inParentNodeId: INLINE_PARENT_ID } }
   return [
     '<script type="module">',
     `import { createLatch } from ${JSON.stringify(`${origin}/latch.js`)}`,
@@ -71,18 +75,26 @@ export function latchScript(modalUrl: string, appId: string, inline: boolean): s
   ].join('\n    ')
 }
 
-async function renderPage(options: HostServerOptions, appId: string, inline: boolean) {
+/** `render: { inDialog: false }` naming no parent element: the ESM entry, a dialog still. */
+const NO_PARENT: HostAppConfig = { render: { inDialog: false } }
+
+async function renderPage(
+  options: HostServerOptions,
+  appId: string,
+  inline: boolean,
+  config?: HostAppConfig,
+) {
   const template = await readFile(`${DEMO_DIR}index.html`, 'utf8')
   return template
     .replace(
       '%MODE_TEXT%',
-      inline ? 'The modal renders inline, below.' : 'The modal opens as a dialog.',
+      inline && !config ? 'The modal renders inline, below.' : 'The modal opens as a dialog.',
     )
     .replace(
       '%INLINE_PARENT%',
-      inline ? `<div id="${INLINE_PARENT_ID}" data-testid="inline-parent"></div>` : '',
+      inline && !config ? `<div id="${INLINE_PARENT_ID}" data-testid="inline-parent"></div>` : '',
     )
-    .replace('%LATCH_SCRIPT%', latchScript(options.modalUrl, appId, inline))
+    .replace('%LATCH_SCRIPT%', latchScript(options.modalUrl, appId, inline, config))
     .replace('%DEMO_CONFIG%', demoConfig(options.demo))
 }
 
@@ -129,6 +141,9 @@ async function handle(options: HostServerOptions, req: IncomingMessage, res: Ser
       return
     case '/inline':
       send(res, 200, 'text/html', await renderPage(options, appId, true), page)
+      return
+    case '/no-parent':
+      send(res, 200, 'text/html', await renderPage(options, appId, true, NO_PARENT), page)
       return
     case '/foreign':
       send(res, 200, 'text/html', await readFile(`${DEMO_DIR}foreign.html`, 'utf8'))

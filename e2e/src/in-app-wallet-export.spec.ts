@@ -84,6 +84,18 @@ test('behavior: exportWallet() shows no key until the visitor clicks Reveal insi
   await new Promise((resolve) => setTimeout(resolve, 1500))
   expect(await armed.getByTestId('export-key').textContent()).toBe('')
   expect(await hp.modal.getByTestId('export-done').isDisabled()).toBe(true)
+  // When Done turns enabled, by the machine's clock (the same in every frame and here).
+  await hp.modal.getByTestId('export-done').evaluate(() => {
+    const w = window as unknown as { doneEnabledAt?: number }
+    new MutationObserver((_, observer) => {
+      const done = document.querySelector<HTMLButtonElement>('[data-testid="export-done"]')
+      if (done && !done.disabled) {
+        w.doneEnabledAt = Date.now()
+        observer.disconnect()
+      }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true })
+  })
+  const beforeReveal = Date.now()
   const { key, frame } = await revealedKey(hp)
   // Right when the key shows, the screen cannot be left (the 1 s counts from the reveal).
   const done = hp.modal.getByTestId('export-done')
@@ -102,6 +114,11 @@ test('behavior: exportWallet() shows no key until the visitor clicks Reveal insi
 
   // After the minimum display, Done ends the flow and exportWallet() resolves.
   await expect.poll(() => done.isEnabled(), { timeout: 5000 }).toBe(true)
+  // SPEC's key export minimum display: 1 s, counted from the reveal (after beforeReveal).
+  const enabledAt = await done.evaluate(
+    () => (window as unknown as { doneEnabledAt?: number }).doneEnabledAt ?? 0,
+  )
+  expect(enabledAt - beforeReveal).toBeGreaterThanOrEqual(1_000)
   await done.click()
   const outcome: Outcome<void> = await settle(pending, 'exportWallet()')
   expect(outcome.ok).toBe(true)

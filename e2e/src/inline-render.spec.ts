@@ -1,8 +1,10 @@
-import { HOST_ELEMENT_IDS } from '@latch/shared'
+import { HOST_ELEMENT_IDS, type LatchClient } from '@latch/shared'
 import { expect, test } from 'vitest'
 import {
   demoUser,
   enterCode,
+  expectRejected,
+  latchCall,
   newEmail,
   screen,
   signInByEmail,
@@ -10,6 +12,7 @@ import {
   visit,
   waitEmailCode,
 } from './flows.ts'
+import { WAIT_MS } from './harness.ts'
 import { INLINE_PARENT_ID } from './host-server.ts'
 import { useHarness } from './use-harness.ts'
 
@@ -60,4 +63,44 @@ test('behavior: on the inline page a person signs in from the button; the frame 
   await expect.poll(fits).toBe(true)
   await enterCode(hp.modal, code)
   await demoUser(hp.page, (u) => u?.email?.address === email)
+})
+
+test("behavior: render { inDialog: false } naming no parent element stays a dialog on both sides: the host SDK's <dialog>, the modal's aria-modal and Escape; the host hears why", async () => {
+  const hp = await h().open({
+    path: '/no-parent',
+    prepare: (context) =>
+      // The warning comes with init, before a listener added after the page loads.
+      context
+        .addInitScript(() => {
+          const w = window as unknown as { warnings: string[] }
+          w.warnings = []
+          let client: LatchClient | undefined
+          Object.defineProperty(window, 'latch', {
+            configurable: true,
+            get: () => client,
+            set(value: LatchClient | undefined) {
+              client = value
+              value?.on('warning', (message) => w.warnings.push(String(message)))
+            },
+          })
+        })
+        .then(() => {}),
+  })
+  await expect
+    .poll(() => hp.page.evaluate(() => (window as unknown as { warnings: string[] }).warnings))
+    .toEqual([
+      'render.inDialog is false but no render.inParentNodeId is given; the modal opens as a dialog.',
+    ])
+  const dialog = hp.page.locator(`dialog[data-testid="${HOST_ELEMENT_IDS.dialog}"]`)
+  await expect(dialog.locator(`[data-testid="${HOST_ELEMENT_IDS.frame}"]`).count()).resolves.toBe(1)
+  const login = latchCall(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  await expect(dialog.evaluate((d: HTMLDialogElement) => d.open)).resolves.toBe(true)
+  await expect(hp.modal.getByTestId('latch-modal').getAttribute('aria-modal')).resolves.toBe('true')
+  // A dialog: Escape inside the modal closes it and ends the flow.
+  await hp.modal.getByTestId('email-input').press('Escape')
+  expect(expectRejected(await login).code).toBe('login_exited')
+  await expect
+    .poll(() => dialog.evaluate((d: HTMLDialogElement) => d.open), { timeout: WAIT_MS })
+    .toBe(false)
 })

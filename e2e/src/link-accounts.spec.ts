@@ -59,6 +59,16 @@ test('behavior: a signed-in user links a phone, unlinks the e-mail, then links a
   await visit(hp, 'LINK_EMAIL_SCREEN')
   const linkEmail = screen(hp.modal, 'LINK_EMAIL_SCREEN')
   await linkEmail.getByText('Connect your email').waitFor({ state: 'visible' })
+  // Linking is a medium screen: SPEC's minimum height of 480 px, the frame at least as tall.
+  const modal = hp.modal.getByTestId('latch-modal')
+  expect(await modal.evaluate((m) => getComputedStyle(m).minHeight)).toBe('480px')
+  await expect
+    .poll(() =>
+      hp.page
+        .locator('[data-testid="latch-dialog"] iframe')
+        .evaluate((f) => Number.parseFloat(getComputedStyle(f).height)),
+    )
+    .toBeGreaterThanOrEqual(480)
   await submitEmail(hp.modal, second)
   const mailCode = await waitEmailCode(h(), second)
   await visit(hp, 'AWAITING_PASSWORDLESS_CODE')

@@ -225,6 +225,92 @@ test('behavior: in the page the provider answers accounts, chain id and reads fr
   })
 })
 
+test("behavior: an app on Base only (its chains setting; Base's node an anvil with chain id 8453, the app's RPC setting): the provider starts on Base, switches to it, refuses chain 1 with 4901 'Unsupported chainId', signs and sends there; latch.sendTransaction on chain 1 is refused before any screen", async () => {
+  const base = await startAnvil({ chainId: 8453 })
+  try {
+    const app = await h().createApp({
+      embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
+      chains: [8453],
+      rpcUrls: { '8453': base.url },
+    })
+    expect(app.chains).toEqual([8453])
+    const { hp, wallet } = await walletUser(app.id)
+    const funding = await base.rpc<string>('eth_sendTransaction', [
+      { from: ANVIL_ACCOUNTS[0].address, to: wallet.address, value: `0x${ETHER.toString(16)}` },
+    ])
+    expect((await base.receipt(funding)).status).toBe('0x1')
+    await loadProvider(hp.page)
+    expect(
+      await inPage(
+        hp.page,
+        `const started = await provider.request({ method: 'eth_chainId' })
+         const switched = await provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: '0x2105' }] })
+         return [started, switched, await provider.request({ method: 'eth_getBalance', params: ['${wallet.address}', 'latest'] })]`,
+      ),
+    ).toEqual({ ok: ['0x2105', null, `0x${ETHER.toString(16)}`] })
+    // Chain 1 and Base Sepolia are chains Latch knows, but not this app's.
+    for (const chainId of ['0x1', '0x14a34']) {
+      expect(
+        await inPage(
+          hp.page,
+          `return provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId: '${chainId}' }] })`,
+        ),
+        chainId,
+      ).toEqual({ error: { code: 4901, message: 'Unsupported chainId' } })
+    }
+    // The modal's side refuses too, whatever the page's provider says.
+    expect(
+      await hp.page.evaluate(() =>
+        window.latch
+          ?.sendTransaction({ to: '0x0000000000000000000000000000000000000001', chainId: 1 })
+          .then(
+            () => null,
+            (e: { code?: string; message?: string }) => [e.code, e.message],
+          ),
+      ),
+    ).toEqual(['unsupported_chain', 'Unsupported chainId'])
+
+    const message = 'Signed on Base'
+    const signing = inPage<string>(
+      hp.page,
+      `return (await new ethers.BrowserProvider(provider).getSigner()).signMessage(${JSON.stringify(message)})`,
+    )
+    await visit(hp, SIGN)
+    await screen(hp.modal, SIGN).getByRole('button', { name: 'Sign and continue' }).click()
+    const signed = await signing
+    if (!('ok' in signed)) throw new Error(`signMessage failed: ${JSON.stringify(signed)}`)
+    expect(await recoverMessageAddress({ message, signature: signed.ok as `0x${string}` })).toBe(
+      wallet.address,
+    )
+
+    const sending = inPage<{ hash: string; status: number; chainId: string }>(
+      hp.page,
+      `const signer = await new ethers.BrowserProvider(provider).getSigner()
+       const tx = await signer.sendTransaction({ to: '${RECIPIENT}', value: ethers.parseEther('0.01') })
+       const receipt = await tx.wait()
+       return { hash: tx.hash, status: receipt.status, chainId: String(tx.chainId) }`,
+    )
+    await visit(hp, SEND)
+    const send = screen(hp.modal, SEND)
+    const button = send.getByRole('button', { name: 'Send ETH' })
+    await expect.poll(() => button.isEnabled(), { timeout: WAIT_MS }).toBe(true)
+    await button.click()
+    await send.getByRole('heading', { name: 'Transaction complete!' }).waitFor({ timeout: WAIT_MS })
+    await send.getByRole('button', { name: 'All Done' }).click()
+    const sent = await sending
+    if (!('ok' in sent)) throw new Error(`sendTransaction failed: ${JSON.stringify(sent)}`)
+    expect(sent.ok).toMatchObject({ status: 1, chainId: '8453' })
+    const onBase = await base.rpc<{ chainId: string }>('eth_getTransactionByHash', [sent.ok.hash])
+    expect(onBase.chainId).toBe('0x2105')
+    // Landed on Base's node: the recipient's 10,000 ETH there grew by 0.01.
+    expect(BigInt(await base.rpc<string>('eth_getBalance', [RECIPIENT, 'latest']))).toBe(
+      10_000n * ETHER + ETHER / 100n,
+    )
+  } finally {
+    await base.stop()
+  }
+})
+
 test('behavior: announce is opt-in: getEthereumProvider({ announce: true }) answers eip6963:requestProvider with Latch, its rdns and a data:image icon, and the announced provider is the client’s one', async () => {
   const { hp, wallet } = await walletUser((await chainApp()).id)
   const announced = await hp.page.evaluate(async () => {

@@ -272,25 +272,80 @@ describe('the landing and the screens without a wallet', () => {
     expect(await second.modal.getByTestId('wallet-option').count()).toBe(0)
   })
 
-  test('behavior: education → the install guides → "Done! I have my wallet" back to the landing', async () => {
-    const hp = await openWithWallet(await app())
+  test('behavior: education → the install guides → "Done! I have my wallet" back to the landing; in Firefox without Phantom, the wallet list\'s Phantom leads to its guide and its Firefox add-on', async () => {
+    // Firefox's user agent in every frame: the guides link Firefox's add-on pages.
+    const firefox = async (context: BrowserContext) => {
+      await context.addInitScript(() => {
+        Object.defineProperty(Navigator.prototype, 'userAgent', {
+          get: () => 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0',
+        })
+      })
+    }
+    const hp = await openWithWallet(await app(), freshAccount(), firefox)
     void latchCall<LoginResult>(hp.page, 'login')
     await visit(hp, 'LANDING')
+    // SPEC's default accent (#676FFF) is the border of the focused e-mail field.
+    await hp.modal.getByTestId('email-input').focus()
+    expect(
+      await hp.modal
+        .locator('.latch-input-row')
+        .first()
+        .evaluate((row) => getComputedStyle(row).borderTopColor),
+    ).toBe('rgb(103, 111, 255)')
     await openWalletSection(hp)
     await hp.modal.getByTestId('wallet-education-link').click()
     await visit(hp, 'WALLET_EDUCATION')
+    // A full screen: SPEC's 620 px for the modal and the host's frame, 360 px wide.
+    const modalBox = () =>
+      hp.modal
+        .getByTestId('latch-modal')
+        .evaluate((m) => [getComputedStyle(m).height, getComputedStyle(m).width])
+    await expect.poll(modalBox).toEqual(['620px', '360px'])
+    await expect
+      .poll(() =>
+        hp.page
+          .locator('[data-testid="latch-dialog"] iframe')
+          .evaluate((f) => getComputedStyle(f).height),
+      )
+      .toBe('620px')
     const education = screen(hp.modal, 'WALLET_EDUCATION')
     await education.getByText('Get started with a new wallet').waitFor({ state: 'visible' })
     await education.getByText('Create a new wallet').waitFor({ state: 'visible' })
     await hp.modal.getByTestId('education-option').first().click()
     await visit(hp, 'INSTALL_METAMASK_SCREEN')
+    expect(await hp.modal.getByTestId('install-link').getAttribute('href')).toMatch(
+      /^https:\/\/addons\.mozilla\.org\//,
+    )
     await hp.modal.getByTestId('back-button').click()
     await hp.modal.getByTestId('education-option').nth(1).click()
     await visit(hp, 'INSTALL_COINBASE_WALLET_SCREEN')
     await hp.modal.getByTestId('install-qr').waitFor({ state: 'visible' })
+    // SPEC's QR code: default size 160.
+    expect(
+      await hp.modal.getByTestId('install-qr').evaluate((img) => {
+        const { width, height } = img.getBoundingClientRect()
+        return [width, height]
+      }),
+    ).toEqual([160, 160])
     const learn = hp.modal.getByTestId('learn-more')
     expect(await learn.textContent()).toBe('Still not sure? Learn more')
     await hp.modal.getByTestId('install-done').click()
+    await visit(hp, 'LANDING')
+
+    // The browser has a wallet, but not Phantom: the list offers Phantom's install guide.
+    await openWalletSection(hp)
+    const phantom = hp.modal.locator('[data-wallet-id="latch:phantom-install"]')
+    expect(await phantom.textContent()).toBe('Phantom')
+    await phantom.click()
+    await visit(hp, 'INSTALL_PHANTOM_SCREEN')
+    const guide = screen(hp.modal, 'INSTALL_PHANTOM_SCREEN')
+    await guide.getByRole('heading', { name: 'Install Phantom' }).waitFor()
+    const link = guide.getByTestId('install-link')
+    expect(await link.textContent()).toBe('Install Phantom')
+    expect(await link.getAttribute('href')).toBe(
+      'https://addons.mozilla.org/firefox/addon/phantom-app/',
+    )
+    await guide.getByTestId('install-done').click()
     await visit(hp, 'LANDING')
   })
 })

@@ -79,7 +79,7 @@ test('behavior: in a dialog Tab wraps from the last control to the first', () =>
 })
 
 test('behavior: rendered inline Tab is left to the browser, so it can leave the modal', () => {
-  renderModal(api, { walletAuth: false }, { render: { inDialog: false } })
+  renderModal(api, { walletAuth: false }, { render: { inParentNodeId: 'slot' } })
   act(() => {
     link('email').catch(() => {})
   })

@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { CLIENT_NAME, isLatchError } from '@latch/shared'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { createApiClient } from './api.ts'
 import { type ApiDouble, apiError, startApiDouble } from './test/api-double.ts'
 import { APP_ID } from './test/fixtures.ts'
@@ -69,4 +69,34 @@ test('error: a refused connection is a LatchError, not a crash', async () => {
   const client = createApiClient({ baseUrl: 'http://127.0.0.1:9', appId: APP_ID })
   const error = await client.request('/x', {}).catch((e: unknown) => e)
   expect(isLatchError(error)).toBe(true)
+})
+
+test("param: SPEC's defaults: every request includes credentials, and gives up after 10 s", async () => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+  try {
+    const seen: (RequestInit | undefined)[] = []
+    // A node that never answers: the request ends only by the client's own timeout.
+    const client = createApiClient({
+      baseUrl: 'http://api.test',
+      appId: APP_ID,
+      fetch: (_input, init) => {
+        seen.push(init)
+        return new Promise<Response>((_resolve, reject) =>
+          init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
+        )
+      },
+    })
+    let outcome: unknown
+    const pending = client.request('/slow', {}).catch((e: unknown) => {
+      outcome = e
+    })
+    await vi.advanceTimersByTimeAsync(9_999)
+    expect(outcome).toBeUndefined()
+    await vi.advanceTimersByTimeAsync(1)
+    await pending
+    expect(outcome).toMatchObject({ code: 'client_request_timeout', message: 'Request timed out' })
+    expect(seen[0]?.credentials).toBe('include')
+  } finally {
+    vi.useRealTimers()
+  }
 })

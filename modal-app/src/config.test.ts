@@ -64,6 +64,16 @@ describe('mergeConfig', () => {
     })
     expect(themed).toMatchObject({ theme: 'dark', accentColor: '#222222', inDialog: false })
   })
+
+  test('behavior: inline only inside a parent element, as the host SDK mounts it: inDialog false alone stays a dialog', () => {
+    const merged = (render: { inDialog?: boolean; inParentNodeId?: string | null }) =>
+      mergeConfig(serverConfig(), { render }).inDialog
+    expect(merged({ inDialog: false })).toBe(true)
+    expect(merged({ inDialog: false, inParentNodeId: null })).toBe(true)
+    expect(merged({ inDialog: false, inParentNodeId: 'slot' })).toBe(false)
+    expect(merged({ inDialog: true, inParentNodeId: 'slot' })).toBe(false)
+    expect(merged({})).toBe(true)
+  })
 })
 
 describe('checkHostConfig', () => {

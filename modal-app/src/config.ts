@@ -5,7 +5,6 @@
  */
 import {
   DEFAULT_ACCENT_COLOR,
-  DEFAULT_RENDER_IN_DIALOG,
   DEFAULT_SHOW_WALLET_LOGIN_FIRST,
   DEFAULT_THEME,
   type HostAppConfig,
@@ -117,6 +116,8 @@ export function mergeConfig(server: ServerAppConfig, host: HostAppConfig): AppVi
       ctaLink: allow?.errorCtaLink || hostAllow.errorCtaLink || null,
     },
     legal: { termsUrl, privacyUrl },
-    inDialog: !host.render?.inParentNodeId && (host.render?.inDialog ?? DEFAULT_RENDER_IN_DIALOG),
+    // Inline only inside a parent element, as the host SDK mounts it: `inDialog: false` alone
+    // stays a dialog (validateHostConfig warns), `inDialog: true` with a parent is inline.
+    inDialog: !host.render?.inParentNodeId,
   }
 }

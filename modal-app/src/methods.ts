@@ -93,6 +93,7 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     sendTransaction,
     exportWallet,
     rpc: chainRead,
+    chains: async () => [...(store.getState().app?.config.chains ?? [])],
     // The sign flow checks the typed data's shape itself (an object or its JSON).
     signTypedData: (typedData, options) =>
       signFlow({ kind: 'typedData', typedData: typedData as Record<string, unknown> }, options),

@@ -15,14 +15,15 @@ test('behavior: light theme with the default colours', () => {
   expect(t['--latch-bg']).toBe(LIGHT_BACKGROUND_COLOR)
   expect(t['--latch-fg']).toBe('#1E1E1D')
   expect(t['--latch-accent']).toBe('#676FFF')
-  expect(t['--latch-success']).toBe(SUCCESS_COLOR)
-  expect(t['--latch-error']).toBe(ERROR_COLOR)
+  // SPEC's defaults, written out.
+  expect(t['--latch-success']).toBe('#51BA81')
+  expect(t['--latch-error']).toBe('#EC6351')
   expect(t['--latch-accent-fg']).toBe('#FFFFFF')
 })
 
 test('behavior: dark theme uses the dark background and light text', () => {
   const t = themeTokens('dark', '#FFD700')
-  expect(t['--latch-bg']).toBe(DARK_BACKGROUND_COLOR)
+  expect(t['--latch-bg']).toBe('#1E1E1D')
   expect(t['--latch-fg']).toBe('#FFFFFF')
   expect(t['--latch-accent']).toBe('#FFD700')
   expect(t['--latch-accent-fg']).toBe('#1E1E1D')

@@ -370,3 +370,36 @@ test('behavior: --rpc-url sets an app node per chain, shows only the chain ids, 
   expect(malformed.code).not.toBe(0)
   expect(malformed.err).toContain('--rpc-url takes <chainId>=<url>')
 })
+
+test("behavior: --chains sets the app's chains on create and update, 'default' goes back to SPEC's list; an unknown one is refused", async () => {
+  const created = await cli(
+    'apps',
+    'create',
+    '--name',
+    'On Base',
+    '--origin',
+    'https://b.example',
+    '--chains',
+    '8453, 84532',
+    '--rpc-url',
+    '8453=http://127.0.0.1:8545',
+    '--json',
+  )
+  expect(created.code).toBe(0)
+  const { id, chains } = JSON.parse(created.out) as ServerAppConfig
+  expect(chains).toEqual([8453, 84532])
+  const updated = await cli('apps', 'update', id, '--chains', '11155111,8453')
+  expect(updated.code).toBe(0)
+  expect(updated.out).toMatch(/chains +11155111, 8453/)
+  const unknown = await cli('apps', 'update', id, '--chains', '8453,31337')
+  expect(unknown.code).toBe(1)
+  expect(unknown.err).toContain('Invalid app settings: chains.1 Unsupported chainId')
+  const junk = await cli('apps', 'update', id, '--chains', 'base')
+  expect(junk.code).not.toBe(0)
+  expect(junk.err).toContain("--chains takes chain ids such as 8453,84532 or default, not 'base'")
+  const back = await cli('apps', 'update', id, '--chains', 'default', '--json')
+  expect(back.code).toBe(0)
+  expect((JSON.parse(back.out) as ServerAppConfig).chains).toEqual([
+    1, 5, 10, 420, 137, 80001, 42161, 421613, 42220, 44787, 314, 314159, 84531,
+  ])
+})

@@ -84,6 +84,8 @@ Settings (create and update):
   --terms <url>  --privacy <url>
   --create-on-login off|all-users|users-without-wallets  --require-passcode on|off
   --wallet-connect-id <id>       --custom-api-url <url>
+  --chains <ids>|default         Chain ids the app's wallet may use, comma-separated, e.g.
+                                 8453,84532 (Base, Base Sepolia); default: SPEC's list
   --rpc-url <chainId>=<url>      The app's own node for a chain (kept sealed, never sent to
                                  browsers); repeatable; <chainId>= with no URL drops it
   --oauth-json <json>            Per-provider OAuth settings, merged by provider, e.g.
@@ -120,6 +122,7 @@ const options = {
   'wallet-connect-id': { type: 'string' },
   'custom-api-url': { type: 'string' },
   'rpc-url': { type: 'string', multiple: true },
+  chains: { type: 'string' },
   'oauth-json': { type: 'string' },
   json: { type: 'boolean' },
   migrate: { type: 'boolean' },
@@ -225,6 +228,18 @@ export function settingsFromOptions(
     }
     patch.rpcUrls = urls
   }
+  if (v.chains !== undefined) {
+    // Checked as app settings: an unknown chain answers '... Unsupported chainId (known: ...)'.
+    const list = v.chains.trim()
+    const ids = list
+      .split(',')
+      .map((id) => id.trim())
+      .filter(Boolean)
+    if (list !== 'default' && ids.some((id) => !/^[0-9]{1,10}$/.test(id))) {
+      throw new UsageError(`--chains takes chain ids such as 8453,84532 or default, not '${list}'`)
+    }
+    patch.chains = list === 'default' ? null : ids.map(Number)
+  }
   if (v['oauth-json'] !== undefined) {
     try {
       patch.oauth = JSON.parse(v['oauth-json']) as AppInput['oauth']
@@ -271,6 +286,7 @@ export function describeApp(app: AppView): string {
     ['privacy policy', app.privacyPolicyUrl ?? '-'],
     ['create wallet on login', app.embeddedWalletConfig.createOnLogin],
     ['require passcode', app.embeddedWalletConfig.requireUserPasswordOnCreate ? 'yes' : 'no'],
+    ['chains', app.chains.join(', ')],
     ...(app.smsCountries
       ? [['sms countries', app.smsCountries.join(', ')] as [string, string]]
       : []),

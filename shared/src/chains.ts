@@ -11,7 +11,13 @@ export interface Chain {
 
 const ETH = { name: 'Ether', symbol: 'ETH', decimals: 18 }
 
-/** The supported chains (docs/behaviour.md, "Input rules"), with public RPC and explorers. */
+const SEPOLIA_ETH = { name: 'Sepolia Ether', symbol: 'ETH', decimals: 18 }
+
+/**
+ * Every chain Latch knows, with public RPC and explorers: SPEC's list (docs/behaviour.md, "Input
+ * rules"), then the chains in use today, which an app turns on with `apps update --chains`
+ * (most of SPEC's test networks have shut down).
+ */
 export const CHAINS: readonly Chain[] = [
   {
     id: 1,
@@ -117,12 +123,78 @@ export const CHAINS: readonly Chain[] = [
     explorerUrl: 'https://goerli.basescan.org',
     testnet: true,
   },
+  {
+    id: 11155111,
+    name: 'Sepolia',
+    nativeCurrency: SEPOLIA_ETH,
+    rpcUrl: 'https://ethereum-sepolia-rpc.publicnode.com',
+    explorerUrl: 'https://sepolia.etherscan.io',
+    testnet: true,
+  },
+  {
+    id: 8453,
+    name: 'Base',
+    nativeCurrency: ETH,
+    rpcUrl: 'https://mainnet.base.org',
+    explorerUrl: 'https://basescan.org',
+    testnet: false,
+  },
+  {
+    id: 84532,
+    name: 'Base Sepolia',
+    nativeCurrency: SEPOLIA_ETH,
+    rpcUrl: 'https://sepolia.base.org',
+    explorerUrl: 'https://sepolia.basescan.org',
+    testnet: true,
+  },
+  {
+    id: 11155420,
+    name: 'OP Sepolia',
+    nativeCurrency: SEPOLIA_ETH,
+    rpcUrl: 'https://sepolia.optimism.io',
+    explorerUrl: 'https://sepolia-optimism.etherscan.io',
+    testnet: true,
+  },
+  {
+    id: 421614,
+    name: 'Arbitrum Sepolia',
+    nativeCurrency: SEPOLIA_ETH,
+    rpcUrl: 'https://sepolia-rollup.arbitrum.io/rpc',
+    explorerUrl: 'https://sepolia.arbiscan.io',
+    testnet: true,
+  },
+  {
+    id: 80002,
+    name: 'Polygon Amoy',
+    nativeCurrency: { name: 'POL', symbol: 'POL', decimals: 18 },
+    rpcUrl: 'https://rpc-amoy.polygon.technology',
+    explorerUrl: 'https://amoy.polygonscan.com',
+    testnet: true,
+  },
+]
+
+/** SPEC's list: an app's chains unless its operator chose others (`apps update --chains`). */
+export const DEFAULT_CHAIN_IDS: readonly number[] = [
+  1, 5, 10, 420, 137, 80001, 42161, 421613, 42220, 44787, 314, 314159, 84531,
 ]
 
 export type ChainOverrides = Partial<Record<number, { rpcUrl?: string; explorerUrl?: string }>>
 
-export function isSupportedChainId(id: unknown): id is number {
-  return typeof id === 'number' && CHAINS.some((c) => c.id === id)
+/**
+ * Whether the chain is in `chains` (an app's list, `ServerAppConfig.chains`), or, without a
+ * list, one Latch knows at all (`CHAINS`).
+ */
+export function isSupportedChainId(id: unknown, chains?: readonly number[]): id is number {
+  return (
+    typeof id === 'number' &&
+    CHAINS.some((c) => c.id === id) &&
+    (chains === undefined || chains.includes(id))
+  )
+}
+
+/** The chain a wallet starts on for an app: SPEC's default (1) when the app has it, else its first. */
+export function defaultChainOf(chains: readonly number[]): number {
+  return chains.includes(DEFAULT_CHAIN_ID) ? DEFAULT_CHAIN_ID : (chains[0] ?? DEFAULT_CHAIN_ID)
 }
 
 /**

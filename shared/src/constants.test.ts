@@ -1,10 +1,28 @@
 import { describe, expect, test } from 'vitest'
 import {
+  API_TIMEOUT_MS,
+  DARK_BACKGROUND_COLOR,
+  DEFAULT_ACCENT_COLOR,
+  DEFAULT_RENDER_IN_DIALOG,
+  ERROR_COLOR,
+  INJECTED_WALLET_WAIT_MS,
+  KEY_EXPORT_MIN_DISPLAY_MS,
   LOGIN_METHOD_FLAGS,
   LOGIN_METHODS,
   loginMethodFlags,
+  MOBILE_BREAKPOINT_PX,
+  MODAL_FULL_HEIGHT_PX,
+  MODAL_MEDIUM_MIN_HEIGHT_PX,
+  MODAL_WIDTH_PX,
+  PHANTOM_STILL_HERE_DELAY_MS,
+  QR_DEFAULT_SIZE,
+  QR_ERROR_CORRECTION,
   SERVER_DEFAULT_LOGIN_METHODS,
+  SIGN_MESSAGE_MAX_HEIGHT_PX,
+  SUCCESS_CLOSE_DELAY_MS,
+  SUCCESS_COLOR,
   splitLoginMethods,
+  WALLET_REQUEST_TIMEOUT_MS,
 } from './constants.ts'
 
 describe('login method flags', () => {
@@ -40,5 +58,33 @@ describe('login method flags', () => {
       githubOAuth: false,
       appleOAuth: true,
     })
+  })
+})
+
+// SPEC's values written out, not read from the constants they check: a change to a constant
+// then fails here, where the description's number stands beside it.
+describe("SPEC's business constants, as literals", () => {
+  test('param: timeouts and delays', () => {
+    expect(API_TIMEOUT_MS).toBe(10_000)
+    expect(WALLET_REQUEST_TIMEOUT_MS).toBe(120_000)
+    expect(INJECTED_WALLET_WAIT_MS).toBe(3_000)
+    expect(PHANTOM_STILL_HERE_DELAY_MS).toBe(1_000)
+    expect(KEY_EXPORT_MIN_DISPLAY_MS).toBe(1_000)
+    expect(SUCCESS_CLOSE_DELAY_MS).toBe(1_400)
+  })
+  test('param: sizes, colours and the QR code', () => {
+    expect([MODAL_WIDTH_PX, MODAL_FULL_HEIGHT_PX, MODAL_MEDIUM_MIN_HEIGHT_PX]).toEqual([
+      360, 620, 480,
+    ])
+    expect(MOBILE_BREAKPOINT_PX).toBe(440)
+    expect(SIGN_MESSAGE_MAX_HEIGHT_PX).toBe(310)
+    expect([DEFAULT_ACCENT_COLOR, SUCCESS_COLOR, ERROR_COLOR, DARK_BACKGROUND_COLOR]).toEqual([
+      '#676FFF',
+      '#51BA81',
+      '#EC6351',
+      '#1E1E1D',
+    ])
+    expect([QR_ERROR_CORRECTION, QR_DEFAULT_SIZE]).toEqual(['H', 160])
+    expect(DEFAULT_RENDER_IN_DIALOG).toBe(true)
   })
 })

@@ -1,5 +1,12 @@
 import { expect, test } from 'vitest'
-import { CHAINS, DEFAULT_CHAIN, getChain, isSupportedChainId } from './chains.ts'
+import {
+  CHAINS,
+  DEFAULT_CHAIN,
+  DEFAULT_CHAIN_IDS,
+  defaultChainOf,
+  getChain,
+  isSupportedChainId,
+} from './chains.ts'
 import {
   explorerAddressUrl,
   explorerTransactionUrl,
@@ -28,13 +35,38 @@ test('behavior: addresses are truncated', () => {
   expect(truncateAddress('0x1234567890abcdef1234567890abcdef12345678')).toBe('0x1234…5678')
 })
 
-test('behavior: the 13 supported chains', () => {
-  expect(CHAINS.map((c) => c.id)).toEqual([
+test("behavior: SPEC's 13 chains are the default list; today's six join the table", () => {
+  // SPEC's list, literally: an app that chose no chains has these.
+  expect(DEFAULT_CHAIN_IDS).toEqual([
     1, 5, 10, 420, 137, 80001, 42161, 421613, 42220, 44787, 314, 314159, 84531,
   ])
+  expect(CHAINS.map((c) => c.id)).toEqual([
+    ...DEFAULT_CHAIN_IDS,
+    11155111,
+    8453,
+    84532,
+    11155420,
+    421614,
+    80002,
+  ])
+  expect(new Set(CHAINS.map((c) => c.id)).size).toBe(CHAINS.length)
+  for (const chain of CHAINS) {
+    expect(chain.rpcUrl, chain.name).toMatch(/^https:\/\//)
+    expect(chain.explorerUrl, chain.name).toMatch(/^https:\/\//)
+    expect(chain.nativeCurrency.decimals, chain.name).toBe(18)
+  }
+  expect(getChain(8453)).toMatchObject({ name: 'Base', nativeCurrency: { symbol: 'ETH' } })
+  expect(getChain(80002)).toMatchObject({ name: 'Polygon Amoy', nativeCurrency: { symbol: 'POL' } })
   expect(isSupportedChainId(10)).toBe(true)
+  expect(isSupportedChainId(8453)).toBe(true)
   expect(isSupportedChainId(31337)).toBe(false)
+  // An app's list narrows it.
+  expect(isSupportedChainId(8453, [8453])).toBe(true)
+  expect(isSupportedChainId(1, [8453])).toBe(false)
+  expect(isSupportedChainId(31337, [31337])).toBe(false)
   expect(DEFAULT_CHAIN.id).toBe(1)
+  expect(defaultChainOf(DEFAULT_CHAIN_IDS)).toBe(1)
+  expect(defaultChainOf([84532, 8453])).toBe(84532)
 })
 
 test('param: per-chain overrides', () => {

@@ -150,6 +150,11 @@ export interface ModalMethods {
    */
   rpc(chainId: number, method: string, params?: unknown): Promise<unknown>
   /**
+   * The chain ids the app's wallet may use (ServerAppConfig.chains): the host page's provider
+   * starts on the first default of them and switches among them only.
+   */
+  chains(): Promise<number[]>
+  /**
    * EIP-712 typed data (an object or its JSON) through the sign screen, which shows it; the
    * host page's EIP-1193 provider sends eth_signTypedData_v4 here.
    */

@@ -177,6 +177,12 @@ export interface ServerAppConfig {
   walletConnectCloudProjectId: string | null
   /** Host page origins the modal may talk to. */
   allowedOrigins: string[]
+  /**
+   * The chain ids the app's wallet may use (`apps update --chains`; SPEC's list,
+   * DEFAULT_CHAIN_IDS, unless the operator chose): the modal, the provider and the chain proxy
+   * answer 'Unsupported chainId' for any other.
+   */
+  chains: number[]
   createdAt: Timestamp
   updatedAt: Timestamp
 }

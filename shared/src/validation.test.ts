@@ -3,6 +3,7 @@ import {
   backgroundColorWarning,
   colorTone,
   EMAIL_AND_SMS_WARNING,
+  INLINE_WITHOUT_PARENT_WARNING,
   isAppId,
   isOAuthDenial,
   validateAppId,
@@ -220,6 +221,18 @@ describe('host configuration', () => {
     expect(() => validateHostConfig({ loginMethods: [] })).toThrow(
       'You must enable at least one login method',
     )
+  })
+  test('behavior: render.inDialog false without a parent element warns that the modal stays a dialog; with one, or as a dialog, nothing', () => {
+    expect(validateHostConfig({ render: { inDialog: false } }).warnings).toEqual([
+      'render.inDialog is false but no render.inParentNodeId is given; the modal opens as a dialog.',
+    ])
+    expect(
+      validateHostConfig({ render: { inDialog: false, inParentNodeId: null } }).warnings,
+    ).toEqual([INLINE_WITHOUT_PARENT_WARNING])
+    expect(
+      validateHostConfig({ render: { inDialog: false, inParentNodeId: 'here' } }).warnings,
+    ).toEqual([])
+    expect(validateHostConfig({ render: { inDialog: true } }).warnings).toEqual([])
   })
   test('behavior: a mid-grey background warns, light and dark do not', () => {
     expect(validateHostConfig({ appearance: { theme: '#777777' } }).warnings).toEqual([

@@ -135,6 +135,13 @@ export function validateSignMessage(message: unknown): Result<string> {
 export const EMAIL_AND_SMS_WARNING =
   'Email and SMS login cannot both be enabled; SMS login has been disabled.'
 
+/**
+ * SPEC's two renderings are a dialog or inside a parent element: `inDialog: false` names no
+ * parent, so the modal stays a dialog (the host SDK mounts one, the modal acts as one).
+ */
+export const INLINE_WITHOUT_PARENT_WARNING =
+  'render.inDialog is false but no render.inParentNodeId is given; the modal opens as a dialog.'
+
 export function backgroundColorWarning(color: string): string {
   return `The background color ${color} is neither light nor dark enough for readable text; choose a lighter or a darker one.`
 }
@@ -167,6 +174,9 @@ export function validateHostConfig(input: HostAppConfig): ValidatedHostConfig {
   const theme = config.appearance?.theme
   if (theme && theme !== 'light' && theme !== 'dark') {
     if (colorTone(theme) === 'neither') warnings.push(backgroundColorWarning(theme))
+  }
+  if (config.render?.inDialog === false && !config.render.inParentNodeId) {
+    warnings.push(INLINE_WITHOUT_PARENT_WARNING)
   }
   return { config, warnings }
 }

@@ -5,7 +5,6 @@
  */
 import {
   deserializeError,
-  INJECTED_WALLET_WAIT_MS,
   type LatchError,
   serializeError,
   WALLET_REQUEST_TIMEOUT_MS,
@@ -86,7 +85,8 @@ describe('discovery', () => {
       .then((w) => {
         answer = w
       })
-    await vi.advanceTimersByTimeAsync(INJECTED_WALLET_WAIT_MS - 1)
+    // SPEC's injected wallet detection wait: 3 s.
+    await vi.advanceTimersByTimeAsync(2_999)
     expect(answer).toBeUndefined()
     await vi.advanceTimersByTimeAsync(1)
     expect(answer).toEqual([])
@@ -117,7 +117,7 @@ describe('discovery', () => {
     expect(second).toEqual([{ id: LEGACY_ID, name: 'Rabby Wallet', icon: '', rdns: 'io.rabby' }])
     // Past the deadline an empty page answers without waiting.
     delete (window as { ethereum?: unknown }).ethereum
-    await vi.advanceTimersByTimeAsync(INJECTED_WALLET_WAIT_MS)
+    await vi.advanceTimersByTimeAsync(3_000)
     expect(await other.wallets()).toEqual([])
   })
 

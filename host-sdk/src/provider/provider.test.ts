@@ -54,7 +54,8 @@ function setup(initial: User | null, modal: Partial<ModalMethods> = {}) {
     get(target, name: string) {
       const fn = (target as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]
       return (...args: unknown[]) => {
-        calls.push({ method: name, args })
+        // The provider's one look at the app's chains is not a request a test follows.
+        if (name !== 'chains') calls.push({ method: name, args })
         if (!fn) return Promise.reject(LatchError.of('method_not_available'))
         return fn(...args)
       }
@@ -224,6 +225,37 @@ describe('chains', () => {
     ).toMatchObject({ code: 4901 })
     expect(await provider.request({ method: 'eth_chainId' })).toBe('0x1')
     expect(events.filter(([n]) => n === 'chainChanged')).toEqual([])
+  })
+
+  test("behavior: the app's chains (the modal's `chains`) decide: an app on Base and Base Sepolia starts on Base, switches between them only, and refuses the rest with 4901", async () => {
+    const { provider, events, calls } = setup(withWallet(), {
+      chains: async () => [8453, 84532],
+      sendTransaction: async () => ({ transactionHash: HASH }) as never,
+    })
+    // Chain 1 is not the app's: the provider starts on its first chain.
+    expect(await provider.request({ method: 'eth_chainId' })).toBe('0x2105')
+    expect(events).toContainEqual(['connect', { chainId: '0x2105' }])
+    for (const chainId of ['0x1', '0x89', '0xaa36a7']) {
+      const error = await rejection(
+        provider.request({ method: 'wallet_switchEthereumChain', params: [{ chainId }] }),
+      )
+      expect(error, chainId).toMatchObject({ code: 4901, message: 'Unsupported chainId' })
+    }
+    await provider.request({
+      method: 'wallet_switchEthereumChain',
+      params: [{ chainId: '0x14a34' }],
+    })
+    expect(events.filter(([n]) => n === 'chainChanged')).toEqual([['chainChanged', '0x14a34']])
+    // A transaction naming a chain the app does not have never reaches the modal.
+    const before = calls.length
+    const error = await rejection(
+      provider.request({
+        method: 'eth_sendTransaction',
+        params: [{ from: ADDRESS, to: ADDRESS, chainId: '0x1' }],
+      }),
+    )
+    expect(error).toMatchObject({ code: 4901, message: 'Unsupported chainId' })
+    expect(calls.slice(before).map((c) => c.method)).toEqual([])
   })
 })
 

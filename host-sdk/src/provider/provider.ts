@@ -7,13 +7,14 @@
  */
 import {
   CHAIN_RPC_METHODS,
-  CHAINS,
   DEFAULT_CHAIN_ID,
+  defaultChainOf,
   type EthereumProviderEvent,
   type EthereumProviderOptions,
   type EthereumRequest,
   embeddedWallet,
   type Hex,
+  isSupportedChainId,
   type LatchClient,
   type LatchEthereumProvider,
   type ModalMethods,
@@ -93,10 +94,13 @@ export function toProviderError(e: unknown): ProviderError {
 const toHex = (n: number): Hex => `0x${n.toString(16)}`
 const HEX_NUMBER = /^0x[0-9a-fA-F]{1,16}$/
 
-/** A hex chain id of a supported chain (`CHAINS`), or the 4901 error. */
-function supportedChain(value: unknown): number {
+/**
+ * A hex chain id of one of the app's chains (`chains`; without it, any of `CHAINS`), or the
+ * 4901 error.
+ */
+function supportedChain(value: unknown, chains?: readonly number[]): number {
   const id = typeof value === 'string' && HEX_NUMBER.test(value) ? Number(value) : Number.NaN
-  if (!CHAINS.some((c) => c.id === id)) {
+  if (!isSupportedChainId(id, chains)) {
     throw new ProviderError(4901, 'Unsupported chainId', { chainId: value })
   }
   return id
@@ -127,7 +131,11 @@ const given = (v: unknown) => v !== undefined && v !== null
  * EIP-7702 authorization list, blob fields, anything unknown) is refused, never dropped: the
  * visitor signs exactly what the dapp asked for or nothing.
  */
-export function toTransactionRequest(tx: unknown, chainId: number): TransactionRequest {
+export function toTransactionRequest(
+  tx: unknown,
+  chainId: number,
+  chains?: readonly number[],
+): TransactionRequest {
   if (typeof tx !== 'object' || tx === null || Array.isArray(tx)) {
     throw invalidParams('eth_sendTransaction takes one transaction object')
   }
@@ -162,7 +170,7 @@ export function toTransactionRequest(tx: unknown, chainId: number): TransactionR
     else if (typeof v === 'string' && HEX_NUMBER.test(v)) request[name] = Number(v)
     else throw invalidParams(`eth_sendTransaction: ${name} must be a hex quantity`)
   }
-  if (request.chainId !== chainId) supportedChain(toHex(request.chainId ?? 0))
+  if (request.chainId !== chainId) supportedChain(toHex(request.chainId ?? 0), chains)
   return request
 }
 
@@ -177,6 +185,9 @@ export function createProvider(
   options: EthereumProviderOptions = {},
 ): LatchEthereumProvider {
   let chainId = DEFAULT_CHAIN_ID
+  // The app's chains, from the modal; unknown (a modal that cannot say), any chain Latch knows,
+  // and the modal and the API's chain proxy still refuse the app's others.
+  let chains: readonly number[] | undefined
   let accounts: Hex[] = []
   const listeners = new Map<string, Set<(payload: never) => void>>()
 
@@ -202,9 +213,33 @@ export function createProvider(
     emit('accountsChanged', [...next])
     if (had && !next.length) emit('disconnect', new ProviderError(4900, 'Disconnected'))
   }
-  client.on('user', follow)
+  // A 'user' event is newer than the first getUser() answer, which may arrive after it.
+  let heard = false
+  client.on('user', (user) => {
+    heard = true
+    follow(user)
+  })
   // What the modal knows now: every request waits for it, so the first eth_accounts is right.
-  const initial = client.getUser().then(follow, () => {})
+  const initial = Promise.all([
+    // Asked first: 'connect' from follow() carries the chain the app starts on.
+    Promise.resolve()
+      .then(() => call((r) => r.chains()))
+      .then(
+        (list) => {
+          if (Array.isArray(list) && list.length) {
+            chains = list
+            chainId = defaultChainOf(list)
+          }
+        },
+        () => {},
+      ),
+    client.getUser(),
+  ]).then(
+    ([, user]) => {
+      if (!heard) follow(user)
+    },
+    () => {},
+  )
 
   /** The signing address must be this wallet's, and there must be one. */
   const own = (address: unknown) => {
@@ -231,7 +266,10 @@ export function createProvider(
       case 'net_version':
         return String(chainId)
       case 'wallet_switchEthereumChain': {
-        const next = supportedChain((params[0] as { chainId?: unknown } | undefined)?.chainId)
+        const next = supportedChain(
+          (params[0] as { chainId?: unknown } | undefined)?.chainId,
+          chains,
+        )
         if (next !== chainId) {
           chainId = next
           emit('chainChanged', toHex(next))
@@ -251,7 +289,7 @@ export function createProvider(
         return flow((r) => r.signTypedData(typedData), 'modal_unreachable')
       }
       case 'eth_sendTransaction': {
-        const request = toTransactionRequest(params[0], chainId)
+        const request = toTransactionRequest(params[0], chainId, chains)
         own(request.from ?? accounts[0])
         const receipt = await flow((r) => r.sendTransaction(request), 'modal_unreachable')
         return receipt.transactionHash

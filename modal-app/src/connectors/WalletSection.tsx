@@ -9,7 +9,12 @@ import { useApp } from '../hooks.ts'
 import { chooseWallet } from './choose.ts'
 import { coinbaseConnector } from './coinbase.ts'
 import { injectedConnectors } from './injected.ts'
-import { isMobileDevice, phantomDeepLinkEntry } from './phantom.ts'
+import {
+  isMobileDevice,
+  PHANTOM_DEEP_LINK_ID,
+  PHANTOM_INSTALL_ID,
+  phantomDeepLinkEntry,
+} from './phantom.ts'
 import type { Connector } from './types.ts'
 import { WalletConnectOption } from './WalletConnectOption.tsx'
 
@@ -23,8 +28,9 @@ const safeIcon = (icon: string) => (/^data:image\/[a-z+.-]+[;,]/i.test(icon) ? i
 
 /**
  * The wallets reached without the host page : Coinbase Wallet through its SDK unless
- * the browser has its extension, and on a phone Phantom's deep link unless this is Phantom's
- * browser (whose provider the bridge lists).
+ * the browser has its extension, and Phantom unless the bridge lists its provider: on a phone
+ * its deep link (Phantom's browser), on a desktop its install guide (INSTALL_PHANTOM_SCREEN,
+ * the extension's page of this browser).
  */
 export function appConnectors(
   injected: readonly Connector[],
@@ -34,7 +40,9 @@ export function appConnectors(
   const has = (client: string) => injected.some((c) => c.walletClientType === client)
   return [
     ...(has('coinbase_wallet') ? [] : [coinbaseConnector(appName)]),
-    ...(mobile && !has('phantom') ? [phantomDeepLinkEntry()] : []),
+    ...(has('phantom')
+      ? []
+      : [phantomDeepLinkEntry(mobile ? PHANTOM_DEEP_LINK_ID : PHANTOM_INSTALL_ID)]),
   ]
 }
 

@@ -1,6 +1,7 @@
 /**
  * What choosing a wallet in a list does: Phantom's deep-link entry (a phone without Phantom's
- * browser) goes to its interstitial; Coinbase Wallet whose SDK has not arrived yet goes to its
+ * browser) goes to its interstitial, its install entry (a desktop without the extension) to
+ * INSTALL_PHANTOM_SCREEN; Coinbase Wallet whose SDK has not arrived yet goes to its
  * interstitial, whose Continue is the fresh click its popup needs; anything else starts the
  * attempt of the flow on screen at once (connect-only, or the SIWE sign-in or link), inside this
  * click.
@@ -10,7 +11,7 @@ import { store } from '../store.ts'
 import { COINBASE_SDK_ID, coinbaseReady, loadCoinbase } from './coinbase.ts'
 import { connectWallet } from './connect.ts'
 import { connectOnly } from './connect-only.ts'
-import { PHANTOM_DEEP_LINK_ID } from './phantom.ts'
+import { PHANTOM_DEEP_LINK_ID, PHANTOM_INSTALL_ID } from './phantom.ts'
 import type { Connector } from './types.ts'
 
 /** The connector waiting on an interstitial's Continue. */
@@ -20,6 +21,11 @@ export function chooseWallet(connector: Connector): void {
   if (connector.type === 'phantom' && connector.id === PHANTOM_DEEP_LINK_ID) {
     waiting = null
     navigate('PHANTOM_INTERSTITIAL_SCREEN')
+    return
+  }
+  if (connector.type === 'phantom' && connector.id === PHANTOM_INSTALL_ID) {
+    waiting = null
+    navigate('INSTALL_PHANTOM_SCREEN')
     return
   }
   if (

@@ -8,7 +8,6 @@ import {
   type ConnectedWallet,
   type HostMethods,
   LatchError,
-  PHANTOM_STILL_HERE_DELAY_MS,
   SUCCESS_CLOSE_DELAY_MS,
   toLatchError,
 } from '@latch/shared'
@@ -27,7 +26,12 @@ import { FAKE_TIMERS, until } from '../test/until.ts'
 import { COINBASE_SDK_ID, coinbaseKeysUrl } from './coinbase.ts'
 import { clearWalletConnections, walletConnections } from './history.ts'
 import { createInjectedConnector } from './injected.ts'
-import { isMobileDevice, PHANTOM_DEEP_LINK_ID, phantomBrowseLink } from './phantom.ts'
+import {
+  isMobileDevice,
+  PHANTOM_DEEP_LINK_ID,
+  PHANTOM_INSTALL_ID,
+  phantomBrowseLink,
+} from './phantom.ts'
 import { appConnectors } from './WalletSection.tsx'
 
 const account = privateKeyToAccount(
@@ -204,9 +208,12 @@ describe('wallets reached without the host page', () => {
   const injected = (rdns: string, name: string) =>
     createInjectedConnector({ id: rdns, name, icon: '', rdns }, { host: () => null })
 
-  test('behavior: Coinbase Wallet is offered unless its extension is there; Phantom only on a phone without Phantom', () => {
+  test("behavior: Coinbase Wallet is offered unless its extension is there; Phantom unless it is there: its deep link on a phone, its install guide's entry on a desktop", () => {
     const ids = (list: { id: string }[]) => list.map((c) => c.id)
-    expect(ids(appConnectors([], 'App', false))).toEqual([COINBASE_SDK_ID])
+    expect(ids(appConnectors([], 'App', false))).toEqual([COINBASE_SDK_ID, PHANTOM_INSTALL_ID])
+    expect(ids(appConnectors([injected('app.phantom', 'Phantom')], 'App', false))).toEqual([
+      COINBASE_SDK_ID,
+    ])
     expect(ids(appConnectors([], 'App', true))).toEqual([COINBASE_SDK_ID, PHANTOM_DEEP_LINK_ID])
     expect(
       ids(appConnectors([injected('com.coinbase.wallet', 'Coinbase Wallet')], 'App', true)),
@@ -259,7 +266,8 @@ describe('the interstitials', () => {
     expect(link.getAttribute('target')).toBe('_blank')
     vi.useFakeTimers(FAKE_TIMERS)
     fireEvent.click(link)
-    act(() => vi.advanceTimersByTime(PHANTOM_STILL_HERE_DELAY_MS - 1))
+    // SPEC's Phantom 'still here' delay: 1 s.
+    act(() => vi.advanceTimersByTime(999))
     expect(screen.queryByText('Still here?')).toBeNull()
     act(() => vi.advanceTimersByTime(1))
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Still here?')

@@ -20,6 +20,8 @@ import type { Connector } from './types.ts'
 import { isMobile } from './wallets.ts'
 
 export const PHANTOM_DEEP_LINK_ID = 'latch:phantom-mobile'
+/** The list entry on a desktop without Phantom's extension: its install guide. */
+export const PHANTOM_INSTALL_ID = 'latch:phantom-install'
 
 /**
  * A phone: its user agent says so, or its screen is narrower than the modal's mobile
@@ -53,11 +55,15 @@ export function phantomBrowseLink(pageUrl: string): string {
 const ICON =
   'data:image/svg+xml,%3Csvg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"%3E%3Crect width="32" height="32" rx="8" fill="%23AB9FF2"/%3E%3Cpath d="M8 19c0-6 4-10 9-10s7 4 7 7-3 4-4 4-1-2-2-2-2 3-5 3-5-1-5-2z" fill="%23fff"/%3E%3C/svg%3E'
 
-/** The list entry on a phone; choosing it shows the interstitial (choose.ts), never connect(). */
-export function phantomDeepLinkEntry(): Connector {
+/**
+ * The list entry on a phone (PHANTOM_DEEP_LINK_ID), or on a desktop without the extension
+ * (PHANTOM_INSTALL_ID); choosing it shows the interstitial or the install guide (choose.ts),
+ * never connect().
+ */
+export function phantomDeepLinkEntry(id: string = PHANTOM_DEEP_LINK_ID): Connector {
   const refuse = () => Promise.reject(LatchError.of('unable_to_build_connector'))
   return {
-    id: PHANTOM_DEEP_LINK_ID,
+    id,
     name: 'Phantom',
     icon: ICON,
     type: 'phantom',

@@ -766,7 +766,7 @@ describe('the pairing screen', () => {
     act(() => pairing.setState({ uri: URI }))
     const qr = await screen.findByRole('img', { name: QR_NAME })
     expect(qr.getAttribute('data-uri')).toBe(URI)
-    expect(qr.getAttribute('width')).toBe(String(QR_DEFAULT_SIZE))
+    expect(qr.getAttribute('width')).toBe('160')
     expect(svgOf(qr)).toBe(await expectedSvg(URI))
     // Not a phone: no wallet app links.
     expect(screen.queryByTestId('walletconnect-apps')).toBeNull()

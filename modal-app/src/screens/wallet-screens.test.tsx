@@ -2,7 +2,7 @@
  * The external wallets' screens without a connection: education, the install guides (the QR
  * code of Coinbase Wallet's), login failed; their texts, links and where their buttons go.
  */
-import { type LoginResult, QR_DEFAULT_SIZE } from '@latch/shared'
+import type { LoginResult } from '@latch/shared'
 import { act, fireEvent, screen } from '@testing-library/react'
 import QRCode from 'qrcode'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
@@ -120,11 +120,12 @@ describe('install guides', () => {
     expect(heading()).toBe('Install Coinbase Wallet')
     const img = await screen.findByTestId('install-qr')
     expect(img.getAttribute('alt')).toBe('QR code to download Coinbase Wallet')
-    expect(img.getAttribute('width')).toBe(String(QR_DEFAULT_SIZE))
+    // SPEC's QR code: default size 160.
+    expect(img.getAttribute('width')).toBe('160')
     const src = img.getAttribute('src') ?? ''
     expect(src).toBe(await qrCodeImage(COINBASE_WALLET.download))
     const svg = decodeURIComponent(src.replace(/^data:image\/svg\+xml;charset=utf-8,/, ''))
-    expect(svg).toContain(`width="${QR_DEFAULT_SIZE}"`)
+    expect(svg).toContain('width="160"')
     // The modules drawn are those of level H (a lower level draws another pattern).
     const high = QRCode.create(COINBASE_WALLET.download, { errorCorrectionLevel: 'H' })
     const low = QRCode.create(COINBASE_WALLET.download, { errorCorrectionLevel: 'L' })

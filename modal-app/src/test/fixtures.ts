@@ -1,4 +1,9 @@
-import type { EmailAccount, ServerAppConfig, User } from '@latch/shared'
+import {
+  DEFAULT_CHAIN_IDS,
+  type EmailAccount,
+  type ServerAppConfig,
+  type User,
+} from '@latch/shared'
 
 export const APP_ID = 'clx0000000000000000000001'
 
@@ -32,6 +37,7 @@ export function serverConfig(overrides: Partial<ServerAppConfig> = {}): ServerAp
     customApiUrl: null,
     walletConnectCloudProjectId: null,
     allowedOrigins: ['http://localhost:5173'],
+    chains: [...DEFAULT_CHAIN_IDS],
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
     ...overrides,

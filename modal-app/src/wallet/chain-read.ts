@@ -13,6 +13,13 @@ import {
   proxyRpc,
 } from '@latch/shared'
 import { runtime } from '../runtime.ts'
+import { store } from '../store.ts'
+
+/**
+ * The chains the app's wallet may use (ServerAppConfig.chains, `apps update --chains`); before
+ * the app's configuration is known (no call is served then), every chain Latch knows.
+ */
+export const appChains = (): readonly number[] | undefined => store.getState().app?.config.chains
 
 /** What the provider may read: the proxy's allowlist without the broadcast. */
 export const PROVIDER_READ_METHODS: readonly string[] = CHAIN_RPC_METHODS.filter(
@@ -28,7 +35,7 @@ export async function chainRead(chainId: unknown, method: unknown, params?: unkn
       message: `The in-app wallet does not support ${String(method).slice(0, 64)}`,
     })
   }
-  if (!isSupportedChainId(chainId)) throw LatchError.of('unsupported_chain')
+  if (!isSupportedChainId(chainId, appChains())) throw LatchError.of('unsupported_chain')
   const list = params === undefined ? [] : params
   if (!Array.isArray(list) || list.length > MAX_PARAMS) throw LatchError.of('rpc_invalid_params')
   const token = await runtime().session.getAccessToken()

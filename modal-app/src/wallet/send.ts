@@ -10,10 +10,11 @@ import {
   CLIENT_NAME,
   chainClient,
   DEFAULT_CHAIN_ID,
+  defaultChainOf,
   ERRORS,
-  getChain,
   type Hex,
   isLatchError,
+  isSupportedChainId,
   LatchError,
   proxyRpc,
   type Quantity,
@@ -28,6 +29,7 @@ import { blockClose, deliver } from '../deliver.ts'
 import { currentFlow, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
+import { appChains } from './chain-read.ts'
 import { walletFrame } from './frame.ts'
 import type { HexTransactionRequest, PopulatedRequest, TransactionState } from './requests.ts'
 import { snapshot } from './review.ts'
@@ -60,7 +62,7 @@ const hexQuantity = (q: Quantity): Hex => `0x${toBigInt(q).toString(16)}`
 
 /**
  * The host's request checked (quantities are numbers, bigints or hex strings; chainId one of the
- * chains Latch knows, getChain; the family 0, 1 or 2) and put in the frame's form.
+ * app's chains, ServerAppConfig.chains; the family 0, 1 or 2) and put in the frame's form.
  */
 export function normalizeRequest(request: TransactionRequest): HexTransactionRequest {
   if (typeof request !== 'object' || request === null) {
@@ -97,8 +99,11 @@ export function normalizeRequest(request: TransactionRequest): HexTransactionReq
       })
     }
   }
-  const chainId = request.chainId ?? DEFAULT_CHAIN_ID
-  if (!getChain(chainId)) throw LatchError.of('unsupported_chain')
+  // Without a chain, the app's first (1 when it has it, as SPEC says); any chain outside the
+  // app's list is refused before the frame or the chain proxy sees it.
+  const chains = appChains()
+  const chainId = request.chainId ?? (chains ? defaultChainOf(chains) : DEFAULT_CHAIN_ID)
+  if (!isSupportedChainId(chainId, chains)) throw LatchError.of('unsupported_chain')
   const out: HexTransactionRequest = { chainId }
   if (request.to !== undefined) out.to = request.to
   if (request.from !== undefined) out.from = request.from

@@ -159,6 +159,25 @@ describeBackends('user API', (get) => {
       expect([path, r.status, r.body.id]).toEqual([path, 200, id])
     }
     expect((await admin('/users/%00', { method: 'DELETE' })).status).toBe(400)
+    // Not a Latch user id at all: the catalogue's account id error, apart from 404 for no user.
+    for (const [path, method] of [
+      ['/users/ada%40example.com', 'GET'],
+      ['/users/42', 'GET'],
+      ['/users/did%3Aprivy%3Aabc', 'GET'],
+      [`/users/${encodeURIComponent(id.toUpperCase())}`, 'GET'],
+      ['/users/ada%40example.com', 'DELETE'],
+    ] as const) {
+      const r = await admin<ErrorBody>(path, { method })
+      expect([path, method, r.status, r.body.error]).toEqual([
+        path,
+        method,
+        400,
+        expect.objectContaining({
+          code: 'missing_or_invalid_latch_account_id',
+          message: 'Missing or invalid Latch account ID',
+        }),
+      ])
+    }
     for (const path of [
       '/users/by-email?email=nobody%40example.com',
       '/users/by-social?provider=github&subject=g-1',

@@ -133,9 +133,19 @@ function query<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {
   return parse(schema, values, 'Query')
 }
 
+/** A Latch user id as the server makes them (accounts/service.ts): `did:latch:` and an id. */
+const USER_ID = /^did:latch:[a-z0-9]{1,64}$/
+
+/**
+ * The path's user id. Text PostgreSQL cannot store is invalid_data, as everywhere; anything
+ * else that is not a Latch user id is the catalogue's missing_or_invalid_latch_account_id (400),
+ * so a caller passing an e-mail address or its own id for the user's learns it at once, apart
+ * from a well-formed id of no user (404 not_found).
+ */
 function userIdParam(c: Context): string {
   const userId = c.req.param('userId') ?? ''
   storable(userId, 'User id')
+  if (!USER_ID.test(userId)) throw LatchError.of('missing_or_invalid_latch_account_id')
   return userId
 }
 

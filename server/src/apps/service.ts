@@ -2,6 +2,8 @@
 import {
   type AllowlistConfig,
   APP_ID_LENGTH,
+  CHAINS,
+  DEFAULT_CHAIN_IDS,
   isAppId,
   isSupportedChainId,
   LatchError,
@@ -56,6 +58,8 @@ export interface AppInput {
    * chain's override. Kept sealed and never served to browsers: such URLs carry API keys.
    */
   rpcUrls?: Record<string, string | null>
+  /** The chain ids the app's wallet may use (any of CHAINS); null goes back to SPEC's list. */
+  chains?: number[] | null
 }
 
 /** An app as stored, with its secrets opened. */
@@ -82,6 +86,8 @@ export interface AppRecord {
   smsCountries: string[]
   /** Node URL per supported chain id (as a decimal string); chains not listed use the default. */
   rpcUrls: Record<string, string>
+  /** The operator's chain list, or null for SPEC's (appChainIds answers the one in force). */
+  chains: number[] | null
   createdAt: Date
   updatedAt: Date
 }
@@ -179,6 +185,16 @@ const appPatchSchema = z
         }
       }
     }),
+    chains: z
+      .array(
+        z.number().refine((id) => isSupportedChainId(id), {
+          message: `Unsupported chainId (known: ${CHAINS.map((c) => c.id).join(', ')})`,
+        }),
+      )
+      .min(1, 'must list at least one chain')
+      .max(CHAINS.length)
+      .transform((v) => [...new Set(v)])
+      .nullable(),
   })
   .strict()
   .partial()
@@ -260,6 +276,9 @@ function toRecord(row: Row, open: (sealed: string) => string): AppRecord {
     rpcUrls: row.rpc_urls_sealed
       ? (JSON.parse(open(row.rpc_urls_sealed)) as Record<string, string>)
       : {},
+    chains: Array.isArray(row.chains)
+      ? row.chains.filter((id): id is number => isSupportedChainId(id))
+      : null,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   }
@@ -286,6 +305,7 @@ function merge(base: AppRecord, patch: z.infer<typeof appPatchSchema>): AppRecor
   if (patch.customApiUrl !== undefined) next.customApiUrl = patch.customApiUrl ?? null
   if (patch.oauth) next.oauth = { ...next.oauth, ...patch.oauth }
   if (patch.smsCountries) next.smsCountries = patch.smsCountries
+  if (patch.chains !== undefined) next.chains = patch.chains
   if (patch.rpcUrls) {
     for (const [chainId, url] of Object.entries(patch.rpcUrls)) {
       if (url === null) delete next.rpcUrls[chainId]
@@ -318,6 +338,7 @@ function toColumns(app: AppRecord, seal: (plain: string) => string) {
     oauth_sealed: Object.keys(app.oauth).length > 0 ? seal(JSON.stringify(app.oauth)) : null,
     sms_countries: json(app.smsCountries),
     rpc_urls_sealed: Object.keys(app.rpcUrls).length > 0 ? seal(JSON.stringify(app.rpcUrls)) : null,
+    chains: app.chains ? json(app.chains) : null,
     updated_at: app.updatedAt,
   }
 }
@@ -348,6 +369,7 @@ export async function createAppRecord(deps: AppDeps, input: AppInput): Promise<A
     oauth: {},
     smsCountries: [...DEFAULT_SMS_COUNTRIES],
     rpcUrls: {},
+    chains: null,
     createdAt: now,
     updatedAt: now,
   }
@@ -473,9 +495,15 @@ export async function toServerAppConfig(
     customApiUrl: app.customApiUrl,
     walletConnectCloudProjectId: app.walletConnectCloudProjectId,
     allowedOrigins: app.allowedOrigins,
+    chains: appChainIds(app),
     createdAt: app.createdAt.toISOString(),
     updatedAt: app.updatedAt.toISOString(),
   }
+}
+
+/** The chain ids the app's wallet may use: the operator's list, else SPEC's. */
+export function appChainIds(app: Pick<AppRecord, 'chains'>): number[] {
+  return app.chains ? [...app.chains] : [...DEFAULT_CHAIN_IDS]
 }
 
 /** Whether the identifier may sign in to the app (always, when the allowlist is off). */

@@ -411,6 +411,75 @@ describeBackends('chain RPC proxy', (get) => {
   })
 })
 
+describeBackends("chain RPC proxy: the app's chains", (get) => {
+  let base: RunningAnvil
+  beforeAll(async () => {
+    base = await startAnvil({ chainId: 8453 })
+  }, 40_000)
+  afterAll(async () => {
+    await base?.stop()
+  })
+
+  test("behavior: SPEC's list by default; an app on Base only reaches Base, the rest is 'Unsupported chainId'", async () => {
+    const s = get()
+    const { updateAppRecord } = await import('../apps/service.ts')
+    const { app, token } = await signedIn(s, { '1': anvil.url, '8453': base.url })
+    // SPEC's 13 chains, written out: the default the modal and the provider are served.
+    const spec = [1, 5, 10, 420, 137, 80001, 42161, 421613, 42220, 44787, 314, 314159, 84531]
+    expect(app.chains).toEqual(spec)
+    const served = await s.request<{ chains: number[] }>(`/apps/${app.id}`)
+    expect(served.body.chains).toEqual(spec)
+    const call = (chainId: number) =>
+      s.request<Record<string, unknown>>(`/chains/${chainId}/rpc`, {
+        appId: app.id,
+        token,
+        body: rpcBody('eth_chainId'),
+      })
+    const refused = { error: { code: 'unsupported_chain', message: 'Unsupported chainId' } }
+    expect((await call(1)).body).toMatchObject({ result: '0x1' })
+    // Base is a chain Latch knows, but not on SPEC's list: off until the app turns it on.
+    expect((await call(8453)).status).toBe(400)
+    expect((await call(8453)).body).toMatchObject(refused)
+
+    await updateAppRecord(s.deps, app.id, { chains: [8453, 8453] })
+    expect((await s.request<{ chains: number[] }>(`/apps/${app.id}`)).body.chains).toEqual([8453])
+    expect((await call(8453)).body).toMatchObject({ result: '0x2105' })
+    expect(await chainClient(viaApi(s, app.id, token, 8453)).chainId()).toBe(8453)
+    for (const id of [1, 10, 84532]) {
+      expect((await call(id)).status, String(id)).toBe(400)
+      expect((await call(id)).body, String(id)).toMatchObject(refused)
+    }
+    const row = await s.deps.db
+      .selectFrom('apps')
+      .select('chains')
+      .where('id', '=', app.id)
+      .executeTakeFirstOrThrow()
+    expect(row.chains).toEqual([8453])
+
+    // null goes back to SPEC's list.
+    await updateAppRecord(s.deps, app.id, { chains: null })
+    expect((await s.request<{ chains: number[] }>(`/apps/${app.id}`)).body.chains).toEqual(spec)
+    expect((await call(8453)).body).toMatchObject(refused)
+  })
+
+  test('refusal: a chain list with an unknown chain, or none, is refused with the reason', async () => {
+    const s = get()
+    const { updateAppRecord } = await import('../apps/service.ts')
+    const app = await s.newApp()
+    await expect(updateAppRecord(s.deps, app.id, { chains: [8453, 31337] })).rejects.toThrow(
+      /^Invalid app settings: chains\.1 Unsupported chainId \(known: 1, 5, .*, 80002\)$/,
+    )
+    await expect(updateAppRecord(s.deps, app.id, { chains: [] })).rejects.toThrow(
+      'Invalid app settings: chains must list at least one chain',
+    )
+    await expect(s.newApp({ chains: ['8453'] as unknown as number[] })).rejects.toThrow(
+      /Invalid app settings: chains\.0/,
+    )
+    const created = await s.newApp({ chains: [84532, 11155111] })
+    expect(created.chains).toEqual([84532, 11155111])
+  })
+})
+
 describe('chain RPC proxy: operator-wide node', () => {
   test('behavior: LATCH_RPC_URL_<chainId> serves apps without their own node', async () => {
     const started = await startTestServer('pglite', 'memory://', { LATCH_RPC_URL_1: anvil.url })

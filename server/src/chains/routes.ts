@@ -7,8 +7,14 @@
  * -32601 for a method Latch does not forward); anything else is the API's error body: a request
  * that is not JSON-RPC 400, a node that does not answer 502 rpc_internal, never a 500.
  */
-import { CHAIN_RPC_METHODS, type JsonRpcResponse, LatchError } from '@latch/shared'
+import {
+  CHAIN_RPC_METHODS,
+  isSupportedChainId,
+  type JsonRpcResponse,
+  LatchError,
+} from '@latch/shared'
 import { Hono } from 'hono'
+import { appChainIds } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
 import { clientIp, type HonoEnv, requireAuth } from '../http.ts'
 import { countEach, type Limit } from '../ratelimit.ts'
@@ -106,6 +112,11 @@ export function chainRoutes(deps: Deps): Hono<HonoEnv> {
   routes.post('/:chainId/rpc', requireAuth(deps), async (c) => {
     const raw = c.req.param('chainId')
     const chainId = /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : Number.NaN
+    // The app's list (apps update --chains) before any node: a chain Latch knows but the app
+    // did not choose is as unsupported as one it does not know.
+    if (!isSupportedChainId(chainId, appChainIds(c.get('app')))) {
+      throw LatchError.of('unsupported_chain')
+    }
     const url = rpcUrlFor(deps.config, c.get('app'), chainId)
 
     const app = c.get('app').id

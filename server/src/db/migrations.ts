@@ -477,6 +477,13 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0015_app_chains': {
+    async up(db: Kysely<unknown>) {
+      // The chains an app's wallet may use (apps/service.ts, appChainIds); null keeps SPEC's
+      // list, so every existing app goes on as before.
+      await db.schema.alterTable('apps').addColumn('chains', 'jsonb').execute()
+    },
+  },
 }
 
 /** The set itself, in name order; exported so tests can stop part way. */

@@ -31,6 +31,12 @@ export const COIN_IDS: Readonly<Record<number, string>> = {
   44787: 'celo',
   314: 'filecoin',
   314159: 'filecoin',
+  11155111: 'ethereum',
+  8453: 'ethereum',
+  84532: 'ethereum',
+  11155420: 'ethereum',
+  421614: 'ethereum',
+  80002: 'polygon-ecosystem-token',
 }
 
 /** The price URL with {symbol}, {coinId} and {chainId} filled in. */
