@@ -170,7 +170,7 @@ describe('link, unlink, logout, wallet methods', () => {
     act(() => {
       pending = rejection(methods().link('email'))
     })
-    expect(screen.getByTestId('screen-LINK_EMAIL_SCREEN')).toBeTruthy()
+    expect(await screen.findByTestId('screen-LINK_EMAIL_SCREEN')).toBeTruthy()
     await act(() => methods().close())
     expect(await pending).toMatchObject({ code: 'link_exited' })
   })
