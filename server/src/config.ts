@@ -5,6 +5,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path'
 import { CHAINS, isSupportedChainId, OAUTH_PROVIDERS, validateOrigin } from '@latch/shared'
 import { endpointsFromEnv, type ServerEndpointOverrides } from './oauth/settings.ts'
 import { LOG_FORMATS, type LogFormat } from './ops/log.ts'
+import { resolveRpId } from './passkeys/rp-id.ts'
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts'
 
 export type Env = Record<string, string | undefined>
@@ -19,6 +20,11 @@ export interface Config {
    * production, where they fall back to the request's own origin.
    */
   publicUrl: string | null
+  /**
+   * The WebAuthn RP ID of passkeys (LATCH_PASSKEY_RP_ID, else derived: passkeys/rp-id.ts); null
+   * when none fits the modal origin, and passkey ceremonies then answer passkey_unavailable.
+   */
+  passkeyRpId: string | null
   /** Absolute data folder, or null when everything lives in memory. */
   dataDir: string | null
   /** 'memory://' (PGlite in memory), a postgres:// URL, or null for PGlite in the data folder. */
@@ -207,6 +213,13 @@ export function loadConfig(env: Env = process.env): Config {
     const checked = value === null ? null : validateOrigin(value)
     if (checked && !checked.ok) throw new ConfigError(`${name}: ${checked.error.message}`)
   }
+  const rp = resolveRpId({
+    configured: nonEmpty(env.LATCH_PASSKEY_RP_ID),
+    publicUrl,
+    modalOrigin,
+  })
+  if ('error' in rp) throw new ConfigError(rp.error)
+  const passkeyRpId = rp.rpId
   const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:'])
   const sid = nonEmpty(env.TWILIO_ACCOUNT_SID)
   const token = nonEmpty(env.TWILIO_AUTH_TOKEN)
@@ -275,6 +288,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: nonEmpty(env.LATCH_API_HOST) ?? '127.0.0.1',
     modalOrigin: modalOrigin ? new URL(modalOrigin).origin : null,
     publicUrl: publicUrl ? new URL(publicUrl).origin : null,
+    passkeyRpId,
     dataDir,
     databaseUrl,
     secret,

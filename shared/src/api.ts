@@ -71,6 +71,30 @@ export const oauthAuthenticateBody = z.object({
   /** The secret whose hash went to /oauth/init. */
   browser_secret: base64url32,
 })
+/** The browser binding of a passkey ceremony, as OAuth's: the hash at the start, the secret at the end. */
+export const passkeyOptionsBody = z.object({ browser_hash: base64url32 })
+/**
+ * A WebAuthn credential as the browser's `PublicKeyCredential.toJSON()` gives it (registration
+ * or assertion); the server library reads the fields, this only bounds the size.
+ */
+const webauthnCredential = z
+  .object({
+    id: z.string().min(1).max(1024),
+    rawId: z.string().min(1).max(1024),
+    type: z.literal('public-key'),
+    response: z.record(z.string(), z.unknown()),
+    authenticatorAttachment: z.string().max(32).optional(),
+    clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  })
+  .passthrough()
+export const passkeyFinishBody = z.object({
+  credential: webauthnCredential,
+  /** The secret whose hash went to the options request. */
+  browser_secret: base64url32,
+  /** A registration's name for the new passkey (default: "Passkey"). */
+  name: z.string().trim().min(1).max(64).optional(),
+})
+export const passkeyRenameBody = z.object({ name: z.string().trim().min(1).max(64) })
 export const oauthUnlinkBody = z.object({
   provider: oauthProviderSchema,
   subject: z.string().min(1).max(256),

@@ -39,6 +39,7 @@ describe('login method flags', () => {
       discordOAuth: false,
       githubOAuth: false,
       appleOAuth: true,
+      passkeyAuth: false,
     })
   })
 })
