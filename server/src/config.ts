@@ -22,7 +22,7 @@ export interface Config {
   publicUrl: string | null
   /**
    * The WebAuthn RP ID of passkeys (LATCH_PASSKEY_RP_ID, else derived: passkeys/rp-id.ts); null
-   * when none fits the modal origin, and passkey ceremonies then answer passkey_unavailable.
+   * when none fits the modal origin, and passkey ceremonies then answer method_not_available.
    */
   passkeyRpId: string | null
   /** Absolute data folder, or null when everything lives in memory. */

@@ -345,7 +345,7 @@ export interface LoginResult {
 }
 
 /** What `link()` accepts. */
-export type LinkKind = 'email' | 'phone' | 'wallet' | OAuthProvider
+export type LinkKind = 'email' | 'phone' | 'wallet' | 'passkey' | OAuthProvider
 
 /** What `unlink()` accepts: the account to remove, as it appears in linkedAccounts. */
 export type UnlinkTarget =

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { AuthResponse, PasskeyAccount, User } from '@latch/shared'
 import { describe, expect, test } from 'vitest'
 import { loadConfig } from '../config.ts'
-import { type Answer, describeBackends, freshIp, type TestServer } from '../testing/test-server.ts'
+import { type Answer, describeBackends, freshIp } from '../testing/test-server.ts'
 import { SoftAuthenticator } from '../testing/webauthn.ts'
 import { defaultRpId, resolveRpId } from './rp-id.ts'
 import { PASSKEY_CHALLENGE_TTL_MS } from './service.ts'
@@ -216,7 +216,8 @@ describeBackends(
         rp: { id: RP_ID, name: 'x' },
         user: { id: randomBytes(8).toString('base64url'), name: 'x' },
       })
-      expectRefused(await signInWith(app.id, stranger), 'passkey_not_registered', 401)
+      expectRefused(await signInWith(app.id, stranger), 'passkey_verification_failed', 401)
+      expect(get().logs.some((l) => l.includes('(unknown credential)'))).toBe(true)
 
       const device = new SoftAuthenticator(MODAL)
       await signUp(app.id, device)

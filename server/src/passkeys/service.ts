@@ -36,10 +36,13 @@ type PasskeyRow = Selectable<PasskeysTable>
 
 const sha256hex = (text: string) => createHash('sha256').update(text).digest('hex')
 
-/** Where ceremonies happen: the RP ID and the modal origin, or passkey_unavailable. */
+/**
+ * Where ceremonies happen: the RP ID and the modal origin. Without both (no RP ID fits the
+ * modal origin) the method is not available on this server, whatever the app says.
+ */
 function relyingParty(deps: Deps): { rpId: string; origin: string } {
   const { passkeyRpId, modalOrigin } = deps.config
-  if (!passkeyRpId || !modalOrigin) throw LatchError.of('passkey_unavailable')
+  if (!passkeyRpId || !modalOrigin) throw LatchError.of('method_not_available')
   return { rpId: passkeyRpId, origin: modalOrigin }
 }
 
@@ -346,9 +349,9 @@ export async function linkPasskey(
 /**
  * Verifies an assertion with a stored passkey and answers its account, after moving the
  * credential's counter forward (compare and set: of two assertions with one counter value,
- * one passes). Refusals: passkey_not_initialized (the challenge), passkey_not_registered (an
- * unknown credential), passkey_verification_failed (origin, RP ID, signature, user
- * verification, the user handle, a counter that did not move forward).
+ * one passes). Refusals: passkey_not_initialized (the challenge), passkey_verification_failed
+ * (an unknown credential, origin, RP ID, signature, user verification, the user handle, a
+ * counter that did not move forward; the log says which).
  */
 export async function verifyAuthentication(
   deps: Deps,
@@ -364,7 +367,7 @@ export async function verifyAuthentication(
     browserSecret: input.browserSecret,
   })
   const row = await passkeyRow(deps, app.id, input.credential.id)
-  if (!row) throw LatchError.of('passkey_not_registered')
+  if (!row) throw refuseUnknown(deps, app.id)
   await checkAssertion(deps, { app, row, challenge, rpId, origin, credential: input.credential })
   const account = await deps.db
     .selectFrom('linked_accounts')
@@ -373,9 +376,15 @@ export async function verifyAuthentication(
     .where('type', '=', 'passkey')
     .where('identifier', '=', input.credential.id)
     .executeTakeFirst()
-  if (!account) throw LatchError.of('passkey_not_registered')
+  if (!account) throw refuseUnknown(deps, app.id)
   const stored = account.data as unknown as PasskeyAccount
   return { type: 'passkey', credentialId: stored.credentialId, name: stored.name }
+}
+
+/** An assertion by a credential this app does not hold: refused as any failed check, logged apart. */
+function refuseUnknown(deps: Deps, appId: string): LatchError {
+  deps.log(`[latch] passkeys: app ${appId}: assertion refused (unknown credential)`)
+  return LatchError.of('passkey_verification_failed')
 }
 
 async function checkAssertion(

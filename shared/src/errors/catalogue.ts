@@ -542,36 +542,14 @@ export const ERRORS = {
   passkey_not_initialized: {
     type: 'flow_error',
     status: 400,
-    message: 'This passkey request has expired, please try again.',
+    message: 'Passkey request expired',
     retryable: false,
   },
   passkey_verification_failed: {
     type: 'flow_error',
     status: 401,
-    message: 'Could not verify your passkey',
+    message: 'Could not verify passkey',
     retryable: true,
-  },
-  passkey_not_registered: {
-    type: 'flow_error',
-    status: 401,
-    message: 'This passkey is not registered here',
-    retryable: false,
-  },
-  passkey_unavailable: {
-    type: 'flow_error',
-    status: 503,
-    message: 'Passkeys are not available on this server',
-    retryable: false,
-  },
-  passkey_cancelled: {
-    type: 'flow_error',
-    message: 'Passkey request cancelled',
-    retryable: true,
-  },
-  passkey_not_supported: {
-    type: 'flow_error',
-    message: 'This browser does not support passkeys',
-    retryable: false,
   },
   oauth_not_initialized: {
     type: 'flow_error',
