@@ -28,7 +28,9 @@ describe('dialog rendering', () => {
     expect(iframe?.parentElement).toBe(dialog)
     expect(iframe?.getAttribute('src')).toBe(SRC)
     expect(iframe?.getAttribute('sandbox')).toBe(FRAME_SANDBOX)
-    expect(iframe?.getAttribute('allow')).toBe('clipboard-write')
+    expect(iframe?.getAttribute('allow')).toBe(
+      'clipboard-write;publickey-credentials-get;publickey-credentials-create',
+    )
     expect(iframe?.title).toMatch(/Latch/)
     expect(iframe?.getAttribute('aria-hidden')).toBe('true')
     expect(iframe?.tabIndex).toBe(-1)

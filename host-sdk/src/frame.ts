@@ -44,7 +44,11 @@ export function mountFrame(
   iframe.className = 'latch-f'
   iframe.dataset.testid = HOST_ELEMENT_IDS.frame
   iframe.setAttribute('sandbox', FRAME_SANDBOX)
-  iframe.setAttribute('allow', 'clipboard-write')
+  // Passkey ceremonies run in the modal: WebAuthn is delegated to the frame's own origin.
+  iframe.setAttribute(
+    'allow',
+    'clipboard-write;publickey-credentials-get;publickey-credentials-create',
+  )
   iframe.style.height = `${MODAL_FULL_HEIGHT_PX}px`
 
   if (!doc.getElementById(STYLE_ID)) {
@@ -67,7 +71,8 @@ export function mountFrame(
     container = iframe
     parent.append(iframe)
   } else {
-    dialog = doc.createElement('dialog')
+    const modal = doc.createElement('dialog')
+    dialog = modal
     dialog.className = 'latch-d'
     dialog.dataset.testid = HOST_ELEMENT_IDS.dialog
     dialog.setAttribute('aria-label', FRAME_TITLE)
@@ -77,7 +82,7 @@ export function mountFrame(
     })
     // Any other way the browser closes it (a close request it does not let us cancel) counts too.
     dialog.addEventListener('close', () => {
-      if (open && !dialog?.open) onDismiss()
+      if (open && !modal.open) onDismiss()
     })
     // The dialog is exactly the frame's size, so a click landing on the dialog itself is the backdrop.
     dialog.addEventListener('click', (e) => {
@@ -112,7 +117,8 @@ export function mountFrame(
         iframe.focus()
       } else {
         if (dialog?.open) dialog.close()
-        if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
+        // focus() of an element no longer in the page does nothing.
+        if (opener instanceof HTMLElement) opener.focus()
         opener = null
       }
     },
