@@ -12,7 +12,7 @@ import {
 export interface RequestOptions {
   /** Adds the bearer access token. Session refresh and fork recovery go without it. */
   auth?: boolean
-  method?: 'GET' | 'POST' | 'PATCH' | 'DELETE'
+  method?: 'GET' | 'POST'
   /**
    * The answer of the same request already under way (early.ts): read instead of fetching
    * again, within the same timeout.

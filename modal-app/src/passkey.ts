@@ -114,41 +114,54 @@ function assertionJson(credential: PublicKeyCredential): Json {
   }
 }
 
-/** The one ceremony under way (a browser runs one at a time): a new one aborts it. */
-let running: AbortController | null = null
+/** The one ceremony under way (a browser runs one at a time). */
+let running: { controller: AbortController; settled: Promise<unknown> } | null = null
 
-function newCeremony(): AbortSignal {
-  running?.abort()
-  running = new AbortController()
-  return running.signal
+/**
+ * Runs a browser ceremony after the one under way (the field's conditional request) has been
+ * aborted and has settled: a browser refuses a second request while one is pending.
+ */
+async function ceremony<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const previous = running
+  previous?.controller.abort()
+  await previous?.settled
+  const controller = new AbortController()
+  const work = run(controller.signal)
+  const entry = { controller, settled: work.catch(() => {}) }
+  running = entry
+  try {
+    return await work
+  } finally {
+    if (running === entry) running = null
+  }
 }
 
-/** Stops the conditional request the e-mail field started (the landing went away). */
+/** Stops the conditional request the e-mail field started. */
 export function stopConditional(): void {
-  running?.abort()
-  running = null
+  running?.controller.abort()
 }
 
 /** Asks the authenticator for an assertion with the server's options; answers its JSON. */
 async function assert(mediation: CredentialMediationRequirement | undefined, secretHash: string) {
   const { api } = runtime()
-  const signal = newCeremony()
   const { options } = await api.request<{ options: Json }>(
     '/passkeys/authenticate/options',
     { browser_hash: secretHash },
     { auth: false },
   )
-  const credential = (await navigator.credentials.get({
-    ...(mediation ? { mediation } : {}),
-    signal,
-    publicKey: {
-      challenge: fromB64u(options.challenge as string),
-      rpId: options.rpId as string,
-      timeout: options.timeout as number,
-      userVerification: 'required',
-      allowCredentials: refs(options.allowCredentials),
-    },
-  })) as PublicKeyCredential | null
+  const credential = (await ceremony((signal) =>
+    navigator.credentials.get({
+      ...(mediation ? { mediation } : {}),
+      signal,
+      publicKey: {
+        challenge: fromB64u(options.challenge as string),
+        rpId: options.rpId as string,
+        timeout: options.timeout as number,
+        userVerification: 'required',
+        allowCredentials: refs(options.allowCredentials),
+      },
+    }),
+  )) as PublicKeyCredential | null
   if (!credential) throw new DOMException('No passkey chosen', 'NotAllowedError')
   return assertionJson(credential)
 }
@@ -201,27 +214,28 @@ export async function createPasskey(intent: 'signup' | 'link', name?: string): P
   const { secret, hash } = await browserSecret()
   let credential: Json
   try {
-    const signal = newCeremony()
     const { options } = await api.request<{ options: Json }>(
       '/passkeys/register/options',
       { browser_hash: hash },
       { auth: intent === 'link' },
     )
     const user = options.user as { id: string; name: string; displayName: string }
-    const created = (await navigator.credentials.create({
-      signal,
-      publicKey: {
-        challenge: fromB64u(options.challenge as string),
-        rp: options.rp as PublicKeyCredentialRpEntity,
-        user: { ...user, id: fromB64u(user.id) },
-        pubKeyCredParams: options.pubKeyCredParams as PublicKeyCredentialParameters[],
-        timeout: options.timeout as number,
-        attestation: 'none',
-        excludeCredentials: refs(options.excludeCredentials),
-        authenticatorSelection: options.authenticatorSelection as AuthenticatorSelectionCriteria,
-        extensions: { credProps: true, prf: {} } as AuthenticationExtensionsClientInputs,
-      },
-    })) as PublicKeyCredential | null
+    const created = (await ceremony((signal) =>
+      navigator.credentials.create({
+        signal,
+        publicKey: {
+          challenge: fromB64u(options.challenge as string),
+          rp: options.rp as PublicKeyCredentialRpEntity,
+          user: { ...user, id: fromB64u(user.id) },
+          pubKeyCredParams: options.pubKeyCredParams as PublicKeyCredentialParameters[],
+          timeout: options.timeout as number,
+          attestation: 'none',
+          excludeCredentials: refs(options.excludeCredentials),
+          authenticatorSelection: options.authenticatorSelection as AuthenticatorSelectionCriteria,
+          extensions: { credProps: true, prf: {} } as AuthenticationExtensionsClientInputs,
+        },
+      }),
+    )) as PublicKeyCredential | null
     if (!created) throw new DOMException('No passkey created', 'NotAllowedError')
     credential = registrationJson(created)
   } catch (e) {
@@ -247,21 +261,13 @@ export function userPasskeys(user: User | null): PasskeyAccount[] {
 }
 
 export async function renamePasskey(credentialId: string, name: string): Promise<void> {
-  const user = await runtime().api.request<User>(
-    `/passkeys/${encodeURIComponent(credentialId)}`,
-    { name },
-    { method: 'PATCH' },
+  setUser(
+    await runtime().api.request<User>('/passkeys/rename', { credential_id: credentialId, name }),
   )
-  setUser(user)
 }
 
 export async function removePasskey(credentialId: string): Promise<void> {
-  const user = await runtime().api.request<User>(
-    `/passkeys/${encodeURIComponent(credentialId)}`,
-    undefined,
-    { method: 'DELETE' },
-  )
-  setUser(user)
+  setUser(await runtime().api.request<User>('/passkeys/unlink', { credential_id: credentialId }))
 }
 
 /** link('passkey') ends with the user as the screen leaves them. */

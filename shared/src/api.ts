@@ -94,7 +94,12 @@ export const passkeyFinishBody = z.object({
   /** A registration's name for the new passkey (default: "Passkey"). */
   name: z.string().trim().min(1).max(64).optional(),
 })
-export const passkeyRenameBody = z.object({ name: z.string().trim().min(1).max(64) })
+const credentialId = z.string().regex(/^[A-Za-z0-9_-]{1,1024}$/, 'must be base64url')
+export const passkeyRenameBody = z.object({
+  credential_id: credentialId,
+  name: z.string().trim().min(1).max(64),
+})
+export const passkeyUnlinkBody = z.object({ credential_id: credentialId })
 export const oauthUnlinkBody = z.object({
   provider: oauthProviderSchema,
   subject: z.string().min(1).max(256),

@@ -180,6 +180,19 @@ describeBackends(
       expect(get().logs.some((l) => l.includes('assertion refused'))).toBe(true)
     })
 
+    test('in the modal’s frame: an assertion made inside one of the app’s pages passes, inside another page is refused', async () => {
+      const app = await newApp()
+      const device = new SoftAuthenticator(MODAL)
+      await signUp(app.id, device)
+      const framed = async (topOrigin: string) => {
+        const b = browserSecret()
+        const opts = await options<Request>(app.id, 'authenticate', b.hash)
+        return finish('/passkeys/authenticate', app.id, device.get(opts, { topOrigin }), b.secret)
+      }
+      expect((await framed('http://localhost:5173')).status).toBe(200)
+      expectRefused(await framed('https://evil.example.test'), 'passkey_verification_failed', 401)
+    })
+
     test('refused: a challenge issued to another browser, an expired one, one of another app', async () => {
       const app = await newApp()
       const other = await newApp()
@@ -289,10 +302,9 @@ describeBackends(
         [phone.credentialId, laptop.credentialId].sort(),
       )
 
-      const renamed = await get().request<User>(`/passkeys/${phone.credentialId}`, {
+      const renamed = await get().request<User>('/passkeys/rename', {
         appId: app.id,
-        method: 'PATCH',
-        body: { name: 'Work phone' },
+        body: { credential_id: phone.credentialId, name: 'Work phone' },
         token: signedIn.token,
       })
       expect(renamed.status).toBe(200)
@@ -302,9 +314,9 @@ describeBackends(
       const viaPasskey = await signInWith(app.id, device)
       expect(viaPasskey.body.user?.id).toBe(signedIn.user.id)
 
-      const removed = await get().request<User>(`/passkeys/${laptop.credentialId}`, {
+      const removed = await get().request<User>('/passkeys/unlink', {
         appId: app.id,
-        method: 'DELETE',
+        body: { credential_id: laptop.credentialId },
         token: signedIn.token,
       })
       expect(removed.status).toBe(200)
@@ -320,9 +332,9 @@ describeBackends(
       const solo = await signUp(app.id, new SoftAuthenticator(MODAL))
       const only = passkeys(solo.body.user)[0]
       expectRefused(
-        await get().request(`/passkeys/${only?.credentialId}`, {
+        await get().request('/passkeys/unlink', {
           appId: app.id,
-          method: 'DELETE',
+          body: { credential_id: only?.credentialId },
           token: solo.body.token,
         }),
         'last_account_unlink_forbidden',
@@ -330,10 +342,9 @@ describeBackends(
       )
       // Another user's passkey is not found for this one.
       expectRefused(
-        await get().request(`/passkeys/${only?.credentialId}`, {
+        await get().request('/passkeys/rename', {
           appId: app.id,
-          method: 'PATCH',
-          body: { name: 'Mine now' },
+          body: { credential_id: only?.credentialId, name: 'Mine now' },
           token: signedIn.token,
         }),
         'not_found',

@@ -1,5 +1,11 @@
-/** Passkeys: POST /passkeys/{register,authenticate}/options, /register, /authenticate, /link; PATCH and DELETE /passkeys/:credentialId. */
-import { LatchError, passkeyFinishBody, passkeyOptionsBody, passkeyRenameBody } from '@latch/shared'
+/** Passkeys: POST /passkeys/{register,authenticate}/options, /register, /authenticate, /link, /rename, /unlink. */
+import {
+  LatchError,
+  passkeyFinishBody,
+  passkeyOptionsBody,
+  passkeyRenameBody,
+  passkeyUnlinkBody,
+} from '@latch/shared'
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import { Hono } from 'hono'
 import { unlinkAccount } from '../accounts/service.ts'
@@ -25,8 +31,6 @@ export const PASSKEY_OPTIONS_IP_LIMIT: Limit = { max: 60, windowMs: 5 * 60_000 }
 export const PASSKEY_OPTIONS_APP_LIMIT: Limit = { max: 3000, windowMs: 5 * 60_000 }
 /** Responses one client address may present (each costs a signature check). */
 export const PASSKEY_VERIFY_IP_LIMIT: Limit = { max: 30, windowMs: 5 * 60_000 }
-
-const CREDENTIAL_ID = /^[A-Za-z0-9_-]{1,1024}$/
 
 export function passkeyRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
@@ -115,25 +119,24 @@ export function passkeyRoutes(deps: Deps): Hono<HonoEnv> {
     return c.json(await linkPasskey(deps, app.id, userId, registered))
   })
 
-  function credentialIdParam(raw: string | undefined): string {
-    if (!raw || !CREDENTIAL_ID.test(raw)) {
-      throw LatchError.of('invalid_data', { message: 'The passkey id must be base64url' })
-    }
-    return raw
-  }
-
-  routes.patch('/:credentialId', requireAuth(deps), async (c) => {
+  routes.post('/rename', requireAuth(deps), async (c) => {
     const body = await readBody(c, passkeyRenameBody)
-    const id = credentialIdParam(c.req.param('credentialId'))
-    return c.json(await renamePasskey(deps, c.get('app').id, c.get('auth').sub, id, body.name))
+    const user = await renamePasskey(
+      deps,
+      c.get('app').id,
+      c.get('auth').sub,
+      body.credential_id,
+      body.name,
+    )
+    return c.json(user)
   })
 
   /** Removes a passkey (its credential row goes with the account); never the last sign-in method. */
-  routes.delete('/:credentialId', requireAuth(deps), async (c) => {
-    const id = credentialIdParam(c.req.param('credentialId'))
+  routes.post('/unlink', requireAuth(deps), async (c) => {
+    const body = await readBody(c, passkeyUnlinkBody)
     const user = await unlinkAccount(deps.db, c.get('app').id, c.get('auth').sub, {
       type: 'passkey',
-      identifier: id,
+      identifier: body.credential_id,
     })
     return c.json(user)
   })

@@ -413,6 +413,8 @@ async function checkAssertion(
       expectedChallenge: input.challenge,
       expectedOrigin: input.origin,
       expectedRPID: input.rpId,
+      // In the modal's frame the browser names the page around it: one of the app's pages.
+      expectedTopOrigin: app.allowedOrigins,
       requireUserVerification: true,
       credential: {
         id: row.credential_id,

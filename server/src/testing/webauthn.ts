@@ -70,6 +70,8 @@ export interface CeremonyOptions {
   origin?: string
   /** Whether the authenticator reports user verification (default true). */
   userVerified?: boolean
+  /** The page around the frame the ceremony ran in (crossOrigin, topOrigin); none: top level. */
+  topOrigin?: string
 }
 
 /** What the server's options carry that the authenticator reads. */
@@ -224,7 +226,8 @@ export class SoftAuthenticator {
           type,
           challenge,
           origin: ceremony.origin ?? this.origin,
-          crossOrigin: false,
+          crossOrigin: ceremony.topOrigin !== undefined,
+          ...(ceremony.topOrigin ? { topOrigin: ceremony.topOrigin } : {}),
         }),
       ),
     )
