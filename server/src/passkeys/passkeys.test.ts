@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { AuthResponse, PasskeyAccount, User } from '@latch/shared'
 import { describe, expect, test } from 'vitest'
+import { deleteUser } from '../admin/users.ts'
 import { loadConfig } from '../config.ts'
 import { type Answer, describeBackends, freshIp } from '../testing/test-server.ts'
 import { SoftAuthenticator } from '../testing/webauthn.ts'
@@ -376,6 +377,27 @@ describeBackends(
         .where('credential_id', '=', id)
         .execute()
       expect(users.map((u) => u.user_id)).toEqual([holder.body.user.id])
+    })
+
+    test('a deleted user’s passkeys and pending challenges go with them', async () => {
+      const app = await newApp()
+      const solo = await signUp(app.id, new SoftAuthenticator(MODAL))
+      // A link ceremony left unfinished: its challenge names the user.
+      await options<Creation>(app.id, 'register', browserSecret().hash, solo.body.token)
+      await deleteUser(get().deps.db, app.id, solo.body.user.id, get().clock.now())
+      const left = await Promise.all([
+        get()
+          .deps.db.selectFrom('passkeys')
+          .select('credential_id')
+          .where('user_id', '=', solo.body.user.id)
+          .execute(),
+        get()
+          .deps.db.selectFrom('passkey_challenges')
+          .select('challenge_hash')
+          .where('user_id', '=', solo.body.user.id)
+          .execute(),
+      ])
+      expect(left).toEqual([[], []])
     })
 
     test('the method is off by default and refused while off', async () => {
