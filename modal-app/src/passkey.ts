@@ -194,15 +194,25 @@ export async function signInWithPasskey(mediation?: 'conditional'): Promise<void
  * (the visitor did not ask for anything); a click on the passkey button replaces it.
  */
 export function startConditional(): () => void {
+  // One at a time: the field takes the focus again and again, the request waits on.
+  if (conditional) return stopConditional
+  conditional = true
   void (async () => {
     if (!passkeysSupported()) return
     const available = await PublicKeyCredential.isConditionalMediationAvailable?.().catch(
       () => false,
     )
     if (available) await signInWithPasskey('conditional')
-  })().catch(() => {})
+  })()
+    .catch(() => {})
+    .finally(() => {
+      conditional = false
+    })
   return stopConditional
 }
+
+/** Whether the field's conditional request is under way (or being set up). */
+let conditional = false
 
 /**
  * Creates a passkey: a sign-up (signed out), or a link to the signed-in user. PRF is asked for
