@@ -147,7 +147,7 @@ test('behavior: sign up with a passkey, then sign in with the synced credential 
   await screen(other.modal, SCREEN).getByRole('alert').waitFor({ state: 'visible' })
 })
 
-test('behavior: an e-mail user links a passkey, sees it by name and removes it', async () => {
+test('behavior: an e-mail user links a passkey, sees it by name, renames it and removes it', async () => {
   const app = await h().createApp({ loginMethods: ['email', 'passkey'] })
   const hp = await h().open({ appId: app.id })
   await authenticator(hp.page)
@@ -164,7 +164,15 @@ test('behavior: an e-mail user links a passkey, sees it by name and removes it',
     .toBe('Passkey added')
   await visit(hp, SCREEN)
 
-  await view.getByRole('button', { name: 'Remove Passkey 1' }).click()
+  await view.getByRole('button', { name: 'Rename' }).click()
+  await view.getByLabel('New name for Passkey 1').fill('Laptop')
+  await visit(hp, SCREEN)
+  await view.getByRole('button', { name: 'Save' }).click()
+  await expect
+    .poll(() => view.getByTestId('passkey-name').allTextContents(), { timeout: WAIT_MS })
+    .toEqual(['Laptop'])
+
+  await view.getByRole('button', { name: 'Remove Laptop' }).click()
   await view.getByText('No passkeys yet.').waitFor({ state: 'visible' })
   await view.getByRole('button', { name: 'Done' }).click()
   const user = expectOk(await settle(linking, "link('passkey')"))

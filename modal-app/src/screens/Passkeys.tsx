@@ -63,6 +63,7 @@ function PasskeyLogin() {
           type="button"
           className="latch-button latch-button-primary"
           disabled={busy}
+          data-autofocus
           data-testid="passkey-sign-in"
           onClick={() => void run(() => signInWithPasskey())}
         >
@@ -122,6 +123,7 @@ function ManagePasskeys() {
           type="button"
           className="latch-button latch-button-primary"
           disabled={busy}
+          data-autofocus
           data-testid="passkey-add"
           onClick={() =>
             void run(async () => {
@@ -186,6 +188,8 @@ function PasskeyRow({
             className="latch-input"
             value={value}
             maxLength={64}
+            // The field takes the focus as it appears, where 'Rename' was.
+            ref={(field) => field?.focus()}
             data-testid="passkey-name-input"
             onChange={(e) => setValue(e.target.value)}
           />
