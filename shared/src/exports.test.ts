@@ -133,6 +133,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "passkeyFinishBody",
       "passkeyOptionsBody",
       "passkeyRenameBody",
+      "passkeyUnlinkBody",
       "pendingOAuthFlowSchema",
       "proxyRpc",
       "refreshBody",
