@@ -5,6 +5,9 @@ import { submitDestination } from '../passwordless.ts'
 import { loadPhoneCheck, phoneCheck } from '../phone.ts'
 
 export const EMAIL_PLACEHOLDER = 'your@email.com'
+
+/** The field's passkey autofill (conditional UI); its code loads only then. */
+const startAutofill = () => import('../screens/Passkeys.tsx').then((m) => m.startConditional())
 export const PHONE_PLACEHOLDER = '555 555 5555'
 
 /**
@@ -66,11 +69,7 @@ export function DestinationForm({
           onChange={(e) => setValue(e.target.value)}
           // The field's passkey autofill (conditional UI) starts when it takes the focus, which
           // the landing gives it as the modal opens; its code loads only then.
-          onFocus={
-            passkeys
-              ? () => void import('../screens/Passkeys.tsx').then((m) => m.startConditional())
-              : undefined
-          }
+          onFocus={passkeys ? startAutofill : undefined}
         />
         <button
           type="submit"

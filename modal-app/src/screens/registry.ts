@@ -167,7 +167,7 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
   },
   SESSION_FORK_SCREEN: { component: SessionFork, size: 'full', back: null },
   // Its sign-in view has its own way back to the landing (a link flow has none).
-  PASSKEY_SCREEN: { component: Passkeys, size: 'medium', back: null },
+  PASSKEY_SCREEN: { component: Passkeys, size: 'full', back: null },
 }
 
 export function screenSize(state: ModalState): ScreenSize {
