@@ -29,7 +29,7 @@ describe('dialog rendering', () => {
     expect(iframe?.getAttribute('src')).toBe(SRC)
     expect(iframe?.getAttribute('sandbox')).toBe(FRAME_SANDBOX)
     expect(iframe?.getAttribute('allow')).toBe(
-      'clipboard-write; publickey-credentials-get; publickey-credentials-create',
+      'clipboard-write;publickey-credentials-get;publickey-credentials-create',
     )
     expect(iframe?.title).toMatch(/Latch/)
     expect(iframe?.getAttribute('aria-hidden')).toBe('true')

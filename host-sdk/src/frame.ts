@@ -44,10 +44,11 @@ export function mountFrame(
   iframe.className = 'latch-f'
   iframe.dataset.testid = HOST_ELEMENT_IDS.frame
   iframe.setAttribute('sandbox', FRAME_SANDBOX)
-  // Passkeys: the modal registers a recovery passkey, and its wallet frame asks it for PRF output.
+  // Passkeys: the modal's ceremonies (sign-in, link, registering a recovery passkey) and its
+  // wallet frame's PRF requests; WebAuthn is delegated to the frame's own origin.
   iframe.setAttribute(
     'allow',
-    'clipboard-write; publickey-credentials-get; publickey-credentials-create',
+    'clipboard-write;publickey-credentials-get;publickey-credentials-create',
   )
   iframe.style.height = `${MODAL_FULL_HEIGHT_PX}px`
 
@@ -71,7 +72,8 @@ export function mountFrame(
     container = iframe
     parent.append(iframe)
   } else {
-    dialog = doc.createElement('dialog')
+    const modal = doc.createElement('dialog')
+    dialog = modal
     dialog.className = 'latch-d'
     dialog.dataset.testid = HOST_ELEMENT_IDS.dialog
     dialog.setAttribute('aria-label', FRAME_TITLE)
@@ -81,7 +83,7 @@ export function mountFrame(
     })
     // Any other way the browser closes it (a close request it does not let us cancel) counts too.
     dialog.addEventListener('close', () => {
-      if (open && !dialog?.open) onDismiss()
+      if (open && !modal.open) onDismiss()
     })
     // The dialog is exactly the frame's size, so a click landing on the dialog itself is the backdrop.
     dialog.addEventListener('click', (e) => {
@@ -116,7 +118,8 @@ export function mountFrame(
         iframe.focus()
       } else {
         if (dialog?.open) dialog.close()
-        if (opener instanceof HTMLElement && opener.isConnected) opener.focus()
+        // focus() of an element no longer in the page does nothing.
+        if (opener instanceof HTMLElement) opener.focus()
         opener = null
       }
     },

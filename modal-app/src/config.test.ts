@@ -10,7 +10,13 @@ describe('mergeConfig', () => {
     const app = mergeConfig(serverConfig({ googleOAuth: true, smsAuth: false }), {
       loginMethods: ['email', 'sms', 'google', 'github'],
     })
-    expect(app.methods).toEqual({ wallet: false, email: true, sms: false, social: ['google'] })
+    expect(app.methods).toEqual({
+      wallet: false,
+      email: true,
+      sms: false,
+      social: ['google'],
+      passkey: false,
+    })
     expect(app.config).toMatchObject({ walletAuth: false, githubOAuth: false, googleOAuth: true })
   })
 

@@ -34,6 +34,7 @@ export interface LoginMethods {
   email: boolean
   sms: boolean
   social: OAuthProvider[]
+  passkey: boolean
 }
 
 /** What the screens read: the merged configuration, resolved to concrete values. */
@@ -62,7 +63,10 @@ export function mergeConfig(server: ServerAppConfig, host: HostAppConfig): AppVi
   const sms = enabled('sms') && !email
   const social = OAUTH_PROVIDERS.filter(enabled)
   const wallet = enabled('wallet')
-  if (!email && !sms && !wallet && social.length === 0) throw LatchError.of('no_login_method')
+  const passkey = enabled('passkey')
+  if (!email && !sms && !wallet && !passkey && social.length === 0) {
+    throw LatchError.of('no_login_method')
+  }
 
   const appearance = host.appearance ?? {}
   const theme = appearance.theme ?? server.theme ?? DEFAULT_THEME
@@ -108,7 +112,7 @@ export function mergeConfig(server: ServerAppConfig, host: HostAppConfig): AppVi
     accentColor,
     palette: appearance.palette ?? {},
     showWalletLoginFirst,
-    methods: { wallet, email, sms, social },
+    methods: { wallet, email, sms, social, passkey },
     allowlist: {
       title: allow?.errorTitle || hostAllow.errorTitle || ALLOWLIST_DEFAULTS.title,
       detail: allow?.errorDetail || hostAllow.errorDetail || ALLOWLIST_DEFAULTS.detail,

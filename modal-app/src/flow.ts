@@ -270,17 +270,21 @@ const LINK_SCREENS = {
   email: 'LINK_EMAIL_SCREEN',
   phone: 'LINK_PHONE_SCREEN',
   wallet: 'LINK_WALLET_SCREEN',
+  passkey: 'PASSKEY_SCREEN',
 } as const satisfies Record<string, ScreenId>
 
-/** link(kind) for an e-mail address, a phone number or an external wallet (social: oauth.ts). */
+/**
+ * link(kind) for an e-mail address, a phone number, an external wallet or a passkey (social:
+ * oauth.ts). A passkey's screen is also where the user's passkeys are named and removed.
+ */
 export function link(kind: LinkKind): Promise<User> {
   const { app, user } = store.getState()
   if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
-  if (kind !== 'email' && kind !== 'phone' && kind !== 'wallet') {
+  if (!Object.hasOwn(LINK_SCREENS, kind))
     return Promise.reject(LatchError.of('method_not_available'))
-  }
   if (!user) return Promise.reject(LatchError.of('not_authenticated'))
-  return startFlow<User>({ kind: 'link', account: kind }, LINK_SCREENS[kind]).promise
+  const account = kind as keyof typeof LINK_SCREENS
+  return startFlow<User>({ kind: 'link', account }, LINK_SCREENS[account]).promise
 }
 
 // ---- Pause -------------------------------------------------------------------------------
@@ -289,7 +293,7 @@ export function link(kind: LinkKind): Promise<User> {
  * How the flow was verified: the pause differs (an OAuth return does not pause when the modal is
  * inline).
  */
-export type Verified = 'code' | 'oauth' | 'wallet'
+export type Verified = 'code' | 'oauth' | 'wallet' | 'passkey'
 
 /**
  * What takes the modal over after a successful flow instead of closing it (e.g. creating the

@@ -20,7 +20,7 @@ export type CodeStatus = 'idle' | 'submitting' | 'success' | 'error'
  */
 export type Flow =
   | { kind: 'login' }
-  | { kind: 'link'; account: 'email' | 'phone' | 'wallet' | OAuthProvider }
+  | { kind: 'link'; account: 'email' | 'phone' | 'wallet' | 'passkey' | OAuthProvider }
   | { kind: 'create-wallet' }
   | { kind: 'recover-wallet' }
   | { kind: 'sign' }

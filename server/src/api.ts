@@ -29,6 +29,7 @@ import type { Deps } from './context.ts'
 import { type HonoEnv, isPublicAppPath, requireApp } from './http.ts'
 import { oauthRoutes } from './oauth/routes.ts'
 import { logFailure, observeRequests } from './ops/requests.ts'
+import { passkeyRoutes } from './passkeys/routes.ts'
 import { passwordlessRoutes } from './passwordless/routes.ts'
 import { priceRoutes } from './price/routes.ts'
 import { sessionRoutes } from './sessions/routes.ts'
@@ -139,6 +140,7 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   v1.route('/wallets/fork/confirm', forkConfirmRoutes(deps))
   v1.route('/wallets', walletRoutes(deps))
   v1.route('/siwe', siweRoutes(deps))
+  v1.route('/passkeys', passkeyRoutes(deps))
 
   // The user API authenticates by app secret, not by the app id header.
   api.route(`${API_PREFIX}/admin`, adminRoutes(deps))

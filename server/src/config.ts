@@ -5,6 +5,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path'
 import { CHAINS, isSupportedChainId, OAUTH_PROVIDERS, validateOrigin } from '@latch/shared'
 import { endpointsFromEnv, type ServerEndpointOverrides } from './oauth/settings.ts'
 import { LOG_FORMATS, type LogFormat } from './ops/log.ts'
+import { resolveRpId } from './passkeys/rp-id.ts'
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts'
 
 export type Env = Record<string, string | undefined>
@@ -19,6 +20,11 @@ export interface Config {
    * production, where they fall back to the request's own origin.
    */
   publicUrl: string | null
+  /**
+   * The WebAuthn RP ID of passkeys (LATCH_PASSKEY_RP_ID, else derived: passkeys/rp-id.ts); null
+   * when none fits the modal origin, and passkey ceremonies then answer method_not_available.
+   */
+  passkeyRpId: string | null
   /** Absolute data folder, or null when everything lives in memory. */
   dataDir: string | null
   /** 'memory://' (PGlite in memory), a postgres:// URL, or null for PGlite in the data folder. */
@@ -53,8 +59,6 @@ export interface Config {
   analyticsAppHourly: number
   /** The built wallet frame (LATCH_WALLET_FRAME_DIR); null serves wallet-frame/dist. */
   walletFrameDir: string | null
-  /** LATCH_PASSKEY_RP_ID: the WebAuthn RP ID; null takes the API's registrable domain. */
-  passkeyRpId: string | null
   /** OAuth endpoints moved by LATCH_OAUTH_<PROVIDER>_<FIELD> (a stand-in provider, a proxy). */
   oauthEndpoints: ServerEndpointOverrides
   /** PostgreSQL only (PGlite is one connection in process). */
@@ -223,6 +227,13 @@ export function loadConfig(env: Env = process.env): Config {
     const checked = value === null ? null : validateOrigin(value)
     if (checked && !checked.ok) throw new ConfigError(`${name}: ${checked.error.message}`)
   }
+  const rp = resolveRpId({
+    configured: nonEmpty(env.LATCH_PASSKEY_RP_ID),
+    publicUrl,
+    modalOrigin,
+  })
+  if ('error' in rp) throw new ConfigError(rp.error)
+  const passkeyRpId = rp.rpId
   const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:'])
   const sid = nonEmpty(env.TWILIO_ACCOUNT_SID)
   const token = nonEmpty(env.TWILIO_AUTH_TOKEN)
@@ -297,23 +308,12 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const walletFrameDir = nonEmpty(env.LATCH_WALLET_FRAME_DIR)
-  const passkeyRpId = nonEmpty(env.LATCH_PASSKEY_RP_ID)?.toLowerCase() ?? null
-  // A bare domain (no scheme, port or path): browsers refuse anything else as an RP ID.
-  if (
-    passkeyRpId !== null &&
-    !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(
-      passkeyRpId,
-    )
-  ) {
-    throw new ConfigError(
-      `LATCH_PASSKEY_RP_ID must be a domain such as example.com, got '${passkeyRpId}'`,
-    )
-  }
   return {
     port: integer(env, 'LATCH_API_PORT', DEFAULT_PORT, 0, 65535),
     host: nonEmpty(env.LATCH_API_HOST) ?? '127.0.0.1',
     modalOrigin: modalOrigin ? new URL(modalOrigin).origin : null,
     publicUrl: publicUrl ? new URL(publicUrl).origin : null,
+    passkeyRpId,
     dataDir,
     databaseUrl,
     secret,
@@ -328,7 +328,6 @@ export function loadConfig(env: Env = process.env): Config {
     priceUrl: url(env, 'LATCH_PRICE_URL', ['http:', 'https:']),
     rpcUrls: rpcUrls(env),
     walletFrameDir: walletFrameDir ? resolve(walletFrameDir) : null,
-    passkeyRpId,
     issuer: nonEmpty(env.LATCH_ISSUER) ?? 'latch',
     accessTokenTtlS: integer(
       env,

@@ -71,6 +71,35 @@ export const oauthAuthenticateBody = z.object({
   /** The secret whose hash went to /oauth/init. */
   browser_secret: base64url32,
 })
+/** The browser binding of a passkey ceremony, as OAuth's: the hash at the start, the secret at the end. */
+export const passkeyOptionsBody = z.object({ browser_hash: base64url32 })
+/**
+ * A WebAuthn credential as the browser's `PublicKeyCredential.toJSON()` gives it (registration
+ * or assertion); the server library reads the fields, this only bounds the size.
+ */
+const webauthnCredential = z
+  .object({
+    id: z.string().min(1).max(1024),
+    rawId: z.string().min(1).max(1024),
+    type: z.literal('public-key'),
+    response: z.record(z.string(), z.unknown()),
+    authenticatorAttachment: z.string().max(32).optional(),
+    clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  })
+  .passthrough()
+export const passkeyFinishBody = z.object({
+  credential: webauthnCredential,
+  /** The secret whose hash went to the options request. */
+  browser_secret: base64url32,
+  /** A registration's name for the new passkey (default: "Passkey"). */
+  name: z.string().trim().min(1).max(64).optional(),
+})
+const credentialId = z.string().regex(/^[A-Za-z0-9_-]{1,1024}$/, 'must be base64url')
+export const passkeyRenameBody = z.object({
+  credential_id: credentialId,
+  name: z.string().trim().min(1).max(64),
+})
+export const passkeyUnlinkBody = z.object({ credential_id: credentialId })
 export const oauthUnlinkBody = z.object({
   provider: oauthProviderSchema,
   subject: z.string().min(1).max(256),
@@ -135,7 +164,7 @@ const oprfElement = hexBytes(32)
 const sealedShare = hexBytes(12 + 33 + 16)
 export const walletAddressBody = z.object({ address })
 /** A WebAuthn credential id in base64url. */
-const credentialId = /* @__NO_SIDE_EFFECTS__ */ () =>
+const walletCredentialId = /* @__NO_SIDE_EFFECTS__ */ () =>
   z
     .string()
     .regex(/^[A-Za-z0-9_-]{16,1366}$/, 'must be a credential id in base64url (16 to 1023 bytes)')
@@ -145,7 +174,7 @@ const credentialId = /* @__NO_SIDE_EFFECTS__ */ () =>
  */
 export const walletPasskeyAddBody = z.object({
   address,
-  credentialId: credentialId(),
+  credentialId: walletCredentialId(),
   salt: hexBytes(32),
   ciphertext: sealedShare,
 })
@@ -170,7 +199,7 @@ export const walletCreateBody = z.object({
     }),
     z.object({
       method: z.literal('passkey'),
-      credentialId: credentialId(),
+      credentialId: walletCredentialId(),
       salt: hexBytes(32),
       ciphertext: sealedShare,
     }),

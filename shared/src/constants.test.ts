@@ -57,6 +57,7 @@ describe('login method flags', () => {
       discordOAuth: false,
       githubOAuth: false,
       appleOAuth: true,
+      passkeyAuth: false,
     })
   })
 })

@@ -69,7 +69,7 @@ export const QR_DEFAULT_SIZE = 160
 // Chains: Ethereum mainnet, the least surprising default.
 export const DEFAULT_CHAIN_ID = 1
 
-/** Server defaults: e-mail and wallet login on; SMS and social off. */
+/** Server defaults: e-mail and wallet login on; SMS, social and passkeys off. */
 export const SERVER_DEFAULT_LOGIN_METHODS = {
   emailAuth: true,
   walletAuth: true,
@@ -79,6 +79,7 @@ export const SERVER_DEFAULT_LOGIN_METHODS = {
   discordOAuth: false,
   githubOAuth: false,
   appleOAuth: false,
+  passkeyAuth: false,
 } as const
 
 export const ANALYTICS_EVENTS = [
@@ -115,6 +116,7 @@ export const LOGIN_METHODS = [
   'discord',
   'github',
   'apple',
+  'passkey',
 ] as const
 export type LoginMethod = (typeof LOGIN_METHODS)[number]
 
@@ -128,6 +130,7 @@ export const LOGIN_METHOD_FLAGS = {
   discord: 'discordOAuth',
   github: 'githubOAuth',
   apple: 'appleOAuth',
+  passkey: 'passkeyAuth',
 } as const satisfies Record<LoginMethod, keyof typeof SERVER_DEFAULT_LOGIN_METHODS>
 export type LoginMethodFlag = (typeof LOGIN_METHOD_FLAGS)[LoginMethod]
 

@@ -42,7 +42,7 @@ export const loginMethodSchema = z.enum(LOGIN_METHODS)
 export const analyticsEventSchema = z.enum(ANALYTICS_EVENTS)
 
 export const linkKindSchema: z.ZodMiniType<LinkKind> = z.union([
-  z.enum(['email', 'phone', 'wallet']),
+  z.enum(['email', 'phone', 'wallet', 'passkey']),
   oauthProviderSchema,
 ])
 

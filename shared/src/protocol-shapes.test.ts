@@ -17,7 +17,7 @@ test('behavior: a refused host configuration is worded in English, with the path
     {
       path: ['loginMethods', 0],
       message:
-        'Invalid option: expected one of "wallet"|"email"|"sms"|"google"|"twitter"|"discord"|"github"|"apple"',
+        'Invalid option: expected one of "wallet"|"email"|"sms"|"google"|"twitter"|"discord"|"github"|"apple"|"passkey"',
     },
   ])
   expect(issues('nope')[0]?.message).toBe('Invalid input: expected object, received string')
@@ -38,8 +38,8 @@ test('behavior: a refused host configuration is worded in English, with the path
     path: ['appearance', 'theme'],
     message: 'Invalid input',
   })
-  expect(issues({ loginMethods: Array(17).fill('email') })[0]?.message).toBe(
-    'Too big: expected array to have <=16 items',
+  expect(issues({ loginMethods: Array(19).fill('email') })[0]?.message).toBe(
+    'Too big: expected array to have <=18 items',
   )
   expect(issues({ name: 'Acme' })).toEqual([])
 })

@@ -78,7 +78,21 @@ export type OAuthAccount =
   | GithubOAuthAccount
   | AppleOAuthAccount
 
-export type LinkedAccount = WalletAccount | EmailAccount | PhoneAccount | OAuthAccount
+/** A WebAuthn credential (a passkey) the user signs in with; a user may hold several. */
+export interface PasskeyAccount extends AccountBase {
+  type: 'passkey'
+  /** The credential id, base64url. */
+  credentialId: string
+  /** The name the user gave it (or the default one), shown where passkeys are managed. */
+  name: string
+}
+
+export type LinkedAccount =
+  | WalletAccount
+  | EmailAccount
+  | PhoneAccount
+  | OAuthAccount
+  | PasskeyAccount
 export type LinkedAccountType = LinkedAccount['type']
 
 export interface User {
@@ -167,6 +181,7 @@ export interface ServerAppConfig {
   discordOAuth: boolean
   githubOAuth: boolean
   appleOAuth: boolean
+  passkeyAuth: boolean
   termsAndConditionsUrl: string | null
   privacyPolicyUrl: string | null
   embeddedWalletConfig: {
@@ -336,7 +351,7 @@ export interface LoginResult {
 }
 
 /** What `link()` accepts. */
-export type LinkKind = 'email' | 'phone' | 'wallet' | OAuthProvider
+export type LinkKind = 'email' | 'phone' | 'wallet' | 'passkey' | OAuthProvider
 
 /** What `unlink()` accepts: the account to remove, as it appears in linkedAccounts. */
 export type UnlinkTarget =

@@ -5,13 +5,25 @@ import { submitDestination } from '../passwordless.ts'
 import { loadPhoneCheck, phoneCheck } from '../phone.ts'
 
 export const EMAIL_PLACEHOLDER = 'your@email.com'
+
+/** The field's passkey autofill (conditional UI); its code loads only then. */
+const startAutofill = () => import('../screens/Passkeys.tsx').then((m) => m.startConditional())
 export const PHONE_PLACEHOLDER = '555 555 5555'
 
 /**
  * The e-mail or phone input with its Submit button. Enter submits; the button is disabled
  * while submitting or while the value fails the check.
  */
-export function DestinationForm({ channel, helper }: { channel: CodeChannel; helper: string }) {
+export function DestinationForm({
+  channel,
+  helper,
+  passkeys,
+}: {
+  channel: CodeChannel
+  helper: string
+  /** An e-mail field that also offers this site's passkeys (conditional UI) where it can. */
+  passkeys?: boolean
+}) {
   const [value, setValue] = useState('')
   const submitting = useModal((s) => s.submitting)
   const error = useModal((s) => s.submitError)
@@ -47,7 +59,7 @@ export function DestinationForm({ channel, helper }: { channel: CodeChannel; hel
           className="latch-input"
           type={email ? 'email' : 'tel'}
           inputMode={email ? 'email' : 'tel'}
-          autoComplete={email ? 'email' : 'tel-national'}
+          autoComplete={passkeys ? 'username webauthn' : email ? 'email' : 'tel-national'}
           placeholder={email ? EMAIL_PLACEHOLDER : PHONE_PLACEHOLDER}
           value={value}
           aria-invalid={error ? true : undefined}
@@ -55,6 +67,9 @@ export function DestinationForm({ channel, helper }: { channel: CodeChannel; hel
           data-testid={`${name}-input`}
           data-autofocus
           onChange={(e) => setValue(e.target.value)}
+          // The field's passkey autofill (conditional UI) starts when it takes the focus, which
+          // the landing gives it as the modal opens; its code loads only then.
+          onFocus={passkeys ? startAutofill : undefined}
         />
         <button
           type="submit"

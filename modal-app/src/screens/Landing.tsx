@@ -4,6 +4,7 @@ import { Legal } from '../components/Legal.tsx'
 import { Logo } from '../components/Logo.tsx'
 import { SocialButtons } from '../components/SocialButtons.tsx'
 import type { AppView } from '../config.ts'
+import { navigate } from '../flow.ts'
 import { useApp, useModal } from '../hooks.ts'
 import { lazyScreen } from './lazy.tsx'
 
@@ -84,6 +85,12 @@ export function Landing() {
           </section>
         )
       })}
+      {app.methods.passkey ? (
+        // Everything behind it loads lazily (PASSKEY_SCREEN and passkey.ts).
+        <button type="button" className="latch-button" onClick={() => navigate('PASSKEY_SCREEN')}>
+          Use a passkey
+        </button>
+      ) : null}
       <Legal />
     </div>
   )
@@ -95,7 +102,13 @@ function SectionBody({ id, app }: { id: SectionId; app: AppView }) {
   const showForm = id === 'email' ? app.methods.email : app.methods.sms
   return (
     <>
-      {showForm ? <DestinationForm channel={channel} helper={landingHelper(app, channel)} /> : null}
+      {showForm ? (
+        <DestinationForm
+          channel={channel}
+          helper={landingHelper(app, channel)}
+          passkeys={app.methods.passkey}
+        />
+      ) : null}
       {app.methods.social.length > 0 ? (
         <>
           <div className="latch-divider">

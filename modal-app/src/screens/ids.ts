@@ -27,6 +27,8 @@ export const SCREEN_IDS = [
   'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN',
   // The session fork's screen (fork.ts): the wallet apps to continue in.
   'SESSION_FORK_SCREEN',
+  // Passkeys (passkey.ts): sign in or sign up with one; add, name and remove them.
+  'PASSKEY_SCREEN',
 ] as const
 
 export type ScreenId = (typeof SCREEN_IDS)[number]

@@ -7,7 +7,7 @@ import { backTarget, SCREENS, screenSize } from './registry.ts'
 
 const state = (patch: Partial<ModalState>): ModalState => ({ ...initialState, ...patch })
 
-test('behavior: the registry lists exactly the 25 screens of docs/behaviour.md and the session fork screen', () => {
+test('behavior: the registry lists exactly the 25 screens of docs/behaviour.md, the session fork screen and the passkey screen', () => {
   // The screen list of docs/behaviour.md, as written there.
   const spec = `LANDING; AWAITING_PASSWORDLESS_CODE; WALLET_EDUCATION; AWAITING_CONNECTION;
     AWAITING_CONNECT_ONLY_CONNECTION; COINBASE_INTERSTITIAL_SCREEN; PHANTOM_INTERSTITIAL_SCREEN;
@@ -17,10 +17,14 @@ test('behavior: the registry lists exactly the 25 screens of docs/behaviour.md a
     EMBEDDED_WALLET_SCREEN; EMBEDDED_WALLET_CREATED_SCREEN; EMBEDDED_WALLET_CONNECTING_SCREEN;
     EMBEDDED_WALLET_RECOVERY_SCREEN; EMBEDDED_WALLET_KEY_EXPORT_SCREEN;
     EMBEDDED_WALLET_SIGN_REQUEST_SCREEN; EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN`
-  // The one addition (docs/behaviour.md, "Deviations"): the session fork.
-  expect([...SCREEN_IDS]).toEqual([...spec.split(';').map((s) => s.trim()), 'SESSION_FORK_SCREEN'])
+  // The additions (docs/behaviour.md, "Deviations"): the session fork, passkeys.
+  expect([...SCREEN_IDS]).toEqual([
+    ...spec.split(';').map((s) => s.trim()),
+    'SESSION_FORK_SCREEN',
+    'PASSKEY_SCREEN',
+  ])
   expect(Object.keys(SCREENS).sort()).toEqual([...SCREEN_IDS].sort())
-  expect(SCREEN_IDS).toHaveLength(26)
+  expect(SCREEN_IDS).toHaveLength(27)
 })
 
 test('param: sizes per docs/behaviour.md, "Every screen"', () => {

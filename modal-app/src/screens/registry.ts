@@ -90,6 +90,9 @@ const PhantomInterstitial = lazyScreen(() =>
   import('./WalletInterstitials.tsx').then((m) => m.PhantomInterstitial),
 )
 
+// Passkeys: the landing's button and link('passkey'); the ceremonies come with it (passkey.ts).
+const Passkeys = lazyScreen(() => import('./Passkeys.tsx').then((m) => m.Passkeys))
+
 // The session fork's wallet apps: the list of wallet apps comes with it.
 const SessionFork = lazyScreen(() => import('./SessionFork.tsx').then((m) => m.SessionFork))
 
@@ -163,6 +166,8 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
     back: null,
   },
   SESSION_FORK_SCREEN: { component: SessionFork, size: 'full', back: null },
+  // Its sign-in view has its own way back to the landing (a link flow has none).
+  PASSKEY_SCREEN: { component: Passkeys, size: 'full', back: null },
 }
 
 export function screenSize(state: ModalState): ScreenSize {

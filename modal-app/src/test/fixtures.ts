@@ -31,6 +31,7 @@ export function serverConfig(overrides: Partial<ServerAppConfig> = {}): ServerAp
     discordOAuth: false,
     githubOAuth: false,
     appleOAuth: false,
+    passkeyAuth: false,
     termsAndConditionsUrl: null,
     privacyPolicyUrl: null,
     embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },

@@ -28,21 +28,24 @@ export function accountIdentifier(account: NewAccount): string {
       ? account.address
       : account.type === 'phone'
         ? account.number
-        : account.subject
+        : account.type === 'passkey'
+          ? account.credentialId
+          : account.subject
   return normalizeIdentifier(account.type, raw)
 }
 
 /**
  * An identifier as it is stored and compared: e-mail and wallet addresses are case-insensitive
- * (and an e-mail address may arrive with spaces around it); numbers and OAuth subjects are exact.
+ * (and an e-mail address may arrive with spaces around it); numbers, OAuth subjects and passkey
+ * credential ids are exact.
  */
 export function normalizeIdentifier(type: LinkedAccount['type'], identifier: string): string {
   return type === 'email' || type === 'wallet' ? identifier.trim().toLowerCase() : identifier
 }
 
-/** Account types a user holds at most one of (wallets may be several). */
+/** Account types a user holds at most one of (wallets and passkeys may be several). */
 function singular(type: LinkedAccount['type']): boolean {
-  return type !== 'wallet'
+  return type !== 'wallet' && type !== 'passkey'
 }
 
 /** A sign-in method: anything but the in-app wallet, which cannot sign in by itself. */

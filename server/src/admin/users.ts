@@ -27,6 +27,7 @@ export const LOGIN_METHOD_ACCOUNT: Record<LoginMethod, LinkedAccount['type']> = 
   discord: 'discord_oauth',
   github: 'github_oauth',
   apple: 'apple_oauth',
+  passkey: 'passkey',
 }
 export const SOCIAL_PROVIDERS = ['google', 'twitter', 'discord', 'github', 'apple'] as const
 export type SocialProvider = (typeof SOCIAL_PROVIDERS)[number]

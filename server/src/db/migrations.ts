@@ -460,6 +460,49 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0013_passkeys': {
+    async up(db: Kysely<unknown>) {
+      // Passkeys (server/src/passkeys): the credential behind each `passkey` linked account,
+      // deleted with it; the WebAuthn counter and backup flags as the last ceremony saw them.
+      await db.schema
+        .createTable('passkeys')
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('credential_id', 'text', (c) => c.notNull())
+        .addColumn('account_id', 'text', (c) =>
+          c.notNull().unique().references('linked_accounts.id').onDelete('cascade'),
+        )
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('public_key', 'text', (c) => c.notNull())
+        .addColumn('counter', 'bigint', (c) => c.notNull())
+        .addColumn('device_type', 'text', (c) => c.notNull())
+        .addColumn('backed_up', 'boolean', (c) => c.notNull())
+        .addColumn('transports', 'text', (c) => c.notNull())
+        .addColumn('user_handle', 'text', (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('last_used_at', time)
+        .addPrimaryKeyConstraint('passkeys_pk', ['app_id', 'credential_id'])
+        .execute()
+      await db.schema.createIndex('passkeys_user').on('passkeys').column('user_id').execute()
+      // Each challenge handed out, by its SHA-256: single use (deleted when presented), short
+      // lived, bound to the asking browser's hash and, for a link, to the user; gone with them.
+      await db.schema
+        .createTable('passkey_challenges')
+        .addColumn('challenge_hash', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.references('users.id').onDelete('cascade'))
+        .addColumn('user_handle', 'text', (c) => c.notNull())
+        .addColumn('browser_hash', 'text', (c) => c.notNull())
+        .addColumn('expires_at', time, (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('passkey_challenges_expires')
+        .on('passkey_challenges')
+        .column('expires_at')
+        .execute()
+    },
+  },
   '0014_wallet_passkeys': {
     async up(db: Kysely<unknown>) {
       // Recovery by passkey (server/src/wallets/passkeys.ts): per wallet, the credential ids of

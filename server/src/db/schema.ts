@@ -263,6 +263,44 @@ export interface WebhookAttemptsTable {
   error: string | null
 }
 
+/** The credential of a `passkey` linked account (server/src/passkeys). */
+export interface PasskeysTable {
+  app_id: string
+  /** Base64url credential id, as the linked account's identifier. */
+  credential_id: string
+  account_id: string
+  user_id: string
+  /** COSE public key, base64url. */
+  public_key: string
+  /** The signature counter last seen (0 for authenticators that keep none, as synced passkeys). */
+  counter: ColumnType<string | number, number, number>
+  /** 'singleDevice' or 'multiDevice'. */
+  device_type: string
+  backed_up: boolean
+  /** JSON text of the transports the browser reported. */
+  transports: string
+  /** Base64url user handle the credential was created with. */
+  user_handle: string
+  created_at: Time
+  last_used_at: Time | null
+}
+
+/** Challenges of passkey ceremonies, by SHA-256; a row is deleted when its challenge is used. */
+export interface PasskeyChallengesTable {
+  challenge_hash: string
+  app_id: string
+  /** 'register' (sign-up or link) or 'authenticate'. */
+  kind: string
+  /** The signed-in user who asked (a link); null for a sign-up or a sign-in. */
+  user_id: string | null
+  /** Base64url user handle offered to the authenticator (registration). */
+  user_handle: string
+  /** Base64url SHA-256 of the asking browser's secret. */
+  browser_hash: string
+  expires_at: Time
+  created_at: Time
+}
+
 export interface Database {
   apps: AppsTable
   users: UsersTable
@@ -283,6 +321,8 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
+  passkeys: PasskeysTable
+  passkey_challenges: PasskeyChallengesTable
 }
 
 export type Db = Kysely<Database>

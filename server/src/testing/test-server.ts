@@ -100,7 +100,12 @@ let pg: Promise<RunningPostgres | null> | undefined
  * Runs `suite` once per backend. `get()` returns the running server inside tests.
  * PostgreSQL is skipped, with a message, only when its binaries are missing.
  */
-export function describeBackends(name: string, suite: (get: () => TestServer) => void): void {
+export function describeBackends(
+  name: string,
+  suite: (get: () => TestServer) => void,
+  /** More environment for the servers (startTestServer's `env`). */
+  env: Record<string, string> = {},
+): void {
   for (const backend of ['pglite', 'postgres'] as const) {
     const skip = backend === 'postgres' && !postgresAvailable()
     if (skip) {
@@ -121,7 +126,7 @@ export function describeBackends(name: string, suite: (get: () => TestServer) =>
           databaseUrl = await running.createDatabase()
           stopPg = async () => {}
         }
-        const started = await startTestServer(backend, databaseUrl)
+        const started = await startTestServer(backend, databaseUrl, env)
         server = started.server
         close = async () => {
           await started.close()

@@ -8,6 +8,7 @@
  * Nothing is verified from an assertion here: the server has no secret to protect behind one.
  * What recovers the wallet is the PRF output opening the sealing, in the frame.
  */
+
 import {
   LatchError,
   type WalletPasskeyOptionsResponse,
@@ -17,6 +18,7 @@ import {
 import type { Config } from '../config.ts'
 import type { Deps } from '../context.ts'
 import { randomId } from '../crypto.ts'
+import { defaultRpId } from '../passkeys/rp-id.ts'
 import { authShareOf, ownWallet, type Place, placeOf, type WalletRow } from './service.ts'
 
 /** Passkeys that may seal one wallet's share (each is one more way in; a few are plenty). */
@@ -29,10 +31,9 @@ export const placeOfPasskey = (w: Place, credentialId: string) =>
   `${placeOf('passkey', w)}\n${credentialId}`
 
 /**
- * The WebAuthn RP ID: LATCH_PASSKEY_RP_ID, else the API host's parent domain when it has one
- * (api.example.com → example.com, so every subdomain of the site shares its passkeys), else the
- * host itself (example.com, localhost). Without a public suffix list, a host whose parent is a
- * public suffix (x.github.io) needs LATCH_PASSKEY_RP_ID.
+ * The WebAuthn RP ID of the wallet frame's ceremonies (the frame runs on the API origin): the
+ * server's (config.passkeyRpId: LATCH_PASSKEY_RP_ID, else derived by passkeys/rp-id.ts), else
+ * the same derivation from this request's host (a server without LATCH_PUBLIC_URL).
  */
 export function passkeyRpId(
   config: Pick<Config, 'passkeyRpId' | 'publicUrl'>,
@@ -40,9 +41,7 @@ export function passkeyRpId(
 ): string {
   if (config.passkeyRpId) return config.passkeyRpId
   const host = new URL(config.publicUrl ?? requestUrl).hostname
-  if (/^[0-9.]+$/.test(host) || host.startsWith('[')) return host
-  const labels = host.split('.')
-  return labels.length > 2 ? labels.slice(1).join('.') : host
+  return defaultRpId(host) ?? host
 }
 
 export function passkeyOptions(

@@ -564,6 +564,19 @@ export const ERRORS = {
     message: 'Must initialize SIWE flow first.',
     retryable: false,
   },
+  // Passkeys (server/src/passkeys): every refusal of a ceremony.
+  passkey_not_initialized: {
+    type: 'flow_error',
+    status: 400,
+    message: 'Passkey request expired',
+    retryable: false,
+  },
+  passkey_verification_failed: {
+    type: 'flow_error',
+    status: 401,
+    message: 'Could not verify passkey',
+    retryable: true,
+  },
   oauth_not_initialized: {
     type: 'flow_error',
     message: 'Must initialize OAuth flow before calling loginWithOAuth',
