@@ -1,6 +1,7 @@
 import { type CodeChannel, validateEmail } from '@latch/shared'
 import { useEffect, useId, useState } from 'react'
 import { useModal } from '../hooks.ts'
+import { shownError, t } from '../i18n.ts'
 import { submitDestination } from '../passwordless.ts'
 import { loadPhoneCheck, phoneCheck } from '../phone.ts'
 
@@ -34,7 +35,7 @@ export function DestinationForm({ channel, helper }: { channel: CodeChannel; hel
       }}
     >
       <label htmlFor={id} className="latch-visually-hidden">
-        {email ? 'Email address' : 'Phone number'}
+        {t(email ? 'emailLabel' : 'phoneLabel')}
       </label>
       <div className="latch-input-row">
         {email ? null : (
@@ -63,7 +64,7 @@ export function DestinationForm({ channel, helper }: { channel: CodeChannel; hel
           aria-busy={submitting || undefined}
           data-testid={`${name}-submit`}
         >
-          Submit
+          {t('submit')}
         </button>
       </div>
       <p id={`${id}-helper`} className="latch-helper" data-testid={`${name}-helper`}>
@@ -71,7 +72,7 @@ export function DestinationForm({ channel, helper }: { channel: CodeChannel; hel
       </p>
       {error ? (
         <p className="latch-error" role="alert" data-testid="submit-error">
-          {error}
+          {shownError(error)}
         </p>
       ) : null}
     </form>

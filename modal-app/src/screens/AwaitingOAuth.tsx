@@ -1,6 +1,7 @@
 import { ERRORS, OAUTH_PROVIDER_NAMES } from '@latch/shared'
 import type { ReactNode } from 'react'
 import { useModal } from '../hooks.ts'
+import { shownError, t, tf } from '../i18n.ts'
 import { retryOAuth } from '../oauth.ts'
 
 /**
@@ -40,13 +41,13 @@ export function AwaitingOAuth() {
   switch (oauth.status) {
     case 'redirecting':
     case 'verifying':
-      return screen(`Verifying connection to ${name}`, 'Just a few moments more')
+      return screen(tf('oauthVerifying', { provider: name }), t('oauthWait'))
     case 'success':
-      return screen(`Successfully connected with ${name}`, 'You’re good to go!')
+      return screen(tf('oauthDone', { provider: name }), t('oauthGood'))
     case 'error':
       return screen(
-        ERRORS.oauth_failed.message,
-        oauth.error,
+        shownError(ERRORS.oauth_failed.message),
+        oauth.error && shownError(oauth.error),
         oauth.retryable ? (
           <button
             type="button"
@@ -55,7 +56,7 @@ export function AwaitingOAuth() {
             data-autofocus
             onClick={retryOAuth}
           >
-            Retry
+            {t('retry')}
           </button>
         ) : null,
       )
