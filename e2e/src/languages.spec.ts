@@ -8,7 +8,7 @@ import type { LoginResult, WalletAccount } from '@latch/shared'
 import { LOCALES } from '@latch/shared/i18n'
 import { TABLES } from '@latch/shared/i18n/all'
 import { expect, test } from 'vitest'
-import { modalFrame } from './axe.ts'
+import { axeViolations, formatViolations, modalFrame } from './axe.ts'
 import {
   enterCode,
   expectOk,
@@ -116,4 +116,22 @@ test('behavior: a browser speaking Japanese signs in by an e-mail code mailed in
   await create.getByRole('button', { name: ja.m.setButton }).click()
   await screen(hp.modal, SCREENS.created).getByText(ja.m.ready).waitFor()
   expectInAppWallet(expectOk(await settle(pending, 'createWallet()')), 'user-passcode')
+
+  // The wallet frame's key export page speaks Japanese too, and passes axe in it.
+  const exported = latchCall<void>(hp.page, 'exportWallet' as never)
+  await visit(hp, 'EMBEDDED_WALLET_KEY_EXPORT_SCREEN')
+  const handle = await hp.modal.getByTestId('latch-export-frame').elementHandle()
+  const page = await handle?.contentFrame()
+  if (!page) throw new Error('the export frame is not in the modal')
+  await page.getByRole('button', { name: ja.m.xReveal }).click({ timeout: 15_000 })
+  await page.getByTestId('export-key').waitFor({ state: 'visible' })
+  expect(await page.locator('#status').textContent()).toBe(ja.m.xShown)
+  expect(await page.locator('#warning').textContent()).toBe(ja.m.xWarning)
+  expect(await page.evaluate(() => document.documentElement.lang)).toBe('ja')
+  const violations = await axeViolations(page)
+  expect(violations, formatViolations('the export page in Japanese', violations)).toEqual([])
+  const done = hp.modal.getByTestId('export-done')
+  await expect.poll(() => done.isEnabled(), { timeout: 5000 }).toBe(true)
+  await done.click()
+  expect((await settle(exported, 'exportWallet()')).ok).toBe(true)
 })

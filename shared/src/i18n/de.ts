@@ -75,6 +75,16 @@ export default {
       'Dieses Gerät kennen wir noch nicht. Gib zum Fortfahren bitte deinen Zugangscode ein.',
     recoverButton: 'Konto wiederherstellen',
     tryAgainIn: '{error} Versuche es in {wait} erneut.',
+    xLabel: 'Privater Schlüssel',
+    xLoading: 'Dein Schlüssel wird geladen…',
+    xReveal: 'Privaten Schlüssel anzeigen',
+    xHidden:
+      'Dein privater Schlüssel ist verborgen. Zeige ihn nur an, wo niemand deinen Bildschirm sehen kann.',
+    xShown: 'Dein privater Schlüssel steht unten. Halte ihn geheim.',
+    xFailed: 'Dein Schlüssel konnte nicht geladen werden, bitte versuche es erneut.',
+    xCopyFailed: 'Kopieren nicht möglich: Markiere den Schlüssel und kopiere ihn von Hand',
+    xWarning:
+      'Gib deinen privaten Schlüssel niemals weiter. Wer ihn hat, kontrolliert deine Wallet.',
   },
   e: {
     code_not_numeric: 'Der Code darf nur Ziffern enthalten',

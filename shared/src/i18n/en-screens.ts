@@ -54,4 +54,13 @@ export const enScreens = {
   recoverBody: "We haven't seen this device yet. To continue, please enter your passcode.",
   recoverButton: 'Recover your account',
   tryAgainIn: '{error} Try again in {wait}.',
+  // The wallet frame's key export page.
+  xLabel: 'Private key',
+  xLoading: 'Loading your key…',
+  xReveal: 'Reveal private key',
+  xHidden: 'Your private key is hidden. Reveal it only where nobody can see your screen.',
+  xShown: 'Your private key is below. Keep it secret.',
+  xFailed: 'Your key could not be loaded, please try again.',
+  xCopyFailed: 'Could not copy: select the key and copy it by hand',
+  xWarning: 'Never share your private key. Anyone who has it controls your wallet.',
 }

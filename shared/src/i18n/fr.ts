@@ -77,6 +77,16 @@ export default {
       'Nous ne connaissons pas encore cet appareil. Pour continuer, saisissez votre code secret.',
     recoverButton: 'Récupérer votre compte',
     tryAgainIn: '{error} Réessayez dans {wait}.',
+    xLabel: 'Clé privée',
+    xLoading: 'Chargement de votre clé…',
+    xReveal: 'Afficher la clé privée',
+    xHidden:
+      'Votre clé privée est masquée. Ne l’affichez que là où personne ne peut voir votre écran.',
+    xShown: 'Votre clé privée est ci-dessous. Gardez-la secrète.',
+    xFailed: 'Votre clé n’a pas pu être chargée, veuillez réessayer.',
+    xCopyFailed: 'Copie impossible : sélectionnez la clé et copiez-la à la main',
+    xWarning:
+      'Ne partagez jamais votre clé privée. Quiconque la détient contrôle votre portefeuille.',
   },
   e: {
     code_not_numeric: 'Le code doit être numérique',
