@@ -58,6 +58,16 @@ const SPEC_TEXTS: [spec: string, table: string[]][] = [
     ["We haven't seen this device yet. To continue, please enter your passcode."],
   ],
   ['Recover your account', ['Recover your account']],
+  ['Sign message', ['Sign message']],
+  ['Sign and continue', ['Sign and continue']],
+  ['Success', ['Success']],
+  ['Review transaction', ['Review transaction']],
+  ['Send ETH', ['Send ETH']],
+  ['Submit transaction', ['Submit transaction']],
+  ['Submitting (may take a few minutes)...', ['Submitting (may take a few minutes)...']],
+  ['Transaction complete!', ['Transaction complete!']],
+  ["You're all set.", ["You're all set."]],
+  ['All Done', ['All Done']],
 ]
 
 const here = dirname(fileURLToPath(import.meta.url))
