@@ -27,7 +27,12 @@ export function setTable(m: Record<string, string>, l: Locale): void {
 /** The screens' English, loaded with their chunks (screens/lazy.tsx): fills the keys missing. */
 export function addEnglish(texts: Record<string, string>): void {
   table = { ...texts, ...table }
+  screensEnglish = true
 }
+
+let screensEnglish = false
+/** Whether the screens' English is in (a lazy screen then loads only its own chunk). */
+export const hasScreensEnglish = (): boolean => screensEnglish
 
 /**
  * What the modal shows for an error message it holds: the locale's text of the catalogue entry

@@ -3,6 +3,7 @@ import { retryWallet } from '../connectors/connect.ts'
 import { WalletConnectPairing } from '../connectors/WalletConnectPairing.tsx'
 import { WALLETCONNECT_ID } from '../connectors/walletconnect.ts'
 import { useModal } from '../hooks.ts'
+import { shownError, t, tf } from '../i18n.ts'
 import type { ExternalWalletState } from '../store.ts'
 
 /** What each step of the connection says (waiting, connected, sign, result). */
@@ -10,18 +11,21 @@ function texts(state: ExternalWalletState): { title: string; description: string
   const name = state.connector.name
   switch (state.step) {
     case 'waiting':
-      return { title: `Waiting for ${name}`, description: 'Approve the connection in your wallet.' }
+      return { title: tf('cWaiting', { wallet: name }), description: t('cApprove') }
     case 'connected':
-      return { title: `Connected to ${name}`, description: 'Preparing the message to sign…' }
+      return { title: tf('cConnected', { wallet: name }), description: t('cPreparing') }
     case 'signing':
       return {
-        title: 'Sign to verify',
-        description: `Sign the message in ${name} to prove this wallet is yours. It costs no fees.`,
+        title: t('cSignTitle'),
+        description: tf('cSignBody', { wallet: name }),
       }
     case 'success':
-      return { title: 'Success!', description: 'You’re good to go!' }
+      return { title: t('success'), description: t('oauthGood') }
     case 'failed':
-      return { title: state.error?.message ?? '', description: state.error?.details ?? null }
+      return {
+        title: shownError(state.error?.message ?? ''),
+        description: state.error?.details ?? null,
+      }
   }
 }
 
@@ -91,7 +95,7 @@ export function ConnectionProgress(props: {
           data-autofocus
           onClick={onRetry}
         >
-          Retry
+          {t('retry')}
         </button>
       ) : null}
     </div>

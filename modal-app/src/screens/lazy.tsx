@@ -5,7 +5,7 @@
  * A screen shown before its chunk arrived suspends under App's Suspense (the loading view).
  */
 import type { FunctionComponent } from 'react'
-import { addEnglish } from '../i18n.ts'
+import { addEnglish, hasScreensEnglish } from '../i18n.ts'
 import { ErrorView } from './ErrorView.tsx'
 
 export type LazyScreen = FunctionComponent & {
@@ -33,9 +33,12 @@ export function lazyScreen(load: () => Promise<FunctionComponent>): LazyScreen {
       loaded = null
     }
     // With the screens' English (the landing carries only its own), in the same round trip.
-    loading ??= Promise.all([load(), import('@latch/shared/i18n/screens')]).then(
+    loading ??= Promise.all([
+      load(),
+      hasScreensEnglish() ? null : import('@latch/shared/i18n/screens'),
+    ]).then(
       ([screen, english]) => {
-        addEnglish(english.enScreens)
+        if (english) addEnglish(english.enScreens)
         loaded = screen
         return screen
       },

@@ -68,6 +68,8 @@ const SPEC_TEXTS: [spec: string, table: string[]][] = [
   ['Transaction complete!', ['Transaction complete!']],
   ["You're all set.", ["You're all set."]],
   ['All Done', ['All Done']],
+  ['Connect your wallet', ['Connect your wallet']],
+  ['Reconnect your wallet', ['Reconnect your wallet']],
 ]
 
 const here = dirname(fileURLToPath(import.meta.url))
