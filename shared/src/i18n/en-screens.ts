@@ -54,6 +54,20 @@ export const enScreens = {
   recoverBody: "We haven't seen this device yet. To continue, please enter your passcode.",
   recoverButton: 'Recover your account',
   tryAgainIn: '{error} Try again in {wait}.',
+  // The 'Open in your browser' step, the session fork, the wallet list.
+  oTitle: 'Open in your browser',
+  oText: 'To sign in with {providers}, open this page in your browser.',
+  oLabel: 'Link to this page',
+  oCopy: 'Copy link',
+  oCopied: 'Link copied',
+  oCopyFailed: 'Could not copy: select the link and copy it',
+  oOpen: 'Open in browser',
+  fTitle: 'Continue in a wallet app',
+  fBody:
+    "Open this page in your wallet's browser, still signed in. The link works once, within 2 minutes.",
+  fWallet: 'The app you choose opens signed in with your wallet.',
+  fPreparing: 'Preparing your link…',
+  wNone: 'No wallet found in this browser.',
   // External wallets: the connection, connect-only, linking.
   cWaiting: 'Waiting for {wallet}',
   cApprove: 'Approve the connection in your wallet.',
