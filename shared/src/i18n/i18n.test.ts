@@ -70,6 +70,13 @@ const SPEC_TEXTS: [spec: string, table: string[]][] = [
   ['All Done', ['All Done']],
   ['Connect your wallet', ['Connect your wallet']],
   ['Reconnect your wallet', ['Reconnect your wallet']],
+  ['Get started with a new wallet', ['Get started with a new wallet']],
+  ['Create a new wallet', ['Create a new wallet']],
+  ['Done! I have my wallet', ['Done! I have my wallet']],
+  ['Still not sure? Learn more', ['Still not sure? Learn more']],
+  ['Redirecting to Phantom Mobile Wallet', ['Redirecting to Phantom Mobile Wallet']],
+  ['Still here?', ['Still here?']],
+  ['Go to App Store', ['Go to App Store']],
 ]
 
 const here = dirname(fileURLToPath(import.meta.url))
