@@ -50,6 +50,10 @@ export default {
     oauthDone: 'Erfolgreich mit {provider} verbunden',
     oauthGood: 'Alles bereit!',
     retry: 'Wiederholen',
+    oaLinked: 'Dieses Konto ist bereits mit einem anderen Nutzer verknüpft.',
+    oaInvalid: 'Etwas ist schiefgelaufen. Versuche es erneut.',
+    oaDenied:
+      'Versuche es erneut und sieh in {providerName} nach, um die Verbindung deines Kontos abzuschließen.',
     creating: 'Deine Wallet wird erstellt',
     setTitle: 'Lege deinen Zugangscode fest',
     generate: 'Zugangscode erzeugen',

@@ -27,6 +27,10 @@ export const enScreens = {
   oauthDone: 'Successfully connected with {provider}',
   oauthGood: 'You’re good to go!',
   retry: 'Retry',
+  // The OAuth error table's texts (shared/src/errors/oauth-display.ts), in English the same.
+  oaLinked: 'This account has already been linked to another user.',
+  oaInvalid: 'Something went wrong. Try again.',
+  oaDenied: 'Retry and check {providerName} to finish connecting your account.',
   creating: 'Creating your wallet',
   setTitle: 'Set your passcode',
   generate: 'Generate passcode',

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
-import { ERRORS } from '../errors/index.ts'
+import { ERRORS, OAUTH_ERROR_DISPLAY } from '../errors/index.ts'
 import { EN, TABLES } from './all.ts'
 import { LOCALES, pickLocale } from './locales.ts'
 
@@ -94,6 +94,14 @@ describe('the English table', () => {
 
   test.skipIf(spec === null)('spec: each of those texts is written so in SPEC', () => {
     for (const [text] of SPEC_TEXTS) expect(spec).toContain(`'${text}'`)
+  })
+
+  test("behavior: the OAuth error texts are the OAuth error table's", () => {
+    expect([EN.m.oaLinked, EN.m.oaInvalid, EN.m.oaDenied]).toEqual([
+      OAUTH_ERROR_DISPLAY.linked_to_another_user.message,
+      OAUTH_ERROR_DISPLAY.oauth_invalid_code.message,
+      OAUTH_ERROR_DISPLAY.oauth_user_denied.message,
+    ])
   })
 
   test('behavior: the error texts the modal shows are the catalogue messages, the host contract', () => {

@@ -52,6 +52,10 @@ export default {
     oauthDone: '{provider} ile bağlantı kuruldu',
     oauthGood: 'Her şey hazır!',
     retry: 'Yeniden dene',
+    oaLinked: 'Bu hesap zaten başka bir kullanıcıya bağlı.',
+    oaInvalid: 'Bir şeyler ters gitti. Tekrar deneyin.',
+    oaDenied:
+      'Hesabınızı bağlamayı tamamlamak için tekrar deneyin ve {providerName} hesabınızı kontrol edin.',
     creating: 'Cüzdanınız oluşturuluyor',
     setTitle: 'Parolanızı belirleyin',
     generate: 'Parola oluştur',
