@@ -135,6 +135,25 @@ export const enScreens = {
   exReveal:
     'Reveal your private key below, inside a frame only Latch’s wallet can read. Make sure nobody can see your screen.',
   exDone: 'Done',
+  // What the review screens decode: ERC-20 calls, typed data's domain, permits.
+  rFrom: 'From {app}',
+  rUnlimited: 'Unlimited',
+  rBaseUnits: '{amount} (token base units)',
+  rUnlimitedWarn:
+    'Unlimited approval: {spender} could spend all of this token in your wallet, now and later, without asking again.',
+  rOnToken: 'on token {token}',
+  rSpender: 'Spender',
+  rRecipient: 'Recipient',
+  rAllowance: 'Allowance',
+  rTokenAmount: 'Token amount',
+  rCallData: 'Call data ({n} bytes)',
+  rDomain: 'App domain',
+  rVersion: '(version {version})',
+  rChain: 'Chain',
+  rAnyChain: 'Any chain',
+  rContract: 'Verifying contract',
+  rPermit: 'Permit',
+  rPermitBody: 'lets a spender use this token of yours',
   // The wallet frame's key export page.
   xLabel: 'Private key',
   xLoading: 'Loading your key…',

@@ -24,5 +24,8 @@ export const en = {
   privacy: 'Privacy Policy',
   and: '&',
   close: 'Close',
+  dialog: 'Log in to {app}',
+  dialogPlain: 'Log in',
+  back: 'Back',
   later: 'We’re on it. Please try again later.',
 }
