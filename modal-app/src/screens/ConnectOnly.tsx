@@ -9,7 +9,7 @@ import { WalletSection } from '../connectors/WalletSection.tsx'
 import { useApp, useModal } from '../hooks.ts'
 import { shownError, t, tf } from '../i18n.ts'
 import type { ExternalWalletState } from '../store.ts'
-import { ConnectionProgress } from './AwaitingConnection.tsx'
+import { ConnectionProgress, shownDetails } from './AwaitingConnection.tsx'
 
 export function ConnectOnlyLanding() {
   const { name } = useApp()
@@ -48,7 +48,7 @@ function texts(state: ExternalWalletState): { title: string; description: string
     case 'failed':
       return {
         title: shownError(state.error?.message ?? ''),
-        description: state.error?.details ?? null,
+        description: shownDetails(state.error?.details),
       }
     default:
       return { title: tf('cWaiting', { wallet: name }), description: t('cApprove') }

@@ -132,6 +132,11 @@ export default {
     lwReconnect: 'Verbinde deine Wallet erneut',
     lwBody: 'Füge deinem {app}-Konto eine Wallet hinzu',
     lwLast: 'Zuletzt verbunden:',
+    dAddress: 'Versuche eine andere Adresse!',
+    dRetryConnect: 'Bitte versuche erneut, dich zu verbinden.',
+    dPending:
+      'Du siehst das Fenster deiner Wallet nicht? Sieh in deinen anderen Browserfenstern nach.',
+    dRetrySign: 'Bitte versuche erneut zu signieren.',
     signTitle: 'Nachricht signieren',
     signHex: 'Diese Bytes sind kein Text: Sie werden hexadezimal angezeigt.',
     signBytes: 'Als Bytes gesendet ({n}), als Text angezeigt.',

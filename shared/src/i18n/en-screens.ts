@@ -109,6 +109,11 @@ export const enScreens = {
   lwReconnect: 'Reconnect your wallet',
   lwBody: 'Add a wallet to your {app} account',
   lwLast: 'Last connected:',
+  // The second lines (`details`) of catalogue errors a failed connection shows.
+  dAddress: 'Try another address!',
+  dRetryConnect: 'Please try connecting again.',
+  dPending: 'Don’t see your wallet modal? Check your other browser windows.',
+  dRetrySign: 'Please try signing again.',
   // Sign, send and key export.
   signTitle: 'Sign message',
   signHex: 'These bytes are not text: they are shown in hex.',

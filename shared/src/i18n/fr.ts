@@ -134,6 +134,11 @@ export default {
     lwReconnect: 'Reconnectez votre portefeuille',
     lwBody: 'Ajoutez un portefeuille à votre compte {app}',
     lwLast: 'Dernière connexion :',
+    dAddress: 'Essayez une autre adresse !',
+    dRetryConnect: 'Veuillez réessayer de vous connecter.',
+    dPending:
+      'Vous ne voyez pas la fenêtre de votre portefeuille ? Vérifiez vos autres fenêtres de navigateur.',
+    dRetrySign: 'Veuillez réessayer de signer.',
     signTitle: 'Signer le message',
     signHex: 'Ces octets ne sont pas du texte : ils sont affichés en hexadécimal.',
     signBytes: 'Envoyé en octets ({n}), affiché en texte.',

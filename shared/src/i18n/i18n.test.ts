@@ -104,6 +104,18 @@ describe('the English table', () => {
     ])
   })
 
+  test("behavior: the second lines of errors are the catalogue's details", () => {
+    expect([EN.m.dAddress, EN.m.dRetryConnect, EN.m.dPending, EN.m.dRetrySign, EN.m.later]).toEqual(
+      [
+        ERRORS.wallet_linked_to_another_user.details,
+        ERRORS.wallet_request_timeout.details,
+        ERRORS.rpc_request_pending.details,
+        ERRORS.signature_rejected.details,
+        ERRORS.something_went_wrong.details,
+      ],
+    )
+  })
+
   test('behavior: the error texts the modal shows are the catalogue messages, the host contract', () => {
     for (const [code, message] of Object.entries(EN.e)) {
       expect(message).toBe(ERRORS[code as keyof typeof ERRORS].message)
