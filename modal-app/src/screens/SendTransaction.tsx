@@ -10,7 +10,7 @@ import { explorerAddressUrl, getChain, type Hex, truncateAddress } from '@latch/
 import { type ReactNode, useEffect, useRef } from 'react'
 import { finishFlow } from '../flow.ts'
 import { useModal } from '../hooks.ts'
-import { t } from '../i18n.ts'
+import { shownError, t } from '../i18n.ts'
 import {
   coinText,
   estimatedFee,
@@ -191,7 +191,7 @@ export function SendTransaction() {
       <p aria-live="polite" className="latch-tx-status">
         {error ? (
           <span className="latch-error" role="alert" data-testid="transaction-error">
-            {error}
+            {shownError(error)}
           </span>
         ) : submitting ? (
           <span data-testid="transaction-submitting">{t('txSubmitting')}</span>

@@ -6,7 +6,7 @@
  */
 import { useRef } from 'react'
 import { useModal } from '../hooks.ts'
-import { t, tf } from '../i18n.ts'
+import { shownError, t, tf } from '../i18n.ts'
 import type { SignPayload } from '../wallet/requests.ts'
 import { useArmed } from '../wallet/review.ts'
 import { confirmSign } from '../wallet/sign.ts'
@@ -104,7 +104,7 @@ export function SignRequest() {
       <p aria-live="polite" className="latch-tx-status">
         {status === 'error' ? (
           <span className="latch-error" role="alert" data-testid="sign-error">
-            {request.error}
+            {request.error && shownError(request.error)}
           </span>
         ) : done ? (
           <span className="latch-success" data-testid="sign-success">

@@ -218,6 +218,19 @@ export default {
     wallet_record_invalid:
       'Diese Wallet kann nicht verwendet werden. Wende dich an den Support der App.',
     unable_to_create_wallet: 'Die Wallet konnte nicht erstellt werden',
+    wallet_login_failed: 'Anmeldung mit der Wallet fehlgeschlagen',
+    wallet_request_rejected: 'Du hast die Anfrage abgelehnt',
+    signature_rejected: 'Signatur abgelehnt',
+    unable_to_build_connector: 'Verbindung mit der Wallet nicht möglich.',
+    wallet_retries_exhausted: 'Wallet konnte nicht verbunden werden',
+    wallet_request_timeout: 'Zeitüberschreitung der Wallet-Anfrage',
+    wallet_linked_to_another_user: 'Für diese Adresse gibt es bereits einen Nutzer',
+    insufficient_funds: 'Unzureichendes Guthaben für diese Transaktion',
+    transaction_prepare_failed: 'Beim Vorbereiten der Transaktion ist ein Fehler aufgetreten',
+    fork_token_used: 'Dieser Sitzungslink wurde bereits verwendet',
+    fork_token_expired: 'Dieser Sitzungslink ist abgelaufen',
+    fork_wallet_not_confirmed:
+      'Dieser Link hat deine Wallet nicht übergeben. Melde dich hier erneut an, um sie zu nutzen.',
   },
   mail: {
     subject: '{code} ist dein Anmeldecode für {app}',

@@ -214,6 +214,19 @@ export default {
     wallet_record_invalid:
       'Esta billetera no se puede usar. Ponte en contacto con el soporte de la aplicación.',
     unable_to_create_wallet: 'No se pudo crear la billetera',
+    wallet_login_failed: 'No se pudo iniciar sesión con la billetera',
+    wallet_request_rejected: 'Rechazaste la solicitud',
+    signature_rejected: 'Firma rechazada',
+    unable_to_build_connector: 'No se pudo conectar con la billetera.',
+    wallet_retries_exhausted: 'No se pudo conectar la billetera',
+    wallet_request_timeout: 'Se agotó el tiempo de la solicitud a la billetera',
+    wallet_linked_to_another_user: 'Ya existe un usuario con esta dirección',
+    insufficient_funds: 'Fondos insuficientes para esta transacción',
+    transaction_prepare_failed: 'Hubo un error al preparar la transacción',
+    fork_token_used: 'Este enlace de sesión ya se usó',
+    fork_token_expired: 'Este enlace de sesión caducó',
+    fork_wallet_not_confirmed:
+      'Este enlace no transfirió tu billetera. Vuelve a iniciar sesión aquí para usarla.',
   },
   mail: {
     subject: '{code} es tu código de acceso a {app}',

@@ -220,6 +220,19 @@ export default {
     wallet_record_invalid:
       'Ce portefeuille ne peut pas être utilisé. Contactez l’assistance de l’application.',
     unable_to_create_wallet: 'Impossible de créer le portefeuille',
+    wallet_login_failed: 'Connexion avec le portefeuille impossible',
+    wallet_request_rejected: 'Vous avez refusé la demande',
+    signature_rejected: 'Signature refusée',
+    unable_to_build_connector: 'Connexion au portefeuille impossible.',
+    wallet_retries_exhausted: 'Impossible de connecter le portefeuille',
+    wallet_request_timeout: 'La demande au portefeuille a expiré',
+    wallet_linked_to_another_user: 'Un utilisateur existe déjà pour cette adresse',
+    insufficient_funds: 'Fonds insuffisants pour cette transaction',
+    transaction_prepare_failed: 'Une erreur est survenue lors de la préparation de la transaction',
+    fork_token_used: 'Ce lien de session a déjà été utilisé',
+    fork_token_expired: 'Ce lien de session a expiré',
+    fork_wallet_not_confirmed:
+      'Ce lien n’a pas transmis votre portefeuille. Reconnectez-vous ici pour l’utiliser.',
   },
   mail: {
     subject: '{code} est votre code de connexion à {app}',

@@ -213,6 +213,19 @@ export default {
     wallet_record_invalid:
       'このウォレットは使用できません。アプリのサポートにお問い合わせください。',
     unable_to_create_wallet: 'ウォレットを作成できませんでした',
+    wallet_login_failed: 'ウォレットでログインできませんでした',
+    wallet_request_rejected: 'リクエストを拒否しました',
+    signature_rejected: '署名が拒否されました',
+    unable_to_build_connector: 'ウォレットに接続できません。',
+    wallet_retries_exhausted: 'ウォレットを接続できませんでした',
+    wallet_request_timeout: 'ウォレットへのリクエストがタイムアウトしました',
+    wallet_linked_to_another_user: 'このアドレスのユーザーはすでに存在します',
+    insufficient_funds: 'この取引には残高が足りません',
+    transaction_prepare_failed: '取引の準備中にエラーが発生しました',
+    fork_token_used: 'このセッションリンクはすでに使用されています',
+    fork_token_expired: 'このセッションリンクは有効期限が切れています',
+    fork_wallet_not_confirmed:
+      'このリンクではウォレットが引き継がれませんでした。使うには、ここでもう一度ログインしてください。',
   },
   mail: {
     subject: '{app} のログインコード: {code}',

@@ -37,6 +37,18 @@ export type ShownErrorCode = Extract<
   | 'wallet_sign_in_required'
   | 'wallet_record_invalid'
   | 'unable_to_create_wallet'
+  | 'wallet_login_failed'
+  | 'wallet_request_rejected'
+  | 'signature_rejected'
+  | 'unable_to_build_connector'
+  | 'wallet_retries_exhausted'
+  | 'wallet_request_timeout'
+  | 'wallet_linked_to_another_user'
+  | 'insufficient_funds'
+  | 'transaction_prepare_failed'
+  | 'fork_token_used'
+  | 'fork_token_expired'
+  | 'fork_wallet_not_confirmed'
 >
 
 /** One shipped translation: the messages and the error texts the modal shows. */
