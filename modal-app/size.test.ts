@@ -57,6 +57,9 @@ test.each<ModalRenderer>(['react', 'preact'])(
       expect(code.toString('utf8')).not.toContain('KEYRING PRO')
       // Nor zod (its schemas keep their `_zod` internals): the landing checks with shapes.
       expect(code.toString('utf8')).not.toContain('_zod')
+      // Nor any language but English (one chunk per locale), nor the screens' English.
+      expect(code.toString('utf8')).not.toContain('ログイン')
+      expect(code.toString('utf8')).not.toContain('Enter confirmation code')
     }
     const assets = await readdir(join(dir, 'assets'))
     const lazy = assets.filter((f) => f.endsWith('.js') && !entries.includes(`assets/${f}`))
@@ -81,6 +84,9 @@ test.each<ModalRenderer>(['react', 'preact'])(
       'EmbeddedWallet',
       'EmbeddedWalletRecovery',
       'SessionFork',
+      'i18n-load',
+      'en-screens',
+      ...['es', 'fr', 'de', 'pt-BR', 'ja', 'zh-CN', 'ko', 'tr', 'ar'],
     ]) {
       expect(lazy.some((f) => f.startsWith(`${chunk}-`))).toBe(true)
     }

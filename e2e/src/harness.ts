@@ -21,6 +21,7 @@ import { HOST_ELEMENT_IDS } from '@latch/shared'
 import {
   type Browser,
   type BrowserContext,
+  type BrowserContextOptions,
   type ConsoleMessage,
   chromium,
   type FrameLocator,
@@ -131,6 +132,8 @@ export interface OpenOptions {
   waitReady?: boolean
   /** Runs on a fresh context before its page opens, e.g. to add init scripts or bindings. */
   prepare?: (context: BrowserContext) => Promise<void>
+  /** Options of a fresh context, e.g. `{ locale: 'ja-JP' }` (the browser's languages). */
+  contextOptions?: BrowserContextOptions
 }
 
 export interface HostPage {
@@ -363,7 +366,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
 
     let contexts: BrowserContext[] = []
     const open = async (opts: OpenOptions = {}): Promise<HostPage> => {
-      const context = opts.context ?? (await browser.newContext())
+      const context = opts.context ?? (await browser.newContext(opts.contextOptions))
       if (!opts.context) {
         contexts.push(context)
         await opts.prepare?.(context)

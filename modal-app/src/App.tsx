@@ -10,6 +10,7 @@ import {
 import { exitFlow, navigate } from './flow.ts'
 import { announceTitle, focusFirst } from './focus.ts'
 import { useModal } from './hooks.ts'
+import { t, tf } from './i18n.ts'
 import { callHost } from './runtime.ts'
 import { ErrorView } from './screens/ErrorView.tsx'
 import { LoadingView } from './screens/LoadingView.tsx'
@@ -153,7 +154,7 @@ export function App() {
 
   const Screen = SCREENS[screen].component
   const back = status === 'ready' ? backTarget(screen) : null
-  const label = app?.name ? `Log in to ${app.name}` : 'Log in'
+  const label = app?.name ? tf('dialog', { app: app.name }) : t('dialogPlain')
   return (
     <div
       ref={rootRef}
@@ -170,7 +171,7 @@ export function App() {
           <button
             type="button"
             className="latch-icon-button"
-            aria-label="Back"
+            aria-label={t('back')}
             data-testid="back-button"
             onClick={() => navigate(back)}
           >
@@ -184,7 +185,7 @@ export function App() {
         <button
           type="button"
           className="latch-icon-button"
-          aria-label="Close"
+          aria-label={t('close')}
           data-testid="close-button"
           disabled={state.closeBlocked}
           onClick={() => exitFlow(true)}

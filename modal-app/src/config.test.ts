@@ -1,7 +1,7 @@
 // @vitest-environment node
 import { DEFAULT_ACCENT_COLOR, EMAIL_AND_SMS_WARNING, isLatchError } from '@latch/shared'
 import { describe, expect, test } from 'vitest'
-import { ALLOWLIST_DEFAULTS, mergeConfig } from './config.ts'
+import { mergeConfig } from './config.ts'
 import { checkHostConfig } from './config-check.ts'
 import { serverConfig } from './test/fixtures.ts'
 
@@ -51,7 +51,8 @@ describe('mergeConfig', () => {
     expect(app.allowlist).toEqual({
       title: 'Server title',
       detail: 'Host detail',
-      ctaText: ALLOWLIST_DEFAULTS.ctaText,
+      // The screen's default, in the visitor's language (AllowlistRejection).
+      ctaText: null,
       ctaLink: null,
     })
   })

@@ -19,16 +19,6 @@ import {
   type ThemeSetting,
 } from '@latch/shared'
 
-/**
- * The allowlist rejection texts (docs/behaviour.md, "ALLOWLIST_REJECTION_SCREEN"), used when the
- * app configures none.
- */
-export const ALLOWLIST_DEFAULTS = {
-  title: "You don't have access to this app",
-  detail: 'Have you been invited?',
-  ctaText: 'Try another account',
-} as const
-
 export interface LoginMethods {
   wallet: boolean
   email: boolean
@@ -48,7 +38,13 @@ export interface AppView {
   palette: Palette
   showWalletLoginFirst: boolean
   methods: LoginMethods
-  allowlist: { title: string; detail: string; ctaText: string; ctaLink: string | null }
+  /** The app's rejection texts; null where it has none (the screen's default, translated). */
+  allowlist: {
+    title: string | null
+    detail: string | null
+    ctaText: string | null
+    ctaLink: string | null
+  }
   legal: { termsUrl: string | null; privacyUrl: string | null }
   inDialog: boolean
 }
@@ -114,9 +110,9 @@ export function mergeConfig(server: ServerAppConfig, host: HostAppConfig): AppVi
     showWalletLoginFirst,
     methods: { wallet, email, sms, social, passkey },
     allowlist: {
-      title: allow?.errorTitle || hostAllow.errorTitle || ALLOWLIST_DEFAULTS.title,
-      detail: allow?.errorDetail || hostAllow.errorDetail || ALLOWLIST_DEFAULTS.detail,
-      ctaText: allow?.errorCtaText || hostAllow.errorCtaText || ALLOWLIST_DEFAULTS.ctaText,
+      title: allow?.errorTitle || hostAllow.errorTitle || null,
+      detail: allow?.errorDetail || hostAllow.errorDetail || null,
+      ctaText: allow?.errorCtaText || hostAllow.errorCtaText || null,
       ctaLink: allow?.errorCtaLink || hostAllow.errorCtaLink || null,
     },
     legal: { termsUrl, privacyUrl },

@@ -14,6 +14,7 @@ import { track } from './analytics.ts'
 import { checkHostConfig } from './config-check.ts'
 import { dispatchWalletEvent } from './connectors/events.ts'
 import { exitFlow, initialize, link, login, startFlow } from './flow.ts'
+import { applyLocale } from './i18n.ts'
 import { linkOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
 import { preloadScreens } from './screens/lazy.tsx'
@@ -49,7 +50,10 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
       if (forkInQuery === true) callHost('emit', 'warning', (await loadFork()).FORK_QUERY_WARNING)
       const { config: host, warnings } = await checkHostConfig(config)
       for (const warning of warnings) callHost('emit', 'warning', warning)
+      // The locale's chunk loads beside the app configuration; the landing waits for both.
+      const language = applyLocale(host)
       const server = await ctx.serverConfig()
+      await language
       initialize(server, host)
       const restored = await ctx.restoredUser()
       // Opened from a session fork's deep link: signs in with its token (fork.ts).

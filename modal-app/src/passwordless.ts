@@ -13,6 +13,7 @@ import {
   validateEmail,
 } from '@latch/shared'
 import { completeFlow, currentFlow, navigate } from './flow.ts'
+import { locale } from './i18n.ts'
 import { loadPhoneCheck } from './phone.ts'
 import { runtime } from './runtime.ts'
 import type { ScreenId } from './screens/ids.ts'
@@ -22,6 +23,12 @@ import { type PasswordlessState, store } from './store.ts'
 function destinationBody(channel: CodeChannel, destination: string): Record<string, string> {
   return channel === 'email' ? { email: destination } : { phoneNumber: destination }
 }
+
+/** Init's body: the destination, and the visitor's language for the code's e-mail or SMS. */
+const initBody = (channel: CodeChannel, destination: string): Record<string, string> => ({
+  ...destinationBody(channel, destination),
+  locale: locale(),
+})
 
 /** The back target of the code screen depends on the flow that led to it. */
 export function codeScreenBack(): ScreenId {
@@ -43,10 +50,7 @@ export async function submitDestination(channel: CodeChannel, input: string): Pr
   const flow = currentFlow()
   try {
     await flow.guard(
-      runtime().api.request(
-        `${CODE_ROUTE_PATHS[channel]}/init`,
-        destinationBody(channel, checked.value),
-      ),
+      runtime().api.request(`${CODE_ROUTE_PATHS[channel]}/init`, initBody(channel, checked.value)),
     )
     store.setState({
       submitting: false,
@@ -122,7 +126,7 @@ export async function resendCode(): Promise<void> {
   try {
     await runtime().api.request(
       `${CODE_ROUTE_PATHS[passwordless.channel]}/init`,
-      destinationBody(passwordless.channel, passwordless.destination),
+      initBody(passwordless.channel, passwordless.destination),
     )
     setCode({ status: 'idle', error: null })
   } catch (e) {

@@ -3,6 +3,8 @@
  * with neither configured, one clearly marked line in the server log.
  */
 import { LatchError } from '@latch/shared'
+import type { Locale } from '@latch/shared/i18n'
+import { TABLES } from '@latch/shared/i18n/all'
 import nodemailer from 'nodemailer'
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js'
 import type { Log } from './clock.ts'
@@ -10,22 +12,36 @@ import { CODE_TTL_MS } from './codes/lifetimes.ts'
 import type { Config } from './config.ts'
 
 export interface Delivery {
-  sendEmailCode(to: string, code: string, appName: string): Promise<void>
-  sendSmsCode(to: string, code: string, appName: string): Promise<void>
+  /** `locale`: the visitor's language (the modal's, checked by the init body); English without. */
+  sendEmailCode(to: string, code: string, appName: string, locale?: Locale): Promise<void>
+  sendSmsCode(to: string, code: string, appName: string, locale?: Locale): Promise<void>
   close(): void
 }
 
 const minutes = (channel: keyof typeof CODE_TTL_MS): number => CODE_TTL_MS[channel] / 60_000
 
-export function emailText(code: string, appName: string): { subject: string; text: string } {
-  return {
-    subject: `${code} is your ${appName} login code`,
-    text: `Your ${appName} login code is ${code}.\n\nIt expires in ${minutes('email')} minutes. If you did not ask for it, ignore this e-mail.\n`,
-  }
+/** The message table's text of the locale (English when none), placeholders filled. */
+function mailText(
+  locale: Locale,
+  which: 'subject' | 'text' | 'sms',
+  values: Record<string, string | number>,
+): string {
+  return TABLES[locale].mail[which].replace(/\{(\w+)\}/g, (all, name: string) =>
+    String(values[name] ?? all),
+  )
 }
 
-export function smsText(code: string, appName: string): string {
-  return `${code} is your ${appName} login code. It expires in ${minutes('sms')} minutes.`
+export function emailText(
+  code: string,
+  appName: string,
+  locale: Locale = 'en',
+): { subject: string; text: string } {
+  const values = { code, app: appName, minutes: minutes('email') }
+  return { subject: mailText(locale, 'subject', values), text: mailText(locale, 'text', values) }
+}
+
+export function smsText(code: string, appName: string, locale: Locale = 'en'): string {
+  return mailText(locale, 'sms', { code, app: appName, minutes: minutes('sms') })
 }
 
 const SEND_TIMEOUT_MS = 10_000
@@ -61,7 +77,7 @@ export function createDelivery(
   const twilio = config.twilio
 
   return {
-    async sendEmailCode(to, code, appName) {
+    async sendEmailCode(to, code, appName, locale) {
       if (!transport) {
         // loadConfig refuses production without SMTP_URL; this holds should anything else
         // build a delivery: a code in a production log is a sign-in for whoever reads it.
@@ -74,7 +90,7 @@ export function createDelivery(
         log(`[latch] e-mail code for ${to}: ${code}`)
         return
       }
-      const { subject, text } = emailText(code, appName)
+      const { subject, text } = emailText(code, appName, locale)
       try {
         await transport.sendMail({ from: config.mailFrom, to, subject, text })
       } catch (e) {
@@ -86,7 +102,7 @@ export function createDelivery(
         })
       }
     },
-    async sendSmsCode(to, code, appName) {
+    async sendSmsCode(to, code, appName, locale) {
       if (!twilio) {
         // Production never prints codes; SMS is simply not available there without Twilio.
         if (config.production) {
@@ -109,7 +125,11 @@ export function createDelivery(
             authorization: `Basic ${auth}`,
             'content-type': 'application/x-www-form-urlencoded',
           },
-          body: new URLSearchParams({ To: to, From: twilio.from, Body: smsText(code, appName) }),
+          body: new URLSearchParams({
+            To: to,
+            From: twilio.from,
+            Body: smsText(code, appName, locale),
+          }),
           signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
         })
         status = res.status

@@ -1,5 +1,6 @@
 /** The HTTP API: request bodies as zod schemas, answers as types. */
 import { z } from 'zod'
+import { LOCALES } from './i18n/locales.ts'
 import { analyticsEventSchema, oauthProviderSchema } from './payloads.ts'
 import type { RecoveryMethod, User, WalletAccount } from './types.ts'
 
@@ -22,10 +23,12 @@ const code = z.string().min(1).max(32)
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte address')
 
 export const refreshBody = z.object({ refresh_token: refreshToken })
-export const emailInitBody = z.object({ email })
+/** The visitor's language, one of the shipped locales: the code e-mail or SMS is in it. */
+const locale = z.enum(LOCALES).optional()
+export const emailInitBody = z.object({ email, locale })
 export const emailCodeBody = z.object({ email, code })
 export const emailUnlinkBody = z.object({ address: email })
-export const smsInitBody = z.object({ phoneNumber })
+export const smsInitBody = z.object({ phoneNumber, locale })
 export const smsCodeBody = z.object({ phoneNumber, code })
 export const smsUnlinkBody = z.object({ phoneNumber })
 export const siweInitBody = z.object({ address })

@@ -11,6 +11,7 @@
  */
 
 import { type AnalyticsEventName, LOGIN_METHODS, OAUTH_PROVIDERS } from './constants.ts'
+import type { HostTexts } from './i18n/messages.ts'
 import * as s from './shape.ts'
 import type {
   Color,
@@ -416,6 +417,10 @@ export const hostAppConfigSchema: s.Shape<HostAppConfig> = s.object({
       inParentNodeId: s.nullish(sShort(256)),
     }),
   ),
+  // A language tag (BCP 47); an unshipped one falls back to English with a warning.
+  locale: s.optional(s.string({ max: 35, pattern: /^[a-z]{2,3}(-[a-z\d]{1,8})*$/i })),
+  // Per locale, per message key: checked where it is used, in the modal's lazy i18n-load.ts.
+  texts: s.optional(s.unchecked<HostTexts>()),
 })
 
 export const oauthReturnParamsSchema: s.Shape<OAuthReturnParams> = s.object({

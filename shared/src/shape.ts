@@ -144,6 +144,11 @@ export function array<T>(item: Shape<T>, max: number): Shape<T[]> {
   })
 }
 
+/** Any value, checked further where it is used (the host's `texts`, in the modal's i18n-load). */
+export function unchecked<T>(): Shape<T> {
+  return shape((input) => input as T)
+}
+
 /** The key may be absent or undefined. */
 export function optional<T>(inner: Shape<T>): Shape<T | undefined> {
   return shape<T | undefined>(

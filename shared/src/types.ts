@@ -1,4 +1,5 @@
 import type { LoginMethod, OAuthProvider } from './constants.ts'
+import type { HostTexts } from './i18n/messages.ts'
 
 /** A 0x-prefixed hex string. */
 export type Hex = `0x${string}`
@@ -159,6 +160,13 @@ export interface HostAppConfig {
     inDialog?: boolean
     inParentNodeId?: string | null
   }
+  /**
+   * The visitor's language, a BCP 47 tag ('ja', 'pt-BR'); without it `navigator.languages`
+   * decides. One of the shipped locales or English.
+   */
+  locale?: string
+  /** Any text of the modal, per locale and message key: `{ en: { title: 'Welcome' } }`. */
+  texts?: HostTexts
 }
 
 /** App configuration as returned by GET /api/v1/apps/{appId}. */

@@ -61,3 +61,12 @@ test('refusal: a token in the URL, a bad address, width or colour each get their
     }
   }
 })
+
+test('param: the visitor locale, one Latch ships, else refused', () => {
+  expect(parseExportQuery(new URLSearchParams({ address, locale: 'ja' }))).toEqual({
+    ok: true,
+    value: { address, width: EXPORT_WIDTH.default, locale: 'ja' },
+  })
+  const refused = parseExportQuery(new URLSearchParams({ address, locale: 'xx' }))
+  expect(refused.ok ? null : refused.error.message).toMatch(/^locale must be one of en, es, /)
+})

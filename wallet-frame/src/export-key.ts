@@ -5,6 +5,7 @@
  * checked against the address).
  */
 import { type Hex, LatchError } from '@latch/shared'
+import { LOCALES, type Locale } from '@latch/shared/i18n'
 import { toHex } from './keys.ts'
 import type { ShareStore, walletCore } from './wallet.ts'
 
@@ -21,6 +22,8 @@ export interface ExportParams {
   accent?: string
   /** The Copy button's text colour on `accent` (the modal's --latch-accent-fg). */
   accentForeground?: string
+  /** The visitor's language, one Latch ships (the modal's); English without. */
+  locale?: Locale
 }
 
 /**
@@ -51,6 +54,13 @@ export function parseExportQuery(
     if (color === null) continue
     if (!COLOR.test(color)) return invalid(`${name} must be a colour as #rgb or #rrggbb`)
     value[name] = color
+  }
+  const locale = query.get('locale')
+  if (locale !== null) {
+    if (!(LOCALES as readonly string[]).includes(locale)) {
+      return invalid(`locale must be one of ${LOCALES.join(', ')}`)
+    }
+    value.locale = locale as Locale
   }
   return { ok: true, value }
 }

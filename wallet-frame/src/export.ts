@@ -18,6 +18,8 @@ import {
   LatchError,
   remoteMethods,
 } from '@latch/shared'
+import { isRtl, loadLocale, type MessageKey } from '@latch/shared/i18n'
+import { enScreens } from '@latch/shared/i18n/screens'
 import { connect, WindowMessenger } from 'penpal'
 import { type ExportParams, exportPrivateKey, parseExportQuery } from './export-key.ts'
 import { askDeviceShare } from './share-channel.ts'
@@ -35,13 +37,43 @@ const keyBox = element('key')
 const reveal = element('reveal') as HTMLButtonElement
 const copy = element('copy') as HTMLButtonElement
 
-/** What the status line says once the modal armed the page, before the visitor reveals. */
-const REVEAL_PROMPT = 'Your private key is hidden. Reveal it only where nobody can see your screen.'
-const REVEALED_STATUS = 'Your private key is below. Keep it secret.'
-const LOAD_FAILED = 'Your key could not be loaded, please try again.'
+/** The page's texts: the message table's, English until the visitor's locale is loaded. */
+let texts: Record<string, string> = enScreens
+const text = (key: MessageKey): string => texts[key] ?? key
 
-function showError(message: string): void {
-  status.textContent = message
+/**
+ * The visitor's language (the modal's, in the query): its table, `lang` and `dir`, and the
+ * texts export.html writes in English. The status line keeps what it says until it changes.
+ */
+async function applyLocale(params: ExportParams): Promise<void> {
+  if (!params.locale || params.locale === 'en') return
+  try {
+    texts = { ...enScreens, ...(await loadLocale(params.locale)).m }
+  } catch (e) {
+    console.error('Latch key export: the language could not be loaded; English stays', e)
+    return
+  }
+  document.documentElement.lang = params.locale
+  document.documentElement.dir = isRtl(params.locale) ? 'rtl' : 'ltr'
+  element('key-label').textContent = text('xLabel')
+  element('warning').textContent = text('xWarning')
+  reveal.textContent = text('xReveal')
+  copy.textContent = text('copy')
+  if (statusKey) status.textContent = text(statusKey)
+}
+
+/** The status line's text by its key, said again in the visitor's language once loaded. */
+let statusKey: MessageKey | null = 'xLoading'
+function say(key: MessageKey): void {
+  statusKey = key
+  status.classList.remove('error')
+  status.textContent = text(key)
+}
+
+/** An error on the status line: a table text by its key, or a message as it is. */
+function showError(message: MessageKey | { raw: string }): void {
+  statusKey = typeof message === 'string' ? message : null
+  status.textContent = typeof message === 'string' ? text(message) : message.raw
   status.classList.add('error')
 }
 
@@ -58,11 +90,12 @@ function applyTheme(params: ExportParams) {
 function start(origin: string): void {
   const parsed = parseExportQuery(new URLSearchParams(location.search))
   if (!parsed.ok) {
-    showError(parsed.error.message)
+    showError({ raw: parsed.error.message })
     return
   }
   const params = parsed.value
   applyTheme(params)
+  void applyLocale(params)
   const store = shareStore(appId, () => window.localStorage)
   const core = walletCore({ api: fetchApi(location.origin, appId), store })
   /** The token the modal handed over; the key is rebuilt with it only on the visitor's click. */
@@ -84,8 +117,7 @@ function start(origin: string): void {
     revealing = true
     reveal.disabled = true
     reveal.setAttribute('aria-busy', 'true')
-    status.classList.remove('error')
-    status.textContent = 'Loading your key…'
+    say('xLoading')
     try {
       keyBox.textContent = await exportPrivateKey(
         { core, store, askDeviceShare: (a) => askDeviceShare(a) },
@@ -93,7 +125,7 @@ function start(origin: string): void {
       )
     } catch (e) {
       console.error('Latch key export: the key could not be rebuilt', e)
-      showError(LOAD_FAILED)
+      showError('xFailed')
       reveal.disabled = false
       reveal.removeAttribute('aria-busy')
       revealing = false
@@ -103,7 +135,7 @@ function start(origin: string): void {
     revealing = false
     // The token is not needed any more: the key is on screen and Copy reads it from there.
     accessToken = null
-    status.textContent = REVEALED_STATUS
+    say('xShown')
     reveal.hidden = true
     keyBox.hidden = false
     copy.hidden = false
@@ -121,13 +153,13 @@ function start(origin: string): void {
     if (!key) return
     navigator.clipboard.writeText(key).then(
       () => {
-        copy.textContent = 'Copied'
+        copy.textContent = text('copied')
         clearTimeout(copiedTimer)
         copiedTimer = setTimeout(() => {
-          copy.textContent = 'Copy'
+          copy.textContent = text('copy')
         }, COPIED_LABEL_MS)
       },
-      () => showError('Could not copy: select the key and copy it by hand'),
+      () => showError('xCopyFailed'),
     )
   })
   // What the page can clear when it goes away: the key's text in the document, and the token.
@@ -153,8 +185,7 @@ function start(origin: string): void {
       // token; once the key is shown there is nothing more to arm.
       if (!shown) {
         accessToken = token
-        status.classList.remove('error')
-        status.textContent = REVEAL_PROMPT
+        say('xHidden')
         reveal.hidden = false
       }
       return { address: params.address }
@@ -176,9 +207,9 @@ function start(origin: string): void {
 }
 
 if (!modalOrigin || modalOrigin.startsWith('%') || !appId) {
-  showError('This page was served without its configuration')
+  showError({ raw: 'This page was served without its configuration' })
 } else if (window.parent === window) {
-  showError('This page only works inside the Latch modal')
+  showError({ raw: 'This page only works inside the Latch modal' })
 } else {
   start(modalOrigin)
 }

@@ -1,6 +1,7 @@
 import { CODE_ERROR_CLEAR_DELAY_MS, ERRORS, VERIFICATION_CODE_LENGTH } from '@latch/shared'
 import { useEffect, useRef, useState } from 'react'
 import { useModal } from '../hooks.ts'
+import { shownError, t, tf } from '../i18n.ts'
 import { clearCodeError, setCodeError, submitCode } from '../passwordless.ts'
 import { CharBoxes } from './CharBoxes.tsx'
 
@@ -43,7 +44,7 @@ export function CodeInput() {
   return (
     // One field to a screen reader: the group's name, then "Digit n of 6" per box.
     <fieldset className="latch-code" data-status={status} aria-busy={status === 'submitting'}>
-      <legend className="latch-visually-hidden">Confirmation code</legend>
+      <legend className="latch-visually-hidden">{t('codeLegend')}</legend>
       <CharBoxes
         chars={digits}
         onChars={update}
@@ -53,7 +54,7 @@ export function CodeInput() {
         }}
         locked={locked}
         invalid={status === 'error'}
-        boxLabel={(i) => `Digit ${i + 1} of ${VERIFICATION_CODE_LENGTH}`}
+        boxLabel={(i) => tf('digit', { n: i + 1, total: VERIFICATION_CODE_LENGTH })}
         inputMode="numeric"
         autoComplete="one-time-code"
         testId="code-input"
@@ -62,11 +63,11 @@ export function CodeInput() {
       <p className="latch-code-status" aria-live="polite" data-testid="code-status">
         {status === 'success' ? (
           <span className="latch-success" data-testid="code-success">
-            Success!
+            {t('success')}
           </span>
         ) : code?.error ? (
           <span className="latch-error" role="alert" data-testid="code-error">
-            {code.error}
+            {shownError(code.error)}
           </span>
         ) : null}
       </p>

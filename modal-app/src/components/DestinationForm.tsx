@@ -1,6 +1,7 @@
 import { type CodeChannel, validateEmail } from '@latch/shared'
 import { useEffect, useId, useState } from 'react'
 import { useModal } from '../hooks.ts'
+import { shownError, t } from '../i18n.ts'
 import { submitDestination } from '../passwordless.ts'
 import { loadPhoneCheck, phoneCheck } from '../phone.ts'
 
@@ -46,7 +47,7 @@ export function DestinationForm({
       }}
     >
       <label htmlFor={id} className="latch-visually-hidden">
-        {email ? 'Email address' : 'Phone number'}
+        {t(email ? 'emailLabel' : 'phoneLabel')}
       </label>
       <div className="latch-input-row">
         {email ? null : (
@@ -78,7 +79,7 @@ export function DestinationForm({
           aria-busy={submitting || undefined}
           data-testid={`${name}-submit`}
         >
-          Submit
+          {t('submit')}
         </button>
       </div>
       <p id={`${id}-helper`} className="latch-helper" data-testid={`${name}-helper`}>
@@ -86,7 +87,7 @@ export function DestinationForm({
       </p>
       {error ? (
         <p className="latch-error" role="alert" data-testid="submit-error">
-          {error}
+          {shownError(error)}
         </p>
       ) : null}
     </form>

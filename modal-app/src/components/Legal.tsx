@@ -1,4 +1,5 @@
 import { useApp } from '../hooks.ts'
+import { t } from '../i18n.ts'
 import { httpHref } from '../links.ts'
 
 /** The terms and privacy links of the app, when it has any. */
@@ -9,16 +10,16 @@ export function Legal() {
   if (!termsUrl && !privacyUrl) return null
   return (
     <p className="latch-legal" data-testid="legal">
-      By logging in I agree to the{' '}
+      {t('legal')}{' '}
       {termsUrl ? (
         <a href={termsUrl} target="_blank" rel="noopener noreferrer" data-testid="terms-link">
-          Terms
+          {t('terms')}
         </a>
       ) : null}
-      {termsUrl && privacyUrl ? ' & ' : null}
+      {termsUrl && privacyUrl ? ` ${t('and')} ` : null}
       {privacyUrl ? (
         <a href={privacyUrl} target="_blank" rel="noopener noreferrer" data-testid="privacy-link">
-          Privacy Policy
+          {t('privacy')}
         </a>
       ) : null}
     </p>

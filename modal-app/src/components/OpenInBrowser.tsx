@@ -2,20 +2,17 @@ import { COPIED_LABEL_MS, OAUTH_PROVIDER_NAMES, type OAuthProvider } from '@latc
 import { mobilePlatform } from '@latch/shared/in-app-browser'
 import { useEffect, useId, useRef, useState } from 'react'
 import { useApp, useModal } from '../hooks.ts'
+import { locale, t, tf } from '../i18n.ts'
 import { redirectTarget } from '../oauth.ts'
 import { isVerifiedHostPage, verifiedHostOrigin } from '../origin.ts'
 import { REFUSE_IN_APP } from '../platform.ts'
 import { runtime } from '../runtime.ts'
 
-// The step's texts (SPEC has none; docs/behaviour.md, "LANDING").
-export const OPEN_IN_BROWSER_TITLE = 'Open in your browser'
-export const openInBrowserText = (providers: OAuthProvider[]): string =>
-  `To sign in with ${providers.map((p) => OAUTH_PROVIDER_NAMES[p]).join(' or ')}, open this page in your browser.`
-export const PAGE_LINK_LABEL = 'Link to this page'
-export const COPY_LINK = 'Copy link'
-export const LINK_COPIED = 'Link copied'
-export const COPY_FAILED = 'Could not copy: select the link and copy it'
-export const OPEN_IN_BROWSER_LINK = 'Open in browser'
+/** 'Google or Apple', in the visitor's language. */
+const providerList = (providers: OAuthProvider[]): string =>
+  new Intl.ListFormat(locale(), { type: 'disjunction' }).format(
+    providers.map((p) => OAUTH_PROVIDER_NAMES[p]),
+  )
 
 /**
  * Android's link that opens `page` in the default browser, out of the app's web view. Its
@@ -63,26 +60,28 @@ export function OpenInBrowser() {
   }, [open])
   // 'Link copied' goes after a moment; the failure stays, with its advice, until the next try.
   useEffect(() => {
-    if (status !== LINK_COPIED) return
+    if (status !== t('oCopied')) return
     const timer = setTimeout(() => setStatus(''), COPIED_LABEL_MS)
     return () => clearTimeout(timer)
   }, [status])
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(page ?? '')
-      setStatus(LINK_COPIED)
+      setStatus(t('oCopied'))
     } catch {
       // A browser that refuses the frame the clipboard: the link is selected to copy by hand.
       input.current?.select()
-      setStatus(COPY_FAILED)
+      setStatus(t('oCopyFailed'))
     }
   }
   return (
     <section className="latch-open-browser" aria-labelledby={id} data-testid="open-in-browser">
       <h3 id={id} className="latch-small">
-        {OPEN_IN_BROWSER_TITLE}
+        {t('oTitle')}
       </h3>
-      <p className="latch-small latch-muted">{openInBrowserText(providers)}</p>
+      <p className="latch-small latch-muted">
+        {tf('oText', { providers: providerList(providers) })}
+      </p>
       {page ? (
         <>
           <div className="latch-input-row">
@@ -91,7 +90,7 @@ export function OpenInBrowser() {
               className="latch-input"
               readOnly
               value={page}
-              aria-label={PAGE_LINK_LABEL}
+              aria-label={t('oLabel')}
               data-testid="open-in-browser-link"
               onFocus={(e) => e.currentTarget.select()}
             />
@@ -101,7 +100,7 @@ export function OpenInBrowser() {
               data-testid="open-in-browser-copy"
               onClick={() => void copy()}
             >
-              {COPY_LINK}
+              {t('oCopy')}
             </button>
           </div>
           {android ? (
@@ -112,7 +111,7 @@ export function OpenInBrowser() {
               rel="noopener"
               data-testid="open-in-browser-intent"
             >
-              {OPEN_IN_BROWSER_LINK}
+              {t('oOpen')}
             </a>
           ) : null}
         </>

@@ -1,5 +1,6 @@
 import { ERRORS, isWeakPasscode, PASSCODE_LENGTH } from '@latch/shared'
 import { useState } from 'react'
+import { shownError, t, tf } from '../i18n.ts'
 import { CharBoxes } from './CharBoxes.tsx'
 
 export const emptyPasscode = (): string[] => Array.from({ length: PASSCODE_LENGTH }, () => '')
@@ -55,8 +56,6 @@ export function usePasscode({ refuseWeak = false }: { refuseWeak?: boolean } = {
   }
 }
 
-export const PASSCODE_HINT = 'Passcode can be letters and numbers'
-
 export interface PasscodeInputProps {
   chars: string[]
   onChars(next: string[]): void
@@ -91,17 +90,17 @@ export function PasscodeInput(props: PasscodeInputProps) {
         onCleared={props.onChars}
         locked={props.locked}
         invalid={props.error !== null}
-        boxLabel={(i) => `Character ${i + 1} of ${PASSCODE_LENGTH}`}
+        boxLabel={(i) => tf('char', { n: i + 1, total: PASSCODE_LENGTH })}
         inputMode="text"
         testId={testId}
       />
       <p className="latch-code-status" aria-live="polite" data-testid={`${testId}-status`}>
         {props.error ? (
           <span className="latch-error" role="alert" data-testid={`${testId}-error`}>
-            {props.error}
+            {shownError(props.error)}
           </span>
         ) : (
-          <span className="latch-helper">{PASSCODE_HINT}</span>
+          <span className="latch-helper">{t('hint')}</span>
         )}
       </p>
     </fieldset>

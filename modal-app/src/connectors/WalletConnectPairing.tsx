@@ -7,6 +7,7 @@ import { QR_DEFAULT_SIZE } from '@latch/shared'
 import { WALLET_APPS, walletConnectLink } from '@latch/shared/wallet-apps'
 import { useEffect, useState } from 'react'
 import { useStore } from 'zustand'
+import { t } from '../i18n.ts'
 import { qrCodeImage } from '../screens/InstallWallet.tsx'
 import { pairing } from './walletconnect.ts'
 import { isMobile } from './wallets.ts'
@@ -34,7 +35,7 @@ export function WalletConnectPairing() {
             src={qr.src}
             width={QR_DEFAULT_SIZE}
             height={QR_DEFAULT_SIZE}
-            alt="QR code to scan with your wallet app"
+            alt={t('wcQr')}
             data-testid="walletconnect-qr"
             data-uri={uri}
           />

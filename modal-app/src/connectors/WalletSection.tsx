@@ -6,6 +6,7 @@ import { type LatchError, toLatchError } from '@latch/shared'
 import { useEffect, useMemo, useState } from 'react'
 import { navigate } from '../flow.ts'
 import { useApp } from '../hooks.ts'
+import { shownError, t } from '../i18n.ts'
 import { chooseWallet } from './choose.ts'
 import { coinbaseConnector } from './coinbase.ts'
 import { injectedConnectors } from './injected.ts'
@@ -71,15 +72,15 @@ export function WalletSection() {
     <div className="latch-wallets" data-testid="wallet-list" data-status={listing.status}>
       {listing.status === 'loading' ? (
         <p className="latch-muted" role="status">
-          Looking for wallets…
+          {t('looking')}
         </p>
       ) : listing.status === 'error' ? (
         <p className="latch-error" role="alert" data-testid="wallet-list-error">
-          {listing.error.message}
+          {shownError(listing.error.message)}
         </p>
       ) : listing.connectors.length === 0 ? (
         <p className="latch-muted" data-testid="wallet-list-empty">
-          No wallet found in this browser.
+          {t('wNone')}
         </p>
       ) : (
         <ul className="latch-wallet-list">

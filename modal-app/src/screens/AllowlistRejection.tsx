@@ -1,18 +1,19 @@
 import { navigate } from '../flow.ts'
 import { useApp } from '../hooks.ts'
+import { t } from '../i18n.ts'
 import { httpHref } from '../links.ts'
 
-/** The allowlist rejected the visitor: the app's texts and link, or the defaults. */
+/** The allowlist rejected the visitor: the app's texts and link, or the defaults (translated). */
 export function AllowlistRejection() {
   const { allowlist } = useApp()
   const ctaLink = httpHref(allowlist.ctaLink)
   return (
     <div className="latch-screen latch-center" data-testid="screen-ALLOWLIST_REJECTION_SCREEN">
       <h1 className="latch-title" data-testid="allowlist-title">
-        {allowlist.title}
+        {allowlist.title ?? t('allowTitle')}
       </h1>
       <p className="latch-description" data-testid="allowlist-detail">
-        {allowlist.detail}
+        {allowlist.detail ?? t('allowDetail')}
       </p>
       {ctaLink ? (
         <a
@@ -23,7 +24,7 @@ export function AllowlistRejection() {
           data-testid="allowlist-cta"
           data-autofocus
         >
-          {allowlist.ctaText}
+          {allowlist.ctaText ?? t('allowCta')}
         </a>
       ) : (
         <button
@@ -33,7 +34,7 @@ export function AllowlistRejection() {
           data-autofocus
           onClick={() => navigate('LANDING')}
         >
-          {allowlist.ctaText}
+          {allowlist.ctaText ?? t('allowCta')}
         </button>
       )}
     </div>

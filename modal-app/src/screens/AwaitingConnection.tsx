@@ -1,27 +1,48 @@
-import { WALLET_CONNECT_RETRIES } from '@latch/shared'
+import { ERRORS, WALLET_CONNECT_RETRIES } from '@latch/shared'
+import type { MessageKey } from '@latch/shared/i18n'
 import { retryWallet } from '../connectors/connect.ts'
 import { WalletConnectPairing } from '../connectors/WalletConnectPairing.tsx'
 import { WALLETCONNECT_ID } from '../connectors/walletconnect.ts'
 import { useModal } from '../hooks.ts'
+import { shownError, t, tf } from '../i18n.ts'
 import type { ExternalWalletState } from '../store.ts'
+
+/** The catalogue's second lines a failed connection shows, by the table's keys. */
+const DETAILS: [string | undefined, MessageKey][] = [
+  [ERRORS.wallet_linked_to_another_user.details, 'dAddress'],
+  [ERRORS.wallet_request_timeout.details, 'dRetryConnect'],
+  [ERRORS.rpc_request_pending.details, 'dPending'],
+  [ERRORS.signature_rejected.details, 'dRetrySign'],
+  [ERRORS.something_went_wrong.details, 'later'],
+]
+
+/** An error's second line in the visitor's language (it is held in English), or as it is. */
+export function shownDetails(details: string | null | undefined): string | null {
+  if (!details) return null
+  const key = DETAILS.find(([english]) => english === details)?.[1]
+  return key ? t(key) : details
+}
 
 /** What each step of the connection says (waiting, connected, sign, result). */
 function texts(state: ExternalWalletState): { title: string; description: string | null } {
   const name = state.connector.name
   switch (state.step) {
     case 'waiting':
-      return { title: `Waiting for ${name}`, description: 'Approve the connection in your wallet.' }
+      return { title: tf('cWaiting', { wallet: name }), description: t('cApprove') }
     case 'connected':
-      return { title: `Connected to ${name}`, description: 'Preparing the message to sign…' }
+      return { title: tf('cConnected', { wallet: name }), description: t('cPreparing') }
     case 'signing':
       return {
-        title: 'Sign to verify',
-        description: `Sign the message in ${name} to prove this wallet is yours. It costs no fees.`,
+        title: t('cSignTitle'),
+        description: tf('cSignBody', { wallet: name }),
       }
     case 'success':
-      return { title: 'Success!', description: 'You’re good to go!' }
+      return { title: t('success'), description: t('oauthGood') }
     case 'failed':
-      return { title: state.error?.message ?? '', description: state.error?.details ?? null }
+      return {
+        title: shownError(state.error?.message ?? ''),
+        description: shownDetails(state.error?.details),
+      }
   }
 }
 
@@ -91,7 +112,7 @@ export function ConnectionProgress(props: {
           data-autofocus
           onClick={onRetry}
         >
-          Retry
+          {t('retry')}
         </button>
       ) : null}
     </div>

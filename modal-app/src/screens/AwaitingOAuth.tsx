@@ -1,7 +1,27 @@
-import { ERRORS, OAUTH_PROVIDER_NAMES } from '@latch/shared'
+import { ERRORS, fillTemplate, OAUTH_ERROR_DISPLAY, OAUTH_PROVIDER_NAMES } from '@latch/shared'
+import type { MessageKey } from '@latch/shared/i18n'
 import type { ReactNode } from 'react'
 import { useModal } from '../hooks.ts'
+import { shownError, t, tf } from '../i18n.ts'
 import { retryOAuth } from '../oauth.ts'
+
+/** The OAuth error table's texts by the table's keys (their English is the same text). */
+const OAUTH_KEYS = {
+  linked_to_another_user: 'oaLinked',
+  oauth_invalid_code: 'oaInvalid',
+  oauth_user_denied: 'oaDenied',
+} as const satisfies Record<keyof typeof OAUTH_ERROR_DISPLAY, MessageKey>
+
+/** The failure's detail in the visitor's language (it is held as the English text, filled). */
+function oauthDetail(error: string, providerName: string): string {
+  for (const [code, key] of Object.entries(OAUTH_KEYS)) {
+    const display = OAUTH_ERROR_DISPLAY[code as keyof typeof OAUTH_KEYS]
+    if (fillTemplate(display.message, { providerName }) === error) {
+      return tf(key, { providerName })
+    }
+  }
+  return shownError(error)
+}
 
 /**
  * AWAITING_OAUTH_SCREEN (docs/behaviour.md, "AWAITING_OAUTH_SCREEN"): leaving for the provider or
@@ -40,13 +60,13 @@ export function AwaitingOAuth() {
   switch (oauth.status) {
     case 'redirecting':
     case 'verifying':
-      return screen(`Verifying connection to ${name}`, 'Just a few moments more')
+      return screen(tf('oauthVerifying', { provider: name }), t('oauthWait'))
     case 'success':
-      return screen(`Successfully connected with ${name}`, 'You’re good to go!')
+      return screen(tf('oauthDone', { provider: name }), t('oauthGood'))
     case 'error':
       return screen(
-        ERRORS.oauth_failed.message,
-        oauth.error,
+        shownError(ERRORS.oauth_failed.message),
+        oauth.error && oauthDetail(oauth.error, name),
         oauth.retryable ? (
           <button
             type="button"
@@ -55,7 +75,7 @@ export function AwaitingOAuth() {
             data-autofocus
             onClick={retryOAuth}
           >
-            Retry
+            {t('retry')}
           </button>
         ) : null,
       )

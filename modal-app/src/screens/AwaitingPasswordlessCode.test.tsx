@@ -309,6 +309,9 @@ describe('resend', () => {
     api.on('POST /passwordless/init', { body: { success: true } })
     fireEvent.click(screen.getByTestId('resend-code'))
     await waitFor(() => expect(screen.queryByTestId('code-error')).toBeNull())
-    expect(api.calls('POST /passwordless/init')[3]?.body).toEqual({ email: 'ada@example.com' })
+    expect(api.calls('POST /passwordless/init')[3]?.body).toEqual({
+      email: 'ada@example.com',
+      locale: 'en',
+    })
   })
 })

@@ -1,6 +1,20 @@
+import type { ReactNode } from 'react'
 import { CodeInput } from '../components/CodeInput.tsx'
 import { useModal } from '../hooks.ts'
+import { t } from '../i18n.ts'
 import { resendCode } from '../passwordless.ts'
+
+/** The text with the destination's element where its `{destination}` placeholder is. */
+function withDestination(text: string, destination: ReactNode): ReactNode {
+  const [before, after] = text.split('{destination}')
+  return (
+    <>
+      {before}
+      {destination}
+      {after}
+    </>
+  )
+}
 
 /** Code entry for an e-mail or SMS code. */
 export function AwaitingPasswordlessCode() {
@@ -9,14 +23,16 @@ export function AwaitingPasswordlessCode() {
   const email = code.channel === 'email'
   return (
     <div className="latch-screen latch-center" data-testid="screen-AWAITING_PASSWORDLESS_CODE">
-      <h1 className="latch-title">Enter confirmation code</h1>
+      <h1 className="latch-title">{t('codeTitle')}</h1>
       <p className="latch-description">
-        Please check <strong data-testid="code-destination">{code.destination}</strong> for{' '}
-        {email ? 'an email' : 'a text message'} with your code and enter it below.
+        {withDestination(
+          t(email ? 'codeEmail' : 'codeSms'),
+          <strong data-testid="code-destination">{code.destination}</strong>,
+        )}
       </p>
       <CodeInput />
       <p className="latch-muted latch-small">
-        {email ? 'Didn’t get an email?' : 'Didn’t get a message?'}{' '}
+        {t(email ? 'noEmail' : 'noSms')}{' '}
         <button
           type="button"
           className="latch-link-button"
@@ -24,7 +40,7 @@ export function AwaitingPasswordlessCode() {
           disabled={code.status === 'submitting' || code.status === 'success'}
           onClick={() => void resendCode()}
         >
-          Resend code
+          {t('resend')}
         </button>
       </p>
     </div>

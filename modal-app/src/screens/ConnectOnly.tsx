@@ -7,16 +7,17 @@ import { truncateAddress } from '@latch/shared'
 import { retryConnectOnly } from '../connectors/connect-only.ts'
 import { WalletSection } from '../connectors/WalletSection.tsx'
 import { useApp, useModal } from '../hooks.ts'
+import { shownError, t, tf } from '../i18n.ts'
 import type { ExternalWalletState } from '../store.ts'
-import { ConnectionProgress } from './AwaitingConnection.tsx'
+import { ConnectionProgress, shownDetails } from './AwaitingConnection.tsx'
 
 export function ConnectOnlyLanding() {
   const { name } = useApp()
   return (
     <div className="latch-screen" data-testid="screen-CONNECT_ONLY_LANDING_SCREEN">
-      <h1 className="latch-title">Connect a wallet</h1>
+      <h1 className="latch-title">{t('coTitle')}</h1>
       <p className="latch-description" data-testid="connect-only-description">
-        Choose the wallet to use with {name}.
+        {tf('coChoose', { app: name })}
       </p>
       <WalletSection />
     </div>
@@ -27,9 +28,9 @@ export function ConnectOnlyAuthenticated() {
   const { name } = useApp()
   return (
     <div className="latch-screen" data-testid="screen-CONNECT_ONLY_AUTHENTICATED_SCREEN">
-      <h1 className="latch-title">Connect a wallet</h1>
+      <h1 className="latch-title">{t('coTitle')}</h1>
       <p className="latch-description" data-testid="connect-only-description">
-        You’re signed in to {name}. Connecting a wallet does not change your account.
+        {tf('coSignedIn', { app: name })}
       </p>
       <WalletSection />
     </div>
@@ -41,13 +42,16 @@ function texts(state: ExternalWalletState): { title: string; description: string
   switch (state.step) {
     case 'success':
       return {
-        title: `Connected to ${name}`,
+        title: tf('cConnected', { wallet: name }),
         description: state.address ? truncateAddress(state.address) : null,
       }
     case 'failed':
-      return { title: state.error?.message ?? '', description: state.error?.details ?? null }
+      return {
+        title: shownError(state.error?.message ?? ''),
+        description: shownDetails(state.error?.details),
+      }
     default:
-      return { title: `Waiting for ${name}`, description: 'Approve the connection in your wallet.' }
+      return { title: tf('cWaiting', { wallet: name }), description: t('cApprove') }
   }
 }
 

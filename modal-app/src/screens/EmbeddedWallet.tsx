@@ -15,6 +15,7 @@ import { PasscodeInput, usePasscode } from '../components/PasscodeInput.tsx'
 import { navigate } from '../flow.ts'
 import { announceTitle } from '../focus.ts'
 import { useApp, useModal } from '../hooks.ts'
+import { shownError, t, tf } from '../i18n.ts'
 import { createInAppWallet } from '../wallet/flows.ts'
 import { ErrorView } from './ErrorView.tsx'
 
@@ -52,17 +53,11 @@ function CreateAutomatically() {
   if (wallet?.status === 'error') return <ErrorView />
   return (
     <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_SCREEN">
-      <h1 className="latch-title">Creating your wallet</h1>
-      <div className="latch-spinner" role="progressbar" aria-label="Creating your wallet" />
+      <h1 className="latch-title">{t('creating')}</h1>
+      <div className="latch-spinner" role="progressbar" aria-label={t('creating')} />
     </div>
   )
 }
-
-// Says only what holds against every party (wallet-frame/README.md's threat table): the server
-// never receives the passcode, yet an operator with the database and the server secret could
-// guess a passcode offline, so the text makes no promise that nobody could ever open the backup.
-const WHY =
-  'Your passcode protects the backup that lets you use your wallet on a new device. You will need it there, so keep it somewhere safe: this app never receives it and cannot tell it to you.'
 
 /**
  * With a passcode: the visitor types one (ChoosePasscode) or has one generated and saves it
@@ -102,7 +97,7 @@ function SetPasscode() {
           flashGenerated()
         }}
       >
-        {generatedLabel ? 'Generated' : 'Generate passcode'}
+        {t(generatedLabel ? 'generated' : 'generate')}
       </button>
     ),
     whyBlock: <WhyPasscode open={why} onToggle={() => setWhy(!why)} />,
@@ -149,7 +144,7 @@ function WhyPasscode({ open, onToggle }: { open: boolean; onToggle: () => void }
         data-testid="passcode-why"
         onClick={onToggle}
       >
-        Why am I doing this?
+        {t('why')}
       </button>
       {open ? (
         <p
@@ -157,7 +152,7 @@ function WhyPasscode({ open, onToggle }: { open: boolean; onToggle: () => void }
           className="latch-muted latch-small"
           data-testid="passcode-why-text"
         >
-          {WHY}
+          {t('whyText')}
         </p>
       ) : null}
     </>
@@ -177,7 +172,7 @@ function ChoosePasscode({
   const { valid, problem } = entry
   return (
     <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_SCREEN">
-      <h1 className="latch-title">Set your passcode</h1>
+      <h1 className="latch-title">{t('setTitle')}</h1>
       <form
         className="latch-form"
         onSubmit={(e) => {
@@ -189,7 +184,7 @@ function ChoosePasscode({
           {...entry.input}
           locked={busy}
           error={problem ?? submitError}
-          legend="Passcode"
+          legend={t('passcode')}
         />
         <p className="latch-small">{generateButton}</p>
         <button
@@ -199,7 +194,7 @@ function ChoosePasscode({
           disabled={!valid || busy}
           aria-busy={submitting}
         >
-          Set passcode
+          {t('setButton')}
         </button>
       </form>
       {passkeyButton}
@@ -236,26 +231,24 @@ function SecurePasscode({
   }
   return (
     <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_SCREEN">
-      <h1 className="latch-title">Secure your passcode</h1>
-      <p className="latch-description">
-        Save this passcode somewhere safe. You will need it to use your wallet on a new device.
-      </p>
+      <h1 className="latch-title">{t('secureTitle')}</h1>
+      <p className="latch-description">{t('secureBody')}</p>
       <fieldset className="latch-code" data-testid="generated-passcode" data-value={passcode}>
-        <legend className="latch-visually-hidden">Your passcode</legend>
+        <legend className="latch-visually-hidden">{t('yourPasscode')}</legend>
         <CharBoxes
           chars={[...passcode]}
           onChars={() => {}}
           onCleared={() => {}}
           locked
           invalid={false}
-          boxLabel={(i) => `Character ${i + 1} of ${passcode.length}`}
+          boxLabel={(i) => tf('char', { n: i + 1, total: passcode.length })}
           inputMode="text"
           testId="generated-passcode"
         />
         <p className="latch-code-status" aria-live="polite" data-testid="passcode-input-status">
           {submitError ? (
             <span className="latch-error" role="alert" data-testid="passcode-input-error">
-              {submitError}
+              {shownError(submitError)}
             </span>
           ) : null}
         </p>
@@ -268,7 +261,7 @@ function SecurePasscode({
           data-testid="copy-passcode"
           onClick={() => void copy()}
         >
-          {copiedLabel ? 'Copied' : 'Copy'}
+          {t(copiedLabel ? 'copied' : 'copy')}
         </button>{' '}
         · {generateButton}
       </p>
@@ -280,7 +273,7 @@ function SecurePasscode({
         aria-busy={submitting}
         onClick={() => void createInAppWallet(passcode)}
       >
-        I have saved my passcode
+        {t('saved')}
       </button>
       {whyBlock}
     </div>

@@ -1,6 +1,7 @@
 /** EMBEDDED_WALLET_CONNECTING_SCREEN: the connecting gate at work (wallet/flows.ts). */
 import { exitFlow } from '../flow.ts'
 import { useModal } from '../hooks.ts'
+import { shownError, t } from '../i18n.ts'
 
 export function EmbeddedWalletConnecting() {
   const wallet = useModal((s) => s.wallet)
@@ -10,11 +11,11 @@ export function EmbeddedWalletConnecting() {
       className="latch-screen latch-center"
       data-testid="screen-EMBEDDED_WALLET_CONNECTING_SCREEN"
     >
-      <h1 className="latch-title">Connecting your wallet</h1>
+      <h1 className="latch-title">{t('connecting')}</h1>
       <p aria-live="polite" className="latch-code-status">
         {failed ? (
           <span className="latch-error" role="alert" data-testid="connecting-error">
-            {wallet?.error}
+            {wallet?.error && shownError(wallet.error)}
           </span>
         ) : null}
       </p>
@@ -25,10 +26,10 @@ export function EmbeddedWalletConnecting() {
           data-testid="connecting-close"
           onClick={() => exitFlow(true)}
         >
-          Close
+          {t('close')}
         </button>
       ) : (
-        <div className="latch-spinner" role="progressbar" aria-label="Connecting your wallet" />
+        <div className="latch-spinner" role="progressbar" aria-label={t('connecting')} />
       )}
     </div>
   )

@@ -3,6 +3,7 @@ import { embeddedWallet, truncateAddress, WALLET_CREATED_SCREEN_MS } from '@latc
 import { useEffect } from 'react'
 import { currentFlow, finishFlow } from '../flow.ts'
 import { useModal } from '../hooks.ts'
+import { t } from '../i18n.ts'
 
 export function EmbeddedWalletCreated() {
   const signedIn = useModal((s) => s.user)
@@ -15,13 +16,13 @@ export function EmbeddedWalletCreated() {
   }, [])
   return (
     <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_CREATED_SCREEN">
-      <h1 className="latch-title">Your wallet is ready</h1>
+      <h1 className="latch-title">{t('ready')}</h1>
       {wallet ? (
         <p className="latch-description" data-testid="created-address" title={wallet.address}>
           {truncateAddress(wallet.address)}
         </p>
       ) : null}
-      <p className="latch-success">Success!</p>
+      <p className="latch-success">{t('success')}</p>
     </div>
   )
 }

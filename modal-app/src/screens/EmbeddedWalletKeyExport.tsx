@@ -9,6 +9,7 @@ import { embeddedWallet, type LatchError } from '@latch/shared'
 import { useEffect, useMemo, useRef, useState } from 'react'
 import { exitFlow, finishFlow } from '../flow.ts'
 import { useModal } from '../hooks.ts'
+import { t } from '../i18n.ts'
 import { exportFrameUrl, showKey } from '../wallet/export.ts'
 
 export function EmbeddedWalletKeyExport() {
@@ -28,18 +29,14 @@ export function EmbeddedWalletKeyExport() {
 
   return (
     <div className="latch-screen" data-testid="screen-EMBEDDED_WALLET_KEY_EXPORT_SCREEN">
-      <h1 className="latch-title latch-center">Export your wallet</h1>
-      <p className="latch-description latch-center">
-        {shown
-          ? 'Your private key is shown below, inside a frame only Latch’s wallet can read.'
-          : 'Reveal your private key below, inside a frame only Latch’s wallet can read. Make sure nobody can see your screen.'}
-      </p>
+      <h1 className="latch-title latch-center">{t('exTitle')}</h1>
+      <p className="latch-description latch-center">{t(shown ? 'exShown' : 'exReveal')}</p>
       {src ? (
         <iframe
           ref={frame}
           className="latch-export-frame"
           data-testid="latch-export-frame"
-          title="Private key"
+          title={t('xLabel')}
           src={src}
           allow="clipboard-write"
         />
@@ -58,7 +55,7 @@ export function EmbeddedWalletKeyExport() {
         disabled={!error && (!shown || closeBlocked)}
         onClick={() => (shown ? finishFlow() : exitFlow(true))}
       >
-        Done
+        {t('exDone')}
       </button>
     </div>
   )

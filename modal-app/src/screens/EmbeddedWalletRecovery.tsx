@@ -7,10 +7,14 @@ import { embeddedWallet } from '@latch/shared'
 import { useEffect, useState } from 'react'
 import { PasscodeInput, usePasscode } from '../components/PasscodeInput.tsx'
 import { useModal } from '../hooks.ts'
+import { locale, shownError, t, tf } from '../i18n.ts'
 import { recoverWithPasscode } from '../wallet/flows.ts'
 
-/** "2 minutes", "45 seconds", "3 hours": how long a locked recovery lasts, rounded up. */
-export function waitText(ms: number): string {
+/**
+ * "2 minutes", "45 seconds", "3 hours": how long a locked recovery lasts, rounded up, in the
+ * visitor's language (Intl's unit formatting).
+ */
+export function waitText(ms: number, language: string = locale()): string {
   const s = Math.max(1, Math.ceil(ms / 1000))
   const [n, unit] =
     s < 60
@@ -18,7 +22,7 @@ export function waitText(ms: number): string {
       : s < 3600
         ? [Math.ceil(s / 60), 'minute']
         : [Math.ceil(s / 3600), 'hour']
-  return `${n} ${unit}${n === 1 ? '' : 's'}`
+  return new Intl.NumberFormat(language, { style: 'unit', unit, unitDisplay: 'long' }).format(n)
 }
 
 /** Whether this browser has WebAuthn at all: the passkey choice shows only where it does. */
@@ -90,14 +94,15 @@ function RecoverWithPasscode() {
   const error =
     problem ??
     (submitError && locked && lockedUntil
-      ? `${submitError} Try again in ${waitText(lockedUntil - Date.now())}.`
+      ? tf('tryAgainIn', {
+          error: shownError(submitError),
+          wait: waitText(lockedUntil - Date.now()),
+        })
       : submitError)
   return (
     <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_RECOVERY_SCREEN">
-      <h1 className="latch-title">Load your account</h1>
-      <p className="latch-description">
-        We haven't seen this device yet. To continue, please enter your passcode.
-      </p>
+      <h1 className="latch-title">{t('recoverTitle')}</h1>
+      <p className="latch-description">{t('recoverBody')}</p>
       <form
         className="latch-form"
         onSubmit={(e) => {
@@ -105,7 +110,7 @@ function RecoverWithPasscode() {
           if (valid && !busy && !locked) void recoverWithPasscode(entry.passcode)
         }}
       >
-        <PasscodeInput {...entry.input} locked={busy} error={error} legend="Passcode" />
+        <PasscodeInput {...entry.input} locked={busy} error={error} legend={t('passcode')} />
         <button
           type="submit"
           className="latch-button latch-button-primary"
@@ -113,7 +118,7 @@ function RecoverWithPasscode() {
           disabled={!valid || busy || locked}
           aria-busy={status === 'submitting'}
         >
-          Recover your account
+          {t('recoverButton')}
         </button>
       </form>
       {passkeys() ? (

@@ -1,13 +1,13 @@
 import { ERRORS } from '@latch/shared'
 import { exitFlow } from '../flow.ts'
+import { shownError, t } from '../i18n.ts'
 
 /** The general error view: 'Something went wrong' with a Close button. */
 export function ErrorView() {
-  const { message, details } = ERRORS.something_went_wrong
   return (
     <div className="latch-screen latch-center" data-testid="screen-error">
-      <h1 className="latch-title">{message}</h1>
-      <p className="latch-description">{details}</p>
+      <h1 className="latch-title">{shownError(ERRORS.something_went_wrong.message)}</h1>
+      <p className="latch-description">{t('later')}</p>
       <button
         type="button"
         className="latch-button latch-button-primary"
@@ -15,7 +15,7 @@ export function ErrorView() {
         data-autofocus
         onClick={() => exitFlow(true)}
       >
-        Close
+        {t('close')}
       </button>
     </div>
   )

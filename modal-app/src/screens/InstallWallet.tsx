@@ -12,6 +12,7 @@ import {
   PHANTOM,
 } from '../connectors/wallets.ts'
 import { navigate } from '../flow.ts'
+import { t, tf } from '../i18n.ts'
 import { walletListScreen } from './wallet-list-screen.ts'
 
 /** 'Done! I have my wallet': back to the wallets (the link screen when linking). */
@@ -30,11 +31,11 @@ function InstallGuide({ id, title, children }: { id: string; title: string; chil
         data-testid="install-done"
         onClick={done}
       >
-        Done! I have my wallet
+        {t('iDone')}
       </button>
       <p className="latch-small">
         <a href={LEARN_MORE_URL} target="_blank" rel="noopener noreferrer" data-testid="learn-more">
-          Still not sure? Learn more
+          {t('iMore')}
         </a>
       </p>
     </div>
@@ -45,9 +46,9 @@ function ExtensionSteps({ name, url }: { name: string; url: string }) {
   return (
     <>
       <ol className="latch-description">
-        <li>Add the {name} extension to your browser.</li>
-        <li>Create a wallet, or import one, and keep its recovery phrase safe.</li>
-        <li>Come back here and connect it.</li>
+        <li>{tf('iStep1', { wallet: name })}</li>
+        <li>{t('iStep2')}</li>
+        <li>{t('iStep3')}</li>
       </ol>
       <a
         className="latch-button"
@@ -56,7 +57,7 @@ function ExtensionSteps({ name, url }: { name: string; url: string }) {
         rel="noopener noreferrer"
         data-testid="install-link"
       >
-        Install {name}
+        {tf('iTitle', { wallet: name })}
       </a>
     </>
   )
@@ -64,7 +65,7 @@ function ExtensionSteps({ name, url }: { name: string; url: string }) {
 
 export function InstallMetamask() {
   return (
-    <InstallGuide id="INSTALL_METAMASK_SCREEN" title="Install MetaMask">
+    <InstallGuide id="INSTALL_METAMASK_SCREEN" title={tf('iTitle', { wallet: 'MetaMask' })}>
       <ExtensionSteps name="MetaMask" url={extensionUrl(METAMASK)} />
     </InstallGuide>
   )
@@ -72,7 +73,7 @@ export function InstallMetamask() {
 
 export function InstallPhantom() {
   return (
-    <InstallGuide id="INSTALL_PHANTOM_SCREEN" title="Install Phantom">
+    <InstallGuide id="INSTALL_PHANTOM_SCREEN" title={tf('iTitle', { wallet: 'Phantom' })}>
       <ExtensionSteps name="Phantom" url={extensionUrl(PHANTOM)} />
     </InstallGuide>
   )
@@ -103,17 +104,18 @@ export function InstallCoinbaseWallet() {
     }
   }, [])
   return (
-    <InstallGuide id="INSTALL_COINBASE_WALLET_SCREEN" title="Install Coinbase Wallet">
-      <p className="latch-description">
-        Scan this code with your phone’s camera to download Coinbase Wallet.
-      </p>
+    <InstallGuide
+      id="INSTALL_COINBASE_WALLET_SCREEN"
+      title={tf('iTitle', { wallet: 'Coinbase Wallet' })}
+    >
+      <p className="latch-description">{t('iScan')}</p>
       <div className="latch-center" style={{ minHeight: QR_DEFAULT_SIZE }}>
         {qr ? (
           <img
             src={qr}
             width={QR_DEFAULT_SIZE}
             height={QR_DEFAULT_SIZE}
-            alt="QR code to download Coinbase Wallet"
+            alt={t('iQr')}
             data-testid="install-qr"
           />
         ) : null}

@@ -131,7 +131,8 @@ describe('inputs', () => {
     answer()
     await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
     expect(api.calls('POST /passwordless/init').map((r) => r.body)).toEqual([
-      { email: 'ada@example.com' },
+      // With the visitor's language, for the code e-mail's.
+      { email: 'ada@example.com', locale: 'en' },
     ])
     expect(screen.getByTestId('code-destination').textContent).toBe('ada@example.com')
   })
@@ -145,6 +146,7 @@ describe('inputs', () => {
     await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
     expect(api.calls('POST /passwordless_sms/init')[0]?.body).toEqual({
       phoneNumber: '+14155550132',
+      locale: 'en',
     })
   })
 })

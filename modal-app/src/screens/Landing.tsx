@@ -6,6 +6,7 @@ import { SocialButtons } from '../components/SocialButtons.tsx'
 import type { AppView } from '../config.ts'
 import { navigate } from '../flow.ts'
 import { useApp, useModal } from '../hooks.ts'
+import { t } from '../i18n.ts'
 import { lazyScreen } from './lazy.tsx'
 
 // The wallet list and what a click starts (ethers, the connectors) load apart from the landing,
@@ -25,23 +26,21 @@ interface Section {
 /** Helper text under the input (docs/behaviour.md, "LANDING"). */
 export function landingHelper(app: AppView, channel: 'email' | 'sms'): string {
   if (!app.methods.wallet) {
-    return channel === 'email'
-      ? 'Get started quickly with email'
-      : 'Get started quickly with your phone'
+    return t(channel === 'email' ? 'helpEmail' : 'helpPhone')
   }
-  return 'Get started without a wallet.'
+  return t('helpWallet')
 }
 
 /** The sections of the landing, in display order. */
 export function landingSections(app: AppView): Omit<Section, 'body'>[] {
   const social = app.methods.social.length > 0
   const code: Omit<Section, 'body'> | null = app.methods.email
-    ? { id: 'email', title: social ? 'Email & Social' : 'Email' }
+    ? { id: 'email', title: t(social ? 'emailSocial' : 'email') }
     : app.methods.sms || social
-      ? { id: 'phone', title: social ? 'Phone & Social' : 'Phone' }
+      ? { id: 'phone', title: t(social ? 'phoneSocial' : 'phone') }
       : null
   const wallet: Omit<Section, 'body'> | null = app.methods.wallet
-    ? { id: 'wallet', title: 'Connect Wallet' }
+    ? { id: 'wallet', title: t('wallet') }
     : null
   const ordered = app.showWalletLoginFirst ? [wallet, code] : [code, wallet]
   return ordered.filter((s): s is Omit<Section, 'body'> => s !== null)
@@ -55,7 +54,7 @@ export function Landing() {
   return (
     <div className="latch-screen latch-landing" data-testid="screen-LANDING">
       <Logo />
-      <h1 className="latch-visually-hidden">Log in or sign up</h1>
+      <h1 className="latch-visually-hidden">{t('title')}</h1>
       {sections.map((section) => {
         const open = single || section.id === openId
         const bodyId = `latch-section-${section.id}`
@@ -112,7 +111,7 @@ function SectionBody({ id, app }: { id: SectionId; app: AppView }) {
       {app.methods.social.length > 0 ? (
         <>
           <div className="latch-divider">
-            <span>Or</span>
+            <span>{t('or')}</span>
           </div>
           <SocialButtons providers={app.methods.social} />
         </>
@@ -130,7 +129,7 @@ function WalletSectionBody() {
   const open = useModal((s) => s.open)
   const looking = (
     <p className="latch-muted" role="status">
-      Looking for wallets…
+      {t('looking')}
     </p>
   )
   return (

@@ -1,6 +1,7 @@
 import { walletConnections } from '../connectors/history.ts'
 import { WalletSection } from '../connectors/WalletSection.tsx'
 import { useApp, useModal } from '../hooks.ts'
+import { t, tf } from '../i18n.ts'
 
 const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`
 
@@ -27,13 +28,13 @@ export function LinkWallet() {
   const hint = linkingHint(user)
   return (
     <div className="latch-screen" data-testid="screen-LINK_WALLET_SCREEN">
-      <h1 className="latch-title">{hint ? 'Reconnect your wallet' : 'Connect your wallet'}</h1>
+      <h1 className="latch-title">{t(hint ? 'lwReconnect' : 'lwConnect')}</h1>
       <p className="latch-description" data-testid="link-description">
-        Add a wallet to your {name} account
+        {tf('lwBody', { app: name })}
       </p>
       {hint ? (
         <p className="latch-helper" data-testid="link-wallet-hint">
-          Last connected: <span title={hint}>{short(hint)}</span>
+          {t('lwLast')} <span title={hint}>{short(hint)}</span>
         </p>
       ) : null}
       <WalletSection />

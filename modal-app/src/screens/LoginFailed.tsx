@@ -1,13 +1,12 @@
 import { exitFlow, navigate } from '../flow.ts'
+import { t } from '../i18n.ts'
 
 /** LOGIN_FAILED_SCREEN: a wallet link that could not sign in (e.g. Phantom without multichain). */
 export function LoginFailed() {
   return (
     <div className="latch-screen latch-center" data-testid="screen-LOGIN_FAILED_SCREEN">
-      <h1 className="latch-title">Could not connect with wallet</h1>
-      <p className="latch-description">
-        Please check that Phantom multichain is enabled and try again.
-      </p>
+      <h1 className="latch-title">{t('failedTitle')}</h1>
+      <p className="latch-description">{t('failedBody')}</p>
       <button
         type="button"
         className="latch-button latch-button-primary"
@@ -15,7 +14,7 @@ export function LoginFailed() {
         data-autofocus
         onClick={() => navigate('LANDING')}
       >
-        Try again
+        {t('tryAgain')}
       </button>
       <button
         type="button"
@@ -23,7 +22,7 @@ export function LoginFailed() {
         data-testid="login-failed-cancel"
         onClick={() => exitFlow(true)}
       >
-        Cancel
+        {t('cancel')}
       </button>
     </div>
   )

@@ -10,6 +10,7 @@ import { explorerAddressUrl, getChain, type Hex, truncateAddress } from '@latch/
 import { type ReactNode, useEffect, useRef } from 'react'
 import { finishFlow } from '../flow.ts'
 import { useModal } from '../hooks.ts'
+import { shownError, t } from '../i18n.ts'
 import {
   coinText,
   estimatedFee,
@@ -51,15 +52,15 @@ function Complete() {
       className="latch-screen latch-center"
       data-testid="screen-EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN"
     >
-      <h1 className="latch-title">Transaction complete!</h1>
-      <p className="latch-description">You're all set.</p>
+      <h1 className="latch-title">{t('txDone')}</h1>
+      <p className="latch-description">{t('txSet')}</p>
       <button
         type="button"
         className="latch-button latch-button-primary"
         data-testid="transaction-done"
         onClick={() => finishFlow()}
       >
-        All Done
+        {t('txAllDone')}
       </button>
     </div>
   )
@@ -140,14 +141,14 @@ export function SendTransaction() {
     >
       {/* The host's texts are marked as the app's: they must not pass as Latch's own words. */}
       {options.modalTitle ? <AppLabel /> : null}
-      <h1 className="latch-title latch-center">{options.modalTitle ?? 'Review transaction'}</h1>
+      <h1 className="latch-title latch-center">{options.modalTitle ?? t('txTitle')}</h1>
       <AppText show={hostTexts}>
         {options.title ? <h2 className="latch-title">{options.title}</h2> : null}
         {options.description ? <p className="latch-description">{options.description}</p> : null}
         {options.senderInfo ? <Sender info={options.senderInfo} /> : null}
         {info?.action ? (
           <dl className="latch-tx-rows">
-            <Row label={info.actionDescription ?? 'Action'} testId="transaction-action">
+            <Row label={info.actionDescription ?? t('txAction')} testId="transaction-action">
               {info.action}
             </Row>
           </dl>
@@ -156,16 +157,16 @@ export function SendTransaction() {
       </AppText>
       <dl className="latch-tx-rows">
         {from ? (
-          <Row label="From" testId="transaction-from">
+          <Row label={t('txFrom')} testId="transaction-from">
             <AddressLink chainId={request.chainId} address={from} />
           </Row>
         ) : null}
         {target.to ? (
-          <Row label="To" testId="transaction-to">
+          <Row label={t('txTo')} testId="transaction-to">
             <AddressLink chainId={request.chainId} address={target.to} />
           </Row>
         ) : null}
-        <Row label="Amount" testId="transaction-value">
+        <Row label={t('txAmount')} testId="transaction-value">
           {coinText(value, symbol, decimals)}
           {valueFiat ? (
             <span className="latch-tx-fiat" data-testid="transaction-value-usd">
@@ -173,12 +174,12 @@ export function SendTransaction() {
             </span>
           ) : null}
         </Row>
-        <Row label="Estimated fee" testId="transaction-fee">
+        <Row label={t('txFee')} testId="transaction-fee">
           {fee === null ? (preparing ? '…' : '—') : coinText(fee, symbol, decimals)}
           {feeFiat ? <span className="latch-tx-fiat">{feeFiat}</span> : null}
         </Row>
         {tx.balance !== null ? (
-          <Row label="Balance" testId="transaction-balance">
+          <Row label={t('txBalance')} testId="transaction-balance">
             <span className={over ? 'latch-tx-over' : undefined} data-over={over}>
               {coinText(tx.balance, symbol, decimals)}
             </span>
@@ -190,10 +191,10 @@ export function SendTransaction() {
       <p aria-live="polite" className="latch-tx-status">
         {error ? (
           <span className="latch-error" role="alert" data-testid="transaction-error">
-            {error}
+            {shownError(error)}
           </span>
         ) : submitting ? (
-          <span data-testid="transaction-submitting">Submitting (may take a few minutes)...</span>
+          <span data-testid="transaction-submitting">{t('txSubmitting')}</span>
         ) : null}
       </p>
       <button
@@ -206,7 +207,7 @@ export function SendTransaction() {
         aria-describedby={options.buttonText ? 'latch-send-button-from' : undefined}
         onClick={() => shown && armed && void submitTransaction(shown)}
       >
-        {options.buttonText ?? (isPlainTransfer(request) ? 'Send ETH' : 'Submit transaction')}
+        {options.buttonText ?? t(isPlainTransfer(request) ? 'txSend' : 'txSubmit')}
       </button>
       {options.buttonText ? <AppLabel id="latch-send-button-from" /> : null}
     </div>

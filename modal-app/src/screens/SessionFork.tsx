@@ -2,6 +2,7 @@ import { forkApps, forkLink } from '@latch/shared/wallet-apps'
 import { exitFlow } from '../flow.ts'
 import { forkCarriesWallet, openForkLink } from '../fork.ts'
 import { useModal } from '../hooks.ts'
+import { shownError, t } from '../i18n.ts'
 
 /**
  * SESSION_FORK_SCREEN (docs/behaviour.md, "SESSION_FORK_SCREEN"): the wallet apps whose in-app
@@ -15,23 +16,20 @@ export function SessionFork() {
   const withWallet = useModal((s) => forkCarriesWallet(s.user))
   return (
     <div className="latch-screen" data-testid="screen-SESSION_FORK_SCREEN">
-      <h1 className="latch-title">Continue in a wallet app</h1>
-      <p className="latch-description">
-        Open this page in your wallet's browser, still signed in. The link works once, within 2
-        minutes.
-      </p>
+      <h1 className="latch-title">{t('fTitle')}</h1>
+      <p className="latch-description">{t('fBody')}</p>
       {withWallet ? (
         <p className="latch-description" data-testid="fork-wallet-note">
-          The app you choose opens signed in with your wallet.
+          {t('fWallet')}
         </p>
       ) : null}
       {fork?.error ? (
         <p className="latch-error" role="alert" data-testid="fork-error">
-          {fork.error}
+          {shownError(fork.error)}
         </p>
       ) : !page ? (
         <p className="latch-muted" role="status" data-testid="fork-preparing">
-          Preparing your link…
+          {t('fPreparing')}
         </p>
       ) : null}
       <ul className="latch-wallet-list" data-testid="fork-wallet-list">
@@ -57,7 +55,7 @@ export function SessionFork() {
           data-testid="fork-close"
           onClick={() => exitFlow(true)}
         >
-          Close
+          {t('close')}
         </button>
       ) : null}
     </div>

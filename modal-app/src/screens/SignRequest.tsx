@@ -6,6 +6,7 @@
  */
 import { useRef } from 'react'
 import { useModal } from '../hooks.ts'
+import { shownError, t, tf } from '../i18n.ts'
 import type { SignPayload } from '../wallet/requests.ts'
 import { useArmed } from '../wallet/review.ts'
 import { confirmSign } from '../wallet/sign.ts'
@@ -80,7 +81,7 @@ export function SignRequest() {
     >
       {/* The host's texts are marked as the app's: they must not pass as Latch's own words. */}
       {options.title ? <AppLabel /> : null}
-      <h1 className="latch-title latch-center">{options.title ?? 'Sign message'}</h1>
+      <h1 className="latch-title latch-center">{options.title ?? t('signTitle')}</h1>
       <AppText show={Boolean(options.description)}>
         <p className="latch-description">{options.description}</p>
       </AppText>
@@ -88,8 +89,8 @@ export function SignRequest() {
       {shown.kind === 'message' && HEX_BYTES.test(shown.message) ? (
         <p className="latch-small latch-muted" data-testid="sign-message-encoding">
           {hexMessageText(shown.message) === null
-            ? 'These bytes are not text: they are shown in hex.'
-            : `Sent as bytes (${shown.message.length / 2 - 1}), shown as text.`}
+            ? t('signHex')
+            : tf('signBytes', { n: shown.message.length / 2 - 1 })}
         </p>
       ) : null}
       {/* Read-only text takes focus and scrolls by keyboard too (WCAG 2.1.1), and is labelled. */}
@@ -97,17 +98,17 @@ export function SignRequest() {
         readOnly
         className="latch-sign-message"
         data-testid="sign-message"
-        aria-label={shown.kind === 'message' ? 'Message' : 'Typed data'}
+        aria-label={t(shown.kind === 'message' ? 'signMessage' : 'signTyped')}
         value={signText(shown)}
       />
       <p aria-live="polite" className="latch-tx-status">
         {status === 'error' ? (
           <span className="latch-error" role="alert" data-testid="sign-error">
-            {request.error}
+            {request.error && shownError(request.error)}
           </span>
         ) : done ? (
           <span className="latch-success" data-testid="sign-success">
-            Success
+            {t('signDone')}
           </span>
         ) : null}
       </p>
@@ -121,7 +122,7 @@ export function SignRequest() {
         aria-describedby={options.buttonText ? 'latch-sign-button-from' : undefined}
         onClick={() => armed && void confirmSign(shown)}
       >
-        {options.buttonText ?? 'Sign and continue'}
+        {options.buttonText ?? t('signButton')}
       </button>
       {options.buttonText ? <AppLabel id="latch-sign-button-from" /> : null}
     </div>

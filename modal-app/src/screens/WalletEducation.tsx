@@ -1,10 +1,12 @@
+import type { MessageKey } from '@latch/shared/i18n'
 import { appStoreUrl, COINBASE_WALLET, isMobile, METAMASK } from '../connectors/wallets.ts'
 import { navigate } from '../flow.ts'
+import { t } from '../i18n.ts'
 import type { ScreenId } from './ids.ts'
 
 interface Option {
   name: string
-  kind: string
+  kind: MessageKey
   screen: ScreenId
   stores: { appStore: string; playStore: string }
 }
@@ -12,13 +14,13 @@ interface Option {
 const OPTIONS: Option[] = [
   {
     name: 'MetaMask',
-    kind: 'Browser wallet',
+    kind: 'eBrowser',
     screen: 'INSTALL_METAMASK_SCREEN',
     stores: METAMASK,
   },
   {
     name: 'Coinbase Wallet',
-    kind: 'Mobile app',
+    kind: 'eMobile',
     screen: 'INSTALL_COINBASE_WALLET_SCREEN',
     stores: COINBASE_WALLET,
   },
@@ -29,8 +31,8 @@ export function WalletEducation() {
   const mobile = isMobile()
   return (
     <div className="latch-screen" data-testid="screen-WALLET_EDUCATION">
-      <h1 className="latch-title">Get started with a new wallet</h1>
-      <h2 className="latch-section-title">Create a new wallet</h2>
+      <h1 className="latch-title">{t('eTitle')}</h1>
+      <h2 className="latch-section-title">{t('eCreate')}</h2>
       <ul className="latch-wallet-list">
         {OPTIONS.map((option) => (
           <li key={option.name}>
@@ -42,7 +44,7 @@ export function WalletEducation() {
                 rel="noopener noreferrer"
                 data-testid="education-option"
               >
-                <span>{option.name}</span> <span className="latch-muted">{option.kind}</span>
+                <span>{option.name}</span> <span className="latch-muted">{t(option.kind)}</span>
               </a>
             ) : (
               <button
@@ -51,7 +53,7 @@ export function WalletEducation() {
                 data-testid="education-option"
                 onClick={() => navigate(option.screen)}
               >
-                <span>{option.name}</span> <span className="latch-muted">{option.kind}</span>
+                <span>{option.name}</span> <span className="latch-muted">{t(option.kind)}</span>
               </button>
             )}
           </li>

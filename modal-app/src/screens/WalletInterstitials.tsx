@@ -8,6 +8,7 @@ import { continueWaiting } from '../connectors/choose.ts'
 import { coinbaseReady, loadCoinbase } from '../connectors/coinbase.ts'
 import { phantomBrowseLink } from '../connectors/phantom.ts'
 import { appStoreUrl, PHANTOM } from '../connectors/wallets.ts'
+import { shownError, t } from '../i18n.ts'
 import { runtime } from '../runtime.ts'
 
 /**
@@ -29,11 +30,11 @@ export function CoinbaseInterstitial() {
   }, [])
   return (
     <div className="latch-screen latch-center" data-testid="screen-COINBASE_INTERSTITIAL_SCREEN">
-      <h1 className="latch-title">Continue with Coinbase Wallet</h1>
-      <p className="latch-description">Coinbase Wallet opens in a new window to connect.</p>
+      <h1 className="latch-title">{t('cbTitle')}</h1>
+      <p className="latch-description">{t('cbBody')}</p>
       {error ? (
         <p className="latch-error" role="alert" data-testid="coinbase-error">
-          {error}
+          {shownError(error)}
         </p>
       ) : null}
       <button
@@ -43,7 +44,7 @@ export function CoinbaseInterstitial() {
         disabled={!ready}
         onClick={continueWaiting}
       >
-        {ready || error ? 'Continue' : 'Loading…'}
+        {t(ready || error ? 'continue' : 'loadingDots')}
       </button>
     </div>
   )
@@ -80,9 +81,9 @@ export function PhantomInterstitial() {
     return (
       <div className="latch-screen latch-center" data-testid="screen-PHANTOM_INTERSTITIAL_SCREEN">
         <h1 className="latch-title" aria-live="polite">
-          Still here?
+          {t('phStill')}
         </h1>
-        <p className="latch-description">If Phantom did not open, install it and try again.</p>
+        <p className="latch-description">{t('phInstall')}</p>
         <a
           className="latch-button latch-button-primary"
           href={appStoreUrl(PHANTOM)}
@@ -90,7 +91,7 @@ export function PhantomInterstitial() {
           rel="noopener noreferrer"
           data-testid="phantom-app-store"
         >
-          Go to App Store
+          {t('phStore')}
         </a>
       </div>
     )
@@ -98,11 +99,9 @@ export function PhantomInterstitial() {
   return (
     <div className="latch-screen latch-center" data-testid="screen-PHANTOM_INTERSTITIAL_SCREEN">
       <h1 className="latch-title" aria-live="polite">
-        Redirecting to Phantom Mobile Wallet
+        {t('phTitle')}
       </h1>
-      <p className="latch-description">
-        This page opens in Phantom, where you connect your wallet.
-      </p>
+      <p className="latch-description">{t('phBody')}</p>
       {link ? (
         <a
           className="latch-button latch-button-primary"
@@ -115,11 +114,11 @@ export function PhantomInterstitial() {
             timer.current = setTimeout(() => setStillHere(true), PHANTOM_STILL_HERE_DELAY_MS)
           }}
         >
-          Continue
+          {t('continue')}
         </a>
       ) : (
         <button type="button" className="latch-button latch-button-primary" disabled>
-          Continue
+          {t('continue')}
         </button>
       )}
     </div>

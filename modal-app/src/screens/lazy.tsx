@@ -5,6 +5,7 @@
  * A screen shown before its chunk arrived suspends under App's Suspense (the loading view).
  */
 import type { FunctionComponent } from 'react'
+import { addEnglish, hasScreensEnglish } from '../i18n.ts'
 import { ErrorView } from './ErrorView.tsx'
 
 export type LazyScreen = FunctionComponent & {
@@ -31,8 +32,13 @@ export function lazyScreen(load: () => Promise<FunctionComponent>): LazyScreen {
       loading = null
       loaded = null
     }
-    loading ??= load().then(
-      (screen) => {
+    // With the screens' English (the landing carries only its own), in the same round trip.
+    loading ??= Promise.all([
+      load(),
+      hasScreensEnglish() ? null : import('@latch/shared/i18n/screens'),
+    ]).then(
+      ([screen, english]) => {
+        if (english) addEnglish(english.enScreens)
         loaded = screen
         return screen
       },

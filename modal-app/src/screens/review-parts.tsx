@@ -6,6 +6,7 @@
 import type { Hex } from '@latch/shared'
 import type { ReactNode } from 'react'
 import { useModal } from '../hooks.ts'
+import { t, tf } from '../i18n.ts'
 import { type DecodedCall, summarizeTypedData } from '../wallet/decode.ts'
 
 /** Who supplied a text: the app's registered name, else a plain 'this app'. */
@@ -13,12 +14,24 @@ export function useAppName(): string {
   return useModal((s) => s.app?.name) || 'this app'
 }
 
+/** A text with an element where its `placeholder` is (an address inside a sentence). */
+function around(text: string, placeholder: string, node: ReactNode): ReactNode {
+  const [before, after] = text.split(placeholder)
+  return (
+    <>
+      {before}
+      {node}
+      {after}
+    </>
+  )
+}
+
 /** 'From <app>': put before text the host supplied, so it cannot pass as Latch's own words. */
 export function AppLabel({ id }: { id?: string }) {
   const name = useAppName()
   return (
     <p className="latch-app-label" data-testid="app-label" id={id}>
-      From {name}
+      {tf('rFrom', { app: name })}
     </p>
   )
 }
@@ -41,15 +54,14 @@ function Address({ value }: { value: Hex }) {
 
 /** A raw token amount (the token's decimals are not known here), or 'Unlimited'. */
 function TokenAmount({ value, unlimited }: { value: bigint; unlimited: boolean }) {
-  return <>{unlimited ? 'Unlimited' : `${value.toString()} (token base units)`}</>
+  return <>{unlimited ? t('rUnlimited') : tf('rBaseUnits', { amount: value.toString() })}</>
 }
 
 /** The visible warning for an allowance that never runs out. */
 export function UnlimitedWarning({ spender }: { spender: Hex }) {
   return (
     <p className="latch-warning" role="note" data-testid="unlimited-warning">
-      Unlimited approval: <Address value={spender} /> could spend all of this token in your wallet,
-      now and later, without asking again.
+      {around(t('rUnlimitedWarn'), '{spender}', <Address value={spender} />)}
     </p>
   )
 }
@@ -60,17 +72,12 @@ export function DecodedCallRows({ call, token }: { call: DecodedCall; token: Hex
     <div className="latch-decoded" data-testid="decoded-call">
       <p className="latch-small">
         <strong>{call.name}</strong>
-        {token ? (
-          <>
-            {' '}
-            on token <Address value={token} />
-          </>
-        ) : null}
+        {token ? <> {around(t('rOnToken'), '{token}', <Address value={token} />)}</> : null}
       </p>
       <dl className="latch-tx-rows">
         {call.name === 'transferFrom' ? (
           <>
-            <dt>From</dt>
+            <dt>{t('txFrom')}</dt>
             <dd>
               <Address value={call.from} />
             </dd>
@@ -78,20 +85,20 @@ export function DecodedCallRows({ call, token }: { call: DecodedCall; token: Hex
         ) : null}
         {call.name === 'approve' ? (
           <>
-            <dt>Spender</dt>
+            <dt>{t('rSpender')}</dt>
             <dd>
               <Address value={call.spender} />
             </dd>
           </>
         ) : (
           <>
-            <dt>Recipient</dt>
+            <dt>{t('rRecipient')}</dt>
             <dd>
               <Address value={call.to} />
             </dd>
           </>
         )}
-        <dt>{call.name === 'approve' ? 'Allowance' : 'Token amount'}</dt>
+        <dt>{t(call.name === 'approve' ? 'rAllowance' : 'rTokenAmount')}</dt>
         <dd data-testid="decoded-amount">
           <TokenAmount value={call.amount} unlimited={call.name === 'approve' && call.unlimited} />
         </dd>
@@ -107,7 +114,7 @@ export function DecodedCallRows({ call, token }: { call: DecodedCall; token: Hex
 export function CallData({ data }: { data: Hex }) {
   return (
     <details className="latch-calldata" data-testid="calldata">
-      <summary>Call data ({(data.length - 2) / 2} bytes)</summary>
+      <summary>{tf('rCallData', { n: (data.length - 2) / 2 })}</summary>
       <code data-testid="calldata-hex">{data}</code>
     </details>
   )
@@ -121,14 +128,14 @@ export function TypedDataDomain({ typedData }: { typedData: Record<string, unkno
   return (
     <div className="latch-typed-domain" data-testid="typed-data-domain">
       <dl className="latch-tx-rows">
-        <dt>App domain</dt>
+        <dt>{t('rDomain')}</dt>
         <dd data-testid="domain-name">
           {summary.name ?? '—'}
-          {summary.version ? ` (version ${summary.version})` : ''}
+          {summary.version ? ` ${tf('rVersion', { version: summary.version })}` : ''}
         </dd>
-        <dt>Chain</dt>
-        <dd data-testid="domain-chain">{summary.chain ?? 'Any chain'}</dd>
-        <dt>Verifying contract</dt>
+        <dt>{t('rChain')}</dt>
+        <dd data-testid="domain-chain">{summary.chain ?? t('rAnyChain')}</dd>
+        <dt>{t('rContract')}</dt>
         <dd data-testid="domain-contract">
           {summary.verifyingContract ? <Address value={summary.verifyingContract} /> : '—'}
         </dd>
@@ -136,14 +143,14 @@ export function TypedDataDomain({ typedData }: { typedData: Record<string, unkno
       {permit ? (
         <div className="latch-decoded" data-testid="decoded-permit">
           <p className="latch-small">
-            <strong>Permit</strong>: lets a spender use this token of yours
+            <strong>{t('rPermit')}</strong>: {t('rPermitBody')}
           </p>
           <dl className="latch-tx-rows">
-            <dt>Spender</dt>
+            <dt>{t('rSpender')}</dt>
             <dd>
               <Address value={permit.spender} />
             </dd>
-            <dt>Allowance</dt>
+            <dt>{t('rAllowance')}</dt>
             <dd data-testid="decoded-amount">
               <TokenAmount value={permit.value} unlimited={permit.unlimited} />
             </dd>

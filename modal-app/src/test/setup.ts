@@ -6,7 +6,9 @@
  * jsdom's globals away; a timer left running would call into a `window` that is gone
  * (teardown.ts), a chunk still loading would fail as the environment closes.
  */
+import { enScreens } from '@latch/shared/i18n/screens'
 import { afterAll, afterEach, vi } from 'vitest'
+import { addEnglish } from '../i18n.ts'
 import { trackTimers } from './timers.ts'
 
 // Every root the modal's own modules make is remembered, so unmountAll() reaches those the
@@ -18,6 +20,9 @@ vi.mock('react-dom/client', async (importOriginal) => {
 })
 
 const timers = trackTimers()
+// Tests render screens directly, not through their lazy chunks, which bring the screens'
+// English in the built modal (screens/lazy.tsx).
+addEnglish(enScreens)
 // Files in the node environment (`// @vitest-environment node`) render nothing: they skip
 // loading the testing library and the renderer.
 const dom =

@@ -57,3 +57,16 @@ describe('fee, transfer, balance', () => {
     expect(overBalance(2n, null)).toBe(false)
   })
 })
+
+test('param: amounts in the visitor locale through Intl; English as SPEC writes them', () => {
+  const wei = 1_234_567_800_000_000_000_000n
+  expect(coinText(wei, 'ETH', 18, 'en')).toBe('1234.5678 ETH')
+  expect(coinText(wei, 'ETH', 18, 'de')).toBe('1.234,5678 ETH')
+  // French groups with a narrow no-break space.
+  expect(coinText(wei, 'ETH', 18, 'fr')).toBe('1\u202f234,5678 ETH')
+  expect(fiatText(10n ** 18n, 25.1, 18, 'en')).toBe('USD $25.10')
+  expect(fiatText(10n ** 18n, 25.1, 18, 'ja')).toBe('$25.10')
+  expect(fiatText(10n ** 18n, 25.1, 18, 'de')).toBe('25,10\u00a0$')
+  // Under a cent: SPEC's text in every language.
+  expect(fiatText(1n, 25.1, 18, 'de')).toBe('< USD $0.01')
+})

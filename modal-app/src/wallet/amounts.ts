@@ -2,13 +2,19 @@
  * What the review screen shows of a transaction, as pure functions of its numbers
  * (docs/behaviour.md, "EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN"): coin amounts up to 8 decimals
  * with trailing zeros trimmed, US dollars to 2 decimals ('< USD $0.01' under a cent), the estimated
- * fee, and whether the value is over the balance.
+ * fee, and whether the value is over the balance. In English as SPEC writes them; in another
+ * language through `Intl`, in the visitor's locale ('0,01 ETH', '25,10 $US').
  */
-import { formatEth, formatFiat, type Hex } from '@latch/shared'
+import { FIAT_DECIMALS, formatEth, formatFiat, type Hex } from '@latch/shared'
+import { locale } from '../i18n.ts'
 
 /** '0.01 ETH': an amount in wei in the chain's coin. */
-export function coinText(wei: bigint, symbol: string, decimals = 18): string {
-  return `${formatEth(wei, decimals)} ${symbol}`
+export function coinText(wei: bigint, symbol: string, decimals = 18, language = locale()): string {
+  const amount = formatEth(wei, decimals)
+  if (language === 'en') return `${amount} ${symbol}`
+  // The decimal string as it is (no float): Intl formats a numeric string exactly.
+  const format = new Intl.NumberFormat(language, { maximumFractionDigits: 20 })
+  return `${format.format(amount as Intl.StringNumericLiteral)} ${symbol}`
 }
 
 /** The dollar value of an amount in wei at `usdPerCoin`. */
@@ -19,8 +25,21 @@ export function usdValue(wei: bigint, usdPerCoin: number, decimals = 18): number
 }
 
 /** 'USD $25.10', '< USD $0.01', or null without a price (the line is left out). */
-export function fiatText(wei: bigint, usdPerCoin: number | null, decimals = 18): string | null {
-  return usdPerCoin === null ? null : formatFiat(usdValue(wei, usdPerCoin, decimals))
+export function fiatText(
+  wei: bigint,
+  usdPerCoin: number | null,
+  decimals = 18,
+  language = locale(),
+): string | null {
+  if (usdPerCoin === null) return null
+  const usd = usdValue(wei, usdPerCoin, decimals)
+  if (language === 'en' || !(usd >= 0.005)) return formatFiat(usd)
+  return new Intl.NumberFormat(language, {
+    style: 'currency',
+    currency: 'USD',
+    minimumFractionDigits: FIAT_DECIMALS,
+    maximumFractionDigits: FIAT_DECIMALS,
+  }).format(usd)
 }
 
 /** The most the transaction can cost in gas: its gas limit times its (max) fee per gas. */

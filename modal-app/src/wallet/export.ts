@@ -24,6 +24,7 @@ import {
 import { connect, WindowMessenger } from 'penpal'
 import { blockClose, deliver } from '../deliver.ts'
 import { currentFlow, requestPending, startFlow } from '../flow.ts'
+import { locale } from '../i18n.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { themeTokens } from '../theme.ts'
@@ -73,6 +74,8 @@ export function exportFrameUrl(address: Hex): string {
   for (const [name, value] of Object.entries(colors)) {
     if (value && HEX_COLOR.test(value)) query.set(name, value)
   }
+  // The page speaks the modal's language.
+  if (locale() !== 'en') query.set('locale', locale())
   return `${walletFrameUrl(apiUrl, appId)}/export?${query}`
 }
 

@@ -1,5 +1,6 @@
 /** The four code routes (init, authenticate, link, unlink), shared by e-mail and SMS. */
 import { type CodeChannel, LatchError, type Result, validateCode } from '@latch/shared'
+import type { Locale } from '@latch/shared/i18n'
 import { type Context, Hono } from 'hono'
 import { z } from 'zod'
 import { linkAccount, type NewAccount, unlinkAccount } from '../accounts/service.ts'
@@ -29,7 +30,8 @@ export interface ChannelRoutes {
   normalize(raw: string): Result<string>
   /** The account an identifier signs in as (its type is the account type unlink names). */
   account(identifier: string): NewAccount
-  send(deps: Deps, to: string, code: string, appName: string): Promise<void>
+  /** Sends the code, in the visitor's language when init named one. */
+  send(deps: Deps, to: string, code: string, appName: string, locale?: Locale): Promise<void>
   /** Refuses, before any code is made, an identifier the channel will not send to. */
   admit?(app: AppRecord, identifier: string): Promise<void>
   /** Counts a send against the channel's budgets, inside the code's transaction. */
@@ -86,7 +88,7 @@ export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
       identifier,
       charge && ((trx) => charge(trx, app)),
     )
-    await ch.send(deps, identifier, code, app.name)
+    await ch.send(deps, identifier, code, app.name, body.locale as Locale | undefined)
     // The same answer whether or not an account exists for the identifier.
     return c.json(SUCCESS)
   })

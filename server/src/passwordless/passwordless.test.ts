@@ -27,6 +27,31 @@ describeBackends('passwordless (e-mail)', (get) => {
     expect(again.user.id).toBe(first.user.id)
   })
 
+  test("behavior: init with the visitor's locale mails the code in that language; an unshipped locale is invalid_data", async () => {
+    const s = get()
+    const app = await s.newApp()
+    const address = email('ja')
+    const init = await s.request('/passwordless/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { email: address, locale: 'ja' },
+    })
+    expect(init.status).toBe(200)
+    const code = await s.smtp.waitForCode(address)
+    const mail = s.smtp.messages.find((m) => m.to === address)
+    expect(mail?.subject).toBe(`Test app のログインコード: ${code}`)
+    expect(mail?.body).toContain(`Test app のログインコードは ${code} です。`)
+    expect(mail?.body).toContain('有効期限は10分です')
+
+    const refused = await s.request('/passwordless/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { email: email('xx'), locale: 'xx-YY' },
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ error: { code: 'invalid_data' } })
+  })
+
   test('behavior: signing in again right after a sign-in is not a resend', async () => {
     const s = get()
     await s.clock.frozen(async () => {

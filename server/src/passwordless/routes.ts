@@ -15,6 +15,6 @@ export function passwordlessRoutes(deps: Deps) {
     },
     normalize: validateEmail,
     account: (address) => ({ type: 'email', address }),
-    send: (d, to, code, appName) => d.delivery.sendEmailCode(to, code, appName),
+    send: (d, to, code, appName, locale) => d.delivery.sendEmailCode(to, code, appName, locale),
   })
 }

@@ -16,7 +16,7 @@ export function smsRoutes(deps: Deps) {
     },
     normalize: validatePhone,
     account: (number) => ({ type: 'phone', number }),
-    send: (d, to, code, appName) => d.delivery.sendSmsCode(to, code, appName),
+    send: (d, to, code, appName, locale) => d.delivery.sendSmsCode(to, code, appName, locale),
     admit: admitNumber,
     charge: (trx, app) => chargeSms(trx, deps.clock, deps.config.smsBudget, app.id),
   })

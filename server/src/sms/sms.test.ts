@@ -51,6 +51,20 @@ describeBackends('passwordless_sms', (get) => {
     expect(late.body).toMatchObject({ error: { message: 'Invalid or expired verification code' } })
   })
 
+  test("behavior: init with the visitor's locale texts the code in that language", async () => {
+    const s = get()
+    const app = await s.newApp()
+    const number = phone()
+    await s.request('/passwordless_sms/init', {
+      appId: app.id,
+      ip: freshIp(),
+      body: { phoneNumber: number, locale: 'ar' },
+    })
+    const code = await s.twilio.waitForCode(number)
+    const sms = s.twilio.messages.find((m) => m.to === number)
+    expect(sms?.body).toBe(`${code} هو رمز تسجيل الدخول إلى Test app. تنتهي صلاحيته خلال 5 دقائق.`)
+  })
+
   test('error: an invalid number answers 400 with the validation message', async () => {
     const s = get()
     const app = await s.newApp()

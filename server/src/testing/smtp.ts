@@ -5,6 +5,7 @@ import { Inbox, type ReceivedMessage } from './inbox.ts'
 
 export interface MailMessage extends ReceivedMessage {
   from: string
+  /** Decoded (a Japanese subject reads as Japanese). */
   subject: string
   /** The raw message: headers and body. */
   raw: string
@@ -30,6 +31,35 @@ function header(raw: string, name: string): string {
   return line ? line.slice(name.length + 1).trim() : ''
 }
 
+/** RFC 2047 encoded words (`=?UTF-8?B?…?=`, `=?UTF-8?Q?…?=`), as a non-English subject comes. */
+export function decodeWords(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(
+      /=\?([^?]+)\?([BbQq])\?([^?]*)\?=/g,
+      (_all, _charset: string, enc: string, text: string) =>
+        enc.toUpperCase() === 'B'
+          ? Buffer.from(text, 'base64').toString('utf8')
+          : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+    )
+}
+
+function decodeQuotedPrintable(text: string): string {
+  const bytes = text
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-Fa-f]{2})/g, (_all, hex: string) => `%${hex}`)
+  // Percent-encode what is not already, so decodeURIComponent reads the UTF-8 bytes.
+  return decodeURIComponent(bytes.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'))
+}
+
+/** A single-part body by its Content-Transfer-Encoding (nodemailer picks one for non-ASCII). */
+function decodeBody(raw: string, body: string): string {
+  const encoding = header(raw, 'content-transfer-encoding').toLowerCase()
+  if (encoding === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8')
+  if (encoding === 'quoted-printable') return decodeQuotedPrintable(body)
+  return body
+}
+
 /** `password`: the server also takes AUTH, and accepts any user with that password only. */
 export async function startSmtpCatcher(options: { password?: string } = {}): Promise<SmtpCatcher> {
   const inbox = new Inbox<MailMessage>()
@@ -50,11 +80,14 @@ export async function startSmtpCatcher(options: { password?: string } = {}): Pro
       stream.on('data', (chunk: Buffer) => chunks.push(chunk))
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8')
-        const subject = header(raw, 'subject')
-        const body = raw
-          .split(/\r?\n\r?\n/)
-          .slice(1)
-          .join('\n\n')
+        const subject = decodeWords(header(raw, 'subject'))
+        const body = decodeBody(
+          raw,
+          raw
+            .split(/\r?\n\r?\n/)
+            .slice(1)
+            .join('\n\n'),
+        )
         const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : ''
         for (const rcpt of session.envelope.rcptTo) {
           // The subject carries the code; the body is the fallback.

@@ -151,6 +151,10 @@ test('refusal: the export page refuses an access token in the URL, a bad address
       `address=${address}&accent=%23fff%3Bdisplay:none`,
       'accent must be a colour as #rgb or #rrggbb',
     ],
+    [
+      `address=${address}&locale=xx`,
+      'locale must be one of en, es, fr, de, pt-BR, ja, zh-CN, ko, tr, ar',
+    ],
   ]
   for (const [query, message] of cases) {
     const res = await frame.request(`/apps/${appId}/embedded-wallets/export?${query}`)

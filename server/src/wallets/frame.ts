@@ -18,6 +18,7 @@ import {
   WALLET_EXPORT_ROUTE,
   WALLET_FRAME_ROUTE,
 } from '@latch/shared'
+import { LOCALES } from '@latch/shared/i18n'
 import { type Context, Hono } from 'hono'
 import { findApp } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -88,6 +89,10 @@ export function exportQueryError(query: URLSearchParams): string | null {
     if (color !== null && !EXPORT_COLOR.test(color)) {
       return `${name} must be a colour as #rgb or #rrggbb`
     }
+  }
+  const locale = query.get('locale')
+  if (locale !== null && !(LOCALES as readonly string[]).includes(locale)) {
+    return `locale must be one of ${LOCALES.join(', ')}`
   }
   return null
 }

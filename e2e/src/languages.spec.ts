@@ -1,0 +1,137 @@
+/**
+ * Languages: the browser's languages pick the modal's (no host `locale` here), the landing is
+ * painted in it from the first frame, held to axe in every shipped locale and right to left in
+ * Arabic; a Japanese visitor signs in by an e-mail code mailed in Japanese and creates a wallet
+ * in Japanese.
+ */
+import type { LoginResult, WalletAccount } from '@latch/shared'
+import { LOCALES } from '@latch/shared/i18n'
+import { TABLES } from '@latch/shared/i18n/all'
+import { expect, test } from 'vitest'
+import { axeViolations, formatViolations, modalFrame } from './axe.ts'
+import {
+  enterCode,
+  expectOk,
+  latchCall,
+  newEmail,
+  screen,
+  settle,
+  submitEmail,
+  visit,
+  waitEmailCode,
+} from './flows.ts'
+import { useHarness } from './use-harness.ts'
+import {
+  enterPasscode,
+  expectInAppWallet,
+  passcodeBoxes,
+  SCREENS,
+  walletApp,
+  walletCall,
+} from './wallet-flows.ts'
+
+const h = useHarness()
+
+/** The browser language each shipped locale is opened with (a region, as browsers send). */
+const BROWSER_LANGUAGE: Record<(typeof LOCALES)[number], string> = {
+  en: 'en-US',
+  es: 'es-ES',
+  fr: 'fr-FR',
+  de: 'de-DE',
+  'pt-BR': 'pt-BR',
+  ja: 'ja-JP',
+  'zh-CN': 'zh-CN',
+  ko: 'ko-KR',
+  tr: 'tr-TR',
+  ar: 'ar-EG',
+}
+
+test('behavior: the landing in every shipped locale: its texts, lang and direction, axe-clean; Arabic mirrored', async () => {
+  for (const locale of LOCALES) {
+    const hp = await h().open({ contextOptions: { locale: BROWSER_LANGUAGE[locale] } })
+    const pending = latchCall<LoginResult>(hp.page, 'login')
+    // visit() holds the landing to axe in this language.
+    await visit(hp, 'LANDING')
+    const landing = screen(hp.modal, 'LANDING')
+    const m = TABLES[locale].m
+    expect(await landing.getByRole('heading', { level: 1 }).textContent(), locale).toBe(m.title)
+    expect(await landing.getByTestId('email-helper').textContent(), locale).toBe(m.helpEmail)
+    expect(await landing.getByTestId('email-submit').textContent(), locale).toBe(m.submit)
+    const frame = await modalFrame(hp.page)
+    const marks = await frame.evaluate(() => ({
+      lang: document.documentElement.lang,
+      dir: document.documentElement.dir,
+      direction: getComputedStyle(document.querySelector('.latch-landing') as Element).direction,
+    }))
+    const rtl = locale === 'ar'
+    expect(marks, locale).toEqual({
+      lang: locale,
+      // English is the page's own (index.html): nothing loaded, nothing set.
+      dir: locale === 'en' ? '' : rtl ? 'rtl' : 'ltr',
+      direction: rtl ? 'rtl' : 'ltr',
+    })
+    if (rtl) {
+      // Mirrored: the Submit button sits left of the e-mail field, the code boxes stay in order.
+      const input = await landing.getByTestId('email-input').boundingBox()
+      const submit = await landing.getByTestId('email-submit').boundingBox()
+      expect(submit && input && submit.x < input.x).toBe(true)
+    }
+    // The login stays pending; closing the context settles it (latchCall never throws).
+    await hp.context.close()
+    await pending
+  }
+})
+
+test('behavior: a browser speaking Japanese signs in by an e-mail code mailed in Japanese and creates a wallet in Japanese', async () => {
+  const ja = TABLES.ja
+  const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
+  const hp = await h().open({ appId: app.id, contextOptions: { locale: 'ja-JP' } })
+  const email = newEmail('ja')
+  const login = latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  await submitEmail(hp.modal, email)
+  const code = await waitEmailCode(h(), email)
+  const mail = h().smtp.messages.find((message) => message.to === email)
+  expect(mail?.subject).toBe(`${app.name} のログインコード: ${code}`)
+  expect(mail?.body).toContain(`${app.name} のログインコードは ${code} です。`)
+
+  await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
+  const codeScreen = screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE')
+  await codeScreen.getByText(ja.m.codeTitle).waitFor()
+  await codeScreen.getByRole('button', { name: ja.m.resend }).waitFor()
+  await enterCode(hp.modal, code)
+  expect(expectOk(await settle(login, 'login()')).user.email?.address).toBe(email)
+
+  const pending = walletCall<WalletAccount>(hp.page, 'createWallet')
+  await visit(hp, SCREENS.create)
+  const create = screen(hp.modal, SCREENS.create)
+  await create.getByRole('heading', { name: ja.m.setTitle }).waitFor()
+  await create.getByText(ja.m.hint).waitFor()
+  // A validation message in Japanese, held to axe there.
+  await enterPasscode(hp.modal, 'ab#')
+  await create.getByText(ja.e.passcode_invalid_characters).waitFor()
+  await visit(hp, SCREENS.create)
+  for (let i = 2; i >= 0; i--) await passcodeBoxes(hp.modal).nth(i).fill('')
+  await enterPasscode(hp.modal, 'Tr4in9')
+  await create.getByRole('button', { name: ja.m.setButton }).click()
+  await screen(hp.modal, SCREENS.created).getByText(ja.m.ready).waitFor()
+  expectInAppWallet(expectOk(await settle(pending, 'createWallet()')), 'user-passcode')
+
+  // The wallet frame's key export page speaks Japanese too, and passes axe in it.
+  const exported = latchCall<void>(hp.page, 'exportWallet' as never)
+  await visit(hp, 'EMBEDDED_WALLET_KEY_EXPORT_SCREEN')
+  const handle = await hp.modal.getByTestId('latch-export-frame').elementHandle()
+  const page = await handle?.contentFrame()
+  if (!page) throw new Error('the export frame is not in the modal')
+  await page.getByRole('button', { name: ja.m.xReveal }).click({ timeout: 15_000 })
+  await page.getByTestId('export-key').waitFor({ state: 'visible' })
+  expect(await page.locator('#status').textContent()).toBe(ja.m.xShown)
+  expect(await page.locator('#warning').textContent()).toBe(ja.m.xWarning)
+  expect(await page.evaluate(() => document.documentElement.lang)).toBe('ja')
+  const violations = await axeViolations(page)
+  expect(violations, formatViolations('the export page in Japanese', violations)).toEqual([])
+  const done = hp.modal.getByTestId('export-done')
+  await expect.poll(() => done.isEnabled(), { timeout: 5000 }).toBe(true)
+  await done.click()
+  expect((await settle(exported, 'exportWallet()')).ok).toBe(true)
+})
