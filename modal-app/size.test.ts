@@ -9,12 +9,14 @@ import type { ModalRenderer } from './renderer.ts'
 
 /**
  * What the landing needs: index.html's module script and what it imports statically, within
- * 90 KB gzip, with either renderer (renderer.ts). The renderer is most of it (React DOM far more
+ * 91 KB gzip (90 KB until languages and passkeys joined the landing: the message table's
+ * English and its locale picker, the passkey button and the autofill request, their error
+ * codes), with either renderer (renderer.ts). The renderer is most of it (React DOM far more
  * than Preact); the rest is the modal, penpal and the error catalogue. Screens past
  * the landing, the session fork, zod and the phone metadata load lazily (screens/lazy.tsx,
  * methods.ts, shared payloadIssues, phone.ts). The figures are printed.
  */
-const LANDING_BUDGET_BYTES = 90 * 1024
+const LANDING_BUDGET_BYTES = 91 * 1024
 
 /** Each renderer's mark in a built chunk, which the other build must not carry. */
 const RENDERER_MARKS: Record<ModalRenderer, RegExp> = {
@@ -30,7 +32,7 @@ afterAll(async () => {
 })
 
 test.each<ModalRenderer>(['react', 'preact'])(
-  'behavior: the JavaScript before the landing stays within 90 KB gzip with %s; what it does not need is lazy',
+  'behavior: the JavaScript before the landing stays within 91 KB gzip with %s; what it does not need is lazy',
   async (renderer) => {
     const dir = await mkdtemp(join(tmpdir(), `latch-modal-build-${renderer}-`))
     dirs.push(dir)
