@@ -1,8 +1,10 @@
 /** The four code routes (init, authenticate, link, unlink), shared by e-mail and SMS. */
+
 import { type CodeChannel, LatchError, type Result, validateCode } from '@latch/shared'
 import type { Locale } from '@latch/shared/i18n'
 import { type Context, Hono } from 'hono'
 import { z } from 'zod'
+import { requireAccountCredential } from '../accounts/change-gate.ts'
 import { linkAccount, type NewAccount, unlinkAccount } from '../accounts/service.ts'
 import { type AppRecord, isAllowed, requireMethod } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -42,6 +44,8 @@ const fields = z.record(z.string(), z.string())
 
 export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
+  // Link and unlink need the signed-in browser's session credential (accounts/change-gate.ts).
+  const changeGate = requireAccountCredential(deps)
 
   /** The normalized identifier of a body, once the app takes the method. */
   function identifierOf(c: Context<HonoEnv>, body: Record<string, string>): string {
@@ -99,7 +103,7 @@ export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
     return answerSignIn(c, deps, appId, await signIn(deps, appId, ch.account(identifier)))
   })
 
-  routes.post('/link', requireAuth(deps), async (c) => {
+  routes.post('/link', requireAuth(deps), changeGate, async (c) => {
     const identifier = await verified(c)
     const user = await linkAccount(
       deps.db,
@@ -111,7 +115,7 @@ export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
     return c.json(user)
   })
 
-  routes.post('/unlink', requireAuth(deps), async (c) => {
+  routes.post('/unlink', requireAuth(deps), changeGate, async (c) => {
     const body = fields.parse(await readBody(c, ch.bodies.unlink))
     const raw = body[ch.bodies.unlinkField] ?? ''
     // A differently written number or address still names the stored account.

@@ -11,6 +11,7 @@ import {
   type ServerAppConfig,
   type User,
 } from '@latch/shared'
+import { decodeJwt } from 'jose'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { authenticateWithAccount } from '../accounts/service.ts'
 import { type RunningServer, startServer } from '../index.ts'
@@ -20,6 +21,7 @@ import {
   type MockProviders,
   startMockProviders,
 } from '../testing/mock-providers.ts'
+import { walletCredentialName, walletCredentialValue } from '../wallets/credential.ts'
 import { browserHashOf } from './flow.ts'
 import { OAUTH_INIT_APP_LIMIT, OAUTH_INIT_IP_LIMIT } from './routes.ts'
 
@@ -77,6 +79,13 @@ async function post<T>(
   }
   if (opts.app !== null) headers[APP_ID_HEADER] = opts.app ?? appId
   if (opts.token) headers.authorization = `Bearer ${opts.token}`
+  // The signed-in browser's session credential, as the modal's credentialed fetch carries it.
+  if (opts.token && /^\/(link|unlink)$/.test(path)) {
+    const { sid, aud } = decodeJwt(opts.token)
+    if (typeof sid === 'string' && typeof aud === 'string') {
+      headers.cookie = `${walletCredentialName(sid)}=${walletCredentialValue(api.deps, aud, sid)}`
+    }
+  }
   const res = await fetch(`${api.url}${API_PREFIX}/oauth${path}`, {
     method: 'POST',
     headers,

@@ -7,6 +7,7 @@
  * and is mounted on the API ahead of the /api/v1 sub-app whose middleware would refuse
  * the callback.
  */
+
 import {
   API_PREFIX,
   LatchError,
@@ -16,6 +17,7 @@ import {
   validateEmail,
 } from '@latch/shared'
 import { type Context, Hono } from 'hono'
+import { requireAccountCredential } from '../accounts/change-gate.ts'
 import { linkAccount, unlinkAccount } from '../accounts/service.ts'
 import { type AppRecord, isAllowed } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -58,6 +60,8 @@ function emailOf(account: OAuthAccountInput): string | null {
 
 export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
+  // Link and unlink need the signed-in browser's session credential (accounts/change-gate.ts).
+  const changeGate = requireAccountCredential(deps)
   const flow: OAuthFlowDeps = {
     store: kyselyStateStore(deps.db, () => deps.clock.now()),
     endpoints: deps.config.oauthEndpoints,
@@ -126,7 +130,7 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
     return answerSignIn(c, deps, record.id, await signIn(deps, record.id, account))
   })
 
-  routes.post('/link', withApp, requireAuth(deps), async (c) => {
+  routes.post('/link', withApp, requireAuth(deps), changeGate, async (c) => {
     const body = await readBody(c, oauthAuthenticateBody)
     const record = c.get('app')
     const userId = c.get('auth').sub
@@ -140,7 +144,7 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
     return c.json(await linkAccount(deps.db, record.id, userId, account, deps.clock.now()))
   })
 
-  routes.post('/unlink', withApp, requireAuth(deps), async (c) => {
+  routes.post('/unlink', withApp, requireAuth(deps), changeGate, async (c) => {
     const body = await readBody(c, oauthUnlinkBody)
     const user = await unlinkAccount(deps.db, c.get('app').id, c.get('auth').sub, {
       type: PROVIDERS[body.provider].accountType,

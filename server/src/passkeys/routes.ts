@@ -1,4 +1,5 @@
 /** Passkeys: POST /passkeys/{register,authenticate}/options, /register, /authenticate, /link, /rename, /unlink. */
+
 import {
   LatchError,
   passkeyFinishBody,
@@ -8,6 +9,7 @@ import {
 } from '@latch/shared'
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import { Hono } from 'hono'
+import { requireAccountCredential } from '../accounts/change-gate.ts'
 import { unlinkAccount } from '../accounts/service.ts'
 import { requireMethod } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -34,6 +36,8 @@ export const PASSKEY_VERIFY_IP_LIMIT: Limit = { max: 30, windowMs: 5 * 60_000 }
 
 export function passkeyRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
+  // Link and unlink need the signed-in browser's session credential (accounts/change-gate.ts).
+  const changeGate = requireAccountCredential(deps)
   const ipOf = (c: Parameters<typeof clientIp>[0]) => clientIp(c, deps.config.trustProxy)
 
   async function limitOptions(c: Parameters<typeof clientIp>[0], appId: string) {
@@ -103,7 +107,7 @@ export function passkeyRoutes(deps: Deps): Hono<HonoEnv> {
     return answerSignIn(c, deps, app.id, await signIn(deps, app.id, account))
   })
 
-  routes.post('/link', requireAuth(deps), async (c) => {
+  routes.post('/link', requireAuth(deps), changeGate, async (c) => {
     const body = await readBody(c, passkeyFinishBody)
     const app = c.get('app')
     requireMethod(app, 'passkey')
@@ -119,7 +123,7 @@ export function passkeyRoutes(deps: Deps): Hono<HonoEnv> {
     return c.json(await linkPasskey(deps, app.id, userId, registered))
   })
 
-  routes.post('/rename', requireAuth(deps), async (c) => {
+  routes.post('/rename', requireAuth(deps), changeGate, async (c) => {
     const body = await readBody(c, passkeyRenameBody)
     const user = await renamePasskey(
       deps,
@@ -132,7 +136,7 @@ export function passkeyRoutes(deps: Deps): Hono<HonoEnv> {
   })
 
   /** Removes a passkey (its credential row goes with the account); never the last sign-in method. */
-  routes.post('/unlink', requireAuth(deps), async (c) => {
+  routes.post('/unlink', requireAuth(deps), changeGate, async (c) => {
     const body = await readBody(c, passkeyUnlinkBody)
     const user = await unlinkAccount(deps.db, c.get('app').id, c.get('auth').sub, {
       type: 'passkey',

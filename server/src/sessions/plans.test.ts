@@ -126,8 +126,9 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
     await sql`ANALYZE`.execute(db)
 
     const api = createApi({ ...server.deps, db: logged })
-    // The browser's cookie jar: the wallet credentials the sign-ins set, sent back (with the
-    // wallet frame's fetch metadata) on the wallet routes.
+    // The browser's cookie jar: the wallet credentials the sign-ins set, sent back on every
+    // request as the modal's credentialed fetch does (with the wallet frame's fetch metadata on
+    // the wallet routes).
     const jar: string[] = []
     const post = async <T>(path: string, body: unknown, token?: string): Promise<T> => {
       const frame = path.startsWith('/wallets')
@@ -139,7 +140,8 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
           [CLIENT_HEADER]: CLIENT_NAME,
           'x-forwarded-for': '10.99.0.1',
           ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...(frame ? { 'sec-fetch-site': 'same-origin', cookie: jar.join('; ') } : {}),
+          cookie: jar.join('; '),
+          ...(frame ? { 'sec-fetch-site': 'same-origin' } : {}),
         },
         body: JSON.stringify(body),
       })

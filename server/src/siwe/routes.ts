@@ -1,4 +1,5 @@
 /** Sign-In with Ethereum: POST /siwe/{init,authenticate,link,unlink}. */
+
 import {
   isLatchError,
   isSupportedChainId,
@@ -11,6 +12,7 @@ import {
 } from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import type { Hex } from 'viem'
+import { requireAccountCredential } from '../accounts/change-gate.ts'
 import { linkAccount, unlinkAccount } from '../accounts/service.ts'
 import { type AppRecord, requireMethod } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -46,6 +48,8 @@ function allowsAddress(app: AppRecord, address: string): boolean {
 
 export function siweRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
+  // Link and unlink need the signed-in browser's session credential (accounts/change-gate.ts).
+  const changeGate = requireAccountCredential(deps)
 
   routes.post('/init', optionalAuth(deps), async (c) => {
     const body = await readBody(c, siweInitBody)
@@ -117,7 +121,7 @@ export function siweRoutes(deps: Deps): Hono<HonoEnv> {
     return answerSignIn(c, deps, appId, await signIn(deps, appId, account))
   })
 
-  routes.post('/link', requireAuth(deps), async (c) => {
+  routes.post('/link', requireAuth(deps), changeGate, async (c) => {
     const userId = c.get('auth').sub
     const account = await verified(c, userId)
     try {
@@ -127,7 +131,7 @@ export function siweRoutes(deps: Deps): Hono<HonoEnv> {
     }
   })
 
-  routes.post('/unlink', requireAuth(deps), async (c) => {
+  routes.post('/unlink', requireAuth(deps), changeGate, async (c) => {
     const body = await readBody(c, siweUnlinkBody)
     const user = await unlinkAccount(deps.db, c.get('app').id, c.get('auth').sub, {
       type: 'wallet',

@@ -188,6 +188,14 @@ export async function startTestServer(
     }
     if (opts.appId) headers[APP_ID_HEADER] = opts.appId
     if (opts.token) headers.authorization = `Bearer ${opts.token}`
+    // The modal's credentialed fetch carries the signing-in browser's cookies: a change of the
+    // sign-in methods sends the session's credential as it would, unless the test sets `cookie`
+    // itself (an empty one: a token alone, from outside that browser).
+    if (opts.token && /\/(link|unlink|rename)$/.test(path) && headers.cookie === undefined) {
+      const { sid } = decodeJwt(opts.token)
+      const cookie = typeof sid === 'string' ? walletCookies.get(sid) : undefined
+      if (cookie) headers.cookie = cookie
+    }
     let body: string | undefined = opts.raw
     if (opts.body !== undefined) body = JSON.stringify(opts.body)
     if (body !== undefined) headers['content-type'] = 'application/json'

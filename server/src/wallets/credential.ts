@@ -107,21 +107,28 @@ export function requireWalletCredential(deps: Deps): MiddlewareHandler<HonoEnv> 
         message: 'Only the wallet frame may call the wallet API',
       })
     }
-    const { sid, exp } = c.get('auth')
-    const appId = c.get('app').id
-    const presented = SESSION_ID.test(sid) ? readCookie(c, walletCredentialName(sid)) : null
-    const madeBy = presented
-      ? macMade(deps.secrets, 'wallet-credential', `${appId}\n${sid}`, presented)
-      : null
-    if (madeBy === null) throw LatchError.of('wallet_sign_in_required')
-    // Made before a rotation of the server secret: the answer gives the browser the new
-    // secret's value, so the session keeps its wallet once the previous secret is gone.
-    if (madeBy === 'previous') {
-      const expiresAt = await sessionExpiry(deps, sid, exp)
-      setWalletCredential(c, deps, appId, { sessionId: sid, expiresAt })
-    }
+    if (!(await presentsCredential(c, deps))) throw LatchError.of('wallet_sign_in_required')
     await next()
   }
+}
+
+/**
+ * Whether the request carries its session's credential (the bearer's `sid`); one made under the
+ * previous server secret is renewed on the answer, so the session keeps it after a rotation.
+ */
+export async function presentsCredential(c: Context<HonoEnv>, deps: Deps): Promise<boolean> {
+  const { sid, exp } = c.get('auth')
+  const appId = c.get('app').id
+  const presented = SESSION_ID.test(sid) ? readCookie(c, walletCredentialName(sid)) : null
+  const madeBy = presented
+    ? macMade(deps.secrets, 'wallet-credential', `${appId}\n${sid}`, presented)
+    : null
+  if (madeBy === null) return false
+  if (madeBy === 'previous') {
+    const expiresAt = await sessionExpiry(deps, sid, exp)
+    setWalletCredential(c, deps, appId, { sessionId: sid, expiresAt })
+  }
+  return true
 }
 
 /** When the session ends (the access token's expiry if its row is gone meanwhile). */

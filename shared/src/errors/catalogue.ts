@@ -413,6 +413,17 @@ export const ERRORS = {
     retryable: false,
   },
   /**
+   * Linking or unlinking a sign-in method without the session's credential from the browser that
+   * signed in (a token alone, as the host page, its backend and its logs hold it), or from a
+   * session opened by a fork link whose wallet handover was not confirmed.
+   */
+  link_sign_in_required: {
+    type: 'flow_error',
+    status: 401,
+    message: 'Sign in again on this device to change how you sign in.',
+    retryable: false,
+  },
+  /**
    * The server's record of a wallet does not hold together (a sealed value moved from another
    * row, an attempt state written without the server secret): refused, never guessed around.
    */
