@@ -191,6 +191,31 @@ export default {
     xCopyFailed: 'Kopieren nicht möglich: Markiere den Schlüssel und kopiere ihn von Hand',
     xWarning:
       'Gib deinen privaten Schlüssel niemals weiter. Wer ihn hat, kontrolliert deine Wallet.',
+    passkey: 'Passkey verwenden',
+    pkTitle: 'Mit einem Passkey fortfahren',
+    pkBody: 'Verwende einen auf diesem Gerät gespeicherten Passkey, um dich bei {app} anzumelden.',
+    pkSignIn: 'Mit einem Passkey anmelden',
+    pkCreate: 'Passkey erstellen',
+    pkCreateHint: 'Neu hier? Erstelle einen und du bist registriert.',
+    pkWaiting: 'Warte auf deinen Passkey…',
+    pkSignedIn: 'Angemeldet',
+    pkBack: 'Andere Anmeldemöglichkeiten',
+    pkManage: 'Deine Passkeys',
+    pkManageBody: 'Passkeys, mit denen du dich bei {app} anmeldest',
+    pkNone: 'Noch keine Passkeys.',
+    pkAdd: 'Passkey hinzufügen',
+    pkAdded: 'Passkey hinzugefügt',
+    pkName: 'Passkey {n}',
+    pkRename: 'Umbenennen',
+    pkRenameLabel: 'Neuer Name für {name}',
+    pkSave: 'Speichern',
+    pkRemove: 'Entfernen',
+    pkRemoveLabel: '{name} entfernen',
+    pkDone: 'Fertig',
+    pkInstead: 'Stattdessen einen Passkey verwenden',
+    pkUse: 'Deinen Passkey verwenden',
+    pkRecoverBody:
+      'Dieses Gerät kennen wir noch nicht. Verwende zum Fortfahren bitte deinen Passkey.',
   },
   e: {
     code_not_numeric: 'Der Code darf nur Ziffern enthalten',
@@ -231,6 +256,11 @@ export default {
     fork_token_expired: 'Dieser Sitzungslink ist abgelaufen',
     fork_wallet_not_confirmed:
       'Dieser Link hat deine Wallet nicht übergeben. Melde dich hier erneut an, um sie zu nutzen.',
+    passkey_prf_unsupported:
+      'Dieser Passkey kann deine Wallet nicht schützen. Verwende stattdessen einen Zugangscode.',
+    passkey_failed: 'Dein Passkey wurde nicht verwendet. Bitte versuche es erneut.',
+    passkey_not_initialized: 'Die Passkey-Anfrage ist abgelaufen',
+    passkey_verification_failed: 'Passkey konnte nicht überprüft werden',
   },
   mail: {
     subject: '{code} ist dein Anmeldecode für {app}',

@@ -49,6 +49,10 @@ export type ShownErrorCode = Extract<
   | 'fork_token_used'
   | 'fork_token_expired'
   | 'fork_wallet_not_confirmed'
+  | 'passkey_prf_unsupported'
+  | 'passkey_failed'
+  | 'passkey_not_initialized'
+  | 'passkey_verification_failed'
 >
 
 /** One shipped translation: the messages and the error texts the modal shows. */
