@@ -247,6 +247,7 @@ export default {
     passkey_failed: 'لم يُستخدم مفتاح المرور، يُرجى المحاولة مرة أخرى.',
     passkey_not_initialized: 'انتهت صلاحية طلب مفتاح المرور',
     passkey_verification_failed: 'تعذّر التحقق من مفتاح المرور',
+    last_account_unlink_forbidden: 'لا يمكن إزالة آخر طريقة لتسجيل الدخول',
   },
   mail: {
     subject: '{code} هو رمز تسجيل الدخول إلى {app}',

@@ -261,6 +261,7 @@ export default {
     passkey_failed: 'Dein Passkey wurde nicht verwendet. Bitte versuche es erneut.',
     passkey_not_initialized: 'Die Passkey-Anfrage ist abgelaufen',
     passkey_verification_failed: 'Passkey konnte nicht überprüft werden',
+    last_account_unlink_forbidden: 'Die letzte Anmeldemethode kann nicht entfernt werden',
   },
   mail: {
     subject: '{code} ist dein Anmeldecode für {app}',

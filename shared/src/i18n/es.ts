@@ -256,6 +256,7 @@ export default {
     passkey_failed: 'No se usó tu llave de acceso; inténtalo de nuevo.',
     passkey_not_initialized: 'La solicitud de la llave de acceso caducó',
     passkey_verification_failed: 'No se pudo verificar la llave de acceso',
+    last_account_unlink_forbidden: 'No se puede quitar el último método de inicio de sesión',
   },
   mail: {
     subject: '{code} es tu código de acceso a {app}',

@@ -263,6 +263,8 @@ export default {
     passkey_failed: 'Votre clé d’accès n’a pas été utilisée, veuillez réessayer.',
     passkey_not_initialized: 'La demande de clé d’accès a expiré',
     passkey_verification_failed: 'Impossible de vérifier la clé d’accès',
+    last_account_unlink_forbidden:
+      'Impossible de retirer la dernière méthode de connexion du compte',
   },
   mail: {
     subject: '{code} est votre code de connexion à {app}',

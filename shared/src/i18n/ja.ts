@@ -255,6 +255,7 @@ export default {
     passkey_failed: 'パスキーが使われませんでした。もう一度お試しください。',
     passkey_not_initialized: 'パスキーのリクエストの有効期限が切れました',
     passkey_verification_failed: 'パスキーを確認できませんでした',
+    last_account_unlink_forbidden: '最後のログイン方法は解除できません',
   },
   mail: {
     subject: '{app} のログインコード: {code}',

@@ -250,6 +250,7 @@ export default {
     passkey_failed: '패스키가 사용되지 않았습니다. 다시 시도해 주세요.',
     passkey_not_initialized: '패스키 요청이 만료되었습니다',
     passkey_verification_failed: '패스키를 확인할 수 없습니다',
+    last_account_unlink_forbidden: '마지막 로그인 방법은 해제할 수 없습니다',
   },
   mail: {
     subject: '{app} 로그인 코드: {code}',

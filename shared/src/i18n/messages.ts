@@ -53,6 +53,7 @@ export type ShownErrorCode = Extract<
   | 'passkey_failed'
   | 'passkey_not_initialized'
   | 'passkey_verification_failed'
+  | 'last_account_unlink_forbidden'
 >
 
 /** One shipped translation: the messages and the error texts the modal shows. */

@@ -253,6 +253,7 @@ export default {
     passkey_failed: 'Sua chave de acesso não foi usada. Tente novamente.',
     passkey_not_initialized: 'A solicitação da chave de acesso expirou',
     passkey_verification_failed: 'Não foi possível verificar a chave de acesso',
+    last_account_unlink_forbidden: 'Não é possível remover o último método de login da conta',
   },
   mail: {
     subject: '{code} é seu código de acesso ao {app}',

@@ -258,6 +258,7 @@ export default {
     passkey_failed: 'Geçiş anahtarınız kullanılmadı, lütfen tekrar deneyin.',
     passkey_not_initialized: 'Geçiş anahtarı isteğinin süresi doldu',
     passkey_verification_failed: 'Geçiş anahtarı doğrulanamadı',
+    last_account_unlink_forbidden: 'Son oturum açma yöntemi kaldırılamaz',
   },
   mail: {
     subject: '{code}, {app} giriş kodunuzdur',

@@ -245,6 +245,7 @@ export default {
     passkey_failed: '未使用你的通行密钥，请重试。',
     passkey_not_initialized: '通行密钥请求已过期',
     passkey_verification_failed: '无法验证通行密钥',
+    last_account_unlink_forbidden: '无法移除最后一种登录方式',
   },
   mail: {
     subject: '{code} 是你的 {app} 登录验证码',
