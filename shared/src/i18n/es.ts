@@ -192,7 +192,7 @@ export default {
     pkBody: 'Usa una llave de acceso guardada en este dispositivo para iniciar sesión en {app}.',
     pkSignIn: 'Iniciar sesión con una llave de acceso',
     pkCreate: 'Crear una llave de acceso',
-    pkCreateHint: '¿Eres nuevo? Crea una y quedarás registrado.',
+    pkCreateHint: '¿Primera vez aquí? Crea una y ya tendrás tu cuenta.',
     pkWaiting: 'Esperando tu llave de acceso…',
     pkSignedIn: 'Sesión iniciada',
     pkBack: 'Otras formas de iniciar sesión',

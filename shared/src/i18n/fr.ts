@@ -198,7 +198,7 @@ export default {
     pkBody: 'Utilisez une clé d’accès enregistrée sur cet appareil pour vous connecter à {app}.',
     pkSignIn: 'Se connecter avec une clé d’accès',
     pkCreate: 'Créer une clé d’accès',
-    pkCreateHint: 'Nouveau ici ? Créez-en une et votre compte est créé.',
+    pkCreateHint: 'Première visite ? Créez-en une et votre compte est prêt.',
     pkWaiting: 'En attente de votre clé d’accès…',
     pkSignedIn: 'Connecté',
     pkBack: 'Autres façons de se connecter',

@@ -189,7 +189,7 @@ export default {
     pkBody: 'Use uma chave de acesso salva neste dispositivo para entrar no {app}.',
     pkSignIn: 'Entrar com uma chave de acesso',
     pkCreate: 'Criar uma chave de acesso',
-    pkCreateHint: 'É novo por aqui? Crie uma e sua conta estará pronta.',
+    pkCreateHint: 'Primeira vez aqui? Crie uma e sua conta estará pronta.',
     pkWaiting: 'Aguardando sua chave de acesso…',
     pkSignedIn: 'Você entrou',
     pkBack: 'Outras formas de entrar',
