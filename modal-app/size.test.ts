@@ -93,7 +93,7 @@ test.each<ModalRenderer>(['react', 'preact'])(
       expect(lazy.some((f) => f.startsWith(`${chunk}-`))).toBe(true)
     }
     console.info(
-      `modal landing JS (${renderer}): ${(landing / 1024).toFixed(1)} KB gzip; lazy: ${lazy.join(', ')}`,
+      `modal landing JS (${renderer}): ${(landing / 1024).toFixed(1)} KB gzip (${landing} B); lazy: ${lazy.join(', ')}`,
     )
     expect(landing).toBeLessThanOrEqual(LANDING_BUDGET_BYTES)
   },

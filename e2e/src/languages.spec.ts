@@ -1,8 +1,8 @@
 /**
  * Languages: the browser's languages pick the modal's (no host `locale` here), the landing is
  * painted in it from the first frame, held to axe in every shipped locale and right to left in
- * Arabic; a Japanese visitor signs in by an e-mail code mailed in Japanese and creates a wallet
- * in Japanese.
+ * Arabic; with passkeys on, the passkey screen speaks Japanese; a Japanese visitor signs in by
+ * an e-mail code mailed in Japanese and creates a wallet in Japanese.
  */
 import type { LoginResult, WalletAccount } from '@latch/shared'
 import { LOCALES } from '@latch/shared/i18n'
@@ -80,6 +80,25 @@ test('behavior: the landing in every shipped locale: its texts, lang and directi
     await hp.context.close()
     await pending
   }
+})
+
+test('behavior: with passkeys on, the landing offers them in Japanese and PASSKEY_SCREEN speaks Japanese, axe-clean', async () => {
+  const ja = TABLES.ja.m
+  const app = await h().createApp({ loginMethods: ['email', 'passkey'] })
+  const hp = await h().open({ appId: app.id, contextOptions: { locale: 'ja-JP' } })
+  const pending = latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  await screen(hp.modal, 'LANDING').getByRole('button', { name: ja.passkey }).click()
+  // visit() holds the screen to axe in Japanese.
+  await visit(hp, 'PASSKEY_SCREEN')
+  const passkeys = screen(hp.modal, 'PASSKEY_SCREEN')
+  expect(await passkeys.getByRole('heading', { level: 1 }).textContent()).toBe(ja.pkTitle)
+  await passkeys.getByText(ja.pkBody.replace('{app}', app.name)).waitFor()
+  await passkeys.getByRole('button', { name: ja.pkSignIn }).waitFor()
+  await passkeys.getByRole('button', { name: ja.pkCreate }).waitFor()
+  await passkeys.getByRole('button', { name: ja.pkBack }).waitFor()
+  await hp.context.close()
+  await pending
 })
 
 test('behavior: a browser speaking Japanese signs in by an e-mail code mailed in Japanese and creates a wallet in Japanese', async () => {

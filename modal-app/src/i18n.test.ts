@@ -25,6 +25,11 @@ test('behavior: the browser languages pick the locale; its texts, its error text
   expect(t('title')).toBe(TABLES.ja.m.title)
   expect(tf('digit', { n: 2, total: 6 })).toBe('6桁中2桁目')
   expect(shownError(ERRORS.invalid_email.message)).toBe(TABLES.ja.e.invalid_email)
+  // The passkey errors a screen shows (PASSKEY_SCREEN, the wallet's passkey recovery).
+  expect(shownError(ERRORS.passkey_failed.message)).toBe(TABLES.ja.e.passkey_failed)
+  expect(shownError(ERRORS.passkey_not_initialized.message)).toBe(
+    TABLES.ja.e.passkey_not_initialized,
+  )
   // A message the table does not translate stays as it is.
   expect(shownError('Something only the server says')).toBe('Something only the server says')
   expect(document.documentElement.lang).toBe('ja')

@@ -112,7 +112,7 @@ function SetPasscode() {
           disabled={busy}
           onClick={() => void createInAppWallet({ passkey: true })}
         >
-          Use a passkey instead
+          {t('pkInstead')}
         </button>
       ) : null,
   }

@@ -45,14 +45,12 @@ function RecoverWithPasskey() {
   const error = status === 'error' ? (wallet?.error ?? null) : null
   return (
     <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_RECOVERY_SCREEN">
-      <h1 className="latch-title">Load your account</h1>
-      <p className="latch-description">
-        We haven't seen this device yet. To continue, please use your passkey.
-      </p>
+      <h1 className="latch-title">{t('recoverTitle')}</h1>
+      <p className="latch-description">{t('pkRecoverBody')}</p>
       <p className="latch-code-status" aria-live="polite" data-testid="passkey-recovery-status">
         {error ? (
           <span className="latch-error" role="alert" data-testid="passkey-recovery-error">
-            {error}
+            {shownError(error)}
           </span>
         ) : null}
       </p>
@@ -64,7 +62,7 @@ function RecoverWithPasskey() {
         aria-busy={status === 'submitting'}
         onClick={() => void recoverWithPasscode({ passkey: true })}
       >
-        Use your passkey
+        {t('pkUse')}
       </button>
     </div>
   )
@@ -130,7 +128,7 @@ function RecoverWithPasscode() {
           disabled={busy || locked}
           onClick={() => void recoverWithPasscode({ passkey: true })}
         >
-          Use a passkey instead
+          {t('pkInstead')}
         </button>
       ) : null}
     </div>

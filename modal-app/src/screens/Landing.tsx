@@ -87,7 +87,7 @@ export function Landing() {
       {app.methods.passkey ? (
         // Everything behind it loads lazily (PASSKEY_SCREEN and passkey.ts).
         <button type="button" className="latch-button" onClick={() => navigate('PASSKEY_SCREEN')}>
-          Use a passkey
+          {t('passkey')}
         </button>
       ) : null}
       <Legal />

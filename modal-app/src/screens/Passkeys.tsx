@@ -2,6 +2,7 @@ import { type PasskeyAccount, toLatchError } from '@latch/shared'
 import { useId, useState } from 'react'
 import { navigate } from '../flow.ts'
 import { useApp, useModal } from '../hooks.ts'
+import { shownError, t, tf } from '../i18n.ts'
 import {
   createPasskey,
   finishManaging,
@@ -11,7 +12,6 @@ import {
   signInWithPasskey,
   userPasskeys,
 } from '../passkey.ts'
-import { PASSKEY_TEXTS as T } from '../passkey-texts.ts'
 
 // The landing's e-mail field starts and stops its conditional request through this chunk.
 export { startConditional } from '../passkey.ts'
@@ -34,7 +34,7 @@ function useStep() {
   }
   const alert = error ? (
     <p className="latch-error" role="alert" data-testid="passkey-error">
-      {error}
+      {shownError(error)}
     </p>
   ) : null
   return { busy, run, alert }
@@ -56,8 +56,8 @@ function PasskeyLogin() {
   const success = useModal((s) => s.user !== null && s.flow?.kind === 'login' && !busy)
   return (
     <div className="latch-screen" data-testid="screen-PASSKEY_SCREEN">
-      <h1 className="latch-title">{T.loginTitle}</h1>
-      <p className="latch-description">{T.loginDescription(name)}</p>
+      <h1 className="latch-title">{t('pkTitle')}</h1>
+      <p className="latch-description">{tf('pkBody', { app: name })}</p>
       <div className="latch-stack">
         <button
           type="button"
@@ -67,7 +67,7 @@ function PasskeyLogin() {
           data-testid="passkey-sign-in"
           onClick={() => void run(() => signInWithPasskey())}
         >
-          {T.signIn}
+          {t('pkSignIn')}
         </button>
         <button
           type="button"
@@ -76,10 +76,10 @@ function PasskeyLogin() {
           data-testid="passkey-create"
           onClick={() => void run(() => createPasskey('signup'))}
         >
-          {T.create}
+          {t('pkCreate')}
         </button>
       </div>
-      <p className="latch-helper">{T.createHint}</p>
+      <p className="latch-helper">{t('pkCreateHint')}</p>
       <button
         type="button"
         className="latch-link-button"
@@ -87,10 +87,10 @@ function PasskeyLogin() {
         data-testid="passkey-back"
         onClick={() => navigate('LANDING')}
       >
-        {T.back}
+        {t('pkBack')}
       </button>
       <p className="latch-muted" role="status" data-testid="passkey-status">
-        {busy ? T.waiting : success ? T.success : ''}
+        {busy ? t('pkWaiting') : success ? t('pkSignedIn') : ''}
       </p>
       {alert}
     </div>
@@ -105,12 +105,12 @@ function ManagePasskeys() {
   const [added, setAdded] = useState(false)
   return (
     <div className="latch-screen" data-testid="screen-PASSKEY_SCREEN">
-      <h1 className="latch-title">{T.manageTitle}</h1>
+      <h1 className="latch-title">{t('pkManage')}</h1>
       <p className="latch-description" data-testid="link-description">
-        {T.manageDescription(name)}
+        {tf('pkManageBody', { app: name })}
       </p>
       {passkeys.length === 0 ? (
-        <p className="latch-muted">{T.none}</p>
+        <p className="latch-muted">{t('pkNone')}</p>
       ) : (
         <ul className="latch-passkeys" data-testid="passkey-list">
           {passkeys.map((p) => (
@@ -128,12 +128,12 @@ function ManagePasskeys() {
           onClick={() =>
             void run(async () => {
               setAdded(false)
-              await createPasskey('link', `${T.defaultName} ${passkeys.length + 1}`)
+              await createPasskey('link', tf('pkName', { n: passkeys.length + 1 }))
               setAdded(true)
             })
           }
         >
-          {T.add}
+          {t('pkAdd')}
         </button>
         <button
           type="button"
@@ -142,11 +142,11 @@ function ManagePasskeys() {
           data-testid="passkey-done"
           onClick={finishManaging}
         >
-          {T.done}
+          {t('pkDone')}
         </button>
       </div>
       <p className="latch-muted" role="status" data-testid="passkey-status">
-        {busy ? T.waiting : added ? T.added : ''}
+        {busy ? t('pkWaiting') : added ? t('pkAdded') : ''}
       </p>
       {alert}
     </div>
@@ -181,7 +181,7 @@ function PasskeyRow({
           }}
         >
           <label htmlFor={id} className="latch-visually-hidden">
-            {T.renameLabel(passkey.name)}
+            {tf('pkRenameLabel', { name: passkey.name })}
           </label>
           <input
             id={id}
@@ -199,10 +199,10 @@ function PasskeyRow({
             disabled={busy || !value.trim()}
             data-testid="passkey-save"
           >
-            {T.save}
+            {t('pkSave')}
           </button>
           <button type="button" className="latch-button" onClick={() => setEditing(false)}>
-            {T.cancel}
+            {t('cancel')}
           </button>
         </form>
       </li>
@@ -223,17 +223,17 @@ function PasskeyRow({
           setEditing(true)
         }}
       >
-        {T.rename}
+        {t('pkRename')}
       </button>
       <button
         type="button"
         className="latch-link-button"
         disabled={busy}
-        aria-label={T.removeLabel(passkey.name)}
+        aria-label={tf('pkRemoveLabel', { name: passkey.name })}
         data-testid="passkey-remove"
         onClick={() => void run(() => removePasskey(passkey.credentialId))}
       >
-        {T.remove}
+        {t('pkRemove')}
       </button>
     </li>
   )

@@ -28,4 +28,5 @@ export const en = {
   dialogPlain: 'Log in',
   back: 'Back',
   later: 'We’re on it. Please try again later.',
+  passkey: 'Use a passkey',
 }

@@ -193,6 +193,31 @@ export default {
     xCopyFailed: 'Copie impossible : sélectionnez la clé et copiez-la à la main',
     xWarning:
       'Ne partagez jamais votre clé privée. Quiconque la détient contrôle votre portefeuille.',
+    passkey: 'Utiliser une clé d’accès',
+    pkTitle: 'Continuer avec une clé d’accès',
+    pkBody: 'Utilisez une clé d’accès enregistrée sur cet appareil pour vous connecter à {app}.',
+    pkSignIn: 'Se connecter avec une clé d’accès',
+    pkCreate: 'Créer une clé d’accès',
+    pkCreateHint: 'Première visite ? Créez-en une et votre compte est prêt.',
+    pkWaiting: 'En attente de votre clé d’accès…',
+    pkSignedIn: 'Connecté',
+    pkBack: 'Autres façons de se connecter',
+    pkManage: 'Vos clés d’accès',
+    pkManageBody: 'Les clés d’accès avec lesquelles vous vous connectez à {app}',
+    pkNone: 'Aucune clé d’accès pour l’instant.',
+    pkAdd: 'Ajouter une clé d’accès',
+    pkAdded: 'Clé d’accès ajoutée',
+    pkName: 'Clé d’accès {n}',
+    pkRename: 'Renommer',
+    pkRenameLabel: 'Nouveau nom pour {name}',
+    pkSave: 'Enregistrer',
+    pkRemove: 'Supprimer',
+    pkRemoveLabel: 'Supprimer {name}',
+    pkDone: 'Terminé',
+    pkInstead: 'Utiliser plutôt une clé d’accès',
+    pkUse: 'Utiliser votre clé d’accès',
+    pkRecoverBody:
+      'Nous ne connaissons pas encore cet appareil. Pour continuer, utilisez votre clé d’accès.',
   },
   e: {
     code_not_numeric: 'Le code doit être numérique',
@@ -233,6 +258,13 @@ export default {
     fork_token_expired: 'Ce lien de session a expiré',
     fork_wallet_not_confirmed:
       'Ce lien n’a pas transmis votre portefeuille. Reconnectez-vous ici pour l’utiliser.',
+    passkey_prf_unsupported:
+      'Cette clé d’accès ne peut pas protéger votre portefeuille. Utilisez plutôt un code secret.',
+    passkey_failed: 'Votre clé d’accès n’a pas été utilisée, veuillez réessayer.',
+    passkey_not_initialized: 'La demande de clé d’accès a expiré',
+    passkey_verification_failed: 'Impossible de vérifier la clé d’accès',
+    last_account_unlink_forbidden:
+      'Impossible de retirer la dernière méthode de connexion du compte',
   },
   mail: {
     subject: '{code} est votre code de connexion à {app}',

@@ -49,6 +49,11 @@ export type ShownErrorCode = Extract<
   | 'fork_token_used'
   | 'fork_token_expired'
   | 'fork_wallet_not_confirmed'
+  | 'passkey_prf_unsupported'
+  | 'passkey_failed'
+  | 'passkey_not_initialized'
+  | 'passkey_verification_failed'
+  | 'last_account_unlink_forbidden'
 >
 
 /** One shipped translation: the messages and the error texts the modal shows. */
