@@ -663,21 +663,19 @@ export const ERRORS = {
 export type ClientErrorCode = keyof typeof ERRORS
 export type ErrorCode = ClientErrorCode | ServerErrorCode
 
-/** Entries merged in at run time: the server's (server-catalogue.ts); none in a browser. */
-const merged: Partial<Record<ErrorCode, ErrorSpec>> = {}
+/**
+ * Every entry known here, without a prototype (no `toString` is a code): the catalogue's, and
+ * the server's once it has merged them (mergeErrors); in a browser, the catalogue's only.
+ */
+const known: Record<string, ErrorSpec> = Object.assign(Object.create(null), ERRORS)
 
 /** Adds the server's entries (SERVER_ERRORS) to what LatchError.of and isErrorCode know. */
 export function mergeErrors(entries: Partial<Record<ServerErrorCode, ErrorSpec>>): void {
-  Object.assign(merged, entries)
+  Object.assign(known, entries)
 }
 
-/** A code's entry: the catalogue's, else a merged one (own keys only: never `toString`). */
-export function errorSpec(code: string): ErrorSpec | undefined {
-  for (const table of [ERRORS, merged] as Record<string, ErrorSpec>[]) {
-    if (Object.hasOwn(table, code)) return table[code]
-  }
-  return undefined
-}
+/** A code's entry, if it has one here. */
+export const errorSpec = (code: string): ErrorSpec | undefined => known[code]
 
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && errorSpec(code) !== undefined

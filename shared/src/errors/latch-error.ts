@@ -49,7 +49,7 @@ export class LatchError extends Error {
   ): LatchError {
     const spec = errorSpec(code)
     // A server code the server has not merged (mergeErrors): a mistake in Latch, never input.
-    if (!spec) throw new Error(`Latch error code not in this catalogue: ${code}`)
+    if (!spec) throw TypeError(code)
     return new LatchError({ code, ...spec, ...overrides })
   }
 
