@@ -210,6 +210,62 @@ function eagerCompileHint(): Plugin {
   }
 }
 
+/**
+ * Penpal's debug lines: the modal never passes penpal a `log` function, so each `log?.(...)`
+ * is a call on undefined; written as one, the minifier drops it with its strings. The build
+ * fails if penpal's text no longer has them, instead of silently growing.
+ */
+function penpalWithoutDebugLines(): Plugin {
+  const LOG_CALL = /\b(?:this\.#)?log\?\.\(/g
+  return {
+    name: 'latch-penpal-without-debug-lines',
+    transform(code, id) {
+      if (!/[\\/]penpal[\\/]dist[\\/]penpal\.mjs$/.test(id)) return null
+      if (code.search(LOG_CALL) < 0) this.error('penpal changed: no log?.( calls to drop')
+      return { code: code.replace(LOG_CALL, '(void 0)?.('), map: null }
+    },
+  }
+}
+
+/**
+ * Vite's helper behind each lazy import, in the few lines the modal needs: it preloads the
+ * chunk's own imports (`<link rel=modulepreload>`, once per file, none that index.html already
+ * links) in parallel with the chunk, then imports it. Vite's own also handles stylesheets
+ * (the modal's lazy chunks have none: one stylesheet, linked by index.html), CSP nonces (the
+ * modal server allows scripts by origin and hash), browsers without modulepreload (none the
+ * modal supports) and a `vite:preloadError` event (nothing listens: a failed import rejects
+ * either way). `base` is '/' and the dependencies are paths under it.
+ */
+const PRELOAD_HELPER_ID = '\0vite/preload-helper.js'
+const PRELOAD_HELPER = `export const __vitePreload = (load, deps) => {
+  for (const dep of deps || []) {
+    const href = '/' + dep
+    if (document.querySelector('link[href="' + href + '"]')) continue
+    const link = document.createElement('link')
+    link.rel = 'modulepreload'
+    link.crossOrigin = ''
+    link.href = href
+    document.head.appendChild(link)
+  }
+  return Promise.resolve().then(load)
+}`
+function leanPreloadHelper(): Plugin {
+  let used = false
+  return {
+    name: 'latch-lean-preload-helper',
+    enforce: 'pre',
+    load(id) {
+      if (id !== PRELOAD_HELPER_ID) return null
+      used = true
+      return PRELOAD_HELPER
+    },
+    buildEnd(error) {
+      // Vite renamed or stopped using its helper: look again rather than ship its own.
+      if (!error && !used) this.error(`Vite's ${PRELOAD_HELPER_ID.slice(1)} was never loaded`)
+    },
+  }
+}
+
 /** What the modal server sends compressed (modal-app/server.ts); smaller files are not worth it. */
 const PRECOMPRESSED = new Set(['.js', '.css', '.svg', '.json'])
 const MIN_COMPRESS_BYTES = 1024
@@ -254,6 +310,8 @@ async function viteBuild(outDir: string, renderer: ModalRenderer): Promise<void>
       inlineEarlyScript(early),
       pureZodCalls(),
       withoutWalletConnectParts(),
+      penpalWithoutDebugLines(),
+      leanPreloadHelper(),
       eagerCompileHint(),
     ],
     build: {

@@ -3,7 +3,7 @@
  * language, or a host's `texts`, loads i18n-load.ts at init, before the first paint, so the
  * landing never shows English and then flips. `t` reads the table in use.
  */
-import { ERRORS, type ErrorCode, type HostAppConfig } from '@latch/shared'
+import { type ClientErrorCode, ERRORS, type HostAppConfig } from '@latch/shared'
 import { en, type Locale, type MessageKey } from '@latch/shared/i18n'
 
 /** The messages, and a locale's texts of the errors the modal shows, keyed by their codes. */
@@ -40,7 +40,7 @@ export const hasScreensEnglish = (): boolean => screensEnglish
  */
 export function shownError(message: string): string {
   for (const code in ERRORS) {
-    if (table[code] && ERRORS[code as ErrorCode].message === message) return table[code]
+    if (table[code] && ERRORS[code as ClientErrorCode].message === message) return table[code]
   }
   return message
 }

@@ -10,7 +10,9 @@ import {
   isLatchError,
   LatchError,
   MAX_BODY_BYTES,
+  mergeErrors,
   retryAfterHeader,
+  SERVER_ERRORS,
   SIWE_HASH_HEADER,
   SIWE_SECRET_HEADER,
   toApiErrorBody,
@@ -38,6 +40,10 @@ import { smsRoutes } from './sms/routes.ts'
 import { forkConfirmRoutes } from './wallets/fork-confirm.ts'
 import { walletFrameRoutes } from './wallets/frame.ts'
 import { walletRoutes } from './wallets/routes.ts'
+
+// The errors only the user and operator APIs answer (shared's server-catalogue.ts): the
+// clients' catalogue leaves them out, the server knows them all.
+mergeErrors(SERVER_ERRORS)
 
 /** The status an error answers with: its own, else 400 for validation errors, else 500. */
 export function statusOf(err: LatchError): ContentfulStatusCode {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import {
+  type ClientErrorCode,
   ERROR_TYPES,
   ERRORS,
   type ErrorCode,
@@ -14,7 +15,6 @@ import {
 describe('catalogue', () => {
   test('behavior: server codes carry the latch name', () => {
     expect(ERRORS.missing_or_invalid_latch_app_id.type).toBe('api_error')
-    expect(ERRORS.missing_or_invalid_latch_account_id.type).toBe('api_error')
     for (const code of ['invalid_data', 'linked_to_another_user', 'allowlist_rejected'] as const) {
       expect(ERRORS[code].status).toBeGreaterThanOrEqual(400)
     }
@@ -109,7 +109,7 @@ describe('catalogue', () => {
     for (const rpc of codes) {
       const code = rpcErrorCode(rpc)
       expect(code, String(rpc)).toBeDefined()
-      expect(typeof ERRORS[code as ErrorCode].retryable).toBe('boolean')
+      expect(typeof ERRORS[code as ClientErrorCode].retryable).toBe('boolean')
     }
     expect(rpcErrorCode(4001)).toBe('rpc_user_rejected')
     expect(rpcErrorCode(-32002)).toBe('rpc_resource_unavailable')

@@ -1,8 +1,10 @@
 /**
- * Every error of Latch as data: each code with its type, message,
+ * Every error a client of Latch can receive, as data: each code with its type, message,
  * HTTP status (where the API answers with it), retryability and provider code. The host SDK's
- * build cuts `ERRORS` to the codes it names (host-sdk/build.ts), so keep it one literal.
+ * build cuts `ERRORS` to the codes it names (host-sdk/build.ts), so keep it one literal. Codes
+ * only the server's own callers receive are in server-catalogue.ts.
  */
+import type { ServerErrorCode } from './server-catalogue.ts'
 
 /** The kinds of error, once; `ErrorType` is derived from it. */
 export const ERROR_TYPES = [
@@ -39,12 +41,6 @@ export const ERRORS = {
     type: 'api_error',
     status: 400,
     message: 'Missing or invalid Latch app ID',
-    retryable: false,
-  },
-  missing_or_invalid_latch_account_id: {
-    type: 'api_error',
-    status: 400,
-    message: 'Missing or invalid Latch account ID',
     retryable: false,
   },
   invalid_data: {
@@ -117,32 +113,6 @@ export const ERRORS = {
     type: 'api_error',
     status: 403,
     message: 'This origin is not allowed for this app',
-    retryable: false,
-  },
-  // The operator API (/api/v1/operator): LATCH_ADMIN_KEY, never sent from a browser.
-  invalid_admin_key: {
-    type: 'api_error',
-    status: 401,
-    message: 'Invalid operator key',
-    retryable: false,
-  },
-  admin_key_from_browser: {
-    type: 'api_error',
-    status: 403,
-    message: 'The operator key is refused from browsers',
-    retryable: false,
-  },
-  // The user API (/api/v1/admin): an app's server secret, never sent from a browser.
-  invalid_app_secret: {
-    type: 'api_error',
-    status: 401,
-    message: 'Invalid app secret',
-    retryable: false,
-  },
-  app_secret_from_browser: {
-    type: 'api_error',
-    status: 403,
-    message: 'App secrets are refused from browsers',
     retryable: false,
   },
   too_many_requests: {
@@ -700,8 +670,24 @@ export const ERRORS = {
   },
 } as const satisfies Record<string, ErrorSpec>
 
-export type ErrorCode = keyof typeof ERRORS
+/** The codes of `ERRORS`: every code the modal and the host SDK know. */
+export type ClientErrorCode = keyof typeof ERRORS
+export type ErrorCode = ClientErrorCode | ServerErrorCode
+
+/**
+ * Every entry known here, without a prototype (no `toString` is a code): the catalogue's, and
+ * the server's once it has merged them (mergeErrors); in a browser, the catalogue's only.
+ */
+const known: Record<string, ErrorSpec> = Object.assign(Object.create(null), ERRORS)
+
+/** Adds the server's entries (SERVER_ERRORS) to what LatchError.of and isErrorCode know. */
+export function mergeErrors(entries: Partial<Record<ServerErrorCode, ErrorSpec>>): void {
+  Object.assign(known, entries)
+}
+
+/** A code's entry, if it has one here. */
+export const errorSpec = (code: string): ErrorSpec | undefined => known[code]
 
 export function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === 'string' && Object.hasOwn(ERRORS, code)
+  return typeof code === 'string' && errorSpec(code) !== undefined
 }

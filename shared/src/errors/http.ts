@@ -1,5 +1,5 @@
 /** LatchErrors in the HTTP API: the JSON body of every error answer and its Retry-After header. */
-import { ERROR_TYPES, ERRORS, type ErrorSpec, type ErrorType, isErrorCode } from './catalogue.ts'
+import { ERROR_TYPES, type ErrorType, errorSpec } from './catalogue.ts'
 import { LatchError } from './latch-error.ts'
 
 /** The JSON body of every API error answer. */
@@ -37,7 +37,7 @@ export function fromApiError(status: number, body: unknown, retryAfter?: number)
     typeof (error as { message?: unknown }).message === 'string'
   ) {
     const { code, message, type } = error as { code: string; message: string; type?: ErrorType }
-    const known = isErrorCode(code) ? (ERRORS[code] as ErrorSpec) : undefined
+    const known = errorSpec(code)
     return new LatchError({
       code,
       type: type && ERROR_TYPES.includes(type) ? type : (known?.type ?? 'api_error'),

@@ -1,5 +1,5 @@
 /** The one error class of Latch. */
-import { ERRORS, type ErrorCode, type ErrorSpec, type ErrorType } from './catalogue.ts'
+import { type ErrorCode, type ErrorType, errorSpec } from './catalogue.ts'
 
 export interface LatchErrorInit {
   code: string
@@ -14,7 +14,7 @@ export interface LatchErrorInit {
   cause?: unknown
 }
 
-/** `code` is a key of ERRORS wherever the error is ours. */
+/** `code` is an ErrorCode wherever the error is ours. */
 export class LatchError extends Error {
   override readonly name = 'LatchError'
   // Declared only (no class fields): the constructor sets each, and every host page's SDK
@@ -47,7 +47,9 @@ export class LatchError extends Error {
     code: ErrorCode,
     overrides: Partial<Omit<LatchErrorInit, 'code' | 'type'>> = {},
   ): LatchError {
-    const spec: ErrorSpec = ERRORS[code]
+    const spec = errorSpec(code)
+    // A server code the server has not merged (mergeErrors): a mistake in Latch, never input.
+    if (!spec) throw TypeError(code)
     return new LatchError({ code, ...spec, ...overrides })
   }
 

@@ -1,5 +1,11 @@
 /** LatchErrors across frames (structured clone, JSON) and anything thrown turned into one. */
-import { ERROR_TYPES, ERRORS, type ErrorCode, type ErrorSpec, isErrorCode } from './catalogue.ts'
+import {
+  type ClientErrorCode,
+  ERROR_TYPES,
+  ERRORS,
+  type ErrorSpec,
+  errorSpec,
+} from './catalogue.ts'
 import { LatchError } from './latch-error.ts'
 
 /** A LatchError as a plain object that survives structured clone and JSON: its catalogue entry, its code and wait. */
@@ -41,7 +47,7 @@ const number = (value: unknown): number | undefined =>
 
 export function deserializeError(value: unknown): LatchError {
   if (!isSerializedError(value)) return toLatchError(value)
-  const known = isErrorCode(value.code) ? (ERRORS[value.code] as ErrorSpec) : undefined
+  const known = errorSpec(value.code)
   return new LatchError({
     code: value.code,
     type: ERROR_TYPES.includes(value.type) ? value.type : (known?.type ?? 'client_error'),
@@ -58,14 +64,14 @@ export function deserializeError(value: unknown): LatchError {
  * EIP-1193 and JSON-RPC codes to their catalogue entries. The first `rpc_` entry with a code is
  * its generic form: -32002 maps to rpc_resource_unavailable, not to the three variants after it.
  */
-const RPC_CODES = new Map<number, ErrorCode>()
-for (const [code, spec] of Object.entries(ERRORS) as [ErrorCode, ErrorSpec][]) {
+const RPC_CODES = new Map<number, ClientErrorCode>()
+for (const [code, spec] of Object.entries(ERRORS) as [ClientErrorCode, ErrorSpec][]) {
   const rpc = spec.rpcCode
   if (rpc !== undefined && code.startsWith('rpc_') && !RPC_CODES.has(rpc)) RPC_CODES.set(rpc, code)
 }
 
 /** The catalogue entry for a provider error code, if it is a standard one. */
-export function rpcErrorCode(rpcCode: number): ErrorCode | undefined {
+export function rpcErrorCode(rpcCode: number): ClientErrorCode | undefined {
   return RPC_CODES.get(rpcCode)
 }
 
