@@ -75,7 +75,8 @@ describe('operator API [pglite]', () => {
 
     for (const [headers, status, code] of [
       [{}, 401, 'invalid_admin_key'],
-      [bearer(`${KEY.slice(0, -1)}0`), 401, 'invalid_admin_key'],
+      // The key with its last character changed (always to another one).
+      [bearer(`${KEY.slice(0, -1)}${KEY.endsWith('0') ? '1' : '0'}`), 401, 'invalid_admin_key'],
       [bearer(KEY.slice(0, 10)), 401, 'invalid_admin_key'],
       [{ authorization: KEY }, 401, 'invalid_admin_key'],
       // The modal's origin (a page of it calling with credentials) and the API origin's own

@@ -229,6 +229,7 @@ export default {
     linked_to_another_user: 'ربط مستخدم آخر هذا الحساب بالفعل.',
     allowlist_rejected: 'لا يُسمح لهذا الحساب باستخدام هذا التطبيق',
     wallet_sign_in_required: 'سجّل الدخول مرة أخرى على هذا الجهاز لاستخدام محفظتك.',
+    link_sign_in_required: 'سجّل الدخول مرة أخرى على هذا الجهاز لتغيير طريقة تسجيل دخولك.',
     wallet_record_invalid: 'لا يمكن استخدام هذه المحفظة. تواصل مع دعم التطبيق.',
     unable_to_create_wallet: 'تعذّر إنشاء المحفظة',
     wallet_login_failed: 'تعذّر تسجيل الدخول بالمحفظة',

@@ -240,6 +240,8 @@ export default {
     linked_to_another_user: 'Ein anderer Nutzer hat dieses Konto bereits verknüpft.',
     allowlist_rejected: 'Dieses Konto darf diese App nicht verwenden',
     wallet_sign_in_required: 'Melde dich auf diesem Gerät erneut an, um deine Wallet zu nutzen.',
+    link_sign_in_required:
+      'Melde dich auf diesem Gerät erneut an, um zu ändern, wie du dich anmeldest.',
     wallet_record_invalid:
       'Diese Wallet kann nicht verwendet werden. Wende dich an den Support der App.',
     unable_to_create_wallet: 'Die Wallet konnte nicht erstellt werden',

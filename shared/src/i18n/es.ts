@@ -235,6 +235,8 @@ export default {
     linked_to_another_user: 'Otro usuario ya vinculó esta cuenta.',
     allowlist_rejected: 'Esta cuenta no tiene permiso para usar esta aplicación',
     wallet_sign_in_required: 'Vuelve a iniciar sesión en este dispositivo para usar tu billetera.',
+    link_sign_in_required:
+      'Vuelve a iniciar sesión en este dispositivo para cambiar cómo inicias sesión.',
     wallet_record_invalid:
       'Esta billetera no se puede usar. Ponte en contacto con el soporte de la aplicación.',
     unable_to_create_wallet: 'No se pudo crear la billetera',

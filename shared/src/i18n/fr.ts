@@ -242,6 +242,8 @@ export default {
     linked_to_another_user: 'Un autre utilisateur a déjà associé ce compte.',
     allowlist_rejected: 'Ce compte n’est pas autorisé à utiliser cette application',
     wallet_sign_in_required: 'Reconnectez-vous sur cet appareil pour utiliser votre portefeuille.',
+    link_sign_in_required:
+      'Reconnectez-vous sur cet appareil pour modifier vos moyens de connexion.',
     wallet_record_invalid:
       'Ce portefeuille ne peut pas être utilisé. Contactez l’assistance de l’application.',
     unable_to_create_wallet: 'Impossible de créer le portefeuille',

@@ -234,6 +234,7 @@ export default {
     linked_to_another_user: 'このアカウントはすでに別のユーザーと連携されています。',
     allowlist_rejected: 'このアカウントではこのアプリを利用できません',
     wallet_sign_in_required: 'ウォレットを使うには、この端末でもう一度ログインしてください。',
+    link_sign_in_required: 'ログイン方法を変更するには、この端末でもう一度ログインしてください。',
     wallet_record_invalid:
       'このウォレットは使用できません。アプリのサポートにお問い合わせください。',
     unable_to_create_wallet: 'ウォレットを作成できませんでした',

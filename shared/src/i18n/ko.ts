@@ -231,6 +231,7 @@ export default {
     linked_to_another_user: '다른 사용자가 이미 이 계정을 연결했습니다.',
     allowlist_rejected: '이 계정은 이 앱을 사용할 수 없습니다',
     wallet_sign_in_required: '지갑을 사용하려면 이 기기에서 다시 로그인해 주세요.',
+    link_sign_in_required: '로그인 방법을 변경하려면 이 기기에서 다시 로그인해 주세요.',
     wallet_record_invalid: '이 지갑은 사용할 수 없습니다. 앱 고객지원에 문의해 주세요.',
     unable_to_create_wallet: '지갑을 만들 수 없습니다',
     wallet_login_failed: '지갑으로 로그인할 수 없습니다',

@@ -35,6 +35,7 @@ export type ShownErrorCode = Extract<
   | 'linked_to_another_user'
   | 'allowlist_rejected'
   | 'wallet_sign_in_required'
+  | 'link_sign_in_required'
   | 'wallet_record_invalid'
   | 'unable_to_create_wallet'
   | 'wallet_login_failed'

@@ -233,6 +233,7 @@ export default {
     linked_to_another_user: 'Outro usuário já vinculou esta conta.',
     allowlist_rejected: 'Esta conta não tem permissão para usar este app',
     wallet_sign_in_required: 'Entre novamente neste dispositivo para usar sua carteira.',
+    link_sign_in_required: 'Entre novamente neste dispositivo para mudar como você entra.',
     wallet_record_invalid: 'Esta carteira não pode ser usada. Fale com o suporte do app.',
     unable_to_create_wallet: 'Não foi possível criar a carteira',
     wallet_login_failed: 'Não foi possível entrar com a carteira',

@@ -238,6 +238,7 @@ export default {
     linked_to_another_user: 'Bu hesabı başka bir kullanıcı zaten bağladı.',
     allowlist_rejected: 'Bu hesap bu uygulamayı kullanamaz',
     wallet_sign_in_required: 'Cüzdanınızı kullanmak için bu cihazda yeniden giriş yapın.',
+    link_sign_in_required: 'Giriş yönteminizi değiştirmek için bu cihazda yeniden giriş yapın.',
     wallet_record_invalid: 'Bu cüzdan kullanılamaz. Uygulamanın destek ekibine başvurun.',
     unable_to_create_wallet: 'Cüzdan oluşturulamadı',
     wallet_login_failed: 'Cüzdanla giriş yapılamadı',

@@ -227,6 +227,7 @@ export default {
     linked_to_another_user: '此账号已被其他用户关联。',
     allowlist_rejected: '此账号无权使用此应用',
     wallet_sign_in_required: '请在此设备上重新登录以使用你的钱包。',
+    link_sign_in_required: '请在此设备上重新登录以更改你的登录方式。',
     wallet_record_invalid: '此钱包无法使用。请联系应用的客服。',
     unable_to_create_wallet: '无法创建钱包',
     wallet_login_failed: '无法使用钱包登录',
