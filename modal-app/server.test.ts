@@ -203,9 +203,13 @@ describe('frame-ancestors: only the app’s registered origins may frame the mod
       ).id
       expect(await ancestors(modal, `?app=${id}`)).toBe('frame-ancestors https://a.example')
       await api.admin.updateApp(id, { allowedOrigins: ['https://b.example'] })
-      // The long-lived cache (30 s) still answers the old list; a server without a cache the new.
+      // The cache (2 s, then once more while it asks again) still answers the old list; a server
+      // without a cache the new. Within the API's 2 s (and the one stale answer), the new.
       expect(await ancestors(modal, `?app=${id}`)).toBe('frame-ancestors https://a.example')
       expect(await ancestors(fresh, `?app=${id}`)).toBe('frame-ancestors https://b.example')
+      await expect
+        .poll(() => ancestors(modal, `?app=${id}`), { timeout: 10_000, interval: 250 })
+        .toBe('frame-ancestors https://b.example')
     } finally {
       await fresh.close()
     }

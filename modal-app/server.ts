@@ -66,13 +66,14 @@ export interface ModalServerOptions {
 }
 
 /**
- * Registered origins are reused this long: an origin removed from an app may frame it this much
- * longer.
+ * Registered origins are reused this long: the API's app cache's 2 s, so a change of an app's
+ * origins or settings reaches the modal origin as soon as every API process (one background
+ * request per app at most every 2 s, never in a page load's way: see ORIGINS_STALE_MS).
  */
-export const ORIGINS_TTL_MS = 30_000
+export const ORIGINS_TTL_MS = 2_000
 /**
  * A known app's answer past its time is still served this much longer while a fresh one is
- * fetched in the background: the first open of an app visited less often than every 30 s does
+ * fetched in the background: the first open of an app visited less often than every 2 s does
  * not wait for the API. An origin removed from an app may so frame it at most one more page
  * load, and not after this long.
  */
