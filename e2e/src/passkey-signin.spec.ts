@@ -56,6 +56,15 @@ async function authenticator(page: Page, credentials: VirtualCredential[] = []) 
       const res = await cdp.send('WebAuthn.getCredentials', { authenticatorId })
       return res.credentials as VirtualCredential[]
     },
+    /**
+     * Whether the visitor answers the authenticator's prompts. Off, the landing's autofill
+     * request (which starts when the e-mail field takes the focus) waits, as it does for a
+     * visitor who does not pick a passkey from the list; on, it would sign in at once, earlier
+     * or later than a click depending on the machine's speed.
+     */
+    async present(enabled: boolean): Promise<void> {
+      await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled })
+    },
   }
 }
 
@@ -98,7 +107,8 @@ test('behavior: sign up with a passkey, then sign in with the synced credential 
 
   // A new browser with the same credential: a passkey synced to another device.
   const other = await h().open({ appId: app.id })
-  await authenticator(other.page, [credential])
+  const synced = await authenticator(other.page, [credential])
+  await synced.present(false)
   // The modal's assertion is kept and held back, to present it again from here.
   let sent: { credential: unknown; browser_secret: string } | undefined
   await other.context.route(`**${API_PREFIX}/passkeys/authenticate`, async (route) => {
@@ -109,6 +119,7 @@ test('behavior: sign up with a passkey, then sign in with the synced credential 
   await visit(other, 'LANDING')
   await other.modal.getByRole('button', { name: 'Use a passkey' }).click()
   await visit(other, SCREEN)
+  await synced.present(true)
   await screen(other.modal, SCREEN).getByRole('button', { name: 'Sign in with a passkey' }).click()
   const again = expectOk(await settle(signIn, 'login() by the synced passkey'))
   expect(again.isNewUser).toBe(false)
@@ -128,10 +139,13 @@ test('behavior: sign up with a passkey, then sign in with the synced credential 
     await route.abort()
   })
   await latchCall(other.page, 'logout')
+  await synced.present(false)
   // This login() stays pending: its assertion never reaches the server.
   void latchCall<LoginResult>(other.page, 'login')
   await visit(other, 'LANDING')
   await other.modal.getByRole('button', { name: 'Use a passkey' }).click()
+  await visit(other, SCREEN)
+  await synced.present(true)
   await screen(other.modal, SCREEN).getByRole('button', { name: 'Sign in with a passkey' }).click()
   await expect.poll(() => heldBack !== undefined, { timeout: WAIT_MS }).toBe(true)
   if (!heldBack) throw new Error('the modal sent no assertion')
