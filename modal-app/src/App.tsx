@@ -209,7 +209,7 @@ export function App() {
         )}
       </div>
       <footer className="latch-footer">
-        <span className="latch-muted latch-small">Protected by Latch</span>
+        <span className="latch-muted latch-small">{t('protectedBy')}</span>
       </footer>
     </div>
   )

@@ -24,7 +24,7 @@ import {
 import { connect, WindowMessenger } from 'penpal'
 import { blockClose, deliver } from '../deliver.ts'
 import { currentFlow, requestPending, startFlow } from '../flow.ts'
-import { locale } from '../i18n.ts'
+import { locale, t } from '../i18n.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { themeTokens } from '../theme.ts'
@@ -81,7 +81,7 @@ export function exportFrameUrl(address: Hex): string {
 
 const exportError = (cause?: unknown) =>
   LatchError.of('embedded_wallet_error', {
-    message: 'Your key could not be shown, please try again.',
+    message: t('exportFailed'),
     cause,
   })
 

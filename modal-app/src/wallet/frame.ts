@@ -4,6 +4,7 @@
  * refuses the frame storage, the device share lives in the frame's memory, so removing the
  * frame would turn this device into a new one.
  */
+
 import {
   LatchError,
   remoteMethods,
@@ -13,6 +14,7 @@ import {
   type WalletMethods,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
+import { t } from '../i18n.ts'
 import { runtime } from '../runtime.ts'
 import { withTimeout } from '../timeout.ts'
 
@@ -53,7 +55,7 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
   // The frame runs its own passkey ceremonies (recovery by passkey): a cross-origin frame may
   // call WebAuthn only where its embedder delegates it.
   iframe.setAttribute('allow', 'publickey-credentials-get; publickey-credentials-create')
-  iframe.title = 'Latch wallet'
+  iframe.title = t('walletFrame')
   iframe.dataset.testid = 'latch-wallet-frame'
   // Hidden from sight, focus and assistive technology: it shows nothing.
   iframe.setAttribute('aria-hidden', 'true')

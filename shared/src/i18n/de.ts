@@ -192,6 +192,8 @@ export default {
     xWarning:
       'Gib deinen privaten Schlüssel niemals weiter. Wer ihn hat, kontrolliert deine Wallet.',
     passkey: 'Passkey verwenden',
+    protectedBy: 'Geschützt durch Latch',
+    walletFrame: 'Latch-Wallet',
     pkTitle: 'Mit einem Passkey fortfahren',
     pkBody: 'Verwende einen auf diesem Gerät gespeicherten Passkey, um dich bei {app} anzumelden.',
     pkSignIn: 'Mit einem Passkey anmelden',
@@ -216,6 +218,7 @@ export default {
     pkUse: 'Deinen Passkey verwenden',
     pkRecoverBody:
       'Dieses Gerät kennen wir noch nicht. Verwende zum Fortfahren bitte deinen Passkey.',
+    exportFailed: 'Dein Schlüssel konnte nicht angezeigt werden, bitte versuche es erneut.',
   },
   e: {
     code_not_numeric: 'Der Code darf nur Ziffern enthalten',

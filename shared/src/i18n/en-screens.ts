@@ -192,4 +192,5 @@ export const enScreens = {
   pkInstead: 'Use a passkey instead',
   pkUse: 'Use your passkey',
   pkRecoverBody: "We haven't seen this device yet. To continue, please use your passkey.",
+  exportFailed: 'Your key could not be shown, please try again.',
 }

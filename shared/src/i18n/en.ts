@@ -29,4 +29,6 @@ export const en = {
   back: 'Back',
   later: 'We’re on it. Please try again later.',
   passkey: 'Use a passkey',
+  protectedBy: 'Protected by Latch',
+  walletFrame: 'Latch wallet',
 }

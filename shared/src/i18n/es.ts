@@ -188,6 +188,8 @@ export default {
     xCopyFailed: 'No se pudo copiar: selecciona la clave y cópiala a mano',
     xWarning: 'Nunca compartas tu clave privada. Quien la tenga controla tu billetera.',
     passkey: 'Usar una llave de acceso',
+    protectedBy: 'Protegido por Latch',
+    walletFrame: 'Billetera de Latch',
     pkTitle: 'Continuar con una llave de acceso',
     pkBody: 'Usa una llave de acceso guardada en este dispositivo para iniciar sesión en {app}.',
     pkSignIn: 'Iniciar sesión con una llave de acceso',
@@ -211,6 +213,7 @@ export default {
     pkInstead: 'Usar una llave de acceso en su lugar',
     pkUse: 'Usar tu llave de acceso',
     pkRecoverBody: 'Aún no conocemos este dispositivo. Para continuar, usa tu llave de acceso.',
+    exportFailed: 'No se pudo mostrar tu clave, inténtalo de nuevo.',
   },
   e: {
     code_not_numeric: 'El código debe ser numérico',

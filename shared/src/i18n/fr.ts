@@ -194,6 +194,8 @@ export default {
     xWarning:
       'Ne partagez jamais votre clé privée. Quiconque la détient contrôle votre portefeuille.',
     passkey: 'Utiliser une clé d’accès',
+    protectedBy: 'Protégé par Latch',
+    walletFrame: 'Portefeuille Latch',
     pkTitle: 'Continuer avec une clé d’accès',
     pkBody: 'Utilisez une clé d’accès enregistrée sur cet appareil pour vous connecter à {app}.',
     pkSignIn: 'Se connecter avec une clé d’accès',
@@ -218,6 +220,7 @@ export default {
     pkUse: 'Utiliser votre clé d’accès',
     pkRecoverBody:
       'Nous ne connaissons pas encore cet appareil. Pour continuer, utilisez votre clé d’accès.',
+    exportFailed: 'Votre clé n’a pas pu être affichée, veuillez réessayer.',
   },
   e: {
     code_not_numeric: 'Le code doit être numérique',

@@ -187,6 +187,8 @@ export default {
     xWarning:
       '秘密鍵は絶対に共有しないでください。秘密鍵を持つ人は誰でもあなたのウォレットを操作できます。',
     passkey: 'パスキーを使う',
+    protectedBy: 'Latch による保護',
+    walletFrame: 'Latch ウォレット',
     pkTitle: 'パスキーで続ける',
     pkBody: 'この端末に保存されたパスキーで {app} にログインします。',
     pkSignIn: 'パスキーでログイン',
@@ -210,6 +212,7 @@ export default {
     pkInstead: '代わりにパスキーを使う',
     pkUse: 'パスキーを使う',
     pkRecoverBody: 'この端末はまだ登録されていません。続けるにはパスキーを使ってください。',
+    exportFailed: 'キーを表示できませんでした。もう一度お試しください。',
   },
   e: {
     code_not_numeric: 'コードは数字で入力してください',

@@ -184,6 +184,8 @@ export default {
     xCopyFailed: '복사하지 못했습니다. 키를 선택해 직접 복사하세요',
     xWarning: '개인 키를 절대 공유하지 마세요. 키를 가진 사람은 누구나 지갑을 제어할 수 있습니다.',
     passkey: '패스키 사용',
+    protectedBy: 'Latch로 보호됨',
+    walletFrame: 'Latch 지갑',
     pkTitle: '패스키로 계속하기',
     pkBody: '이 기기에 저장된 패스키로 {app}에 로그인하세요.',
     pkSignIn: '패스키로 로그인',
@@ -207,6 +209,7 @@ export default {
     pkInstead: '대신 패스키 사용',
     pkUse: '패스키 사용하기',
     pkRecoverBody: '처음 보는 기기입니다. 계속하려면 패스키를 사용해 주세요.',
+    exportFailed: '키를 표시할 수 없습니다. 다시 시도해 주세요.',
   },
   e: {
     code_not_numeric: '코드는 숫자여야 합니다',

@@ -185,6 +185,8 @@ export default {
     xCopyFailed: 'Não foi possível copiar: selecione a chave e copie-a manualmente',
     xWarning: 'Nunca compartilhe sua chave privada. Quem a tiver controla sua carteira.',
     passkey: 'Usar uma chave de acesso',
+    protectedBy: 'Protegido por Latch',
+    walletFrame: 'Carteira Latch',
     pkTitle: 'Continuar com uma chave de acesso',
     pkBody: 'Use uma chave de acesso salva neste dispositivo para entrar no {app}.',
     pkSignIn: 'Entrar com uma chave de acesso',
@@ -209,6 +211,7 @@ export default {
     pkUse: 'Usar sua chave de acesso',
     pkRecoverBody:
       'Ainda não conhecemos este dispositivo. Para continuar, use sua chave de acesso.',
+    exportFailed: 'Não foi possível mostrar sua chave, tente novamente.',
   },
   e: {
     code_not_numeric: 'O código deve ser numérico',

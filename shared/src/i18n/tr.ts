@@ -190,6 +190,8 @@ export default {
     xCopyFailed: 'Kopyalanamadı: anahtarı seçip elle kopyalayın',
     xWarning: 'Özel anahtarınızı asla paylaşmayın. Ona sahip olan herkes cüzdanınızı kontrol eder.',
     passkey: 'Geçiş anahtarı kullan',
+    protectedBy: 'Latch tarafından korunuyor',
+    walletFrame: 'Latch cüzdanı',
     pkTitle: 'Geçiş anahtarıyla devam et',
     pkBody: '{app} uygulamasında oturum açmak için bu cihazda kayıtlı bir geçiş anahtarı kullanın.',
     pkSignIn: 'Geçiş anahtarıyla oturum aç',
@@ -214,6 +216,7 @@ export default {
     pkUse: 'Geçiş anahtarınızı kullanın',
     pkRecoverBody:
       'Bu cihazı daha önce görmedik. Devam etmek için lütfen geçiş anahtarınızı kullanın.',
+    exportFailed: 'Anahtarınız gösterilemedi, lütfen tekrar deneyin.',
   },
   e: {
     code_not_numeric: 'Kod yalnızca rakamlardan oluşmalıdır',

@@ -181,6 +181,8 @@ export default {
     xCopyFailed: '无法复制：请选中私钥并手动复制',
     xWarning: '切勿分享你的私钥。任何拥有私钥的人都能控制你的钱包。',
     passkey: '使用通行密钥',
+    protectedBy: '由 Latch 保护',
+    walletFrame: 'Latch 钱包',
     pkTitle: '使用通行密钥继续',
     pkBody: '使用此设备上保存的通行密钥登录 {app}。',
     pkSignIn: '使用通行密钥登录',
@@ -204,6 +206,7 @@ export default {
     pkInstead: '改用通行密钥',
     pkUse: '使用你的通行密钥',
     pkRecoverBody: '我们还没见过这台设备。请使用你的通行密钥以继续。',
+    exportFailed: '无法显示你的密钥，请重试。',
   },
   e: {
     code_not_numeric: '验证码只能是数字',
