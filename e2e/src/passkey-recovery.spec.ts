@@ -8,10 +8,10 @@
  */
 import { API_PREFIX, type Hex, type WalletAccount } from '@latch/shared'
 import { fromHex, openWithPasskey } from '@latch/wallet-frame'
-import type { CDPSession, Page } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { expect, test } from 'vitest'
 import { recoverWithPasskey as sealingsOf } from '../../server/src/wallets/passkeys.ts'
+import { virtualAuthenticator } from './authenticator.ts'
 import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
 import { WAIT_MS, waitReady } from './harness.ts'
 import { useHarness } from './use-harness.ts'
@@ -21,29 +21,11 @@ const h = useHarness({ sameSite: true })
 const SIGN_SCREEN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 const NO_PRF = 'This passkey cannot protect your wallet. Use a passcode instead.'
 
-/** A virtual authenticator for the page's tab (its frames included). */
-async function authenticator(page: Page, hasPrf: boolean): Promise<CDPSession> {
-  const cdp = await page.context().newCDPSession(page)
-  await cdp.send('WebAuthn.enable')
-  await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      hasPrf,
-      automaticPresenceSimulation: true,
-    },
-  })
-  return cdp
-}
-
 test('behavior: create with a passkey, then a new device with the synced passkey recovers without a passcode and signs', async () => {
   const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
   const email = newEmail('passkey')
   const hp = await h().open({ appId: app.id })
-  const cdp = await authenticator(hp.page, true)
+  const { cdp } = await virtualAuthenticator(hp.page)
   await signInByEmail(h(), hp, email)
   const pending = walletCall<WalletAccount>(hp.page, 'createWallet')
   await visit(hp, SCREENS.create)
@@ -163,7 +145,7 @@ test('behavior: create with a passkey, then a new device with the synced passkey
 test('refusal: an authenticator without PRF — the create screen says so and keeps the passcode', async () => {
   const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
   const hp = await h().open({ appId: app.id })
-  await authenticator(hp.page, false)
+  await virtualAuthenticator(hp.page, { prf: false })
   await signInByEmail(h(), hp, newEmail('no-prf'))
   walletCall<WalletAccount>(hp.page, 'createWallet').catch(() => {})
   await visit(hp, SCREENS.create)

@@ -15,58 +15,14 @@ import {
   type PasskeyAccount,
   type User,
 } from '@latch/shared'
-import type { CDPSession, Page } from 'playwright-core'
 import { expect, test } from 'vitest'
+import { virtualAuthenticator } from './authenticator.ts'
 import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
 import { WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 
 const h = useHarness({ sameSite: true })
 const SCREEN = 'PASSKEY_SCREEN'
-
-interface VirtualCredential {
-  credentialId: string
-  isResidentCredential: boolean
-  rpId?: string
-  privateKey: string
-  userHandle?: string
-  signCount: number
-}
-
-/** A virtual platform authenticator on the page's tab, optionally holding `credentials`. */
-async function authenticator(page: Page, credentials: VirtualCredential[] = []) {
-  const cdp: CDPSession = await page.context().newCDPSession(page)
-  await cdp.send('WebAuthn.enable', { enableUI: false })
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      hasPrf: true,
-      automaticPresenceSimulation: true,
-    },
-  })
-  for (const credential of credentials) {
-    await cdp.send('WebAuthn.addCredential', { authenticatorId, credential })
-  }
-  return {
-    async credentials(): Promise<VirtualCredential[]> {
-      const res = await cdp.send('WebAuthn.getCredentials', { authenticatorId })
-      return res.credentials as VirtualCredential[]
-    },
-    /**
-     * Whether the visitor answers the authenticator's prompts. Off, the landing's autofill
-     * request (which starts when the e-mail field takes the focus) waits, as it does for a
-     * visitor who does not pick a passkey from the list; on, it would sign in at once, earlier
-     * or later than a click depending on the machine's speed.
-     */
-    async present(enabled: boolean): Promise<void> {
-      await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled })
-    },
-  }
-}
 
 const passkeysOf = (user: User) =>
   user.linkedAccounts.filter((a): a is PasskeyAccount => a.type === 'passkey')
@@ -88,7 +44,7 @@ async function post(appId: string, path: string, body: unknown) {
 test('behavior: sign up with a passkey, then sign in with the synced credential in a new browser; a replayed assertion and one without the asking browser’s secret are refused', async () => {
   const app = await h().createApp({ loginMethods: ['email', 'passkey'] })
   const hp = await h().open({ appId: app.id })
-  const device = await authenticator(hp.page)
+  const device = await virtualAuthenticator(hp.page)
   const signUp = latchCall<LoginResult>(hp.page, 'login')
   await visit(hp, 'LANDING')
   await expect
@@ -107,7 +63,7 @@ test('behavior: sign up with a passkey, then sign in with the synced credential 
 
   // A new browser with the same credential: a passkey synced to another device.
   const other = await h().open({ appId: app.id })
-  const synced = await authenticator(other.page, [credential])
+  const synced = await virtualAuthenticator(other.page, { credentials: [credential] })
   await synced.present(false)
   // The modal's assertion is kept and held back, to present it again from here.
   let sent: { credential: unknown; browser_secret: string } | undefined
@@ -164,7 +120,7 @@ test('behavior: sign up with a passkey, then sign in with the synced credential 
 test('behavior: an e-mail user links a passkey, sees it by name, renames it and removes it', async () => {
   const app = await h().createApp({ loginMethods: ['email', 'passkey'] })
   const hp = await h().open({ appId: app.id })
-  await authenticator(hp.page)
+  await virtualAuthenticator(hp.page)
   await signInByEmail(h(), hp, newEmail('passkey-link'))
   const linking = latchCall<User>(hp.page, 'link', 'passkey')
   await visit(hp, SCREEN)

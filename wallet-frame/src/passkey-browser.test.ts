@@ -11,6 +11,7 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
+import { virtualAuthenticator } from '../../e2e/src/authenticator.ts'
 import { recoverWithPasskey } from '../../server/src/wallets/passkeys.ts'
 import { startWalletHarness, type WalletHarness } from '../test/harness.ts'
 
@@ -34,19 +35,7 @@ interface Device {
 async function device(prf = true): Promise<Device> {
   const context = await h.browser.newContext()
   const page = await context.newPage()
-  const cdp = await context.newCDPSession(page)
-  await cdp.send('WebAuthn.enable')
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      hasPrf: prf,
-      automaticPresenceSimulation: true,
-    },
-  })
+  const { cdp, authenticatorId } = await virtualAuthenticator(page, { prf })
   await h.open(page)
   await page.waitForFunction(() => 'call' in window, undefined, { timeout: 10_000 })
   return { context, page, cdp, authenticatorId }
