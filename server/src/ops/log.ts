@@ -1,6 +1,7 @@
 /**
  * Structured logs: with LATCH_LOG_FORMAT=json every line the server writes is one JSON object
- * (`time`, `level`, `msg`, and fields), and every API request gets one line of its own. The
+ * (`level`, `time`, `msg`, and fields) written by pino, and every API request gets one line of
+ * its own. The
  * default, `text`, keeps the human lines `npm start` has always printed and adds no request
  * lines. Either way the lines go to the one sink the server was given (`deps.log`).
  *
@@ -11,6 +12,7 @@
  * token, the metrics token) replaced before it leaves.
  */
 import { randomBytes } from 'node:crypto'
+import pino from 'pino'
 import type { Log } from '../clock.ts'
 import { peerIsTrusted, type TrustProxy } from '../trust-proxy.ts'
 
@@ -73,10 +75,21 @@ export function createLogger(
   const secrets = options.secrets ?? []
   const now = options.now ?? (() => new Date())
   const emit = (text: string) => sink(scrub(text, secrets))
+  // pino writes each record synchronously to this stream, which hands the line to the sink
+  // scrubbed: the redaction holds for whatever a record carries, whichever field.
+  const jsonLog = pino(
+    {
+      base: null,
+      messageKey: 'msg',
+      timestamp: () => `,"time":${JSON.stringify(now().toISOString())}`,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    { write: (line: string) => emit(line.replace(/\n$/, '')) },
+  )
   const json = (record: LogRecord) => {
     const { level, msg, ...fields } = record
     const defined = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined))
-    emit(JSON.stringify({ time: now().toISOString(), level, msg, ...defined }))
+    jsonLog[level](defined, msg)
   }
   const text = (record: LogRecord) => {
     const { level: _level, msg, ...fields } = record
