@@ -53,7 +53,7 @@ Usage: npm run latch -- <command> [options]
   apps create --name <name> --origin <url> [--origin <url> ...] [settings] [--json]
                                  Create an app and print its 25-character id
   apps list [--json]             List the apps
-  apps create|list|show|update ... --server <url>
+  apps create|list|show|update|rotate-keys|secret ... --server <url>
                                  The same through a running server's operator API (key from
                                  LATCH_ADMIN_KEY or LATCH_ADMIN_KEY_FILE): on either database,
                                  every process applies the change within 2 s
@@ -335,7 +335,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return cspCommand({ app: v.app, modalOrigin: v['modal-origin'], json: v.json }, io)
   }
   if (command === 'apps' && sub === 'secret')
-    return appSecretCommand(positionals.slice(2), v.json === true, io)
+    return appSecretCommand(positionals.slice(2), v.json === true, io, v.server)
 
   if (
     command !== 'apps' ||

@@ -78,17 +78,20 @@ function editable(oauth: RedactedOAuth): OAuthSettings {
   return out
 }
 
-export async function appsThroughServer(cmd: OperatorCommand, io: Io): Promise<number> {
-  const env: Env = { ...process.env, ...io.env }
-  if (!URL.canParse(cmd.server) || !/^https?:$/.test(new URL(cmd.server).protocol)) {
+/** Calls of a running server's operator API (`/api/v1/operator/apps…`) with the operator key. */
+export function operatorClient(
+  server: string,
+  env: Env,
+): <T>(path: string, body?: unknown) => Promise<T> {
+  if (!URL.canParse(server) || !/^https?:$/.test(new URL(server).protocol)) {
     throw new OperatorCliError(
-      `--server takes the API's URL (https://api.example.com), not '${cmd.server}'`,
+      `--server takes the API's URL (https://api.example.com), not '${server}'`,
     )
   }
   const key = adminKeyFromEnv(env)
-  const base = `${cmd.server.replace(/\/+$/, '')}${API_PREFIX}/operator/apps`
+  const base = `${server.replace(/\/+$/, '')}${API_PREFIX}/operator/apps`
 
-  async function call<T>(path: string, body?: unknown): Promise<T> {
+  return async function call<T>(path: string, body?: unknown): Promise<T> {
     let res: Response
     try {
       res = await fetch(`${base}${path}`, {
@@ -101,7 +104,7 @@ export async function appsThroughServer(cmd: OperatorCommand, io: Io): Promise<n
         signal: AbortSignal.timeout(TIMEOUT_MS),
       })
     } catch (e) {
-      throw new OperatorCliError(`Cannot reach ${cmd.server}: ${(e as Error).message}`)
+      throw new OperatorCliError(`Cannot reach ${server}: ${(e as Error).message}`)
     }
     const text = await res.text()
     let parsed: unknown
@@ -115,11 +118,15 @@ export async function appsThroughServer(cmd: OperatorCommand, io: Io): Promise<n
       const requestId = (parsed as { requestId?: unknown } | undefined)?.requestId
       const message = typeof error?.message === 'string' ? error.message : `HTTP ${res.status}`
       throw new OperatorCliError(
-        `${cmd.server} answered ${res.status}: ${message}${typeof requestId === 'string' ? ` (request ${requestId})` : ''}`,
+        `${server} answered ${res.status}: ${message}${typeof requestId === 'string' ? ` (request ${requestId})` : ''}`,
       )
     }
     return parsed as T
   }
+}
+
+export async function appsThroughServer(cmd: OperatorCommand, io: Io): Promise<number> {
+  const call = operatorClient(cmd.server, { ...process.env, ...io.env })
 
   const print = (app: OperatorApp, note: string) =>
     io.out(cmd.json ? JSON.stringify(app, null, 2) : `${note}\n${cmd.describe(app)}`)
@@ -171,9 +178,20 @@ export async function appsThroughServer(cmd: OperatorCommand, io: Io): Promise<n
       print(await call<OperatorApp>(path, patch), `Updated app ${cmd.id} on ${cmd.server}`)
       return 0
     }
-    default:
-      throw new OperatorCliError(
-        `apps ${cmd.sub} runs against the database only (without --server)`,
+    case 'rotate-keys': {
+      if (!cmd.id) throw new OperatorCliError('apps rotate-keys needs an app id')
+      const rotated = await call<{ id: string; signingKey: string; previousKey: string | null }>(
+        `/${encodeURIComponent(cmd.id)}/rotate-keys`,
+        {},
       )
+      io.out(
+        cmd.json
+          ? JSON.stringify(rotated, null, 2)
+          : `Rotated the signing keys of app ${cmd.id} on ${cmd.server}: new tokens are signed with key ${rotated.signingKey}.`,
+      )
+      return 0
+    }
+    default:
+      throw new OperatorCliError(`Unknown command: apps ${cmd.sub}`)
   }
 }

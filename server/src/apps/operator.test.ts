@@ -245,8 +245,50 @@ describe('operator API [pglite]', () => {
     expect(err.at(-1)).toMatch(/answered 401: Invalid operator key \(request [\w-]+\)/)
     expect(await runCli(['apps', 'list', ...s], io({}))).toBe(1)
     expect(err.at(-1)).toMatch(/LATCH_ADMIN_KEY/)
-    expect(await runCli(['apps', 'rotate-keys', created.id, ...s], withKey)).toBe(1)
     expect(await runCli(['apps', 'list', '--server', 'ftp://x'], withKey)).toBe(1)
+  })
+
+  test('behavior: apps rotate-keys and apps secret create|list|revoke --server work through the API; the secret opens the user API until revoked', async () => {
+    const out: string[] = []
+    const err: string[] = []
+    const io = {
+      out: (t: string) => out.push(t),
+      err: (t: string) => err.push(t),
+      env: { LATCH_ADMIN_KEY: KEY },
+    }
+    const s = ['--server', server.url]
+    const app = await server.admin.createApp({
+      name: 'Keys',
+      allowedOrigins: ['https://keys.example'],
+    })
+    const kid = async () => (await server.deps.keys.jwks(app.id)).keys[0]?.kid
+    const before = await kid()
+    expect(await runCli(['apps', 'rotate-keys', app.id, '--json', ...s], io)).toBe(0)
+    const rotated = JSON.parse(out.at(-1) ?? '{}') as { signingKey: string; previousKey: string }
+    expect(rotated.previousKey).toBe(before)
+    expect(rotated.signingKey).not.toBe(before)
+    expect(await kid()).toBe(rotated.signingKey)
+
+    const users = (secret: string) =>
+      fetch(`${server.url}${API_PREFIX}/admin/apps/${app.id}/users`, {
+        headers: { authorization: `Bearer ${secret}`, 'x-forwarded-for': freshIp() },
+        signal: AbortSignal.timeout(10_000),
+      })
+    expect(await runCli(['apps', 'secret', 'create', app.id, '--json', ...s], io)).toBe(0)
+    const created = JSON.parse(out.at(-1) ?? '{}') as { id: string; secret: string }
+    expect(created.secret).toMatch(/^lsk_/)
+    expect((await users(created.secret)).status).toBe(200)
+    expect(await runCli(['apps', 'secret', 'list', app.id, '--json', ...s], io)).toBe(0)
+    expect(JSON.stringify(JSON.parse(out.at(-1) ?? '[]'))).toContain(created.id)
+    expect(out.at(-1)).not.toContain(created.secret)
+    expect(await runCli(['apps', 'secret', 'revoke', app.id, created.id, ...s], io)).toBe(0)
+    expect((await users(created.secret)).status).toBe(401)
+    expect(await runCli(['apps', 'secret', 'revoke', app.id, 'nosuchsecret', ...s], io)).toBe(1)
+    expect(err.at(-1)).toContain("has no secret 'nosuchsecret'")
+    expect(await runCli(['apps', 'secret', 'list', 'x'.repeat(25), ...s], io)).toBe(1)
+    expect(err.at(-1)).toContain('No app with id')
+    // Nothing of the secret in the server's log (the audit names the action only).
+    expect(logs.join('\n')).not.toContain(created.secret)
   })
 })
 

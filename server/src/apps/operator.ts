@@ -1,6 +1,7 @@
 /**
  * The operator API for app settings, `/api/v1/operator/apps`: what `latch apps create|list|
- * show|update` do, for a running server (`latch apps … --server <url>`), on either database.
+ * show|update|rotate-keys` and `latch apps secret create|list|revoke` do, for a running server
+ * (`latch apps … --server <url>`), on either database.
  *
  * - Off unless `LATCH_ADMIN_KEY` (or `_FILE`) is set: every path answers 404 then, as for any
  *   unknown route, so a scan learns nothing.
@@ -25,6 +26,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { LatchError, type OAuthProvider } from '@latch/shared'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import { z } from 'zod'
+import { createAppSecret, listAppSecrets, revokeAppSecret } from '../admin/secrets.ts'
 import { insecureOriginMessage, isSecureOrigin } from '../config.ts'
 import type { Deps } from '../context.ts'
 import { clientIp, readBody } from '../http.ts'
@@ -207,6 +209,40 @@ export function operatorRoutes(deps: Deps): Hono<OperatorEnv> {
     }
     const app = await updateAppRecord(deps, id, patch)
     return c.json(await view(deps, app))
+  })
+
+  const existing = async (id: string) => {
+    const app = await findApp(deps, id)
+    if (!app) throw LatchError.of('not_found', { message: `No app with id '${id}'` })
+    return app
+  }
+
+  // The app's server secrets (admin/secrets.ts), as `latch apps secret`: a new one is answered
+  // this once (the audit line names the action, never the value).
+  routes.get('/apps/:id/secrets', async (c) => {
+    const app = await existing(c.req.param('id'))
+    return c.json({ secrets: await listAppSecrets(deps, app.id) })
+  })
+  routes.post('/apps/:id/secrets', async (c) => {
+    const app = await existing(c.req.param('id'))
+    return c.json(await createAppSecret(deps, app.id), 201)
+  })
+  routes.post('/apps/:id/secrets/:secretId/revoke', async (c) => {
+    const app = await existing(c.req.param('id'))
+    const secretId = c.req.param('secretId')
+    if (!(await revokeAppSecret(deps, app.id, secretId))) {
+      throw LatchError.of('not_found', { message: `App ${app.id} has no secret '${secretId}'` })
+    }
+    return c.json({ id: secretId, revoked: true })
+  })
+
+  // `latch apps rotate-keys`: new tokens are signed with the app's next key.
+  routes.post('/apps/:id/rotate-keys', async (c) => {
+    const app = await existing(c.req.param('id'))
+    const current = async () => (await deps.keys.jwks(app.id)).keys[0]?.kid ?? null
+    const previousKey = await current()
+    await deps.keys.rotate(app.id)
+    return c.json({ id: app.id, signingKey: await current(), previousKey })
   })
 
   return routes
