@@ -53,7 +53,7 @@ Usage: npm run latch -- <command> [options]
   apps create --name <name> --origin <url> [--origin <url> ...] [settings] [--json]
                                  Create an app and print its 25-character id
   apps list [--json]             List the apps
-  apps create|list|show|update|rotate-keys|secret ... --server <url>
+  apps <any command> ... --server <url>
                                  The same through a running server's operator API (key from
                                  LATCH_ADMIN_KEY or LATCH_ADMIN_KEY_FILE): on either database,
                                  every process applies the change within 2 s

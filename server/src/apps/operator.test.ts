@@ -290,6 +290,59 @@ describe('operator API [pglite]', () => {
     // Nothing of the secret in the server's log (the audit names the action only).
     expect(logs.join('\n')).not.toContain(created.secret)
   })
+
+  test('behavior: apps webhook add|list|deliveries|remove|replay --server work through the API', async () => {
+    const out: string[] = []
+    const err: string[] = []
+    const io = {
+      out: (t: string) => out.push(t),
+      err: (t: string) => err.push(t),
+      env: { LATCH_ADMIN_KEY: KEY },
+    }
+    const s = ['--server', server.url]
+    const app = await server.admin.createApp({
+      name: 'Hooks',
+      allowedOrigins: ['https://h.example'],
+    })
+    const url = 'http://127.0.0.1:9/latch-hooks'
+    expect(
+      await runCli(
+        [
+          'apps',
+          'webhook',
+          'add',
+          app.id,
+          '--url',
+          url,
+          '--events',
+          'user.created',
+          '--json',
+          ...s,
+        ],
+        io,
+      ),
+    ).toBe(0)
+    const endpoint = JSON.parse(out.at(-1) ?? '{}') as {
+      id: string
+      secret: string
+      events: string[]
+    }
+    expect(endpoint.secret).toMatch(/^whsec_/)
+    expect(endpoint.events).toEqual(['user.created'])
+    expect(await runCli(['apps', 'webhook', 'list', app.id, '--json', ...s], io)).toBe(0)
+    const listed = JSON.parse(out.at(-1) ?? '[]') as { id: string }[]
+    expect(listed.map((e) => e.id)).toEqual([endpoint.id])
+    expect(out.at(-1)).not.toContain(endpoint.secret)
+    expect(await runCli(['apps', 'webhook', 'deliveries', app.id, '--json', ...s], io)).toBe(0)
+    expect(JSON.parse(out.at(-1) ?? 'null')).toEqual([])
+    expect(await runCli(['apps', 'webhook', 'replay', 'msg_nosuchevent', ...s], io)).toBe(1)
+    expect(await runCli(['apps', 'webhook', 'add', app.id, '--url', 'ftp://x', ...s], io)).toBe(1)
+    expect(await runCli(['apps', 'webhook', 'remove', app.id, endpoint.id, ...s], io)).toBe(0)
+    expect(await runCli(['apps', 'webhook', 'remove', app.id, endpoint.id, ...s], io)).toBe(1)
+    expect(err.at(-1)).toContain('has no webhook endpoint')
+    expect(await runCli(['apps', 'webhook', 'list', 'x'.repeat(25), ...s], io)).toBe(1)
+    expect(logs.join('\n')).not.toContain(endpoint.secret)
+  })
 })
 
 test('refusal: the key on the modal origin finds no operator API there (serve, both origins)', async () => {

@@ -1,6 +1,6 @@
 /**
  * The operator API for app settings, `/api/v1/operator/apps`: what `latch apps create|list|
- * show|update|rotate-keys` and `latch apps secret create|list|revoke` do, for a running server
+ * show|update|rotate-keys`, `latch apps secret …` and `latch apps webhook …` do, for a running server
  * (`latch apps … --server <url>`), on either database.
  *
  * - Off unless `LATCH_ADMIN_KEY` (or `_FILE`) is set: every path answers 404 then, as for any
@@ -32,6 +32,8 @@ import type { Deps } from '../context.ts'
 import { clientIp, readBody } from '../http.ts'
 import type { OAuthSettings } from '../oauth/settings.ts'
 import { hit, type Limit, refund } from '../ratelimit.ts'
+import { addEndpoint, deliveryLog, listEndpoints, removeEndpoint } from '../webhooks/endpoints.ts'
+import { replay } from '../webhooks/worker.ts'
 import {
   type AppInput,
   type AppRecord,
@@ -151,6 +153,12 @@ function gate(deps: Deps, key: string): MiddlewareHandler<OperatorEnv> {
   }
 }
 
+/** A new webhook endpoint: its URL and event filter are checked by webhooks/endpoints.ts. */
+const endpointBody = z.object({
+  url: z.string().max(2048),
+  events: z.string().max(1024).optional(),
+})
+
 /** Any JSON object: its settings are checked by the apps service (parsePatch). */
 const settingsBody = z.record(z.string(), z.unknown())
 
@@ -234,6 +242,39 @@ export function operatorRoutes(deps: Deps): Hono<OperatorEnv> {
       throw LatchError.of('not_found', { message: `App ${app.id} has no secret '${secretId}'` })
     }
     return c.json({ id: secretId, revoked: true })
+  })
+
+  // The app's webhook endpoints and delivery log (webhooks/), as `latch apps webhook`: a new
+  // endpoint's signing secret is answered this once.
+  routes.get('/apps/:id/webhooks', async (c) => {
+    const app = await existing(c.req.param('id'))
+    return c.json({ endpoints: await listEndpoints(deps, app.id) })
+  })
+  routes.post('/apps/:id/webhooks', async (c) => {
+    const app = await existing(c.req.param('id'))
+    const body = await readBody(c, endpointBody)
+    return c.json(await addEndpoint(deps, app.id, body), 201)
+  })
+  routes.post('/apps/:id/webhooks/:endpointId/remove', async (c) => {
+    const app = await existing(c.req.param('id'))
+    const endpointId = c.req.param('endpointId')
+    if (!(await removeEndpoint(deps, app.id, endpointId))) {
+      throw LatchError.of('not_found', {
+        message: `App ${app.id} has no webhook endpoint '${endpointId}'`,
+      })
+    }
+    return c.json({ id: endpointId, removed: true })
+  })
+  routes.get('/apps/:id/webhooks/deliveries', async (c) => {
+    const app = await existing(c.req.param('id'))
+    const limit = Number(c.req.query('limit') ?? 20)
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw LatchError.of('invalid_data', { message: 'limit takes a number from 1 to 1000' })
+    }
+    return c.json({ deliveries: await deliveryLog(deps.db, app.id, limit) })
+  })
+  routes.post('/webhooks/:id/replay', async (c) => {
+    return c.json(await replay(deps, c.req.param('id')))
   })
 
   // `latch apps rotate-keys`: new tokens are signed with the app's next key.

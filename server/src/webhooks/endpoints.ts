@@ -186,3 +186,52 @@ export async function removeEndpoint(
     .executeTakeFirst()
   return Number(result.numDeletedRows) > 0
 }
+
+/** One delivery as the log shows it (times in ISO 8601). */
+export interface DeliveryLogRow {
+  id: string
+  event_id: string
+  endpoint_id: string
+  event_type: string
+  status: string
+  attempts: number
+  next_attempt_at: string
+  last_status: number | null
+  last_error: string | null
+  created_at: string
+  finished_at: string | null
+}
+
+/** The app's deliveries, newest first: `latch apps webhook deliveries` and the operator API. */
+export async function deliveryLog(
+  db: EndpointDeps['db'],
+  appId: string,
+  limit: number,
+): Promise<DeliveryLogRow[]> {
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .select([
+      'id',
+      'event_id',
+      'endpoint_id',
+      'event_type',
+      'status',
+      'attempts',
+      'next_attempt_at',
+      'last_status',
+      'last_error',
+      'created_at',
+      'finished_at',
+    ])
+    .where('app_id', '=', appId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+  return rows.map((r) => ({
+    ...r,
+    next_attempt_at: r.next_attempt_at.toISOString(),
+    created_at: r.created_at.toISOString(),
+    finished_at: r.finished_at?.toISOString() ?? null,
+  }))
+}
