@@ -20,6 +20,8 @@ export default defineConfig({
           name: 'server',
           root: 'server',
           environment: 'node',
+          // One PostgreSQL and one migrated PGlite data folder for the run (see the file).
+          globalSetup: ['src/testing/global-setup.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -31,6 +33,7 @@ export default defineConfig({
           name: 'wallet-frame',
           root: 'wallet-frame',
           environment: 'node',
+          globalSetup: ['../server/src/testing/global-setup.ts'],
           testTimeout: 30_000,
         },
       },

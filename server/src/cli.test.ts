@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { ServerAppConfig } from '@latch/shared'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { runCli, USAGE } from './cli.ts'
-import { type RunningPostgres, startPostgres } from './testing/index.ts'
+import { type RunningPostgres, runPostgres } from './testing/index.ts'
 import { TEST_SECRET } from './testing/test-server.ts'
 
 let pg: RunningPostgres | null = null
@@ -14,7 +14,7 @@ let dir = ''
 beforeAll(async () => {
   // PostgreSQL opens fast; without it the CLI runs on a PGlite data folder (slower to open).
   dir = mkdtempSync(join(tmpdir(), 'latch-cli-'))
-  pg = await startPostgres()
+  pg = await runPostgres()
   env = pg
     ? { DATABASE_URL: await pg.createDatabase(), LATCH_SECRET: TEST_SECRET }
     : { LATCH_DATA_DIR: dir }

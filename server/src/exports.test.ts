@@ -28,6 +28,7 @@ test('behavior: the public exports of the server’s testing entry', () => {
       "authorizeAtMock",
       "findCode",
       "postgresAvailable",
+      "runPostgres",
       "startAnvil",
       "startMockProviders",
       "startPostgres",

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { API_PREFIX } from '@latch/shared'
 import { afterAll, expect, test } from 'vitest'
 import { startServer } from './index.ts'
-import { postgresAvailable, startPostgres } from './testing/index.ts'
+import { postgresAvailable, runPostgres } from './testing/index.ts'
 import { TEST_SECRET } from './testing/test-server.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'latch-start-'))
@@ -90,7 +90,7 @@ test('error: an unreachable PostgreSQL fails the start with its address', async 
 test.skipIf(!postgresAvailable())(
   'behavior: two server processes on one PostgreSQL share rate limits, codes and sessions',
   async () => {
-    const pg = await startPostgres()
+    const pg = await runPostgres()
     if (!pg) throw new Error('PostgreSQL did not start')
     const logs: string[] = []
     const env = {

@@ -108,7 +108,7 @@ function smtpPassword(smtpUrl: string | null): string[] {
 
 /** Everything but the listener: database, keys, delivery. The CLI uses it for `apps`. */
 export async function openServices(
-  opts: { env?: Env; log?: Log; clock?: Clock; migrate?: boolean } = {},
+  opts: { env?: Env; log?: Log; clock?: Clock; migrate?: boolean; pgliteData?: Blob } = {},
 ): Promise<Services> {
   const env: Env = { ...process.env, ...opts.env }
   const config = loadConfig(env)
@@ -123,7 +123,10 @@ export async function openServices(
     ]),
   })
   const log = logger.line
-  const database = await openDatabase(config, { migrate: opts.migrate ?? true })
+  const database = await openDatabase(config, {
+    migrate: opts.migrate ?? true,
+    ...(opts.pgliteData ? { pgliteData: opts.pgliteData } : {}),
+  })
   if (opts.migrate === false) {
     const { pending } = await migrationState(database.db as Kysely<unknown>).catch(
       async (e: unknown) => {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runCli } from '../cli.ts'
 import { type RunningServer, startServer } from '../index.ts'
 import { serveLatch } from '../ops/serve.ts'
-import { postgresAvailable, type RunningPostgres, startPostgres } from '../testing/postgres.ts'
+import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/postgres.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { OPERATOR_FAILURE_LIMIT } from './operator.ts'
 import { APP_CACHE_MS, findApp } from './service.ts'
@@ -409,7 +409,7 @@ describe.skipIf(!postgresAvailable())('operator API [postgres, two servers]', ()
   })
 
   test('behavior: a change made through one server applies in the other within the app cache’s 2 s', async () => {
-    pg = await startPostgres()
+    pg = await runPostgres()
     if (!pg) throw new Error('PostgreSQL did not start')
     const url = await pg.createDatabase()
     for (let i = 0; i < 2; i++) {

@@ -30,8 +30,8 @@ import {
   POSTGRES_BIN,
   type RunningAnvil,
   type RunningPostgres,
+  runPostgres,
   startAnvil,
-  startPostgres,
 } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { send, sendRaw, type WireOutcome, type WireRequest } from './wire.ts'
@@ -98,7 +98,7 @@ beforeAll(async () => {
   const { port } = price.address() as AddressInfo
   let databaseUrl = 'memory://'
   if (ON_POSTGRES) {
-    pg = await startPostgres()
+    pg = await runPostgres()
     if (!pg) throw new Error(`LATCH_FUZZ_POSTGRES=1 needs PostgreSQL under ${POSTGRES_BIN}`)
     databaseUrl = await pg.createDatabase()
   }

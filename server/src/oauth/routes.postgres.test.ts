@@ -11,7 +11,7 @@ import {
 } from '@latch/shared'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../index.ts'
-import { type RunningPostgres, startPostgres } from '../testing/index.ts'
+import { type RunningPostgres, runPostgres } from '../testing/index.ts'
 import {
   authorizeAtMock,
   type MockProviders,
@@ -26,7 +26,7 @@ let mock: MockProviders | undefined
 let appId = ''
 
 beforeAll(async () => {
-  postgres = await startPostgres()
+  postgres = await runPostgres()
   if (!postgres) {
     console.warn('PostgreSQL binaries are absent: the OAuth routes on PostgreSQL are skipped')
     return

@@ -3,7 +3,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Database, type Db, openDatabase } from '../db/index.ts'
 import { migrate } from '../db/migrations.ts'
-import { type RunningPostgres, startPostgres } from '../testing/index.ts'
+import { type RunningPostgres, runPostgres } from '../testing/index.ts'
 import {
   kyselyStateStore,
   OAUTH_STATE_TTL_MS,
@@ -16,7 +16,7 @@ const open: Db[] = []
 const closers: (() => Promise<void>)[] = []
 
 beforeAll(async () => {
-  postgres = await startPostgres()
+  postgres = await runPostgres()
 }, 60_000)
 
 afterAll(async () => {

@@ -27,7 +27,7 @@ import {
   type MockProviders,
   startMockProviders,
 } from '../testing/mock-providers.ts'
-import { startPostgres } from '../testing/postgres.ts'
+import { runPostgres } from '../testing/postgres.ts'
 import { type SmtpCatcher, startSmtpCatcher } from '../testing/smtp.ts'
 import { freshIp, startTestServer, TEST_SECRET, type TestServer } from '../testing/test-server.ts'
 import { REQUEST_ID_HEADER, requestIdFor } from './log.ts'
@@ -577,7 +577,7 @@ describe('metrics', () => {
   }, 120_000)
 
   test('behavior: on PostgreSQL, the pool’s connections in use, idle and waiting', async () => {
-    const postgres = await startPostgres()
+    const postgres = await runPostgres()
     if (!postgres) {
       console.warn('metrics: PostgreSQL binaries not found: skipping the pool gauge')
       return

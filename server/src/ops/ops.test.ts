@@ -16,7 +16,7 @@ import { runCli } from '../cli.ts'
 import { ConfigError, loadConfig } from '../config.ts'
 import { openDatabase } from '../db/index.ts'
 import { startServer } from '../index.ts'
-import { type RunningPostgres, startPostgres } from '../testing/index.ts'
+import { type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { databaseReadiness, reuseFor } from './health.ts'
 import { serveLatch } from './serve.ts'
@@ -32,7 +32,7 @@ let assets: Record<string, string> = {}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'latch-ops-'))
-  postgres = await startPostgres()
+  postgres = await runPostgres()
   const modal = join(dir, 'modal')
   const sdk = join(dir, 'sdk')
   const frame = join(dir, 'frame')

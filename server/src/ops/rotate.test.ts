@@ -17,7 +17,7 @@ import { findApp } from '../apps/service.ts'
 import { runCli } from '../cli.ts'
 import { softAuthenticator } from '../testing/authenticator.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
-import { postgresAvailable, type RunningPostgres, startPostgres } from '../testing/postgres.ts'
+import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/postgres.ts'
 import { freshIp, startTestServer, TEST_SECRET, type TestServer } from '../testing/test-server.ts'
 import { addEndpoint, openSecret } from '../webhooks/endpoints.ts'
 import { rotateSecret } from './rotate.ts'
@@ -92,7 +92,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
       const dir = mkdtempSync(join(tmpdir(), 'latch-rotate-'))
       let databaseUrl = ''
       if (backend === 'postgres') {
-        postgres ??= startPostgres()
+        postgres ??= runPostgres()
         const running = await postgres
         if (!running) throw new Error('PostgreSQL did not start')
         databaseUrl = await running.createDatabase()
@@ -301,7 +301,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
       const dir = mkdtempSync(join(tmpdir(), 'latch-rotate-passkey-'))
       let databaseUrl = ''
       if (backend === 'postgres') {
-        postgres ??= startPostgres()
+        postgres ??= runPostgres()
         const running = await postgres
         if (!running) throw new Error('PostgreSQL did not start')
         databaseUrl = await running.createDatabase()

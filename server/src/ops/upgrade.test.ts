@@ -19,7 +19,7 @@ import { openDatabase } from '../db/index.ts'
 import { MIGRATIONS } from '../db/migrations.ts'
 import { pgliteDialect } from '../db/pglite-dialect.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
-import { postgresAvailable, type RunningPostgres, startPostgres } from '../testing/postgres.ts'
+import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/postgres.ts'
 import { startTestServer } from '../testing/test-server.ts'
 
 const FIXTURE_DIR = resolve(import.meta.dirname, '../../test-fixtures/upgrade')
@@ -169,7 +169,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
       const dir = mkdtempSync(join(tmpdir(), 'latch-upgrade-'))
       let databaseUrl = ''
       if (backend === 'postgres') {
-        pg ??= startPostgres()
+        pg ??= runPostgres()
         const running = await pg
         if (!running) throw new Error('PostgreSQL did not start')
         databaseUrl = await running.createDatabase()

@@ -8,7 +8,7 @@ import {
   POSTGRES_BIN,
   postgresAvailable,
   type RunningPostgres,
-  startPostgres,
+  runPostgres,
 } from '../testing/index.ts'
 import { describeFigures, runRestartScenario } from '../testing/restart-scenario.ts'
 
@@ -24,7 +24,7 @@ if (!postgresAvailable()) {
 test.skipIf(!postgresAvailable())(
   'reliability: a process killed with SIGKILL mid-stream loses no answered session, answers no 5xx, and no refresh token is accepted twice outside the grace rule',
   async () => {
-    pg = await startPostgres()
+    pg = await runPostgres()
     if (!pg) throw new Error('PostgreSQL did not start')
     const figures = await runRestartScenario({
       databaseUrl: await pg.createDatabase(),

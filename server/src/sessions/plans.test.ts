@@ -23,7 +23,7 @@ import { createSiweMessage } from 'viem/siwe'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createApi } from '../api.ts'
 import type { Database } from '../db/schema.ts'
-import { postgresAvailable, type RunningPostgres, startPostgres } from '../testing/index.ts'
+import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { startTestServer, type TestServer } from '../testing/test-server.ts'
 
 /** Tables that grow with users and use; apps and signing keys stay a handful of rows. */
@@ -63,7 +63,7 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
   const captured: CompiledQuery[] = []
 
   beforeAll(async () => {
-    postgres = await startPostgres()
+    postgres = await runPostgres()
     if (!postgres) throw new Error('PostgreSQL did not start')
     const url = await postgres.createDatabase()
     databaseUrl = url

@@ -15,6 +15,12 @@ export {
   type MockProviders,
   startMockProviders,
 } from './mock-providers.ts'
-export { POSTGRES_BIN, postgresAvailable, type RunningPostgres, startPostgres } from './postgres.ts'
+export {
+  POSTGRES_BIN,
+  postgresAvailable,
+  type RunningPostgres,
+  runPostgres,
+  startPostgres,
+} from './postgres.ts'
 export { type MailMessage, type SmtpCatcher, startSmtpCatcher } from './smtp.ts'
 export { type SmsMessage, startTwilioDouble, type TwilioDouble } from './twilio.ts'

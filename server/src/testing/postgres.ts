@@ -15,10 +15,23 @@ const START_TIMEOUT_MS = 30_000
 export interface RunningPostgres {
   /** postgres://postgres@127.0.0.1:port/postgres */
   url: string
-  /** A fresh empty database on this server. */
-  createDatabase(name?: string): Promise<string>
+  /**
+   * A fresh database on this server: empty, or with `template` a copy of that database (the
+   * run's migrated one, MIGRATED_TEMPLATE, is copied in milliseconds where migrating takes
+   * seconds).
+   */
+  createDatabase(name?: string, template?: string): Promise<string>
   close(): Promise<void>
 }
+
+/** The run's migrated database on the run's PostgreSQL (made by global-setup.ts). */
+export const MIGRATED_TEMPLATE = 'latch_migrated'
+
+/**
+ * Where the test run's global setup says its PostgreSQL listens (one server for the whole run:
+ * starting one per test file costs a second or two of the two cores each time).
+ */
+export const RUN_POSTGRES_ENV = 'LATCH_TEST_POSTGRES_URL'
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -118,19 +131,34 @@ export async function startPostgres(): Promise<RunningPostgres | null> {
     }
   }
 
-  let count = 0
-  return {
-    url,
-    async createDatabase(name = `latch_${process.pid}_${++count}`) {
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      try {
-        await client.query(`CREATE DATABASE "${name.replace(/"/g, '')}"`)
-      } finally {
-        await client.end()
-      }
-      return url.replace(/\/postgres$/, `/${name}`)
-    },
-    close: stop,
+  return { url, createDatabase: databaseCreator(url), close: stop }
+}
+
+let count = 0
+const quoted = (name: string) => `"${name.replace(/"/g, '')}"`
+
+function databaseCreator(url: string): RunningPostgres['createDatabase'] {
+  return async (name = `latch_${process.pid}_${++count}`, template) => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      await client.query(
+        `CREATE DATABASE ${quoted(name)}${template ? ` TEMPLATE ${quoted(template)}` : ''}`,
+      )
+    } finally {
+      await client.end()
+    }
+    return url.replace(/\/postgres$/, `/${name}`)
   }
+}
+
+/**
+ * The test run's PostgreSQL when its global setup started one (closing it here does nothing:
+ * the run's teardown stops it), else a server of its own like startPostgres(). For tests that
+ * only need databases; a test that stops or breaks the server starts its own.
+ */
+export async function runPostgres(): Promise<RunningPostgres | null> {
+  const url = process.env[RUN_POSTGRES_ENV]
+  if (!url) return startPostgres()
+  return { url, createDatabase: databaseCreator(url), close: async () => {} }
 }

@@ -13,16 +13,17 @@ import type { Clock, Deps } from '../context.ts'
 import type { HonoEnv } from '../http.ts'
 import { openServices } from '../index.ts'
 import { WALLET_CREDENTIAL_PREFIX } from '../wallets/credential.ts'
+import { runPgliteData } from './global-setup.ts'
 import {
   POSTGRES_BIN,
   postgresAvailable,
   type RunningPostgres,
   type SmtpCatcher,
-  startPostgres,
   startSmtpCatcher,
   startTwilioDouble,
   type TwilioDouble,
 } from './index.ts'
+import { MIGRATED_TEMPLATE, RUN_POSTGRES_ENV, runPostgres } from './postgres.ts'
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123456789'
 
@@ -120,10 +121,13 @@ export function describeBackends(
         let databaseUrl = 'memory://'
         let stopPg: (() => Promise<void>) | undefined
         if (backend === 'postgres') {
-          pg ??= startPostgres()
+          pg ??= runPostgres()
           const running = await pg
           if (!running) throw new Error('PostgreSQL did not start')
-          databaseUrl = await running.createDatabase()
+          // The run's migrated database, copied; an empty one when this file started its own.
+          databaseUrl = process.env[RUN_POSTGRES_ENV]
+            ? await running.createDatabase(undefined, MIGRATED_TEMPLATE)
+            : await running.createDatabase()
           stopPg = async () => {}
         }
         const started = await startTestServer(backend, databaseUrl, env)
@@ -176,6 +180,8 @@ export async function startTestServer(
     },
     log: (line) => logs.push(line),
     clock,
+    // In memory: the run's migrated data folder when there is one (global-setup.ts).
+    ...(databaseUrl.startsWith('memory:') ? { pgliteData: runPgliteData() } : {}),
   })
   const api = createApi(services.deps)
   const walletCookies = new Map<string, string>()

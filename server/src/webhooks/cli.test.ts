@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { runCli } from '../cli.ts'
 import { openServices } from '../index.ts'
-import { type RunningPostgres, startPostgres } from '../testing/index.ts'
+import { type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { enqueueEvent } from './events.ts'
 import { startReceiver } from './receiver.ts'
@@ -17,7 +17,7 @@ let dir = ''
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'latch-webhook-cli-'))
-  pg = await startPostgres()
+  pg = await runPostgres()
   env = pg
     ? { DATABASE_URL: await pg.createDatabase(), LATCH_SECRET: TEST_SECRET }
     : { LATCH_DATA_DIR: dir, LATCH_SECRET: TEST_SECRET }

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
 import { afterAll, expect, test } from 'vitest'
 import { openServices } from '../index.ts'
-import { postgresAvailable, type RunningPostgres, startPostgres } from '../testing/index.ts'
+import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { addEndpoint } from './endpoints.ts'
 import { type Receiver, startReceiver } from './receiver.ts'
@@ -95,7 +95,7 @@ async function until<T>(what: string, check: () => T | undefined, timeoutMs: num
 test.skipIf(!postgresAvailable())(
   'reliability: an API process killed with SIGKILL between the commit and the delivery loses no event; another process delivers each, once per id [postgres]',
   async () => {
-    pg = await startPostgres()
+    pg = await runPostgres()
     if (!pg) throw new Error('PostgreSQL did not start')
     frameDir = mkdtempSync(join(tmpdir(), 'latch-kill-frame-'))
     for (const page of ['index.html', 'export.html']) writeFileSync(join(frameDir, page), '')

@@ -8,7 +8,7 @@ import pg from 'pg'
 import { afterAll, expect, test } from 'vitest'
 import type { Database } from '../db/schema.ts'
 import { openServices } from '../index.ts'
-import { postgresAvailable, type RunningPostgres, startPostgres } from '../testing/index.ts'
+import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { addEndpoint } from './endpoints.ts'
 import { enqueueEvent } from './events.ts'
@@ -40,7 +40,7 @@ afterAll(async () => {
 test.skipIf(!postgresAvailable())(
   'performance: enqueue, lease, record, prune and replay use indexes once the outbox has grown [postgres]',
   async () => {
-    postgres = await startPostgres()
+    postgres = await runPostgres()
     if (!postgres) throw new Error('PostgreSQL did not start')
     const url = await postgres.createDatabase()
     const services = await openServices({

@@ -1,0 +1,73 @@
+/**
+ * The test run's databases, made once before the workers start (Vitest `globalSetup` of the
+ * projects that run the API in process):
+ * - one PostgreSQL for the whole run with a migrated template database (MIGRATED_TEMPLATE);
+ *   each test server gets a copy of it (runPostgres().createDatabase(name, template));
+ * - a migrated PGlite data folder, dumped to a file; each in-memory test server loads it.
+ * Starting a PostgreSQL, creating a PGlite cluster and running every migration for each test
+ * file is what the server's tests spent most of their time on. Both are stopped and removed
+ * when the run ends. A second project's setup in the same run reuses what the first made.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PGlite } from '@electric-sql/pglite'
+import { Kysely } from 'kysely'
+import { openDatabase } from '../db/index.ts'
+import { migrate } from '../db/migrations.ts'
+import { pgliteDialect } from '../db/pglite-dialect.ts'
+import { MIGRATED_TEMPLATE, RUN_POSTGRES_ENV, startPostgres } from './postgres.ts'
+
+/** Where the run's migrated PGlite data folder (a tar file) is. */
+export const PGLITE_DATA_ENV = 'LATCH_TEST_PGLITE_DATA'
+
+let pgliteData: Blob | undefined
+/** The run's migrated PGlite data folder, read once per worker; undefined outside a run. */
+export function runPgliteData(): Blob | undefined {
+  const file = process.env[PGLITE_DATA_ENV]
+  if (!file) return undefined
+  pgliteData ??= new Blob([readFileSync(file)])
+  return pgliteData
+}
+
+async function pgliteTemplate(): Promise<{ file: string; remove(): void }> {
+  const client = new PGlite()
+  const db = new Kysely<unknown>({ dialect: pgliteDialect(client) })
+  try {
+    await migrate(db)
+    const dump = await client.dumpDataDir('none')
+    const dir = mkdtempSync(join(tmpdir(), 'latch-pglite-template-'))
+    const file = join(dir, 'data.tar')
+    writeFileSync(file, new Uint8Array(await dump.arrayBuffer()))
+    return { file, remove: () => rmSync(dir, { recursive: true, force: true }) }
+  } finally {
+    await db.destroy()
+  }
+}
+
+export default async function setup(): Promise<() => Promise<void>> {
+  if (process.env[RUN_POSTGRES_ENV] || process.env[PGLITE_DATA_ENV]) return async () => {}
+  const [template, postgres] = await Promise.all([
+    pgliteTemplate(),
+    startPostgres().then(async (running) => {
+      if (!running) return null
+      try {
+        const url = await running.createDatabase(MIGRATED_TEMPLATE)
+        const { close } = await openDatabase({ databaseUrl: url, dataDir: null })
+        await close()
+      } catch (error) {
+        await running.close()
+        throw error
+      }
+      return running
+    }),
+  ])
+  process.env[PGLITE_DATA_ENV] = template.file
+  if (postgres) process.env[RUN_POSTGRES_ENV] = postgres.url
+  return async () => {
+    delete process.env[PGLITE_DATA_ENV]
+    delete process.env[RUN_POSTGRES_ENV]
+    template.remove()
+    await postgres?.close()
+  }
+}
