@@ -1,0 +1,101 @@
+/**
+ * The offer to recover an existing in-app wallet with the passkey link('passkey') just added
+ * (passkey.ts, offerPasskeyRecovery): the rule, and the engine taking the flow to
+ * PASSKEY_RECOVERY_SCREEN after 'Done'. The e2e spec (e2e/src/passkey-recovery.spec.ts) runs the
+ * ceremony and the frame for real.
+ */
+import type { RecoveryMethod, User } from '@latch/shared'
+import { act, cleanup, screen, waitFor } from '@testing-library/react'
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
+import { mergeConfig } from './config.ts'
+import { currentFlow, link } from './flow.ts'
+import { finishManaging, offersPasskeyRecovery, rememberLinked } from './passkey.ts'
+import { preloadScreens } from './screens/lazy.tsx'
+import { store } from './store.ts'
+import { type ApiDouble, startApiDouble } from './test/api-double.ts'
+import { serverConfig, user } from './test/fixtures.ts'
+import { renderModal } from './test/harness.tsx'
+import { walletAccount } from './test/wallet-frame-double.ts'
+
+const ADDRESS = '0x1111111111111111111111111111111111111111'
+
+let api: ApiDouble
+beforeAll(async () => {
+  api = await startApiDouble()
+  // Every lazy screen's chunk, once: a first transform under load takes seconds.
+  await preloadScreens()
+}, 60_000)
+afterAll(() => api.close())
+afterEach(() => cleanup())
+
+const withWallet = (method: RecoveryMethod): User => {
+  const plain = user()
+  return { ...plain, linkedAccounts: [...plain.linkedAccounts, walletAccount(ADDRESS, method)] }
+}
+const external: User = {
+  ...user(),
+  linkedAccounts: [
+    ...user().linkedAccounts,
+    { ...walletAccount(ADDRESS, 'latch'), walletClient: 'unknown', recoveryMethod: null },
+  ],
+}
+
+describe('the rule', () => {
+  const app = (passkeyAuth: boolean) => mergeConfig(serverConfig({ passkeyAuth }), {})
+
+  test.each([
+    ['an automatic wallet', true, withWallet('latch')],
+    ['a passcode wallet', true, withWallet('user-passcode')],
+    ['a passkey wallet', false, withWallet('passkey')],
+    ['no wallet', false, user()],
+    ['an external wallet only', false, external],
+  ] as const)('param: a user with %s: offered %s', (_, expected, who) => {
+    expect(offersPasskeyRecovery(app(true), who, 'cred-1')).toBe(expected)
+    // Not without a passkey linked in this flow, nor where the app has passkeys off.
+    expect(offersPasskeyRecovery(app(true), who, null)).toBe(false)
+    expect(offersPasskeyRecovery(app(false), who, 'cred-1')).toBe(false)
+  })
+})
+
+describe('link(passkey), then Done', () => {
+  /** link('passkey') for `who`; `linked` says whether this flow added a passkey. */
+  function manage(who: User, linked: boolean): { linking: Promise<User> } {
+    renderModal(api, { passkeyAuth: true })
+    act(() => store.setState({ user: who }))
+    let linking!: Promise<User>
+    act(() => {
+      linking = link('passkey')
+    })
+    if (linked) rememberLinked(currentFlow(), 'cred-1')
+    act(() => finishManaging())
+    return { linking }
+  }
+
+  test('behavior: an automatic wallet without passkey recovery: the offer comes next, the host waits', async () => {
+    const { linking } = manage(withWallet('latch'), true)
+    await waitFor(() => expect(store.getState().screen).toBe('PASSKEY_RECOVERY_SCREEN'))
+    await screen.findByRole('button', { name: 'Use this passkey for recovery' })
+    let settled = false
+    void linking.then(() => {
+      settled = true
+    })
+    await Promise.resolve()
+    expect(settled).toBe(false)
+    act(() => screen.getByRole('button', { name: 'Not now' }).click())
+    expect((await linking).id).toBe(withWallet('latch').id)
+    expect(store.getState().open).toBe(false)
+  })
+
+  test('behavior: no offer for a passkey wallet, nor when this flow added no passkey', async () => {
+    for (const [who, linked] of [
+      [withWallet('passkey'), true],
+      [withWallet('latch'), false],
+    ] as const) {
+      const { linking } = manage(who, linked)
+      // A passkey remembered by an earlier flow is not this one's.
+      expect((await linking).id).toBe(who.id)
+      expect(store.getState().screen).not.toBe('PASSKEY_RECOVERY_SCREEN')
+      cleanup()
+    }
+  })
+})
