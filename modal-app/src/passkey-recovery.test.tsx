@@ -4,7 +4,7 @@
  * PASSKEY_RECOVERY_SCREEN after 'Done'. The e2e spec (e2e/src/passkey-recovery.spec.ts) runs the
  * ceremony and the frame for real.
  */
-import type { RecoveryMethod, User } from '@latch/shared'
+import { LatchError, type RecoveryMethod, type User } from '@latch/shared'
 import { act, cleanup, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { mergeConfig } from './config.ts'
@@ -13,9 +13,10 @@ import { finishManaging, offersPasskeyRecovery, rememberLinked } from './passkey
 import { preloadScreens } from './screens/lazy.tsx'
 import { store } from './store.ts'
 import { type ApiDouble, startApiDouble } from './test/api-double.ts'
-import { serverConfig, user } from './test/fixtures.ts'
+import { jwt, serverConfig, user } from './test/fixtures.ts'
 import { renderModal } from './test/harness.tsx'
-import { walletAccount } from './test/wallet-frame-double.ts'
+import { walletAccount, walletFrameDouble } from './test/wallet-frame-double.ts'
+import { provideWalletFrame } from './wallet/frame.ts'
 
 const ADDRESS = '0x1111111111111111111111111111111111111111'
 
@@ -26,7 +27,10 @@ beforeAll(async () => {
   await preloadScreens()
 }, 60_000)
 afterAll(() => api.close())
-afterEach(() => cleanup())
+afterEach(() => {
+  cleanup()
+  provideWalletFrame(null)
+})
 
 const withWallet = (method: RecoveryMethod): User => {
   const plain = user()
@@ -97,5 +101,47 @@ describe('link(passkey), then Done', () => {
       expect(store.getState().screen).not.toBe('PASSKEY_RECOVERY_SCREEN')
       cleanup()
     }
+  })
+})
+
+describe('PASSKEY_RECOVERY_SCREEN', () => {
+  test('behavior: no PRF is said plainly and nothing changes; then the frame seals under the linked passkey and link() resolves', async () => {
+    const who = withWallet('user-passcode')
+    const double = walletFrameDouble({ wallet: walletAccount(ADDRESS, 'user-passcode') })
+    double.device.add(ADDRESS)
+    provideWalletFrame(double.frame)
+    const harness = renderModal(api, { passkeyAuth: true })
+    act(() =>
+      harness.session.start(
+        { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
+        who,
+      ),
+    )
+    let linking!: Promise<User>
+    act(() => {
+      linking = link('passkey')
+    })
+    rememberLinked(currentFlow(), 'cred-1')
+    act(() => finishManaging())
+    const use = await screen.findByRole('button', { name: 'Use this passkey for recovery' })
+
+    double.failNext('latch:wallet:add-passkey', LatchError.of('passkey_prf_unsupported'))
+    act(() => use.click())
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'This passkey cannot protect your wallet. Your wallet keeps the recovery it has.',
+    )
+    expect(store.getState().screen).toBe('PASSKEY_RECOVERY_SCREEN')
+
+    await waitFor(() => expect(use).toHaveProperty('disabled', false))
+    act(() => use.click())
+    await waitFor(() =>
+      expect(screen.getByRole('status').textContent).toBe('Your passkey now protects your wallet'),
+    )
+    const adds = double.calls.filter((c) => c.method === 'latch:wallet:add-passkey')
+    expect(adds.map((c) => [c.params.address, c.params.credentialId])).toEqual([
+      [ADDRESS, 'cred-1'],
+      [ADDRESS, 'cred-1'],
+    ])
+    expect((await linking).id).toBe(who.id)
   })
 })
