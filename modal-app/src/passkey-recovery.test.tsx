@@ -4,7 +4,7 @@
  * PASSKEY_RECOVERY_SCREEN after 'Done'. The e2e spec (e2e/src/passkey-recovery.spec.ts) runs the
  * ceremony and the frame for real.
  */
-import { LatchError, type RecoveryMethod, type User } from '@latch/shared'
+import { LatchError, type PasskeyAccount, type RecoveryMethod, type User } from '@latch/shared'
 import { act, cleanup, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { mergeConfig } from './config.ts'
@@ -32,14 +32,22 @@ afterEach(() => {
   provideWalletFrame(null)
 })
 
-const withWallet = (method: RecoveryMethod): User => {
+/** The user with the passkey this flow linked ('cred-1') and, unless null, an in-app wallet. */
+const withWallet = (method: RecoveryMethod | null): User => {
   const plain = user()
-  return { ...plain, linkedAccounts: [...plain.linkedAccounts, walletAccount(ADDRESS, method)] }
+  const passkey: PasskeyAccount = {
+    type: 'passkey',
+    credentialId: 'cred-1',
+    name: 'Passkey 1',
+    verifiedAt: '2026-01-01T00:00:00.000Z',
+  }
+  const wallet = method ? [walletAccount(ADDRESS, method)] : []
+  return { ...plain, linkedAccounts: [...plain.linkedAccounts, passkey, ...wallet] }
 }
 const external: User = {
-  ...user(),
+  ...withWallet(null),
   linkedAccounts: [
-    ...user().linkedAccounts,
+    ...withWallet(null).linkedAccounts,
     { ...walletAccount(ADDRESS, 'latch'), walletClient: 'unknown', recoveryMethod: null },
   ],
 }
@@ -51,13 +59,15 @@ describe('the rule', () => {
     ['an automatic wallet', true, withWallet('latch')],
     ['a passcode wallet', true, withWallet('user-passcode')],
     ['a passkey wallet', false, withWallet('passkey')],
-    ['no wallet', false, user()],
+    ['no wallet', false, withWallet(null)],
     ['an external wallet only', false, external],
   ] as const)('param: a user with %s: offered %s', (_, expected, who) => {
     expect(offersPasskeyRecovery(app(true), who, 'cred-1')).toBe(expected)
     // Not without a passkey linked in this flow, nor where the app has passkeys off.
     expect(offersPasskeyRecovery(app(true), who, null)).toBe(false)
     expect(offersPasskeyRecovery(app(false), who, 'cred-1')).toBe(false)
+    // Nor for a passkey removed again before 'Done'.
+    expect(offersPasskeyRecovery(app(true), who, 'cred-2')).toBe(false)
   })
 })
 

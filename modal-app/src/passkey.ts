@@ -313,7 +313,7 @@ export function linkedPasskey(): string | null {
 
 /**
  * Whether linking `credentialId` offers passkey recovery: the app has passkeys on, the user has
- * an in-app wallet, and its recovery is not a passkey already. (A wallet of another method that
+ * an in-app wallet whose recovery is not a passkey already, and the passkey is still theirs. (A wallet of another method that
  * had a passkey added says nothing of it in the user: it is offered again, and accepting seals
  * the share under this passkey too.)
  */
@@ -324,7 +324,11 @@ export function offersPasskeyRecovery(
 ): boolean {
   const wallet = embeddedWallet(user.linkedAccounts)
   return (
-    credentialId !== null && app.methods.passkey && !!wallet && wallet.recoveryMethod !== 'passkey'
+    app.methods.passkey &&
+    !!wallet &&
+    wallet.recoveryMethod !== 'passkey' &&
+    // Still the user's: one removed again before 'Done' is offered for nothing.
+    userPasskeys(user).some((p) => p.credentialId === credentialId)
   )
 }
 
