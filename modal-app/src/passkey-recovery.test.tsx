@@ -56,7 +56,7 @@ describe('the rule', () => {
   const app = (passkeyAuth: boolean) => mergeConfig(serverConfig({ passkeyAuth }), {})
 
   test.each([
-    ['an automatic wallet', true, withWallet('latch')],
+    ['an automatic wallet (it never asks for a passkey)', false, withWallet('latch')],
     ['a passcode wallet', true, withWallet('user-passcode')],
     ['a passkey wallet', false, withWallet('passkey')],
     ['no wallet', false, withWallet(null)],
@@ -85,8 +85,8 @@ describe('link(passkey), then Done', () => {
     return { linking }
   }
 
-  test('behavior: an automatic wallet without passkey recovery: the offer comes next, the host waits', async () => {
-    const { linking } = manage(withWallet('latch'), true)
+  test('behavior: a passcode wallet without passkey recovery: the offer comes next, the host waits', async () => {
+    const { linking } = manage(withWallet('user-passcode'), true)
     await waitFor(() => expect(store.getState().screen).toBe('PASSKEY_RECOVERY_SCREEN'))
     await screen.findByRole('button', { name: 'Use this passkey for recovery' })
     let settled = false
@@ -96,14 +96,15 @@ describe('link(passkey), then Done', () => {
     await Promise.resolve()
     expect(settled).toBe(false)
     act(() => screen.getByRole('button', { name: 'Not now' }).click())
-    expect((await linking).id).toBe(withWallet('latch').id)
+    expect((await linking).id).toBe(withWallet('user-passcode').id)
     expect(store.getState().open).toBe(false)
   })
 
-  test('behavior: no offer for a passkey wallet, nor when this flow added no passkey', async () => {
+  test('behavior: no offer for a passkey or automatic wallet, nor when this flow added no passkey', async () => {
     for (const [who, linked] of [
       [withWallet('passkey'), true],
-      [withWallet('latch'), false],
+      [withWallet('latch'), true],
+      [withWallet('user-passcode'), false],
     ] as const) {
       const { linking } = manage(who, linked)
       // A passkey remembered by an earlier flow is not this one's.

@@ -313,9 +313,11 @@ export function linkedPasskey(): string | null {
 
 /**
  * Whether linking `credentialId` offers passkey recovery: the app has passkeys on, the user has
- * an in-app wallet whose recovery is not a passkey already, and the passkey is still theirs. (A wallet of another method that
- * had a passkey added says nothing of it in the user: it is offered again, and accepting seals
- * the share under this passkey too.)
+ * an in-app wallet recovered by passcode, and the passkey is still theirs. A passcode wallet's
+ * new device then recovers with the passkey instead of the passcode. An automatic wallet is not
+ * offered: its new device recovers without asking anything, so a passkey would never be used.
+ * (A passcode wallet that had a passkey added says nothing of it in the user: it is offered
+ * again, and accepting seals the share under this passkey too.)
  */
 export function offersPasskeyRecovery(
   app: AppView,
@@ -326,7 +328,7 @@ export function offersPasskeyRecovery(
   return (
     app.methods.passkey &&
     !!wallet &&
-    wallet.recoveryMethod !== 'passkey' &&
+    wallet.recoveryMethod === 'user-passcode' &&
     // Still the user's: one removed again before 'Done' is offered for nothing.
     userPasskeys(user).some((p) => p.credentialId === credentialId)
   )
