@@ -5,21 +5,66 @@
  * verification, PRF). Sign in by e-mail code, create the wallet with a passkey on the passcode
  * screen, then on a "new device" with the synced passkey sign in, recover with the passkey (no
  * passcode) and sign. An authenticator without PRF is refused on screen, the passcode offered.
+ * A wallet that exists gets passkey recovery when its user links a passkey (the offer after
+ * link('passkey')), and a new device then recovers it with that passkey.
  */
-import { API_PREFIX, type Hex, type WalletAccount } from '@latch/shared'
+import {
+  API_PREFIX,
+  embeddedWallet,
+  type Hex,
+  type PasskeyAccount,
+  type User,
+  type WalletAccount,
+} from '@latch/shared'
 import { fromHex, openWithPasskey } from '@latch/wallet-frame'
+import type { CDPSession } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { expect, test } from 'vitest'
 import { recoverWithPasskey as sealingsOf } from '../../server/src/wallets/passkeys.ts'
 import { virtualAuthenticator } from './authenticator.ts'
 import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
-import { WAIT_MS, waitReady } from './harness.ts'
+import { type HostPage, WAIT_MS, waitReady } from './harness.ts'
 import { useHarness } from './use-harness.ts'
-import { expectInAppWallet, passcodeBoxes, SCREENS, walletApp, walletCall } from './wallet-flows.ts'
+import {
+  createWithPasscode,
+  expectInAppWallet,
+  passcodeBoxes,
+  SCREENS,
+  walletApp,
+  walletCall,
+} from './wallet-flows.ts'
 
 const h = useHarness({ sameSite: true })
 const SIGN_SCREEN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
+const OFFER_SCREEN = 'PASSKEY_RECOVERY_SCREEN'
 const NO_PRF = 'This passkey cannot protect your wallet. Use a passcode instead.'
+
+/** The new device: the tab keeps its authenticator (a synced passkey), and loses the rest. */
+async function newDevice(hp: HostPage, cdp: CDPSession) {
+  await hp.context.clearCookies()
+  for (const url of [h().hostUrl, h().modalUrl, h().apiUrl]) {
+    await cdp.send('Storage.clearDataForOrigin', {
+      origin: new URL(url).origin,
+      storageTypes: 'all',
+    })
+  }
+  await hp.page.reload({ waitUntil: 'load' })
+  await waitReady(hp)
+}
+
+/** signMessage() through the sign screen; answers the signer. */
+async function signerOf(hp: HostPage, message: string) {
+  const signed = settle(
+    hp.page.evaluate(async (m) => {
+      const latch = window.latch as unknown as { signMessage(m: string): Promise<Hex> }
+      return { ok: true as const, value: await latch.signMessage(m) }
+    }, message),
+    'signMessage()',
+  )
+  await visit(hp, SIGN_SCREEN)
+  await screen(hp.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
+  return recoverMessageAddress({ message, signature: expectOk(await signed) })
+}
 
 test('behavior: create with a passkey, then a new device with the synced passkey recovers without a passcode and signs', async () => {
   const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
@@ -102,15 +147,7 @@ test('behavior: create with a passkey, then a new device with the synced passkey
   // (the virtual authenticator answers no PRF output for the copy), so the device keeps the tab,
   // whose authenticator holds the passkey as a synced one would, and loses everything else: the
   // cookies and the storage of the page's, the modal's and the API's origins.
-  await hp.context.clearCookies()
-  for (const url of [h().hostUrl, h().modalUrl, h().apiUrl]) {
-    await cdp.send('Storage.clearDataForOrigin', {
-      origin: new URL(url).origin,
-      storageTypes: 'all',
-    })
-  }
-  await hp.page.reload({ waitUntil: 'load' })
-  await waitReady(hp)
+  await newDevice(hp, cdp)
   await signInByEmail(h(), hp, email)
   const recovered = walletCall<WalletAccount>(hp.page, 'recoverWallet')
   await visit(hp, SCREENS.recovery)
@@ -119,19 +156,7 @@ test('behavior: create with a passkey, then a new device with the synced passkey
   await recovery.getByRole('button', { name: 'Use your passkey' }).click()
   expect(expectOk(await settle(recovered, 'recoverWallet()')).address).toBe(wallet.address)
 
-  const message = 'recovered with a passkey'
-  const signed = settle(
-    hp.page.evaluate(async (m) => {
-      const latch = window.latch as unknown as { signMessage(m: string): Promise<Hex> }
-      return { ok: true as const, value: await latch.signMessage(m) }
-    }, message),
-    'signMessage()',
-  )
-  await visit(hp, SIGN_SCREEN)
-  await screen(hp.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
-  expect(await recoverMessageAddress({ message, signature: expectOk(await signed) })).toBe(
-    wallet.address,
-  )
+  expect(await signerOf(hp, 'recovered with a passkey')).toBe(wallet.address)
   // The server holds the passkey's sealing, and nothing the modal could have sent it to open.
   const rows = await h()
     .api.deps.db.selectFrom('wallet_passkeys as p')
@@ -140,6 +165,75 @@ test('behavior: create with a passkey, then a new device with the synced passkey
     .where('w.app_id', '=', app.id)
     .execute()
   expect(rows).toHaveLength(1)
+})
+
+test('behavior: a passcode wallet gets passkey recovery when its user links a passkey; a new device recovers it with the passkey, no passcode, and signs', async () => {
+  const app = await h().createApp({
+    loginMethods: ['email', 'passkey'],
+    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: true },
+  })
+  const email = newEmail('add-passkey')
+  const hp = await h().open({ appId: app.id })
+  const { cdp } = await virtualAuthenticator(hp.page)
+  await signInByEmail(h(), hp, email)
+  const wallet = await createWithPasscode(hp, 'k7m2q9')
+
+  const linking = latchCall<User>(hp.page, 'link', 'passkey')
+  await visit(hp, 'PASSKEY_SCREEN')
+  const manage = screen(hp.modal, 'PASSKEY_SCREEN')
+  await manage.getByRole('button', { name: 'Add a passkey' }).click()
+  await expect
+    .poll(() => manage.getByRole('status').textContent(), { timeout: WAIT_MS })
+    .toBe('Passkey added')
+  await manage.getByRole('button', { name: 'Done' }).click()
+  await visit(hp, OFFER_SCREEN)
+  const offer = screen(hp.modal, OFFER_SCREEN)
+  await offer.getByRole('heading', { name: 'Recover your wallet with this passkey' }).waitFor()
+
+  // The access token alone (the host page, its backend, a log) adds no sealing of its own, even
+  // with forged fetch metadata: the wallet routes want the signed-in browser's credential.
+  const token = expectOk(await settle(latchCall<string>(hp.page, 'getAccessToken')))
+  const forged = await fetch(`${h().apiDirectUrl}${API_PREFIX}/wallets/passkey/add`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${token}`,
+      'latch-app-id': app.id,
+      'latch-client': 'latch-modal',
+      'sec-fetch-site': 'same-origin',
+    },
+    body: JSON.stringify({
+      address: wallet.address,
+      credentialId: 'attacker-passkey',
+      salt: '00'.repeat(32),
+      ciphertext: '00'.repeat(60),
+    }),
+  })
+  expect([401, 403]).toContain(forged.status)
+
+  await offer.getByRole('button', { name: 'Use this passkey for recovery' }).click()
+  const user = expectOk(await settle(linking, "link('passkey')"))
+  const passkeys = user.linkedAccounts.filter((a): a is PasskeyAccount => a.type === 'passkey')
+  expect(passkeys).toHaveLength(1)
+  // The wallet keeps its method; the server holds one sealing, under the linked passkey.
+  expect(embeddedWallet(user.linkedAccounts)?.recoveryMethod).toBe('user-passcode')
+  const rows = await h()
+    .api.deps.db.selectFrom('wallet_passkeys as p')
+    .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
+    .select('p.credential_id')
+    .where('w.app_id', '=', app.id)
+    .execute()
+  expect(rows.map((r) => r.credential_id)).toEqual([passkeys[0]?.credentialId])
+
+  await newDevice(hp, cdp)
+  await signInByEmail(h(), hp, email)
+  const recovered = walletCall<WalletAccount>(hp.page, 'recoverWallet')
+  await visit(hp, SCREENS.recovery)
+  await screen(hp.modal, SCREENS.recovery)
+    .getByRole('button', { name: 'Use a passkey instead' })
+    .click()
+  expect(expectOk(await settle(recovered, 'recoverWallet()')).address).toBe(wallet.address)
+  expect(await signerOf(hp, 'recovered with an added passkey')).toBe(wallet.address)
 })
 
 test('refusal: an authenticator without PRF — the create screen says so and keeps the passcode', async () => {

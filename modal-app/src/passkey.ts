@@ -8,13 +8,22 @@
  */
 import {
   type AuthResponse,
+  embeddedWallet,
   LatchError,
   type LinkResponse,
   type PasskeyAccount,
   type User,
 } from '@latch/shared'
 import { setUser } from './account.ts'
-import { currentFlow, succeed } from './flow.ts'
+import type { AppView } from './config.ts'
+import {
+  addNextStep,
+  currentFlow,
+  type FlowHandle,
+  type NextStepRule,
+  navigate,
+  succeed,
+} from './flow.ts'
 import { browserSecret } from './oauth.ts'
 import { runtime } from './runtime.ts'
 import { store } from './store.ts'
@@ -255,6 +264,7 @@ export async function createPasskey(intent: 'signup' | 'link', name?: string): P
   if (intent === 'link') {
     const user = await flow.guard(api.request<LinkResponse>('/passkeys/link', body))
     setUser(user)
+    rememberLinked(flow, credential.id as string)
     return user
   }
   const res = await flow.guard(
@@ -285,3 +295,55 @@ export function finishManaging(): void {
   const { user } = store.getState()
   if (user) succeed({ user, isNewUser: false }, 'passkey')
 }
+
+// ---- Passkey recovery for a wallet that exists -------------------------------------------
+
+/** The passkey the link flow on screen registered last: what the recovery offer seals under. */
+let linked: { flow: FlowHandle; credentialId: string } | null = null
+
+/** Notes the passkey `flow` just linked (a later flow sees none: the offer is this flow's). */
+export function rememberLinked(flow: FlowHandle, credentialId: string): void {
+  linked = { flow, credentialId }
+}
+
+/** The passkey the flow on screen linked, if it linked one. */
+export function linkedPasskey(): string | null {
+  return linked && linked.flow === currentFlow() ? linked.credentialId : null
+}
+
+/**
+ * Whether linking `credentialId` offers passkey recovery: the app has passkeys on, the user has
+ * an in-app wallet recovered by passcode, and the passkey is still theirs. A passcode wallet's
+ * new device then recovers with the passkey instead of the passcode. An automatic wallet is not
+ * offered: its new device recovers without asking anything, so a passkey would never be used.
+ * (A passcode wallet that had a passkey added says nothing of it in the user: it is offered
+ * again, and accepting seals the share under this passkey too.)
+ */
+export function offersPasskeyRecovery(
+  app: AppView,
+  user: User,
+  credentialId: string | null,
+): boolean {
+  const wallet = embeddedWallet(user.linkedAccounts)
+  return (
+    app.methods.passkey &&
+    !!wallet &&
+    wallet.recoveryMethod === 'user-passcode' &&
+    // Still the user's: one removed again before 'Done' is offered for nothing.
+    userPasskeys(user).some((p) => p.credentialId === credentialId)
+  )
+}
+
+/**
+ * link('passkey') ends ('Done') after a passkey was added: the offer to recover the wallet with
+ * it comes next (PASSKEY_RECOVERY_SCREEN), at once, as the visitor just clicked.
+ */
+export const offerPasskeyRecovery: NextStepRule = ({ flow, result, app }) =>
+  flow.kind === 'link' &&
+  flow.account === 'passkey' &&
+  offersPasskeyRecovery(app, result.user, linkedPasskey())
+    ? { pauseMs: 0, start: () => navigate('PASSKEY_RECOVERY_SCREEN') }
+    : null
+
+// Hung when this chunk loads (with PASSKEY_SCREEN): the landing carries none of it.
+addNextStep(offerPasskeyRecovery)

@@ -344,10 +344,6 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
       }
     },
 
-    /**
-     * Adds passkey recovery to a wallet usable on this device: the device's own share (with the
-     * auth share it rebuilds the key, checked first) is sealed under a new passkey.
-     */
     /** The RP ID and name a passkey for this wallet is registered under (nothing secret). */
     async passkeyOptions({ accessToken }: { accessToken: string }) {
       const { rpId, rpName } = await api<WalletPasskeyOptionsResponse>(
@@ -358,6 +354,10 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
       return { rpId, rpName }
     },
 
+    /**
+     * Adds passkey recovery to a wallet usable on this device: the device's own share (with the
+     * auth share it rebuilds the key, checked first) is sealed under a new passkey.
+     */
     async addPasskey({
       address,
       accessToken,

@@ -29,6 +29,8 @@ export const SCREEN_IDS = [
   'SESSION_FORK_SCREEN',
   // Passkeys (passkey.ts): sign in or sign up with one; add, name and remove them.
   'PASSKEY_SCREEN',
+  // After link('passkey') added one: recover the in-app wallet with it too (passkey.ts).
+  'PASSKEY_RECOVERY_SCREEN',
 ] as const
 
 export type ScreenId = (typeof SCREEN_IDS)[number]

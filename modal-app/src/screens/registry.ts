@@ -92,6 +92,9 @@ const PhantomInterstitial = lazyScreen(() =>
 
 // Passkeys: the landing's button and link('passkey'); the ceremonies come with it (passkey.ts).
 const Passkeys = lazyScreen(() => import('./Passkeys.tsx').then((m) => m.Passkeys))
+const PasskeyRecovery = lazyScreen(() =>
+  import('./PasskeyRecovery.tsx').then((m) => m.PasskeyRecovery),
+)
 
 // The session fork's wallet apps: the list of wallet apps comes with it.
 const SessionFork = lazyScreen(() => import('./SessionFork.tsx').then((m) => m.SessionFork))
@@ -168,6 +171,7 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
   SESSION_FORK_SCREEN: { component: SessionFork, size: 'full', back: null },
   // Its sign-in view has its own way back to the landing (a link flow has none).
   PASSKEY_SCREEN: { component: Passkeys, size: 'full', back: null },
+  PASSKEY_RECOVERY_SCREEN: { component: PasskeyRecovery, size: 'compact', back: null },
 }
 
 export function screenSize(state: ModalState): ScreenSize {

@@ -171,6 +171,24 @@ export async function connectWallet(): Promise<WalletAccount> {
   return wallet
 }
 
+/**
+ * Seals this device's share under a passkey the user just linked (PASSKEY_RECOVERY_SCREEN): an
+ * automatic wallet not yet on this device is recovered first (connectWallet); a passcode one
+ * must have been used here (wallet_not_on_device). The frame asks the passkey for its PRF
+ * output itself (passkey_prf_unsupported without one: nothing is stored, the method stays).
+ * The server takes it only from the browser that signed in (the wallet routes' credential).
+ */
+export async function addRecoveryPasskey(credentialId: string): Promise<void> {
+  const wallet = await connectWallet()
+  const token = await accessToken('recovery_not_allowed')
+  const frame = await walletFrame()
+  await frame['latch:wallet:add-passkey']({
+    address: wallet.address,
+    accessToken: token,
+    credentialId,
+  })
+}
+
 /** The wallet is usable: on to the target screen, or the flow ends with its result. */
 function proceed(flow: FlowHandle, target: ScreenId | null): void {
   if (target) {

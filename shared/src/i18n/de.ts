@@ -219,6 +219,14 @@ export default {
     pkRecoverBody:
       'Dieses Gerät kennen wir noch nicht. Verwende zum Fortfahren bitte deinen Passkey.',
     exportFailed: 'Dein Schlüssel konnte nicht angezeigt werden, bitte versuche es erneut.',
+    pkRecTitle: 'Wallet mit diesem Passkey wiederherstellen',
+    pkRecBody:
+      'Auf einem neuen Gerät bringt dieser Passkey deine Wallet ohne Passcode zurück. Deine bisherige Wiederherstellung bleibt.',
+    pkRecUse: 'Diesen Passkey zur Wiederherstellung verwenden',
+    pkRecLater: 'Nicht jetzt',
+    pkRecNoPrf:
+      'Dieser Passkey kann deine Wallet nicht schützen. Deine Wallet behält ihre bisherige Wiederherstellung.',
+    pkRecDone: 'Dein Passkey schützt jetzt deine Wallet',
   },
   e: {
     code_not_numeric: 'Der Code darf nur Ziffern enthalten',

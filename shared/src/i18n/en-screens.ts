@@ -193,4 +193,11 @@ export const enScreens = {
   pkUse: 'Use your passkey',
   pkRecoverBody: "We haven't seen this device yet. To continue, please use your passkey.",
   exportFailed: 'Your key could not be shown, please try again.',
+  pkRecTitle: 'Recover your wallet with this passkey',
+  pkRecBody:
+    'With this passkey you can recover your wallet on a new device, without a passcode. Its current recovery method stays too.',
+  pkRecUse: 'Use this passkey for recovery',
+  pkRecLater: 'Not now',
+  pkRecNoPrf: 'This passkey cannot protect your wallet. Your wallet keeps the recovery it has.',
+  pkRecDone: 'Your passkey now protects your wallet',
 }

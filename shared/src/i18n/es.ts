@@ -214,6 +214,14 @@ export default {
     pkUse: 'Usar tu llave de acceso',
     pkRecoverBody: 'Aún no conocemos este dispositivo. Para continuar, usa tu llave de acceso.',
     exportFailed: 'No se pudo mostrar tu clave, inténtalo de nuevo.',
+    pkRecTitle: 'Recupera tu billetera con esta llave de acceso',
+    pkRecBody:
+      'En un dispositivo nuevo, esta llave de acceso puede recuperar tu billetera sin código. Tu forma actual de recuperarla se mantiene.',
+    pkRecUse: 'Usar esta llave de acceso para recuperar',
+    pkRecLater: 'Ahora no',
+    pkRecNoPrf:
+      'Esta llave de acceso no puede proteger tu billetera. Tu billetera conserva la recuperación que tiene.',
+    pkRecDone: 'Tu llave de acceso ahora protege tu billetera',
   },
   e: {
     code_not_numeric: 'El código debe ser numérico',

@@ -221,6 +221,14 @@ export default {
     pkRecoverBody:
       'Nous ne connaissons pas encore cet appareil. Pour continuer, utilisez votre clé d’accès.',
     exportFailed: 'Votre clé n’a pas pu être affichée, veuillez réessayer.',
+    pkRecTitle: 'Récupérer votre portefeuille avec cette clé d’accès',
+    pkRecBody:
+      'Sur un nouvel appareil, cette clé d’accès peut restaurer votre portefeuille sans code. Votre moyen de récupération actuel reste.',
+    pkRecUse: 'Utiliser cette clé d’accès pour la récupération',
+    pkRecLater: 'Pas maintenant',
+    pkRecNoPrf:
+      'Cette clé d’accès ne peut pas protéger votre portefeuille. Votre portefeuille garde sa récupération actuelle.',
+    pkRecDone: 'Votre clé d’accès protège maintenant votre portefeuille',
   },
   e: {
     code_not_numeric: 'Le code doit être numérique',

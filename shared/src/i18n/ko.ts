@@ -210,6 +210,13 @@ export default {
     pkUse: '패스키 사용하기',
     pkRecoverBody: '처음 보는 기기입니다. 계속하려면 패스키를 사용해 주세요.',
     exportFailed: '키를 표시할 수 없습니다. 다시 시도해 주세요.',
+    pkRecTitle: '이 패스키로 지갑 복구하기',
+    pkRecBody:
+      '새 기기에서 이 패스키로 패스코드 없이 지갑을 복구할 수 있습니다. 지금의 복구 방법은 그대로 유지됩니다.',
+    pkRecUse: '이 패스키를 복구에 사용',
+    pkRecLater: '나중에',
+    pkRecNoPrf: '이 패스키로는 지갑을 보호할 수 없습니다. 지갑은 지금의 복구 방법을 유지합니다.',
+    pkRecDone: '이제 패스키가 지갑을 보호합니다',
   },
   e: {
     code_not_numeric: '코드는 숫자여야 합니다',

@@ -212,6 +212,14 @@ export default {
     pkRecoverBody:
       'Ainda não conhecemos este dispositivo. Para continuar, use sua chave de acesso.',
     exportFailed: 'Não foi possível mostrar sua chave, tente novamente.',
+    pkRecTitle: 'Recupere sua carteira com esta chave de acesso',
+    pkRecBody:
+      'Em um novo dispositivo, esta chave de acesso pode recuperar sua carteira sem código. A forma atual de recuperá-la continua.',
+    pkRecUse: 'Usar esta chave de acesso para recuperação',
+    pkRecLater: 'Agora não',
+    pkRecNoPrf:
+      'Esta chave de acesso não pode proteger sua carteira. Sua carteira mantém a recuperação que tem.',
+    pkRecDone: 'Sua chave de acesso agora protege sua carteira',
   },
   e: {
     code_not_numeric: 'O código deve ser numérico',

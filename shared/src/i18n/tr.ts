@@ -217,6 +217,14 @@ export default {
     pkRecoverBody:
       'Bu cihazı daha önce görmedik. Devam etmek için lütfen geçiş anahtarınızı kullanın.',
     exportFailed: 'Anahtarınız gösterilemedi, lütfen tekrar deneyin.',
+    pkRecTitle: 'Cüzdanınızı bu geçiş anahtarıyla kurtarın',
+    pkRecBody:
+      'Yeni bir cihazda bu geçiş anahtarı cüzdanınızı şifre olmadan geri getirebilir. Mevcut kurtarma yönteminiz kalır.',
+    pkRecUse: 'Bu geçiş anahtarını kurtarma için kullan',
+    pkRecLater: 'Şimdi değil',
+    pkRecNoPrf:
+      'Bu geçiş anahtarı cüzdanınızı koruyamaz. Cüzdanınız mevcut kurtarma yöntemini korur.',
+    pkRecDone: 'Geçiş anahtarınız artık cüzdanınızı koruyor',
   },
   e: {
     code_not_numeric: 'Kod yalnızca rakamlardan oluşmalıdır',

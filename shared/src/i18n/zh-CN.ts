@@ -207,6 +207,12 @@ export default {
     pkUse: '使用你的通行密钥',
     pkRecoverBody: '我们还没见过这台设备。请使用你的通行密钥以继续。',
     exportFailed: '无法显示你的密钥，请重试。',
+    pkRecTitle: '用此通行密钥恢复你的钱包',
+    pkRecBody: '在新设备上，此通行密钥无需密码即可恢复你的钱包。你现有的恢复方式保持不变。',
+    pkRecUse: '使用此通行密钥进行恢复',
+    pkRecLater: '暂不',
+    pkRecNoPrf: '此通行密钥无法保护你的钱包。你的钱包保留现有的恢复方式。',
+    pkRecDone: '你的通行密钥现在保护着你的钱包',
   },
   e: {
     code_not_numeric: '验证码只能是数字',
