@@ -369,6 +369,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const context = opts.context ?? (await browser.newContext(opts.contextOptions))
       if (!opts.context) {
         contexts.push(context)
+        // A page clock in every frame, running with real time: specs run out the modal's fixed
+        // pauses with it (flows.ts runOutPause) instead of waiting them out.
+        await context.clock.install()
         await opts.prepare?.(context)
       }
       context.setDefaultTimeout(WAIT_MS)

@@ -1,18 +1,8 @@
-/**
- * exportWallet() across the three origins (docs/behaviour.md,
- * "EMBEDDED_WALLET_KEY_EXPORT_SCREEN"): the connecting
- * gate, EMBEDDED_WALLET_KEY_EXPORT_SCREEN framing the export page of the API origin, the key
- * shown there only after the visitor's click on Reveal inside that page (its address is the
- * wallet's), held on screen for at least 1 s from the reveal, and never in any message or
- * request of the host page or the modal. Recovery first on a new device; refusals.
- */
-import type { WalletAccount } from '@latch/shared'
 import type { Frame, Page } from 'playwright-core'
 import { privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
 import { axeViolations, formatViolations } from './axe.ts'
 import {
-  expectOk,
   expectRejected,
   latchCall,
   newEmail,
@@ -25,14 +15,13 @@ import {
 import type { HostPage } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 import {
+  createWallet,
   createWithPasscode,
   enterPasscode,
-  expectInAppWallet,
   recordTraffic,
   SCREENS,
   type Traffic,
   walletApp,
-  walletCall,
 } from './wallet-flows.ts'
 
 const h = useHarness()
@@ -70,10 +59,7 @@ test('behavior: exportWallet() shows no key until the visitor clicks Reveal insi
     },
   })
   await signInByEmail(h(), hp, newEmail('export'))
-  const wallet = expectInAppWallet(
-    expectOk(await settle(walletCall<WalletAccount>(hp.page, 'createWallet'))),
-    'latch',
-  )
+  const wallet = await createWallet(hp)
 
   const pending = exportWallet(hp.page)
   await visit(hp, EXPORT_SCREEN)
@@ -162,7 +148,7 @@ test('behavior: leaving the export screen before the reveal rejects with the exp
   const app = await walletApp(h(), {})
   const hp = await h().open({ appId: app.id })
   await signInByEmail(h(), hp, newEmail('export-leave'))
-  expectOk(await settle(walletCall<WalletAccount>(hp.page, 'createWallet')))
+  await createWallet(hp)
   const pending = exportWallet(hp.page)
   await visit(hp, EXPORT_SCREEN)
   const frame = await exportFrame(hp)

@@ -24,13 +24,7 @@ import {
 } from './flows.ts'
 import { type HostPage, WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
-import {
-  createWithPasscode,
-  enterPasscode,
-  expectInAppWallet,
-  SCREENS,
-  walletCall,
-} from './wallet-flows.ts'
+import { createWallet, createWithPasscode, enterPasscode, SCREENS } from './wallet-flows.ts'
 
 const h = useHarness()
 let anvil: RunningAnvil
@@ -87,10 +81,7 @@ function walletRequest<T>(
 async function walletUser(appId: string): Promise<{ hp: HostPage; wallet: WalletAccount }> {
   const hp = await h().open({ appId })
   await signInByEmail(h(), hp, newEmail('signer'))
-  const wallet = expectInAppWallet(
-    expectOk(await settle(walletCall<WalletAccount>(hp.page, 'createWallet'), 'createWallet()')),
-    'latch',
-  )
+  const wallet = await createWallet(hp)
   await dialogOpen(hp.page, false)
   return { hp, wallet }
 }

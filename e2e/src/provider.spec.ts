@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { expectOk, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
 import { type HostPage, WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
-import { expectInAppWallet, walletCall } from './wallet-flows.ts'
+import { createWallet, walletCall } from './wallet-flows.ts'
 
 const h = useHarness()
 let anvil: RunningAnvil
@@ -46,10 +46,7 @@ const chainApp = () =>
 async function walletUser(appId: string): Promise<{ hp: HostPage; wallet: WalletAccount }> {
   const hp = await h().open({ appId })
   await signInByEmail(h(), hp, newEmail('provider'))
-  const wallet = expectInAppWallet(
-    expectOk(await settle(walletCall<WalletAccount>(hp.page, 'createWallet'), 'createWallet()')),
-    'latch',
-  )
+  const wallet = await createWallet(hp)
   await hp.page.waitForFunction(
     () => document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === false,
     undefined,

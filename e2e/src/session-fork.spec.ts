@@ -36,7 +36,7 @@ import {
 import { type HostPage, WAIT_MS, withTimeout } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 import {
-  expectInAppWallet,
+  createWallet,
   passcodeAsked,
   recordScreens,
   SCREENS,
@@ -110,10 +110,7 @@ async function signedIn(appId?: string): Promise<{ hp: HostPage; user: User }> {
 
 /** createWallet() on an app without a passcode: an automatic-recovery wallet; the dialog closes. */
 async function createAutomaticWallet(hp: HostPage): Promise<WalletAccount> {
-  const wallet = expectInAppWallet(
-    expectOk(await settle(walletCall<WalletAccount>(hp.page, 'createWallet'), 'createWallet()')),
-    'latch',
-  )
+  const wallet = await createWallet(hp)
   await dialogOpen(hp.page, false)
   return wallet
 }

@@ -3,12 +3,13 @@
  * the screens a modal showed, calls of the wallet methods, and the key material a test may see
  * (through the server's own store and the frame's own code, never through the browser).
  */
-import type {
-  HostEventName,
-  ServerAppConfig,
-  ServerCreateOnLogin,
-  User,
-  WalletAccount,
+import {
+  type HostEventName,
+  type ServerAppConfig,
+  type ServerCreateOnLogin,
+  type User,
+  WALLET_CREATED_SCREEN_MS,
+  type WalletAccount,
 } from '@latch/shared'
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core'
 import { expect } from 'vitest'
@@ -21,7 +22,15 @@ import {
   walletCore,
 } from '../../wallet-frame/src/index.ts'
 import { modalFrame } from './axe.ts'
-import { type CallError, expectOk, type Outcome, screen, settle, visit } from './flows.ts'
+import {
+  type CallError,
+  expectOk,
+  type Outcome,
+  runOutPause,
+  screen,
+  settle,
+  visit,
+} from './flows.ts'
 import type { Harness, HostPage } from './harness.ts'
 import './window.ts'
 
@@ -174,6 +183,23 @@ export function expectInAppWallet(
 }
 
 /**
+ * The created screen's 4.5 s run out at once (runOutPause), for specs that only pass by it;
+ * `call` is the createWallet() it belongs to (a user who is not new gets no created screen).
+ */
+export const runOutCreatedScreen = (hp: HostPage, call: Promise<unknown>) =>
+  runOutPause(hp.page, screen(hp.modal, SCREENS.created), WALLET_CREATED_SCREEN_MS, call)
+
+/**
+ * createWallet() on an app that creates without a passcode, to its account: the created screen
+ * run out (runOutCreatedScreen).
+ */
+export async function createWallet(hp: HostPage): Promise<WalletAccount> {
+  const pending = walletCall<WalletAccount>(hp.page, 'createWallet')
+  await runOutCreatedScreen(hp, pending)
+  return expectInAppWallet(expectOk(await settle(pending, 'createWallet()')), 'latch')
+}
+
+/**
  * createWallet() on an app that asks for a passcode: the create screen, the six boxes, 'Set
  * passcode'; resolves with the account (after the created screen, if the modal shows it).
  */
@@ -182,6 +208,7 @@ export async function createWithPasscode(hp: HostPage, passcode: string): Promis
   await visit(hp, SCREENS.create)
   await enterPasscode(hp.modal, passcode)
   await hp.modal.getByRole('button', { name: 'Set passcode' }).click()
+  await runOutCreatedScreen(hp, pending)
   return expectInAppWallet(expectOk(await settle(pending, 'createWallet()')), 'user-passcode')
 }
 

@@ -16,10 +16,10 @@ import type { Page } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { modalFrame } from './axe.ts'
-import { expectOk, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
+import { newEmail, screen, signInByEmail, visit } from './flows.ts'
 import { type HostPage, WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
-import { expectInAppWallet, walletCall } from './wallet-flows.ts'
+import { createWallet } from './wallet-flows.ts'
 
 const h = useHarness()
 let anvil: RunningAnvil
@@ -52,10 +52,7 @@ async function walletUser(
   const hp = await h().open({ appId })
   const email = newEmail('review')
   await signInByEmail(h(), hp, email)
-  const wallet = expectInAppWallet(
-    expectOk(await settle(walletCall<WalletAccount>(hp.page, 'createWallet'), 'createWallet()')),
-    'latch',
-  )
+  const wallet = await createWallet(hp)
   await dialogOpen(hp.page, false)
   await hp.page.addScriptTag({ path: ETHERS_UMD })
   await hp.page.evaluate(async () => {
