@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ServerAppConfig } from '@latch/shared'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { runCli, USAGE } from './cli.ts'
+import { USAGE } from './cli.ts'
+import { latchCli } from './testing/cli.ts'
 import { type RunningPostgres, startPostgres } from './testing/index.ts'
 import { TEST_SECRET } from './testing/test-server.ts'
 
@@ -24,20 +25,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await runCli(argv, {
-    out: (t) => {
-      out += `${t}\n`
-    },
-    err: (t) => {
-      err += `${t}\n`
-    },
-    env,
-  })
-  return { code, out, err }
-}
+const cli = (...argv: string[]) => latchCli(env, ...argv)
 
 test('behavior: apps create prints the id; show, list and update read and change the app', async () => {
   const created = await cli(

@@ -35,8 +35,29 @@ export interface OperatorCommand {
 
 const TIMEOUT_MS = 15_000
 
+/** A refusal to print and exit 1 on; `status` is the server's HTTP answer when it gave one. */
 export class OperatorCliError extends Error {
   override readonly name = 'OperatorCliError'
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * Whether the server found what `call` addressed: true once it answers, false on its 404, and
+ * any other refusal thrown on.
+ */
+export async function found(call: Promise<unknown>): Promise<boolean> {
+  try {
+    await call
+    return true
+  } catch (e) {
+    if (e instanceof OperatorCliError && e.status === 404) return false
+    throw e
+  }
 }
 
 /** The operator key from the environment or its file, trimmed; not both. */
@@ -119,6 +140,7 @@ export function operatorClient(
       const message = typeof error?.message === 'string' ? error.message : `HTTP ${res.status}`
       throw new OperatorCliError(
         `${server} answered ${res.status}: ${message}${typeof requestId === 'string' ? ` (request ${requestId})` : ''}`,
+        res.status,
       )
     }
     return parsed as T
