@@ -21,6 +21,7 @@ import {
   listApps,
   toServerAppConfig,
 } from './apps/service.ts'
+import type { CliIo } from './cli-io.ts'
 import { ConfigError, type Env, loadConfig } from './config.ts'
 import { openDatabase } from './db/index.ts'
 import { openServices } from './index.ts'
@@ -298,12 +299,6 @@ export function describeApp(app: AppView): string {
   ]
   const width = Math.max(...rows.map(([k]) => k.length))
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')
-}
-
-export interface CliIo {
-  out(text: string): void
-  err(text: string): void
-  env: Env
 }
 
 /** Runs one command; resolves with the exit code (serve resolves when the server stops). */

@@ -2,7 +2,7 @@
 
 import { found, OperatorCliError, operatorClient } from '../apps/operator-cli.ts'
 import { findApp } from '../apps/service.ts'
-import type { CliIo } from '../cli.ts'
+import type { CliIo } from '../cli-io.ts'
 import { openServices } from '../index.ts'
 import { type AppSecretInfo, createAppSecret, listAppSecrets, revokeAppSecret } from './secrets.ts'
 

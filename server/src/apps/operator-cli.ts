@@ -7,17 +7,12 @@
  */
 import { readFileSync } from 'node:fs'
 import { API_PREFIX } from '@latch/shared'
+import type { CliIo } from '../cli-io.ts'
 import type { Env } from '../config.ts'
 import { applyOAuthFlags, type OAuthFlag } from '../oauth/cli.ts'
 import type { OAuthSettings } from '../oauth/settings.ts'
 import type { OperatorApp, RedactedOAuth } from './operator.ts'
 import type { AppInput } from './service.ts'
-
-interface Io {
-  out(text: string): void
-  err(text: string): void
-  env: Env
-}
 
 /** What the command needs from cli.ts, passed in so this file does not import it back. */
 export interface OperatorCommand {
@@ -147,7 +142,7 @@ export function operatorClient(
   }
 }
 
-export async function appsThroughServer(cmd: OperatorCommand, io: Io): Promise<number> {
+export async function appsThroughServer(cmd: OperatorCommand, io: CliIo): Promise<number> {
   const call = operatorClient(cmd.server, { ...process.env, ...io.env })
 
   const print = (app: OperatorApp, note: string) =>

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util'
 import { isLatchError } from '@latch/shared'
 import { found, OperatorCliError, operatorClient } from '../apps/operator-cli.ts'
-import type { CliIo } from '../cli.ts'
+import type { CliIo } from '../cli-io.ts'
 import { openServices } from '../index.ts'
 import {
   addEndpoint,
