@@ -436,17 +436,22 @@ function send(
   res.end(head ? undefined : body)
 }
 
-const notFound = (res: ServerResponse, head: boolean, text = 'Not Found') =>
+/** One request under way: what was asked, where the answer goes, whether it is a HEAD. */
+interface Exchange {
+  req: IncomingMessage
+  res: ServerResponse
+  head: boolean
+}
+
+const notFound = ({ res, head }: Exchange, text = 'Not Found') =>
   send(res, 404, text, { 'content-type': 'text/plain' }, head)
 
 /** A static file, compressed when the browser takes it and it is worth it. */
 async function sendFile(
   site: Site,
-  req: IncomingMessage,
-  res: ServerResponse,
+  { req, res, head }: Exchange,
   file: Buffer,
   headers: Record<string, string>,
-  head: boolean,
   /** The file's path when the build compressed it already (the hashed assets). */
   built?: string,
 ): Promise<void> {
@@ -465,9 +470,8 @@ async function sendFile(
 /** The modal page: frameable only by the app's registered origins, with its configuration. */
 async function sendPage(
   site: Site,
-  res: ServerResponse,
+  { res, head }: Exchange,
   query: URLSearchParams,
-  head: boolean,
 ): Promise<void> {
   // The host SDK puts the app id in the query too: the fragment never reaches a server.
   const appId = query.get('app')
@@ -513,59 +517,39 @@ async function sendPage(
  */
 const SDK_FILES = new Set(['/sdk.js', '/latch.js', '/wallet-bridge.js', '/provider.js'])
 
-async function sendSdkFile(
-  site: Site,
-  req: IncomingMessage,
-  res: ServerResponse,
-  pathname: string,
-  head: boolean,
-): Promise<void> {
+async function sendSdkFile(site: Site, x: Exchange, pathname: string): Promise<void> {
   const file = await readFile(join(site.sdkDir, pathname.slice(1))).catch(() => null)
   if (!file) {
-    notFound(res, head, 'Not Found: build the host SDK first')
+    notFound(x, 'Not Found: build the host SDK first')
     return
   }
-  await sendFile(
-    site,
-    req,
-    res,
-    file,
-    {
-      'content-type': TYPES['.js'] as string,
-      'cache-control': 'no-cache',
-      // Host pages on any origin load the SDK, including as an ES module (CORS mode).
-      'access-control-allow-origin': '*',
-      'cross-origin-resource-policy': 'cross-origin',
-    },
-    head,
-  )
+  await sendFile(site, x, file, {
+    'content-type': TYPES['.js'] as string,
+    'cache-control': 'no-cache',
+    // Host pages on any origin load the SDK, including as an ES module (CORS mode).
+    'access-control-allow-origin': '*',
+    'cross-origin-resource-policy': 'cross-origin',
+  })
 }
 
 /** The build's other files (scripts, styles, images); never a page. */
-async function sendAsset(
-  site: Site,
-  req: IncomingMessage,
-  res: ServerResponse,
-  pathname: string,
-  head: boolean,
-): Promise<void> {
+async function sendAsset(site: Site, x: Exchange, pathname: string): Promise<void> {
   const target = normalize(join(site.distDir, pathname))
   // A page served here would carry none of index.html's headers (frame-ancestors above all):
   // '/%2e/index.html' must not be a way around them.
   const page = extname(target) === '.html'
   if (!target.startsWith(site.distDir + sep) || pathname.includes('\0') || page) {
-    notFound(res, head)
+    notFound(x)
     return
   }
   const file = await readFile(target).catch(() => null)
   if (!file) {
-    notFound(res, head)
+    notFound(x)
     return
   }
   await sendFile(
     site,
-    req,
-    res,
+    x,
     file,
     {
       'content-type': TYPES[extname(target)] ?? 'application/octet-stream',
@@ -574,7 +558,6 @@ async function sendAsset(
         ? 'public, max-age=31536000, immutable'
         : 'no-cache',
     },
-    head,
     pathname.startsWith('/assets/') ? target : undefined,
   )
 }
@@ -607,9 +590,10 @@ async function handle(site: Site, req: IncomingMessage, res: ServerResponse): Pr
     )
     return
   }
-  if (pathname === '/' || pathname === '/index.html') return sendPage(site, res, query, head)
-  if (SDK_FILES.has(pathname)) return sendSdkFile(site, req, res, pathname, head)
-  return sendAsset(site, req, res, pathname, head)
+  const x: Exchange = { req, res, head }
+  if (pathname === '/' || pathname === '/index.html') return sendPage(site, x, query)
+  if (SDK_FILES.has(pathname)) return sendSdkFile(site, x, pathname)
+  return sendAsset(site, x, pathname)
 }
 
 /** Listens on `port` and `host`; resolves with the URL it answers on. */
