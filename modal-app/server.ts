@@ -369,20 +369,29 @@ export function embeddedConfigTag(appId: string, config: Record<string, unknown>
   return `<script type="application/json" id="${EMBEDDED_CONFIG_ID}" data-app-id="${escapeAttr(appId)}">${json}</script>`
 }
 
-/** Starts the modal origin server. */
-export async function startModalServer(options: ModalServerOptions): Promise<ModalServer> {
-  const apiUrl = new URL(options.apiUrl)
-  const apiBase = apiUrl.href.replace(/\/+$/, '')
-  const distDir = options.distDir ?? MODAL_DIST_DIR
-  const sdkDir = options.sdkDir ?? HOST_SDK_DIST_DIR
-  const log = options.log ?? (() => {})
-  const lookupApp = createAppLookup(
-    options.lookupApiUrl?.replace(/\/+$/, '') ?? apiBase,
-    log,
-    options.originsTtlMs,
-    options.originsStaleMs,
-  )
-  const compress = createCompressor()
+/** What a response of this server is made of, decided once at start. */
+interface Site {
+  distDir: string
+  sdkDir: string
+  /** The API's origin, for the page's connect-src. */
+  apiOrigin: string
+  /** The WalletConnect relay's origin, for the page's connect-src. */
+  relayOrigin: string
+  /** The meta tags index.html gets: the API URL, the keys page, the relay. */
+  meta: string
+  lookupApp: (appId: string) => Promise<AppLookup>
+  compress: ReturnType<typeof createCompressor>
+  probe: ModalServerOptions['probe']
+}
+
+/**
+ * The page's meta tags, from the API URL and the wallet services' URLs (each checked: a bad one
+ * stops the start), and the relay's origin the CSP admits.
+ */
+function pageMeta(
+  apiBase: string,
+  options: Pick<ModalServerOptions, 'coinbaseKeysUrl' | 'walletConnectRelayUrl'>,
+): { meta: string; relayOrigin: string } {
   const keysUrl = options.coinbaseKeysUrl
   if (keysUrl !== undefined && cspOrigin(keysUrl) === null) {
     throw new Error(`coinbaseKeysUrl must be an http(s) URL: ${keysUrl}`)
@@ -396,208 +405,237 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
     `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />` +
     (keysUrl ? `<meta name="latch-coinbase-keys-url" content="${escapeAttr(keysUrl)}" />` : '') +
     `<meta name="${WALLETCONNECT_RELAY_META}" content="${escapeAttr(relayUrl)}" />`
+  return { meta, relayOrigin }
+}
 
-  /**
-   * index.html with the API URL and, when the app is known, its configuration: right after the
-   * meta tag, before the early script (build.ts) that reads both. Read on every request: a
-   * rebuild renames the hashed assets index.html points to.
-   */
-  const loadIndex = async (raw: Promise<string>, embedded: string): Promise<string> => {
-    const page = await raw
-    // A function replacement: `$&` and the like in the JSON must stay as written.
-    return /<meta name="latch-api-url"[^>]*>/.test(page)
-      ? page.replace(/<meta name="latch-api-url"[^>]*>/, () => meta + embedded)
-      : page.replace('<head>', () => `<head>${meta}${embedded}`)
+/**
+ * index.html with the meta tags and, when the app is known, its configuration: right after the
+ * API URL's tag, before the early script (build.ts) that reads both. Read on every request: a
+ * rebuild renames the hashed assets index.html points to.
+ */
+async function loadIndex(raw: Promise<string>, meta: string, embedded: string): Promise<string> {
+  const page = await raw
+  // A function replacement: `$&` and the like in the JSON must stay as written.
+  return /<meta name="latch-api-url"[^>]*>/.test(page)
+    ? page.replace(/<meta name="latch-api-url"[^>]*>/, () => meta + embedded)
+    : page.replace('<head>', () => `<head>${meta}${embedded}`)
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  headers: Record<string, string>,
+  head: boolean,
+): void {
+  res.writeHead(status, {
+    'x-content-type-options': 'nosniff',
+    'content-length': String(Buffer.byteLength(body)),
+    ...headers,
+  })
+  res.end(head ? undefined : body)
+}
+
+/** One request under way: what was asked, where the answer goes, whether it is a HEAD. */
+interface Exchange {
+  req: IncomingMessage
+  res: ServerResponse
+  head: boolean
+}
+
+const notFound = ({ res, head }: Exchange, text = 'Not Found') =>
+  send(res, 404, text, { 'content-type': 'text/plain' }, head)
+
+/** A static file, compressed when the browser takes it and it is worth it. */
+async function sendFile(
+  site: Site,
+  { req, res, head }: Exchange,
+  file: Buffer,
+  headers: Record<string, string>,
+  /** The file's path when the build compressed it already (the hashed assets). */
+  built?: string,
+): Promise<void> {
+  const type = headers['content-type'] ?? ''
+  const encoding = pickEncoding(req.headers['accept-encoding'])
+  // Caches must keep one copy per encoding.
+  const vary = { vary: 'accept-encoding' }
+  if (!encoding || !COMPRESSIBLE.test(type) || file.length < MIN_COMPRESS_BYTES) {
+    send(res, 200, file, { ...headers, ...vary }, head)
+    return
   }
+  const body = await site.compress(file, encoding, built)
+  send(res, 200, body, { ...headers, ...vary, 'content-encoding': encoding }, head)
+}
 
-  const send = (
-    res: ServerResponse,
-    status: number,
-    body: string | Buffer,
-    headers: Record<string, string>,
-    head: boolean,
-  ): void => {
-    res.writeHead(status, {
-      'x-content-type-options': 'nosniff',
-      'content-length': String(Buffer.byteLength(body)),
-      ...headers,
-    })
-    res.end(head ? undefined : body)
-  }
-
-  /** A static file, compressed when the browser takes it and it is worth it. */
-  const sendFile = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    file: Buffer,
-    headers: Record<string, string>,
-    head: boolean,
-    /** The file's path when the build compressed it already (the hashed assets). */
-    built?: string,
-  ): Promise<void> => {
-    const type = headers['content-type'] ?? ''
-    const encoding = pickEncoding(req.headers['accept-encoding'])
-    // Caches must keep one copy per encoding.
-    const vary = { vary: 'accept-encoding' }
-    if (!encoding || !COMPRESSIBLE.test(type) || file.length < MIN_COMPRESS_BYTES) {
-      send(res, 200, file, { ...headers, ...vary }, head)
-      return
-    }
-    const body = await compress(file, encoding, built)
-    send(res, 200, body, { ...headers, ...vary, 'content-encoding': encoding }, head)
-  }
-
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const head = req.method === 'HEAD'
-    if (req.method !== 'GET' && !head) {
-      send(
-        res,
-        405,
-        'Method Not Allowed',
-        { allow: 'GET, HEAD', 'content-type': 'text/plain' },
-        head,
-      )
-      return
-    }
-    let pathname: string
-    let query: URLSearchParams
-    try {
-      const url = new URL(req.url ?? '/', 'http://x')
-      pathname = decodeURIComponent(url.pathname)
-      query = url.searchParams
-    } catch {
-      send(res, 400, 'Bad Request', { 'content-type': 'text/plain' }, head)
-      return
-    }
-    const probed = options.probe ? await options.probe(pathname) : null
-    if (probed) {
-      send(
-        res,
-        probed.status,
-        JSON.stringify(probed.body),
-        { 'content-type': 'application/json', 'cache-control': 'no-store' },
-        head,
-      )
-      return
-    }
-    if (pathname === '/' || pathname === '/index.html') {
-      // The host SDK puts the app id in the query too: the fragment never reaches a server.
-      const appId = query.get('app')
-      // Read while the lookup runs.
-      const raw = readFile(join(distDir, 'index.html'), 'utf8')
-      raw.catch(() => {})
-      const app = appId ? await lookupApp(appId) : NO_APP
-      const embedded = appId && app.config ? embeddedConfigTag(appId, app.config) : ''
-      const html = await loadIndex(raw, embedded).catch(() => null)
-      const ancestors = app.origins
-      if (html === null) {
-        send(
-          res,
-          503,
-          'The modal is not built: run buildModalApp()',
-          { 'content-type': 'text/plain', 'retry-after': '1' },
-          head,
-        )
-        return
-      }
-      send(
-        res,
-        200,
-        html,
-        {
-          'content-type': TYPES['.html'] as string,
-          // Never cached: the policy differs per app and follows its registered origins.
-          'cache-control': 'no-store',
-          // The hashes follow the index.html of the moment: a rebuild may change its script.
-          'content-security-policy': modalCsp(apiUrl.origin, ancestors, inlineScriptHashes(html), [
-            relayOrigin,
-          ]),
-          'referrer-policy': 'no-referrer',
-          'cross-origin-opener-policy': 'same-origin-allow-popups',
-        },
-        head,
-      )
-      return
-    }
-    // wallet-bridge.js: the host SDK imports it into the host page when the modal first asks
-    // for browser wallets (host-sdk/src/bridge/), as an ES module, so CORS applies; provider.js
-    // likewise on the first getEthereumProvider() (host-sdk/src/provider/).
-    if (
-      pathname === '/sdk.js' ||
-      pathname === '/latch.js' ||
-      pathname === '/wallet-bridge.js' ||
-      pathname === '/provider.js'
-    ) {
-      const file = await readFile(join(sdkDir, pathname.slice(1))).catch(() => null)
-      if (!file) {
-        send(
-          res,
-          404,
-          'Not Found: build the host SDK first',
-          { 'content-type': 'text/plain' },
-          head,
-        )
-        return
-      }
-      await sendFile(
-        req,
-        res,
-        file,
-        {
-          'content-type': TYPES['.js'] as string,
-          'cache-control': 'no-cache',
-          // Host pages on any origin load the SDK, including as an ES module (CORS mode).
-          'access-control-allow-origin': '*',
-          'cross-origin-resource-policy': 'cross-origin',
-        },
-        head,
-      )
-      return
-    }
-    const target = normalize(join(distDir, pathname))
-    // A page served here would carry none of index.html's headers (frame-ancestors above all):
-    // '/%2e/index.html' must not be a way around them.
-    const page = extname(target) === '.html'
-    if (!target.startsWith(distDir + sep) || pathname.includes('\0') || page) {
-      send(res, 404, 'Not Found', { 'content-type': 'text/plain' }, head)
-      return
-    }
-    const file = await readFile(target).catch(() => null)
-    if (!file) {
-      send(res, 404, 'Not Found', { 'content-type': 'text/plain' }, head)
-      return
-    }
-    await sendFile(
-      req,
+/** The modal page: frameable only by the app's registered origins, with its configuration. */
+async function sendPage(
+  site: Site,
+  { res, head }: Exchange,
+  query: URLSearchParams,
+): Promise<void> {
+  // The host SDK puts the app id in the query too: the fragment never reaches a server.
+  const appId = query.get('app')
+  // Read while the lookup runs.
+  const raw = readFile(join(site.distDir, 'index.html'), 'utf8')
+  raw.catch(() => {})
+  const app = appId ? await site.lookupApp(appId) : NO_APP
+  const embedded = appId && app.config ? embeddedConfigTag(appId, app.config) : ''
+  const html = await loadIndex(raw, site.meta, embedded).catch(() => null)
+  if (html === null) {
+    send(
       res,
-      file,
-      {
-        'content-type': TYPES[extname(target)] ?? 'application/octet-stream',
-        // Vite names assets by content hash.
-        'cache-control': pathname.startsWith('/assets/')
-          ? 'public, max-age=31536000, immutable'
-          : 'no-cache',
-      },
+      503,
+      'The modal is not built: run buildModalApp()',
+      { 'content-type': 'text/plain', 'retry-after': '1' },
       head,
-      pathname.startsWith('/assets/') ? target : undefined,
     )
+    return
   }
+  send(
+    res,
+    200,
+    html,
+    {
+      'content-type': TYPES['.html'] as string,
+      // Never cached: the policy differs per app and follows its registered origins.
+      'cache-control': 'no-store',
+      // The hashes follow the index.html of the moment: a rebuild may change its script.
+      'content-security-policy': modalCsp(site.apiOrigin, app.origins, inlineScriptHashes(html), [
+        site.relayOrigin,
+      ]),
+      'referrer-policy': 'no-referrer',
+      'cross-origin-opener-policy': 'same-origin-allow-popups',
+    },
+    head,
+  )
+}
 
+/**
+ * The host SDK's files. wallet-bridge.js: the host SDK imports it into the host page when the
+ * modal first asks for browser wallets (host-sdk/src/bridge/), as an ES module, so CORS
+ * applies; provider.js likewise on the first getEthereumProvider() (host-sdk/src/provider/).
+ */
+const SDK_FILES = new Set(['/sdk.js', '/latch.js', '/wallet-bridge.js', '/provider.js'])
+
+async function sendSdkFile(site: Site, x: Exchange, pathname: string): Promise<void> {
+  const file = await readFile(join(site.sdkDir, pathname.slice(1))).catch(() => null)
+  if (!file) {
+    notFound(x, 'Not Found: build the host SDK first')
+    return
+  }
+  await sendFile(site, x, file, {
+    'content-type': TYPES['.js'] as string,
+    'cache-control': 'no-cache',
+    // Host pages on any origin load the SDK, including as an ES module (CORS mode).
+    'access-control-allow-origin': '*',
+    'cross-origin-resource-policy': 'cross-origin',
+  })
+}
+
+/** The build's other files (scripts, styles, images); never a page. */
+async function sendAsset(site: Site, x: Exchange, pathname: string): Promise<void> {
+  const target = normalize(join(site.distDir, pathname))
+  // A page served here would carry none of index.html's headers (frame-ancestors above all):
+  // '/%2e/index.html' must not be a way around them.
+  const page = extname(target) === '.html'
+  if (!target.startsWith(site.distDir + sep) || pathname.includes('\0') || page) {
+    notFound(x)
+    return
+  }
+  const file = await readFile(target).catch(() => null)
+  if (!file) {
+    notFound(x)
+    return
+  }
+  await sendFile(
+    site,
+    x,
+    file,
+    {
+      'content-type': TYPES[extname(target)] ?? 'application/octet-stream',
+      // Vite names assets by content hash.
+      'cache-control': pathname.startsWith('/assets/')
+        ? 'public, max-age=31536000, immutable'
+        : 'no-cache',
+    },
+    pathname.startsWith('/assets/') ? target : undefined,
+  )
+}
+
+/** One request: GET or HEAD only; the probes, then the page, the SDK, the build's files. */
+async function handle(site: Site, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const head = req.method === 'HEAD'
+  if (req.method !== 'GET' && !head) {
+    send(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD', 'content-type': 'text/plain' }, head)
+    return
+  }
+  let pathname: string
+  let query: URLSearchParams
+  try {
+    const url = new URL(req.url ?? '/', 'http://x')
+    pathname = decodeURIComponent(url.pathname)
+    query = url.searchParams
+  } catch {
+    send(res, 400, 'Bad Request', { 'content-type': 'text/plain' }, head)
+    return
+  }
+  const probed = site.probe ? await site.probe(pathname) : null
+  if (probed) {
+    send(
+      res,
+      probed.status,
+      JSON.stringify(probed.body),
+      { 'content-type': 'application/json', 'cache-control': 'no-store' },
+      head,
+    )
+    return
+  }
+  const x: Exchange = { req, res, head }
+  if (pathname === '/' || pathname === '/index.html') return sendPage(site, x, query)
+  if (SDK_FILES.has(pathname)) return sendSdkFile(site, x, pathname)
+  return sendAsset(site, x, pathname)
+}
+
+/** Listens on `port` and `host`; resolves with the URL it answers on. */
+async function listen(server: Server, port: number, host: string): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(port, host, () => resolve())
+  })
+  const address = server.address() as AddressInfo
+  const hostName = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  return `http://${hostName}:${address.port}`
+}
+
+/** Starts the modal origin server. */
+export async function startModalServer(options: ModalServerOptions): Promise<ModalServer> {
+  const apiUrl = new URL(options.apiUrl)
+  const apiBase = apiUrl.href.replace(/\/+$/, '')
+  const log = options.log ?? (() => {})
+  const lookupApp = createAppLookup(
+    options.lookupApiUrl?.replace(/\/+$/, '') ?? apiBase,
+    log,
+    options.originsTtlMs,
+    options.originsStaleMs,
+  )
+  const site: Site = {
+    distDir: options.distDir ?? MODAL_DIST_DIR,
+    sdkDir: options.sdkDir ?? HOST_SDK_DIST_DIR,
+    apiOrigin: apiUrl.origin,
+    ...pageMeta(apiBase, options),
+    lookupApp,
+    compress: createCompressor(),
+    probe: options.probe,
+  }
   const server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => {
+    handle(site, req, res).catch((e: unknown) => {
       log(`modal server: ${req.method} ${req.url} failed: ${String(e)}`)
       if (!res.headersSent)
         send(res, 500, 'Internal Server Error', { 'content-type': 'text/plain' }, false)
       else res.destroy()
     })
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve())
-  })
-  const address = server.address() as AddressInfo
-  const hostName = address.family === 'IPv6' ? `[${address.address}]` : address.address
-  const url = `http://${hostName}:${address.port}`
+  const url = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1')
   log(`modal: ${url} (API ${apiBase})`)
   return {
     url,

@@ -1,6 +1,6 @@
 /** Steps the specs share: calling the host SDK in the page, and walking the modal's screens. */
 import { type LoginResult, SUCCESS_CLOSE_DELAY_MS, type User } from '@latch/shared'
-import type { FrameLocator, Locator, Page } from 'playwright-core'
+import type { Frame, FrameLocator, Locator, Page } from 'playwright-core'
 import { expect } from 'vitest'
 import { expectAccessible, modalFrame } from './axe.ts'
 import { type Harness, type HostPage, unique, WAIT_MS, withTimeout } from './harness.ts'
@@ -94,6 +94,40 @@ export const screen = (modal: FrameLocator, id: string) => modal.getByTestId(`sc
 export async function visit(hp: Pick<HostPage, 'page' | 'modal'>, id: string): Promise<void> {
   await screen(hp.modal, id).waitFor({ state: 'visible' })
   await expectAccessible(await modalFrame(hp.page), `the ${id} screen`)
+}
+
+/**
+ * A script of the page (or of one of its frames) calling the wallet API itself, as the wallet
+ * frame would: a POST with its credentials (the wallet cookie goes along where the browser
+ * sends it), the access token, the app id and the modal's client header. Status 0, the error
+ * as the body, when the browser refuses to send it (CORS).
+ */
+export function walletApiFromPage(
+  target: Page | Frame,
+  url: string,
+  call: { appId: string; token: string; address: string },
+): Promise<{ status: number; body: string }> {
+  return target.evaluate(
+    async ([url, appId, bearer, address]) => {
+      try {
+        const res = await fetch(url, {
+          method: 'POST',
+          credentials: 'include',
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${bearer}`,
+            'latch-app-id': appId,
+            'latch-client': 'latch-modal',
+          },
+          body: JSON.stringify({ address }),
+        })
+        return { status: res.status, body: await res.text() }
+      } catch (e) {
+        return { status: 0, body: String(e) }
+      }
+    },
+    [url, call.appId, call.token, call.address] as const,
+  )
 }
 
 /** A fresh address for this run, on a domain that never receives real mail. */

@@ -8,7 +8,16 @@ import type { Page } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
-import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
+import {
+  expectOk,
+  latchCall,
+  newEmail,
+  screen,
+  settle,
+  signInByEmail,
+  visit,
+  walletApiFromPage,
+} from './flows.ts'
 import { WAIT_MS, waitReady } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 import {
@@ -124,28 +133,12 @@ test('behavior: same-site — with the wallet credential as a first-party cookie
 
   // The host page (same site, so its fetch even carries the cookie) is still refused.
   const token = expectOk(await settle(latchCall<string>(hp.page, 'getAccessToken')))
-  const fromHost = await hp.page.evaluate(
-    async ([url, appId, bearer, address]) => {
-      try {
-        const res = await fetch(url, {
-          method: 'POST',
-          credentials: 'include',
-          headers: {
-            'content-type': 'application/json',
-            authorization: `Bearer ${bearer}`,
-            'latch-app-id': appId,
-            'latch-client': 'latch-modal',
-          },
-          body: JSON.stringify({ address }),
-        })
-        return `${res.status} ${await res.text()}`
-      } catch (e) {
-        return `blocked ${String(e)}`
-      }
-    },
-    [`${h().apiUrl}${API_PREFIX}/wallets/recover`, app.id, token, wallet.address] as const,
-  )
-  expect(fromHost).not.toMatch(/authShare|ciphertext/)
+  const fromHost = await walletApiFromPage(hp.page, `${h().apiUrl}${API_PREFIX}/wallets/recover`, {
+    appId: app.id,
+    token,
+    address: wallet.address,
+  })
+  expect(fromHost.body).not.toMatch(/authShare|ciphertext/)
 
   // A new device: signs in, recovers without a prompt, signs.
   const device = await h().open({ appId: app.id })

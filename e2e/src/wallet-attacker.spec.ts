@@ -9,7 +9,16 @@ import { API_PREFIX, type Hex, type WalletAccount } from '@latch/shared'
 import type { BrowserContext, Frame } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { expect, test } from 'vitest'
-import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
+import {
+  expectOk,
+  latchCall,
+  newEmail,
+  screen,
+  settle,
+  signInByEmail,
+  visit,
+  walletApiFromPage,
+} from './flows.ts'
 import { useHarness } from './use-harness.ts'
 import { expectInAppWallet, SCREENS, walletApp, walletCall } from './wallet-flows.ts'
 
@@ -100,27 +109,11 @@ test('security: the frame’s create and recovery requests replayed with the hos
   // 2. The host page's own fetch, credentials included: the browser refuses it (CORS) or the
   // API does (not same-origin); either way nothing comes back.
   const fromPage = (target: Frame) =>
-    target.evaluate(
-      async ([url, appId, bearer, address]) => {
-        try {
-          const res = await fetch(url, {
-            method: 'POST',
-            credentials: 'include',
-            headers: {
-              'content-type': 'application/json',
-              authorization: `Bearer ${bearer}`,
-              'latch-app-id': appId,
-              'latch-client': 'latch-modal',
-            },
-            body: JSON.stringify({ address }),
-          })
-          return { status: res.status, body: await res.text() }
-        } catch (e) {
-          return { status: 0, body: String(e) }
-        }
-      },
-      [`${h().apiUrl}${API_PREFIX}/wallets/recover`, app.id, token, wallet.address] as const,
-    )
+    walletApiFromPage(target, `${h().apiUrl}${API_PREFIX}/wallets/recover`, {
+      appId: app.id,
+      token,
+      address: wallet.address,
+    })
   const host = await fromPage(device.page.mainFrame())
   expect(host.body).not.toMatch(keyMaterial)
   expect([0, 401, 403]).toContain(host.status)

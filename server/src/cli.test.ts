@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ServerAppConfig } from '@latch/shared'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { runCli, USAGE } from './cli.ts'
+import { findApp } from './apps/service.ts'
+import { USAGE } from './cli.ts'
+import type { Deps } from './context.ts'
+import { openServices } from './index.ts'
+import { latchCli } from './testing/cli.ts'
 import { type RunningPostgres, runPostgres } from './testing/index.ts'
 import { TEST_SECRET } from './testing/test-server.ts'
 
@@ -24,20 +28,19 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await runCli(argv, {
-    out: (t) => {
-      out += `${t}\n`
-    },
-    err: (t) => {
-      err += `${t}\n`
-    },
-    env,
-  })
-  return { code, out, err }
+const cli = (...argv: string[]) => latchCli(env, ...argv)
+
+/** `fn` on services of its own over the CLI's database, closed after (PGlite serves one process). */
+async function withServices<T>(fn: (deps: Deps) => Promise<T>): Promise<T> {
+  const services = await openServices({ env, log: () => {} })
+  try {
+    return await fn(services.deps)
+  } finally {
+    await services.close()
+  }
 }
+
+const storedApp = (id: string) => withServices((deps) => findApp(deps, id))
 
 test('behavior: apps create prints the id; show, list and update read and change the app', async () => {
   const created = await cli(
@@ -205,20 +208,13 @@ test('behavior: the OAuth feature flags set per-provider settings through apps c
     'hid',
   )
   expect(updated.code).toBe(0)
-  const { openServices } = await import('./index.ts')
-  const { findApp } = await import('./apps/service.ts')
-  const services = await openServices({ env, log: () => {} })
-  try {
-    const record = await findApp(services.deps, app.id)
-    expect(record?.oauth.google).toMatchObject({
-      clientId: 'gid',
-      clientSecret: 'gs',
-      endpoints: { tokenUrl: 'http://127.0.0.1:9/token' },
-    })
-    expect(record?.oauth.github).toMatchObject({ clientId: 'hid' })
-  } finally {
-    await services.close()
-  }
+  const record = await storedApp(app.id)
+  expect(record?.oauth.google).toMatchObject({
+    clientId: 'gid',
+    clientSecret: 'gs',
+    endpoints: { tokenUrl: 'http://127.0.0.1:9/token' },
+  })
+  expect(record?.oauth.github).toMatchObject({ clientId: 'hid' })
   const partial = await cli(
     'apps',
     'update',
@@ -231,18 +227,11 @@ test('behavior: the OAuth feature flags set per-provider settings through apps c
 })
 
 test('behavior: apps rotate-keys signs with the next key; the replaced key verifies until the rotation after', async () => {
-  const { openServices } = await import('./index.ts')
   const created = await cli('apps', 'create', '--name', 'Rotating', '--origin', 'https://r.example')
   const id = /Created app ([a-z0-9]{25})/.exec(created.out)?.[1] ?? ''
   expect(id).not.toBe('')
-  const withKeys = async <T>(fn: (keys: import('./keys.ts').KeyStore) => Promise<T>) => {
-    const services = await openServices({ env, log: () => {} })
-    try {
-      return await fn(services.deps.keys)
-    } finally {
-      await services.close()
-    }
-  }
+  const withKeys = <T>(fn: (keys: Deps['keys']) => Promise<T>) =>
+    withServices((deps) => fn(deps.keys))
   const kidOf = (token: string) =>
     (JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()) as { kid: string })
       .kid
@@ -281,16 +270,7 @@ test('behavior: apps rotate-keys signs with the next key; the replaced key verif
 })
 
 test('behavior: --sms-countries sets the countries SMS codes go to; an unknown code is refused', async () => {
-  const { openServices } = await import('./index.ts')
-  const { findApp } = await import('./apps/service.ts')
-  const countriesOf = async (id: string) => {
-    const services = await openServices({ env, log: () => {} })
-    try {
-      return (await findApp(services.deps, id))?.smsCountries
-    } finally {
-      await services.close()
-    }
-  }
+  const countriesOf = async (id: string) => (await storedApp(id))?.smsCountries
   const created = await cli(
     'apps',
     'create',
@@ -332,16 +312,7 @@ test('behavior: --sms-countries sets the countries SMS codes go to; an unknown c
 })
 
 test('behavior: --rpc-url sets an app node per chain, shows only the chain ids, drops with <id>=', async () => {
-  const { openServices } = await import('./index.ts')
-  const { findApp } = await import('./apps/service.ts')
-  const urlsOf = async (id: string) => {
-    const services = await openServices({ env, log: () => {} })
-    try {
-      return (await findApp(services.deps, id))?.rpcUrls
-    } finally {
-      await services.close()
-    }
-  }
+  const urlsOf = async (id: string) => (await storedApp(id))?.rpcUrls
   const created = await cli(
     'apps',
     'create',

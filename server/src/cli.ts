@@ -21,9 +21,10 @@ import {
   listApps,
   toServerAppConfig,
 } from './apps/service.ts'
+import type { CliIo } from './cli-io.ts'
 import { ConfigError, type Env, loadConfig } from './config.ts'
 import { openDatabase } from './db/index.ts'
-import { openServices } from './index.ts'
+import { openServices, type Services } from './index.ts'
 import { applyOAuthFlags, OAUTH_FLAGS_HELP, type OAuthFlag, splitOAuthFlags } from './oauth/cli.ts'
 import { cspCommand } from './ops/csp.ts'
 import { migrationState, runMigrations } from './ops/migrations.ts'
@@ -300,29 +301,41 @@ export function describeApp(app: AppView): string {
   return rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')
 }
 
-export interface CliIo {
-  out(text: string): void
-  err(text: string): void
-  env: Env
+type Parsed = ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>
+
+/** argv as options and positionals, with the OAuth flags taken out; what is wrong when it does not parse. */
+function parseCommand(argv: string[]): { parsed: Parsed; oauthFlags: OAuthFlag[] } | string {
+  try {
+    // The OAuth flags (--google-client-id, ...) belong to the OAuth feature; it takes them out
+    // here and they are applied over the app's settings.
+    const split = splitOAuthFlags(argv)
+    const parsed = parseArgs({ args: split.rest, options, allowPositionals: true, strict: true })
+    return { parsed, oauthFlags: split.flags }
+  } catch (e) {
+    return (e as Error).message
+  }
+}
+
+const APP_COMMANDS = ['create', 'list', 'show', 'update', 'rotate-keys']
+
+/** An `apps` command as parsed. */
+interface AppsCommand {
+  sub: string
+  id: string | undefined
+  v: Values
+  oauthFlags: OAuthFlag[]
 }
 
 /** Runs one command; resolves with the exit code (serve resolves when the server stops). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'apps' && argv[1] === 'webhook') return webhookCommand(argv.slice(2), io)
   if (argv[0] === 'secret') return secretCommand(argv.slice(1), io)
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof options; allowPositionals: true }>>
-  let oauthFlags: OAuthFlag[] = []
-  try {
-    // The OAuth flags (--google-client-id, ...) belong to the OAuth feature; it takes them out
-    // here and applies them over the app's settings below.
-    const split = splitOAuthFlags(argv)
-    oauthFlags = split.flags
-    parsed = parseArgs({ args: split.rest, options, allowPositionals: true, strict: true })
-  } catch (e) {
-    io.err(`${(e as Error).message}\n\n${USAGE}`)
+  const parsed = parseCommand(argv)
+  if (typeof parsed === 'string') {
+    io.err(`${parsed}\n\n${USAGE}`)
     return 2
   }
-  const { values: v, positionals } = parsed
+  const { values: v, positionals } = parsed.parsed
   const [command, sub, id] = positionals
   if (v.help || !command || command === 'help') {
     io.out(USAGE)
@@ -337,130 +350,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (command === 'apps' && sub === 'secret')
     return appSecretCommand(positionals.slice(2), v.json === true, io, v.server)
 
-  if (
-    command !== 'apps' ||
-    !sub ||
-    !['create', 'list', 'show', 'update', 'rotate-keys'].includes(sub)
-  ) {
+  if (command !== 'apps' || !sub || !APP_COMMANDS.includes(sub)) {
     io.err(`Unknown command: ${positionals.join(' ')}\n\n${USAGE}`)
     return 2
   }
-  if (v.server !== undefined) {
-    // A running server's operator API instead of the database (apps/operator-cli.ts).
-    try {
-      if (sub === 'create') {
-        if (!v.name) throw new UsageError('apps create needs --name')
-        if (!v.origin?.length) throw new UsageError('apps create needs at least one --origin')
-      }
-      return await appsThroughServer(
-        {
-          server: v.server,
-          sub,
-          id,
-          json: v.json === true,
-          oauthFlags,
-          settings: (current) => settingsFromOptions(v, current),
-          describe: describeApp,
-        },
-        io,
-      )
-    } catch (e) {
-      if (e instanceof UsageError) {
-        io.err(`${e.message}\n\n${USAGE}`)
-        return 2
-      }
-      io.err(`Error: ${(e as Error).message}`)
-      return 1
-    }
-  }
-  const services = await openServices({ env: io.env, log: io.err })
+  const apps: AppsCommand = { sub, id, v, oauthFlags: parsed.oauthFlags }
+  return v.server === undefined ? appsOnDatabase(apps, io) : appsOnServer(v.server, apps, io)
+}
+
+/** Runs an `apps` command: a UsageError prints the usage (exit 2), any other error exits 1. */
+async function reportingErrors(io: CliIo, run: () => Promise<number>): Promise<number> {
   try {
-    // The public configuration leaves out server-only settings; the stored app has them.
-    const withServerSettings = async (app: ServerAppConfig): Promise<AppView> => ({
-      ...app,
-      ...serverSettings(await findApp(services.deps, app.id)),
-    })
-    const print = (app: AppView, note: string) =>
-      io.out(v.json ? JSON.stringify(app, null, 2) : `${note}\n${describeApp(app)}`)
-    switch (sub) {
-      case 'create': {
-        if (!v.name) throw new UsageError('apps create needs --name')
-        if (!v.origin?.length) throw new UsageError('apps create needs at least one --origin')
-        const input = settingsFromOptions(v) as AppInput
-        if (oauthFlags.length > 0) {
-          input.oauth = { ...input.oauth, ...applyOAuthFlags({}, oauthFlags) }
-        }
-        const app = await services.admin.createApp(input)
-        print(await withServerSettings(app), `Created app ${app.id}`)
-        return 0
-      }
-      case 'list': {
-        const apps = await Promise.all(
-          (await listApps(services.deps)).map((a) => toServerAppConfig(services.deps, a)),
-        )
-        if (v.json) {
-          io.out(JSON.stringify(apps, null, 2))
-        } else if (apps.length === 0) {
-          io.out(
-            'No apps yet. Create one with: npm run latch -- apps create --name <name> --origin <url>',
-          )
-        } else {
-          const width = Math.max(...apps.map((a) => a.name.length), 4)
-          io.out(`${'ID'.padEnd(25)}  ${'NAME'.padEnd(width)}  ORIGINS`)
-          for (const a of apps)
-            io.out(`${a.id}  ${a.name.padEnd(width)}  ${a.allowedOrigins.join(', ')}`)
-        }
-        return 0
-      }
-      case 'show':
-      case 'update':
-      case 'rotate-keys': {
-        if (!id) throw new UsageError(`apps ${sub} needs an app id`)
-        const current = await findApp(services.deps, id)
-        if (!current) {
-          io.err(`No app with id '${id}'`)
-          return 1
-        }
-        if (sub === 'show') {
-          print(
-            {
-              ...(await toServerAppConfig(services.deps, current)),
-              ...serverSettings(current),
-            },
-            '',
-          )
-          return 0
-        }
-        if (sub === 'rotate-keys') {
-          const { keys } = services.deps
-          // jwks() lists the current key first.
-          const kidOf = async () => (await keys.jwks(id)).keys[0]?.kid ?? null
-          const previous = await kidOf()
-          await keys.rotate(id)
-          const signing = await kidOf()
-          io.out(
-            v.json
-              ? JSON.stringify({ id, signingKey: signing, previousKey: previous }, null, 2)
-              : `Rotated the signing keys of app ${id}: new tokens are signed with key ${signing}. ` +
-                  `Key ${previous} keeps verifying the tokens it signed until the next rotation. ` +
-                  'A running server signs with the new key within 5 minutes.',
-          )
-          return 0
-        }
-        const patch = settingsFromOptions(v, current)
-        if (oauthFlags.length > 0) {
-          patch.oauth = { ...patch.oauth, ...applyOAuthFlags(current.oauth, oauthFlags) }
-        }
-        if (Object.keys(patch).length === 0)
-          throw new UsageError('apps update needs at least one setting')
-        print(
-          await withServerSettings(await services.admin.updateApp(id, patch)),
-          `Updated app ${id}`,
-        )
-        return 0
-      }
-    }
-    return 2
+    return await run()
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`${e.message}\n\n${USAGE}`)
@@ -468,9 +369,144 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
     io.err(`Error: ${(e as Error).message}`)
     return 1
+  }
+}
+
+function requireCreateSettings(v: Values): void {
+  if (!v.name) throw new UsageError('apps create needs --name')
+  if (!v.origin?.length) throw new UsageError('apps create needs at least one --origin')
+}
+
+/** A running server's operator API instead of the database (apps/operator-cli.ts). */
+function appsOnServer(server: string, cmd: AppsCommand, io: CliIo): Promise<number> {
+  const { sub, id, v, oauthFlags } = cmd
+  return reportingErrors(io, () => {
+    if (sub === 'create') requireCreateSettings(v)
+    return appsThroughServer(
+      {
+        server,
+        sub,
+        id,
+        json: v.json === true,
+        oauthFlags,
+        settings: (current) => settingsFromOptions(v, current),
+        describe: describeApp,
+      },
+      io,
+    )
+  })
+}
+
+async function appsOnDatabase(cmd: AppsCommand, io: CliIo): Promise<number> {
+  const services = await openServices({ env: io.env, log: io.err })
+  try {
+    return await reportingErrors(io, async () => {
+      if (cmd.sub === 'create') return createAppCommand(services, cmd, io)
+      if (cmd.sub === 'list') return listAppsCommand(services, cmd.v.json === true, io)
+      return existingAppCommand(services, cmd, io)
+    })
   } finally {
     await services.close()
   }
+}
+
+/** The public configuration leaves out server-only settings; the stored app has them. */
+async function withServerSettings(services: Services, app: ServerAppConfig): Promise<AppView> {
+  return { ...app, ...serverSettings(await findApp(services.deps, app.id)) }
+}
+
+function printApp(io: CliIo, json: boolean | undefined, app: AppView, note: string): void {
+  io.out(json ? JSON.stringify(app, null, 2) : `${note}\n${describeApp(app)}`)
+}
+
+async function createAppCommand(services: Services, cmd: AppsCommand, io: CliIo): Promise<number> {
+  const { v, oauthFlags } = cmd
+  requireCreateSettings(v)
+  const input = settingsFromOptions(v) as AppInput
+  if (oauthFlags.length > 0) {
+    input.oauth = { ...input.oauth, ...applyOAuthFlags({}, oauthFlags) }
+  }
+  const app = await services.admin.createApp(input)
+  printApp(io, v.json, await withServerSettings(services, app), `Created app ${app.id}`)
+  return 0
+}
+
+async function listAppsCommand(services: Services, json: boolean, io: CliIo): Promise<number> {
+  const apps = await Promise.all(
+    (await listApps(services.deps)).map((a) => toServerAppConfig(services.deps, a)),
+  )
+  if (json) {
+    io.out(JSON.stringify(apps, null, 2))
+  } else if (apps.length === 0) {
+    io.out(
+      'No apps yet. Create one with: npm run latch -- apps create --name <name> --origin <url>',
+    )
+  } else {
+    const width = Math.max(...apps.map((a) => a.name.length), 4)
+    io.out(`${'ID'.padEnd(25)}  ${'NAME'.padEnd(width)}  ORIGINS`)
+    for (const a of apps) io.out(`${a.id}  ${a.name.padEnd(width)}  ${a.allowedOrigins.join(', ')}`)
+  }
+  return 0
+}
+
+/** show, update and rotate-keys: of an app that must exist. */
+async function existingAppCommand(
+  services: Services,
+  cmd: AppsCommand,
+  io: CliIo,
+): Promise<number> {
+  const { sub, id, v, oauthFlags } = cmd
+  if (!id) throw new UsageError(`apps ${sub} needs an app id`)
+  const current = await findApp(services.deps, id)
+  if (!current) {
+    io.err(`No app with id '${id}'`)
+    return 1
+  }
+  if (sub === 'show') {
+    printApp(
+      io,
+      v.json,
+      { ...(await toServerAppConfig(services.deps, current)), ...serverSettings(current) },
+      '',
+    )
+    return 0
+  }
+  if (sub === 'rotate-keys') return rotateKeysCommand(services, id, v.json === true, io)
+  const patch = settingsFromOptions(v, current)
+  if (oauthFlags.length > 0) {
+    patch.oauth = { ...patch.oauth, ...applyOAuthFlags(current.oauth, oauthFlags) }
+  }
+  if (Object.keys(patch).length === 0)
+    throw new UsageError('apps update needs at least one setting')
+  printApp(
+    io,
+    v.json,
+    await withServerSettings(services, await services.admin.updateApp(id, patch)),
+    `Updated app ${id}`,
+  )
+  return 0
+}
+
+async function rotateKeysCommand(
+  services: Services,
+  id: string,
+  json: boolean,
+  io: CliIo,
+): Promise<number> {
+  const { keys } = services.deps
+  // jwks() lists the current key first.
+  const kidOf = async () => (await keys.jwks(id)).keys[0]?.kid ?? null
+  const previous = await kidOf()
+  await keys.rotate(id)
+  const signing = await kidOf()
+  io.out(
+    json
+      ? JSON.stringify({ id, signingKey: signing, previousKey: previous }, null, 2)
+      : `Rotated the signing keys of app ${id}: new tokens are signed with key ${signing}. ` +
+          `Key ${previous} keeps verifying the tokens it signed until the next rotation. ` +
+          'A running server signs with the new key within 5 minutes.',
+  )
+  return 0
 }
 
 /** `serve`: runs until SIGINT or SIGTERM, then drains within LATCH_SHUTDOWN_TIMEOUT_MS. */

@@ -199,14 +199,14 @@ export function insecureOriginMessage(what: string, origin: string): string {
 }
 
 /**
- * Reads the configuration. Creates the data folder and its secret file when needed, and
- * refuses, under NODE_ENV=production, to run without an explicit secret or to print codes, with
- * a secret file beside the database, without a public URL, or on plain-http origins.
+ * The API's public origin and the modal's, each an origin and never a wildcard (both become CSP
+ * and CORS sources), and the passkeys' RP ID they imply.
  */
-export function loadConfig(env: Env = process.env): Config {
-  const production = env.NODE_ENV === 'production'
-  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'memory:'])
-  const inMemory = databaseUrl?.startsWith('memory:') ?? false
+function originsFrom(env: Env): {
+  modalOrigin: string | null
+  publicUrl: string | null
+  passkeyRpId: string | null
+} {
   const modalOrigin = url(env, 'LATCH_MODAL_ORIGIN', ['http:', 'https:'])
   const publicUrl = url(env, 'LATCH_PUBLIC_URL', ['http:', 'https:'])
   if (publicUrl !== null) {
@@ -233,8 +233,11 @@ export function loadConfig(env: Env = process.env): Config {
     modalOrigin,
   })
   if ('error' in rp) throw new ConfigError(rp.error)
-  const passkeyRpId = rp.rpId
-  const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:'])
+  return { modalOrigin, publicUrl, passkeyRpId: rp.rpId }
+}
+
+/** Twilio's account, all three settings or none. */
+function twilioFrom(env: Env): Config['twilio'] {
   const sid = nonEmpty(env.TWILIO_ACCOUNT_SID)
   const token = nonEmpty(env.TWILIO_AUTH_TOKEN)
   const from = nonEmpty(env.TWILIO_FROM)
@@ -242,40 +245,57 @@ export function loadConfig(env: Env = process.env): Config {
   if (twilioSet !== 0 && twilioSet !== 3) {
     throw new ConfigError('TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM go together')
   }
-  const twilioApiUrl = url(env, 'TWILIO_API_URL', ['http:', 'https:']) ?? TWILIO_API_URL
+  const apiUrl = url(env, 'TWILIO_API_URL', ['http:', 'https:']) ?? TWILIO_API_URL
+  return sid && token && from
+    ? { accountSid: sid, authToken: token, from, apiUrl: apiUrl.replace(/\/+$/, '') }
+    : null
+}
 
-  let secret = secretFromEnv(env)
-  if (secret !== null && secret.length < MIN_SECRET_LENGTH) {
-    throw new ConfigError(`LATCH_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
+/** What production needs set, and safe: the secret, mail, the public origin, https. */
+function refuseUnsafeProduction(s: {
+  secret: string | null
+  smtpUrl: string | null
+  publicUrl: string | null
+  modalOrigin: string | null
+}): void {
+  if (s.secret === null) {
+    throw new ConfigError(
+      'NODE_ENV=production needs an explicit LATCH_SECRET (or LATCH_SECRET_FILE)',
+    )
   }
-  if (production) {
-    if (secret === null) {
-      throw new ConfigError(
-        'NODE_ENV=production needs an explicit LATCH_SECRET (or LATCH_SECRET_FILE)',
-      )
-    }
-    if (smtpUrl === null) {
-      throw new ConfigError(
-        'NODE_ENV=production refuses to print e-mail codes to the log: set SMTP_URL',
-      )
-    }
-    // Behind a proxy the Host header is whatever the client sent; OAuth providers would be told
-    // to return codes there.
-    if (publicUrl === null) {
-      throw new ConfigError(
-        "NODE_ENV=production needs LATCH_PUBLIC_URL, the API's public origin (e.g. https://auth.example.com): OAuth redirect URIs are built from it, never from the request's Host header",
-      )
-    }
-    if (!isSecureOrigin(publicUrl)) {
-      throw new ConfigError(insecureOriginMessage('LATCH_PUBLIC_URL', publicUrl))
-    }
-    if (modalOrigin !== null && !isSecureOrigin(modalOrigin)) {
-      throw new ConfigError(insecureOriginMessage('LATCH_MODAL_ORIGIN', modalOrigin))
-    }
+  if (s.smtpUrl === null) {
+    throw new ConfigError(
+      'NODE_ENV=production refuses to print e-mail codes to the log: set SMTP_URL',
+    )
   }
+  // Behind a proxy the Host header is whatever the client sent; OAuth providers would be told
+  // to return codes there.
+  if (s.publicUrl === null) {
+    throw new ConfigError(
+      "NODE_ENV=production needs LATCH_PUBLIC_URL, the API's public origin (e.g. https://auth.example.com): OAuth redirect URIs are built from it, never from the request's Host header",
+    )
+  }
+  if (!isSecureOrigin(s.publicUrl)) {
+    throw new ConfigError(insecureOriginMessage('LATCH_PUBLIC_URL', s.publicUrl))
+  }
+  if (s.modalOrigin !== null && !isSecureOrigin(s.modalOrigin)) {
+    throw new ConfigError(insecureOriginMessage('LATCH_MODAL_ORIGIN', s.modalOrigin))
+  }
+}
 
-  // The data folder holds PGlite's files and the generated secret; memory needs neither.
-  const needsDir = (databaseUrl === null || secret === null) && !inMemory
+/**
+ * The data folder (PGlite's files and a generated secret; memory needs neither), the server
+ * secret (the one given, else the folder's, else one for this process) and the previous one
+ * while a rotation is under way. In production no secret lives inside the data folder.
+ */
+function secretsFrom(
+  env: Env,
+  given: string | null,
+  databaseUrl: string | null,
+  production: boolean,
+): Pick<Config, 'dataDir' | 'secret' | 'secretPrevious' | 'secretGenerated'> {
+  const inMemory = databaseUrl?.startsWith('memory:') ?? false
+  const needsDir = (databaseUrl === null || given === null) && !inMemory
   const dataDir = needsDir ? resolve(nonEmpty(env.LATCH_DATA_DIR) ?? DEFAULT_DATA_DIR) : null
   if (production && dataDir && existsSync(join(dataDir, 'secret'))) {
     // One copy of the folder (a backup, a volume snapshot) would hold the database and its key.
@@ -290,11 +310,8 @@ export function loadConfig(env: Env = process.env): Config {
     )
   }
   if (dataDir) mkdirSync(dataDir, { recursive: true })
-  let secretGenerated = false
-  if (secret === null) {
-    secretGenerated = true
-    secret = dataDir ? readOrCreateSecret(dataDir) : randomBytes(32).toString('base64url')
-  }
+  const secret =
+    given ?? (dataDir ? readOrCreateSecret(dataDir) : randomBytes(32).toString('base64url'))
 
   const secretPrevious = fromEnvOrFile(env, 'LATCH_SECRET_PREVIOUS')
   if (secretPrevious !== null && secretPrevious.length < MIN_SECRET_LENGTH) {
@@ -306,6 +323,42 @@ export function loadConfig(env: Env = process.env): Config {
       `NODE_ENV=production refuses LATCH_SECRET_PREVIOUS_FILE ${resolve(previousFile)} inside the data folder: keep the secret apart from the database and its backups`,
     )
   }
+  return {
+    dataDir,
+    secret,
+    secretPrevious: secretPrevious === secret ? null : secretPrevious,
+    secretGenerated: given === null,
+  }
+}
+
+/** The SMS spending limits, per app and in all, per hour and per day. */
+function smsBudgetFrom(env: Env): SmsBudget {
+  const limit = (name: string, fallback: number) => integer(env, name, fallback, 0, MAX_BUDGET)
+  return {
+    appHourly: limit('LATCH_SMS_APP_HOURLY', DEFAULT_SMS_BUDGET.appHourly),
+    appDaily: limit('LATCH_SMS_APP_DAILY', DEFAULT_SMS_BUDGET.appDaily),
+    globalHourly: limit('LATCH_SMS_GLOBAL_HOURLY', DEFAULT_SMS_BUDGET.globalHourly),
+    globalDaily: limit('LATCH_SMS_GLOBAL_DAILY', DEFAULT_SMS_BUDGET.globalDaily),
+  }
+}
+
+/**
+ * Reads the configuration. Creates the data folder and its secret file when needed, and
+ * refuses, under NODE_ENV=production, to run without an explicit secret or to print codes, with
+ * a secret file beside the database, without a public URL, or on plain-http origins.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const production = env.NODE_ENV === 'production'
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:', 'memory:'])
+  const { modalOrigin, publicUrl, passkeyRpId } = originsFrom(env)
+  const smtpUrl = url(env, 'SMTP_URL', ['smtp:', 'smtps:'])
+  const twilio = twilioFrom(env)
+  const given = secretFromEnv(env)
+  if (given !== null && given.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(`LATCH_SECRET must be at least ${MIN_SECRET_LENGTH} characters`)
+  }
+  if (production) refuseUnsafeProduction({ secret: given, smtpUrl, publicUrl, modalOrigin })
+  const secrets = secretsFrom(env, given, databaseUrl, production)
 
   const walletFrameDir = nonEmpty(env.LATCH_WALLET_FRAME_DIR)
   return {
@@ -314,17 +367,14 @@ export function loadConfig(env: Env = process.env): Config {
     modalOrigin: modalOrigin ? new URL(modalOrigin).origin : null,
     publicUrl: publicUrl ? new URL(publicUrl).origin : null,
     passkeyRpId,
-    dataDir,
+    dataDir: secrets.dataDir,
     databaseUrl,
-    secret,
-    secretPrevious: secretPrevious === secret ? null : secretPrevious,
-    secretGenerated,
+    secret: secrets.secret,
+    secretPrevious: secrets.secretPrevious,
+    secretGenerated: secrets.secretGenerated,
     smtpUrl,
     mailFrom: nonEmpty(env.LATCH_MAIL_FROM) ?? 'Latch <no-reply@localhost>',
-    twilio:
-      sid && token && from
-        ? { accountSid: sid, authToken: token, from, apiUrl: twilioApiUrl.replace(/\/+$/, '') }
-        : null,
+    twilio,
     priceUrl: url(env, 'LATCH_PRICE_URL', ['http:', 'https:']),
     rpcUrls: rpcUrls(env),
     walletFrameDir: walletFrameDir ? resolve(walletFrameDir) : null,
@@ -344,24 +394,7 @@ export function loadConfig(env: Env = process.env): Config {
       DEFAULT_FORK_TOKEN_TTL_S,
     ),
     trustProxy: trustProxy(env),
-    smsBudget: {
-      appHourly: integer(env, 'LATCH_SMS_APP_HOURLY', DEFAULT_SMS_BUDGET.appHourly, 0, MAX_BUDGET),
-      appDaily: integer(env, 'LATCH_SMS_APP_DAILY', DEFAULT_SMS_BUDGET.appDaily, 0, MAX_BUDGET),
-      globalHourly: integer(
-        env,
-        'LATCH_SMS_GLOBAL_HOURLY',
-        DEFAULT_SMS_BUDGET.globalHourly,
-        0,
-        MAX_BUDGET,
-      ),
-      globalDaily: integer(
-        env,
-        'LATCH_SMS_GLOBAL_DAILY',
-        DEFAULT_SMS_BUDGET.globalDaily,
-        0,
-        MAX_BUDGET,
-      ),
-    },
+    smsBudget: smsBudgetFrom(env),
     analyticsRetentionDays: integer(
       env,
       'LATCH_ANALYTICS_RETENTION_DAYS',

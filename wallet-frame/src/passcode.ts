@@ -12,6 +12,7 @@ import { ristretto255_oprf } from '@noble/curves/ed25519.js'
 import { argon2idAsync } from '@noble/hashes/argon2.js'
 import { hkdf } from '@noble/hashes/hkdf.js'
 import { sha256 } from '@noble/hashes/sha2.js'
+import { openAesGcm, sealAesGcm } from './seal.ts'
 
 /** OWASP's minimum for Argon2id: 19 MiB, 2 passes, 1 lane. Pure JS: no WebAssembly in the CSP. */
 export const KDF_PARAMS = { m: 19 * 1024, t: 2, p: 1 } as const
@@ -70,16 +71,7 @@ async function aesKey(raw: Uint8Array, usage: KeyUsage): Promise<CryptoKey> {
  * one wallet does not open as another's): 12-byte IV, then ciphertext and tag.
  */
 export async function sealShare(key: Uint8Array, share: Uint8Array, address: string) {
-  const iv = crypto.getRandomValues(new Uint8Array(12))
-  const data = await crypto.subtle.encrypt(
-    { name: 'AES-GCM', iv, additionalData: encoder.encode(address.toLowerCase()) },
-    await aesKey(key, 'encrypt'),
-    new Uint8Array(share),
-  )
-  const out = new Uint8Array(12 + data.byteLength)
-  out.set(iv)
-  out.set(new Uint8Array(data), 12)
-  return out
+  return sealAesGcm(await aesKey(key, 'encrypt'), share, encoder.encode(address.toLowerCase()))
 }
 
 export async function openShare(
@@ -87,20 +79,13 @@ export async function openShare(
   sealed: Uint8Array,
   address: string,
 ): Promise<Uint8Array> {
-  try {
-    const data = await crypto.subtle.decrypt(
-      {
-        name: 'AES-GCM',
-        iv: sealed.slice(0, 12),
-        additionalData: encoder.encode(address.toLowerCase()),
-      },
-      await aesKey(key, 'decrypt'),
-      sealed.slice(12),
-    )
-    return new Uint8Array(data)
-  } catch {
-    throw LatchError.of('embedded_wallet_error', {
-      message: 'The recovery share could not be decrypted',
-    })
-  }
+  const share = await openAesGcm(
+    aesKey(key, 'decrypt'),
+    sealed,
+    encoder.encode(address.toLowerCase()),
+  )
+  if (share) return share
+  throw LatchError.of('embedded_wallet_error', {
+    message: 'The recovery share could not be decrypted',
+  })
 }

@@ -1,13 +1,14 @@
 /**
  * Recovery by passkey (README, "Recovery by passkey"): the frame asks a passkey for its PRF
  * extension's output under a per-wallet salt, derives an AES-256-GCM key from it with HKDF, and
- * seals a share bound to the user, the wallet and the credential. The PRF output, the key and
- * the plain share stay in this module's local variables; the server receives the sealing only.
+ * seals a share bound to the user, the wallet and the credential (seal.ts). The PRF output, the
+ * key and the plain share stay in local variables; the server receives the sealing only.
  *
  * The ceremony itself is behind `PasskeyAuthenticator`, so the same sealing runs in the frame
  * (navigator.credentials, `browserAuthenticator`) and in tests (a software authenticator).
  */
 import { isLatchError, LatchError } from '@latch/shared'
+import { openAesGcm, sealAesGcm } from './seal.ts'
 
 const encoder = new TextEncoder()
 
@@ -51,22 +52,13 @@ async function sealingKey(prf: Uint8Array, usage: KeyUsage): Promise<CryptoKey> 
   )
 }
 
-/** AES-256-GCM of `share` under the key derived from `prf`: 12-byte IV, ciphertext, tag. */
+/** AES-256-GCM of `share` under the key derived from `prf` (seal.ts: 12-byte IV, ciphertext, tag). */
 export async function sealWithPasskey(
   prf: Uint8Array,
   share: Uint8Array,
   binding: PasskeyBinding,
 ): Promise<Uint8Array> {
-  const iv = crypto.getRandomValues(new Uint8Array(12))
-  const data = await crypto.subtle.encrypt(
-    { name: 'AES-GCM', iv, additionalData: new Uint8Array(passkeyAssociatedData(binding)) },
-    await sealingKey(prf, 'encrypt'),
-    new Uint8Array(share),
-  )
-  const out = new Uint8Array(12 + data.byteLength)
-  out.set(iv)
-  out.set(new Uint8Array(data), 12)
-  return out
+  return sealAesGcm(await sealingKey(prf, 'encrypt'), share, passkeyAssociatedData(binding))
 }
 
 /** Opens a sealing; another PRF output, user, wallet or credential, or a changed byte, refuses. */
@@ -75,23 +67,11 @@ export async function openWithPasskey(
   sealed: Uint8Array,
   binding: PasskeyBinding,
 ): Promise<Uint8Array> {
-  try {
-    const data = await crypto.subtle.decrypt(
-      {
-        name: 'AES-GCM',
-        iv: sealed.slice(0, 12),
-        additionalData: new Uint8Array(passkeyAssociatedData(binding)),
-      },
-      await sealingKey(prf, 'decrypt'),
-      sealed.slice(12),
-    )
-    return new Uint8Array(data)
-  } catch (e) {
-    if (isLatchError(e)) throw e
-    throw LatchError.of('embedded_wallet_error', {
-      message: 'The recovery share could not be decrypted with this passkey',
-    })
-  }
+  const share = await openAesGcm(sealingKey(prf, 'decrypt'), sealed, passkeyAssociatedData(binding))
+  if (share) return share
+  throw LatchError.of('embedded_wallet_error', {
+    message: 'The recovery share could not be decrypted with this passkey',
+  })
 }
 
 export const toBase64url = (bytes: Uint8Array): string =>

@@ -7,8 +7,8 @@ import type { User } from '@latch/shared'
 import { sql } from 'kysely'
 import { expect, test } from 'vitest'
 import { linkAccount } from '../accounts/service.ts'
-import { runCli } from '../cli.ts'
 import { sweep } from '../sweep.ts'
+import { latchCli } from '../testing/cli.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
 import {
   type Answer,
@@ -614,20 +614,7 @@ describeBackends('user API', (get) => {
     if (s.backend !== 'postgres') return
     const app = await s.newApp()
     const env = { DATABASE_URL: s.deps.config.databaseUrl as string, LATCH_SECRET: TEST_SECRET }
-    const cli = async (...argv: string[]) => {
-      let out = ''
-      let err = ''
-      const code = await runCli(argv, {
-        out: (t) => {
-          out += `${t}\n`
-        },
-        err: (t) => {
-          err += `${t}\n`
-        },
-        env,
-      })
-      return { code, out, err }
-    }
+    const cli = (...argv: string[]) => latchCli(env, ...argv)
     const created = await cli('apps', 'secret', 'create', app.id, '--json')
     expect(created.code).toBe(0)
     const { secret, id } = JSON.parse(created.out) as { secret: string; id: string }

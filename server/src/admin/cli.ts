@@ -1,8 +1,8 @@
 /** `latch apps secret create|list|revoke <appId> [<secretId>]`: an app's server secrets. */
 
-import { OperatorCliError, operatorClient } from '../apps/operator-cli.ts'
+import { found, OperatorCliError, operatorClient } from '../apps/operator-cli.ts'
 import { findApp } from '../apps/service.ts'
-import type { CliIo } from '../cli.ts'
+import type { CliIo } from '../cli-io.ts'
 import { openServices } from '../index.ts'
 import { type AppSecretInfo, createAppSecret, listAppSecrets, revokeAppSecret } from './secrets.ts'
 
@@ -27,21 +27,13 @@ interface SecretStore {
 function serverStore(server: string, io: CliIo): SecretStore {
   const call = operatorClient(server, { ...process.env, ...io.env })
   const app = (appId: string) => `/${encodeURIComponent(appId)}`
-  const answered = async (p: Promise<unknown>) =>
-    p.then(
-      () => true,
-      (e: unknown) => {
-        if (e instanceof OperatorCliError && / answered 404:/.test(e.message)) return false
-        throw e
-      },
-    )
   return {
-    exists: (appId) => answered(call(app(appId))),
+    exists: (appId) => found(call(app(appId))),
     create: (appId) => call(`${app(appId)}/secrets`, {}),
     list: async (appId) =>
       (await call<{ secrets: AppSecretInfo[] }>(`${app(appId)}/secrets`)).secrets,
     revoke: (appId, secretId) =>
-      answered(call(`${app(appId)}/secrets/${encodeURIComponent(secretId)}/revoke`, {})),
+      found(call(`${app(appId)}/secrets/${encodeURIComponent(secretId)}/revoke`, {})),
   }
 }
 

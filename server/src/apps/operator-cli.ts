@@ -7,17 +7,12 @@
  */
 import { readFileSync } from 'node:fs'
 import { API_PREFIX } from '@latch/shared'
+import type { CliIo } from '../cli-io.ts'
 import type { Env } from '../config.ts'
 import { applyOAuthFlags, type OAuthFlag } from '../oauth/cli.ts'
 import type { OAuthSettings } from '../oauth/settings.ts'
 import type { OperatorApp, RedactedOAuth } from './operator.ts'
 import type { AppInput } from './service.ts'
-
-interface Io {
-  out(text: string): void
-  err(text: string): void
-  env: Env
-}
 
 /** What the command needs from cli.ts, passed in so this file does not import it back. */
 export interface OperatorCommand {
@@ -35,8 +30,29 @@ export interface OperatorCommand {
 
 const TIMEOUT_MS = 15_000
 
+/** A refusal to print and exit 1 on; `status` is the server's HTTP answer when it gave one. */
 export class OperatorCliError extends Error {
   override readonly name = 'OperatorCliError'
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * Whether the server found what `call` addressed: true once it answers, false on its 404, and
+ * any other refusal thrown on.
+ */
+export async function found(call: Promise<unknown>): Promise<boolean> {
+  try {
+    await call
+    return true
+  } catch (e) {
+    if (e instanceof OperatorCliError && e.status === 404) return false
+    throw e
+  }
 }
 
 /** The operator key from the environment or its file, trimmed; not both. */
@@ -119,13 +135,14 @@ export function operatorClient(
       const message = typeof error?.message === 'string' ? error.message : `HTTP ${res.status}`
       throw new OperatorCliError(
         `${server} answered ${res.status}: ${message}${typeof requestId === 'string' ? ` (request ${requestId})` : ''}`,
+        res.status,
       )
     }
     return parsed as T
   }
 }
 
-export async function appsThroughServer(cmd: OperatorCommand, io: Io): Promise<number> {
+export async function appsThroughServer(cmd: OperatorCommand, io: CliIo): Promise<number> {
   const call = operatorClient(cmd.server, { ...process.env, ...io.env })
 
   const print = (app: OperatorApp, note: string) =>

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { API_PREFIX, type ServerAppConfig } from '@latch/shared'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { runCli } from '../cli.ts'
 import { type RunningServer, startServer } from '../index.ts'
 import { serveLatch } from '../ops/serve.ts'
+import { latchCli } from '../testing/cli.ts'
 import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/postgres.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { OPERATOR_FAILURE_LIMIT } from './operator.ts'
@@ -187,84 +187,71 @@ describe('operator API [pglite]', () => {
     }
   })
 
+  /** `latch <argv…> --server <the test server>` with `env`. */
+  const op = (env: Record<string, string>, ...argv: string[]) =>
+    latchCli(env, ...argv, '--server', server.url)
+  const withKey = { LATCH_ADMIN_KEY: KEY }
+
   test('behavior: latch apps … --server works through the API, with the key from the environment or its file; a wrong key exits 1', async () => {
-    const out: string[] = []
-    const err: string[] = []
     const keyFile = join(dir, 'admin-key')
     writeFileSync(keyFile, `${KEY}\n`)
-    const io = (env: Record<string, string>) => ({
-      out: (t: string) => out.push(t),
-      err: (t: string) => err.push(t),
-      env,
-    })
-    const withKey = io({ LATCH_ADMIN_KEY: KEY })
-    const viaFile = io({ LATCH_ADMIN_KEY_FILE: keyFile })
-    const s = ['--server', server.url]
+    const viaFile = { LATCH_ADMIN_KEY_FILE: keyFile }
 
-    expect(
-      await runCli(
-        ['apps', 'create', '--name', 'CLI shop', '--origin', 'https://cli.example', '--json', ...s],
-        withKey,
-      ),
-    ).toBe(0)
-    const created = JSON.parse(out.at(-1) ?? '{}') as ServerAppConfig
+    const create = await op(
+      withKey,
+      ...['apps', 'create', '--name', 'CLI shop', '--origin', 'https://cli.example', '--json'],
+    )
+    expect(create.code).toBe(0)
+    const created = JSON.parse(create.out) as ServerAppConfig
     expect(created.name).toBe('CLI shop')
 
     expect(
-      await runCli(
-        [
-          'apps',
-          'update',
-          created.id,
-          '--add-origin',
-          'https://cli2.example',
-          '--github-client-id',
-          'cli-gh',
-          '--github-client-secret',
-          'cli-gh-secret',
-          ...s,
-        ],
+      await op(
         viaFile,
+        ...['apps', 'update', created.id, '--add-origin', 'https://cli2.example'],
+        ...['--github-client-id', 'cli-gh', '--github-client-secret', 'cli-gh-secret'],
       ),
-    ).toBe(0)
-    expect(out.at(-1)).toContain(`Updated app ${created.id}`)
+    ).toMatchObject({ code: 0, out: expect.stringContaining(`Updated app ${created.id}`) })
     // A second update of the id alone keeps the secret the first one set.
     expect(
-      await runCli(['apps', 'update', created.id, '--github-client-id', 'cli-gh-2', ...s], viaFile),
-    ).toBe(0)
+      await op(viaFile, 'apps', 'update', created.id, '--github-client-id', 'cli-gh-2'),
+    ).toMatchObject({ code: 0 })
     const stored = await findApp(server.deps, created.id)
     expect(stored?.allowedOrigins).toEqual(['https://cli.example', 'https://cli2.example'])
     expect(stored?.oauth.github).toEqual({ clientId: 'cli-gh-2', clientSecret: 'cli-gh-secret' })
 
-    expect(await runCli(['apps', 'show', created.id, ...s], withKey)).toBe(0)
-    expect(out.at(-1)).toContain('https://cli2.example')
-    expect(await runCli(['apps', 'list', ...s], withKey)).toBe(0)
-    expect(out.join('\n')).toContain(created.id)
+    expect(await op(withKey, 'apps', 'show', created.id)).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('https://cli2.example'),
+    })
+    expect(await op(withKey, 'apps', 'list')).toMatchObject({
+      code: 0,
+      out: expect.stringContaining(created.id),
+    })
 
-    expect(await runCli(['apps', 'list', ...s], io({ LATCH_ADMIN_KEY: 'x'.repeat(40) }))).toBe(1)
-    expect(err.at(-1)).toMatch(/answered 401: Invalid operator key \(request [\w-]+\)/)
-    expect(await runCli(['apps', 'list', ...s], io({}))).toBe(1)
-    expect(err.at(-1)).toMatch(/LATCH_ADMIN_KEY/)
-    expect(await runCli(['apps', 'list', '--server', 'ftp://x'], withKey)).toBe(1)
+    expect(await op({ LATCH_ADMIN_KEY: 'x'.repeat(40) }, 'apps', 'list')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/answered 401: Invalid operator key \(request [\w-]+\)/),
+    })
+    expect(await op({}, 'apps', 'list')).toMatchObject({
+      code: 1,
+      err: expect.stringMatching(/LATCH_ADMIN_KEY/),
+    })
+    expect(await latchCli(withKey, 'apps', 'list', '--server', 'ftp://x')).toMatchObject({
+      code: 1,
+    })
   })
 
   test('behavior: apps rotate-keys and apps secret create|list|revoke --server work through the API; the secret opens the user API until revoked', async () => {
-    const out: string[] = []
-    const err: string[] = []
-    const io = {
-      out: (t: string) => out.push(t),
-      err: (t: string) => err.push(t),
-      env: { LATCH_ADMIN_KEY: KEY },
-    }
-    const s = ['--server', server.url]
     const app = await server.admin.createApp({
       name: 'Keys',
       allowedOrigins: ['https://keys.example'],
     })
     const kid = async () => (await server.deps.keys.jwks(app.id)).keys[0]?.kid
     const before = await kid()
-    expect(await runCli(['apps', 'rotate-keys', app.id, '--json', ...s], io)).toBe(0)
-    const rotated = JSON.parse(out.at(-1) ?? '{}') as { signingKey: string; previousKey: string }
+    const rotate = await op(withKey, 'apps', 'rotate-keys', app.id, '--json')
+    expect(rotate.code).toBe(0)
+    const rotated = JSON.parse(rotate.out) as { signingKey: string; previousKey: string }
     expect(rotated.previousKey).toBe(before)
     expect(rotated.signingKey).not.toBe(before)
     expect(await kid()).toBe(rotated.signingKey)
@@ -274,73 +261,69 @@ describe('operator API [pglite]', () => {
         headers: { authorization: `Bearer ${secret}`, 'x-forwarded-for': freshIp() },
         signal: AbortSignal.timeout(10_000),
       })
-    expect(await runCli(['apps', 'secret', 'create', app.id, '--json', ...s], io)).toBe(0)
-    const created = JSON.parse(out.at(-1) ?? '{}') as { id: string; secret: string }
+    const create = await op(withKey, 'apps', 'secret', 'create', app.id, '--json')
+    expect(create.code).toBe(0)
+    const created = JSON.parse(create.out) as { id: string; secret: string }
     expect(created.secret).toMatch(/^lsk_/)
     expect((await users(created.secret)).status).toBe(200)
-    expect(await runCli(['apps', 'secret', 'list', app.id, '--json', ...s], io)).toBe(0)
-    expect(JSON.stringify(JSON.parse(out.at(-1) ?? '[]'))).toContain(created.id)
-    expect(out.at(-1)).not.toContain(created.secret)
-    expect(await runCli(['apps', 'secret', 'revoke', app.id, created.id, ...s], io)).toBe(0)
+    const list = await op(withKey, 'apps', 'secret', 'list', app.id, '--json')
+    expect(list.code).toBe(0)
+    expect(JSON.stringify(JSON.parse(list.out))).toContain(created.id)
+    expect(list.out).not.toContain(created.secret)
+    expect(await op(withKey, 'apps', 'secret', 'revoke', app.id, created.id)).toMatchObject({
+      code: 0,
+    })
     expect((await users(created.secret)).status).toBe(401)
-    expect(await runCli(['apps', 'secret', 'revoke', app.id, 'nosuchsecret', ...s], io)).toBe(1)
-    expect(err.at(-1)).toContain("has no secret 'nosuchsecret'")
-    expect(await runCli(['apps', 'secret', 'list', 'x'.repeat(25), ...s], io)).toBe(1)
-    expect(err.at(-1)).toContain('No app with id')
+    expect(await op(withKey, 'apps', 'secret', 'revoke', app.id, 'nosuchsecret')).toMatchObject({
+      code: 1,
+      // The CLI's own line: the server's 404 read as 'not there', not relayed as a failure.
+      err: `App ${app.id} has no secret 'nosuchsecret'\n`,
+    })
+    expect(await op(withKey, 'apps', 'secret', 'list', 'x'.repeat(25))).toMatchObject({
+      code: 1,
+      err: `No app with id '${'x'.repeat(25)}'\n`,
+    })
     // Nothing of the secret in the server's log (the audit names the action only).
     expect(logs.join('\n')).not.toContain(created.secret)
   })
 
   test('behavior: apps webhook add|list|deliveries|remove|replay --server work through the API', async () => {
-    const out: string[] = []
-    const err: string[] = []
-    const io = {
-      out: (t: string) => out.push(t),
-      err: (t: string) => err.push(t),
-      env: { LATCH_ADMIN_KEY: KEY },
-    }
-    const s = ['--server', server.url]
     const app = await server.admin.createApp({
       name: 'Hooks',
       allowedOrigins: ['https://h.example'],
     })
     const url = 'http://127.0.0.1:9/latch-hooks'
-    expect(
-      await runCli(
-        [
-          'apps',
-          'webhook',
-          'add',
-          app.id,
-          '--url',
-          url,
-          '--events',
-          'user.created',
-          '--json',
-          ...s,
-        ],
-        io,
-      ),
-    ).toBe(0)
-    const endpoint = JSON.parse(out.at(-1) ?? '{}') as {
-      id: string
-      secret: string
-      events: string[]
-    }
+    const add = await op(
+      withKey,
+      ...['apps', 'webhook', 'add', app.id, '--url', url, '--events', 'user.created', '--json'],
+    )
+    expect(add.code).toBe(0)
+    const endpoint = JSON.parse(add.out) as { id: string; secret: string; events: string[] }
     expect(endpoint.secret).toMatch(/^whsec_/)
     expect(endpoint.events).toEqual(['user.created'])
-    expect(await runCli(['apps', 'webhook', 'list', app.id, '--json', ...s], io)).toBe(0)
-    const listed = JSON.parse(out.at(-1) ?? '[]') as { id: string }[]
-    expect(listed.map((e) => e.id)).toEqual([endpoint.id])
-    expect(out.at(-1)).not.toContain(endpoint.secret)
-    expect(await runCli(['apps', 'webhook', 'deliveries', app.id, '--json', ...s], io)).toBe(0)
-    expect(JSON.parse(out.at(-1) ?? 'null')).toEqual([])
-    expect(await runCli(['apps', 'webhook', 'replay', 'msg_nosuchevent', ...s], io)).toBe(1)
-    expect(await runCli(['apps', 'webhook', 'add', app.id, '--url', 'ftp://x', ...s], io)).toBe(1)
-    expect(await runCli(['apps', 'webhook', 'remove', app.id, endpoint.id, ...s], io)).toBe(0)
-    expect(await runCli(['apps', 'webhook', 'remove', app.id, endpoint.id, ...s], io)).toBe(1)
-    expect(err.at(-1)).toContain('has no webhook endpoint')
-    expect(await runCli(['apps', 'webhook', 'list', 'x'.repeat(25), ...s], io)).toBe(1)
+    const list = await op(withKey, 'apps', 'webhook', 'list', app.id, '--json')
+    expect(list.code).toBe(0)
+    expect((JSON.parse(list.out) as { id: string }[]).map((e) => e.id)).toEqual([endpoint.id])
+    expect(list.out).not.toContain(endpoint.secret)
+    const deliveries = await op(withKey, 'apps', 'webhook', 'deliveries', app.id, '--json')
+    expect(deliveries.code).toBe(0)
+    expect(JSON.parse(deliveries.out)).toEqual([])
+    expect(await op(withKey, 'apps', 'webhook', 'replay', 'msg_nosuchevent')).toMatchObject({
+      code: 1,
+    })
+    expect(await op(withKey, 'apps', 'webhook', 'add', app.id, '--url', 'ftp://x')).toMatchObject({
+      code: 1,
+    })
+    const remove = () => op(withKey, 'apps', 'webhook', 'remove', app.id, endpoint.id)
+    expect(await remove()).toMatchObject({ code: 0 })
+    expect(await remove()).toMatchObject({
+      code: 1,
+      err: `App ${app.id} has no webhook endpoint '${endpoint.id}'\n`,
+    })
+    expect(await op(withKey, 'apps', 'webhook', 'list', 'x'.repeat(25))).toMatchObject({
+      code: 1,
+      err: `No app with id '${'x'.repeat(25)}'\n`,
+    })
     expect(logs.join('\n')).not.toContain(endpoint.secret)
   })
 })
@@ -390,10 +373,9 @@ test('refusal: the key on the modal origin finds no operator API there (serve, b
       signal: AbortSignal.timeout(10_000),
     })
     expect(onModal.status).toBe(404)
-    const err: string[] = []
-    const io = { out: () => {}, err: (t: string) => err.push(t), env: { LATCH_ADMIN_KEY: KEY } }
-    expect(await runCli(['apps', 'list', '--server', modalUrl], io)).toBe(1)
-    expect(err.at(-1)).toMatch(/answered 404/)
+    expect(
+      await latchCli({ LATCH_ADMIN_KEY: KEY }, 'apps', 'list', '--server', modalUrl),
+    ).toMatchObject({ code: 1, err: expect.stringMatching(/answered 404/) })
   } finally {
     await latch.close()
     rmSync(dir, { recursive: true, force: true })

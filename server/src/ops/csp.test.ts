@@ -15,25 +15,10 @@ import { buildFrontendOnce } from '../../../e2e/src/build.ts'
 import { freePort, launchChromium } from '../../../e2e/src/harness.ts'
 import { latchScript } from '../../../e2e/src/host-server.ts'
 import { FRAME_CSS } from '../../../host-sdk/src/frame.ts'
-import { runCli } from '../cli.ts'
+import { latchCli as cli } from '../testing/cli.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { frameStyleHash, hostPageCsp } from './csp.ts'
 import { type RunningLatch, serveLatch } from './serve.ts'
-
-async function cli(env: Record<string, string>, ...argv: string[]) {
-  let out = ''
-  let err = ''
-  const code = await runCli(argv, {
-    out: (t) => {
-      out += `${t}\n`
-    },
-    err: (t) => {
-      err += `${t}\n`
-    },
-    env,
-  })
-  return { code, out, err }
-}
 
 describe('latch csp', () => {
   test('behavior: prints the three directives and a whole header; the style hash is that of the SDK’s <style>', async () => {

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto'
 import { validateOrigin } from '@latch/shared'
 import { FRAME_CSS } from '../../../host-sdk/src/frame.ts'
 import { findApp } from '../apps/service.ts'
+import type { CliIo } from '../cli-io.ts'
 import type { Env } from '../config.ts'
 import { openServices } from '../index.ts'
 
@@ -63,12 +64,6 @@ export function describeHostCsp(csp: HostCsp, pages: readonly string[] = []): st
   ].join('\n')
 }
 
-export interface CspCommandIo {
-  out(text: string): void
-  err(text: string): void
-  env: Env
-}
-
 /**
  * `latch csp [--app <id>] [--modal-origin <url>] [--json]`: the modal origin from the flag,
  * else LATCH_MODAL_ORIGIN (what `serve` is told its public origin is). With `--app`, the app
@@ -76,7 +71,7 @@ export interface CspCommandIo {
  */
 export async function cspCommand(
   options: { app?: string; modalOrigin?: string; json?: boolean },
-  io: CspCommandIo,
+  io: CliIo,
 ): Promise<number> {
   const env: Env = { ...process.env, ...io.env }
   const given = options.modalOrigin ?? env.LATCH_MODAL_ORIGIN?.trim()

@@ -12,10 +12,10 @@ import { fileURLToPath } from 'node:url'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { runCli } from '../cli.ts'
 import { ConfigError, loadConfig } from '../config.ts'
 import { openDatabase } from '../db/index.ts'
 import { startServer } from '../index.ts'
+import { latchCli as cli } from '../testing/cli.ts'
 import { type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { databaseReadiness, reuseFor } from './health.ts'
@@ -48,21 +48,6 @@ afterAll(async () => {
   await postgres?.close()
   rmSync(dir, { recursive: true, force: true })
 })
-
-async function cli(env: Record<string, string>, ...argv: string[]) {
-  let out = ''
-  let err = ''
-  const code = await runCli(argv, {
-    out: (t) => {
-      out += `${t}\n`
-    },
-    err: (t) => {
-      err += `${t}\n`
-    },
-    env,
-  })
-  return { code, out, err }
-}
 
 /** A database of its own: PostgreSQL when installed, else a PGlite data folder. */
 async function freshDatabase(name: string): Promise<Record<string, string>> {

@@ -13,10 +13,11 @@
 import { parseArgs } from 'node:util'
 import { LatchError } from '@latch/shared'
 import { type RawBuilder, sql } from 'kysely'
-import { type Env, loadConfig } from '../config.ts'
+import type { CliIo } from '../cli-io.ts'
+import { loadConfig } from '../config.ts'
 import type { Deps } from '../context.ts'
 import { openServices } from '../index.ts'
-import { placeOfPasskey } from '../wallets/passkeys.ts'
+import { placeOfPasskey } from '../wallets/sealed.ts'
 import { resealedWallet, WALLET_COLUMNS } from '../wallets/service.ts'
 
 /** What one table holds and how each of its sealed columns was sealed. */
@@ -228,12 +229,6 @@ async function walk(
   }
 }
 
-interface SecretCommandIo {
-  out(text: string): void
-  err(text: string): void
-  env: Env
-}
-
 export const SECRET_USAGE = `Usage: npm run latch -- secret rotate [--check] [--batch <rows>] [--json]
 
   Seals every value stored under the server secret again under a new one. Set LATCH_SECRET
@@ -244,7 +239,7 @@ export const SECRET_USAGE = `Usage: npm run latch -- secret rotate [--check] [--
   LATCH_SECRET_PREVIOUS and restart. See docs/production.md, "Rotating the secret".`
 
 /** `secret rotate [--check]`. */
-export async function secretCommand(argv: string[], io: SecretCommandIo): Promise<number> {
+export async function secretCommand(argv: string[], io: CliIo): Promise<number> {
   let parsed: ReturnType<typeof parse>
   try {
     parsed = parse(argv)

@@ -17,18 +17,14 @@ import {
 } from '@latch/shared'
 import type { Config } from '../config.ts'
 import type { Deps } from '../context.ts'
-import { randomId } from '../crypto.ts'
 import { defaultRpId } from '../passkeys/rp-id.ts'
-import { authShareOf, ownWallet, type Place, placeOf, type WalletRow } from './service.ts'
+import { insertPasskey, placeOfPasskey } from './sealed.ts'
+import { authShareOf, ownWallet, type WalletRow } from './service.ts'
 
 /** Passkeys that may seal one wallet's share (each is one more way in; a few are plenty). */
 export const MAX_WALLET_PASSKEYS = 10
 
 const recordInvalid = () => LatchError.of('wallet_record_invalid')
-
-/** The sealing's associated data: the wallet's place and the credential it belongs to. */
-export const placeOfPasskey = (w: Place, credentialId: string) =>
-  `${placeOf('passkey', w)}\n${credentialId}`
 
 /**
  * The WebAuthn RP ID of the wallet frame's ceremonies (the frame runs on the API origin): the
@@ -51,26 +47,6 @@ export function passkeyOptions(
   requestUrl: string,
 ): WalletPasskeyOptionsResponse {
   return { rpId: passkeyRpId(deps.config, requestUrl), rpName: app.name, userId }
-}
-
-/** Stores a sealing of the wallet (`place`) under a passkey. */
-export async function insertPasskey(
-  deps: Deps,
-  place: Place,
-  sealing: WalletPasskeySealing,
-  now: Date,
-): Promise<void> {
-  const value = JSON.stringify({ salt: sealing.salt, ciphertext: sealing.ciphertext })
-  await deps.db
-    .insertInto('wallet_passkeys')
-    .values({
-      id: randomId(20),
-      wallet_id: place.id,
-      credential_id: sealing.credentialId,
-      sealing_sealed: deps.secrets.encrypt(value, placeOfPasskey(place, sealing.credentialId)),
-      created_at: now,
-    })
-    .execute()
 }
 
 /**

@@ -24,13 +24,13 @@ import { ristretto255_oprf } from '@noble/curves/ed25519.js'
 import type { Selectable, Transaction } from 'kysely'
 import { recoverMessageAddress } from 'viem'
 import type { z } from 'zod'
-import { linkInAppWallet, normalizeIdentifier } from '../accounts/service.ts'
+import { linkInAppWallet } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
 import { randomId, sameDigest, sameSecret } from '../crypto.ts'
 import type { Database, WalletsTable } from '../db/schema.ts'
 import { enqueueEvent } from '../webhooks/events.ts'
 import { walletHandedOver } from './fork-confirm.ts'
-import { insertPasskey } from './passkeys.ts'
+import { insertPasskey, type Place, placeOf, type SealedPurpose, walletKey } from './sealed.ts'
 
 /** Failed passcode evaluations before recovery locks. */
 export const MAX_PASSCODE_FAILURES = 5
@@ -40,9 +40,6 @@ export const MAX_PASSCODE_FAILURES = 5
  * locks, gets this many guesses and no more.
  */
 export const PASSCODE_FAILURES_BEFORE_SIGN_IN = 10
-
-/** A wallet address as stored and compared: the account rule for wallet addresses. */
-const walletKey = (address: string) => normalizeIdentifier('wallet', address)
 
 const FIRST_LOCK_MS = 60_000
 const MAX_LOCK_MS = 24 * 60 * 60_000
@@ -115,21 +112,6 @@ async function hasWallet(deps: Deps, userId: string): Promise<boolean> {
     .where('user_id', '=', userId)
     .executeTakeFirst()
   return row !== undefined
-}
-
-/** Where a sealed value belongs: it opens only in the row, for the user and address, it was made for. */
-export interface Place {
-  id: string
-  app_id: string
-  user_id: string
-  address: string
-}
-
-type SealedPurpose = 'auth-share' | 'recovery' | 'passkey'
-
-/** The associated data of a wallet's sealed value: what it is and where it belongs. */
-export function placeOf(purpose: SealedPurpose, w: Place): string {
-  return ['latch-wallet', purpose, w.app_id, w.user_id, w.id, walletKey(w.address)].join('\n')
 }
 
 const recordInvalid = () => LatchError.of('wallet_record_invalid')

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { runCli } from '../cli.ts'
 import { openServices } from '../index.ts'
+import { latchCli } from '../testing/cli.ts'
 import { type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { enqueueEvent } from './events.ts'
@@ -27,20 +27,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = ''
-  let err = ''
-  const code = await runCli(argv, {
-    out: (t) => {
-      out += `${t}\n`
-    },
-    err: (t) => {
-      err += `${t}\n`
-    },
-    env,
-  })
-  return { code, out, err }
-}
+const cli = (...argv: string[]) => latchCli(env, ...argv)
 
 test('behavior: add shows the secret once; list, deliveries, replay and remove; refusals name what is wrong', async () => {
   const hook = await startReceiver()

@@ -1,8 +1,8 @@
 /** `npm run latch -- apps webhook ...`: an app's endpoints, the delivery log, replays. */
 import { parseArgs } from 'node:util'
 import { isLatchError } from '@latch/shared'
-import { OperatorCliError, operatorClient } from '../apps/operator-cli.ts'
-import type { CliIo } from '../cli.ts'
+import { found, OperatorCliError, operatorClient } from '../apps/operator-cli.ts'
+import type { CliIo } from '../cli-io.ts'
 import { openServices } from '../index.ts'
 import {
   addEndpoint,
@@ -118,14 +118,6 @@ interface WebhookStore {
 function serverStore(server: string, io: CliIo): WebhookStore {
   const call = operatorClient(server, { ...process.env, ...io.env })
   const app = (appId: string) => `/${encodeURIComponent(appId)}`
-  const found = async (p: Promise<unknown>) =>
-    p.then(
-      () => true,
-      (e: unknown) => {
-        if (e instanceof OperatorCliError && / answered 404:/.test(e.message)) return false
-        throw e
-      },
-    )
   return {
     exists: (appId) => found(call(app(appId))),
     add: (appId, input) => call(`${app(appId)}/webhooks`, input),
