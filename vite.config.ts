@@ -6,20 +6,30 @@ export default defineConfig({
     // One worker per core (Vitest's default leaves one core to itself: on CI's 2 cores that is
     // one worker, one file at a time). The e2e specs share the workers with the unit files: each
     // starts its own servers, chain and browser on ports it picks, and the frontend build is
-    // made once per run (e2e/src/build.ts). On 2 cores the whole suite took 822 s with the e2e
-    // files one at a time after the rest, 590 s this way.
+    // made once per run (e2e/src/build.ts).
     maxWorkers: '100%',
+    // The Node projects that start servers share each worker's modules across their test files
+    // (a file still gets its own servers, databases and browser, and stops them in its
+    // afterAll): the server, Playwright and the build tools are imported once per worker instead
+    // of once per file. The DOM projects, whose files mock modules and render into one document,
+    // and `shared`, whose tests check what a module graph loads, stay isolated.
     projects: [
       {
         // A bound, not a speed goal: property tests and Intl's first use take seconds on a busy
         // machine.
-        test: { name: 'shared', root: 'shared', environment: 'node', testTimeout: 20_000 },
+        test: {
+          name: 'shared',
+          root: 'shared',
+          environment: 'node',
+          testTimeout: 20_000,
+        },
       },
       {
         test: {
           name: 'server',
           root: 'server',
           environment: 'node',
+          isolate: false,
           // One PostgreSQL and one migrated PGlite data folder for the run (see the file).
           globalSetup: ['src/testing/global-setup.ts'],
           testTimeout: 30_000,
@@ -33,16 +43,23 @@ export default defineConfig({
           name: 'wallet-frame',
           root: 'wallet-frame',
           environment: 'node',
+          isolate: false,
           globalSetup: ['../server/src/testing/global-setup.ts'],
           testTimeout: 30_000,
         },
       },
       { test: { name: 'host-sdk', root: 'host-sdk', environment: 'jsdom' } },
       {
-        test: { name: 'server-sdk', root: 'server-sdk', environment: 'node', testTimeout: 30_000 },
+        test: {
+          name: 'server-sdk',
+          root: 'server-sdk',
+          environment: 'node',
+          isolate: false,
+          testTimeout: 30_000,
+        },
       },
       { test: { name: 'react', root: 'react', environment: 'jsdom' } },
-      { test: { name: 'wagmi', root: 'wagmi', environment: 'node' } },
+      { test: { name: 'wagmi', root: 'wagmi', environment: 'node', isolate: false } },
       {
         // React DOM, the default build's renderer (modal-app/renderer.ts): no aliases. The
         // Preact build is checked by modal-app/size.test.ts and e2e/src/preact-build.spec.ts.
@@ -62,6 +79,7 @@ export default defineConfig({
           name: 'e2e',
           root: 'e2e',
           environment: 'node',
+          isolate: false,
           include: ['src/**/*.spec.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
