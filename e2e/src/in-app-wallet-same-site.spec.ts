@@ -4,7 +4,6 @@
  * lets it keep the device share, and a reload finds the wallet usable with no recovery at all.
  */
 import { API_PREFIX, type Hex, type WalletAccount } from '@latch/shared'
-import type { Page } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
@@ -12,7 +11,6 @@ import {
   expectOk,
   latchCall,
   newEmail,
-  screen,
   settle,
   signInByEmail,
   visit,
@@ -28,13 +26,13 @@ import {
   recordTraffic,
   SCREENS,
   screensSeen,
+  signThroughScreen,
   type Traffic,
   walletApp,
   walletCall,
 } from './wallet-flows.ts'
 
 const h = useHarness({ sameSite: true })
-const SIGN_SCREEN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 
 test('behavior: same-site — the page, the modal and the API are subdomains of one site over HTTPS', async () => {
   expect(new URL(h().hostUrl).hostname).toBe('www.example.test')
@@ -92,20 +90,7 @@ test('behavior: same-site — with the wallet credential as a first-party cookie
   await visit(hp, SCREENS.created)
   const wallet = expectOk(await settle(created, 'createWallet()'))
 
-  const sign = async (page: Page, message: string) => {
-    const pending = settle(
-      page.evaluate(async (m) => {
-        const latch = window.latch as unknown as { signMessage(m: string): Promise<Hex> }
-        return { ok: true as const, value: await latch.signMessage(m) }
-      }, message),
-      'signMessage()',
-    )
-    return pending
-  }
-  const signed = sign(hp.page, 'same-site first device')
-  await visit(hp, SIGN_SCREEN)
-  await screen(hp.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
-  const signature = expectOk(await signed)
+  const signature = await signThroughScreen(hp, 'same-site first device')
   expect(await recoverMessageAddress({ message: 'same-site first device', signature })).toBe(
     wallet.address,
   )
@@ -143,13 +128,11 @@ test('behavior: same-site — with the wallet credential as a first-party cookie
   // A new device: signs in, recovers without a prompt, signs.
   const device = await h().open({ appId: app.id })
   await signInByEmail(h(), device, email)
-  const again = sign(device.page, 'same-site second device')
-  await visit(device, SIGN_SCREEN)
-  await screen(device.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
+  const again = await signThroughScreen(device, 'same-site second device')
   expect(
     await recoverMessageAddress({
       message: 'same-site second device',
-      signature: expectOk(await again),
+      signature: again,
     }),
   ).toBe(wallet.address)
 })

@@ -11,7 +11,6 @@
 import {
   API_PREFIX,
   embeddedWallet,
-  type Hex,
   type PasskeyAccount,
   type User,
   type WalletAccount,
@@ -39,12 +38,12 @@ import {
   expectInAppWallet,
   passcodeBoxes,
   SCREENS,
+  signThroughScreen,
   walletApp,
   walletCall,
 } from './wallet-flows.ts'
 
 const h = useHarness({ sameSite: true })
-const SIGN_SCREEN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 const OFFER_SCREEN = 'PASSKEY_RECOVERY_SCREEN'
 const NO_PRF = 'This passkey cannot protect your wallet. Use a passcode instead.'
 
@@ -61,19 +60,20 @@ async function newDevice(hp: HostPage, cdp: CDPSession) {
   await waitReady(hp)
 }
 
-/** signMessage() through the sign screen; answers the signer. */
-async function signerOf(hp: HostPage, message: string) {
-  const signed = settle(
-    hp.page.evaluate(async (m) => {
-      const latch = window.latch as unknown as { signMessage(m: string): Promise<Hex> }
-      return { ok: true as const, value: await latch.signMessage(m) }
-    }, message),
-    'signMessage()',
-  )
-  await visit(hp, SIGN_SCREEN)
-  await screen(hp.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
-  return recoverMessageAddress({ message, signature: expectOk(await signed) })
+/** The credential ids the server holds a passkey sealing under, for the app's wallets. */
+async function sealedUnder(appId: string): Promise<string[]> {
+  const rows = await h()
+    .api.deps.db.selectFrom('wallet_passkeys as p')
+    .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
+    .select('p.credential_id')
+    .where('w.app_id', '=', appId)
+    .execute()
+  return rows.map((r) => r.credential_id)
 }
+
+/** signMessage() through the sign screen; answers the signer. */
+const signerOf = async (hp: HostPage, message: string) =>
+  recoverMessageAddress({ message, signature: await signThroughScreen(hp, message) })
 
 test('behavior: create with a passkey, then a new device with the synced passkey recovers without a passcode and signs', async () => {
   const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
@@ -148,13 +148,7 @@ test('behavior: create with a passkey, then a new device with the synced passkey
 
   expect(await signerOf(hp, 'recovered with a passkey')).toBe(wallet.address)
   // The server holds the passkey's sealing, and nothing the modal could have sent it to open.
-  const rows = await h()
-    .api.deps.db.selectFrom('wallet_passkeys as p')
-    .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
-    .select('p.credential_id')
-    .where('w.app_id', '=', app.id)
-    .execute()
-  expect(rows).toHaveLength(1)
+  expect(await sealedUnder(app.id)).toHaveLength(1)
 })
 
 test('behavior: a passcode wallet gets passkey recovery when its user links a passkey; a new device recovers it with the passkey, no passcode, and signs', async () => {
@@ -207,13 +201,7 @@ test('behavior: a passcode wallet gets passkey recovery when its user links a pa
   expect(passkeys).toHaveLength(1)
   // The wallet keeps its method; the server holds one sealing, under the linked passkey.
   expect(embeddedWallet(user.linkedAccounts)?.recoveryMethod).toBe('user-passcode')
-  const rows = await h()
-    .api.deps.db.selectFrom('wallet_passkeys as p')
-    .innerJoin('wallets as w', 'w.id', 'p.wallet_id')
-    .select('p.credential_id')
-    .where('w.app_id', '=', app.id)
-    .execute()
-  expect(rows.map((r) => r.credential_id)).toEqual([passkeys[0]?.credentialId])
+  expect(await sealedUnder(app.id)).toEqual([passkeys[0]?.credentialId])
 
   await newDevice(hp, cdp)
   await signInByEmail(h(), hp, email)

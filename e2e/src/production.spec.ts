@@ -32,11 +32,11 @@ import {
 import type { LoginResult, ServerAppConfig, WalletAccount } from '@latch/shared'
 import { HOST_ELEMENT_IDS } from '@latch/shared'
 import type { Browser, BrowserContext } from 'playwright-core'
-import { type Hex, recoverMessageAddress } from 'viem'
+import { recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { runCli } from '../../server/src/cli.ts'
 import { buildFrontendOnce } from './build.ts'
-import { enterCode, expectOk, latchCall, screen, settle, submitEmail, visit } from './flows.ts'
+import { enterCode, expectOk, latchCall, settle, submitEmail, visit } from './flows.ts'
 import {
   freePort,
   type HostPage,
@@ -47,13 +47,12 @@ import {
 } from './harness.ts'
 import { type HostServer, startHostServer } from './host-server.ts'
 import { SAME_SITE_CHROMIUM_ARGS, testCertificate } from './same-site.ts'
-import { SCREENS, walletCall } from './wallet-flows.ts'
+import { SCREENS, signThroughScreen, walletCall } from './wallet-flows.ts'
 
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path))
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const CLI = join(ROOT, 'server/src/cli.ts')
 const GUIDE = join(ROOT, 'docs/production.md')
-const SIGN_SCREEN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 const SECRET = 'production-guide-secret-0123456789abcdef'
 
 if (!NGINX) {
@@ -176,19 +175,6 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
     await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
     await enterCode(hp.modal, code)
     expect(expectOk(await settle(login, 'login()')).user.email?.address).toBe(email)
-  }
-  /** Signs `message` through the sign screen; answers the signature. */
-  const signMessage = async (hp: HostPage, message: string): Promise<Hex> => {
-    const signed = settle(
-      hp.page.evaluate(async (m) => {
-        const latch = window.latch as unknown as { signMessage(m: string): Promise<Hex> }
-        return { ok: true as const, value: await latch.signMessage(m) }
-      }, message),
-      'signMessage()',
-    )
-    await visit(hp, SIGN_SCREEN)
-    await screen(hp.modal, SIGN_SCREEN).getByRole('button', { name: 'Sign and continue' }).click()
-    return expectOk(await signed)
   }
 
   beforeAll(async () => {
@@ -366,7 +352,7 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
       visitor = { email, address: wallet.address }
 
       const message = 'signed through the production guide'
-      const signature = await signMessage(hp, message)
+      const signature = await signThroughScreen(hp, message)
       expect(await recoverMessageAddress({ message, signature })).toBe(wallet.address)
 
       // Both origins answer their probes through the proxy.
@@ -420,7 +406,7 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
       )
       expect(recovered.address).toBe(address)
       const message = 'signed after the restore'
-      const signature = await signMessage(hp, message)
+      const signature = await signThroughScreen(hp, message)
       expect(await recoverMessageAddress({ message, signature })).toBe(address)
     } finally {
       await context.close()

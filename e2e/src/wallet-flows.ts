@@ -4,6 +4,7 @@
  * (through the server's own store and the frame's own code, never through the browser).
  */
 import {
+  type Hex,
   type HostEventName,
   type ServerAppConfig,
   type ServerCreateOnLogin,
@@ -39,7 +40,25 @@ export const SCREENS = {
   created: 'EMBEDDED_WALLET_CREATED_SCREEN',
   connecting: 'EMBEDDED_WALLET_CONNECTING_SCREEN',
   recovery: 'EMBEDDED_WALLET_RECOVERY_SCREEN',
+  sign: 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN',
 } as const
+
+/**
+ * `signMessage(message)` in the page through the sign screen (visited, so axe checks it; then
+ * 'Sign and continue'); answers the signature.
+ */
+export async function signThroughScreen(hp: HostPage, message: string): Promise<Hex> {
+  const signed = settle(
+    hp.page.evaluate(async (m) => {
+      const latch = window.latch as unknown as { signMessage(m: string): Promise<Hex> }
+      return { ok: true as const, value: await latch.signMessage(m) }
+    }, message),
+    'signMessage()',
+  )
+  await visit(hp, SCREENS.sign)
+  await screen(hp.modal, SCREENS.sign).getByRole('button', { name: 'Sign and continue' }).click()
+  return expectOk(await signed)
+}
 
 /** The product's texts the specs look for, written out once. */
 export const TEXTS = {
