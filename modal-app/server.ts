@@ -22,7 +22,7 @@ import {
   WALLETCONNECT_RELAY_META,
 } from './src/connectors/walletconnect-config.ts'
 // The id the page's early script reads the embedded configuration by.
-import { EMBEDDED_CONFIG_ID } from './src/early.ts'
+import { EMBEDDED_CONFIG_ID, PASSKEY_WINDOW_QUERY } from './src/early.ts'
 
 export const MODAL_DIST_DIR = fileURLToPath(new URL('./dist', import.meta.url))
 export const HOST_SDK_DIST_DIR = fileURLToPath(new URL('../host-sdk/dist', import.meta.url))
@@ -504,7 +504,12 @@ async function sendPage(
         site.relayOrigin,
       ]),
       'referrer-policy': 'no-referrer',
-      'cross-origin-opener-policy': 'same-origin-allow-popups',
+      // The passkey window (src/passkey-window.ts) answers the modal frame that opened it:
+      // a policy of its own would cut it off from that opener, whose top-level page is the
+      // host's. It speaks only to the modal's origin and only with the frame's nonce.
+      'cross-origin-opener-policy': query.has(PASSKEY_WINDOW_QUERY)
+        ? 'unsafe-none'
+        : 'same-origin-allow-popups',
     },
     head,
   )

@@ -17,6 +17,7 @@ import {
 } from '@latch/shared'
 import { expect, test } from 'vitest'
 import { virtualAuthenticator } from './authenticator.ts'
+import { expectAccessible, modalFrame } from './axe.ts'
 import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
 import { WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
@@ -154,4 +155,113 @@ test('behavior: an e-mail user links a passkey, sees it by name, renames it and 
     .where('app_id', '=', app.id)
     .execute()
   expect(rows).toEqual([])
+})
+
+/**
+ * An init script for every frame: in the modal's frame (not its windows) the browser has no
+ * `document.featurePolicy` and refuses to create a credential, as Safari does in a cross-origin
+ * frame. Counts the frame's attempts, so the test can show the frame never tried.
+ */
+function frameMayNotCreate(modalOrigin: string): void {
+  if (window.top === window || location.origin !== modalOrigin) return
+  Reflect.deleteProperty(Document.prototype, 'featurePolicy')
+  const w = window as unknown as { __frameCreates: number }
+  w.__frameCreates = 0
+  navigator.credentials.create = () => {
+    w.__frameCreates++
+    return Promise.reject(
+      new DOMException(
+        'The origin of the document is not the same as its ancestors.',
+        'NotAllowedError',
+      ),
+    )
+  }
+}
+
+test('behavior: where the frame may not create a passkey (as in Safari), sign-up runs in a window of the modal origin on its own click and the frame signs in with what it made; closing the window cancels quietly; a page of another origin that opens the window hears nothing and cannot drive it', async () => {
+  const app = await h().createApp({ loginMethods: ['email', 'passkey'] })
+  const hp = await h().open({
+    appId: app.id,
+    prepare: async (context) => {
+      await context.addInitScript(frameMayNotCreate, h().modalUrl)
+    },
+  })
+  const signUp = latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  await hp.modal.getByRole('button', { name: 'Use a passkey' }).click()
+  await visit(hp, SCREEN)
+  const create = screen(hp.modal, SCREEN).getByRole('button', { name: 'Create a passkey' })
+
+  // Closed by the visitor: no error, the buttons are back, login() still waits.
+  const firstWindow = hp.context.waitForEvent('page', { timeout: WAIT_MS })
+  await create.click()
+  const closed = await firstWindow
+  await closed.waitForLoadState('load')
+  await closed.close()
+  await expect.poll(() => create.isEnabled(), { timeout: WAIT_MS }).toBe(true)
+  expect(await screen(hp.modal, SCREEN).getByRole('alert').count()).toBe(0)
+
+  const opened = hp.context.waitForEvent('page', { timeout: WAIT_MS })
+  await create.click()
+  const win = await opened
+  expect(new URL(win.url()).origin).toBe(h().modalUrl)
+  await virtualAuthenticator(win)
+  const go = win.getByRole('button', { name: 'Continue with a passkey' })
+  await go.waitFor({ state: 'visible' })
+  expect(await win.title()).toBe('Create a passkey')
+  await expectAccessible(win, 'the passkey window')
+  const gone = win.waitForEvent('close', { timeout: WAIT_MS })
+  await go.click()
+  const created = expectOk(await settle(signUp, 'login() by a passkey made in the window'))
+  await gone
+  expect(created.isNewUser).toBe(true)
+  // The server verified the window's credential: its origin is the modal's, its RP ID the API's
+  // registrable domain, as for one made in the frame.
+  expect(passkeysOf(created.user)).toHaveLength(1)
+  // The frame never created anything itself.
+  const frame = await modalFrame(hp.page)
+  expect(
+    await frame.evaluate(() => (window as unknown as { __frameCreates: number }).__frameCreates),
+  ).toBe(0)
+
+  // The host page (another origin) opens the window itself: the window's 'ready' is for the
+  // modal's origin only, and a 'create' the page sends is not taken.
+  const nonce = 'ab'.repeat(16)
+  const foreign = hp.context.waitForEvent('page', { timeout: WAIT_MS })
+  await hp.page.evaluate(
+    ({ url }) => {
+      const w = window as unknown as { __heard: unknown[]; __win: Window | null }
+      w.__heard = []
+      // The modal's own messages to the SDK pass here too: only the window's count.
+      window.addEventListener('message', (e) => {
+        if ((e.data as { tag?: unknown } | null)?.tag === 'latch:passkey-window')
+          w.__heard.push(e.data)
+      })
+      w.__win = window.open(url, 'foreign', 'popup')
+    },
+    { url: `${h().modalUrl}/?latch-passkey-window#${nonce}` },
+  )
+  const stray = await foreign
+  await stray.waitForLoadState('load')
+  await hp.page.evaluate((n) => {
+    const w = window as unknown as { __win: Window | null }
+    const publicKey = {
+      challenge: new Uint8Array(32),
+      rp: { name: 'x' },
+      user: { id: new Uint8Array(8), name: 'x', displayName: 'x' },
+      pubKeyCredParams: [{ type: 'public-key', alg: -7 }],
+    }
+    const texts = { title: 'Forged', button: 'Forged', waiting: '', lang: 'en', dir: 'ltr' }
+    w.__win?.postMessage(
+      { tag: 'latch:passkey-window', nonce: n, type: 'create', publicKey, texts },
+      '*',
+    )
+  }, nonce)
+  // A round trip through the window after the message was posted: it would have shown by now.
+  await stray.evaluate(() => new Promise((r) => setTimeout(r, 50)))
+  expect(await stray.getByRole('button').count()).toBe(0)
+  expect(
+    await hp.page.evaluate(() => (window as unknown as { __heard: unknown[] }).__heard),
+  ).toEqual([])
+  await stray.close()
 })

@@ -29,6 +29,9 @@ export const EARLY_CONFIG_KEY = 'latchEarlyConfig'
 /** The JSON data block the modal server embeds when it has the app's configuration (server.ts). */
 export const EMBEDDED_CONFIG_ID = 'latch-app-config'
 
+/** The query that makes the modal's page the passkey window (passkey-window.ts, main.tsx). */
+export const PASSKEY_WINDOW_QUERY = 'latch-passkey-window'
+
 /**
  * The configuration the modal server put in the page, as the answer the API would give, if it
  * is there and for this app; null otherwise. The server embeds the API's answer of at most 30 s

@@ -1,6 +1,7 @@
 import { flushSync } from 'react-dom'
 import { createRoot } from 'react-dom/client'
 import { App } from './App.tsx'
+import { PASSKEY_WINDOW_QUERY } from './early.ts'
 import { start } from './startup.ts'
 import './styles.css'
 
@@ -12,4 +13,8 @@ const root = document.getElementById('root')
 // a flow opens it, after init. flushSync: React DOM would otherwise render on a later task of its
 // scheduler, after the host's calls queued behind init (its login) had run against a modal not yet
 // on the page; Preact renders at once either way.
-start(root ? { render: () => flushSync(() => createRoot(root).render(<App />)) } : {})
+// The window a passkey is created in where the frame may not create one (passkey-window.ts):
+// the same page on the same origin, one ceremony for its opener and nothing else.
+if (new URLSearchParams(location.search).has(PASSKEY_WINDOW_QUERY)) {
+  void import('./passkey-window.ts').then((m) => m.runPasskeyWindow())
+} else start(root ? { render: () => flushSync(() => createRoot(root).render(<App />)) } : {})

@@ -25,20 +25,20 @@ import {
   succeed,
 } from './flow.ts'
 import { browserSecret } from './oauth.ts'
+import {
+  attachment,
+  type CreatedCredential,
+  createInWindow,
+  openPasskeyWindow,
+  type PasskeyWindow,
+  registrationJson,
+  toB64u,
+  windowTexts,
+} from './passkey-window.ts'
 import { runtime } from './runtime.ts'
 import { store } from './store.ts'
 
 type Json = Record<string, unknown>
-
-const toB64u = (buffer: ArrayBuffer | ArrayBufferView): string => {
-  const bytes =
-    buffer instanceof ArrayBuffer
-      ? new Uint8Array(buffer)
-      : new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
-  let text = ''
-  for (const b of bytes) text += String.fromCharCode(b)
-  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
-}
 
 const fromB64u = (text: string): Uint8Array<ArrayBuffer> => {
   const b64 = text.replace(/-/g, '+').replace(/_/g, '/')
@@ -80,30 +80,6 @@ function ceremonyError(e: unknown): unknown {
   const name = (e as { name?: unknown } | null)?.name
   if (name === 'NotSupportedError') return LatchError.of('method_not_available', { cause: e })
   return LatchError.of('passkey_verification_failed', { cause: e })
-}
-
-function attachment(credential: PublicKeyCredential): Json {
-  return credential.authenticatorAttachment
-    ? { authenticatorAttachment: credential.authenticatorAttachment }
-    : {}
-}
-
-/** The JSON of a new credential, as the server reads it (PublicKeyCredential.toJSON()). */
-function registrationJson(credential: PublicKeyCredential): Json {
-  const response = credential.response as AuthenticatorAttestationResponse
-  return {
-    id: credential.id,
-    rawId: toB64u(credential.rawId),
-    type: 'public-key',
-    response: {
-      clientDataJSON: toB64u(response.clientDataJSON),
-      attestationObject: toB64u(response.attestationObject),
-      transports: response.getTransports?.() ?? [],
-    },
-    // The PRF outputs (if any) are the wallet's business, never the server's.
-    clientExtensionResults: {},
-    ...attachment(credential),
-  }
 }
 
 function assertionJson(credential: PublicKeyCredential): Json {
@@ -223,6 +199,28 @@ export function startConditional(): () => void {
 /** Whether the field's conditional request is under way (or being set up). */
 let conditional = false
 
+const closeWindow = (target: PasskeyWindow | null) => {
+  if (target && !target.window.closed) target.window.close()
+}
+
+/**
+ * Creates a credential in this frame, or in the window opened for it (`target`): its JSON for
+ * the server, and whether the authenticator has PRF. After the ceremony under way is stopped.
+ */
+export async function createCredential(
+  publicKey: PublicKeyCredentialCreationOptions,
+  target: PasskeyWindow | null,
+): Promise<CreatedCredential> {
+  if (target) {
+    return ceremony((signal) => createInWindow(target, publicKey, windowTexts(), signal))
+  }
+  const created = (await ceremony((signal) =>
+    navigator.credentials.create({ signal, publicKey }),
+  )) as PublicKeyCredential | null
+  if (!created) throw new DOMException('No passkey created', 'NotAllowedError')
+  return registrationJson(created)
+}
+
 /**
  * Creates a passkey: a sign-up (signed out), or a link to the signed-in user. PRF is asked for
  * on the same credential, so the wallet frame can later derive a recovery key from it.
@@ -230,34 +228,40 @@ let conditional = false
 export async function createPasskey(intent: 'signup' | 'link', name?: string): Promise<User> {
   const flow = currentFlow()
   const { api, session } = runtime()
-  const { secret, hash } = await browserSecret()
-  let credential: Json
+  // Where the frame may not create (Safari), a window of the modal's origin does; opened now,
+  // on the click, before anything is awaited.
+  let target: PasskeyWindow | null
   try {
+    target = openPasskeyWindow()
+  } catch (e) {
+    throw ceremonyError(e)
+  }
+  let credential: Json
+  let secret: string
+  try {
+    const browser = await browserSecret()
+    secret = browser.secret
+    const hash = browser.hash
     const { options } = await api.request<{ options: Json }>(
       '/passkeys/register/options',
       { browser_hash: hash },
       { auth: intent === 'link' },
     )
     const user = options.user as { id: string; name: string; displayName: string }
-    const created = (await ceremony((signal) =>
-      navigator.credentials.create({
-        signal,
-        publicKey: {
-          challenge: fromB64u(options.challenge as string),
-          rp: options.rp as PublicKeyCredentialRpEntity,
-          user: { ...user, id: fromB64u(user.id) },
-          pubKeyCredParams: options.pubKeyCredParams as PublicKeyCredentialParameters[],
-          timeout: options.timeout as number,
-          attestation: 'none',
-          excludeCredentials: refs(options.excludeCredentials),
-          authenticatorSelection: options.authenticatorSelection as AuthenticatorSelectionCriteria,
-          extensions: { credProps: true, prf: {} } as AuthenticationExtensionsClientInputs,
-        },
-      }),
-    )) as PublicKeyCredential | null
-    if (!created) throw new DOMException('No passkey created', 'NotAllowedError')
-    credential = registrationJson(created)
+    const publicKey: PublicKeyCredentialCreationOptions = {
+      challenge: fromB64u(options.challenge as string),
+      rp: options.rp as PublicKeyCredentialRpEntity,
+      user: { ...user, id: fromB64u(user.id) },
+      pubKeyCredParams: options.pubKeyCredParams as PublicKeyCredentialParameters[],
+      timeout: options.timeout as number,
+      attestation: 'none',
+      excludeCredentials: refs(options.excludeCredentials),
+      authenticatorSelection: options.authenticatorSelection as AuthenticatorSelectionCriteria,
+      extensions: { credProps: true, prf: {} } as AuthenticationExtensionsClientInputs,
+    }
+    credential = (await createCredential(publicKey, target)).json
   } catch (e) {
+    closeWindow(target)
     throw ceremonyError(e)
   }
   const body = { credential, browser_secret: secret, ...(name ? { name } : {}) }

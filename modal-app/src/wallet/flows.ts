@@ -17,6 +17,7 @@ import {
 } from '@latch/shared'
 import { track } from '../analytics.ts'
 import { currentFlow, type FlowHandle, navigate, startFlow } from '../flow.ts'
+import { openPasskeyWindow, type PasskeyWindow } from '../passkey-window.ts'
 import { callHost, runtime } from '../runtime.ts'
 import type { ScreenId } from '../screens/ids.ts'
 import { freshWalletState, store, type WalletState } from '../store.ts'
@@ -97,11 +98,21 @@ export async function createInAppWallet(passcode?: string | { passkey: true }): 
   const state = store.getState()
   if (state.wallet?.status === 'submitting' || state.wallet?.status === 'success') return
   const flow = currentFlow()
+  // A passkey made in a window (passkey-window.ts) opens it now, on the click.
+  let target: PasskeyWindow | null = null
+  if (typeof passcode === 'object') {
+    try {
+      target = openPasskeyWindow()
+    } catch (e) {
+      setWallet({ status: 'error', error: createErrorText(e) })
+      return
+    }
+  }
   setWallet({ status: 'submitting', error: null })
   track('embedded_wallet_creation_started')
   let user: User
   try {
-    user = await flow.guard(create(passcode))
+    user = await flow.guard(create(passcode, target))
   } catch (e) {
     // Signed out meanwhile: the caller hears why, the visitor sees the landing.
     if (isLatchError(e) && e.is('create_not_authenticated')) return flow.fail(e, 'LANDING')
@@ -121,14 +132,22 @@ export async function createInAppWallet(passcode?: string | { passkey: true }): 
  * The frame creates the wallet; the server's user then has it ('user' goes to the host). With a
  * passkey, the modal registers it first (passkey.ts) and the frame seals the share under it.
  */
-async function create(passcode: string | { passkey: true } | undefined): Promise<User> {
+async function create(
+  passcode: string | { passkey: true } | undefined,
+  target: PasskeyWindow | null,
+): Promise<User> {
   const token = await accessToken('create_not_authenticated')
   const frame = await walletFrame()
   let params: WalletCreateParams
   if (typeof passcode === 'object') {
     const { registerRecoveryPasskey } = await import('./passkey.ts')
     const name = store.getState().user?.email?.address ?? 'Wallet'
-    const credentialId = await registerRecoveryPasskey(frame, token, `${name} (wallet recovery)`)
+    const credentialId = await registerRecoveryPasskey(
+      frame,
+      token,
+      `${name} (wallet recovery)`,
+      target,
+    )
     params = { accessToken: token, recoveryMethod: 'passkey', credentialId }
   } else {
     params =

@@ -6,6 +6,7 @@
  * frame then asks the passkey for its PRF output with a salt only it and the server know.
  */
 import { LatchError } from '@latch/shared'
+import { createInWindow, type PasskeyWindow, windowTexts } from '../passkey-window.ts'
 import type { WalletFrame } from './frame.ts'
 
 /** Whether this browser has WebAuthn at all (the passkey choices show only where it does). */
@@ -15,42 +16,56 @@ export function passkeysAvailable(): boolean {
 
 const CEREMONY_MS = 50_000
 
-/** Registers a recovery passkey and answers its id (base64url); a LatchError on failure. */
+/**
+ * Registers a recovery passkey and answers its id (base64url); a LatchError on failure. In the
+ * window opened for it (`target`, passkey-window.ts) where the frame may not create one.
+ */
 export async function registerRecoveryPasskey(
   frame: WalletFrame,
   accessToken: string,
   userName: string,
+  target: PasskeyWindow | null,
 ): Promise<string> {
-  const { rpId, rpName } = await frame['latch:wallet:passkey-options']({ accessToken })
-  let credential: Credential | null
+  let id: string
+  let prfEnabled: boolean | undefined
   try {
-    credential = await navigator.credentials.create({
-      publicKey: {
-        rp: { id: rpId, name: rpName },
-        // A handle of its own: a recovery passkey is not a sign-in account.
-        user: {
-          id: crypto.getRandomValues(new Uint8Array(16)),
-          name: userName,
-          displayName: userName,
-        },
-        challenge: crypto.getRandomValues(new Uint8Array(32)),
-        pubKeyCredParams: [
-          { type: 'public-key', alg: -7 },
-          { type: 'public-key', alg: -257 },
-        ],
-        authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
-        timeout: CEREMONY_MS,
-        // Enabled only: asking for an output here would hand the modal what seals the share.
-        extensions: { prf: {} } as AuthenticationExtensionsClientInputs,
+    const { rpId, rpName } = await frame['latch:wallet:passkey-options']({ accessToken })
+    const publicKey: PublicKeyCredentialCreationOptions = {
+      rp: { id: rpId, name: rpName },
+      // A handle of its own: a recovery passkey is not a sign-in account.
+      user: {
+        id: crypto.getRandomValues(new Uint8Array(16)),
+        name: userName,
+        displayName: userName,
       },
-    })
+      challenge: crypto.getRandomValues(new Uint8Array(32)),
+      pubKeyCredParams: [
+        { type: 'public-key', alg: -7 },
+        { type: 'public-key', alg: -257 },
+      ],
+      authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
+      timeout: CEREMONY_MS,
+      // Enabled only: asking for an output here would hand the modal what seals the share.
+      extensions: { prf: {} } as AuthenticationExtensionsClientInputs,
+    }
+    if (target) {
+      const created = await createInWindow(target, publicKey, windowTexts())
+      id = created.json.id as string
+      prfEnabled = created.prfEnabled
+    } else {
+      const credential = await navigator.credentials.create({ publicKey })
+      if (!(credential instanceof PublicKeyCredential)) throw LatchError.of('passkey_failed')
+      id = credential.id
+      prfEnabled = (credential.getClientExtensionResults() as { prf?: { enabled?: boolean } }).prf
+        ?.enabled
+    }
   } catch (e) {
+    if (target && !target.window.closed) target.window.close()
+    if (e instanceof LatchError) throw e
     console.warn('Latch: the passkey was not registered', e)
     throw LatchError.of('passkey_failed', { cause: e })
   }
-  if (!(credential instanceof PublicKeyCredential)) throw LatchError.of('passkey_failed')
-  const prf = (credential.getClientExtensionResults() as { prf?: { enabled?: boolean } }).prf
   // Said now rather than after a second prompt: this authenticator has no PRF.
-  if (prf?.enabled === false) throw LatchError.of('passkey_prf_unsupported')
-  return credential.id
+  if (prfEnabled === false) throw LatchError.of('passkey_prf_unsupported')
+  return id
 }
