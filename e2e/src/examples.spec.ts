@@ -1,5 +1,5 @@
 /**
- * The examples as a developer runs them (issue 24): examples/react-wagmi built with Vite's own
+ * The examples as a developer runs them: examples/react-wagmi built with Vite's own
  * build API against @latch/react and @latch/wagmi installed from their `npm pack` tarballs, and
  * examples/html served with its two placeholders filled in, both on a page origin of their own
  * against the harness's API and modal and anvil as chain 1 (the app's RPC override). In
