@@ -4,8 +4,8 @@
  * `texts` for it and marks the document's language and direction.
  */
 import { type HostAppConfig, LatchError } from '@latch/shared'
+import type { Locale } from '@latch/shared/i18n'
 import { en, isRtl, loadLocale, pickLocale } from '@latch/shared/i18n'
-import { setTable } from './i18n.ts'
 import { callHost } from './runtime.ts'
 
 /** How long init waits for a locale's chunk before it shows English. */
@@ -31,11 +31,15 @@ function overridesOf(texts: unknown): Record<string, string> {
   return texts as Record<string, string>
 }
 
+/**
+ * The table and locale to use (i18n.ts applyLocale sets them: this file does not import i18n.ts,
+ * which loads it); marks the document's language and direction.
+ */
 export async function load(
   tags: readonly string[],
   host: HostAppConfig,
   doc: Document = document,
-): Promise<void> {
+): Promise<{ table: Record<string, string>; locale: Locale }> {
   const texts: unknown = host.texts ?? {}
   if (typeof texts !== 'object' || texts === null || Array.isArray(texts)) {
     throw LatchError.of('invalid_data', {
@@ -55,7 +59,7 @@ export async function load(
         ])
   if (!loaded) chosen = 'en'
   const overrides = overridesOf((texts as Record<string, unknown>)[chosen])
-  setTable({ ...en, ...loaded?.m, ...loaded?.e, ...overrides }, chosen)
   doc.documentElement.lang = chosen
   doc.documentElement.dir = isRtl(chosen) ? 'rtl' : 'ltr'
+  return { table: { ...en, ...loaded?.m, ...loaded?.e, ...overrides }, locale: chosen }
 }

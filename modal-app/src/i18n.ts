@@ -18,7 +18,7 @@ export const t = (key: MessageKey): string => table[key] as string
 export const tf = (key: MessageKey, values: Record<string, string | number>): string =>
   t(key).replace(/\{(\w+)\}/g, (all, name: string) => String(values[name] ?? all))
 
-/** Set by i18n-load.ts once it picked and loaded a locale. */
+/** Set by applyLocale with the table i18n-load.ts picked and loaded. */
 export function setTable(m: Record<string, string>, l: Locale): void {
   table = m
   language = l
@@ -52,6 +52,7 @@ export async function applyLocale(
 ): Promise<void> {
   const tags = host.locale ? [host.locale] : wanted
   if (language !== 'en' || host.texts || !/^en\b/i.test(tags[0] ?? 'en')) {
-    await (await import('./i18n-load.ts')).load(tags, host)
+    const { table: loaded, locale } = await (await import('./i18n-load.ts')).load(tags, host)
+    setTable(loaded, locale)
   }
 }
