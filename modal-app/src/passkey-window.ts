@@ -106,6 +106,11 @@ export function openPasskeyWindow(): PasskeyWindow | null {
   return { window: opened, nonce }
 }
 
+/** Closes the window of a ceremony that ended before it did (an error on the frame's side). */
+export function closePasskeyWindow(target: PasskeyWindow | null): void {
+  if (target && !target.window.closed) target.window.close()
+}
+
 /**
  * Runs the creation in the window: waits for it to be ready, sends the options and texts, and
  * answers what it created. Rejects with the browser's error (a cancel stays a NotAllowedError),
@@ -124,7 +129,7 @@ export function createInWindow(
       clearInterval(poll)
       clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
-      if (!popup.closed) popup.close()
+      closePasskeyWindow(target)
       settle()
     }
     const cancel = (why: string) => end(() => reject(new DOMException(why, 'NotAllowedError')))

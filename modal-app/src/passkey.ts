@@ -28,6 +28,7 @@ import { browserSecret } from './oauth.ts'
 import {
   attachment,
   type CreatedCredential,
+  closePasskeyWindow,
   createInWindow,
   openPasskeyWindow,
   type PasskeyWindow,
@@ -199,15 +200,11 @@ export function startConditional(): () => void {
 /** Whether the field's conditional request is under way (or being set up). */
 let conditional = false
 
-const closeWindow = (target: PasskeyWindow | null) => {
-  if (target && !target.window.closed) target.window.close()
-}
-
 /**
  * Creates a credential in this frame, or in the window opened for it (`target`): its JSON for
  * the server, and whether the authenticator has PRF. After the ceremony under way is stopped.
  */
-export async function createCredential(
+async function createCredential(
   publicKey: PublicKeyCredentialCreationOptions,
   target: PasskeyWindow | null,
 ): Promise<CreatedCredential> {
@@ -261,7 +258,7 @@ export async function createPasskey(intent: 'signup' | 'link', name?: string): P
     }
     credential = (await createCredential(publicKey, target)).json
   } catch (e) {
-    closeWindow(target)
+    closePasskeyWindow(target)
     throw ceremonyError(e)
   }
   const body = { credential, browser_secret: secret, ...(name ? { name } : {}) }

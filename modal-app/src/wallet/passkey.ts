@@ -6,7 +6,12 @@
  * frame then asks the passkey for its PRF output with a salt only it and the server know.
  */
 import { LatchError } from '@latch/shared'
-import { createInWindow, type PasskeyWindow, windowTexts } from '../passkey-window.ts'
+import {
+  closePasskeyWindow,
+  createInWindow,
+  type PasskeyWindow,
+  windowTexts,
+} from '../passkey-window.ts'
 import type { WalletFrame } from './frame.ts'
 
 /** Whether this browser has WebAuthn at all (the passkey choices show only where it does). */
@@ -60,7 +65,7 @@ export async function registerRecoveryPasskey(
         ?.enabled
     }
   } catch (e) {
-    if (target && !target.window.closed) target.window.close()
+    closePasskeyWindow(target)
     if (e instanceof LatchError) throw e
     console.warn('Latch: the passkey was not registered', e)
     throw LatchError.of('passkey_failed', { cause: e })
