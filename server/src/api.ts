@@ -28,6 +28,11 @@ import { operatorRoutes } from './apps/operator.ts'
 import { appRoutes } from './apps/routes.ts'
 import { chainRoutes } from './chains/routes.ts'
 import type { Deps } from './context.ts'
+import {
+  DB_BUSY_RETRY_AFTER_S,
+  DB_LOST_RETRY_AFTER_S,
+  databaseUnavailable,
+} from './db/unavailable.ts'
 import { type HonoEnv, isPublicAppPath, requireApp } from './http.ts'
 import { oauthRoutes } from './oauth/routes.ts'
 import { logFailure, observeRequests } from './ops/requests.ts'
@@ -61,11 +66,21 @@ function isAbortedRequest(e: unknown): boolean {
 }
 
 function toError(e: unknown): LatchError {
-  if (isLatchError(e)) return e
   // The client's fault, not the server's: no 500, nothing logged as a failure.
   if (isAbortedRequest(e)) {
     return LatchError.of('invalid_data', { message: 'Request body is incomplete' })
   }
+  // The database out of reach (a restart, a failover, a lost connection, the pool busy past
+  // its bound), thrown as is or wrapped in an internal error: the same request succeeds once
+  // it is back. Every other catalogued error keeps its own answer.
+  const unavailable = !isLatchError(e) || e.is('internal_error') ? databaseUnavailable(e) : null
+  if (unavailable) {
+    return LatchError.of('service_unavailable', {
+      retryAfter: unavailable === 'busy' ? DB_BUSY_RETRY_AFTER_S : DB_LOST_RETRY_AFTER_S,
+      cause: e,
+    })
+  }
+  if (isLatchError(e)) return e
   if (e instanceof HTTPException) {
     if (e.status === 413) return LatchError.of('payload_too_large')
     if (e.status < 500) {
@@ -84,7 +99,10 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   api.onError((e, c) => {
     const err = toError(e)
     const status = statusOf(err)
-    if (status >= 500 && !isLatchError(e)) logFailure(deps, c, e)
+    // A 503 for the database is the database's state, not a failure of this request to look into.
+    if (status >= 500 && !isLatchError(e) && !err.is('service_unavailable')) logFailure(deps, c, e)
+    // The request's log line and metrics name the code answered.
+    if (err.is('service_unavailable')) c.error = err
     const wait = retryAfterHeader(err)
     if (wait !== undefined) c.header('retry-after', wait)
     return c.json(toApiErrorBody(err), status)

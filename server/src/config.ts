@@ -80,9 +80,24 @@ export interface PostgresSettings {
   poolMax: number
   /** Milliseconds a statement may run before PostgreSQL cancels it; 0: no limit (LATCH_PG_STATEMENT_TIMEOUT_MS). */
   statementTimeoutMs: number
+  /**
+   * Milliseconds a request may wait for a connection (a free one, or a new one opening) before
+   * it is answered 503 with Retry-After (LATCH_PG_POOL_WAIT_MS).
+   */
+  poolWaitMs: number
+  /** Requests that may wait for a connection at once; the next is answered 503 at once (LATCH_PG_POOL_QUEUE_MAX). */
+  poolQueueMax: number
 }
 
+/**
+ * Sized for a 2-core machine: the process's CPU, not the database, is what saturates first, so
+ * ten connections keep PostgreSQL busy without queueing in it. A request that waits a second
+ * for a connection is better answered 503 at once (the client retries after Retry-After) than
+ * queued behind the overload; a hundred waiting is a queue of several hundred milliseconds.
+ */
 export const DEFAULT_PG_POOL_MAX = 10
+export const DEFAULT_PG_POOL_WAIT_MS = 1_000
+export const DEFAULT_PG_POOL_QUEUE_MAX = 100
 export const DEFAULT_PG_STATEMENT_TIMEOUT_MS = 0
 
 export interface SmsBudget {
@@ -426,6 +441,8 @@ export function loadConfig(env: Env = process.env): Config {
         0,
         24 * 60 * 60 * 1000,
       ),
+      poolWaitMs: integer(env, 'LATCH_PG_POOL_WAIT_MS', DEFAULT_PG_POOL_WAIT_MS, 50, 60_000),
+      poolQueueMax: integer(env, 'LATCH_PG_POOL_QUEUE_MAX', DEFAULT_PG_POOL_QUEUE_MAX, 0, 100_000),
     },
     logFormat: logFormatFrom(env),
     metrics: metrics(env),

@@ -68,6 +68,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "PHANTOM_STILL_HERE_DELAY_MS",
       "QR_DEFAULT_SIZE",
       "QR_ERROR_CORRECTION",
+      "REFRESH_ID_HEADER",
       "REFRESH_TOKEN_COOKIE_DAYS",
       "REFRESH_TOKEN_MAX_AGE_S",
       "SDK_VERSION",

@@ -35,6 +35,11 @@ import type {
 /** Headers every API request carries. */
 export const APP_ID_HEADER = 'latch-app-id'
 export const CLIENT_HEADER = 'latch-client'
+/**
+ * A refresh's own id: random for each refresh, the same on every retry of it, so a retry whose
+ * first answer was lost is recognised as the same request (server/src/sessions/README.md).
+ */
+export const REFRESH_ID_HEADER = 'latch-refresh-id'
 
 // The wallet frame's pages on the API origin (not under /api/v1). One spelling: the modal builds
 // the URLs with walletFramePath/walletExportPath, the server routes WALLET_FRAME_ROUTE and

@@ -134,6 +134,16 @@ export const ERRORS = {
     message: 'Token price is unavailable',
     retryable: true,
   },
+  /**
+   * The database is out of reach for a moment (a restart, a failover, a lost connection) or
+   * every connection is busy. The request did not finish; send it again after Retry-After.
+   */
+  service_unavailable: {
+    type: 'api_error',
+    status: 503,
+    message: 'The service is briefly unavailable, please try again',
+    retryable: true,
+  },
   internal_error: {
     type: 'api_error',
     status: 500,
