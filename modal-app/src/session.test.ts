@@ -1,9 +1,9 @@
 // @vitest-environment node
-import { CLIENT_NAME, isLatchError, type User } from '@latch/shared'
+import { CLIENT_NAME, isLatchError, REFRESH_ID_HEADER, type User } from '@latch/shared'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { createApiClient } from './api.ts'
 import { createSession, tokenExpiry } from './session.ts'
-import { type ApiDouble, apiError, startApiDouble } from './test/api-double.ts'
+import { type Answer, type ApiDouble, apiError, startApiDouble } from './test/api-double.ts'
 import { APP_ID, jwt, user } from './test/fixtures.ts'
 import { memoryTokens } from './test/memory-tokens.ts'
 
@@ -22,14 +22,24 @@ const inSeconds = (s: number) => Math.floor(NOW / 1000) + s
 function setup(refreshToken: string | null = null) {
   const tokens = memoryTokens(refreshToken)
   const users: (User | null)[] = []
+  // The waits between a refresh's tries, recorded instead of waited.
+  const waits: number[] = []
   let session: ReturnType<typeof createSession> | null = null
   const client = createApiClient({
     baseUrl: api.url,
     appId: APP_ID,
     accessToken: () => session?.getAccessToken() ?? Promise.resolve(null),
   })
-  session = createSession({ api: client, tokens, onUser: (u) => users.push(u), now: () => NOW })
-  return { session, tokens, users, client }
+  session = createSession({
+    api: client,
+    tokens,
+    onUser: (u) => users.push(u),
+    now: () => NOW,
+    sleep: async (ms) => {
+      waits.push(ms)
+    },
+  })
+  return { session, tokens, users, client, waits }
 }
 
 test('behavior: tokenExpiry reads exp in milliseconds; garbage reads as expired', () => {
@@ -103,6 +113,77 @@ describe('getAccessToken', () => {
     const error = await session.getAccessToken().catch((e: unknown) => e)
     expect(isLatchError(error) && error.status).toBe(503)
     expect(tokens.value).toBe('rt-1')
+  })
+})
+
+describe('a refresh that fails on the way', () => {
+  const fresh = () => ({ token: jwt(inSeconds(3600)), refresh_token: 'rt-2', user: user() })
+  /** Answers each try in turn from `answers`, the last one from then on. */
+  const inTurn = (...answers: Answer[]) => {
+    let n = 0
+    api.on('POST /sessions', () => answers[Math.min(n++, answers.length - 1)] ?? {})
+  }
+  const ids = () => api.calls('POST /sessions').map((c) => c.headers[REFRESH_ID_HEADER])
+
+  test('behavior: a 503 with Retry-After is sent again after that wait with the same Latch-Refresh-Id, and its answer is taken', async () => {
+    inTurn(
+      {
+        ...apiError(503, 'service_unavailable', 'briefly unavailable'),
+        headers: { 'retry-after': '2' },
+      },
+      { body: fresh() },
+    )
+    const { session, tokens, waits } = setup()
+    session.start({ token: jwt(inSeconds(1)), refresh_token: 'rt-1' }, user())
+    expect(await session.getAccessToken()).toBe(fresh().token)
+    expect(tokens.value).toBe('rt-2')
+    expect(waits).toEqual([2000])
+    const sent = ids()
+    expect(sent).toHaveLength(2)
+    expect(sent[0]).toMatch(/^[A-Za-z0-9_-]{22}$/)
+    expect(sent[1]).toBe(sent[0])
+    expect(api.calls('POST /sessions').map((c) => c.body)).toEqual([
+      { refresh_token: 'rt-1' },
+      { refresh_token: 'rt-1' },
+    ])
+  })
+
+  test('behavior: a connection dropped without an answer is sent again with the same id; the next refresh has an id of its own', async () => {
+    inTurn({ drop: true }, { body: fresh() })
+    const { session, waits } = setup()
+    session.start({ token: jwt(inSeconds(1)), refresh_token: 'rt-1' }, user())
+    expect(await session.getAccessToken()).toBe(fresh().token)
+    expect(waits).toEqual([500])
+    const [first, second] = ids()
+    expect(second).toBe(first)
+    await session.refreshUser()
+    expect(ids()[2]).not.toBe(first)
+  })
+
+  test('error: the tries are bounded: five with the same id, no wait past 8 s whatever Retry-After says, then it rejects and keeps the token', async () => {
+    inTurn({ ...apiError(503, 'service_unavailable', 'down'), headers: { 'retry-after': '60' } })
+    const { session, tokens, waits } = setup()
+    session.start({ token: jwt(inSeconds(1)), refresh_token: 'rt-1' }, user())
+    const error = await session.getAccessToken().catch((e: unknown) => e)
+    expect(isLatchError(error) && error.code).toBe('service_unavailable')
+    expect(api.calls('POST /sessions')).toHaveLength(5)
+    expect(new Set(ids()).size).toBe(1)
+    expect(waits).toEqual([8000, 8000, 8000, 8000])
+    expect(tokens.value).toBe('rt-1')
+  })
+
+  test('refusal: the server’s word on the token is not sent again (invalid_refresh_token, invalid_data)', async () => {
+    api.on('POST /sessions', apiError(400, 'invalid_data', 'bad'))
+    const { session, waits } = setup()
+    session.start({ token: jwt(inSeconds(1)), refresh_token: 'rt-1' }, user())
+    await expect(session.getAccessToken()).rejects.toMatchObject({ code: 'invalid_data' })
+    api.on(
+      'POST /sessions',
+      apiError(401, 'invalid_refresh_token', 'Invalid or expired refresh token'),
+    )
+    expect(await session.getAccessToken()).toBeNull()
+    expect(api.calls('POST /sessions')).toHaveLength(2)
+    expect(waits).toEqual([])
   })
 })
 

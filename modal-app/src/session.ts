@@ -6,6 +6,7 @@ import {
   type ForkResponse,
   isLatchError,
   LatchError,
+  REFRESH_ID_HEADER,
   type RefreshResponse,
   TOKEN_EXPIRY_MARGIN_MS,
   type User,
@@ -42,6 +43,40 @@ export interface SessionOptions {
   /** Called with the user after a refresh, and with null when the session is cleared. */
   onUser?: (user: User | null) => void
   now?: () => number
+  /** Waits between the tries of a refresh (tests record them instead). */
+  sleep?: (ms: number) => Promise<void>
+}
+
+/** Tries of one refresh whose request failed on the way (the network, a restart, a 503). */
+export const REFRESH_TRIES = 5
+/** The wait before the second try, doubling after; the answer's Retry-After when longer. */
+export const REFRESH_RETRY_BASE_MS = 500
+/** No wait between tries is longer, whatever Retry-After says. */
+export const REFRESH_RETRY_MAX_WAIT_MS = 8_000
+
+/**
+ * Whether a refresh that failed this way may be sent again: no answer (a dropped connection,
+ * the 10 s timeout), the database out of reach (503 service_unavailable), or a 5xx without
+ * Latch's body (a proxy's 502 or 504). Sending it again is safe because it carries the same
+ * id. A 4xx is the server's word on the token and is final.
+ */
+function worthRetrying(e: unknown): e is LatchError {
+  if (!isLatchError(e)) return false
+  if (e.is('service_unavailable') || e.is('client_request_timeout')) return true
+  return e.is('internal_error') && (e.status === undefined || e.status >= 500)
+}
+
+/**
+ * A refresh's Latch-Refresh-Id: 128 random bits, kept in memory for that refresh only. The
+ * server answers a retry carrying it with the pair its lost answer held (see the server's
+ * sessions README: how a retry is told from a stolen token).
+ */
+function newRefreshId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16))
+  return btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '')
 }
 
 /** The exp claim of a JWT in milliseconds, or 0 when unreadable (treated as expired). */
@@ -61,6 +96,8 @@ export function tokenExpiry(jwt: string): number {
 
 export function createSession(options: SessionOptions): Session {
   const now = options.now ?? Date.now
+  const sleep =
+    options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
   let accessToken: string | null = null
   let inflight: Promise<string | null> | null = null
   let user: User | null = null
@@ -76,9 +113,30 @@ export function createSession(options: SessionOptions): Session {
   }
 
   /**
+   * Sends the same refresh until it is answered, at most REFRESH_TRIES times, while it fails on
+   * the way (worthRetrying); each try has the client's timeout and each wait a bound. The id
+   * stays the same, so a try whose rotation committed but whose answer was lost is answered
+   * again rather than taken for reuse.
+   */
+  const sendRefresh = async <T>(send: (headers: Record<string, string>) => Promise<T>) => {
+    const headers = { [REFRESH_ID_HEADER]: newRefreshId() }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send(headers)
+      } catch (e) {
+        if (attempt >= REFRESH_TRIES || !worthRetrying(e)) throw e
+        const backoff = REFRESH_RETRY_BASE_MS * 2 ** (attempt - 1)
+        const asked = (e.retryAfter ?? 0) * 1000
+        await sleep(Math.min(Math.max(backoff, asked), REFRESH_RETRY_MAX_WAIT_MS))
+      }
+    }
+  }
+
+  /**
    * Trades the stored refresh token at `path` (a refresh, or a fork that also answers its token).
    * Refresh goes without a bearer token (the refresh token is the credential); a fork's is in
-   * `headers`, never fetched here, as that would wait on this very rotation.
+   * `headers`, never fetched here, as that would wait on this very rotation. A refresh is sent
+   * again when it fails on the way (sendRefresh); a fork (the call with a bearer) is not.
    */
   const rotate = async <T extends RefreshResponse | ForkResponse>(
     path: string,
@@ -90,12 +148,14 @@ export function createSession(options: SessionOptions): Session {
       accessToken = null
       return null
     }
-    try {
-      const res = await options.api.request<T>(
+    const send = (more: Record<string, string>) =>
+      options.api.request<T>(
         path,
         { refresh_token: refreshToken },
-        { auth: false, ...(headers ? { headers } : {}) },
+        { auth: false, headers: { ...headers, ...more } },
       )
+    try {
+      const res = headers ? await send({}) : await sendRefresh(send)
       accessToken = res.token
       options.tokens.set(res.refresh_token)
       apply(res)

@@ -11,6 +11,7 @@ import {
   LatchError,
   MAX_BODY_BYTES,
   mergeErrors,
+  REFRESH_ID_HEADER,
   retryAfterHeader,
   SERVER_ERRORS,
   SIWE_HASH_HEADER,
@@ -129,11 +130,12 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
         'authorization',
         APP_ID_HEADER,
         CLIENT_HEADER,
+        REFRESH_ID_HEADER,
         SIWE_HASH_HEADER,
         SIWE_SECRET_HEADER,
       ],
       allowMethods: ['GET', 'POST', 'OPTIONS'],
-      // The modal reads how long to wait after a 429.
+      // The modal reads how long to wait after a 429 or a 503.
       exposeHeaders: ['retry-after'],
       maxAge: 600,
     }),

@@ -527,6 +527,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('apps').addColumn('chains', 'jsonb').execute()
     },
   },
+  '0019_refresh_retry_id': {
+    async up(db: Kysely<unknown>) {
+      // The hash of the Latch-Refresh-Id of the request that rotated a token: a retry of that
+      // same request, whose answer was lost, is answered the live pair (sessions/service.ts).
+      await db.schema.alterTable('refresh_tokens').addColumn('rotated_by', 'text').execute()
+    },
+  },
 }
 
 /** The set itself, in name order; exported so tests can stop part way. */

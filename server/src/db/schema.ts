@@ -67,6 +67,8 @@ export interface RefreshTokensTable {
   child_hash: string | null
   /** The child token sealed under the secret, for the concurrent-tab grace window. */
   child_sealed: string | null
+  /** The hash of the Latch-Refresh-Id of the request that rotated it: its retries get the child. */
+  rotated_by: string | null
 }
 
 export interface VerificationCodesTable {

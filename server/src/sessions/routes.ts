@@ -1,5 +1,11 @@
 /** POST /sessions (refresh), /sessions/logout, /sessions/fork, /sessions/fork/recover. */
-import { type ForkResponse, type RefreshResponse, refreshBody } from '@latch/shared'
+import {
+  type ForkResponse,
+  LatchError,
+  REFRESH_ID_HEADER,
+  type RefreshResponse,
+  refreshBody,
+} from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import { z } from 'zod'
 import { loadUser } from '../accounts/service.ts'
@@ -7,9 +13,31 @@ import type { Deps } from '../context.ts'
 import { clientIp, type HonoEnv, optionalAuth, readBody, SUCCESS } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
 import { clearWalletCredential, setWalletCredential } from '../wallets/credential.ts'
-import { createForkToken, logoutSession, redeemForkToken, refreshSession } from './service.ts'
+import {
+  createForkToken,
+  type IssuedSession,
+  logoutSession,
+  redeemForkToken,
+  refreshSession,
+  type StartedSession,
+} from './service.ts'
 
 const logoutBody = z.object({ refresh_token: z.string().max(512).nullish() })
+
+/** A Latch-Refresh-Id: random, 16 to 128 URL-safe characters (the modal sends 22). */
+const REFRESH_ID = /^[A-Za-z0-9_-]{16,128}$/
+
+/** The request's Latch-Refresh-Id, null when absent; a malformed one is refused. */
+function refreshIdOf(c: Context<HonoEnv>): string | null {
+  const id = c.req.header(REFRESH_ID_HEADER)
+  if (id === undefined) return null
+  if (!REFRESH_ID.test(id)) {
+    throw LatchError.of('invalid_data', {
+      message: `${REFRESH_ID_HEADER} must be 16 to 128 characters of A-Z, a-z, 0-9, - and _`,
+    })
+  }
+  return id
+}
 
 /**
  * Forks per client address: counted before the refresh token rotates, so a refused fork never
@@ -28,11 +56,19 @@ export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
    * credential; a refresh never does (server/src/wallets/credential.ts).
    */
   const redeemWith =
-    (redeem: typeof refreshSession | typeof redeemForkToken, starts: boolean) =>
+    (
+      redeem: (
+        deps: Deps,
+        appId: string,
+        token: string,
+        c: Context<HonoEnv>,
+      ) => Promise<IssuedSession | StartedSession>,
+      starts: boolean,
+    ) =>
     async (c: Context<HonoEnv>) => {
       const { refresh_token } = await readBody(c, refreshBody)
       const app = c.get('app')
-      const session = await redeem(deps, app.id, refresh_token)
+      const session = await redeem(deps, app.id, refresh_token, c)
       const answer: RefreshResponse = {
         user: await loadUser(deps.db, app.id, session.userId),
         token: session.token,
@@ -44,7 +80,10 @@ export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
       return c.json(answer)
     }
 
-  routes.post('/', redeemWith(refreshSession, false))
+  routes.post(
+    '/',
+    redeemWith((d, appId, token, c) => refreshSession(d, appId, token, refreshIdOf(c)), false),
+  )
 
   // A bearer token of this app also names the session; an invalid one is simply ignored.
   routes.post('/logout', optionalAuth(deps), async (c) => {

@@ -1,7 +1,8 @@
 /**
  * Sessions and their tokens. A refresh token is 256 random bits stored as a hash, rotated on
  * every use. Presenting the immediate parent of the live token within 10 s answers the live
- * pair (tabs refreshing together); any other reuse revokes the session's family.
+ * pair (tabs refreshing together), and so does a retry of the very refresh that rotated it
+ * (the same Latch-Refresh-Id) within 5 minutes; any other reuse revokes the session's family.
  *
  * A family is a sign-in and every session forked from it (fork + fork/recover), named by its
  * root session (`family_id`). Reuse and logout revoke every member in one statement, and each
@@ -23,6 +24,12 @@ import type { Database, Db } from '../db/index.ts'
 import { eventCte, type WebhookEvent } from '../webhooks/events.ts'
 
 export const REFRESH_GRACE_MS = 10_000
+/**
+ * How long a retry of the same refresh (the same Latch-Refresh-Id) is answered the live pair:
+ * long enough to cover a database failover or a process restart between the rotation and the
+ * client's retry (see README.md).
+ */
+export const REFRESH_RETRY_WINDOW_MS = 5 * 60_000
 /**
  * How long a fork token lives by default (LATCH_FORK_TOKEN_TTL may shorten it): the time to pick
  * a wallet app and let it open the page, and little more, since whoever holds it becomes the user.
@@ -158,6 +165,7 @@ async function rotate(
   appId: string,
   hash: string,
   now: Date,
+  retryHash: string | null,
 ): Promise<{ sessionId: string; userId: string; refreshToken: string } | undefined> {
   const refreshToken = randomToken()
   const childHash = hashToken(refreshToken)
@@ -165,7 +173,7 @@ async function rotate(
     WITH rotated AS (
       UPDATE refresh_tokens t
       SET rotated_at = ${now}, child_hash = ${childHash},
-          child_sealed = ${deps.secrets.encrypt(refreshToken)}
+          child_sealed = ${deps.secrets.encrypt(refreshToken)}, rotated_by = ${retryHash}
       FROM sessions s, sessions f
       WHERE t.hash = ${hash} AND t.rotated_at IS NULL
         AND s.id = t.session_id AND s.app_id = ${appId}
@@ -202,16 +210,23 @@ type RefreshOutcome =
   | { kind: 'ok'; sessionId: string; userId: string; refreshToken: string }
   | { kind: 'reuse' }
 
-/** Rotates a refresh token into a new pair; see the module comment for reuse. */
+/**
+ * Rotates a refresh token into a new pair; see the module comment for reuse. `refreshId`, the
+ * request's Latch-Refresh-Id, is kept (hashed) with the rotation: presented again with the
+ * same id, the rotated token is a retry of this request and gets the live pair for
+ * REFRESH_RETRY_WINDOW_MS, not only the 10 s grace (README.md: a retry or a stolen token).
+ */
 export async function refreshSession(
   deps: SessionDeps,
   appId: string,
   presented: string,
+  refreshId: string | null = null,
 ): Promise<IssuedSession> {
   const now = deps.clock.now()
   const hash = hashToken(presented)
+  const retryHash = refreshId === null ? null : hashToken(refreshId)
   // The common case, a live token: one statement, no transaction.
-  const fast = await rotate(deps.db, deps, appId, hash, now)
+  const fast = await rotate(deps.db, deps, appId, hash, now, retryHash)
   const outcome: RefreshOutcome = fast
     ? { kind: 'ok', ...fast }
     : await deps.db.transaction().execute(async (trx): Promise<RefreshOutcome> => {
@@ -224,6 +239,7 @@ export async function refreshSession(
             't.rotated_at',
             't.child_hash',
             't.child_sealed',
+            't.rotated_by',
             's.id as session_id',
             's.app_id',
             's.user_id',
@@ -246,15 +262,16 @@ export async function refreshSession(
         }
         if (!row.rotated_at) {
           // Rotated by nobody after all (the fast statement lost a race that rolled back).
-          const rotated = await rotate(trx, deps, appId, hash, now)
+          const rotated = await rotate(trx, deps, appId, hash, now, retryHash)
           if (!rotated) throw LatchError.of('invalid_refresh_token')
           return { kind: 'ok', ...rotated }
         }
-        if (
-          now.getTime() - row.rotated_at.getTime() <= REFRESH_GRACE_MS &&
-          row.child_hash &&
-          row.child_sealed
-        ) {
+        const since = now.getTime() - row.rotated_at.getTime()
+        // Another tab with the same token (the grace), or this very request again after its
+        // answer was lost (the same id, which only the client that sent it knows).
+        const sameRequest =
+          retryHash !== null && row.rotated_by === retryHash && since <= REFRESH_RETRY_WINDOW_MS
+        if ((since <= REFRESH_GRACE_MS || sameRequest) && row.child_hash && row.child_sealed) {
           const child = await trx
             .selectFrom('refresh_tokens')
             .select('rotated_at')
