@@ -63,6 +63,8 @@ export interface ModalServerOptions {
    * before any file; null passes the request on.
    */
   probe?: (pathname: string) => Promise<{ status: number; body: Record<string, unknown> } | null>
+  /** Strict-Transport-Security's value on every answer (`latch serve` in production over https). */
+  strictTransportSecurity?: string
 }
 
 /**
@@ -632,7 +634,9 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
     compress: createCompressor(),
     probe: options.probe,
   }
+  const hsts = options.strictTransportSecurity
   const server = createServer((req, res) => {
+    if (hsts) res.setHeader('strict-transport-security', hsts)
     handle(site, req, res).catch((e: unknown) => {
       log(`modal server: ${req.method} ${req.url} failed: ${String(e)}`)
       if (!res.headersSent)

@@ -36,6 +36,7 @@ import {
 } from './db/unavailable.ts'
 import { type HonoEnv, isPublicAppPath, requireApp } from './http.ts'
 import { oauthRoutes } from './oauth/routes.ts'
+import { strictTransportSecurity } from './ops/hsts.ts'
 import { logFailure, observeRequests } from './ops/requests.ts'
 import { passkeyRoutes } from './passkeys/routes.ts'
 import { passwordlessRoutes } from './passwordless/routes.ts'
@@ -119,6 +120,14 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
 
   // First: every request gets its id, its log line and its count, refusals included.
   api.use('*', observeRequests(deps))
+  const hsts = strictTransportSecurity(deps.config.production, deps.config.publicUrl)
+  if (hsts !== null) {
+    // After the handler, so errors and 404s carry it too.
+    api.use('*', async (c, next) => {
+      await next()
+      c.header('strict-transport-security', hsts)
+    })
+  }
   const modalOrigin = deps.config.modalOrigin
   api.use(
     '*',

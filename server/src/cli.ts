@@ -8,6 +8,7 @@ import {
   LOGIN_METHODS,
   type ServerAppConfig,
   type ServerCreateOnLogin,
+  SPEC_CHAIN_IDS,
   splitLoginMethods,
   type ThemeSetting,
 } from '@latch/shared'
@@ -85,8 +86,11 @@ Settings (create and update):
   --terms <url>  --privacy <url>
   --create-on-login off|all-users|users-without-wallets  --require-passcode on|off
   --wallet-connect-id <id>       --custom-api-url <url>
-  --chains <ids>|default         Chain ids the app's wallet may use, comma-separated, e.g.
-                                 8453,84532 (Base, Base Sepolia); default: SPEC's list
+  --chains <ids>|default|spec    Chain ids the app's wallet may use, comma-separated, e.g.
+                                 8453,84532 (Base, Base Sepolia); default: today's networks
+                                 (the mainnets, Sepolia and its rollups, Polygon Amoy,
+                                 Filecoin Calibration); spec: SPEC's list, shut-down test
+                                 networks included
   --rpc-url <chainId>=<url>      The app's own node for a chain (kept sealed, never sent to
                                  browsers); repeatable; <chainId>= with no URL drops it
   --oauth-json <json>            Per-provider OAuth settings, merged by provider, e.g.
@@ -236,10 +240,15 @@ export function settingsFromOptions(
       .split(',')
       .map((id) => id.trim())
       .filter(Boolean)
-    if (list !== 'default' && ids.some((id) => !/^[0-9]{1,10}$/.test(id))) {
-      throw new UsageError(`--chains takes chain ids such as 8453,84532 or default, not '${list}'`)
+    const named = list === 'default' || list === 'spec'
+    if (!named && ids.some((id) => !/^[0-9]{1,10}$/.test(id))) {
+      throw new UsageError(
+        `--chains takes chain ids such as 8453,84532, default or spec, not '${list}'`,
+      )
     }
-    patch.chains = list === 'default' ? null : ids.map(Number)
+    // 'default' follows Latch's list as it changes; 'spec' is stored as the ids it names.
+    patch.chains =
+      list === 'default' ? null : list === 'spec' ? [...SPEC_CHAIN_IDS] : ids.map(Number)
   }
   if (v['oauth-json'] !== undefined) {
     try {

@@ -233,7 +233,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     const metrics = deps.metrics
     const token = deps.config.metrics?.token
     const fetch = metrics && token ? withMetrics(api.fetch, metrics, token) : api.fetch
-    server = await listen(withProbes(fetch, ready), port, host, deps.log)
+    server = await listen(withProbes(fetch, ready), port, host, deps.log, deps.config.http)
   } catch (e) {
     stopSweeper()
     await services.close()

@@ -78,6 +78,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "SIWE_HASH_HEADER",
       "SIWE_SECRET_HEADER",
       "SIWE_STATEMENT",
+      "SPEC_CHAIN_IDS",
       "SUCCESS_CLOSE_BEFORE_WALLET_CREATION_MS",
       "SUCCESS_CLOSE_DELAY_MS",
       "SUCCESS_COLOR",

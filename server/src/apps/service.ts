@@ -58,7 +58,7 @@ export interface AppInput {
    * chain's override. Kept sealed and never served to browsers: such URLs carry API keys.
    */
   rpcUrls?: Record<string, string | null>
-  /** The chain ids the app's wallet may use (any of CHAINS); null goes back to SPEC's list. */
+  /** The chain ids the app's wallet may use (any of CHAINS); null goes back to Latch's default (DEFAULT_CHAIN_IDS). */
   chains?: number[] | null
 }
 
@@ -86,7 +86,7 @@ export interface AppRecord {
   smsCountries: string[]
   /** Node URL per supported chain id (as a decimal string); chains not listed use the default. */
   rpcUrls: Record<string, string>
-  /** The operator's chain list, or null for SPEC's (appChainIds answers the one in force). */
+  /** The operator's chain list, or null for the default (appChainIds answers the one in force). */
   chains: number[] | null
   createdAt: Date
   updatedAt: Date
@@ -501,7 +501,7 @@ export async function toServerAppConfig(
   }
 }
 
-/** The chain ids the app's wallet may use: the operator's list, else SPEC's. */
+/** The chain ids the app's wallet may use: the operator's list, else today's networks. */
 export function appChainIds(app: Pick<AppRecord, 'chains'>): number[] {
   return app.chains ? [...app.chains] : [...DEFAULT_CHAIN_IDS]
 }

@@ -23,7 +23,7 @@ export interface AppsTable {
   sms_countries: ColumnType<string[], string | undefined, string>
   /** Per-chain RPC URL overrides `{ "<chainId>": url }` as JSON, sealed under the server secret. */
   rpc_urls_sealed: ColumnType<string | null, string | null | undefined, string | null>
-  /** Chain ids the app's wallet may use as a JSON list; null: SPEC's list (DEFAULT_CHAIN_IDS). */
+  /** Chain ids the app's wallet may use as a JSON list; null: Latch's default (DEFAULT_CHAIN_IDS). */
   chains: ColumnType<number[] | null, string | null | undefined, string | null>
   created_at: Time
   updated_at: Time
