@@ -18,6 +18,8 @@ export interface Answer {
   body?: unknown
   /** Milliseconds to wait before answering. */
   delay?: number
+  /** Extra answer headers (e.g. retry-after). */
+  headers?: Record<string, string>
 }
 
 export type Handler = (body: unknown, req: Recorded) => Answer | Promise<Answer>
@@ -61,7 +63,7 @@ export async function startApiDouble(): Promise<ApiDouble> {
           }
       if (answer.delay) await new Promise((r) => setTimeout(r, answer.delay))
       if (res.destroyed) return
-      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' })
+      res.writeHead(answer.status ?? 200, { ...answer.headers, 'content-type': 'application/json' })
       res.end(JSON.stringify(answer.body ?? { success: true }))
     })
   })

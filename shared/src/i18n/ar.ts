@@ -32,6 +32,7 @@ export default {
     noEmail: 'لم تصلك رسالة البريد الإلكتروني؟',
     noSms: 'لم تصلك الرسالة؟',
     resend: 'إعادة إرسال الرمز',
+    resendIn: 'إعادة إرسال الرمز بعد {seconds} ث',
     codeLegend: 'رمز التأكيد',
     digit: 'الرقم {n} من {total}',
     success: 'تم بنجاح!',

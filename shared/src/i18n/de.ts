@@ -32,6 +32,7 @@ export default {
     noEmail: 'Keine E-Mail erhalten?',
     noSms: 'Keine Nachricht erhalten?',
     resend: 'Code erneut senden',
+    resendIn: 'Code erneut senden in {seconds} s',
     codeLegend: 'Bestätigungscode',
     digit: 'Ziffer {n} von {total}',
     success: 'Geschafft!',

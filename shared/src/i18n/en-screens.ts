@@ -6,6 +6,7 @@ export const enScreens = {
   noEmail: 'Didn’t get an email?',
   noSms: 'Didn’t get a message?',
   resend: 'Resend code',
+  resendIn: 'Resend code in {seconds} s',
   codeLegend: 'Confirmation code',
   digit: 'Digit {n} of {total}',
   success: 'Success!',

@@ -32,6 +32,7 @@ export default {
     noEmail: '¿No te llegó el correo?',
     noSms: '¿No te llegó el mensaje?',
     resend: 'Reenviar código',
+    resendIn: 'Reenviar código en {seconds} s',
     codeLegend: 'Código de confirmación',
     digit: 'Dígito {n} de {total}',
     success: '¡Listo!',

@@ -34,6 +34,7 @@ export default {
     noEmail: 'Vous n’avez pas reçu d’e-mail ?',
     noSms: 'Vous n’avez pas reçu de message ?',
     resend: 'Renvoyer le code',
+    resendIn: 'Renvoyer le code dans {seconds} s',
     codeLegend: 'Code de confirmation',
     digit: 'Chiffre {n} sur {total}',
     success: 'C’est fait !',

@@ -32,6 +32,7 @@ export default {
     noEmail: 'メールが届きませんか？',
     noSms: 'メッセージが届きませんか？',
     resend: 'コードを再送信',
+    resendIn: '{seconds} 秒後にコードを再送信',
     codeLegend: '確認コード',
     digit: '{total}桁中{n}桁目',
     success: '完了しました！',

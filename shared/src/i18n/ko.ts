@@ -32,6 +32,7 @@ export default {
     noEmail: '이메일을 받지 못하셨나요?',
     noSms: '메시지를 받지 못하셨나요?',
     resend: '코드 다시 보내기',
+    resendIn: '{seconds}초 후 코드 재전송',
     codeLegend: '인증 코드',
     digit: '{total}자리 중 {n}번째 숫자',
     success: '완료되었습니다!',

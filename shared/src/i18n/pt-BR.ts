@@ -32,6 +32,7 @@ export default {
     noEmail: 'Não recebeu o e-mail?',
     noSms: 'Não recebeu a mensagem?',
     resend: 'Reenviar código',
+    resendIn: 'Reenviar código em {seconds} s',
     codeLegend: 'Código de confirmação',
     digit: 'Dígito {n} de {total}',
     success: 'Pronto!',

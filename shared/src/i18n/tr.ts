@@ -34,6 +34,7 @@ export default {
     noEmail: 'E-posta gelmedi mi?',
     noSms: 'Mesaj gelmedi mi?',
     resend: 'Kodu yeniden gönder',
+    resendIn: '{seconds} sn sonra kodu yeniden gönder',
     codeLegend: 'Onay kodu',
     digit: 'Rakam {n} / {total}',
     success: 'Başarılı!',

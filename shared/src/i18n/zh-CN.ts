@@ -32,6 +32,7 @@ export default {
     noEmail: '没有收到邮件？',
     noSms: '没有收到短信？',
     resend: '重新发送验证码',
+    resendIn: '{seconds} 秒后重新发送验证码',
     codeLegend: '验证码',
     digit: '第 {n} 位，共 {total} 位',
     success: '成功！',
