@@ -104,6 +104,12 @@ export interface FlowHandle<T extends FlowValue = FlowValue> {
    * A finished sign-in or link (or the user with a new wallet), delivered when the modal closes.
    */
   result: LoginResult | null
+  /**
+   * The last failure of a step the visitor may retry (a wallet call the API refused, the network
+   * down). Leaving then rejects with it: the caller hears the cause, not a decline or an exit
+   * the visitor did not choose. A step that starts again clears it.
+   */
+  failure: LatchError | null
   /** Closes the modal and settles the caller with what the flow has. */
   finish(): void
   /**
@@ -143,6 +149,7 @@ function runningFlow(
     waiting,
     promise,
     result: null,
+    failure: null,
     delivery: null,
     alive,
     guard: (work) =>
@@ -398,7 +405,8 @@ export function finishFlow(tellHost = true): void {
 /**
  * The visitor left: the close button or Escape inside the modal (tellHost), or the host closed
  * its dialog. A finished flow still delivers its result; otherwise the caller's promise
- * rejects with login_exited or link_exited.
+ * rejects with the failure the visitor saw last (flow.failure), else login_exited, link_exited
+ * and the like.
  */
 export function exitFlow(tellHost: boolean): void {
   // A transaction being submitted cannot be left: its outcome must reach the caller.
@@ -437,7 +445,7 @@ function rejectWaiting(): void {
   const { waiting } = current
   if (!waiting) return
   current.waiting = null
-  waiting.reject(LatchError.of(EXITED[store.getState().flow?.kind ?? 'login']))
+  waiting.reject(current.failure ?? LatchError.of(EXITED[store.getState().flow?.kind ?? 'login']))
 }
 
 /** What a caller hears when the visitor leaves an unfinished flow (the catalogue's texts). */
