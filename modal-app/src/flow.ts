@@ -38,6 +38,7 @@ import {
 import { signInOrLink } from './account.ts'
 import { track } from './analytics.ts'
 import { type AppView, mergeConfig } from './config.ts'
+import { t, tf } from './i18n.ts'
 import { callHost, runtime } from './runtime.ts'
 import type { ScreenId } from './screens/ids.ts'
 import { FLOW_STATE_RESET, type Flow, initialState, store } from './store.ts'
@@ -45,6 +46,12 @@ import { FLOW_STATE_RESET, type Flow, initialState, store } from './store.ts'
 /** Applies the merged configuration: the modal is ready. */
 export function initialize(server: ServerAppConfig, host: HostAppConfig): void {
   store.setState({ app: mergeConfig(server, host), status: 'ready', error: null })
+}
+
+/** The modal's name as a dialog: 'Log in to {app}', in the visitor's language. */
+export function dialogLabel(): string {
+  const name = store.getState().app?.name
+  return name ? tf('dialog', { app: name }) : t('dialogPlain')
 }
 
 /** Shows the general error view. */
@@ -257,8 +264,9 @@ export function startFlow<T extends FlowValue>(flow: Flow, screen: ScreenId): Fl
   const wasOpen = store.getState().open
   store.setState({ ...flowReset({ promise, resolve, reject }), flow, screen, open: true })
   // Told even when the modal thinks it is open: a host that closed its dialog meanwhile (a
-  // failed call closes it) shows it again, so no request waits on a hidden screen.
-  callHost('setOpen', true)
+  // failed call closes it) shows it again, so no request waits on a hidden screen. The host's
+  // dialog and frame take the modal's own label, in the visitor's language.
+  callHost('setOpen', true, dialogLabel())
   if (!wasOpen) track('modal_open')
   return current as FlowHandle as FlowHandle<T>
 }

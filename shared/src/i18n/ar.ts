@@ -115,6 +115,8 @@ export default {
     fWallet: 'يُفتح التطبيق الذي تختاره مسجّل الدخول بمحفظتك.',
     fPreparing: 'جارٍ تجهيز الرابط…',
     wNone: 'لم يُعثر على محفظة في هذا المتصفح.',
+    noWallet: 'ليست لديّ محفظة',
+    wcOff: 'لم يُضبط WalletConnect لهذا التطبيق',
     cWaiting: 'في انتظار {wallet}',
     cApprove: 'وافق على الاتصال في محفظتك.',
     cConnected: 'تم الاتصال بـ {wallet}',

@@ -119,6 +119,8 @@ export default {
     fWallet: 'Die gewählte App öffnet sich angemeldet, mit deiner Wallet.',
     fPreparing: 'Dein Link wird vorbereitet…',
     wNone: 'In diesem Browser wurde keine Wallet gefunden.',
+    noWallet: 'Ich habe keine Wallet',
+    wcOff: 'WalletConnect ist für diese App nicht eingerichtet',
     cWaiting: 'Warte auf {wallet}',
     cApprove: 'Bestätige die Verbindung in deiner Wallet.',
     cConnected: 'Verbunden mit {wallet}',

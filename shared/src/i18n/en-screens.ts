@@ -96,6 +96,8 @@ export const enScreens = {
   fWallet: 'The app you choose opens signed in with your wallet.',
   fPreparing: 'Preparing your link…',
   wNone: 'No wallet found in this browser.',
+  noWallet: 'I don’t have a wallet',
+  wcOff: 'WalletConnect is not configured for this app',
   // External wallets: the connection, connect-only, linking.
   cWaiting: 'Waiting for {wallet}',
   cApprove: 'Approve the connection in your wallet.',

@@ -118,6 +118,8 @@ export default {
     fWallet: 'La app que elijas se abrirá con la sesión iniciada y tu billetera.',
     fPreparing: 'Preparando tu enlace…',
     wNone: 'No se encontró ninguna billetera en este navegador.',
+    noWallet: 'No tengo billetera',
+    wcOff: 'WalletConnect no está configurado para esta aplicación',
     cWaiting: 'Esperando a {wallet}',
     cApprove: 'Aprueba la conexión en tu billetera.',
     cConnected: 'Conectado a {wallet}',

@@ -121,6 +121,8 @@ export default {
     fWallet: 'L’app choisie s’ouvre connectée, avec votre portefeuille.',
     fPreparing: 'Préparation de votre lien…',
     wNone: 'Aucun portefeuille trouvé dans ce navigateur.',
+    noWallet: 'Je n’ai pas de portefeuille',
+    wcOff: 'WalletConnect n’est pas configuré pour cette application',
     cWaiting: 'En attente de {wallet}',
     cApprove: 'Approuvez la connexion dans votre portefeuille.',
     cConnected: 'Connecté à {wallet}',

@@ -117,6 +117,8 @@ export default {
     fWallet: '選んだアプリはウォレットでログインした状態で開きます。',
     fPreparing: 'リンクを準備しています…',
     wNone: 'このブラウザにウォレットが見つかりません。',
+    noWallet: 'ウォレットを持っていません',
+    wcOff: 'このアプリでは WalletConnect が設定されていません',
     cWaiting: '{wallet} を待っています',
     cApprove: 'ウォレットで接続を承認してください。',
     cConnected: '{wallet} に接続しました',

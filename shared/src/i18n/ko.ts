@@ -115,6 +115,8 @@ export default {
     fWallet: '선택한 앱이 지갑으로 로그인된 상태로 열립니다.',
     fPreparing: '링크를 준비하는 중…',
     wNone: '이 브라우저에서 지갑을 찾을 수 없습니다.',
+    noWallet: '지갑이 없어요',
+    wcOff: '이 앱에는 WalletConnect가 설정되어 있지 않습니다',
     cWaiting: '{wallet} 대기 중',
     cApprove: '지갑에서 연결을 승인하세요.',
     cConnected: '{wallet}에 연결됨',

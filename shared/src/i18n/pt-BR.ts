@@ -117,6 +117,8 @@ export default {
     fWallet: 'O app que você escolher abre conectado, com sua carteira.',
     fPreparing: 'Preparando seu link…',
     wNone: 'Nenhuma carteira encontrada neste navegador.',
+    noWallet: 'Não tenho uma carteira',
+    wcOff: 'O WalletConnect não está configurado para este app',
     cWaiting: 'Aguardando {wallet}',
     cApprove: 'Aprove a conexão na sua carteira.',
     cConnected: 'Conectado a {wallet}',

@@ -120,6 +120,8 @@ export default {
     fWallet: 'Seçtiğiniz uygulama cüzdanınızla oturum açmış olarak açılır.',
     fPreparing: 'Bağlantınız hazırlanıyor…',
     wNone: 'Bu tarayıcıda cüzdan bulunamadı.',
+    noWallet: 'Cüzdanım yok',
+    wcOff: 'WalletConnect bu uygulama için yapılandırılmamış',
     cWaiting: '{wallet} bekleniyor',
     cApprove: 'Bağlantıyı cüzdanınızda onaylayın.',
     cConnected: '{wallet} ile bağlantı kuruldu',

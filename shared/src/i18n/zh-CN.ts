@@ -114,6 +114,8 @@ export default {
     fWallet: '你选择的应用将以你的钱包登录打开。',
     fPreparing: '正在准备你的链接…',
     wNone: '此浏览器中未找到钱包。',
+    noWallet: '我没有钱包',
+    wcOff: '此应用未配置 WalletConnect',
     cWaiting: '正在等待 {wallet}',
     cApprove: '请在你的钱包中批准连接。',
     cConnected: '已连接到 {wallet}',
