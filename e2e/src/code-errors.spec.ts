@@ -79,3 +79,27 @@ test('error: an expired code answers the spec message', async () => {
   await enterCode(hp.modal, code)
   await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
 })
+
+test('error: after a wrong code the next keystrokes are a fresh entry: typing the right code over it signs in with one more request', async () => {
+  const email = newEmail('retype')
+  const { hp, pending, code } = await toCodeScreen(email)
+  const verifications: string[] = []
+  hp.page.on('request', (request) => {
+    if (request.url().includes('/passwordless/authenticate')) verifications.push(request.url())
+  })
+  // Differs from the right code in its first digit, as a slip of the finger does: typed over
+  // the old digits, each keystroke would have completed (and sent) another six-digit code.
+  const wrong = `${(Number(code.charAt(0)) + 1) % 10}${code.slice(1)}`
+  await hp.modal.getByTestId('code-input-0').focus()
+  await hp.page.keyboard.type(wrong, { delay: 20 })
+  await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
+  expect(await codeBoxValues(hp.modal)).toEqual(['', '', '', '', '', ''])
+  await expect
+    .poll(() => hp.modal.getByTestId('code-input-0').evaluate((b) => b === document.activeElement))
+    .toBe(true)
+  // Straight on, without clicking: the first box has the focus.
+  await hp.page.keyboard.type(code, { delay: 20 })
+  const result = expectOk(await settle(pending, 'login()'))
+  expect(result.user.email?.address).toBe(email)
+  expect(verifications).toHaveLength(2)
+})

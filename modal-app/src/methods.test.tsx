@@ -94,7 +94,11 @@ describe('login and close', () => {
       pending = rejection(methods().login())
     })
     expect(store.getState()).toMatchObject({ open: true, screen: 'LANDING' })
-    expect(harness.hostCalls.find((c) => c.method === 'setOpen')?.args).toEqual([true])
+    // The host's dialog and frame take the modal's own name, in the visitor's language.
+    expect(harness.hostCalls.find((c) => c.method === 'setOpen')?.args).toEqual([
+      true,
+      'Log in to Acme',
+    ])
     expect(harness.emitted('modal_open')).toHaveLength(1)
     // The host closed its dialog: the pending login rejects with login_exited.
     await act(() => methods().close())

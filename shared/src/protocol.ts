@@ -252,7 +252,11 @@ export type InjectedWalletEvent = 'accountsChanged' | 'chainChanged' | 'disconne
 
 /** Methods the host SDK exposes to the modal. */
 export interface HostMethods {
-  setOpen(open: boolean): Promise<void>
+  /**
+   * Shows or hides the modal. `label`: the modal's name as a dialog in the visitor's language,
+   * which the host's dialog and frame take (they have only an English one before the first open).
+   */
+  setOpen(open: boolean, label?: string): Promise<void>
   resize(height: number): Promise<void>
   emit(event: HostEventName, payload: unknown): Promise<void>
   /**

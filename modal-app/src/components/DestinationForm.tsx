@@ -11,9 +11,14 @@ export const EMAIL_PLACEHOLDER = 'your@email.com'
 const startAutofill = () => import('../screens/Passkeys.tsx').then((m) => m.startConditional())
 export const PHONE_PLACEHOLDER = '555 555 5555'
 
+/** How long the visitor pauses typing before a malformed value says why it is refused. */
+export const INPUT_CHECK_PAUSE_MS = 1000
+
 /**
  * The e-mail or phone input with its Submit button. Enter submits; the button is disabled
- * while submitting or while the value fails the check.
+ * while submitting or while the value fails the check. A value that fails says why (the
+ * check's own message) once the visitor pauses typing for INPUT_CHECK_PAUSE_MS or presses Enter,
+ * and stops saying it as soon as the value passes.
  */
 export function DestinationForm({
   channel,
@@ -35,7 +40,17 @@ export function DestinationForm({
     if (!email) void loadPhoneCheck().then(() => setPhoneReady(true))
   }, [email])
   const checkPhone = phoneCheck()
-  const valid = email ? validateEmail(value).ok : checkPhone ? checkPhone(value).ok : false
+  const check = email ? validateEmail(value) : checkPhone ? checkPhone(value) : null
+  const valid = check?.ok === true
+  // Said once the visitor paused or pressed Enter: not at every keystroke of a half-typed value.
+  const [paused, setPaused] = useState(false)
+  useEffect(() => {
+    setPaused(false)
+    if (!value.trim()) return
+    const timer = setTimeout(() => setPaused(true), INPUT_CHECK_PAUSE_MS)
+    return () => clearTimeout(timer)
+  }, [value])
+  const problem = paused && check && !check.ok ? shownError(check.error.message) : null
   const name = email ? 'email' : 'phone'
   return (
     <form
@@ -63,11 +78,15 @@ export function DestinationForm({
           autoComplete={passkeys ? 'username webauthn' : email ? 'email' : 'tel-national'}
           placeholder={email ? EMAIL_PLACEHOLDER : PHONE_PLACEHOLDER}
           value={value}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={`${id}-helper`}
+          aria-invalid={error || problem ? true : undefined}
+          aria-describedby={`${id}-problem ${id}-helper`}
           data-testid={`${name}-input`}
           data-autofocus
           onChange={(e) => setValue(e.target.value)}
+          // Enter with Submit disabled submits nothing (HTML's implicit submission): it says why.
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && value.trim()) setPaused(true)
+          }}
           // The field's passkey autofill (conditional UI) starts when it takes the focus, which
           // the landing gives it as the modal opens; its code loads only then.
           onFocus={passkeys ? startAutofill : undefined}
@@ -82,6 +101,15 @@ export function DestinationForm({
           {t('submit')}
         </button>
       </div>
+      {/* A live region from the first render, so the message is spoken when it appears. */}
+      <p
+        id={`${id}-problem`}
+        className="latch-error"
+        aria-live="polite"
+        data-testid={`${name}-problem`}
+      >
+        {problem}
+      </p>
       <p id={`${id}-helper`} className="latch-helper" data-testid={`${name}-helper`}>
         {helper}
       </p>

@@ -296,7 +296,7 @@ describe('createWallet()', () => {
     expect(embeddedWallet(store.getState().user?.linkedAccounts ?? [])).toEqual(account)
   })
 
-  test('error: exiting rejects with "User exited before creating a wallet"; a failed creation shows "Something went wrong" with Close', async () => {
+  test('error: exiting rejects with "User exited before creating a wallet"; a failed creation shows "Something went wrong" with Close, and closing then rejects with the failure', async () => {
     double = walletFrameDouble()
     signedIn(user(), {
       embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: true },
@@ -322,7 +322,7 @@ describe('createWallet()', () => {
     })
     expect(await screen.findByRole('heading', { name: 'Something went wrong' })).toBeTruthy()
     fireEvent.click(screen.getByTestId('error-close'))
-    expect(await rejection(created)).toMatchObject({ code: 'create_exited' })
+    expect(await rejection(created)).toMatchObject({ code: 'internal_error' })
   })
 
   test('error: signed out under the create screen, the caller hears why and the visitor sees the landing', async () => {
