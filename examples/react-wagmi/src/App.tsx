@@ -65,7 +65,7 @@ function Balance({ address }: { address: Address }) {
 function Sign({ address }: { address: Address }) {
   const [message, setMessage] = useState('Hello from Latch')
   const { signMessage, data: signature, error } = useSignMessage()
-  const { data: valid } = useVerifyMessage({
+  const { data: valid, error: verifyError } = useVerifyMessage({
     address,
     message,
     ...(signature ? { signature } : {}),
@@ -82,6 +82,7 @@ function Sign({ address }: { address: Address }) {
       {signature && <p data-testid="signature">{signature}</p>}
       {valid !== undefined && <p data-testid="verified">{valid ? 'valid' : 'invalid'}</p>}
       {error && <p role="alert">{error.message}</p>}
+      {verifyError && <p role="alert">Could not verify: {verifyError.message}</p>}
     </section>
   )
 }
@@ -90,7 +91,7 @@ function Send({ address }: { address: Address }) {
   const [to, setTo] = useState<string>(address)
   const [amount, setAmount] = useState('0.01')
   const { sendTransaction, data: hash, error } = useSendTransaction()
-  const { data: receipt } = useWaitForTransactionReceipt(hash ? { hash } : {})
+  const { data: receipt, error: receiptError } = useWaitForTransactionReceipt(hash ? { hash } : {})
   return (
     <section>
       <label>
@@ -112,6 +113,7 @@ function Send({ address }: { address: Address }) {
         </p>
       )}
       {error && <p role="alert">{error.message}</p>}
+      {receiptError && <p role="alert">No receipt: {receiptError.message}</p>}
     </section>
   )
 }
