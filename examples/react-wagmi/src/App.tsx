@@ -13,8 +13,17 @@ import {
 } from 'wagmi'
 
 export function App() {
-  const { ready, authenticated, user } = useLatch()
+  const { ready, error, authenticated, user } = useLatch()
   const { wallet, create } = useWallet()
+  // Latch could not start here: on an origin the app does not list, `error.details` is the
+  // command that adds it.
+  if (error) {
+    return (
+      <p role="alert" data-testid="latch-error">
+        {error.code}: {error.message}. {error.details}
+      </p>
+    )
+  }
   if (!ready) return <p>Loading…</p>
   if (!authenticated) return <LatchLoginButton>Sign in</LatchLoginButton>
   return (
