@@ -151,12 +151,15 @@ export default {
     txDone: 'اكتملت المعاملة!',
     txSet: 'كل شيء جاهز.',
     txAllDone: 'تم',
+    txHash: 'معرّف المعاملة',
     exTitle: 'صدّر محفظتك',
     exShown: 'يظهر مفتاحك الخاص أدناه، داخل إطار لا يقرؤه إلا محفظة Latch.',
     exReveal:
       'اعرض مفتاحك الخاص أدناه، داخل إطار لا يقرؤه إلا محفظة Latch. تأكد من أن أحدًا لا يرى شاشتك.',
     exDone: 'تم',
     rFrom: 'من {app}',
+    rAccount: 'الحساب',
+    rSite: 'مقدم الطلب',
     rUnlimited: 'غير محدود',
     rBaseUnits: '{amount} (الوحدات الأساسية للرمز)',
     rUnlimitedWarn:

@@ -157,6 +157,7 @@ export default {
     txDone: 'Transaktion abgeschlossen!',
     txSet: 'Alles erledigt.',
     txAllDone: 'Fertig',
+    txHash: 'Transaktions-Hash',
     exTitle: 'Wallet exportieren',
     exShown:
       'Dein privater Schlüssel steht unten, in einem Rahmen, den nur die Wallet von Latch lesen kann.',
@@ -164,6 +165,8 @@ export default {
       'Zeige deinen privaten Schlüssel unten an, in einem Rahmen, den nur die Wallet von Latch lesen kann. Achte darauf, dass niemand deinen Bildschirm sieht.',
     exDone: 'Fertig',
     rFrom: 'Von {app}',
+    rAccount: 'Konto',
+    rSite: 'Angefragt von',
     rUnlimited: 'Unbegrenzt',
     rBaseUnits: '{amount} (Basiseinheiten des Tokens)',
     rUnlimitedWarn:

@@ -155,6 +155,7 @@ export default {
     txDone: '¡Transacción completada!',
     txSet: 'Todo listo.',
     txAllDone: 'Hecho',
+    txHash: 'Hash de la transacción',
     exTitle: 'Exporta tu billetera',
     exShown:
       'Tu clave privada se muestra abajo, en un marco que solo la billetera de Latch puede leer.',
@@ -162,6 +163,8 @@ export default {
       'Muestra tu clave privada abajo, en un marco que solo la billetera de Latch puede leer. Asegúrate de que nadie pueda ver tu pantalla.',
     exDone: 'Hecho',
     rFrom: 'De {app}',
+    rAccount: 'Cuenta',
+    rSite: 'Solicitado por',
     rUnlimited: 'Ilimitado',
     rBaseUnits: '{amount} (unidades base del token)',
     rUnlimitedWarn:

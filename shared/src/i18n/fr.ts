@@ -159,6 +159,7 @@ export default {
     txDone: 'Transaction terminée !',
     txSet: 'Tout est prêt.',
     txAllDone: 'Terminé',
+    txHash: 'Hash de la transaction',
     exTitle: 'Exporter votre portefeuille',
     exShown:
       'Votre clé privée s’affiche ci-dessous, dans un cadre que seul le portefeuille de Latch peut lire.',
@@ -166,6 +167,8 @@ export default {
       'Affichez votre clé privée ci-dessous, dans un cadre que seul le portefeuille de Latch peut lire. Assurez-vous que personne ne voit votre écran.',
     exDone: 'Terminé',
     rFrom: 'De {app}',
+    rAccount: 'Compte',
+    rSite: 'Demandé par',
     rUnlimited: 'Illimité',
     rBaseUnits: '{amount} (unités de base du jeton)',
     rUnlimitedWarn:

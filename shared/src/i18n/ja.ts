@@ -154,12 +154,15 @@ export default {
     txDone: '取引が完了しました！',
     txSet: 'すべて完了しました。',
     txAllDone: '完了',
+    txHash: 'トランザクションハッシュ',
     exTitle: 'ウォレットをエクスポート',
     exShown: '秘密鍵は下の、Latch のウォレットだけが読み取れる枠内に表示されています。',
     exReveal:
       '下の、Latch のウォレットだけが読み取れる枠内で秘密鍵を表示します。画面を誰にも見られていないことを確認してください。',
     exDone: '完了',
     rFrom: '{app} より',
+    rAccount: 'アカウント',
+    rSite: 'リクエスト元',
     rUnlimited: '無制限',
     rBaseUnits: '{amount}（トークンの最小単位）',
     rUnlimitedWarn:

@@ -152,12 +152,15 @@ export default {
     txDone: '거래 완료!',
     txSet: '모두 끝났습니다.',
     txAllDone: '완료',
+    txHash: '트랜잭션 해시',
     exTitle: '지갑 내보내기',
     exShown: '개인 키가 아래, Latch 지갑만 읽을 수 있는 프레임 안에 표시됩니다.',
     exReveal:
       '아래, Latch 지갑만 읽을 수 있는 프레임 안에서 개인 키를 표시하세요. 아무도 화면을 볼 수 없는지 확인하세요.',
     exDone: '완료',
     rFrom: '{app}에서',
+    rAccount: '계정',
+    rSite: '요청한 사이트',
     rUnlimited: '무제한',
     rBaseUnits: '{amount}(토큰 기본 단위)',
     rUnlimitedWarn:

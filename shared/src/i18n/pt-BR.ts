@@ -153,12 +153,15 @@ export default {
     txDone: 'Transação concluída!',
     txSet: 'Tudo certo.',
     txAllDone: 'Concluir',
+    txHash: 'Hash da transação',
     exTitle: 'Exporte sua carteira',
     exShown: 'Sua chave privada aparece abaixo, em um quadro que só a carteira da Latch pode ler.',
     exReveal:
       'Mostre sua chave privada abaixo, em um quadro que só a carteira da Latch pode ler. Verifique se ninguém pode ver sua tela.',
     exDone: 'Concluir',
     rFrom: 'De {app}',
+    rAccount: 'Conta',
+    rSite: 'Solicitado por',
     rUnlimited: 'Ilimitado',
     rBaseUnits: '{amount} (unidades base do token)',
     rUnlimitedWarn:

@@ -157,6 +157,7 @@ export default {
     txDone: 'İşlem tamamlandı!',
     txSet: 'Her şey hazır.',
     txAllDone: 'Tamam',
+    txHash: 'İşlem hash değeri',
     exTitle: 'Cüzdanınızı dışa aktarın',
     exShown:
       'Özel anahtarınız aşağıda, yalnızca Latch cüzdanının okuyabildiği bir çerçevede gösteriliyor.',
@@ -164,6 +165,8 @@ export default {
       'Özel anahtarınızı aşağıda, yalnızca Latch cüzdanının okuyabildiği bir çerçevede gösterin. Ekranınızı kimsenin göremediğinden emin olun.',
     exDone: 'Tamam',
     rFrom: '{app} tarafından',
+    rAccount: 'Hesap',
+    rSite: 'İsteyen site',
     rUnlimited: 'Sınırsız',
     rBaseUnits: '{amount} (token taban birimi)',
     rUnlimitedWarn:
