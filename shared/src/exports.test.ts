@@ -100,6 +100,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "colorTone",
       "defaultChainOf",
       "deserializeError",
+      "dialCode",
       "emailCodeBody",
       "emailInitBody",
       "emailUnlinkBody",
