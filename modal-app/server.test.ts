@@ -156,6 +156,49 @@ describe('frame-ancestors: only the app’s registered origins may frame the mod
     expect(await ancestors(modal, `index.html?app=${appId}`)).toBe(expected)
   })
 
+  test('refusal: a frame on an origin the app does not list gets the refusal page, frameable by that origin only; a listed one, the modal', async () => {
+    const framed = (referer: string, dest = 'iframe') =>
+      fetch(`${modal.url}/?app=${appId}`, {
+        headers: { referer, 'sec-fetch-dest': dest },
+        signal: AbortSignal.timeout(10_000),
+      })
+    const refused = await framed('https://evil.example/shop?x=1')
+    expect(refused.status).toBe(200)
+    expect(refused.headers.get('cache-control')).toBe('no-store')
+    const csp = refused.headers.get('content-security-policy') ?? ''
+    expect(csp).toContain('frame-ancestors https://evil.example')
+    expect(csp).toContain("default-src 'none'")
+    expect(csp).not.toContain('shop.example.com')
+    const html = await refused.text()
+    // Its data and its script, nothing of the modal page (no API URL, no configuration).
+    expect(html).toContain(`"origin":"https://evil.example","appId":"${appId}"`)
+    expect(html).toContain('<script src="/refused.js"></script>')
+    expect(html).not.toContain('latch-api-url')
+    expect(html).not.toContain(EMBEDDED_CONFIG_ID)
+    // A listed origin, a top-level visit, a request with no Referer or one that is no http(s)
+    // origin: the modal page with the app's origins.
+    const expected = 'frame-ancestors https://shop.example.com http://localhost:5173'
+    for (const res of [
+      await framed('http://localhost:5173/'),
+      await framed('https://evil.example/', 'document'),
+      await framed('javascript:alert(1)'),
+      await fetch(`${modal.url}/?app=${appId}`, { headers: { 'sec-fetch-dest': 'iframe' } }),
+    ]) {
+      const directive = (res.headers.get('content-security-policy') ?? '')
+        .split(';')
+        .map((d) => d.trim())
+        .find((d) => d.startsWith('frame-ancestors '))
+      expect(directive).toBe(expected)
+      expect(await res.text()).toContain('latch-api-url')
+    }
+    // An unknown app says nothing of origins: no page may frame it.
+    const unknown = await fetch(`${modal.url}/?app=${'z'.repeat(25)}`, {
+      headers: { referer: 'https://evil.example/', 'sec-fetch-dest': 'iframe' },
+    })
+    expect(unknown.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+    expect(await unknown.text()).not.toContain('refused.js')
+  })
+
   test('error: the page is served only at / and /index.html, with its policy', async () => {
     // Sent as written: fetch would normalise the dot segments away.
     const raw = (path: string) =>

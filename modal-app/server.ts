@@ -23,6 +23,8 @@ import {
 } from './src/connectors/walletconnect-config.ts'
 // The id the page's early script reads the embedded configuration by.
 import { EMBEDDED_CONFIG_ID, PASSKEY_WINDOW_QUERY } from './src/early.ts'
+// The refusal page's data block id and shape (the page's script reads them).
+import { REFUSAL_DATA_ID, REFUSAL_SCRIPT, type RefusalData } from './src/refusal-data.ts'
 
 export const MODAL_DIST_DIR = fileURLToPath(new URL('./dist', import.meta.url))
 export const HOST_SDK_DIST_DIR = fileURLToPath(new URL('../host-sdk/dist', import.meta.url))
@@ -358,16 +360,20 @@ export function createAppLookup(
   }
 }
 
+/** JSON for a data block in a page's head: nothing in it can end the element. */
+const dataBlockJson = (value: unknown) =>
+  JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+
 /**
  * The app configuration as a JSON data block for the page's head. `<`, `>` and `&` are
  * escaped as JSON escapes, so no value (an app name of `</script>`, say) can end the element
  * or open a comment; a data block never runs, so the CSP needs no hash for it.
  */
 export function embeddedConfigTag(appId: string, config: Record<string, unknown>): string {
-  const json = JSON.stringify(config).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  )
+  const json = dataBlockJson(config)
   return `<script type="application/json" id="${EMBEDDED_CONFIG_ID}" data-app-id="${escapeAttr(appId)}">${json}</script>`
 }
 
@@ -469,10 +475,47 @@ async function sendFile(
   send(res, 200, body, { ...headers, ...vary, 'content-encoding': encoding }, head)
 }
 
+/**
+ * The origin of the page a frame request comes from, when the browser says it is one: a frame
+ * navigation (`Sec-Fetch-Dest: iframe`) whose Referer (the host page's, cut to its origin by
+ * the browser's default referrer policy) is an http(s) URL. Null otherwise, for a host page
+ * that sends no Referer too: that one gets the modal page, which the browser then refuses to
+ * frame, as before.
+ */
+export function embedderOrigin(req: IncomingMessage): string | null {
+  if (req.headers['sec-fetch-dest'] !== 'iframe') return null
+  return cspOrigin(req.headers.referer)
+}
+
+/**
+ * The page a frame gets when the page embedding it is on an origin its app does not list:
+ * frameable by that origin only, with no screen and no API, it loads /refused.js, which
+ * connects to that page and refuses every call with `origin_not_allowed` naming the origin and
+ * the command that adds it (src/refused.ts). Without it the page would wait out the SDK's
+ * connection timeout with the reason only in its console. What it tells that page (the app
+ * exists and does not list it) the modal page's own frame-ancestors tells anyone.
+ */
+export function refusalPage(origin: string, appId: string): { html: string; csp: string } {
+  const data: RefusalData = { origin, appId }
+  const html =
+    '<!doctype html><html lang="en"><head><meta charset="utf-8" />' +
+    '<meta name="referrer" content="no-referrer" /><title>Latch</title>' +
+    `<script type="application/json" id="${REFUSAL_DATA_ID}">${dataBlockJson(data)}</script>` +
+    `<script src="/${REFUSAL_SCRIPT}"></script></head><body></body></html>`
+  const csp = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${origin}`,
+  ].join('; ')
+  return { html, csp }
+}
+
 /** The modal page: frameable only by the app's registered origins, with its configuration. */
 async function sendPage(
   site: Site,
-  { res, head }: Exchange,
+  { req, res, head }: Exchange,
   query: URLSearchParams,
 ): Promise<void> {
   // The host SDK puts the app id in the query too: the fragment never reaches a server.
@@ -481,6 +524,25 @@ async function sendPage(
   const raw = readFile(join(site.distDir, 'index.html'), 'utf8')
   raw.catch(() => {})
   const app = appId ? await site.lookupApp(appId) : NO_APP
+  const embedder = embedderOrigin(req)
+  // Only for an app the API knows: an unknown id, or an API that did not answer, says nothing
+  // of the origin.
+  if (appId && app.config && embedder && !app.origins.includes(embedder)) {
+    const refusal = refusalPage(embedder, appId)
+    send(
+      res,
+      200,
+      refusal.html,
+      {
+        'content-type': TYPES['.html'] as string,
+        'cache-control': 'no-store',
+        'content-security-policy': refusal.csp,
+        'referrer-policy': 'no-referrer',
+      },
+      head,
+    )
+    return
+  }
   const embedded = appId && app.config ? embeddedConfigTag(appId, app.config) : ''
   const html = await loadIndex(raw, site.meta, embedded).catch(() => null)
   if (html === null) {

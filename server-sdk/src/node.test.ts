@@ -207,6 +207,23 @@ describe('verifyAccessToken', () => {
     } finally {
       await proxy.close()
     }
+    // apiUrl pointed at a server that is not the API (the modal origin answers 404 there): the
+    // keys cannot be read, which says nothing of the token.
+    const elsewhere = await listening((ready) =>
+      createServer((_req, res) => {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found')
+      }).listen(0, '127.0.0.1', ready),
+    )
+    try {
+      const missing = await refusal(verifyAccessToken(auth.token, { appId, apiUrl: elsewhere.url }))
+      expect([(missing as LatchAuthError).code, (missing as LatchAuthError).status]).toEqual([
+        'jwks_unavailable',
+        503,
+      ])
+      expect(String((missing as LatchAuthError).cause)).toContain('answered 404')
+    } finally {
+      await elsewhere.close()
+    }
   })
 })
 

@@ -266,7 +266,6 @@ function safeOrigin(value: string): string {
 
 /** What the CLI prints: the app's configuration, with the server-only settings it knows. */
 export type AppView = ServerAppConfig & {
-  smsCountries?: readonly string[]
   /** Chains with the app's own node; the URLs are not printed (they may carry API keys). */
   rpcUrlChains?: readonly number[]
 }
@@ -274,7 +273,6 @@ export type AppView = ServerAppConfig & {
 /** The server-only settings the CLI shows beside the public configuration. */
 function serverSettings(app: AppRecord | undefined): Omit<AppView, keyof ServerAppConfig> {
   return {
-    smsCountries: app?.smsCountries,
     rpcUrlChains: Object.keys(app?.rpcUrls ?? {}).map(Number),
   }
 }
@@ -297,9 +295,7 @@ export function describeApp(app: AppView): string {
     ['create wallet on login', app.embeddedWalletConfig.createOnLogin],
     ['require passcode', app.embeddedWalletConfig.requireUserPasswordOnCreate ? 'yes' : 'no'],
     ['chains', app.chains.join(', ')],
-    ...(app.smsCountries
-      ? [['sms countries', app.smsCountries.join(', ')] as [string, string]]
-      : []),
+    ['sms countries', app.smsCountries.join(', ')],
     ...(app.rpcUrlChains
       ? [['own rpc nodes', app.rpcUrlChains.join(', ') || '-'] as [string, string]]
       : []),

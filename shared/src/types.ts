@@ -206,6 +206,11 @@ export interface ServerAppConfig {
    * answer 'Unsupported chainId' for any other.
    */
   chains: number[]
+  /**
+   * The countries SMS codes go to (`apps update --sms-countries`, two-letter codes, US by
+   * default): the phone field offers these, the first chosen, and the server refuses any other.
+   */
+  smsCountries: string[]
   createdAt: Timestamp
   updatedAt: Timestamp
 }

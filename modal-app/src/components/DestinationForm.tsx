@@ -1,9 +1,9 @@
 import { type CodeChannel, validateEmail } from '@latch/shared'
 import { useEffect, useId, useState } from 'react'
 import { useModal } from '../hooks.ts'
-import { shownError, t } from '../i18n.ts'
+import { locale, shownError, t } from '../i18n.ts'
 import { submitDestination } from '../passwordless.ts'
-import { loadPhoneCheck, phoneCheck } from '../phone.ts'
+import { loadPhoneTools, phoneCountries, phoneTools } from '../phone.ts'
 
 export const EMAIL_PLACEHOLDER = 'your@email.com'
 
@@ -35,12 +35,18 @@ export function DestinationForm({
   const error = useModal((s) => s.submitError)
   const id = useId()
   const email = channel === 'email'
-  const [, setPhoneReady] = useState(() => phoneCheck() !== null)
+  const [, setPhoneReady] = useState(() => phoneTools() !== null)
   useEffect(() => {
-    if (!email) void loadPhoneCheck().then(() => setPhoneReady(true))
+    if (!email) void loadPhoneTools().then(() => setPhoneReady(true))
   }, [email])
-  const checkPhone = phoneCheck()
-  const check = email ? validateEmail(value) : checkPhone ? checkPhone(value) : null
+  // The app's SMS countries (the server refuses a number of any other), the first by default.
+  const countries = phoneCountries(useModal((s) => s.app?.config.smsCountries))
+  const [picked, setCountry] = useState<string | null>(null)
+  const country = picked && countries.includes(picked) ? picked : (countries[0] ?? 'US')
+  const tools = phoneTools()
+  // A number in E.164, a national one read as one of the chosen country. One of a country the
+  // app does not list goes to the server, whose refusal names the reason.
+  const check = email ? validateEmail(value) : tools ? tools.validatePhone(value, country) : null
   const valid = check?.ok === true
   // Said once the visitor paused or pressed Enter: not at every keystroke of a half-typed value.
   const [paused, setPaused] = useState(false)
@@ -58,16 +64,19 @@ export function DestinationForm({
       noValidate
       onSubmit={(e) => {
         e.preventDefault()
-        if (valid && !submitting) void submitDestination(channel, value)
+        if (!valid || submitting) return
+        void submitDestination(channel, !email && check?.ok ? check.value : value)
       }}
     >
       <label htmlFor={id} className="latch-visually-hidden">
         {t(email ? 'emailLabel' : 'phoneLabel')}
       </label>
       <div className="latch-input-row">
-        {email ? null : (
+        {email ? null : countries.length > 1 ? (
+          <CountrySelect countries={countries} value={country} onChange={setCountry} />
+        ) : (
           <span className="latch-prefix" aria-hidden="true">
-            +1
+            {tools?.dialCode(country) ?? (country === 'US' ? '+1' : country)}
           </span>
         )}
         <input
@@ -76,7 +85,8 @@ export function DestinationForm({
           type={email ? 'email' : 'tel'}
           inputMode={email ? 'email' : 'tel'}
           autoComplete={passkeys ? 'username webauthn' : email ? 'email' : 'tel-national'}
-          placeholder={email ? EMAIL_PLACEHOLDER : PHONE_PLACEHOLDER}
+          // SPEC's US example; another country's own format is not guessed at.
+          placeholder={email ? EMAIL_PLACEHOLDER : country === 'US' ? PHONE_PLACEHOLDER : ''}
           value={value}
           aria-invalid={error || problem ? true : undefined}
           aria-describedby={`${id}-problem ${id}-helper`}
@@ -120,4 +130,49 @@ export function DestinationForm({
       ) : null}
     </form>
   )
+}
+
+/**
+ * The phone number's country among the app's SMS countries: each by its name in the visitor's
+ * language and its dialling code ('United Kingdom (+44)').
+ */
+function CountrySelect({
+  countries,
+  value,
+  onChange,
+}: {
+  countries: readonly string[]
+  value: string
+  onChange: (country: string) => void
+}) {
+  const tools = phoneTools()
+  const names = regionNames()
+  return (
+    <select
+      className="latch-country"
+      aria-label={t('phoneCountry')}
+      data-testid="phone-country"
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+    >
+      {countries.map((code) => {
+        const dial = tools?.dialCode(code)
+        const label = names?.of(code) ?? code
+        return (
+          <option key={code} value={code}>
+            {dial ? `${label} (${dial})` : label}
+          </option>
+        )
+      })}
+    </select>
+  )
+}
+
+/** Country names in the visitor's language, where the browser has them. */
+function regionNames(): Intl.DisplayNames | null {
+  try {
+    return new Intl.DisplayNames([locale()], { type: 'region' })
+  } catch {
+    return null
+  }
 }

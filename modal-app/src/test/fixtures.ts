@@ -39,6 +39,7 @@ export function serverConfig(overrides: Partial<ServerAppConfig> = {}): ServerAp
     walletConnectCloudProjectId: null,
     allowedOrigins: ['http://localhost:5173'],
     chains: [...DEFAULT_CHAIN_IDS],
+    smsCountries: ['US'],
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
     ...overrides,

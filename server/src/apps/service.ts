@@ -496,6 +496,7 @@ export async function toServerAppConfig(
     walletConnectCloudProjectId: app.walletConnectCloudProjectId,
     allowedOrigins: app.allowedOrigins,
     chains: appChainIds(app),
+    smsCountries: [...app.smsCountries],
     createdAt: app.createdAt.toISOString(),
     updatedAt: app.updatedAt.toISOString(),
   }

@@ -637,6 +637,12 @@ export const ERRORS = {
     message: 'Please enter a valid US phone number',
     retryable: true,
   },
+  /** The phone field with another country than the US chosen. */
+  invalid_phone_number: {
+    type: 'validation_error',
+    message: 'Please enter a valid phone number',
+    retryable: true,
+  },
   passcode_invalid_characters: {
     type: 'validation_error',
     message: 'Passcode can only be letters and numbers',

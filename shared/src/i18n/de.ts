@@ -16,6 +16,7 @@ export default {
     looking: 'Suche nach Wallets…',
     emailLabel: 'E-Mail-Adresse',
     phoneLabel: 'Telefonnummer',
+    phoneCountry: 'Land',
     submit: 'Senden',
     legal: 'Mit der Anmeldung stimme ich zu:',
     terms: 'Nutzungsbedingungen',
@@ -160,6 +161,7 @@ export default {
     txDone: 'Transaktion abgeschlossen!',
     txSet: 'Alles erledigt.',
     txAllDone: 'Fertig',
+    txHash: 'Transaktions-Hash',
     exTitle: 'Wallet exportieren',
     exShown:
       'Dein privater Schlüssel steht unten, in einem Rahmen, den nur die Wallet von Latch lesen kann.',
@@ -167,6 +169,8 @@ export default {
       'Zeige deinen privaten Schlüssel unten an, in einem Rahmen, den nur die Wallet von Latch lesen kann. Achte darauf, dass niemand deinen Bildschirm sieht.',
     exDone: 'Fertig',
     rFrom: 'Von {app}',
+    rAccount: 'Konto',
+    rSite: 'Angefragt von',
     rUnlimited: 'Unbegrenzt',
     rBaseUnits: '{amount} (Basiseinheiten des Tokens)',
     rUnlimitedWarn:
@@ -240,6 +244,7 @@ export default {
     client_request_timeout: 'Zeitüberschreitung der Anfrage',
     invalid_email: 'Bitte gib eine gültige E-Mail-Adresse ein',
     invalid_phone: 'Bitte gib eine gültige US-Telefonnummer ein',
+    invalid_phone_number: 'Bitte gib eine gültige Telefonnummer ein',
     email_submit_failed: 'Die E-Mail konnte nicht gesendet werden',
     phone_submit_failed: 'Die Telefonnummer konnte nicht gesendet werden',
     passcode_invalid_characters: 'Der Zugangscode darf nur Buchstaben und Ziffern enthalten',

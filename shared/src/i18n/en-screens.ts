@@ -138,6 +138,7 @@ export const enScreens = {
   txDone: 'Transaction complete!',
   txSet: "You're all set.",
   txAllDone: 'All Done',
+  txHash: 'Transaction hash',
   exTitle: 'Export your wallet',
   exShown: 'Your private key is shown below, inside a frame only Latch’s wallet can read.',
   exReveal:
@@ -145,6 +146,8 @@ export const enScreens = {
   exDone: 'Done',
   // What the review screens decode: ERC-20 calls, typed data's domain, permits.
   rFrom: 'From {app}',
+  rAccount: 'Account',
+  rSite: 'Requested by',
   rUnlimited: 'Unlimited',
   rBaseUnits: '{amount} (token base units)',
   rUnlimitedWarn:

@@ -16,6 +16,7 @@ export default {
     looking: 'Buscando billeteras…',
     emailLabel: 'Correo electrónico',
     phoneLabel: 'Número de teléfono',
+    phoneCountry: 'País',
     submit: 'Enviar',
     legal: 'Al iniciar sesión acepto los',
     terms: 'Términos',
@@ -158,6 +159,7 @@ export default {
     txDone: '¡Transacción completada!',
     txSet: 'Todo listo.',
     txAllDone: 'Hecho',
+    txHash: 'Hash de la transacción',
     exTitle: 'Exporta tu billetera',
     exShown:
       'Tu clave privada se muestra abajo, en un marco que solo la billetera de Latch puede leer.',
@@ -165,6 +167,8 @@ export default {
       'Muestra tu clave privada abajo, en un marco que solo la billetera de Latch puede leer. Asegúrate de que nadie pueda ver tu pantalla.',
     exDone: 'Hecho',
     rFrom: 'De {app}',
+    rAccount: 'Cuenta',
+    rSite: 'Solicitado por',
     rUnlimited: 'Ilimitado',
     rBaseUnits: '{amount} (unidades base del token)',
     rUnlimitedWarn:
@@ -235,6 +239,7 @@ export default {
     client_request_timeout: 'Se agotó el tiempo de la solicitud',
     invalid_email: 'Introduce un correo electrónico válido',
     invalid_phone: 'Introduce un número de teléfono de EE. UU. válido',
+    invalid_phone_number: 'Introduce un número de teléfono válido',
     email_submit_failed: 'No se pudo enviar el correo',
     phone_submit_failed: 'No se pudo enviar el número de teléfono',
     passcode_invalid_characters: 'El código solo puede tener letras y números',

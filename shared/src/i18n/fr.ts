@@ -16,6 +16,7 @@ export default {
     looking: 'Recherche de portefeuilles…',
     emailLabel: 'Adresse e-mail',
     phoneLabel: 'Numéro de téléphone',
+    phoneCountry: 'Pays',
     submit: 'Envoyer',
     legal: 'En me connectant, j’accepte les',
     terms: 'Conditions',
@@ -162,6 +163,7 @@ export default {
     txDone: 'Transaction terminée !',
     txSet: 'Tout est prêt.',
     txAllDone: 'Terminé',
+    txHash: 'Hash de la transaction',
     exTitle: 'Exporter votre portefeuille',
     exShown:
       'Votre clé privée s’affiche ci-dessous, dans un cadre que seul le portefeuille de Latch peut lire.',
@@ -169,6 +171,8 @@ export default {
       'Affichez votre clé privée ci-dessous, dans un cadre que seul le portefeuille de Latch peut lire. Assurez-vous que personne ne voit votre écran.',
     exDone: 'Terminé',
     rFrom: 'De {app}',
+    rAccount: 'Compte',
+    rSite: 'Demandé par',
     rUnlimited: 'Illimité',
     rBaseUnits: '{amount} (unités de base du jeton)',
     rUnlimitedWarn:
@@ -242,6 +246,7 @@ export default {
     client_request_timeout: 'La demande a expiré',
     invalid_email: 'Veuillez saisir une adresse e-mail valide',
     invalid_phone: 'Veuillez saisir un numéro de téléphone américain valide',
+    invalid_phone_number: 'Veuillez saisir un numéro de téléphone valide',
     email_submit_failed: 'Échec de l’envoi de l’e-mail',
     phone_submit_failed: 'Échec de l’envoi du numéro de téléphone',
     passcode_invalid_characters: 'Le code secret ne peut contenir que des lettres et des chiffres',

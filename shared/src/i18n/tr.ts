@@ -16,6 +16,7 @@ export default {
     looking: 'Cüzdanlar aranıyor…',
     emailLabel: 'E-posta adresi',
     phoneLabel: 'Telefon numarası',
+    phoneCountry: 'Ülke',
     submit: 'Gönder',
     legal: 'Giriş yaparak şunları kabul ediyorum:',
     terms: 'Koşullar',
@@ -160,6 +161,7 @@ export default {
     txDone: 'İşlem tamamlandı!',
     txSet: 'Her şey hazır.',
     txAllDone: 'Tamam',
+    txHash: 'İşlem hash değeri',
     exTitle: 'Cüzdanınızı dışa aktarın',
     exShown:
       'Özel anahtarınız aşağıda, yalnızca Latch cüzdanının okuyabildiği bir çerçevede gösteriliyor.',
@@ -167,6 +169,8 @@ export default {
       'Özel anahtarınızı aşağıda, yalnızca Latch cüzdanının okuyabildiği bir çerçevede gösterin. Ekranınızı kimsenin göremediğinden emin olun.',
     exDone: 'Tamam',
     rFrom: '{app} tarafından',
+    rAccount: 'Hesap',
+    rSite: 'İsteyen site',
     rUnlimited: 'Sınırsız',
     rBaseUnits: '{amount} (token taban birimi)',
     rUnlimitedWarn:
@@ -238,6 +242,7 @@ export default {
     client_request_timeout: 'İstek zaman aşımına uğradı',
     invalid_email: 'Lütfen geçerli bir e-posta adresi girin',
     invalid_phone: 'Lütfen geçerli bir ABD telefon numarası girin',
+    invalid_phone_number: 'Lütfen geçerli bir telefon numarası girin',
     email_submit_failed: 'E-posta gönderilemedi',
     phone_submit_failed: 'Telefon numarası gönderilemedi',
     passcode_invalid_characters: 'Parola yalnızca harf ve rakamlardan oluşabilir',
