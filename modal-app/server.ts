@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { API_PREFIX, isAppId, validateOrigin } from '@latch/shared'
+import { CONNECTOR_FRAME_PATH, CONNECTOR_FRAME_SANDBOX } from './src/connectors/frame-protocol.ts'
 // The public relay's URL and the meta tag's name, as the page reads them (browser code with no
 // runtime imports: nothing of the server reaches the bundle this way round).
 import {
@@ -201,12 +202,32 @@ export function modalCsp(
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' https: data:",
     ['connect-src', "'self'", apiOrigin, ...connect].join(' '),
-    `frame-src ${apiOrigin}`,
+    // The wallet frame (the API's origin) and the connector frame (this origin, sandboxed into
+    // an opaque one by its own CSP and the modal's iframe: connectorCsp).
+    `frame-src 'self' ${apiOrigin}`,
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
     // The browser refuses any other embedder; the modal also checks its parent itself.
     `frame-ancestors ${ancestors.length ? ancestors.join(' ') : "'none'"}`,
+  ].join('; ')
+}
+
+/**
+ * The connector frame's Content-Security-Policy (connectors.html: the wallet SDKs). A sandbox
+ * without `allow-same-origin`, whoever frames it: an opaque origin, with no cookie, storage or
+ * credential of the modal's. Its scripts come from this server; it connects only to the relay;
+ * only the modal inside the app's registered origins may frame it.
+ */
+export function connectorCsp(ancestors: readonly string[], connect: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    ['connect-src', ...connect].join(' '),
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors 'self' ${ancestors.join(' ')}`.trim(),
+    `sandbox ${CONNECTOR_FRAME_SANDBOX}`,
   ].join('; ')
 }
 
@@ -379,6 +400,8 @@ interface Site {
   relayOrigin: string
   /** The meta tags index.html gets: the API URL, the keys page, the relay. */
   meta: string
+  /** The meta tags connectors.html gets: the relay. */
+  frameMeta: string
   lookupApp: (appId: string) => Promise<AppLookup>
   compress: ReturnType<typeof createCompressor>
   probe: ModalServerOptions['probe']
@@ -391,7 +414,7 @@ interface Site {
 function pageMeta(
   apiBase: string,
   options: Pick<ModalServerOptions, 'coinbaseKeysUrl' | 'walletConnectRelayUrl'>,
-): { meta: string; relayOrigin: string } {
+): { meta: string; frameMeta: string; relayOrigin: string } {
   const keysUrl = options.coinbaseKeysUrl
   if (keysUrl !== undefined && cspOrigin(keysUrl) === null) {
     throw new Error(`coinbaseKeysUrl must be an http(s) URL: ${keysUrl}`)
@@ -401,11 +424,12 @@ function pageMeta(
   if (relayOrigin === null) {
     throw new Error(`walletConnectRelayUrl must be a ws(s) URL without credentials: ${relayUrl}`)
   }
+  const relayMeta = `<meta name="${WALLETCONNECT_RELAY_META}" content="${escapeAttr(relayUrl)}" />`
   const meta =
     `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />` +
     (keysUrl ? `<meta name="latch-coinbase-keys-url" content="${escapeAttr(keysUrl)}" />` : '') +
-    `<meta name="${WALLETCONNECT_RELAY_META}" content="${escapeAttr(relayUrl)}" />`
-  return { meta, relayOrigin }
+    relayMeta
+  return { meta, frameMeta: relayMeta, relayOrigin }
 }
 
 /**
@@ -516,6 +540,44 @@ async function sendPage(
 }
 
 /**
+ * The connector frame's page: the wallet SDKs in an opaque origin (connectorCsp), framed only
+ * by this origin inside the app's registered origins.
+ */
+async function sendConnectorPage(
+  site: Site,
+  { res, head }: Exchange,
+  query: URLSearchParams,
+): Promise<void> {
+  const appId = query.get('app')
+  const raw = readFile(join(site.distDir, CONNECTOR_FRAME_PATH.slice(1)), 'utf8')
+  raw.catch(() => {})
+  const app = appId ? await site.lookupApp(appId) : NO_APP
+  const page = await raw.catch(() => null)
+  if (page === null) {
+    send(
+      res,
+      503,
+      'The modal is not built',
+      { 'content-type': 'text/plain', 'retry-after': '1' },
+      head,
+    )
+    return
+  }
+  send(
+    res,
+    200,
+    page.replace('<head>', () => `<head>${site.frameMeta}`),
+    {
+      'content-type': TYPES['.html'] as string,
+      'cache-control': 'no-store',
+      'content-security-policy': connectorCsp(app.origins, [site.relayOrigin]),
+      'referrer-policy': 'no-referrer',
+    },
+    head,
+  )
+}
+
+/**
  * The host SDK's files. wallet-bridge.js: the host SDK imports it into the host page when the
  * modal first asks for browser wallets (host-sdk/src/bridge/), as an ES module, so CORS
  * applies; provider.js likewise on the first getEthereumProvider() (host-sdk/src/provider/).
@@ -562,6 +624,9 @@ async function sendAsset(site: Site, x: Exchange, pathname: string): Promise<voi
       'cache-control': pathname.startsWith('/assets/')
         ? 'public, max-age=31536000, immutable'
         : 'no-cache',
+      // The connector frame's opaque origin loads its module scripts in CORS mode. Public
+      // build output, no credentials: any origin may read them.
+      ...(pathname.startsWith('/assets/') ? { 'access-control-allow-origin': '*' } : {}),
     },
     pathname.startsWith('/assets/') ? target : undefined,
   )
@@ -597,6 +662,7 @@ async function handle(site: Site, req: IncomingMessage, res: ServerResponse): Pr
   }
   const x: Exchange = { req, res, head }
   if (pathname === '/' || pathname === '/index.html') return sendPage(site, x, query)
+  if (pathname === CONNECTOR_FRAME_PATH) return sendConnectorPage(site, x, query)
   if (SDK_FILES.has(pathname)) return sendSdkFile(site, x, pathname)
   return sendAsset(site, x, pathname)
 }
