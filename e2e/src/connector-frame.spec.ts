@@ -68,6 +68,7 @@ test('refusal: code in the connector frame reads no cookie or storage of the mod
   }))
   expect(modalHeld.storage.some((k) => k.startsWith('latch:wc:'))).toBe(true)
 
+  const hostUrl = hp.page.url()
   const reach = await reachFrom(connector, `${h().apiUrl}${API_PREFIX}`)
   expect(reach).toEqual({
     origin: 'null',
@@ -81,6 +82,7 @@ test('refusal: code in the connector frame reads no cookie or storage of the mod
     refresh: 'refused',
     fork: 'refused',
   } satisfies Reach)
+  expect(hp.page.url()).toBe(hostUrl)
 
   // Posted to the modal's window by the frame, or by the host page: not the port, so ignored.
   const forged =
