@@ -48,17 +48,13 @@ const directives = (csp: string) =>
       .map(([name = '', ...values]) => [name, values]),
   )
 
-test("behavior: the connector page is sandboxed without allow-same-origin, runs this server's scripts, connects to the relay only, and names it in a meta tag", async () => {
+test("behavior: the connector page is sandboxed to scripts alone (no allow-same-origin, no popups), runs this server's scripts, connects to the relay only, and names it in a meta tag", async () => {
   const res = await fetch(`${server.url}/connectors.html`)
   expect(res.status).toBe(200)
   expect(res.headers.get('cache-control')).toBe('no-store')
   expect(res.headers.get('referrer-policy')).toBe('no-referrer')
   const csp = directives(res.headers.get('content-security-policy') ?? '')
-  expect(csp.get('sandbox')).toEqual([
-    'allow-scripts',
-    'allow-popups',
-    'allow-popups-to-escape-sandbox',
-  ])
+  expect(csp.get('sandbox')).toEqual(['allow-scripts'])
   expect(csp.get('default-src')).toEqual(["'none'"])
   expect(csp.get('script-src')).toEqual(["'self'"])
   expect(csp.get('connect-src')).toEqual(['wss://relay.example.test'])

@@ -2,8 +2,9 @@
  * A compromised wallet SDK: WalletConnect's provider runs in the connector frame
  * (modal-app/connectors.html), sandboxed into an opaque origin. Code running there, as a
  * hijacked copy of the SDK would, reads none of the modal's cookies or storage, cannot reach
- * the modal's document, and cannot call the API as the signed-in visitor; what it posts to the
- * modal's window outside the handshake's port is ignored. Same-site deployment, where the modal
+ * the modal's document, open a window or navigate the host page, and cannot call the API as the
+ * signed-in visitor; what it posts to the modal's window outside the handshake's port is
+ * ignored. Same-site deployment, where the modal
  * does keep a session and WalletConnect's entries in its own storage: there is something to
  * steal. Every piece is local (the relay of wc-relay.ts).
  */
@@ -34,6 +35,7 @@ interface Reach {
   parentDocument: string
   parentStorage: string
   topNavigation: string
+  popup: string
   refresh: string
   fork: string
 }
@@ -79,6 +81,7 @@ test('refusal: code in the connector frame reads no cookie or storage of the mod
     parentDocument: 'SecurityError',
     parentStorage: 'SecurityError',
     topNavigation: 'refused',
+    popup: 'blocked',
     refresh: 'refused',
     fork: 'refused',
   } satisfies Reach)
@@ -159,6 +162,8 @@ function reachFrom(frame: Frame, api: string): Promise<Reach> {
       parentDocument: attempt(() => parent.document.cookie),
       parentStorage: attempt(() => parent.localStorage.length),
       topNavigation,
+      // A window of its own (a phishing page outside the sandbox): no allow-popups.
+      popup: window.open('about:blank#popup') === null ? 'blocked' : 'opened',
       refresh: await call('/sessions'),
       fork: await call('/sessions/fork'),
     }

@@ -13,8 +13,12 @@
 /** Where the modal server serves the connector page. */
 export const CONNECTOR_FRAME_PATH = '/connectors.html'
 
-/** The sandbox of the connector frame: scripts and popups, never the modal's origin. */
-export const CONNECTOR_FRAME_SANDBOX = 'allow-scripts allow-popups allow-popups-to-escape-sandbox'
+/**
+ * The sandbox of the connector frame: scripts only. Never the modal's origin; no popups, forms,
+ * downloads, modals or navigation of the host page (WalletConnect needs none of them: the modal
+ * shows the pairing and the phone links itself).
+ */
+export const CONNECTOR_FRAME_SANDBOX = 'allow-scripts'
 
 export const FRAME_READY = 'latch:connectors:ready'
 export const FRAME_PORT = 'latch:connectors:port'
