@@ -357,8 +357,9 @@ async function viteBuild(outDir: string, renderer: ModalRenderer): Promise<void>
 }
 
 /**
- * The connector frame's page (connectors.html, src/connectors/frame/main.ts): the third-party
- * wallet SDKs, served at /connectors.html into the same folder. A build of its own: the modal
+ * The connector frames' pages: connectors.html (src/connectors/frame/main.ts, WalletConnect,
+ * served at /connectors.html) and coinbase.html (frame/coinbase-main.ts, Coinbase Wallet's SDK,
+ * served only on the connector origin), into the same folder. A build of its own: the modal
  * page's chunking puts everything an entry imports statically into its landing chunk, and
  * nothing of the frame's may reach the modal's bundle.
  */
@@ -379,7 +380,10 @@ async function connectorFrameBuild(outDir: string): Promise<void> {
       reportCompressedSize: false,
       modulePreload: { polyfill: false },
       rolldownOptions: {
-        input: fileURLToPath(new URL('./connectors.html', import.meta.url)),
+        input: {
+          connectors: fileURLToPath(new URL('./connectors.html', import.meta.url)),
+          coinbase: fileURLToPath(new URL('./coinbase.html', import.meta.url)),
+        },
         treeshake: { moduleSideEffects: sharedHasNoSideEffects },
       },
     },

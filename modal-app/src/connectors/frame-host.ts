@@ -42,7 +42,7 @@ export interface ConnectorFrame {
   element?: HTMLIFrameElement
 }
 
-const randomNonce = (): string => {
+export const randomNonce = (): string => {
   const bytes = crypto.getRandomValues(new Uint8Array(16))
   return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')
 }
@@ -77,22 +77,54 @@ export function openConnectorFrame(
   if (options.appId) src.searchParams.set('app', options.appId)
   src.hash = nonce
   iframe.src = src.href
-  return new Promise<ConnectorFrame>((resolve, reject) => {
+  return frameHandshake({
+    doc,
+    iframe,
+    nonce,
+    // An opaque document posts with origin 'null' and is reached only with '*': the window is
+    // checked to be this frame's, which just proved it holds the nonce.
+    origin: 'null',
+    target: '*',
+    isReady,
+    portType: FRAME_PORT,
+    timeoutMs: options.timeoutMs ?? FRAME_HANDSHAKE_TIMEOUT_MS,
+  }).then((port) => ({ ...frameOverPort(port, storage), element: iframe }))
+}
+
+/**
+ * The handshake with a connector frame the modal appends to `doc`: its `ready` is taken only
+ * from this iframe's window, with the origin `origin` and the nonce of its URL; anything else
+ * posted to the modal is ignored. The port goes only to that window, at `target`. No `ready`
+ * in time removes the iframe and fails with unable_to_build_connector.
+ */
+export function frameHandshake(options: {
+  doc: Document
+  iframe: HTMLIFrameElement
+  nonce: string
+  origin: string
+  target: string
+  isReady(data: unknown, nonce: string): boolean
+  portType: string
+  timeoutMs: number
+}): Promise<MessagePort> {
+  const { doc, iframe, nonce } = options
+  const win = doc.defaultView ?? window
+  return new Promise<MessagePort>((resolve, reject) => {
     const timer = setTimeout(() => {
       win.removeEventListener('message', onMessage)
       iframe.remove()
       reject(LatchError.of('unable_to_build_connector'))
-    }, options.timeoutMs ?? FRAME_HANDSHAKE_TIMEOUT_MS)
+    }, options.timeoutMs)
     function onMessage(event: MessageEvent): void {
-      if (event.source !== iframe.contentWindow || event.origin !== 'null') return
-      if (!isReady(event.data, nonce)) return
+      if (event.source !== iframe.contentWindow || event.origin !== options.origin) return
+      if (!options.isReady(event.data, nonce)) return
       win.removeEventListener('message', onMessage)
       clearTimeout(timer)
       const channel = new MessageChannel()
-      // An opaque origin is reached only with '*': the window is checked above to be this
-      // frame's, which just proved it holds the nonce.
-      iframe.contentWindow?.postMessage({ type: FRAME_PORT, nonce }, '*', [channel.port2])
-      resolve({ ...frameOverPort(channel.port1, storage), element: iframe })
+      iframe.contentWindow?.postMessage({ type: options.portType, nonce }, options.target, [
+        channel.port2,
+      ])
+      resolve(channel.port1)
     }
     win.addEventListener('message', onMessage)
     doc.body.append(iframe)
