@@ -34,6 +34,7 @@ export async function buildModalApp(options: BuildModalOptions = {}): Promise<vo
   try {
     await viteBuild(staging, options.renderer ?? modalRenderer())
     await writeFile(join(staging, REFUSAL_SCRIPT), await refusalScript())
+    await connectorFrameBuild(staging)
     await precompress(join(staging, 'assets'))
     await rename(outDir, old).catch(() => {})
     await rename(staging, outDir)
@@ -381,6 +382,40 @@ async function viteBuild(outDir: string, renderer: ModalRenderer): Promise<void>
         // instead of read from a variable: with the message table's keys and its loader, the
         // landing needed these bytes to stay within its budget.
         optimization: { inlineConst: { mode: 'all', pass: 2 } },
+      },
+    },
+  })
+}
+
+/**
+ * The connector frames' pages: connectors.html (src/connectors/frame/main.ts, WalletConnect,
+ * served at /connectors.html) and coinbase.html (frame/coinbase-main.ts, Coinbase Wallet's SDK,
+ * served only on the connector origin), into the same folder. A build of its own: the modal
+ * page's chunking puts everything an entry imports statically into its landing chunk, and
+ * nothing of the frame's may reach the modal's bundle.
+ */
+async function connectorFrameBuild(outDir: string): Promise<void> {
+  await build({
+    root: MODAL_ROOT,
+    configFile: false,
+    logLevel: 'warn',
+    base: '/',
+    mode: 'production',
+    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
+    plugins: [pureZodCalls(), withoutWalletConnectParts()],
+    build: {
+      outDir,
+      emptyOutDir: false,
+      target: 'es2022',
+      sourcemap: false,
+      reportCompressedSize: false,
+      modulePreload: { polyfill: false },
+      rolldownOptions: {
+        input: {
+          connectors: fileURLToPath(new URL('./connectors.html', import.meta.url)),
+          coinbase: fileURLToPath(new URL('./coinbase.html', import.meta.url)),
+        },
+        treeshake: { moduleSideEffects: sharedHasNoSideEffects },
       },
     },
   })

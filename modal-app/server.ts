@@ -15,6 +15,14 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { API_PREFIX, isAppId, validateOrigin } from '@latch/shared'
+import {
+  COINBASE_FRAME_PATH,
+  COINBASE_FRAME_SANDBOX,
+  COINBASE_KEYS_META,
+  CONNECTOR_ORIGIN_META,
+  MODAL_ORIGIN_META,
+} from './src/connectors/coinbase-protocol.ts'
+import { CONNECTOR_FRAME_PATH, CONNECTOR_FRAME_SANDBOX } from './src/connectors/frame-protocol.ts'
 // The public relay's URL and the meta tag's name, as the page reads them (browser code with no
 // runtime imports: nothing of the server reaches the bundle this way round).
 import {
@@ -49,10 +57,30 @@ export interface ModalServerOptions {
   lookupApiUrl?: string
   /**
    * Coinbase Wallet's keys page, the popup its SDK talks to (default: the SDK's own,
-   * keys.coinbase.com). Given to the modal page as its latch-coinbase-keys-url meta tag;
-   * LATCH_COINBASE_KEYS_URL in scripts/start.ts. Tests point it at a local stand-in.
+   * keys.coinbase.com). Given to Coinbase Wallet's connector frame as its
+   * latch-coinbase-keys-url meta tag; LATCH_COINBASE_KEYS_URL in `latch serve`. Tests point it
+   * at a local stand-in.
    */
   coinbaseKeysUrl?: string
+  /**
+   * The connector origin: a second listener on `connectorPort` (0 picks one; `connectorHost`,
+   * else `host`) that serves only Coinbase Wallet's connector frame (coinbase.html and the
+   * build's assets), so the SDK runs in an origin of its own, never the modal's. Unset: no
+   * second listener, and the modal does not offer Coinbase Wallet.
+   */
+  connectorPort?: number
+  connectorHost?: string
+  /**
+   * The connector origin as browsers reach it (e.g. https://connect.example.com behind a
+   * proxy); the second listener's own URL by default. Must differ from the modal's origin.
+   */
+  connectorOrigin?: string
+  /**
+   * The modal's origin as browsers reach it (LATCH_MODAL_ORIGIN), the only parent the connector
+   * frame talks to and may be framed by (with the app's registered origins above it); this
+   * server's own URL by default.
+   */
+  modalOrigin?: string
   /**
    * The WalletConnect relay the modal's WalletConnect connector uses (ws: or wss:; default
    * WalletConnect's public relay). Given to the page as its latch-walletconnect-relay-url meta
@@ -90,6 +118,8 @@ const ORIGINS_FETCH_TIMEOUT_MS = 5_000
 
 export interface ModalServer {
   url: string
+  /** The connector origin's listener (none without `connectorPort`). */
+  connector: { url: string; origin: string; server: Server } | null
   /** Stops at once: open connections are cut. */
   close(): Promise<void>
   /** The listener, for a graceful shutdown by its owner (`latch serve` drains it on SIGTERM). */
@@ -197,6 +227,8 @@ export function modalCsp(
   scriptHashes: readonly string[] = [],
   /** Other origins the page connects to (the WalletConnect relay's WebSocket). */
   connect: readonly string[] = [],
+  /** Other origins the page frames (the connector origin). */
+  frames: readonly string[] = [],
 ): string {
   return [
     "default-src 'self'",
@@ -205,12 +237,54 @@ export function modalCsp(
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' https: data:",
     ['connect-src', "'self'", apiOrigin, ...connect].join(' '),
-    `frame-src ${apiOrigin}`,
+    // The wallet frame (the API's origin), the connector frame (this origin, sandboxed into an
+    // opaque one by its own CSP and the modal's iframe: connectorCsp) and Coinbase Wallet's
+    // frame on the connector origin.
+    ['frame-src', "'self'", apiOrigin, ...frames].join(' '),
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
     // The browser refuses any other embedder; the modal also checks its parent itself.
     `frame-ancestors ${ancestors.length ? ancestors.join(' ') : "'none'"}`,
+  ].join('; ')
+}
+
+/**
+ * The connector frame's Content-Security-Policy (connectors.html: the wallet SDKs). A sandbox
+ * without `allow-same-origin`, whoever frames it: an opaque origin, with no cookie, storage or
+ * credential of the modal's. Its scripts come from this server; it connects only to the relay;
+ * only the modal inside the app's registered origins may frame it.
+ */
+export function connectorCsp(ancestors: readonly string[], connect: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    ['connect-src', ...connect].join(' '),
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors 'self' ${ancestors.join(' ')}`.trim(),
+    `sandbox ${CONNECTOR_FRAME_SANDBOX}`,
+  ].join('; ')
+}
+
+/**
+ * Coinbase Wallet's connector frame's Content-Security-Policy (coinbase.html, on the connector
+ * origin): a sandbox that keeps this origin (the keys page answers it by postMessage) and lets
+ * the popup out of the sandbox, nothing else; scripts and styles of this origin; fetches only to
+ * itself (the SDK's HEAD of its own page); framed only by the modal's origin inside the app's
+ * registered origins.
+ */
+export function coinbaseFrameCsp(modalOrigin: string, ancestors: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${[modalOrigin, ...ancestors].join(' ')}`,
+    `sandbox ${COINBASE_FRAME_SANDBOX}`,
   ].join('; ')
 }
 
@@ -387,6 +461,14 @@ interface Site {
   relayOrigin: string
   /** The meta tags index.html gets: the API URL, the keys page, the relay. */
   meta: string
+  /** The meta tags connectors.html gets: the relay. */
+  frameMeta: string
+  /** The connector origin (Coinbase Wallet's frame), or null without one. */
+  connectorOrigin: string | null
+  /** The modal's public origin: the only parent of Coinbase Wallet's frame. */
+  modalOrigin: string
+  /** The meta tags coinbase.html gets: the modal's origin, the keys page. */
+  coinbaseMeta: string
   lookupApp: (appId: string) => Promise<AppLookup>
   compress: ReturnType<typeof createCompressor>
   probe: ModalServerOptions['probe']
@@ -399,7 +481,7 @@ interface Site {
 function pageMeta(
   apiBase: string,
   options: Pick<ModalServerOptions, 'coinbaseKeysUrl' | 'walletConnectRelayUrl'>,
-): { meta: string; relayOrigin: string } {
+): { meta: string; frameMeta: string; relayOrigin: string; keysMeta: string } {
   const keysUrl = options.coinbaseKeysUrl
   if (keysUrl !== undefined && cspOrigin(keysUrl) === null) {
     throw new Error(`coinbaseKeysUrl must be an http(s) URL: ${keysUrl}`)
@@ -409,11 +491,12 @@ function pageMeta(
   if (relayOrigin === null) {
     throw new Error(`walletConnectRelayUrl must be a ws(s) URL without credentials: ${relayUrl}`)
   }
-  const meta =
-    `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />` +
-    (keysUrl ? `<meta name="latch-coinbase-keys-url" content="${escapeAttr(keysUrl)}" />` : '') +
-    `<meta name="${WALLETCONNECT_RELAY_META}" content="${escapeAttr(relayUrl)}" />`
-  return { meta, relayOrigin }
+  const relayMeta = `<meta name="${WALLETCONNECT_RELAY_META}" content="${escapeAttr(relayUrl)}" />`
+  const meta = `<meta name="latch-api-url" content="${escapeAttr(apiBase)}" />${relayMeta}`
+  const keysMeta = keysUrl
+    ? `<meta name="${COINBASE_KEYS_META}" content="${escapeAttr(keysUrl)}" />`
+    : ''
+  return { meta, frameMeta: relayMeta, relayOrigin, keysMeta }
 }
 
 /**
@@ -564,9 +647,13 @@ async function sendPage(
       // Never cached: the policy differs per app and follows its registered origins.
       'cache-control': 'no-store',
       // The hashes follow the index.html of the moment: a rebuild may change its script.
-      'content-security-policy': modalCsp(site.apiOrigin, app.origins, inlineScriptHashes(html), [
-        site.relayOrigin,
-      ]),
+      'content-security-policy': modalCsp(
+        site.apiOrigin,
+        app.origins,
+        inlineScriptHashes(html),
+        [site.relayOrigin],
+        site.connectorOrigin ? [site.connectorOrigin] : [],
+      ),
       'referrer-policy': 'no-referrer',
       // The passkey window (src/passkey-window.ts) answers the modal frame that opened it:
       // a policy of its own would cut it off from that opener, whose top-level page is the
@@ -580,7 +667,84 @@ async function sendPage(
 }
 
 /**
- * The host SDK's files. wallet-bridge.js: the host SDK imports it into the host page when the
+ * The connector frame's page: the wallet SDKs in an opaque origin (connectorCsp), framed only
+ * by this origin inside the app's registered origins.
+ */
+async function sendConnectorPage(
+  site: Site,
+  { res, head }: Exchange,
+  query: URLSearchParams,
+): Promise<void> {
+  const appId = query.get('app')
+  const raw = readFile(join(site.distDir, CONNECTOR_FRAME_PATH.slice(1)), 'utf8')
+  raw.catch(() => {})
+  const app = appId ? await site.lookupApp(appId) : NO_APP
+  const page = await raw.catch(() => null)
+  if (page === null) {
+    send(
+      res,
+      503,
+      'The modal is not built',
+      { 'content-type': 'text/plain', 'retry-after': '1' },
+      head,
+    )
+    return
+  }
+  send(
+    res,
+    200,
+    page.replace('<head>', () => `<head>${site.frameMeta}`),
+    {
+      'content-type': TYPES['.html'] as string,
+      'cache-control': 'no-store',
+      'content-security-policy': connectorCsp(app.origins, [site.relayOrigin]),
+      'referrer-policy': 'no-referrer',
+    },
+    head,
+  )
+}
+
+/**
+ * Coinbase Wallet's connector frame, on the connector origin: framed only by the modal's origin
+ * inside the app's registered origins (coinbaseFrameCsp).
+ */
+async function sendCoinbasePage(
+  site: Site,
+  { res, head }: Exchange,
+  query: URLSearchParams,
+): Promise<void> {
+  const appId = query.get('app')
+  const raw = readFile(join(site.distDir, COINBASE_FRAME_PATH.slice(1)), 'utf8')
+  raw.catch(() => {})
+  const app = appId ? await site.lookupApp(appId) : NO_APP
+  const page = await raw.catch(() => null)
+  if (page === null) {
+    send(
+      res,
+      503,
+      'The modal is not built',
+      { 'content-type': 'text/plain', 'retry-after': '1' },
+      head,
+    )
+    return
+  }
+  send(
+    res,
+    200,
+    page.replace('<head>', () => `<head>${site.coinbaseMeta}`),
+    {
+      'content-type': TYPES['.html'] as string,
+      'cache-control': 'no-store',
+      'content-security-policy': coinbaseFrameCsp(site.modalOrigin, app.origins),
+      'referrer-policy': 'no-referrer',
+      // Its popup (the keys page) must reach back to it: no policy of its own cuts the opener.
+      'cross-origin-opener-policy': 'unsafe-none',
+    },
+    head,
+  )
+}
+
+/** The host SDK's files. wallet-bridge.js: the host SDK imports it into the host page when the
  * modal first asks for browser wallets (host-sdk/src/bridge/), as an ES module, so CORS
  * applies; provider.js likewise on the first getEthereumProvider() (host-sdk/src/provider/).
  */
@@ -626,6 +790,9 @@ async function sendAsset(site: Site, x: Exchange, pathname: string): Promise<voi
       'cache-control': pathname.startsWith('/assets/')
         ? 'public, max-age=31536000, immutable'
         : 'no-cache',
+      // The connector frame's opaque origin loads its module scripts in CORS mode. Public
+      // build output, no credentials: any origin may read them.
+      ...(pathname.startsWith('/assets/') ? { 'access-control-allow-origin': '*' } : {}),
     },
     pathname.startsWith('/assets/') ? target : undefined,
   )
@@ -661,8 +828,50 @@ async function handle(site: Site, req: IncomingMessage, res: ServerResponse): Pr
   }
   const x: Exchange = { req, res, head }
   if (pathname === '/' || pathname === '/index.html') return sendPage(site, x, query)
+  if (pathname === CONNECTOR_FRAME_PATH) return sendConnectorPage(site, x, query)
   if (SDK_FILES.has(pathname)) return sendSdkFile(site, x, pathname)
   return sendAsset(site, x, pathname)
+}
+
+/**
+ * One request to the connector origin: Coinbase Wallet's frame and the build's assets, nothing
+ * else (never the modal page, the SDK or the probes).
+ */
+async function handleConnector(
+  site: Site,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const head = req.method === 'HEAD'
+  if (req.method !== 'GET' && !head) {
+    send(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD', 'content-type': 'text/plain' }, head)
+    return
+  }
+  let pathname: string
+  let query: URLSearchParams
+  try {
+    const url = new URL(req.url ?? '/', 'http://x')
+    pathname = decodeURIComponent(url.pathname)
+    query = url.searchParams
+  } catch {
+    send(res, 400, 'Bad Request', { 'content-type': 'text/plain' }, head)
+    return
+  }
+  const x: Exchange = { req, res, head }
+  if (pathname === COINBASE_FRAME_PATH) return sendCoinbasePage(site, x, query)
+  if (pathname.startsWith('/assets/')) return sendAsset(site, x, pathname)
+  return notFound(x)
+}
+
+/** An http(s) origin without path, query or credentials, or an error naming the option. */
+function originOption(name: string, value: string): string {
+  const origin = cspOrigin(value)
+  const url = URL.canParse(value) ? new URL(value) : null
+  if (origin === null || url === null || url.username || url.password || url.pathname !== '/') {
+    throw new Error(`${name} must be an http(s) origin: ${value}`)
+  }
+  if (url.search || url.hash) throw new Error(`${name} must be an http(s) origin: ${value}`)
+  return origin
 }
 
 /** Listens on `port` and `host`; resolves with the URL it answers on. */
@@ -687,34 +896,76 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
     options.originsTtlMs,
     options.originsStaleMs,
   )
+  const { keysMeta, ...meta } = pageMeta(apiBase, options)
   const site: Site = {
     distDir: options.distDir ?? MODAL_DIST_DIR,
     sdkDir: options.sdkDir ?? HOST_SDK_DIST_DIR,
     apiOrigin: apiUrl.origin,
-    ...pageMeta(apiBase, options),
+    ...meta,
+    // Known once the listeners are up (their own URLs are the defaults).
+    connectorOrigin: null,
+    modalOrigin: '',
+    coinbaseMeta: '',
     lookupApp,
     compress: createCompressor(),
     probe: options.probe,
   }
+  const configuredModal =
+    options.modalOrigin === undefined ? null : originOption('modalOrigin', options.modalOrigin)
+  const configuredConnector =
+    options.connectorOrigin === undefined
+      ? null
+      : originOption('connectorOrigin', options.connectorOrigin)
   const hsts = options.strictTransportSecurity
-  const server = createServer((req, res) => {
-    if (hsts) res.setHeader('strict-transport-security', hsts)
-    handle(site, req, res).catch((e: unknown) => {
-      log(`modal server: ${req.method} ${req.url} failed: ${String(e)}`)
-      if (!res.headersSent)
-        send(res, 500, 'Internal Server Error', { 'content-type': 'text/plain' }, false)
-      else res.destroy()
+  const serve = (handler: typeof handle) =>
+    createServer((req, res) => {
+      if (hsts) res.setHeader('strict-transport-security', hsts)
+      handler(site, req, res).catch((e: unknown) => {
+        log(`modal server: ${req.method} ${req.url} failed: ${String(e)}`)
+        if (!res.headersSent)
+          send(res, 500, 'Internal Server Error', { 'content-type': 'text/plain' }, false)
+        else res.destroy()
+      })
     })
-  })
+  const server = serve(handle)
   const url = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1')
+  site.modalOrigin = configuredModal ?? new URL(url).origin
+  let connector: ModalServer['connector'] = null
+  if (options.connectorPort !== undefined) {
+    const connectorServer = serve(handleConnector)
+    try {
+      const connectorUrl = await listen(
+        connectorServer,
+        options.connectorPort,
+        options.connectorHost ?? options.host ?? '127.0.0.1',
+      )
+      const origin = configuredConnector ?? new URL(connectorUrl).origin
+      if (origin === site.modalOrigin) {
+        throw new Error(`the connector origin must not be the modal's origin: ${origin}`)
+      }
+      connector = { url: connectorUrl, origin, server: connectorServer }
+    } catch (e) {
+      connectorServer.close()
+      server.close()
+      throw e
+    }
+    site.connectorOrigin = connector.origin
+    site.meta += `<meta name="${CONNECTOR_ORIGIN_META}" content="${escapeAttr(connector.origin)}" />`
+    site.coinbaseMeta = `<meta name="${MODAL_ORIGIN_META}" content="${escapeAttr(site.modalOrigin)}" />${keysMeta}`
+    log(`modal: connector origin ${connector.origin} on ${connector.url}`)
+  }
   log(`modal: ${url} (API ${apiBase})`)
+  const stop = (s: Server) =>
+    new Promise<void>((resolve) => {
+      s.close(() => resolve())
+      s.closeAllConnections()
+    })
   return {
     url,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      }),
+    connector,
+    close: async () => {
+      await Promise.all([stop(server), connector ? stop(connector.server) : undefined])
+    },
   }
 }

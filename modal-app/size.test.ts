@@ -26,6 +26,23 @@ const RENDERER_MARKS: Record<ModalRenderer, RegExp> = {
   preact: /ondoubleclick/,
 }
 
+/** The build's JS files `entries` load, statically or lazily, by the names they import. */
+async function reachable(dir: string, entries: string[]): Promise<Set<string>> {
+  const seen = new Set<string>()
+  const queue = [...entries]
+  while (queue.length) {
+    const file = queue.pop() as string
+    if (seen.has(file)) continue
+    seen.add(file)
+    // A name in a string that is no file of the build is not followed.
+    const code = await readFile(join(dir, file), 'utf8').catch(() => '')
+    for (const m of code.matchAll(/(?:\.\/|assets\/)([\w.-]+\.js)\b/g)) {
+      queue.push(`assets/${m[1]}`)
+    }
+  }
+  return seen
+}
+
 const dirs: string[] = []
 afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true })
@@ -97,6 +114,22 @@ test.each<ModalRenderer>(['react', 'preact'])(
     ]) {
       expect(lazy.some((f) => f.startsWith(`${chunk}-`))).toBe(true)
     }
+    // The wallet SDKs run only in the connector frame (connectors.html): no file the modal page
+    // can reach, landing or lazy, carries WalletConnect's sign client; the frame's files do.
+    const modalFiles = await reachable(dir, entries)
+    const frameHtml = await readFile(join(dir, 'connectors.html'), 'utf8')
+    const frameEntries = [...frameHtml.matchAll(/<script[^>]+src="\/(assets\/[^"]+\.js)"/g)].map(
+      (m) => m[1] as string,
+    )
+    const frameFiles = await reachable(dir, frameEntries)
+    const carriesWalletConnect = async (files: Set<string>) => {
+      for (const file of files) {
+        if ((await readFile(join(dir, file), 'utf8')).includes('wc_sessionPropose')) return true
+      }
+      return false
+    }
+    expect(await carriesWalletConnect(modalFiles)).toBe(false)
+    expect(await carriesWalletConnect(frameFiles)).toBe(true)
     console.info(
       `modal landing JS (${renderer}): ${(landing / 1024).toFixed(1)} KB gzip (${landing} B); lazy: ${lazy.join(', ')}`,
     )

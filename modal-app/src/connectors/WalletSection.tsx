@@ -8,7 +8,7 @@ import { navigate } from '../flow.ts'
 import { useApp } from '../hooks.ts'
 import { shownError, t } from '../i18n.ts'
 import { chooseWallet } from './choose.ts'
-import { coinbaseConnector } from './coinbase.ts'
+import { coinbaseConnector, connectorOrigin } from './coinbase.ts'
 import { injectedConnectors } from './injected.ts'
 import {
   isMobileDevice,
@@ -29,7 +29,8 @@ const safeIcon = (icon: string) => (/^data:image\/[a-z+.-]+[;,]/i.test(icon) ? i
 
 /**
  * The wallets reached without the host page : Coinbase Wallet through its SDK unless
- * the browser has its extension, and Phantom unless the bridge lists its provider: on a phone
+ * the browser has its extension or the modal server has no connector origin for its frame
+ * (`coinbase`), and Phantom unless the bridge lists its provider: on a phone
  * its deep link (Phantom's browser), on a desktop its install guide (INSTALL_PHANTOM_SCREEN,
  * the extension's page of this browser).
  */
@@ -37,10 +38,11 @@ export function appConnectors(
   injected: readonly Connector[],
   appName: string,
   mobile = isMobileDevice(),
+  coinbase = connectorOrigin() !== null,
 ): Connector[] {
   const has = (client: string) => injected.some((c) => c.walletClientType === client)
   return [
-    ...(has('coinbase_wallet') ? [] : [coinbaseConnector(appName)]),
+    ...(has('coinbase_wallet') || !coinbase ? [] : [coinbaseConnector(appName)]),
     ...(has('phantom')
       ? []
       : [phantomDeepLinkEntry(mobile ? PHANTOM_DEEP_LINK_ID : PHANTOM_INSTALL_ID)]),

@@ -1,21 +1,19 @@
 /**
  * What choosing a wallet in a list does: Phantom's deep-link entry (a phone without Phantom's
  * browser) goes to its interstitial, its install entry (a desktop without the extension) to
- * INSTALL_PHANTOM_SCREEN; Coinbase Wallet whose SDK has not arrived yet goes to its
- * interstitial, whose Continue is the fresh click its popup needs; anything else starts the
- * attempt of the flow on screen at once (connect-only, or the SIWE sign-in or link), inside this
- * click.
+ * INSTALL_PHANTOM_SCREEN; Coinbase Wallet goes to its interstitial, whose Continue (drawn by
+ * its connector frame) is the click its popup opens in; anything else starts the attempt of the
+ * flow on screen at once (connect-only, or the SIWE sign-in or link), inside this click.
  */
 import { navigate } from '../flow.ts'
 import { store } from '../store.ts'
-import { COINBASE_SDK_ID, coinbaseReady, loadCoinbase } from './coinbase.ts'
-import { connectWallet } from './connect.ts'
-import { connectOnly } from './connect-only.ts'
+import { connectWallet, resumeWallet } from './connect.ts'
+import { connectOnly, resumeConnectOnly } from './connect-only.ts'
 import { PHANTOM_DEEP_LINK_ID, PHANTOM_INSTALL_ID } from './phantom.ts'
 import type { Connector } from './types.ts'
 
-/** The connector waiting on an interstitial's Continue. */
-let waiting: Connector | null = null
+/** The connector waiting on the interstitial's Continue, and whether it is a Retry. */
+let waiting: { connector: Connector; retry: boolean } | null = null
 
 export function chooseWallet(connector: Connector): void {
   if (connector.type === 'phantom' && connector.id === PHANTOM_DEEP_LINK_ID) {
@@ -28,23 +26,34 @@ export function chooseWallet(connector: Connector): void {
     navigate('INSTALL_PHANTOM_SCREEN')
     return
   }
-  if (
-    connector.type === 'coinbase_wallet' &&
-    connector.id === COINBASE_SDK_ID &&
-    !coinbaseReady()
-  ) {
-    waiting = connector
-    // Fetched now; the screen's Continue is enabled once it is here.
-    void loadCoinbase().catch(() => {})
+  if (connector.needsFrameClick) {
+    waiting = { connector, retry: false }
     navigate('COINBASE_INTERSTITIAL_SCREEN')
     return
   }
   startAttempt(connector)
 }
 
-/** Continue on the Coinbase Wallet interstitial: the attempt, inside the visitor's click. */
+/**
+ * Retry of an attempt whose connector needs a click in its frame: back to the interstitial,
+ * whose Continue resumes the attempt (its retry already counted).
+ */
+export function awaitFrameClick(connector: Connector): void {
+  waiting = { connector, retry: true }
+  navigate('COINBASE_INTERSTITIAL_SCREEN')
+}
+
+/** The visitor clicked Continue in the connector frame (its popup opened): the attempt. */
 export function continueWaiting(): void {
-  if (waiting) startAttempt(waiting)
+  const next = waiting
+  if (!next) return
+  if (!next.retry) {
+    startAttempt(next.connector)
+    return
+  }
+  waiting = null
+  if (store.getState().flow?.kind === 'connect-wallet') void resumeConnectOnly(next.connector)
+  else void resumeWallet(next.connector)
 }
 
 function startAttempt(connector: Connector): void {

@@ -23,7 +23,8 @@ import { type ApiDouble, startApiDouble } from '../test/api-double.ts'
 import { serverConfig, user } from '../test/fixtures.ts'
 import { type Harness, recordingHost, renderModal } from '../test/harness.tsx'
 import { FAKE_TIMERS, until } from '../test/until.ts'
-import { COINBASE_SDK_ID, coinbaseKeysUrl } from './coinbase.ts'
+import { COINBASE_SDK_ID, coinbaseOverPort, connectorOrigin, setCoinbaseFrame } from './coinbase.ts'
+import { serveCoinbaseFrame } from './frame/coinbase-serve.ts'
 import { clearWalletConnections, walletConnections } from './history.ts'
 import { createInjectedConnector } from './injected.ts'
 import {
@@ -208,19 +209,27 @@ describe('wallets reached without the host page', () => {
   const injected = (rdns: string, name: string) =>
     createInjectedConnector({ id: rdns, name, icon: '', rdns }, { host: () => null })
 
-  test("behavior: Coinbase Wallet is offered unless its extension is there; Phantom unless it is there: its deep link on a phone, its install guide's entry on a desktop", () => {
+  test("behavior: Coinbase Wallet is offered unless its extension is there or no connector origin serves its frame; Phantom unless it is there: its deep link on a phone, its install guide's entry on a desktop", () => {
     const ids = (list: { id: string }[]) => list.map((c) => c.id)
-    expect(ids(appConnectors([], 'App', false))).toEqual([COINBASE_SDK_ID, PHANTOM_INSTALL_ID])
-    expect(ids(appConnectors([injected('app.phantom', 'Phantom')], 'App', false))).toEqual([
+    expect(ids(appConnectors([], 'App', false, true))).toEqual([
+      COINBASE_SDK_ID,
+      PHANTOM_INSTALL_ID,
+    ])
+    expect(ids(appConnectors([injected('app.phantom', 'Phantom')], 'App', false, true))).toEqual([
       COINBASE_SDK_ID,
     ])
-    expect(ids(appConnectors([], 'App', true))).toEqual([COINBASE_SDK_ID, PHANTOM_DEEP_LINK_ID])
+    expect(ids(appConnectors([], 'App', true, true))).toEqual([
+      COINBASE_SDK_ID,
+      PHANTOM_DEEP_LINK_ID,
+    ])
     expect(
-      ids(appConnectors([injected('com.coinbase.wallet', 'Coinbase Wallet')], 'App', true)),
+      ids(appConnectors([injected('com.coinbase.wallet', 'Coinbase Wallet')], 'App', true, true)),
     ).toEqual([PHANTOM_DEEP_LINK_ID])
-    expect(ids(appConnectors([injected('app.phantom', 'Phantom')], 'App', true))).toEqual([
+    expect(ids(appConnectors([injected('app.phantom', 'Phantom')], 'App', true, true))).toEqual([
       COINBASE_SDK_ID,
     ])
+    // No connector origin: the SDK would have nowhere to run but the modal's origin.
+    expect(ids(appConnectors([], 'App', false, false))).toEqual([PHANTOM_INSTALL_ID])
   })
 
   test('behavior: a phone is a mobile user agent or a screen under 440px', () => {
@@ -237,13 +246,21 @@ describe('wallets reached without the host page', () => {
     expect(() => phantomBrowseLink('javascript:alert(1)')).toThrow(LatchError)
   })
 
-  test('behavior: the keys URL is the modal page meta tag, http(s) only', () => {
-    const doc = document.implementation.createHTMLDocument('')
-    expect(coinbaseKeysUrl(doc)).toBeUndefined()
-    doc.head.innerHTML = '<meta name="latch-coinbase-keys-url" content="javascript:alert(1)">'
-    expect(coinbaseKeysUrl(doc)).toBeUndefined()
-    doc.head.innerHTML = '<meta name="latch-coinbase-keys-url" content="http://127.0.0.1:9/keys">'
-    expect(coinbaseKeysUrl(doc)).toBe('http://127.0.0.1:9/keys')
+  test("behavior: the connector origin is the modal page's meta tag: an http(s) origin, never the modal's own", () => {
+    const meta = (content: string) => {
+      document.head.innerHTML = `<meta name="latch-connector-origin" content="${content}">`
+      return connectorOrigin(document)
+    }
+    try {
+      document.head.innerHTML = ''
+      expect(connectorOrigin(document)).toBeNull()
+      expect(meta('javascript:alert(1)')).toBeNull()
+      expect(meta('https://connect.example/path')).toBeNull()
+      expect(meta(window.location.origin)).toBeNull()
+      expect(meta('https://connect.example')).toBe('https://connect.example')
+    } finally {
+      document.head.innerHTML = ''
+    }
   })
 })
 
@@ -300,26 +317,80 @@ describe('the interstitials', () => {
     }
   })
 
-  test('behavior: choosing Coinbase Wallet before its SDK arrived shows its interstitial, whose Continue waits for the SDK', async () => {
-    const harness = renderModal(api)
-    runtime().host = hostWithWallet(harness)
-    act(() => {
-      methods()
-        .login()
-        .catch(() => {})
-    })
-    const coinbase = (await screen.findAllByTestId('app-wallet-option')).find(
-      (b) => b.dataset.walletId === COINBASE_SDK_ID,
+  test("behavior: choosing Coinbase Wallet shows its interstitial with the connector frame's own Continue; a click there connects; a refusal's Retry goes back to that Continue", async () => {
+    document.head.insertAdjacentHTML(
+      'beforeend',
+      '<meta name="latch-connector-origin" content="https://connect.example">',
     )
-    expect(coinbase?.textContent).toBe('Coinbase Wallet')
-    fireEvent.click(coinbase as HTMLElement)
-    expect(store.getState().screen).toBe('COINBASE_INTERSTITIAL_SCREEN')
-    const screenEl = await screen.findByTestId('screen-COINBASE_INTERSTITIAL_SCREEN')
-    expect(screenEl.querySelector('h1')?.textContent).toBe('Continue with Coinbase Wallet')
-    const button = screen.getByTestId('coinbase-continue') as HTMLButtonElement
-    await until(() => !button.disabled, 200_000)
-    expect(button.textContent).toBe('Continue')
-    expect(backTarget('COINBASE_INTERSTITIAL_SCREEN')).toBe('LANDING')
+    // The connector frame served over a port in a document of its own, its SDK a double.
+    const wallet = { reject: true, asked: [] as string[] }
+    const frameDoc = document.implementation.createHTMLDocument('')
+    const channel = new MessageChannel()
+    serveCoinbaseFrame(channel.port2, {
+      doc: frameDoc,
+      trusted: () => true,
+      load: async () => () => ({
+        async request({ method }) {
+          wallet.asked.push(method)
+          if (wallet.reject) throw { code: 4001, message: 'User rejected.' }
+          if (method === 'eth_requestAccounts') return [account.address.toLowerCase()]
+          if (method === 'eth_chainId') return '0x1'
+          throw { code: 4200, message: 'Unsupported' }
+        },
+        on: () => {},
+      }),
+    })
+    const element = document.createElement('iframe')
+    document.body.append(element)
+    setCoinbaseFrame(Promise.resolve({ ...coinbaseOverPort(channel.port1), element }))
+    try {
+      const { result } = await openConnectOnly()
+      const coinbase = (await screen.findAllByTestId('app-wallet-option')).find(
+        (b) => b.dataset.walletId === COINBASE_SDK_ID,
+      )
+      expect(coinbase?.textContent).toBe('Coinbase Wallet')
+      fireEvent.click(coinbase as HTMLElement)
+      expect(store.getState().screen).toBe('COINBASE_INTERSTITIAL_SCREEN')
+      const screenEl = await screen.findByTestId('screen-COINBASE_INTERSTITIAL_SCREEN')
+      expect(screenEl.querySelector('h1')?.textContent).toBe('Continue with Coinbase Wallet')
+      expect(backTarget('COINBASE_INTERSTITIAL_SCREEN')).toBe('CONNECT_ONLY_LANDING_SCREEN')
+      // The frame draws the button, in the modal's words, once its SDK is built.
+      const button = () => frameDoc.querySelector('button') as HTMLButtonElement
+      await until(() => button()?.disabled === false)
+      expect(button().textContent).toBe('Continue')
+      expect(frameDoc.documentElement.lang).toBe('en')
+      expect(element.title).toBe('Continue with Coinbase Wallet')
+      expect(screen.getByTestId('coinbase-slot').getAttribute('aria-hidden')).toBe('true')
+      // Its click asks the SDK (the popup opens in it), then the modal's attempt takes it.
+      act(() => button().click())
+      await until(() => awaiting()?.dataset.step === 'failed')
+      expect(title()).toBe('You rejected the request')
+      expect(wallet.asked).toEqual(['eth_requestAccounts'])
+      // Retry: back to the frame's Continue, the click the popup needs.
+      wallet.reject = false
+      fireEvent.click(screen.getByTestId('connection-retry'))
+      expect(store.getState().screen).toBe('COINBASE_INTERSTITIAL_SCREEN')
+      await until(() => button()?.disabled === false)
+      act(() => button().click())
+      await until(() => awaiting()?.dataset.step === 'success')
+      expect(store.getState().externalWallet?.retries).toBe(1)
+      expect(title()).toBe('Connected to Coinbase Wallet')
+      act(() => exitFlow(true))
+      await expect(result).resolves.toEqual({
+        address: account.address,
+        connectorType: 'coinbase_wallet',
+        walletClientType: 'coinbase_wallet',
+        chainId: 1,
+      })
+      expect(wallet.asked).toEqual(['eth_requestAccounts', 'eth_requestAccounts', 'eth_chainId'])
+    } finally {
+      setCoinbaseFrame(null)
+      element.remove()
+      channel.port1.close()
+      for (const m of document.head.querySelectorAll('meta[name="latch-connector-origin"]')) {
+        m.remove()
+      }
+    }
   })
 })
 

@@ -10,7 +10,7 @@
  */
 import { type ConnectedWallet, SUCCESS_CLOSE_DELAY_MS } from '@latch/shared'
 import { deliver } from '../deliver.ts'
-import { currentFlow } from '../flow.ts'
+import { currentFlow, navigate } from '../flow.ts'
 import {
   attemptAlive,
   beginAttempt,
@@ -19,6 +19,7 @@ import {
   retryTarget,
   updateAttempt,
 } from './attempt.ts'
+import { awaitFrameClick } from './choose.ts'
 import { walletError } from './errors.ts'
 import type { Connector } from './types.ts'
 
@@ -31,7 +32,18 @@ export function connectOnly(connector: Connector): Promise<void> {
 /** Retry on the failed connection; nothing once the retries are used up or the failure is final. */
 export function retryConnectOnly(): Promise<void> {
   const connector = retryTarget()
+  if (connector?.needsFrameClick) {
+    // Its popup opens only in a click in its frame: the interstitial's Continue resumes.
+    awaitFrameClick(connector)
+    return Promise.resolve()
+  }
   return connector ? attempt(connector) : Promise.resolve()
+}
+
+/** The attempt again after the interstitial's Continue (a Retry, counted already). */
+export function resumeConnectOnly(connector: Connector): Promise<void> {
+  navigate('AWAITING_CONNECT_ONLY_CONNECTION')
+  return attempt(connector)
 }
 
 async function attempt(connector: Connector): Promise<void> {

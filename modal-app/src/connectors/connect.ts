@@ -27,6 +27,7 @@ import {
   retryTarget,
   updateAttempt,
 } from './attempt.ts'
+import { awaitFrameClick } from './choose.ts'
 import { type WalletStage, walletError } from './errors.ts'
 import { siweMessage } from './siwe.ts'
 import type { Connector } from './types.ts'
@@ -40,7 +41,18 @@ export function connectWallet(connector: Connector): Promise<void> {
 /** Retry on the failed step; nothing once the retries are used up or the failure is final. */
 export function retryWallet(): Promise<void> {
   const connector = retryTarget()
+  if (connector?.needsFrameClick) {
+    // Its popup opens only in a click in its frame: the interstitial's Continue resumes.
+    awaitFrameClick(connector)
+    return Promise.resolve()
+  }
   return connector ? attempt(connector) : Promise.resolve()
+}
+
+/** The attempt again after the interstitial's Continue (a Retry, counted already). */
+export function resumeWallet(connector: Connector): Promise<void> {
+  navigate('AWAITING_CONNECTION')
+  return attempt(connector)
 }
 
 async function attempt(connector: Connector): Promise<void> {

@@ -16,6 +16,11 @@ export interface ConnectorInfo {
   type: ConnectorType
   /** Which wallet this is, as the server records it (e.g. 'metamask'); 'unknown' when unsure. */
   walletClientType: string
+  /**
+   * Its connect() takes a connection started by a click inside its own connector frame
+   * (Coinbase Wallet): choosing it, and Retry, show the interstitial that frame's button is on.
+   */
+  needsFrameClick?: boolean
 }
 
 /** disconnected → connecting → connected (the wallet's connection as the screen shows it). */

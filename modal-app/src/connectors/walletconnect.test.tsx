@@ -29,6 +29,8 @@ import { type ApiDouble, startApiDouble } from '../test/api-double.ts'
 import { authAnswer, serverConfig, user } from '../test/fixtures.ts'
 import { renderModal } from '../test/harness.tsx'
 import { until } from '../test/until.ts'
+import { serveConnectorFrame } from './frame/serve.ts'
+import { frameOverPort, setConnectorFrame } from './frame-host.ts'
 import { clearWalletConnections } from './history.ts'
 import { WalletConnectPairing } from './WalletConnectPairing.tsx'
 import {
@@ -39,6 +41,7 @@ import {
   pairing,
   providerOptions,
   WalletConnectStorage,
+  walletConnectPageStorage,
 } from './walletconnect.ts'
 import {
   DEFAULT_WALLETCONNECT_RELAY_URL,
@@ -814,6 +817,19 @@ describe('the pairing screen', () => {
 })
 
 describe('in the modal (the provider module stands in for the relay and the phone wallet)', () => {
+  // The connector frame's own code, served over a port in this document: the modal reaches the
+  // provider only through the frame's calls, as in the browser (frame-host.ts).
+  let channel: MessageChannel
+  beforeEach(() => {
+    channel = new MessageChannel()
+    serveConnectorFrame(channel.port2, DEFAULT_WALLETCONNECT_RELAY_URL)
+    setConnectorFrame(Promise.resolve(frameOverPort(channel.port1, walletConnectPageStorage())))
+  })
+  afterEach(() => {
+    setConnectorFrame(null)
+    channel.port1.close()
+    channel.port2.close()
+  })
   const QR_NAME = 'QR code to scan with your wallet app'
   const NONCE = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6'
   const qrUri = async () =>
@@ -863,7 +879,8 @@ describe('in the modal (the provider module stands in for the relay and the phon
     fireEvent.click(option)
     expect(store.getState().screen).toBe('AWAITING_CONNECT_ONLY_CONNECTION')
     expect(await qrUri()).toBe(`${wc.state.uri}&n=1`)
-    // Built as providerOptions says, with the connector's storage; Verify never asked.
+    // Built in the frame as providerOptions says, with the storage the modal keeps for it;
+    // Verify never asked.
     expect(wc.state.inits).toHaveLength(1)
     expect(wc.state.inits[0]).toMatchObject({
       projectId: PROJECT_ID,
@@ -872,7 +889,11 @@ describe('in the modal (the provider module stands in for the relay and the phon
       telemetryEnabled: false,
       metadata: { name: 'Acme', url: 'http://localhost:5173' },
     })
-    expect(wc.state.inits[0]?.storage).toBeInstanceOf(WalletConnectStorage)
+    const frameStorage = wc.state.inits[0]?.storage as {
+      setItem(key: string, value: unknown): Promise<void>
+    }
+    await frameStorage.setItem('wc@2:probe', { a: 1 })
+    expect(localStorage.getItem(`${WALLETCONNECT_STORAGE_PREFIX}wc@2:probe`)).toBe('{"a":1}')
     await expect(wc.state.providers[0]?.signer.client.core.verify.register()).resolves.toBe('')
 
     wc.state.approval.chainId = 137

@@ -1,12 +1,13 @@
 /**
- * WalletConnect (v2): a phone wallet reached through a relay. This module is small; the
- * provider (`@walletconnect/ethereum-provider`) is imported only when the visitor chooses
- * WalletConnect, so neither the landing nor the wallet list carries it. Its own QR modal is
- * never used (`showQrModal: false`, and the build leaves its UI kit out): the modal draws the
- * pairing URI itself (WalletConnectPairing.tsx) and, on a phone, offers the wallet apps' links.
+ * WalletConnect (v2): a phone wallet reached through a relay. WalletConnect's provider
+ * (`@walletconnect/ethereum-provider`) never runs in the modal's origin: it runs in the
+ * connector frame (frame-host.ts, frame/main.ts), an opaque origin loaded when the visitor
+ * first chooses WalletConnect, and this connector reaches it by the frame's narrow calls. Its
+ * own QR modal is never used (`showQrModal: false`, and the build leaves its UI kit out): the
+ * modal draws the pairing URI the frame reports (WalletConnectPairing.tsx) and, on a phone,
+ * offers the wallet apps' links.
  */
 import {
-  CHAINS,
   DEFAULT_CHAIN_ID,
   isSupportedChainId,
   LatchError,
@@ -14,11 +15,23 @@ import {
 } from '@latch/shared'
 import { create } from 'zustand'
 import { onLogout } from '../account.ts'
+import { runtime } from '../runtime.ts'
 import { firstAccount, walletEventListeners } from './eip1193.ts'
+import {
+  CALL_TIMEOUT_MS,
+  connectorFrame,
+  frameGone,
+  frameMethodAllowed,
+  replyValue,
+} from './frame-host.ts'
+import type { ProviderState } from './frame-protocol.ts'
 import { walletClientType, withTimeout } from './injected.ts'
 import type { Connection, ConnectionStatus, Connector } from './types.ts'
 import type { WalletConnectSettings } from './walletconnect-config.ts'
+import { type ProviderOptions, providerOptions } from './walletconnect-options.ts'
 import { storedWalletConnectKeys, WALLETCONNECT_STORAGE_PREFIX } from './walletconnect-storage.ts'
+
+export { type ProviderOptions, providerOptions }
 
 export const WALLETCONNECT_ID = 'walletconnect'
 
@@ -51,45 +64,12 @@ export interface WalletConnectOptions {
   load?: (options: ProviderOptions) => Promise<Provider>
 }
 
-/** What the provider is built with: the settings, our own UI, no telemetry. */
-export interface ProviderOptions {
-  projectId: string
-  relayUrl: string
-  showQrModal: false
-  telemetryEnabled: false
-  optionalChains: [number, ...number[]]
-  rpcMap: Record<string, string>
-  metadata: { name: string; description: string; url: string; icons: string[] }
-}
-
 /**
- * The provider's options. Every supported chain is optional (the wallet picks the one it is
- * on; the message then names it). rpcMap: the public nodes of shared/src/chains.ts, so the
- * provider never falls back to WalletConnect's RPC with the project id. The connector sends
- * only wallet requests through it (accounts, signatures); the modal's chain reads go through
- * the API's chain proxy (server README, "Chain reads"), whose node keys stay on the server.
- */
-export function providerOptions(
-  settings: WalletConnectSettings,
-  metadata: { name: string; url: string },
-): ProviderOptions {
-  const ids = CHAINS.map((c) => c.id).filter((id) => id !== DEFAULT_CHAIN_ID)
-  return {
-    projectId: settings.projectId,
-    relayUrl: settings.relayUrl,
-    showQrModal: false,
-    telemetryEnabled: false,
-    optionalChains: [DEFAULT_CHAIN_ID, ...ids],
-    rpcMap: Object.fromEntries(CHAINS.map((c) => [String(c.id), c.rpcUrl])),
-    metadata: { name: metadata.name || 'Latch', description: '', url: metadata.url, icons: [] },
-  }
-}
-
-/**
- * Where the provider keeps its pairing and session: this frame's localStorage where the
- * browser lets it (the same-site deployment; a reload then finds the session), else memory
- * (a cross-site frame whose storage the browser refuses: the session lasts as long as the
- * page). The provider's own storage would throw on the refused access and never start.
+ * Where the provider keeps its pairing and session, on the modal's side: the connector frame's
+ * opaque origin has no storage, so it asks the modal (frame-host.ts) for these entries, and
+ * only these. They live in the modal frame's localStorage where the browser lets it (the
+ * same-site deployment; a reload then finds the session), else in memory (a cross-site frame
+ * whose storage the browser refuses: the session lasts as long as the page).
  */
 export class WalletConnectStorage {
   private readonly memory = new Map<string, string>()
@@ -150,38 +130,75 @@ export class WalletConnectStorage {
   }
 }
 
+/** The page's WalletConnect storage, kept for the connector frame (frame-host.ts). */
+let pageStorage: WalletConnectStorage | null = null
+export function walletConnectPageStorage(): WalletConnectStorage {
+  pageStorage ??= new WalletConnectStorage()
+  return pageStorage
+}
+
+/** The frame's events go to the provider of the last init: the one the connector uses. */
+let frameListeners: Map<ProviderEvent, Set<(payload: unknown) => void>> | null = null
+
+/**
+ * The provider, in the connector frame (frame-host.ts): an opaque origin the modal talks to by
+ * the calls of frame-protocol.ts. The frame builds WalletConnect's provider with the relay its
+ * own page names, WalletConnect Verify left out (it would attest the frame's opaque origin, not
+ * the host page the SIWE message names) and the storage the modal keeps for it.
+ */
 async function loadProvider(options: ProviderOptions): Promise<Provider> {
-  const { EthereumProvider } = await import('@walletconnect/ethereum-provider')
-  const p = await EthereumProvider.init({ ...options, storage: new WalletConnectStorage() })
-  // WalletConnect Verify is left out: it attests the origin of the page it runs in, here the
-  // modal's (not the host page the visitor sees, which the SIWE message names), through a
-  // third-party frame the modal's CSP refuses; refused, each proposal and request would wait
-  // 5 s for it. The wallet then sees the request as unverified, as it would a self-hosted
-  // modal origin that no Cloud project lists.
-  p.signer.client.core.verify.register = async () => ''
+  let appId: string | null = null
+  try {
+    appId = runtime().appId
+  } catch {}
+  const frame = await connectorFrame(walletConnectPageStorage(), appId)
+  const listeners = new Map<ProviderEvent, Set<(payload: unknown) => void>>()
+  let state: ProviderState = { session: false, accounts: [], chainId: 0, peerName: null }
+  frame.onEvent((name, payload, next) => {
+    if (frameListeners !== listeners) return
+    if (next) state = next
+    for (const handler of [...(listeners.get(name) ?? [])]) handler(payload)
+  })
+  const call = async (method: keyof typeof CALL_TIMEOUT_MS, args: unknown) => {
+    const reply = await frame.port.call(method, args, CALL_TIMEOUT_MS[method], frameGone)
+    if (reply.state) state = reply.state
+    return replyValue(reply)
+  }
+  frameListeners = listeners
+  await call('wc.init', { projectId: options.projectId, metadata: options.metadata })
   return {
     get session() {
-      return p.session
+      return state.session ? true : undefined
     },
     get accounts() {
-      return p.accounts
+      return state.accounts
     },
     get chainId() {
-      return p.chainId
+      return state.chainId
     },
     get peerName() {
-      return p.session?.peer.metadata.name
+      return state.peerName ?? undefined
     },
-    connect: () => p.connect(),
+    connect: async () => {
+      await call('wc.connect', null)
+    },
     request: async ({ method, params }) => {
-      if (params === undefined) return p.request({ method })
+      if (!frameMethodAllowed(method)) throw LatchError.of('rpc_unsupported_method')
       // EIP-1193 params are a list or an object; anything else is the caller's mistake.
-      if (typeof params !== 'object' || params === null) throw LatchError.of('rpc_invalid_params')
-      return p.request({ method, params })
+      if (params !== undefined && (typeof params !== 'object' || params === null)) {
+        throw LatchError.of('rpc_invalid_params')
+      }
+      return call('wc.request', params === undefined ? { method } : { method, params })
     },
-    on: (event, handler) => void p.on(event, handler),
-    removeListener: (event, handler) => void p.removeListener(event, handler),
-    disconnect: () => p.disconnect(),
+    on: (event, handler) => {
+      const set = listeners.get(event) ?? new Set()
+      set.add(handler)
+      listeners.set(event, set)
+    },
+    removeListener: (event, handler) => void listeners.get(event)?.delete(handler),
+    disconnect: async () => {
+      await call('wc.disconnect', null)
+    },
   }
 }
 

@@ -2,32 +2,70 @@
  * The screens before a wallet that lives outside this page: Coinbase Wallet's popup
  * (COINBASE_INTERSTITIAL_SCREEN) and Phantom's app on a phone (PHANTOM_INTERSTITIAL_SCREEN).
  */
-import { PHANTOM_STILL_HERE_DELAY_MS, toLatchError } from '@latch/shared'
-import { useEffect, useRef, useState } from 'react'
+import { DEFAULT_CHAIN_ID, PHANTOM_STILL_HERE_DELAY_MS, toLatchError } from '@latch/shared'
+import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { continueWaiting } from '../connectors/choose.ts'
-import { coinbaseReady, loadCoinbase } from '../connectors/coinbase.ts'
+import {
+  initCoinbaseFrame,
+  placeCoinbaseFrame,
+  whenCoinbaseClicked,
+} from '../connectors/coinbase.ts'
+import type { ButtonLook } from '../connectors/coinbase-protocol.ts'
 import { phantomBrowseLink } from '../connectors/phantom.ts'
 import { appStoreUrl, PHANTOM } from '../connectors/wallets.ts'
+import { useApp } from '../hooks.ts'
 import { shownError, t } from '../i18n.ts'
 import { runtime } from '../runtime.ts'
 
+/** The modal's primary button as the frame should draw its own (computed values). */
+function lookOf(el: HTMLElement): ButtonLook {
+  const style = (el.ownerDocument.defaultView ?? window).getComputedStyle(el)
+  return {
+    background: style.backgroundColor,
+    color: style.color,
+    borderRadius: style.borderRadius,
+    fontFamily: style.fontFamily,
+    fontSize: style.fontSize,
+    fontWeight: style.fontWeight,
+  }
+}
+
 /**
- * Browsers open a popup only inside a click, and not after the wait for the SDK's chunk: this
- * screen waits for the chunk, and its Continue is the click the popup opens in.
+ * Coinbase Wallet's SDK runs in its connector frame (another origin), and browsers open its
+ * popup only inside a click in that frame: this screen shows the frame's own Continue button
+ * in its slot, and the frame tells the modal when it was clicked. Until the frame is ready the
+ * slot holds a disabled button of the modal's.
  */
 export function CoinbaseInterstitial() {
-  const [ready, setReady] = useState(coinbaseReady)
+  const [frame, setFrame] = useState<HTMLIFrameElement | null>(null)
   const [error, setError] = useState<string | null>(null)
+  const slot = useRef<HTMLButtonElement>(null)
+  const { name } = useApp()
+  useEffect(() => whenCoinbaseClicked(continueWaiting), [])
   useEffect(() => {
     let live = true
-    loadCoinbase().then(
-      () => live && setReady(true),
+    const doc = document.documentElement
+    const look = slot.current ? lookOf(slot.current) : null
+    initCoinbaseFrame({
+      appName: name,
+      chainId: DEFAULT_CHAIN_ID,
+      label: t('continue'),
+      busyLabel: t('loadingDots'),
+      lang: doc.lang || 'en',
+      dir: doc.dir === 'rtl' ? 'rtl' : 'ltr',
+      look: look && Object.values(look).every(Boolean) ? look : null,
+    }).then(
+      (f) => live && setFrame(f.element ?? null),
       (e: unknown) => live && setError(toLatchError(e).message),
     )
     return () => {
       live = false
     }
-  }, [])
+  }, [name])
+  useLayoutEffect(() => {
+    if (!frame || !slot.current) return
+    return placeCoinbaseFrame(frame, slot.current, t('cbTitle'))
+  }, [frame])
   return (
     <div className="latch-screen latch-center" data-testid="screen-COINBASE_INTERSTITIAL_SCREEN">
       <h1 className="latch-title">{t('cbTitle')}</h1>
@@ -37,14 +75,18 @@ export function CoinbaseInterstitial() {
           {shownError(error)}
         </p>
       ) : null}
+      {/* The frame's Continue is drawn over this place; the modal's own stays disabled. */}
       <button
+        ref={slot}
         type="button"
         className="latch-button latch-button-primary"
-        data-testid="coinbase-continue"
-        disabled={!ready}
-        onClick={continueWaiting}
+        data-testid="coinbase-slot"
+        disabled
+        aria-hidden={frame ? true : undefined}
+        tabIndex={frame ? -1 : undefined}
+        style={frame ? { visibility: 'hidden' } : undefined}
       >
-        {t(ready || error ? 'continue' : 'loadingDots')}
+        {t(error ? 'continue' : 'loadingDots')}
       </button>
     </div>
   )
