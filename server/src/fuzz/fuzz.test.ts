@@ -72,7 +72,11 @@ async function startPriceSource(): Promise<Server> {
   return server
 }
 
-async function emailSignIn(appId: string, email: string): Promise<AuthResponse> {
+/** An e-mail sign-in's answer, with the refresh token its cookie set. */
+async function emailSignIn(
+  appId: string,
+  email: string,
+): Promise<AuthResponse & { refresh_token: string }> {
   const post = async (path: string, body: unknown) =>
     fetch(`${api.url}${API_PREFIX}${path}`, {
       method: 'POST',
@@ -87,7 +91,9 @@ async function emailSignIn(appId: string, email: string): Promise<AuthResponse> 
   const code = logs.find((l) => l.startsWith(`[latch] e-mail code for ${email}:`))?.slice(-6)
   const res = await post('/passwordless/authenticate', { email, code })
   expect(res.status).toBe(200)
-  return (await res.json()) as AuthResponse
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('__Secure-latch-rt-')) ?? ''
+  const refresh_token = cookie.slice(cookie.indexOf('=') + 1).split(';')[0] ?? ''
+  return { ...((await res.json()) as AuthResponse), refresh_token }
 }
 
 let pg: RunningPostgres | null = null
