@@ -184,8 +184,17 @@ export function inlineScriptHashes(html: string): string[] {
 
 /**
  * The modal page's Content-Security-Policy: its own scripts and the inline ones of these
- * hashes, the API for data, and only the app's registered origins as embedders (`'none'` when
- * there are none).
+ * hashes, and only the app's registered origins as embedders (`'none'` when there are none).
+ *
+ * It sends nothing out but where the modal must: `connect-src` is the API and the WalletConnect
+ * relay the server is given, besides this origin itself (Coinbase's SDK reads the page's own
+ * headers with a HEAD; this origin serves static files and receives nothing it could keep),
+ * and images come from this origin,
+ * `data:` (wallet icons, QR codes), the app's configured logo's origin and the host page's
+ * registered origins (a logo or a sender image the host names at run time, on its own origin:
+ * the modal talks to that page anyway). No `https:` wildcard: a script on this origin (an XSS,
+ * a compromised wallet SDK) cannot carry anything it reads to a server of its own by fetch,
+ * WebSocket, beacon or image.
  */
 export function modalCsp(
   apiOrigin: string,
@@ -193,13 +202,16 @@ export function modalCsp(
   scriptHashes: readonly string[] = [],
   /** Other origins the page connects to (the WalletConnect relay's WebSocket). */
   connect: readonly string[] = [],
+  /** Other origins the page's images may come from (the app's logo). */
+  images: readonly string[] = [],
 ): string {
+  const imageSources = [...new Set(["'self'", 'data:', ...images, ...ancestors])]
   return [
     "default-src 'self'",
     ['script-src', "'self'", ...scriptHashes].join(' '),
     // React sets style properties through the CSSOM; the theme tokens are inline custom properties.
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' https: data:",
+    ['img-src', ...imageSources].join(' '),
     ['connect-src', "'self'", apiOrigin, ...connect].join(' '),
     `frame-src ${apiOrigin}`,
     "object-src 'none'",
@@ -208,6 +220,12 @@ export function modalCsp(
     // The browser refuses any other embedder; the modal also checks its parent itself.
     `frame-ancestors ${ancestors.length ? ancestors.join(' ') : "'none'"}`,
   ].join('; ')
+}
+
+/** The origin of the app's configured logo, as CSP writes it, when it has one. */
+function logoOrigin(config: Record<string, unknown> | null): string[] {
+  const origin = cspOrigin(config?.logoUrl)
+  return origin ? [origin] : []
 }
 
 /** A ws(s) origin as CSP writes it, or null for anything else or a URL with credentials. */
@@ -500,9 +518,13 @@ async function sendPage(
       // Never cached: the policy differs per app and follows its registered origins.
       'cache-control': 'no-store',
       // The hashes follow the index.html of the moment: a rebuild may change its script.
-      'content-security-policy': modalCsp(site.apiOrigin, app.origins, inlineScriptHashes(html), [
-        site.relayOrigin,
-      ]),
+      'content-security-policy': modalCsp(
+        site.apiOrigin,
+        app.origins,
+        inlineScriptHashes(html),
+        [site.relayOrigin],
+        logoOrigin(app.config),
+      ),
       'referrer-policy': 'no-referrer',
       // The passkey window (src/passkey-window.ts) answers the modal frame that opened it:
       // a policy of its own would cut it off from that opener, whose top-level page is the

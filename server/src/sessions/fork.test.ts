@@ -134,8 +134,10 @@ describeBackends('session fork', (get) => {
       const r = await s.request('/sessions/fork/recover', { appId: app.id, body })
       expect(r.status).toBe(400)
       expect(r.body).toMatchObject({ error: { code: 'invalid_data' } })
+      // A fork reads the refresh cookie, never a body: without the cookie it is a 401.
       const f = await s.request('/sessions/fork', { appId: app.id, body })
-      expect(f.status).toBe(400)
+      expect(f.status).toBe(401)
+      expect(f.body).toMatchObject({ error: { code: 'invalid_refresh_token' } })
     }
   })
 
