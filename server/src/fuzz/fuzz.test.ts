@@ -26,6 +26,7 @@ import {
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createAppSecret, type RunningServer, startServer } from '../index.ts'
+import { refreshCookieName } from '../sessions/refresh-cookie.ts'
 import {
   POSTGRES_BIN,
   type RunningAnvil,
@@ -816,6 +817,14 @@ const wild: fc.Arbitrary<Case> = fc.integer({ min: 0, max: ROUTES.length - 1 }).
       origin: fc.option(fc.oneof(fc.constant(MODAL_ORIGIN), fc.webUrl(), headerValue(30)), {
         freq: 3,
       }),
+      // The refresh cookie the session routes read: a live token, a spent one, or junk.
+      refreshCookie: fc.option(
+        fc.oneof(
+          fc.constantFrom(...[0, 1, 2, 3, 4]).map((i) => ctx.refresh[i] ?? ''),
+          fc.base64String({ maxLength: 64 }),
+        ),
+        { freq: 2 },
+      ),
       extra: fc.option(
         fc.constantFrom<Record<string, string>>(
           { 'content-encoding': 'gzip' },
@@ -838,6 +847,9 @@ const wild: fc.Arbitrary<Case> = fc.integer({ min: 0, max: ROUTES.length - 1 }).
       if (g.authorization !== undefined) headers.authorization = g.authorization
       if (g.forwardedFor !== null) headers['x-forwarded-for'] = g.forwardedFor
       if (g.origin !== null) headers.origin = g.origin
+      if (g.refreshCookie !== null) {
+        headers.cookie = `${refreshCookieName(ctx.appId)}=${g.refreshCookie}`
+      }
       const type = g.contentType ?? g.body.contentType
       if (type !== undefined) headers['content-type'] = type
       Object.assign(headers, g.extra ?? {})
