@@ -216,7 +216,7 @@ describe('link, unlink, logout, wallet methods', () => {
     const harness = renderModal(api)
     harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 600) }, user())
     await methods().logout()
-    expect(api.calls('POST /sessions/logout')[0]?.body).toEqual({ refresh_token: 'rt' })
+    expect(api.calls('POST /sessions/logout')[0]?.body).toEqual({})
     expect(await methods().getUser()).toBeNull()
     expect(await methods().getAccessToken()).toBeNull()
     expect(harness.emitted('logout')).toHaveLength(1)

@@ -1064,13 +1064,13 @@ test('fuzz: broken HTTP framing on a raw socket answers 4xx with the error body 
     // The body ends (the client half-closes) before its declared length: node aborts the request.
     [
       'a body shorter than its Content-Length',
-      post('/sessions', `${json}Content-Length: 100\r\n\r\n{"refresh_token":"x"}`),
+      post('/sessions/fork/recover', `${json}Content-Length: 100\r\n\r\n{"refresh_token":"x"}`),
       400,
       true,
     ],
     [
       'a body longer than its Content-Length',
-      post('/sessions', `${json}Content-Length: 5\r\n\r\n{"refresh_token":"x"}`),
+      post('/sessions/fork/recover', `${json}Content-Length: 5\r\n\r\n{"refresh_token":"x"}`),
       400,
     ],
     [
@@ -1094,7 +1094,10 @@ test('fuzz: broken HTTP framing on a raw socket answers 4xx with the error body 
     ],
     [
       'invalid UTF-8 in the body',
-      post('/sessions', `${json}Content-Length: 24\r\n\r\n{"refresh_token":"\xc3\x28\xff\xfe"}`),
+      post(
+        '/sessions/fork/recover',
+        `${json}Content-Length: 24\r\n\r\n{"refresh_token":"\xc3\x28\xff\xfe"}`,
+      ),
       401,
     ],
     ['a NUL in a header', get('Host: x\r\nX-A: a\0b\r\n\r\n'), 400],
