@@ -55,7 +55,7 @@ test('behavior: index.html with the API URL injected (escaped), CSP and no cachi
   expect(res.headers.get('cache-control')).toBe('no-store')
   const csp = res.headers.get('content-security-policy') ?? ''
   expect(csp).toContain("script-src 'self'")
-  expect(csp).toContain("connect-src 'self' http://127.0.0.1:8787")
+  expect(csp).toContain("connect-src 'self' http://127.0.0.1:8787 wss://relay.walletconnect.org")
   expect(csp).toContain("object-src 'none'")
   const html = await res.text()
   expect(html).toContain(
@@ -197,6 +197,64 @@ describe('frame-ancestors: only the app’s registered origins may frame the mod
     })
     expect(unknown.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
     expect(await unknown.text()).not.toContain('refused.js')
+  })
+
+  test('security: the served policy sends nothing out: connect-src is the page, the API and the configured relay only, images only from the page, data:, the app’s logo origin and its host origins', async () => {
+    const logoApp = (
+      await api.admin.createApp({
+        name: 'Logo',
+        allowedOrigins: ['https://shop.example.com'],
+        appearance: { logoUrl: 'https://cdn.example.net/brand/logo.png?v=2' },
+      })
+    ).id
+    const relayed = await startModalServer({
+      apiUrl: api.url,
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+      walletConnectRelayUrl: 'wss://relay.example.org/ws?projectId=x',
+    })
+    try {
+      const directives = async (query: string) => {
+        const res = await fetch(`${relayed.url}/${query}`, { signal: AbortSignal.timeout(10_000) })
+        await res.body?.cancel()
+        return new Map(
+          (res.headers.get('content-security-policy') ?? '').split(';').map((d) => {
+            const [name = '', ...sources] = d.trim().split(/\s+/)
+            return [name, sources] as const
+          }),
+        )
+      }
+      const known = await directives(`?app=${logoApp}`)
+      expect(known.get('connect-src')).toEqual([
+        "'self'",
+        new URL(api.url).origin,
+        'wss://relay.example.org',
+      ])
+      expect(known.get('img-src')).toEqual([
+        "'self'",
+        'data:',
+        'https://cdn.example.net',
+        'https://shop.example.com',
+      ])
+      // An unknown app: nothing but the page itself and data: for images.
+      const unknown = await directives('?app=unknown-app-id-0000000000')
+      expect(unknown.get('img-src')).toEqual(["'self'", 'data:'])
+      expect(unknown.get('connect-src')).toEqual([
+        "'self'",
+        new URL(api.url).origin,
+        'wss://relay.example.org',
+      ])
+      // No wildcard anywhere: no scheme source, no `*`.
+      for (const policy of [known, unknown]) {
+        for (const [name, sources] of policy) {
+          for (const source of sources) {
+            expect(source, `${name} ${source}`).not.toMatch(/^(https?|wss?):$|\*/)
+          }
+        }
+      }
+    } finally {
+      await relayed.close()
+    }
   })
 
   test('error: the page is served only at / and /index.html, with its policy', async () => {

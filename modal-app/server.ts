@@ -218,8 +218,17 @@ export function inlineScriptHashes(html: string): string[] {
 
 /**
  * The modal page's Content-Security-Policy: its own scripts and the inline ones of these
- * hashes, the API for data, and only the app's registered origins as embedders (`'none'` when
- * there are none).
+ * hashes, and only the app's registered origins as embedders (`'none'` when there are none).
+ *
+ * It sends nothing out but where the modal must: `connect-src` is the API and the WalletConnect
+ * relay the server is given, besides this origin itself (Coinbase's SDK reads the page's own
+ * headers with a HEAD; this origin serves static files and receives nothing it could keep),
+ * and images come from this origin,
+ * `data:` (wallet icons, QR codes), the app's configured logo's origin and the host page's
+ * registered origins (a logo or a sender image the host names at run time, on its own origin:
+ * the modal talks to that page anyway). No `https:` wildcard: a script on this origin (an XSS,
+ * a compromised wallet SDK) cannot carry anything it reads to a server of its own by fetch,
+ * WebSocket, beacon or image.
  */
 export function modalCsp(
   apiOrigin: string,
@@ -229,13 +238,16 @@ export function modalCsp(
   connect: readonly string[] = [],
   /** Other origins the page frames (the connector origin). */
   frames: readonly string[] = [],
+  /** Other origins the page's images may come from (the app's logo). */
+  images: readonly string[] = [],
 ): string {
+  const imageSources = [...new Set(["'self'", 'data:', ...images, ...ancestors])]
   return [
     "default-src 'self'",
     ['script-src', "'self'", ...scriptHashes].join(' '),
     // React sets style properties through the CSSOM; the theme tokens are inline custom properties.
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' https: data:",
+    ['img-src', ...imageSources].join(' '),
     ['connect-src', "'self'", apiOrigin, ...connect].join(' '),
     // The wallet frame (the API's origin), the connector frame (this origin, sandboxed into an
     // opaque one by its own CSP and the modal's iframe: connectorCsp) and Coinbase Wallet's
@@ -286,6 +298,12 @@ export function coinbaseFrameCsp(modalOrigin: string, ancestors: readonly string
     `frame-ancestors ${[modalOrigin, ...ancestors].join(' ')}`,
     `sandbox ${COINBASE_FRAME_SANDBOX}`,
   ].join('; ')
+}
+
+/** The origin of the app's configured logo, as CSP writes it, when it has one. */
+function logoOrigin(config: Record<string, unknown> | null): string[] {
+  const origin = cspOrigin(config?.logoUrl)
+  return origin ? [origin] : []
 }
 
 /** A ws(s) origin as CSP writes it, or null for anything else or a URL with credentials. */
@@ -653,6 +671,7 @@ async function sendPage(
         inlineScriptHashes(html),
         [site.relayOrigin],
         site.connectorOrigin ? [site.connectorOrigin] : [],
+        logoOrigin(app.config),
       ),
       'referrer-policy': 'no-referrer',
       // The passkey window (src/passkey-window.ts) answers the modal frame that opened it:

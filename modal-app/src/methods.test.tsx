@@ -148,10 +148,7 @@ describe('login and close', () => {
 
   test('behavior: a signed-in visitor gets their user at once', async () => {
     const harness = renderModal(api)
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 600), refresh_token: 'r' },
-      user(),
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 600) }, user())
     await expect(methods().login()).resolves.toEqual({ user: user(), isNewUser: false })
     expect(store.getState().open).toBe(false)
   })
@@ -221,12 +218,9 @@ describe('link, unlink, logout, wallet methods', () => {
   test('behavior: logout destroys the session and tells the host', async () => {
     api.on('POST /sessions/logout', { body: { success: true } })
     const harness = renderModal(api)
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 600), refresh_token: 'rt' },
-      user(),
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 600) }, user())
     await methods().logout()
-    expect(api.calls('POST /sessions/logout')[0]?.body).toEqual({ refresh_token: 'rt' })
+    expect(api.calls('POST /sessions/logout')[0]?.body).toEqual({})
     expect(await methods().getUser()).toBeNull()
     expect(await methods().getAccessToken()).toBeNull()
     expect(harness.emitted('logout')).toHaveLength(1)

@@ -58,7 +58,7 @@ describe('getAccessToken', () => {
   test('behavior: a token valid beyond 30 s is used as is', async () => {
     const { session } = setup()
     const token = jwt(inSeconds(31))
-    session.start({ token, refresh_token: 'rt-0' }, user())
+    session.start({ token }, user())
     expect(await session.getAccessToken()).toBe(token)
     expect(api.requests).toHaveLength(0)
   })
@@ -66,30 +66,32 @@ describe('getAccessToken', () => {
   test('behavior: within 30 s of expiry it refreshes, once for concurrent callers, and rotates the refresh token', async () => {
     const fresh = jwt(inSeconds(3600))
     api.on('POST /sessions', {
-      body: { token: fresh, refresh_token: 'rt-2', user: user() },
+      body: { token: fresh, user: user() },
       delay: 30,
     })
     const { session, tokens, users } = setup()
-    session.start({ token: jwt(inSeconds(29)), refresh_token: 'rt-1' }, user())
+    session.start({ token: jwt(inSeconds(29)) }, user())
     const [a, b] = await Promise.all([session.getAccessToken(), session.getAccessToken()])
     expect(a).toBe(fresh)
     expect(b).toBe(fresh)
     const calls = api.calls('POST /sessions')
     expect(calls).toHaveLength(1)
-    expect(calls[0]?.body).toEqual({ refresh_token: 'rt-1' })
+    // The refresh token is the API's HttpOnly cookie, which the credentialed fetch carries: the
+    // body names none, and no bearer goes with it.
+    expect(calls[0]?.body).toEqual({})
     expect(calls[0]?.headers.authorization).toBeUndefined()
     expect(calls[0]?.headers['latch-app-id']).toBe(APP_ID)
     expect(calls[0]?.headers['latch-client']).toBe(CLIENT_NAME)
-    expect(tokens.value).toBe('rt-2')
+    expect(tokens.value).toBe(true)
     expect(users.at(-1)).toEqual(user())
   })
 
   test('behavior: an expired token refreshes', async () => {
     api.on('POST /sessions', {
-      body: { token: jwt(inSeconds(600)), refresh_token: 'rt-3', user: user() },
+      body: { token: jwt(inSeconds(600)), user: user() },
     })
     const { session } = setup()
-    session.start({ token: jwt(inSeconds(-5)), refresh_token: 'rt-1' }, user())
+    session.start({ token: jwt(inSeconds(-5)) }, user())
     expect(tokenExpiry((await session.getAccessToken()) as string)).toBe(inSeconds(600) * 1000)
   })
 
@@ -99,9 +101,9 @@ describe('getAccessToken', () => {
       apiError(401, 'invalid_refresh_token', 'Invalid or expired refresh token'),
     )
     const { session, tokens, users } = setup()
-    session.start({ token: jwt(inSeconds(1)), refresh_token: 'rt-1' }, user())
+    session.start({ token: jwt(inSeconds(1)) }, user())
     expect(await session.getAccessToken()).toBeNull()
-    expect(tokens.value).toBeNull()
+    expect(tokens.value).toBe(false)
     expect(users.at(-1)).toBeNull()
     expect(session.isAuthenticated()).toBe(false)
   })
@@ -109,10 +111,10 @@ describe('getAccessToken', () => {
   test('error: other refresh failures keep the session and reject', async () => {
     api.on('POST /sessions', apiError(503, 'internal_error', 'down'))
     const { session, tokens } = setup()
-    session.start({ token: jwt(inSeconds(1)), refresh_token: 'rt-1' }, user())
+    session.start({ token: jwt(inSeconds(1)) }, user())
     const error = await session.getAccessToken().catch((e: unknown) => e)
     expect(isLatchError(error) && error.status).toBe(503)
-    expect(tokens.value).toBe('rt-1')
+    expect(tokens.value).toBe(true)
   })
 })
 
@@ -188,14 +190,14 @@ describe('a refresh that fails on the way', () => {
 })
 
 describe('restore and logout', () => {
-  test('behavior: a stored refresh token is exchanged at startup', async () => {
+  test('behavior: where a session was marked, startup refreshes it through the cookie', async () => {
     api.on('POST /sessions', {
-      body: { token: jwt(inSeconds(600)), refresh_token: 'rt-9', user: user() },
+      body: { token: jwt(inSeconds(600)), user: user() },
     })
-    const { session, tokens } = setup('rt-stored')
+    const { session, tokens } = setup('marked')
     expect(await session.restore()).toEqual(user())
-    expect(api.calls('POST /sessions')[0]?.body).toEqual({ refresh_token: 'rt-stored' })
-    expect(tokens.value).toBe('rt-9')
+    expect(api.calls('POST /sessions')[0]?.body).toEqual({})
+    expect(tokens.value).toBe(true)
     expect(session.isAuthenticated()).toBe(true)
   })
 
@@ -209,12 +211,12 @@ describe('restore and logout', () => {
     api.on('POST /sessions/logout', { body: { success: true } })
     const { session, tokens, users } = setup()
     const token = jwt(inSeconds(600))
-    session.start({ token, refresh_token: 'rt-1' }, user())
+    session.start({ token }, user())
     await session.logout()
     const call = api.calls('POST /sessions/logout')[0]
-    expect(call?.body).toEqual({ refresh_token: 'rt-1' })
+    expect(call?.body).toEqual({})
     expect(call?.headers.authorization).toBe(`Bearer ${token}`)
-    expect(tokens.value).toBeNull()
+    expect(tokens.value).toBe(false)
     expect(users.at(-1)).toBeNull()
     expect(await session.getAccessToken()).toBeNull()
   })
@@ -222,8 +224,8 @@ describe('restore and logout', () => {
   test('behavior: logout clears even when the server fails', async () => {
     api.on('POST /sessions/logout', apiError(500, 'internal_error', 'x'))
     const { session, tokens } = setup()
-    session.start({ token: jwt(inSeconds(600)), refresh_token: 'rt-1' }, user())
+    session.start({ token: jwt(inSeconds(600)) }, user())
     await expect(session.logout()).resolves.toBeUndefined()
-    expect(tokens.value).toBeNull()
+    expect(tokens.value).toBe(false)
   })
 })

@@ -1,6 +1,8 @@
 /**
- * The session the modal holds: the access token in memory, the refresh token in the token
- * store. Refreshes when the access token is expired or within TOKEN_EXPIRY_MARGIN_MS of it.
+ * The session the modal holds: the access token in memory; the refresh token in the API
+ * origin's `HttpOnly` cookie, which the credentialed refresh, fork and logout calls carry and no
+ * script reads (the token store keeps only a hint that a session may exist). Refreshes when the
+ * access token is expired or within TOKEN_EXPIRY_MARGIN_MS of it.
  */
 import {
   type ForkResponse,
@@ -15,10 +17,10 @@ import type { ApiClient } from './api.ts'
 import type { TokenStore } from './token-store.ts'
 
 export interface Session {
-  /** Exchanges a stored refresh token for a session (a reload keeps the person signed in). */
+  /** Refreshes the browser's session, if any (a reload keeps the person signed in). */
   restore(): Promise<User | null>
-  /** Starts the session an authenticate call answered. */
-  start(tokens: { token: string; refresh_token: string }, user: User): void
+  /** Starts the session an authenticate call answered (its refresh cookie came with it). */
+  start(tokens: { token: string }, user: User): void
   /** A valid access token, refreshed first if needed; null when signed out. */
   getAccessToken(): Promise<string | null>
   /**
@@ -96,8 +98,6 @@ export function tokenExpiry(jwt: string): number {
 
 export function createSession(options: SessionOptions): Session {
   const now = options.now ?? Date.now
-  const sleep =
-    options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
   let accessToken: string | null = null
   let inflight: Promise<string | null> | null = null
   let user: User | null = null
@@ -105,6 +105,9 @@ export function createSession(options: SessionOptions): Session {
     user = next
     options.onUser?.(next)
   }
+
+  const sleep =
+    options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
   const clear = (): void => {
     accessToken = null
@@ -133,31 +136,23 @@ export function createSession(options: SessionOptions): Session {
   }
 
   /**
-   * Trades the stored refresh token at `path` (a refresh, or a fork that also answers its token).
-   * Refresh goes without a bearer token (the refresh token is the credential); a fork's is in
-   * `headers`, never fetched here, as that would wait on this very rotation. A refresh is sent
-   * again when it fails on the way (sendRefresh); a fork (the call with a bearer) is not.
+   * Rotates the browser's refresh cookie at `path` (a refresh, or a fork that also answers its
+   * token): the credentialed fetch carries the cookie and the answer sets the next one. Refresh
+   * goes without a bearer token (the cookie is the credential); a fork's is in `headers`, never
+   * fetched here, as that would wait on this very rotation. A refresh is sent again when it
+   * fails on the way (sendRefresh); a fork (the call with a bearer) is not.
    */
   const rotate = async <T extends RefreshResponse | ForkResponse>(
     path: string,
     apply: (res: T) => void,
     headers?: Record<string, string>,
   ): Promise<string | null> => {
-    const refreshToken = options.tokens.get()
-    if (!refreshToken) {
-      accessToken = null
-      return null
-    }
     const send = (more: Record<string, string>) =>
-      options.api.request<T>(
-        path,
-        { refresh_token: refreshToken },
-        { auth: false, headers: { ...headers, ...more } },
-      )
+      options.api.request<T>(path, {}, { auth: false, headers: { ...headers, ...more } })
     try {
       const res = headers ? await send({}) : await sendRefresh(send)
       accessToken = res.token
-      options.tokens.set(res.refresh_token)
+      options.tokens.mark()
       apply(res)
       return res.token
     } catch (e) {
@@ -182,13 +177,13 @@ export function createSession(options: SessionOptions): Session {
 
   return {
     async restore() {
-      if (!options.tokens.get()) return null
+      if (!options.tokens.present()) return null
       await refresh()
       return accessToken ? user : null
     },
     start(tokens, next) {
       accessToken = tokens.token
-      options.tokens.set(tokens.refresh_token)
+      options.tokens.mark()
       setUser(next)
     },
     async getAccessToken() {
@@ -196,7 +191,7 @@ export function createSession(options: SessionOptions): Session {
       if (accessToken && tokenExpiry(accessToken) - TOKEN_EXPIRY_MARGIN_MS > now()) {
         return accessToken
       }
-      if (!accessToken && !options.tokens.get()) return null
+      if (!accessToken && !options.tokens.present()) return null
       return refresh()
     },
     async refreshUser() {
@@ -204,10 +199,10 @@ export function createSession(options: SessionOptions): Session {
       return accessToken ? user : null
     },
     async logout() {
-      const refreshToken = options.tokens.get()
       try {
-        if (refreshToken) {
-          await options.api.request('/sessions/logout', { refresh_token: refreshToken })
+        // The cookie names the session, the bearer too when there is one; the answer clears it.
+        if (accessToken || options.tokens.present()) {
+          await options.api.request('/sessions/logout', {})
         }
       } catch {
         // The local session ends whatever the server answers: logout must always succeed here.

@@ -49,10 +49,7 @@ function withWallet(base: User): User {
 function signedIn(base: User = withWallet(user())): Harness {
   const harness = renderModal(api)
   act(() => {
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
-      base,
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, base)
   })
   return harness
 }

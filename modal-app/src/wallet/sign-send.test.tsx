@@ -127,10 +127,7 @@ function withWallet(base: User): User {
 function signedIn(base: User = withWallet(user())): Harness {
   const harness = renderModal(api)
   act(() => {
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
-      base,
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, base)
   })
   return harness
 }
@@ -727,7 +724,7 @@ describe('one request on screen at a time (a second is refused with -32002)', ()
     expect(rpcCalls).toEqual([])
     act(() => {
       harness.session.start(
-        { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt2' },
+        { token: jwt(Math.floor(Date.now() / 1000) + 3600) },
         withWallet(user()),
       )
     })

@@ -90,10 +90,7 @@ function signedIn(
   answerRefresh(base)
   const harness = renderModal(api, config, host)
   act(() => {
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
-      serverUser(base),
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, serverUser(base))
   })
   return harness
 }

@@ -144,12 +144,8 @@ async function signInOnce(
     now,
   })
   return {
-    response: {
-      user,
-      token: session.token,
-      refresh_token: session.refreshToken,
-      is_new_user: isNewUser,
-    },
+    // The refresh token goes in the refresh cookie (answerSignIn), never in the body.
+    response: { user, token: session.token, is_new_user: isNewUser },
     session,
   }
 }

@@ -30,6 +30,7 @@ import pg from 'pg'
 import { hashToken } from '../crypto.ts'
 import { send } from '../fuzz/wire.ts'
 import { openServices } from '../index.ts'
+import { REFRESH_COOKIE_PREFIX, refreshCookieName } from '../sessions/refresh-cookie.ts'
 import type { ControlledPostgres } from './postgres.ts'
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
@@ -38,6 +39,9 @@ const START_TIMEOUT_MS = 60_000
 const CODE_TIMEOUT_MS = 10_000
 /** How long a client keeps sending a request again (refused connections, 503s). */
 const CALL_DEADLINE_MS = 45_000
+/** The modal origin the API processes are told, and whose Origin the session calls carry. */
+const SCENARIO_MODAL_ORIGIN = 'http://127.0.0.1:5174'
+
 export const SCENARIO_SECRET = 'reliability-secret-reliability-secret-0123'
 
 /** What goes wrong mid-stream. */
@@ -271,6 +275,7 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     LATCH_TRUST_PROXY: '1',
     SMTP_URL: '',
     LATCH_PRICE_URL: '',
+    LATCH_MODAL_ORIGIN: SCENARIO_MODAL_ORIGIN,
     ...opts.env,
   }
   const services = await openServices({ env, log: () => {} })
@@ -321,7 +326,11 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     await a.start(0)
     await b.start(0)
 
-    /** One request to process `i`, counted by outcome. */
+    /**
+     * One request to process `i`, counted by outcome. As the modal's credentialed fetch: a
+     * `refresh_token` of a session route's body goes in the refresh cookie (with the modal's
+     * Origin), and the refresh token an answer's cookie sets comes back as `refresh_token`.
+     */
     const once = async (
       i: number,
       path: string,
@@ -332,17 +341,25 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
       const proc = procs[i] as ApiProcess
       figures.requests++
       const sentAt = Date.now()
+      const sent: Record<string, string> = {
+        ...headers,
+        'content-type': 'application/json',
+        [APP_ID_HEADER]: app.id,
+        [CLIENT_HEADER]: CLIENT_NAME,
+        'x-forwarded-for': ip,
+        origin: SCENARIO_MODAL_ORIGIN,
+      }
+      let sentBody = body
+      if (path !== '/sessions/fork/recover' && path.startsWith('/sessions')) {
+        const { refresh_token: token, ...rest } = body as { refresh_token?: unknown }
+        if (typeof token === 'string') sent.cookie = `${refreshCookieName(app.id)}=${token}`
+        sentBody = rest
+      }
       const outcome = await send(new URL(proc.url), {
         method: 'POST',
         path: `${API_PREFIX}${path}`,
-        headers: {
-          ...headers,
-          'content-type': 'application/json',
-          [APP_ID_HEADER]: app.id,
-          [CLIENT_HEADER]: CLIENT_NAME,
-          'x-forwarded-for': ip,
-        },
-        body: Buffer.from(JSON.stringify(body)),
+        headers: sent,
+        body: Buffer.from(JSON.stringify(sentBody)),
       })
       if (outcome.kind === 'dropped') {
         const kind = /ECONNREFUSED/.test(outcome.error)
@@ -367,6 +384,12 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
       try {
         parsed = JSON.parse(outcome.answer.body.toString('utf8')) as Record<string, unknown>
       } catch {}
+      const setCookies = outcome.answer.headers['set-cookie'] ?? []
+      for (const line of Array.isArray(setCookies) ? setCookies : [setCookies]) {
+        const pair = line.split(';')[0] ?? ''
+        const value = pair.slice(pair.indexOf('=') + 1)
+        if (pair.startsWith(REFRESH_COOKIE_PREFIX) && value) parsed.refresh_token = value
+      }
       return { status, body: parsed, by: i, ...(waitS !== undefined ? { retryAfter: waitS } : {}) }
     }
 

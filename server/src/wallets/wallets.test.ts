@@ -1,5 +1,4 @@
 import {
-  type AuthResponse,
   isLatchError,
   type WalletAccount,
   type WalletCreateResponse,
@@ -24,7 +23,12 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
 import { createSecrets } from '../crypto.ts'
 import { frameDevice, TEST_KDF as kdf } from '../testing/frame-fetch.ts'
-import { describeBackends, type RequestOptions, type TestServer } from '../testing/test-server.ts'
+import {
+  describeBackends,
+  type RequestOptions,
+  type TestServer,
+  type TestSignIn,
+} from '../testing/test-server.ts'
 import { PASSCODE_BEGIN_IP_LIMIT, PASSCODE_BEGIN_USER_LIMIT } from './routes.ts'
 import { lockMs, MAX_PASSCODE_FAILURES } from './service.ts'
 
@@ -80,7 +84,7 @@ async function refusal(p: Promise<unknown>) {
 }
 
 describeBackends('wallets', (get) => {
-  async function signedIn(): Promise<{ appId: string; auth: AuthResponse }> {
+  async function signedIn(): Promise<{ appId: string; auth: TestSignIn }> {
     const s = get()
     const app = await s.newApp()
     return { appId: app.id, auth: await s.emailLogin(app.id, email()) }
