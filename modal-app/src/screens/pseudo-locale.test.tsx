@@ -200,10 +200,7 @@ test('behavior: every screen shows and names only texts of the message table (ps
       embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: true },
     })
     act(() => {
-      harness.session.start(
-        { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
-        signedInUser(),
-      )
+      harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, signedInUser())
     })
     act(() => {
       store.setState({

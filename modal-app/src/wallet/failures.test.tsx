@@ -157,10 +157,7 @@ function signedIn(withWallet = true, recovery: 'latch' | 'user-passcode' = 'latc
     embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
   })
   act(() => {
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
-      signed,
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, signed)
   })
 }
 
