@@ -1,5 +1,5 @@
 /** Opens the database the configuration names and runs the migrations. */
-import { mkdirSync } from 'node:fs'
+import { accessSync, constants, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect, sql } from 'kysely'
@@ -88,6 +88,22 @@ export interface OpenOptions {
    * instead of an empty one: the test servers' template, made once per run.
    */
   pgliteData?: Blob
+}
+
+/**
+ * A data folder PGlite cannot use, said plainly: PGlite itself reports one it cannot read or
+ * write as a bare errno, and nothing may be written to a folder half opened.
+ */
+function unusableFolder(folder: string, e: unknown): Error {
+  const { message, code, errno } = e as { message?: unknown; code?: unknown; errno?: unknown }
+  const why =
+    typeof message === 'string' && message
+      ? message
+      : `${typeof code === 'string' ? code : 'error'}${typeof errno === 'number' ? ` (errno ${errno})` : ''}`
+  return new Error(
+    `Cannot use the PGlite data folder ${folder}: ${why}. This process must be able to read and write the folder and every file in it (LATCH_DATA_DIR), or set DATABASE_URL to use PostgreSQL.`,
+    { cause: e },
+  )
 }
 
 /** PostgreSQL when DATABASE_URL is a postgres URL, PGlite in memory for 'memory://', else PGlite in the data folder. */
@@ -180,22 +196,34 @@ export async function openDatabase(
 
   let release = (): void => {}
   let client: PGlite
+  let folder: string | undefined
   if (url?.startsWith('memory:') || !config.dataDir) {
     client = new PGlite(options.pgliteData ? { loadDataDir: options.pgliteData } : {})
   } else {
-    const folder = join(config.dataDir, 'pglite')
-    mkdirSync(folder, { recursive: true })
-    release = acquireLock(join(config.dataDir, 'pglite.lock'))
+    folder = join(config.dataDir, 'pglite')
+    try {
+      mkdirSync(folder, { recursive: true })
+      accessSync(folder, constants.R_OK | constants.W_OK | constants.X_OK)
+      release = acquireLock(join(config.dataDir, 'pglite.lock'))
+    } catch (e) {
+      // The lock's own refusal (another process holds the folder) already says what to do.
+      if ((e as NodeJS.ErrnoException).code === undefined) throw e
+      throw unusableFolder(folder, e)
+    }
     try {
       client = new PGlite(folder)
     } catch (e) {
       release()
-      throw e
+      throw unusableFolder(folder, e)
     }
   }
   const db = new Kysely<Database>({ dialect: pgliteDialect(client) })
   try {
-    await client.waitReady
+    try {
+      await client.waitReady
+    } catch (e) {
+      throw folder ? unusableFolder(folder, e) : e
+    }
     if (runMigrations) await migrate(db as Kysely<unknown>)
   } catch (e) {
     await db.destroy().catch(() => {})

@@ -95,6 +95,8 @@ export interface Figures {
   readyAfter: boolean
   /** From the end of the fault to the first 200 answer to a request sent after it. */
   recoveredMs: number
+  /** Each answered request's time, in milliseconds (for the percentiles). */
+  latenciesMs: number[]
   signIns: number
   /** Sign-ins given up at the kill (a code or an answer lost with the process); never answered 200. */
   signInsAbandoned: Record<string, number>
@@ -238,6 +240,7 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     readyFollowedFault: false,
     readyAfter: false,
     recoveredMs: -1,
+    latenciesMs: [],
     signIns: 0,
     signInsAbandoned: {},
     refreshes: 0,
@@ -371,6 +374,7 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
         return kind
       }
       const { status } = outcome.answer
+      figures.latenciesMs.push(Date.now() - sentAt)
       bump(figures.byKind, String(status))
       const retryAfter = Number(outcome.answer.headers['retry-after'])
       const waitS = retryAfter > 0 ? retryAfter : undefined
@@ -639,6 +643,13 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
   return figures
 }
 
+/** The `p`th percentile (0 to 100) of the answered requests' times, in milliseconds. */
+export function percentile(f: Figures, p: number): number {
+  const sorted = [...f.latenciesMs].sort((x, y) => x - y)
+  if (sorted.length === 0) return 0
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0
+}
+
 /** The figures as the lines the test and the benchmark print. */
 export function describeFigures(f: Figures): string {
   const kinds = Object.entries(f.byKind)
@@ -652,6 +663,7 @@ export function describeFigures(f: Figures): string {
     `[restart] fault: ${f.fault}, lasting ${f.faultMs} ms; API processes that exited on their own: ${f.processExits}`,
     `[restart] ${f.requests} requests (${kinds}); ${f.resent} sent again (a failed connection, or a 503 after its Retry-After)`,
     `[restart] 503 with Retry-After: ${f.unavailable}; /readyz followed the fault: ${f.readyFollowedFault}, ready afterwards: ${f.readyAfter}; first 200 ${f.recoveredMs} ms after the fault ended`,
+    `[restart] answer times: p50 ${percentile(f, 50)} ms, p99 ${percentile(f, 99)} ms, max ${percentile(f, 100)} ms`,
     `[restart] ${f.signIns} sign-ins answered 200, ${f.refreshes} refreshes, ${f.twoTabRaces} two-tab races; sign-ins given up at the kill: ${list(f.signInsAbandoned)}`,
     `[restart] 5xx answers other than a 503 with Retry-After: ${f.fiveHundreds}; refresh failures: ${list(f.refreshFailures)}; tokens accepted into two children: ${f.doubleAccepts} (client view), ${f.childMismatches} (database view)`,
     `[restart] old tokens replayed: ${f.replays}, accepted: ${f.replaysAccepted}, sessions left open by a replay: ${f.replaysNotRevoking}`,
