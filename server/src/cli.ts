@@ -583,10 +583,9 @@ async function migrateCommand(check: boolean, io: CliIo): Promise<number> {
   }
 }
 
-const isMain =
-  import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli.ts')
-if (isMain) {
-  runCli(process.argv.slice(2), {
+/** Runs one command as the process: its output on stdout and stderr, its exit code the process's. */
+export function main(argv: string[]): void {
+  runCli(argv, {
     out: (t) => console.log(t),
     err: (t) => console.error(t),
     env: {},
@@ -600,3 +599,7 @@ if (isMain) {
     },
   )
 }
+
+const isMain =
+  import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli.ts')
+if (isMain) main(process.argv.slice(2))

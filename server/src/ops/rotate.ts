@@ -52,12 +52,16 @@ const TABLES: readonly SealedTable[] = [
   },
 ]
 
+/**
+ * Rows, one count each, whatever number of sealed values a row holds: the unit the progress
+ * lines (`<table>: <n> row(s) done`) and the summary share.
+ */
 export interface TableCount {
-  /** Values sealed again under the new secret (with `check`: still under the previous one). */
+  /** Rows sealed again under the new secret (with `check`: still under the previous one). */
   resealed: number
-  /** Values already under the new secret. */
+  /** Rows whose every value is already under the new secret. */
   current: number
-  /** Values that open under neither secret: left as they are and reported. */
+  /** Rows holding a value that opens under neither secret: that value is left and reported. */
   unreadable: number
 }
 
@@ -99,6 +103,7 @@ export async function rotateSecret(
       for (const row of rows) {
         const key = String(row[spec.key])
         const set: RawBuilder<unknown>[] = []
+        let unreadable = false
         for (const column of spec.columns) {
           const sealed = row[column.name]
           if (sealed === null || sealed === undefined) continue
@@ -107,17 +112,18 @@ export async function rotateSecret(
           try {
             opened = deps.secrets.open(sealed, aad)
           } catch {
-            tally.unreadable++
+            unreadable = true
             deps.log(`[latch] ${spec.table} ${key}: ${column.name} opens under neither secret`)
             continue
           }
-          if (!opened.previous) {
-            tally.current++
-            continue
+          if (opened.previous) {
+            set.push(sql`${sql.ref(column.name)} = ${deps.secrets.encrypt(opened.value, aad)}`)
           }
-          tally.resealed++
-          set.push(sql`${sql.ref(column.name)} = ${deps.secrets.encrypt(opened.value, aad)}`)
         }
+        // The row's readable values are sealed again all the same; it is counted once.
+        if (unreadable) tally.unreadable++
+        else if (set.length > 0) tally.resealed++
+        else tally.current++
         if (set.length > 0 && !options.check) {
           await sql`UPDATE ${sql.table(spec.table)} SET ${sql.join(set)}
             WHERE ${sql.ref(spec.key)} = ${key}`.execute(trx)
@@ -283,20 +289,20 @@ export async function secretCommand(argv: string[], io: CliIo): Promise<number> 
       for (const [table, t] of Object.entries(report.tables)) {
         const what = check ? 'under the previous secret' : 'sealed again'
         io.out(
-          `${table}: ${t.resealed} ${what}, ${t.current} already under the new secret${t.unreadable ? `, ${t.unreadable} open under neither` : ''}`,
+          `${table}: ${t.resealed} row(s) ${what}, ${t.current} already under the new secret${t.unreadable ? `, ${t.unreadable} with a value under neither` : ''}`,
         )
       }
       io.out(
         check
           ? report.resealed === 0 && report.unreadable === 0
             ? 'Nothing is left under the previous secret: LATCH_SECRET_PREVIOUS can be removed'
-            : `${report.resealed} value(s) still under the previous secret: run secret rotate`
-          : `Sealed ${report.resealed} value(s) under the new secret`,
+            : `${report.resealed} row(s) still under the previous secret: run secret rotate`
+          : `Sealed ${report.resealed} row(s) again under the new secret`,
       )
     }
     if (report.unreadable > 0) {
       io.err(
-        `${report.unreadable} value(s) open under neither secret (named in the lines above); they were left as they are`,
+        `${report.unreadable} row(s) hold a value that opens under neither secret (named in the lines above); it was left as it is`,
       )
       return 1
     }

@@ -78,6 +78,24 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   const random = options.random ?? Math.random
   const stopping = new AbortController()
   let lastPrune = 0
+  /**
+   * Whether any app had an endpoint at the last look. Without one there is nothing to deliver
+   * and nothing to report: a pass that fails then (the database restarting, closed under a
+   * stopping process) says nothing about webhooks.
+   */
+  let endpointsSeen = false
+  /** When a failing pass was last reported: a database down for a while is one line a minute. */
+  let lastFailureLog = Number.NEGATIVE_INFINITY
+
+  async function anyEndpoint(): Promise<boolean> {
+    const row = await deps.db
+      .selectFrom('webhook_endpoints')
+      .select('id')
+      .limit(1)
+      .executeTakeFirst()
+    endpointsSeen = row !== undefined
+    return endpointsSeen
+  }
 
   async function lease(): Promise<Leased[]> {
     const now = deps.clock.now()
@@ -228,6 +246,8 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   async function runOnce(): Promise<number> {
     if (stopping.signal.aborted) return 0
+    // Deliveries belong to endpoints (removing one removes its queue): none, nothing to do.
+    if (!(await anyEndpoint())) return 0
     await prune()
     const rows = await lease()
     await Promise.all(
@@ -250,7 +270,9 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
         // A full batch: more may be due at once.
         while ((await runOnce()) === BATCH && !stopping.signal.aborted) {}
       } catch (e) {
-        if (!stopping.signal.aborted) {
+        const now = performance.now()
+        if (!stopping.signal.aborted && endpointsSeen && now - lastFailureLog >= 60_000) {
+          lastFailureLog = now
           deps.log(`[latch] webhook delivery failed: ${(e as Error).message}`)
         }
       }
