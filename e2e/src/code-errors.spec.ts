@@ -103,3 +103,19 @@ test('error: after a wrong code the next keystrokes are a fresh entry: typing th
   expect(result.user.email?.address).toBe(email)
   expect(verifications).toHaveLength(2)
 })
+
+test('behavior: Resend code inside the server’s minute counts down the seconds left, never "Too many requests"', async () => {
+  const email = newEmail('resend')
+  const { hp } = await toCodeScreen(email)
+  const resend = hp.modal.getByTestId('resend-code')
+  await resend.click()
+  await expect
+    .poll(() => resend.textContent(), { timeout: WAIT_MS })
+    .toMatch(/^Resend code in \d+ s$/)
+  const seconds = Number((await resend.textContent())?.match(/\d+/)?.[0])
+  expect(seconds).toBeGreaterThan(40)
+  expect(seconds).toBeLessThanOrEqual(60)
+  expect(await resend.getAttribute('aria-disabled')).toBe('true')
+  expect(await hp.modal.getByText(ERRORS.too_many_requests.message).count()).toBe(0)
+  await expectModalAccessible(hp.page, 'the code screen waiting to resend')
+})

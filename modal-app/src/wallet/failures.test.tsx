@@ -9,7 +9,7 @@
 import {
   exposeMethods,
   type Hex,
-  type LatchError,
+  LatchError,
   remoteMethods,
   type User,
   type WalletMethods,
@@ -320,4 +320,22 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     close()
     expect(await exported).toBe(way.code)
   })
+})
+
+test('behavior: a request over the balance is no failure of the API: closing then is leaving (transaction_exited)', async () => {
+  vi.spyOn(console, 'error').mockImplementation(() => {})
+  api.on('GET /token_price?chainId=1', apiError(503, 'price_unavailable', 'No price'))
+  api.on('POST /chains/1/rpc', (body) => ({
+    body: { jsonrpc: '2.0', id: (body as { id: number }).id, result: '0x0' },
+  }))
+  frame({
+    rpc: () => {
+      throw LatchError.of('insufficient_funds')
+    },
+  })
+  signedIn()
+  const sent = outcome(methods().sendTransaction({ to: ADDRESS, value: 1n, chainId: 1 }))
+  await screen.findByTestId('transaction-error')
+  close()
+  expect(await sent).toBe('transaction_exited')
 })
