@@ -257,6 +257,35 @@ describe('frame-ancestors: only the app’s registered origins may frame the mod
     }
   })
 
+  test('behavior: an origin just added is not refused from a stale answer: before refusing, the lookup waits for its refresh', async () => {
+    const stale = await startModalServer({
+      apiUrl: api.url,
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+      originsTtlMs: 100,
+      originsStaleMs: 60_000,
+    })
+    try {
+      const id = (
+        await api.admin.createApp({ name: 'Growing', allowedOrigins: ['https://a.example'] })
+      ).id
+      const framed = () =>
+        fetch(`${stale.url}/?app=${id}`, {
+          headers: { referer: 'https://b.example/', 'sec-fetch-dest': 'iframe' },
+          signal: AbortSignal.timeout(10_000),
+        }).then((r) => r.text())
+      expect(await framed()).toContain('refused.js')
+      await api.admin.updateApp(id, { allowedOrigins: ['https://a.example', 'https://b.example'] })
+      // Past the API's own 2 s cache and this server's 100 ms: the answer is stale, not gone.
+      await new Promise((r) => setTimeout(r, 2500))
+      const page = await framed()
+      expect(page).not.toContain('refused.js')
+      expect(page).toContain('latch-api-url')
+    } finally {
+      await stale.close()
+    }
+  })
+
   test('error: the page is served only at / and /index.html, with its policy', async () => {
     // Sent as written: fetch would normalise the dot segments away.
     const raw = (path: string) =>

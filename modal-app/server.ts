@@ -353,7 +353,8 @@ const NO_APP: AppLookup = { origins: [], config: null }
  * An app's registered origins and public configuration, from the API's public
  * `GET /apps/{id}`, cached briefly. Unknown ids answer none; a failed lookup answers none and
  * is not cached. A known app's answer past `ttlMs` is served for up to `staleMs` more while
- * one request refreshes it in the background; a refresh the API fails keeps the old answer
+ * one request refreshes it in the background (a lookup asked `fresh` waits for that refresh
+ * instead); a refresh the API fails keeps the old answer
  * (within that window), one that says the app is gone replaces it.
  */
 export function createAppLookup(
@@ -361,14 +362,15 @@ export function createAppLookup(
   log: (line: string) => void,
   ttlMs = ORIGINS_TTL_MS,
   staleMs = ORIGINS_STALE_MS,
-): (appId: string) => Promise<AppLookup> {
+): (appId: string, fresh?: boolean) => Promise<AppLookup> {
   interface Entry {
     /** Served as it is until then. */
     until: number
     /** Served while a refresh runs until then (a known app only). */
     staleUntil: number
     app: Promise<AppLookup>
-    refreshing: boolean
+    /** The refresh under way: the new answer, or the old one when the API fails it. */
+    refreshing: Promise<AppLookup> | null
   }
   const cache = new Map<string, Entry>()
   const fetchApp = async (appId: string): Promise<{ app: AppLookup; keep: number }> => {
@@ -401,31 +403,34 @@ export function createAppLookup(
   }
   /** How long an answer may be served stale: only a known app's, never "no such app". */
   const staleFor = (app: AppLookup) => (app.config ? staleMs : 0)
-  const refresh = (appId: string, stale: Entry): void => {
-    stale.refreshing = true
-    void fetchApp(appId).then(({ app, keep }) => {
-      stale.refreshing = false
-      if (cache.get(appId) !== stale) return
+  const refresh = (appId: string, stale: Entry): Promise<AppLookup> => {
+    const refreshed = fetchApp(appId).then(({ app, keep }) => {
+      stale.refreshing = null
+      if (cache.get(appId) !== stale) return app
       // The API's trouble: the old answer stands until its stale time runs out.
-      if (keep === 0) return
+      if (keep === 0) return stale.app
       const now = Date.now()
       cache.delete(appId)
       cache.set(appId, {
         until: now + keep,
         staleUntil: now + keep + staleFor(app),
         app: Promise.resolve(app),
-        refreshing: false,
+        refreshing: null,
       })
+      return app
     })
+    stale.refreshing = refreshed
+    return refreshed
   }
-  return (appId) => {
+  return (appId, fresh = false) => {
     if (!isAppId(appId)) return Promise.resolve(NO_APP)
     const now = Date.now()
     const hit = cache.get(appId)
     if (hit && hit.until > now) return hit.app
     if (hit && hit.staleUntil > now) {
-      if (!hit.refreshing) refresh(appId, hit)
-      return hit.app
+      const refreshed = hit.refreshing ?? refresh(appId, hit)
+      // `fresh`: this answer waits for the refresh rather than taking the stale one.
+      return fresh ? refreshed : hit.app
     }
     cache.delete(appId)
     if (cache.size >= ORIGINS_CACHE_MAX) {
@@ -438,7 +443,7 @@ export function createAppLookup(
       until: now + ORIGINS_FETCH_TIMEOUT_MS,
       staleUntil: 0,
       app: Promise.resolve(NO_APP),
-      refreshing: false,
+      refreshing: null,
     }
     entry.app = fetchApp(appId).then(({ app, keep }) => {
       if (keep > 0) {
@@ -487,7 +492,7 @@ interface Site {
   modalOrigin: string
   /** The meta tags coinbase.html gets: the modal's origin, the keys page. */
   coinbaseMeta: string
-  lookupApp: (appId: string) => Promise<AppLookup>
+  lookupApp: (appId: string, fresh?: boolean) => Promise<AppLookup>
   compress: ReturnType<typeof createCompressor>
   probe: ModalServerOptions['probe']
 }
@@ -624,11 +629,16 @@ async function sendPage(
   // Read while the lookup runs.
   const raw = readFile(join(site.distDir, 'index.html'), 'utf8')
   raw.catch(() => {})
-  const app = appId ? await site.lookupApp(appId) : NO_APP
+  let app = appId ? await site.lookupApp(appId) : NO_APP
   const embedder = embedderOrigin(req)
   // Only for an app the API knows: an unknown id, or an API that did not answer, says nothing
   // of the origin.
-  if (appId && app.config && embedder && !app.origins.includes(embedder)) {
+  const refused = (lookup: AppLookup) =>
+    Boolean(appId && lookup.config && embedder && !lookup.origins.includes(embedder))
+  // Before refusing, a stale answer waits for its refresh: an origin just added works on the
+  // next load, not the one after (what a fresh answer within its 2 s says stands).
+  if (appId && refused(app)) app = await site.lookupApp(appId, true)
+  if (appId && embedder && refused(app)) {
     const refusal = refusalPage(embedder, appId)
     send(
       res,
