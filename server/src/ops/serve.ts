@@ -29,6 +29,8 @@ import { closeGracefully, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './shutdown.ts'
 export type ServeMode = 'all' | 'api' | 'modal'
 
 export const DEFAULT_MODAL_PORT = 8788
+/** The connector origin's port (Coinbase Wallet's frame), when LATCH_CONNECTOR_ORIGIN is set. */
+export const DEFAULT_CONNECTOR_PORT = 8789
 
 export interface ServeOptions {
   /** Overrides process.env, key by key. */
@@ -159,6 +161,20 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
   if (production && publicUrl !== null && !isSecureOrigin(publicUrl)) {
     throw new ConfigError(insecureOriginMessage('LATCH_PUBLIC_URL', publicUrl))
   }
+  // Coinbase Wallet's SDK runs on an origin of its own (modal-app/README.md, "Coinbase
+  // Wallet"): a second listener, offered only when its public origin is given.
+  const connectorOrigin = nonEmpty(env.LATCH_CONNECTOR_ORIGIN)
+  const modalOrigin = nonEmpty(env.LATCH_MODAL_ORIGIN)
+  if (connectorOrigin !== null && mode !== 'api') {
+    if (production && !isSecureOrigin(connectorOrigin)) {
+      throw new ConfigError(insecureOriginMessage('LATCH_CONNECTOR_ORIGIN', connectorOrigin))
+    }
+    if (production && modalOrigin === null) {
+      throw new ConfigError(
+        "LATCH_CONNECTOR_ORIGIN needs LATCH_MODAL_ORIGIN, the modal's public origin: the only page that may frame Coinbase Wallet's connector frame",
+      )
+    }
+  }
 
   let api: RunningServer | null = null
   if (mode !== 'modal') {
@@ -195,6 +211,14 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
         probe: (pathname) => probeAnswer(pathname, ready),
         ...(relay ? { walletConnectRelayUrl: relay } : {}),
         ...(keys ? { coinbaseKeysUrl: keys } : {}),
+        ...(modalOrigin ? { modalOrigin } : {}),
+        ...(connectorOrigin
+          ? {
+              connectorOrigin,
+              connectorPort: port(env, 'LATCH_CONNECTOR_PORT', DEFAULT_CONNECTOR_PORT),
+              connectorHost: modalHost,
+            }
+          : {}),
       })
     } catch (e) {
       await api?.close()
@@ -212,6 +236,7 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
       const inTime = await Promise.all([
         api ? api.shutdown(deadlineMs) : true,
         modal ? closeGracefully(modal.server, deadlineMs) : true,
+        modal?.connector ? closeGracefully(modal.connector.server, deadlineMs) : true,
       ])
       return inTime.every(Boolean)
     },
