@@ -114,22 +114,28 @@ test.each<ModalRenderer>(['react', 'preact'])(
     ]) {
       expect(lazy.some((f) => f.startsWith(`${chunk}-`))).toBe(true)
     }
-    // The wallet SDKs run only in the connector frame (connectors.html): no file the modal page
-    // can reach, landing or lazy, carries WalletConnect's sign client; the frame's files do.
+    // The wallet SDKs run only in their connector frames: no file the modal page can reach,
+    // landing or lazy, carries WalletConnect's sign client (connectors.html's files do) or
+    // Coinbase Wallet's SDK, its popup protocol (coinbase.html's files do).
     const modalFiles = await reachable(dir, entries)
-    const frameHtml = await readFile(join(dir, 'connectors.html'), 'utf8')
-    const frameEntries = [...frameHtml.matchAll(/<script[^>]+src="\/(assets\/[^"]+\.js)"/g)].map(
-      (m) => m[1] as string,
-    )
-    const frameFiles = await reachable(dir, frameEntries)
-    const carriesWalletConnect = async (files: Set<string>) => {
+    const pageFiles = async (page: string) => {
+      const html = await readFile(join(dir, page), 'utf8')
+      const found = [...html.matchAll(/<script[^>]+src="\/(assets\/[^"]+\.js)"/g)]
+      return reachable(
+        dir,
+        found.map((m) => m[1] as string),
+      )
+    }
+    const carries = async (files: Set<string>, mark: string) => {
       for (const file of files) {
-        if ((await readFile(join(dir, file), 'utf8')).includes('wc_sessionPropose')) return true
+        if ((await readFile(join(dir, file), 'utf8')).includes(mark)) return true
       }
       return false
     }
-    expect(await carriesWalletConnect(modalFiles)).toBe(false)
-    expect(await carriesWalletConnect(frameFiles)).toBe(true)
+    expect(await carries(modalFiles, 'wc_sessionPropose')).toBe(false)
+    expect(await carries(await pageFiles('connectors.html'), 'wc_sessionPropose')).toBe(true)
+    expect(await carries(modalFiles, 'selectSignerType')).toBe(false)
+    expect(await carries(await pageFiles('coinbase.html'), 'selectSignerType')).toBe(true)
     console.info(
       `modal landing JS (${renderer}): ${(landing / 1024).toFixed(1)} KB gzip (${landing} B); lazy: ${lazy.join(', ')}`,
     )

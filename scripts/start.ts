@@ -1,11 +1,13 @@
 /**
  * `npm start`: Latch on this machine, on three origins: the API (LATCH_API_PORT, default 8787,
  * on 127.0.0.1, data in LATCH_DATA_DIR, default .latch), the modal with sdk.js
- * (LATCH_MODAL_PORT, default 8788) and the demo host page (LATCH_HOST_PORT, default 5173). The
- * modal and the page are named localhost (both listen on 127.0.0.1): browsers take no IP
- * address as a passkey's RP ID, and localhost is one, so passkey sign-in works in the demo.
- * Seeds a demo app once and keeps its id in the data folder. Without SMTP_URL the server prints
- * e-mail codes to this log, and without Twilio settings SMS codes too.
+ * (LATCH_MODAL_PORT, default 8788), its connector origin for Coinbase Wallet's frame
+ * (LATCH_CONNECTOR_PORT, default 8789, reached as http://connect.localhost:8789) and the demo
+ * host page (LATCH_HOST_PORT, default 5173). The modal and the page are named localhost (both
+ * listen on 127.0.0.1): browsers take no IP address as a passkey's RP ID, and localhost is one,
+ * so passkey sign-in works in the demo. Seeds a demo app once and keeps its id in the data
+ * folder. Without SMTP_URL the server prints e-mail codes to this log, and without Twilio
+ * settings SMS codes too.
  * With anvil installed (a dev dependency) it also runs a local chain as the demo app's chain 1
  * and funds every in-app wallet of the demo app there (scripts/demo-chain.ts), so the page's
  * Send works; LATCH_DEMO_CHAIN=off runs the demo without it. Ctrl-C stops everything, anvil too.
@@ -124,6 +126,7 @@ async function main(): Promise<void> {
   const apiPort = port('LATCH_API_PORT', 8787)
   const modalPort = port('LATCH_MODAL_PORT', 8788)
   const hostPort = port('LATCH_HOST_PORT', 5173)
+  const connectorPort = port('LATCH_CONNECTOR_PORT', 8789)
   const dataDir = resolve(process.env.LATCH_DATA_DIR?.trim() || '.latch')
   const modalUrl = `http://localhost:${modalPort}`
 
@@ -169,6 +172,11 @@ async function main(): Promise<void> {
         LATCH_MODAL_HOST: '127.0.0.1',
         LATCH_MODAL_PORT: String(modalPort),
         LATCH_MODAL_ORIGIN: modalUrl,
+        // Coinbase Wallet's frame on an origin of its own: another host name than the modal's
+        // and the page's (Chromium and Firefox resolve every *.localhost name to the loopback).
+        LATCH_CONNECTOR_ORIGIN:
+          process.env.LATCH_CONNECTOR_ORIGIN?.trim() || `http://connect.localhost:${connectorPort}`,
+        LATCH_CONNECTOR_PORT: String(connectorPort),
         LATCH_DATA_DIR: dataDir,
         LATCH_WALLET_FRAME_DIR: dirs.walletFrame,
         LATCH_MODAL_DIR: dirs.modal,
@@ -183,6 +191,7 @@ async function main(): Promise<void> {
     if (!api || !latch.modal) throw new Error('the API and the modal did not both start')
     say(`API        ${api.url}`)
     say(`modal      ${modalUrl}  (sdk.js, latch.js; passkeys for localhost)`)
+    if (latch.modal.connector) say(`connector  ${latch.modal.connector.origin}  (Coinbase Wallet)`)
 
     const chain = await startDemoChain(say)
     if (chain) stops.push({ name: 'local chain (anvil)', stop: () => chain.stop() })

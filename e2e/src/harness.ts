@@ -10,6 +10,9 @@
  *   API   https://api.example.test:P
  *   modal https://auth.example.test:P
  *   host  https://www.example.test:P
+ * The modal server's connector origin (Coinbase Wallet's frame, its second listener) is
+ * http://connect.localhost:C (Chromium resolves every *.localhost name to the loopback), or
+ * https://connect.example.test:P same-site.
  * One harness (and one browser) per spec file; one browser context per test.
  */
 import { rm } from 'node:fs/promises'
@@ -156,6 +159,8 @@ export interface Harness {
   sameSite: boolean
   modal: ModalServer
   modalUrl: string
+  /** The connector origin as the browser reaches it (Coinbase Wallet's frame). */
+  connectorUrl: string
   host: HostServer
   hostUrl: string
   smtp: SmtpCatcher
@@ -290,6 +295,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const dirs = await buildDone
     const modalPort = await freePort()
     const modalUrl = proxy?.origin('auth') ?? `http://127.0.0.1:${modalPort}`
+    const connectorPort = await freePort()
+    const connectorUrl = proxy?.origin('connect') ?? `http://connect.localhost:${connectorPort}`
     const api = await withTimeout(
       startServer({
         host: '127.0.0.1',
@@ -327,6 +334,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         port: modalPort,
         apiUrl,
         lookupApiUrl: apiDirectUrl,
+        modalOrigin: modalUrl,
+        connectorPort,
+        connectorOrigin: connectorUrl,
         distDir: dirs.modal,
         sdkDir: dirs.sdk,
         ...(options.walletConnectRelayUrl
@@ -339,6 +349,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     )
     stops.push(() => modal.close())
     proxy?.route('auth', modalPort)
+    proxy?.route('connect', connectorPort)
 
     // The host page needs an app id; the default app is created once the host port is known.
     let defaultAppId = ''
@@ -406,6 +417,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       sameSite: proxy !== undefined,
       modal,
       modalUrl,
+      connectorUrl,
       host,
       hostUrl,
       smtp,

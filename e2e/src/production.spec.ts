@@ -2,7 +2,7 @@
  * docs/production.md, run: Debian's nginx with the guide's own configuration (read from the
  * guide; only the names, ports and certificate paths swapped for the test's) terminating TLS in
  * front of `latch serve` started as an operator would (NODE_ENV=production, a separate
- * `latch migrate`, `apps create`, then `serve`), on www., auth. and api.example.test. In
+ * `latch migrate`, `apps create`, then `serve`), on www., auth., api. and connect.example.test. In
  * Chromium a visitor signs in by e-mail code, creates a wallet and signs a message through it;
  * then (on PostgreSQL) a pg_dump backup restored into a new database, served by a new process
  * after the old one drained on SIGTERM, lets that visitor sign in on a new device, recover the
@@ -195,6 +195,7 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
     postgres = pgUp
     port = await freePort()
     const [apiPort, modalPort, httpPort] = [await freePort(), await freePort(), await freePort()]
+    const connectorPort = await freePort()
 
     env = {
       ...(postgres
@@ -204,6 +205,8 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
       LATCH_SECRET: SECRET,
       LATCH_PUBLIC_URL: origin('api'),
       LATCH_MODAL_ORIGIN: origin('auth'),
+      LATCH_CONNECTOR_ORIGIN: origin('connect'),
+      LATCH_CONNECTOR_PORT: String(connectorPort),
       LATCH_TRUST_PROXY: '1',
       SMTP_URL: smtp.url,
       LATCH_API_PORT: String(apiPort),
@@ -272,6 +275,7 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
       .replaceAll('/etc/ssl/latch/privkey.pem', join(dir, 'key.pem'))
       .replaceAll('127.0.0.1:8787', `127.0.0.1:${apiPort}`)
       .replaceAll('127.0.0.1:8788', `127.0.0.1:${modalPort}`)
+      .replaceAll('127.0.0.1:8789', `127.0.0.1:${connectorPort}`)
       .replaceAll('listen 443 ssl;', `listen 127.0.0.1:${port} ssl;`)
       .replaceAll('listen 80;', `listen 127.0.0.1:${httpPort};`)
     const [major = 0, minor = 0, patch = 0] = nginxVersion(NGINX ?? '')
@@ -367,6 +371,14 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
         ])
         await probe.close()
       }
+      // The connector origin serves Coinbase Wallet's frame through the proxy, for the modal.
+      const frame = await context.newPage()
+      const answer = await frame.goto(`${origin('connect')}/coinbase.html?app=${app.id}`)
+      expect(answer?.status()).toBe(200)
+      expect(answer?.headers()['content-security-policy']).toContain(
+        `frame-ancestors ${origin('auth')} ${origin('www')}`,
+      )
+      await frame.close()
     } finally {
       await context.close()
     }

@@ -68,6 +68,10 @@ async function emailFirstApp(): Promise<string> {
   return emailApp
 }
 
+/** The Continue button Coinbase Wallet's connector frame draws on its interstitial. */
+const coinbaseContinue = (hp: HostPage) =>
+  hp.modal.frameLocator('[data-testid="coinbase-frame"]').getByTestId('coinbase-continue')
+
 const step = (hp: HostPage, id: string, value: string) =>
   hp.modal.locator(`[data-testid="screen-${id}"][data-step="${value}"]`)
 
@@ -152,12 +156,13 @@ describe('Coinbase Wallet', () => {
     expect(await coinbase.textContent()).toBe('Coinbase Wallet')
     await coinbase.click()
     await visit(hp, 'COINBASE_INTERSTITIAL_SCREEN')
-    const proceed = hp.modal.getByTestId('coinbase-continue')
+    const proceed = coinbaseContinue(hp)
     await expect.poll(() => proceed.isEnabled(), { timeout: 15_000 }).toBe(true)
+    expect(await proceed.textContent()).toBe('Continue')
     const [popup] = await Promise.all([hp.context.waitForEvent('page'), proceed.click()])
     expect(new URL(popup.url()).origin).toBe(new URL(keys?.url ?? '').origin)
-    // The SDK names the page that opened it: the modal.
-    expect(new URL(popup.url()).searchParams.get('origin')).toBe(new URL(h().modalUrl).origin)
+    // The SDK names the page that opened it: its connector frame, on the connector origin.
+    expect(new URL(popup.url()).searchParams.get('origin')).toBe(h().connectorUrl)
     await step(hp, 'AWAITING_CONNECTION', 'success').waitFor({ state: 'visible' })
     const result = expectOk(await settle(pending, 'login()'))
     expect(result.isNewUser).toBe(true)
@@ -190,9 +195,10 @@ describe('Coinbase Wallet', () => {
     const pending = latchCall<ConnectedWallet>(hp.page, 'connectWallet')
     await visit(hp, 'CONNECT_ONLY_LANDING_SCREEN')
     await hp.modal.locator('[data-wallet-id="latch:coinbase-wallet-sdk"]').click()
-    const proceed = hp.modal.getByTestId('coinbase-continue')
+    const proceed = coinbaseContinue(hp)
     await expect.poll(() => proceed.isEnabled(), { timeout: 15_000 }).toBe(true)
-    await Promise.all([hp.context.waitForEvent('page'), proceed.click()])
+    // The SDK opens its popup again, or reuses the one still open.
+    await proceed.click()
     await step(hp, 'AWAITING_CONNECT_ONLY_CONNECTION', 'success').waitFor({ state: 'visible' })
     expect(expectOk(await settle(pending, 'connectWallet()'))).toEqual({
       address: account.address,
@@ -204,29 +210,40 @@ describe('Coinbase Wallet', () => {
     expect(expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))).toBeNull()
   })
 
-  test('error: the wallet refusing in its popup reads "You rejected the request" with Retry', async () => {
+  test('error: the wallet refusing in its popup reads "You rejected the request" with Retry, which goes back to the frame\'s Continue; its popup then connects', async () => {
+    const account = freshAccount()
     let cb!: Awaited<ReturnType<typeof coinbaseWalletFor>>
     const hp = await h().open({
       appId: await app(),
       prepare: async (context) => {
-        cb = await coinbaseWalletFor(context, freshAccount())
+        cb = await coinbaseWalletFor(context, account)
       },
     })
     cb.mode = 'reject'
-    const pending = latchCall<LoginResult>(hp.page, 'login')
-    await visit(hp, 'LANDING')
+    const pending = latchCall<ConnectedWallet>(hp.page, 'connectWallet')
+    await visit(hp, 'CONNECT_ONLY_LANDING_SCREEN')
     await hp.modal.locator('[data-wallet-id="latch:coinbase-wallet-sdk"]').click()
-    const proceed = hp.modal.getByTestId('coinbase-continue')
+    const proceed = coinbaseContinue(hp)
     await expect.poll(() => proceed.isEnabled(), { timeout: 15_000 }).toBe(true)
     await Promise.all([hp.context.waitForEvent('page'), proceed.click()])
-    await step(hp, 'AWAITING_CONNECTION', 'failed').waitFor({ state: 'visible' })
-    await visit(hp, 'AWAITING_CONNECTION')
+    await step(hp, 'AWAITING_CONNECT_ONLY_CONNECTION', 'failed').waitFor({ state: 'visible' })
+    await visit(hp, 'AWAITING_CONNECT_ONLY_CONNECTION')
     expect(await hp.modal.getByTestId('connection-title').textContent()).toBe(
       'You rejected the request',
     )
-    expect(await hp.modal.getByTestId('connection-retry').isVisible()).toBe(true)
+    // Retry: the popup opens only in a click in the frame, so its Continue is shown again.
+    cb.mode = 'approve'
+    await hp.modal.getByTestId('connection-retry').click()
+    await visit(hp, 'COINBASE_INTERSTITIAL_SCREEN')
+    await expect.poll(() => proceed.isEnabled(), { timeout: 15_000 }).toBe(true)
+    // The SDK opens its popup again, or reuses the one still open.
+    await proceed.click()
+    await step(hp, 'AWAITING_CONNECT_ONLY_CONNECTION', 'success').waitFor({ state: 'visible' })
     await hp.page.keyboard.press('Escape')
-    expect(expectRejected(await settle(pending, 'login()')).code).toBe('login_exited')
+    expect(expectOk(await settle(pending, 'connectWallet()'))).toMatchObject({
+      address: account.address,
+      connectorType: 'coinbase_wallet',
+    })
   })
 })
 

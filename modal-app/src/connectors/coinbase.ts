@@ -185,6 +185,12 @@ export function placeCoinbaseFrame(iframe: HTMLIFrameElement, slot: HTMLElement,
     observer?.disconnect()
     win.removeEventListener('resize', place)
     win.removeEventListener('scroll', place, true)
+    // The visitor's click left the keyboard in the frame: give it back to the modal, whose
+    // next screen (and its Escape) it belongs to.
+    if (slot.ownerDocument.activeElement === iframe) {
+      iframe.blur()
+      win.focus()
+    }
     hideFrame(iframe)
   }
 }

@@ -383,6 +383,58 @@ describe('latch serve', () => {
     }
   }, 30_000)
 
+  test("behavior: LATCH_CONNECTOR_ORIGIN opens the connector origin (Coinbase Wallet's frame) on LATCH_CONNECTOR_PORT, named in the modal page; production refuses it on plain http or without LATCH_MODAL_ORIGIN", async () => {
+    const modal = await serveLatch({
+      mode: 'modal',
+      env: {
+        ...assets,
+        LATCH_PUBLIC_URL: 'http://127.0.0.1:9',
+        LATCH_MODAL_PORT: '0',
+        LATCH_CONNECTOR_ORIGIN: 'http://connect.localhost:8789',
+        LATCH_CONNECTOR_PORT: '0',
+      },
+      log: () => {},
+    })
+    try {
+      const connector = modal.modal?.connector
+      expect(connector?.origin).toBe('http://connect.localhost:8789')
+      expect(await (await fetch(`${modal.modal?.url}/`)).text()).toContain(
+        '<meta name="latch-connector-origin" content="http://connect.localhost:8789" />',
+      )
+      // The connector origin serves no page of the modal's.
+      expect((await fetch(`${connector?.url}/`)).status).toBe(404)
+    } finally {
+      await modal.close()
+    }
+    const production = {
+      ...assets,
+      NODE_ENV: 'production',
+      SMTP_URL: 'smtp://127.0.0.1:1',
+      LATCH_SECRET: TEST_SECRET,
+      LATCH_PUBLIC_URL: 'https://api.example.com',
+      LATCH_MODAL_PORT: '0',
+      LATCH_CONNECTOR_PORT: '0',
+    }
+    await expect(
+      serveLatch({
+        mode: 'modal',
+        env: {
+          ...production,
+          LATCH_MODAL_ORIGIN: 'https://auth.example.com',
+          LATCH_CONNECTOR_ORIGIN: 'http://connect.example.com',
+        },
+        log: () => {},
+      }),
+    ).rejects.toThrow(/LATCH_CONNECTOR_ORIGIN/)
+    await expect(
+      serveLatch({
+        mode: 'modal',
+        env: { ...production, LATCH_CONNECTOR_ORIGIN: 'https://connect.example.com' },
+        log: () => {},
+      }),
+    ).rejects.toThrow(/LATCH_CONNECTOR_ORIGIN needs LATCH_MODAL_ORIGIN/)
+  }, 30_000)
+
   test('behavior: on shutdown the modal origin finishes a page still waiting for its app lookup and refuses new connections', async () => {
     // An API that takes 500 ms to describe any app: the modal page waits for it.
     const slowApi = createServer((_req, res) => {

@@ -30,6 +30,8 @@ import { closeGracefully, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './shutdown.ts'
 export type ServeMode = 'all' | 'api' | 'modal'
 
 export const DEFAULT_MODAL_PORT = 8788
+/** The connector origin's port (Coinbase Wallet's frame), when LATCH_CONNECTOR_ORIGIN is set. */
+export const DEFAULT_CONNECTOR_PORT = 8789
 
 export interface ServeOptions {
   /** Overrides process.env, key by key. */
@@ -160,6 +162,20 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
   if (production && publicUrl !== null && !isSecureOrigin(publicUrl)) {
     throw new ConfigError(insecureOriginMessage('LATCH_PUBLIC_URL', publicUrl))
   }
+  // Coinbase Wallet's SDK runs on an origin of its own (modal-app/README.md, "Coinbase
+  // Wallet"): a second listener, offered only when its public origin is given.
+  const connectorOrigin = nonEmpty(env.LATCH_CONNECTOR_ORIGIN)
+  const modalOrigin = nonEmpty(env.LATCH_MODAL_ORIGIN)
+  if (connectorOrigin !== null && mode !== 'api') {
+    if (production && !isSecureOrigin(connectorOrigin)) {
+      throw new ConfigError(insecureOriginMessage('LATCH_CONNECTOR_ORIGIN', connectorOrigin))
+    }
+    if (production && modalOrigin === null) {
+      throw new ConfigError(
+        "LATCH_CONNECTOR_ORIGIN needs LATCH_MODAL_ORIGIN, the modal's public origin: the only page that may frame Coinbase Wallet's connector frame",
+      )
+    }
+  }
 
   let api: RunningServer | null = null
   if (mode !== 'modal') {
@@ -203,6 +219,14 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
         ...(relay ? { walletConnectRelayUrl: relay } : {}),
         ...(keys ? { coinbaseKeysUrl: keys } : {}),
         ...(hsts ? { strictTransportSecurity: hsts } : {}),
+        ...(modalOrigin ? { modalOrigin } : {}),
+        ...(connectorOrigin
+          ? {
+              connectorOrigin,
+              connectorPort: port(env, 'LATCH_CONNECTOR_PORT', DEFAULT_CONNECTOR_PORT),
+              connectorHost: modalHost,
+            }
+          : {}),
       })
     } catch (e) {
       await api?.close()
@@ -220,6 +244,7 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
       const inTime = await Promise.all([
         api ? api.shutdown(deadlineMs) : true,
         modal ? closeGracefully(modal.server, deadlineMs) : true,
+        modal?.connector ? closeGracefully(modal.connector.server, deadlineMs) : true,
       ])
       return inTime.every(Boolean)
     },
