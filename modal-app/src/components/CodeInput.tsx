@@ -21,10 +21,10 @@ export function CodeInput() {
   const notNumeric = status === 'error' && code?.error === ERRORS.code_not_numeric.message
   const locked = status === 'submitting' || status === 'success'
 
-  // A refused code leaves the boxes: the next keystroke starts a fresh entry in the first box,
-  // and the refusal stays on screen until then. Left filled, each digit typed over the old
-  // ones would complete a six-digit code and spend one more attempt.
-  // Before the paint that shows the refusal, so no keystroke lands in the old digits.
+  // A refused code leaves the boxes, before the paint that shows the refusal: the next
+  // keystroke starts a fresh entry in the first box, and the refusal stays on screen until
+  // then. Left filled, each digit typed over the old ones would complete a six-digit code and
+  // spend one more attempt.
   const refusals = code?.refusals ?? 0
   useLayoutEffect(() => {
     if (refusals === 0) return

@@ -24,8 +24,12 @@ export function AwaitingPasswordlessCode() {
   // Ticks while the server's wait between two codes runs, so the button counts down to zero.
   useEffect(() => {
     if (!wait) return
+    const timer = setInterval(() => {
+      const at = Date.now()
+      setNow(at)
+      if (resendSecondsLeft(wait, at) === 0) clearInterval(timer)
+    }, 1000)
     setNow(Date.now())
-    const timer = setInterval(() => setNow(Date.now()), 1000)
     return () => clearInterval(timer)
   }, [wait])
   if (!code) return null

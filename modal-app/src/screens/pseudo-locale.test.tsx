@@ -5,7 +5,7 @@
  * data or a product's name, was written into the code in English and stays English in every
  * language: the test fails on it.
  */
-import type { Hex } from '@latch/shared'
+import { ERRORS, type Hex } from '@latch/shared'
 import { en } from '@latch/shared/i18n'
 import { TABLES } from '@latch/shared/i18n/all'
 import { enScreens } from '@latch/shared/i18n/screens'
@@ -177,6 +177,150 @@ function stateFor(id: ScreenId): Partial<ModalState> {
       return {}
   }
 }
+
+/** The screens again, each in the failure its action shows (the texts the catalogue holds). */
+function failedStates(): [ScreenId, Partial<ModalState>][] {
+  const connector = { id: 'io.metamask', name: 'MetaMask', icon: '' }
+  const sign = stateFor('EMBEDDED_WALLET_SIGN_REQUEST_SCREEN')
+  const send = stateFor('EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN')
+  return [
+    [
+      'LINK_EMAIL_SCREEN',
+      { flow: { kind: 'link', account: 'email' }, submitError: ERRORS.email_submit_failed.message },
+    ],
+    [
+      'AWAITING_PASSWORDLESS_CODE',
+      {
+        passwordless: {
+          channel: 'email',
+          destination: EMAIL,
+          status: 'error',
+          error: ERRORS.invalid_verification_code.message,
+          resendWait: { seconds: 42, at: Date.now() },
+        },
+      },
+    ],
+    [
+      'EMBEDDED_WALLET_CONNECTING_SCREEN',
+      { wallet: { ...freshWalletState(), status: 'error', error: ERRORS.recovery_failed.message } },
+    ],
+    [
+      'EMBEDDED_WALLET_RECOVERY_SCREEN',
+      {
+        flow: { kind: 'recover-wallet' },
+        wallet: {
+          ...freshWalletState(),
+          status: 'error',
+          error: ERRORS.wallet_sign_in_required.message,
+        },
+      },
+    ],
+    [
+      'EMBEDDED_WALLET_SCREEN',
+      { wallet: { ...freshWalletState(), status: 'error', error: ERRORS.create_failed.message } },
+    ],
+    [
+      'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN',
+      {
+        ...sign,
+        signRequest: sign.signRequest && {
+          ...sign.signRequest,
+          status: 'error',
+          error: ERRORS.sign_failed.message,
+        },
+      },
+    ],
+    [
+      'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN',
+      {
+        ...send,
+        transaction: send.transaction && {
+          ...send.transaction,
+          submitError: ERRORS.transaction_submit_failed.message,
+        },
+      },
+    ],
+    [
+      'AWAITING_CONNECTION',
+      {
+        externalWallet: {
+          connector,
+          status: 'disconnected',
+          step: 'failed',
+          address: null,
+          error: {
+            message: ERRORS.signature_rejected.message,
+            details: ERRORS.signature_rejected.details ?? null,
+            retryable: true,
+          },
+          retries: 1,
+        },
+      },
+    ],
+    [
+      'SESSION_FORK_SCREEN',
+      {
+        flow: { kind: 'fork-session' },
+        sessionFork: { page: null, error: ERRORS.fork_token_expired.message },
+      },
+    ],
+  ]
+}
+
+/**
+ * Renders `id` with `state` in the pseudo-locale; answers what it found in English (and, with
+ * `failed`, a screen that shows no failure at all, which would check nothing).
+ */
+async function check(id: ScreenId, state: Partial<ModalState>, failed = false): Promise<string[]> {
+  const double = walletFrameDouble({ wallet: walletAccount(ADDRESS, 'user-passcode') })
+  provideWalletFrame(double.frame)
+  setTable(pseudoTable(), 'de')
+  const harness = renderModal(api, {
+    name: APP,
+    logoUrl: 'https://acme.test/logo.png',
+    smsAuth: true,
+    googleOAuth: true,
+    passkeyAuth: true,
+    termsAndConditionsUrl: 'https://acme.test/terms',
+    privacyPolicyUrl: 'https://acme.test/privacy',
+    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: true },
+  })
+  act(() => {
+    harness.session.start(
+      { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
+      signedInUser(),
+    )
+  })
+  act(() => {
+    store.setState({
+      open: true,
+      flow: { kind: 'login' },
+      wallet: freshWalletState(),
+      ...state,
+      screen: id,
+    })
+  })
+  await waitFor(() => expect(screen.queryByTestId('screen-loading')).toBeNull(), {
+    timeout: 5000,
+  })
+  const modal = screen.getByTestId('latch-modal')
+  const found = modal.querySelector('h1, h2, button, p') ? english(modal) : ['rendered nothing']
+  const shown = [...modal.querySelectorAll('[role="alert"], .latch-error')].some((el) =>
+    el.textContent?.includes('⟦'),
+  )
+  if (failed && !shown) found.push('shows no failure')
+  cleanup()
+  return found.map((f) => `${id}: ${f}`)
+}
+
+test('behavior: every screen in its failure shows only texts of the message table (pseudo-locale)', async () => {
+  vi.spyOn(console, 'error').mockImplementation(() => {})
+  vi.spyOn(console, 'warn').mockImplementation(() => {})
+  await preloadScreens()
+  const problems: string[] = []
+  for (const [id, state] of failedStates()) problems.push(...(await check(id, state, true)))
+  expect(problems).toEqual([])
+}, 120_000)
 
 test('behavior: every screen shows and names only texts of the message table (pseudo-locale)', async () => {
   vi.spyOn(console, 'error').mockImplementation(() => {})
