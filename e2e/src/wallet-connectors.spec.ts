@@ -247,7 +247,7 @@ describe('Coinbase Wallet', () => {
   })
 })
 
-test("behavior: Coinbase Wallet's Continue is reached by keyboard inside the dialog, and Escape there closes the modal as anywhere in it", async () => {
+test("behavior: Coinbase Wallet's frame is a child of the dialog, titled, and Escape pressed on its Continue closes the modal as anywhere in it", async () => {
   const hp = await h().open({ appId: await app() })
   const pending = latchCall<LoginResult>(hp.page, 'login')
   await visit(hp, 'LANDING')
