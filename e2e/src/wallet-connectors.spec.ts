@@ -247,6 +247,27 @@ describe('Coinbase Wallet', () => {
   })
 })
 
+test("behavior: Coinbase Wallet's frame is a child of the dialog, titled, and Escape pressed on its Continue closes the modal as anywhere in it", async () => {
+  const hp = await h().open({ appId: await app() })
+  const pending = latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  await hp.modal.locator('[data-wallet-id="latch:coinbase-wallet-sdk"]').click()
+  await visit(hp, 'COINBASE_INTERSTITIAL_SCREEN')
+  const proceed = coinbaseContinue(hp)
+  await expect.poll(() => proceed.isEnabled(), { timeout: 15_000 }).toBe(true)
+  // The frame is the dialog's, so assistive technology and its Tab cycle see it.
+  const inDialog = await hp.modal
+    .locator('[data-testid="latch-modal"] > iframe[data-testid="coinbase-frame"]')
+    .count()
+  expect(inDialog).toBe(1)
+  expect(await hp.modal.locator('[data-testid="coinbase-frame"]').getAttribute('title')).toBe(
+    'Continue with Coinbase Wallet',
+  )
+  await proceed.focus()
+  await hp.page.keyboard.press('Escape')
+  expect(expectRejected(await settle(pending, 'login()')).code).toBe('login_exited')
+})
+
 describe('Phantom on a desktop', () => {
   test("behavior: Phantom's extension is a browser wallet: listed by the bridge, no deep-link entry, sign-in recorded as phantom/injected", async () => {
     const account = freshAccount()

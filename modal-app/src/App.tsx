@@ -20,7 +20,7 @@ import { store } from './store.ts'
 import { themeTokens } from './theme.ts'
 
 const FOCUSABLE =
-  'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])'
+  'a[href], button:not([disabled]), input:not([disabled]), select, textarea, iframe.latch-tab-stop:not([tabindex="-1"]), [tabindex]:not([tabindex="-1"])'
 
 /** The visitor's first touch of the open modal: time to fetch the screens loaded apart. */
 const INTERACTIONS = ['pointerdown', 'keydown', 'input'] as const

@@ -89,6 +89,7 @@ describe('what the frame takes from the modal', () => {
 describe('what the modal takes from the frame', () => {
   test('behavior: the click, the wallet events, a connection with an address and a supported chain', () => {
     expect(parseCoinbaseEvent({ t: 'event', name: 'clicked', payload: null })?.name).toBe('clicked')
+    expect(parseCoinbaseEvent({ t: 'event', name: 'escape', payload: null })?.name).toBe('escape')
     expect(
       parseCoinbaseEvent({ t: 'event', name: 'accountsChanged', payload: [account.address] }),
     ).toEqual({ name: 'accountsChanged', payload: [account.address] })
@@ -121,6 +122,7 @@ describe('the handshake', () => {
 
   function opened() {
     vi.useFakeTimers()
+    document.body.innerHTML = '<div class="latch-modal"></div>'
     const pending = openCoinbaseFrame(ORIGIN, { appId: 'app_1', timeoutMs: 1000 })
     pending.catch(() => {})
     const iframe = document.querySelector('iframe') as HTMLIFrameElement
@@ -140,8 +142,11 @@ describe('the handshake', () => {
     expect(src.pathname).toBe('/coinbase.html')
     expect(src.searchParams.get('app')).toBe('app_1')
     expect(nonce).toMatch(/^[0-9a-f]{32}$/)
-    // Hidden until the interstitial places it.
+    // Inside the dialog (aria-modal hides what is outside), hidden until the interstitial
+    // places it.
+    expect(iframe.parentElement?.className).toBe('latch-modal')
     expect(iframe.getAttribute('aria-hidden')).toBe('true')
+    expect(iframe.tabIndex).toBe(-1)
     deliver({ type: COINBASE_READY, nonce }, frameWindow, ORIGIN)
     const frame = await pending
     expect(frame.element).toBe(iframe)

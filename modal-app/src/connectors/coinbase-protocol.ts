@@ -15,7 +15,7 @@
  * MessagePort, posted to the connector origin only. Everything after goes over that port:
  * the modal's calls (`cb.init`, `cb.connect`, `cb.request`) and their replies, and the frame's
  * events (`clicked`: the visitor pressed Continue and the SDK's popup opened in that click;
- * the wallet's `accountsChanged`, `chainChanged`, `disconnect`). The frame makes no call into
+ * `escape`: the visitor pressed Escape with the keyboard in the frame; the wallet's `accountsChanged`, `chainChanged`, `disconnect`). The frame makes no call into
  * the modal.
  */
 import { isSupportedChainId } from '@latch/shared'
@@ -64,9 +64,15 @@ const CALLS: ReadonlySet<string> = new Set<CoinbaseCallMethod>([
   'cb.request',
 ])
 
-export type CoinbaseEventName = 'clicked' | 'accountsChanged' | 'chainChanged' | 'disconnect'
+export type CoinbaseEventName =
+  | 'clicked'
+  | 'escape'
+  | 'accountsChanged'
+  | 'chainChanged'
+  | 'disconnect'
 const EVENTS: ReadonlySet<string> = new Set<CoinbaseEventName>([
   'clicked',
+  'escape',
   'accountsChanged',
   'chainChanged',
   'disconnect',
@@ -202,6 +208,7 @@ export function parseCoinbaseEvent(v: unknown): CoinbaseEvent | null {
   const p = v.payload
   switch (name) {
     case 'clicked':
+    case 'escape':
     case 'disconnect':
       return p === null ? { name, payload: null } : null
     case 'accountsChanged':

@@ -90,7 +90,8 @@ export function openCoinbaseFrame(
   const iframe = doc.createElement('iframe')
   iframe.setAttribute('sandbox', COINBASE_FRAME_SANDBOX)
   iframe.setAttribute('data-testid', 'coinbase-frame')
-  iframe.className = 'latch-coinbase-frame'
+  // A stop of the dialog's Tab cycle (App.tsx) while it is shown.
+  iframe.className = 'latch-tab-stop'
   hideFrame(iframe)
   const src = new URL(COINBASE_FRAME_PATH, origin)
   if (options.appId) src.searchParams.set('app', options.appId)
@@ -105,6 +106,9 @@ export function openCoinbaseFrame(
     isReady: isCoinbaseReady,
     portType: COINBASE_PORT,
     timeoutMs: options.timeoutMs ?? COINBASE_HANDSHAKE_TIMEOUT_MS,
+    // Inside the dialog: what lies outside an aria-modal dialog is hidden from assistive
+    // technology, and its Tab cycle covers only its own elements.
+    parent: doc.querySelector('.latch-modal') ?? doc.body,
   }).then((port) => ({ ...coinbaseOverPort(port), element: iframe }))
 }
 
@@ -146,7 +150,8 @@ function hideFrame(iframe: HTMLIFrameElement): void {
   iframe.tabIndex = -1
   iframe.setAttribute('aria-hidden', 'true')
   Object.assign(iframe.style, {
-    position: 'absolute',
+    // Out of the dialog's flow and clipping; placed by viewport coordinates.
+    position: 'fixed',
     left: '0',
     top: '0',
     width: '1px',
@@ -165,13 +170,14 @@ export function placeCoinbaseFrame(iframe: HTMLIFrameElement, slot: HTMLElement,
   const place = () => {
     const rect = slot.getBoundingClientRect()
     Object.assign(iframe.style, {
-      left: `${rect.left + win.scrollX}px`,
-      top: `${rect.top + win.scrollY}px`,
+      left: `${rect.left}px`,
+      top: `${rect.top}px`,
       width: `${rect.width}px`,
       height: `${rect.height}px`,
       visibility: 'visible',
     })
   }
+  shownIn = slot.ownerDocument
   iframe.title = title
   iframe.removeAttribute('tabindex')
   iframe.removeAttribute('aria-hidden')
@@ -192,6 +198,7 @@ export function placeCoinbaseFrame(iframe: HTMLIFrameElement, slot: HTMLElement,
       win.focus()
     }
     hideFrame(iframe)
+    shownIn = null
   }
 }
 
@@ -202,6 +209,8 @@ const ICON =
 let listening: ((name: CoinbaseEventName, payload: unknown) => void) | null = null
 /** The interstitial's handler of the frame's `clicked`, while it is on screen. */
 let onClicked: (() => void) | null = null
+/** The document the frame's Continue is shown in, while it is. */
+let shownIn: Document | null = null
 
 /** While the interstitial is on screen: what a click on the frame's Continue does. */
 export function whenCoinbaseClicked(handler: () => void): () => void {
@@ -217,7 +226,12 @@ function wire(f: CoinbaseFrame): void {
   wired.add(f)
   f.onEvent((name, payload) => {
     if (name === 'clicked') onClicked?.()
-    else listening?.(name, payload)
+    else if (name === 'escape') {
+      // As if pressed in the modal: its own Escape rule (App.tsx) decides.
+      shownIn?.dispatchEvent(
+        new (shownIn.defaultView ?? window).KeyboardEvent('keydown', { key: 'Escape' }),
+      )
+    } else listening?.(name, payload)
   })
 }
 
@@ -237,7 +251,8 @@ export function coinbaseConnector(
   const listeners = walletEventListeners()
   const onEvent = (name: CoinbaseEventName, payload: unknown) => {
     if (name === 'disconnect') status = 'disconnected'
-    if (name !== 'clicked') listeners.emit(name, name === 'disconnect' ? undefined : payload)
+    if (name === 'accountsChanged' || name === 'chainChanged') listeners.emit(name, payload)
+    if (name === 'disconnect') listeners.emit(name, undefined)
   }
   const call = async (method: 'cb.connect' | 'cb.request', args: unknown) => {
     const f = await getFrame()

@@ -106,6 +106,8 @@ export function frameHandshake(options: {
   isReady(data: unknown, nonce: string): boolean
   portType: string
   timeoutMs: number
+  /** Where the iframe goes: the document's body unless given. */
+  parent?: Element
 }): Promise<MessagePort> {
   const { doc, iframe, nonce } = options
   const win = doc.defaultView ?? window
@@ -127,7 +129,7 @@ export function frameHandshake(options: {
       resolve(channel.port1)
     }
     win.addEventListener('message', onMessage)
-    doc.body.append(iframe)
+    ;(options.parent ?? doc.body).append(iframe)
   })
 }
 

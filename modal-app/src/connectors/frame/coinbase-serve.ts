@@ -74,6 +74,10 @@ export function serveCoinbaseFrame(given: MessagePort, deps: CoinbaseFrameDeps):
       button.style.setProperty('font-weight', init.look.fontWeight)
     }
     button.onclick = onClick
+    // The keyboard is in this frame while the visitor is on its button: Escape is the modal's.
+    doc.onkeydown = (event) => {
+      if (event.key === 'Escape') post('escape', null)
+    }
     if (!button.isConnected) doc.body.append(button)
     setReady(provider !== null && started === null)
   }
