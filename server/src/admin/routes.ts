@@ -182,7 +182,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
   routes.get('/users/by-email', async (c) => {
     const { email } = query(c, z.object({ email: z.string().min(1).max(320) }).strict())
     target(c, 'email', email.trim().toLowerCase())
-    return c.json(await userByAccount(deps.db, c.get('app').id, 'email', email))
+    return c.json(await userByAccount(deps, c.get('app').id, 'email', email))
   })
 
   routes.get('/users/by-phone', async (c) => {
@@ -190,7 +190,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
     const number = validatePhone(phone)
     if (!number.ok) throw number.error
     target(c, 'phone', number.value)
-    return c.json(await userByAccount(deps.db, c.get('app').id, 'phone', number.value))
+    return c.json(await userByAccount(deps, c.get('app').id, 'phone', number.value))
   })
 
   routes.get('/users/by-wallet', async (c) => {
@@ -201,7 +201,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
         .strict(),
     )
     target(c, 'wallet', address.toLowerCase())
-    return c.json(await userByAccount(deps.db, c.get('app').id, 'wallet', address))
+    return c.json(await userByAccount(deps, c.get('app').id, 'wallet', address))
   })
 
   routes.get('/users/by-social', async (c) => {
@@ -212,7 +212,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
         .strict(),
     )
     target(c, provider, subject)
-    return c.json(await userByAccount(deps.db, c.get('app').id, `${provider}_oauth`, subject))
+    return c.json(await userByAccount(deps, c.get('app').id, `${provider}_oauth`, subject))
   })
 
   routes.post('/users/import', async (c) => {
@@ -227,7 +227,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
       return 'email' in entry ? { email: checked.value } : { phone: checked.value }
     })
     c.set('auditTarget', `count:${entries.length}`)
-    const results = await importUsers(deps.db, c.get('app').id, entries, deps.clock.now())
+    const results = await importUsers(deps, c.get('app').id, entries, deps.clock.now())
     return c.json({ results })
   })
 

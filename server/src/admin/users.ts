@@ -12,9 +12,15 @@ import {
   type User,
 } from '@latch/shared'
 import { sql } from 'kysely'
-import { lockUser, normalizeIdentifier } from '../accounts/service.ts'
+import {
+  type AccountStore,
+  accountHolds,
+  accountRow,
+  lockUser,
+  normalizeIdentifier,
+} from '../accounts/service.ts'
 import { randomId } from '../crypto.ts'
-import { type Db, json } from '../db/index.ts'
+import type { Db } from '../db/index.ts'
 import { enqueueEvent } from '../webhooks/events.ts'
 
 /** The linked account type each login method signs in with. */
@@ -74,20 +80,23 @@ export async function userById(db: Db, appId: string, userId: string): Promise<U
 
 /** The user holding the account of this type and (normalized) identifier, or not_found. */
 export async function userByAccount(
-  db: Db,
+  store: AccountStore,
   appId: string,
   type: LinkedAccount['type'],
   identifier: string,
 ): Promise<User> {
-  const row = await db
+  const row = await store.db
     .selectFrom('linked_accounts')
-    .select('user_id')
+    .select(['id', 'app_id', 'user_id', 'type', 'identifier', 'mac'])
     .where('app_id', '=', appId)
     .where('type', '=', type)
     .where('identifier', '=', normalizeIdentifier(type, identifier))
     .executeTakeFirst()
-  if (!row) throw LatchError.of('not_found', { message: 'User not found' })
-  return userById(db, appId, row.user_id)
+  // An account written without the server secret names nobody.
+  if (!row || !accountHolds(store, row, row.mac)) {
+    throw LatchError.of('not_found', { message: 'User not found' })
+  }
+  return userById(store.db, appId, row.user_id)
 }
 
 export interface ListFilter {
@@ -392,11 +401,12 @@ function isUniqueViolation(e: unknown): boolean {
  * batch creates nothing twice: the identity's unique key decides.
  */
 export async function importUsers(
-  db: Db,
+  store: AccountStore,
   appId: string,
   entries: readonly ImportEntry[],
   now: Date,
 ): Promise<ImportResult[]> {
+  const { db } = store
   const results: ImportResult[] = []
   for (const entry of entries) {
     const account: LinkedAccount =
@@ -424,15 +434,7 @@ export async function importUsers(
             w.insertInto('users').values({ id: userId, app_id: appId, created_at: now }),
           )
           .insertInto('linked_accounts')
-          .values({
-            id: randomId(20),
-            app_id: appId,
-            user_id: userId,
-            type: account.type,
-            identifier,
-            data: json(account),
-            created_at: now,
-          })
+          .values(accountRow(store.secrets, appId, userId, account, now))
           .execute()
         results.push({ ...echo, id: userId, status: 'created' })
         break

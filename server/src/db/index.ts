@@ -5,6 +5,7 @@ import { PGlite } from '@electric-sql/pglite'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.ts'
+import type { Secrets } from '../crypto.ts'
 import { acquireLock } from './lock.ts'
 import { migrate } from './migrations.ts'
 import { pgliteDialect } from './pglite-dialect.ts'
@@ -32,6 +33,8 @@ export interface OpenOptions {
    * instead of an empty one: the test servers' template, made once per run.
    */
   pgliteData?: Blob
+  /** The server secret's keys: a migration that gives existing rows a MAC seals them with it. */
+  secrets?: Secrets
 }
 
 /** PostgreSQL when DATABASE_URL is a postgres URL, PGlite in memory for 'memory://', else PGlite in the data folder. */
@@ -64,7 +67,7 @@ export async function openDatabase(
       // large table may rightly take longer than any request should.
       const migrator = poolFor(1, 0)
       try {
-        await migrate(migrator as Kysely<unknown>)
+        await migrate(migrator as Kysely<unknown>, options.secrets ?? null)
       } catch (e) {
         throw new Error(
           `Cannot open the PostgreSQL database at ${where}: ${(e as Error).message}`,
@@ -115,7 +118,7 @@ export async function openDatabase(
   const db = new Kysely<Database>({ dialect: pgliteDialect(client) })
   try {
     await client.waitReady
-    if (runMigrations) await migrate(db as Kysely<unknown>)
+    if (runMigrations) await migrate(db as Kysely<unknown>, options.secrets ?? null)
   } catch (e) {
     await db.destroy().catch(() => {})
     release()

@@ -34,7 +34,7 @@ export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
       const app = c.get('app')
       const session = await redeem(deps, app.id, refresh_token)
       const answer: RefreshResponse = {
-        user: await loadUser(deps.db, app.id, session.userId),
+        user: await loadUser(deps, app.id, session.userId),
         token: session.token,
         refresh_token: session.refreshToken,
       }
