@@ -26,6 +26,7 @@ function sealing(secrets: Secrets | null): Record<string, Migration> {
         for (const table of ['linked_accounts', 'sessions', 'refresh_tokens', 'passkeys']) {
           await db.schema.alterTable(table).addColumn('mac', 'text').execute()
         }
+        await db.schema.alterTable('refresh_tokens').addColumn('token_sha256', 'text').execute()
         await db.schema.alterTable('webhook_endpoints').addColumn('mac', 'text').execute()
         await db.schema.alterTable('apps').addColumn('origins_mac', 'text').execute()
         await db.schema
@@ -43,6 +44,10 @@ function sealing(secrets: Secrets | null): Record<string, Migration> {
             .alterColumn('mac', (c) => c.setNotNull())
             .execute()
         }
+        await db.schema
+          .alterTable('refresh_tokens')
+          .alterColumn('token_sha256', (c) => c.setNotNull())
+          .execute()
         await db.schema
           .alterTable('webhook_endpoints')
           .alterColumn('mac', (c) => c.setNotNull())

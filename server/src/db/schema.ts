@@ -68,6 +68,11 @@ export interface SessionsTable {
 export interface RefreshTokensTable {
   /** The token keyed by the server secret (row-mac.ts refreshTokenKeys), never a plain hash. */
   hash: string
+  /**
+   * SHA-256 of the token: what `secret rotate` keys again under a new secret (only after it has
+   * checked that the old key is its MAC). Alone it finds and opens nothing.
+   */
+  token_sha256: string
   session_id: string
   /** MAC of the key and the session under the server secret. */
   mac: string

@@ -119,12 +119,13 @@ export async function sealRowMacs(db: Kysely<unknown>, secrets: Secrets | null):
     db,
     'refresh_tokens',
     'hash',
-    ['hash', 'child_hash', 'mac'],
+    ['hash', 'token_sha256', 'child_hash', 'mac'],
     tokens.map((r) => {
       const hash = keyOf(str(r.hash))
       return [
         str(r.hash),
         hash,
+        str(r.hash),
         r.child_hash === null ? null : keyOf(str(r.child_hash)),
         rowMac(s, 'refresh_token', { hash, session_id: str(r.session_id) }),
       ]

@@ -17,7 +17,7 @@ import type { CliIo } from '../cli-io.ts'
 import { loadConfig } from '../config.ts'
 import type { Deps } from '../context.ts'
 import { openServices } from '../index.ts'
-import { type RowKind, type RowOf, rowMac, rowMacMade } from '../row-mac.ts'
+import { type RowKind, type RowOf, refreshTokenKeys, rowMac, rowMacMade } from '../row-mac.ts'
 import { placeOfPasskey } from '../wallets/sealed.ts'
 import { resealCounter, resealedWallet, WALLET_COLUMNS } from '../wallets/service.ts'
 
@@ -69,11 +69,8 @@ interface MacTable<K extends RowKind> {
 const macTable = <K extends RowKind>(t: MacTable<K>) => t as unknown as MacTable<RowKind>
 
 /**
- * Every row MAC outside the wallets (whose attempt counter moves with their state MAC). A
- * refresh token's key itself (a MAC of the token) cannot be made again without the token: a
- * token keyed under the previous secret is found under it until its next refresh keys its
- * successor under the new one; removing LATCH_SECRET_PREVIOUS ends the sessions not refreshed
- * since (docs/production.md).
+ * Every row MAC outside the wallets (whose attempt counter moves with their state MAC) and the
+ * refresh tokens (keyed again below).
  */
 const MAC_TABLES: readonly MacTable<RowKind>[] = [
   macTable({
@@ -104,14 +101,6 @@ const MAC_TABLES: readonly MacTable<RowKind>[] = [
       parent_id: r.parent_id === null ? null : text(r.parent_id),
       expires_at: r.expires_at instanceof Date ? r.expires_at : new Date(text(r.expires_at)),
     }),
-  }),
-  macTable({
-    table: 'refresh_tokens',
-    key: 'hash',
-    kind: 'refresh_token',
-    mac: 'mac',
-    columns: ['session_id'],
-    row: (r) => ({ hash: text(r.hash), session_id: text(r.session_id) }),
   }),
   macTable({
     table: 'passkeys',
@@ -253,6 +242,49 @@ export async function rotateSecret(
       }
     })
   }
+  // A refresh token is keyed by a MAC of its SHA-256: keyed again under the new secret once the
+  // old key is checked to be that MAC (a SHA-256 written by someone without the secret is not
+  // keyed by either, and stays refused), with its row's MAC and its parent's pointer to it.
+  const tokens = count('refresh_tokens.hash')
+  await walk(deps, { table: 'refresh_tokens', key: 'hash' }, batch, options, async (trx, keys) => {
+    const rows = await trx
+      .selectFrom('refresh_tokens')
+      .select(['hash', 'token_sha256', 'session_id', 'mac'])
+      .where('hash', 'in', keys)
+      .forUpdate()
+      .execute()
+    for (const row of rows) {
+      const [current, previous] = refreshTokenKeys(deps.secrets, row.token_sha256)
+      const bound = { hash: row.hash, session_id: row.session_id }
+      if (row.hash === current && rowMacMade(deps.secrets, 'refresh_token', bound, row.mac)) {
+        tokens.current++
+        continue
+      }
+      if (row.hash !== current && row.hash !== previous) {
+        tokens.unreadable++
+        deps.log(`[latch] refresh_tokens ${row.hash}: keyed under neither secret`)
+        continue
+      }
+      if (rowMacMade(deps.secrets, 'refresh_token', bound, row.mac) === null) {
+        tokens.unreadable++
+        deps.log(`[latch] refresh_tokens ${row.hash}: its MAC holds under neither secret`)
+        continue
+      }
+      tokens.resealed++
+      if (options.check || current === undefined) continue
+      const next = { hash: current, session_id: row.session_id }
+      await trx
+        .updateTable('refresh_tokens')
+        .set({ hash: current, mac: rowMac(deps.secrets, 'refresh_token', next) })
+        .where('hash', '=', row.hash)
+        .execute()
+      await trx
+        .updateTable('refresh_tokens')
+        .set({ child_hash: current })
+        .where('child_hash', '=', row.hash)
+        .execute()
+    }
+  })
   const wallets = count('wallets')
   await walk(deps, { table: 'wallets', key: 'id' }, batch, options, async (trx, keys) => {
     const rows = await trx

@@ -50,10 +50,15 @@ function sessionOfToken(presented: string): string | null {
   return dot > 0 ? presented.slice(0, dot) : null
 }
 
-/** A refresh token as stored (under the current secret) and its row's MAC. */
+/** A refresh token as stored (keyed under the current secret) and its row's MAC. */
 function storedToken(deps: SessionDeps, token: string, sessionId: string) {
-  const hash = refreshTokenKeys(deps.secrets, hashToken(token))[0] as string
-  return { hash, mac: rowMac(deps.secrets, 'refresh_token', { hash, session_id: sessionId }) }
+  const sha256 = hashToken(token)
+  const hash = refreshTokenKeys(deps.secrets, sha256)[0] as string
+  return {
+    hash,
+    token_sha256: sha256,
+    mac: rowMac(deps.secrets, 'refresh_token', { hash, session_id: sessionId }),
+  }
 }
 
 /** Whether a session row's MAC holds (a refusal is logged). */
@@ -233,8 +238,9 @@ async function rotate(
       RETURNING t.session_id, s.user_id, s.family_id, s.parent_id, s.expires_at,
         s.mac AS session_mac
     ), issued AS (
-      INSERT INTO refresh_tokens (hash, session_id, created_at, mac)
-      SELECT ${child.hash}, session_id, CAST(${now} AS timestamptz), ${child.mac} FROM rotated
+      INSERT INTO refresh_tokens (hash, token_sha256, session_id, created_at, mac)
+      SELECT ${child.hash}, ${child.token_sha256}, session_id, CAST(${now} AS timestamptz),
+        ${child.mac} FROM rotated
     ), forgotten AS (
       -- The grandparent's copy of the token just rotated can never be answered again.
       UPDATE refresh_tokens SET child_sealed = NULL

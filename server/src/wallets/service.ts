@@ -207,19 +207,29 @@ function checkState(deps: Deps, row: WalletRow): void {
 }
 
 /**
- * The highest attempt counter this process has seen per wallet: a restored older pair (wallet
- * row and counter row together, each with its own MAC) is refused while the process runs.
- * Bounded: the oldest entries go first.
+ * The highest attempt counter this process has seen per wallet of each database: a restored
+ * older pair (wallet row and counter row together, each with its own MAC) is refused while the
+ * process runs. Bounded: the oldest entries go first.
  */
-const seenCounters = new Map<string, number>()
+const seenCounters = new WeakMap<object, Map<string, number>>()
 const SEEN_COUNTERS_MAX = 100_000
 
-function sawCounter(walletId: string, counter: number): void {
-  seenCounters.delete(walletId)
-  seenCounters.set(walletId, counter)
-  if (seenCounters.size > SEEN_COUNTERS_MAX) {
-    const oldest = seenCounters.keys().next().value
-    if (oldest !== undefined) seenCounters.delete(oldest)
+function countersSeen(deps: Pick<Deps, 'db'>): Map<string, number> {
+  let seen = seenCounters.get(deps.db)
+  if (!seen) {
+    seen = new Map()
+    seenCounters.set(deps.db, seen)
+  }
+  return seen
+}
+
+function sawCounter(deps: Pick<Deps, 'db'>, walletId: string, counter: number): void {
+  const seen = countersSeen(deps)
+  seen.delete(walletId)
+  seen.set(walletId, counter)
+  if (seen.size > SEEN_COUNTERS_MAX) {
+    const oldest = seen.keys().next().value
+    if (oldest !== undefined) seen.delete(oldest)
   }
 }
 
@@ -251,7 +261,7 @@ async function checkCounter(deps: Deps, trx: Db, row: WalletRow): Promise<number
     counter !== undefined &&
     row.state_mac !== null &&
     rowMacMade(deps.secrets, 'wallet_attempts', fields, counter.mac) !== null
-  if (!holds || value < (seenCounters.get(row.id) ?? 0)) {
+  if (!holds || value < (countersSeen(deps).get(row.id) ?? 0)) {
     deps.log(`[latch] wallet ${row.id}: its attempt state is not the one its counter names`)
     throw recordInvalid()
   }
@@ -274,7 +284,7 @@ async function writeState(
     .where('wallet_id', '=', id)
     .execute()
   // Remembered once the transaction has committed.
-  return () => sawCounter(id, counter + 1)
+  return () => sawCounter(deps, id, counter + 1)
 }
 
 /**
