@@ -158,7 +158,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
 
   routes.get('/users', async (c) => {
     const q = query(c, listQuery)
-    const page = await listUsers(deps.db, c.get('app').id, {
+    const page = await listUsers(deps, c.get('app').id, {
       limit: q.limit,
       cursor: q.cursor,
       filter: {
@@ -176,7 +176,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
   routes.get('/users/export', (c) => {
     c.header('content-type', 'application/x-ndjson; charset=utf-8')
     c.header('cache-control', 'no-store')
-    return c.body(exportUsers(deps.db, c.get('app').id))
+    return c.body(exportUsers(deps, c.get('app').id))
   })
 
   routes.get('/users/by-email', async (c) => {
@@ -234,7 +234,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
   routes.get('/users/:userId', async (c) => {
     const userId = userIdParam(c)
     target(c, 'user', userId)
-    return c.json(await userById(deps.db, c.get('app').id, userId))
+    return c.json(await userById(deps, c.get('app').id, userId))
   })
 
   routes.delete('/users/:userId', async (c) => {
