@@ -12,6 +12,7 @@ import { afterEach, expect, test } from 'vitest'
 import { frameDevice } from './testing/frame-fetch.ts'
 import { describeBackends, freshIp, type TestServer } from './testing/test-server.ts'
 import { SoftAuthenticator } from './testing/webauthn.ts'
+import { PASSCODE_FAILURES_BEFORE_SIGN_IN } from './wallets/service.ts'
 import { addEndpoint } from './webhooks/endpoints.ts'
 import { type Receiver, startReceiver } from './webhooks/receiver.ts'
 import { createWebhookWorker } from './webhooks/worker.ts'
@@ -294,6 +295,52 @@ describeBackends(
         WHERE wallet_id = ${counter?.wallet_id}`.execute(s.deps.db)
       expect(await guess('Wr0ng6')).toBe('wallet_record_invalid')
       expect(s.logs.join('\n')).toContain('is not the one its counter names')
+    })
+
+    test('security: a sign-in time moved forward in the database is not the new sign-in that more passcode guesses need', async () => {
+      const s = get()
+      const app = await newApp()
+      const victim = await signedIn(app, 'victim')
+      const phone = frameDevice(s, app.id)
+      const { address } = await phone.create({
+        accessToken: victim.auth.token,
+        recoveryPin: 'Vict1m',
+      })
+      // The same session throughout, its access token refreshed as the modal would.
+      let pair = { token: victim.auth.token, refresh: victim.auth.refresh_token }
+      const guess = async (pin: string) => {
+        const res = await refresh(app.id, pair.refresh)
+        pair = { token: res.body.token, refresh: res.body.refresh_token }
+        return outcome(phone.recover({ address, accessToken: pair.token, recoveryPin: pin }))
+      }
+      const wallet = () =>
+        s.deps.db
+          .selectFrom('wallets')
+          .select(['locked_until', 'total_failures'])
+          .where('address', '=', address.toLowerCase())
+          .executeTakeFirstOrThrow()
+      for (let k = 1; k <= PASSCODE_FAILURES_BEFORE_SIGN_IN; k++) {
+        await guess(`Wr0n${String(k).padStart(2, '0')}`)
+        const { locked_until } = await wallet()
+        if (locked_until) {
+          s.clock.advance(Math.max(0, locked_until.getTime() - s.clock.now().getTime()) + 1000)
+        }
+      }
+      expect((await wallet()).total_failures).toBe(PASSCODE_FAILURES_BEFORE_SIGN_IN)
+      expect(await guess('Vict1m')).toBe('wallet_sign_in_required')
+      // The session's sign-in moved to after the failures, as if the victim had signed in again.
+      const later = new Date(s.clock.now().getTime() + 60_000)
+      await sql`UPDATE sessions SET created_at = ${later}
+        WHERE user_id = ${victim.userId}`.execute(s.deps.db)
+      // The session no longer holds: its access token buys no guess, and nothing is counted.
+      const answer = await outcome(
+        phone.recover({ address, accessToken: pair.token, recoveryPin: 'Vict1m' }),
+      )
+      expect(answer).not.toBe('ok')
+      expect(answer).not.toBe('invalid_recovery_pin')
+      expect((await wallet()).total_failures).toBe(PASSCODE_FAILURES_BEFORE_SIGN_IN)
+      expect((await refresh(app.id, pair.refresh)).status).toBe(401)
+      expect(s.logs.join('\n')).toMatch(/refused session/)
     })
   },
   { LATCH_MODAL_ORIGIN: MODAL, LATCH_PUBLIC_URL: 'https://api.example.test' },

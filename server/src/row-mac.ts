@@ -26,15 +26,27 @@ const FIELDS = {
     type: string
     identifier: string
   }): Field[] => [r.id, r.app_id, r.user_id, r.type, r.identifier],
-  /** A session of the user, its lineage and how long it lives. */
+  /**
+   * A session of the user, its lineage, when it signed in (a wallet's re-sign-in after many
+   * wrong passcodes asks for a later one) and how long it lives.
+   */
   session: (r: {
     id: string
     app_id: string
     user_id: string
     family_id: string
     parent_id: string | null
+    created_at: Date
     expires_at: Date
-  }): Field[] => [r.id, r.app_id, r.user_id, r.family_id, r.parent_id, ms(r.expires_at)],
+  }): Field[] => [
+    r.id,
+    r.app_id,
+    r.user_id,
+    r.family_id,
+    r.parent_id,
+    ms(r.created_at),
+    ms(r.expires_at),
+  ],
   /** A refresh token (by its keyed hash) and the session it renews. */
   refresh_token: (r: { hash: string; session_id: string }): Field[] => [r.hash, r.session_id],
   /** A passkey: the public key that signs in as the user through the credential's account. */

@@ -58,7 +58,7 @@ export async function sealRowMacs(db: Kysely<unknown>, secrets: Secrets | null):
   )
   const sessions = await rows(
     db,
-    sql`SELECT id, app_id, user_id, family_id, parent_id, expires_at FROM sessions`,
+    sql`SELECT id, app_id, user_id, family_id, parent_id, created_at, expires_at FROM sessions`,
   )
   const tokens = await rows(db, sql`SELECT hash, child_hash, session_id FROM refresh_tokens`)
   const passkeys = await rows(
@@ -108,6 +108,7 @@ export async function sealRowMacs(db: Kysely<unknown>, secrets: Secrets | null):
         user_id: str(r.user_id),
         family_id: str(r.family_id),
         parent_id: r.parent_id === null ? null : str(r.parent_id),
+        created_at: time(r.created_at),
         expires_at: time(r.expires_at),
       }),
     ]),

@@ -114,15 +114,12 @@ export async function createSession(
     user_id: userId,
     parent_id: family?.parentId ?? null,
     family_id: family?.familyId ?? sessionId,
+    created_at: now,
     expires_at: expiresAt,
   }
   // One statement: the session and its first token (and its event) arrive together or not at all.
   const withSession = deps.db.with('session', (db) =>
-    db.insertInto('sessions').values({
-      ...session,
-      created_at: now,
-      mac: rowMac(deps.secrets, 'session', session),
-    }),
+    db.insertInto('sessions').values({ ...session, mac: rowMac(deps.secrets, 'session', session) }),
   )
   // The event's CTE adds no table the insert below reads: the same builder type serves.
   const statement = event
@@ -194,6 +191,7 @@ interface SessionRow {
   user_id: string
   family_id: string
   parent_id: string | null
+  created_at: Date
   expires_at: Date
   session_mac: string
 }
@@ -204,6 +202,7 @@ const sessionRow = (appId: string, r: SessionRow): RowOf<'session'> => ({
   user_id: r.user_id,
   family_id: r.family_id,
   parent_id: r.parent_id,
+  created_at: r.created_at,
   expires_at: r.expires_at,
 })
 
@@ -235,7 +234,7 @@ async function rotate(
         AND s.id = t.session_id AND s.app_id = ${appId}
         AND s.revoked_at IS NULL AND s.expires_at > ${now}
         AND f.id = s.family_id AND f.revoked_at IS NULL
-      RETURNING t.session_id, s.user_id, s.family_id, s.parent_id, s.expires_at,
+      RETURNING t.session_id, s.user_id, s.family_id, s.parent_id, s.created_at, s.expires_at,
         s.mac AS session_mac
     ), issued AS (
       INSERT INTO refresh_tokens (hash, token_sha256, session_id, created_at, mac)
@@ -246,7 +245,8 @@ async function rotate(
       UPDATE refresh_tokens SET child_sealed = NULL
       WHERE child_hash IN (${sql.join(keys)}) AND EXISTS (SELECT 1 FROM rotated)
     )
-    SELECT session_id, user_id, family_id, parent_id, expires_at, session_mac FROM rotated`.execute(
+    SELECT session_id, user_id, family_id, parent_id, created_at, expires_at, session_mac
+    FROM rotated`.execute(
     db,
   )
   const row = rows[0]
@@ -311,6 +311,7 @@ export async function refreshSession(
             's.user_id',
             's.family_id',
             's.parent_id',
+            's.created_at',
             's.expires_at',
             's.revoked_at',
             's.mac as session_mac',
@@ -410,7 +411,15 @@ export async function isSessionLive(
   const row = await deps.db
     .selectFrom('sessions as s')
     .innerJoin('sessions as f', 'f.id', 's.family_id')
-    .select(['s.id', 's.user_id', 's.family_id', 's.parent_id', 's.expires_at', 's.mac'])
+    .select([
+      's.id',
+      's.user_id',
+      's.family_id',
+      's.parent_id',
+      's.created_at',
+      's.expires_at',
+      's.mac',
+    ])
     .where('s.id', '=', sessionId)
     .where('s.app_id', '=', appId)
     .where('s.revoked_at', 'is', null)

@@ -29,6 +29,7 @@ import type { Deps } from '../context.ts'
 import { randomId, sameDigest, sameSecret } from '../crypto.ts'
 import type { Database, Db, WalletsTable } from '../db/schema.ts'
 import { rowMac, rowMacMade } from '../row-mac.ts'
+import { sessionHolds } from '../sessions/service.ts'
 import { enqueueEvent } from '../webhooks/events.ts'
 import { walletHandedOver } from './fork-confirm.ts'
 import { insertPasskey, type Place, placeOf, type SealedPurpose, walletKey } from './sealed.ts'
@@ -641,15 +642,28 @@ function passcodeRecovery(deps: Deps, row: WalletRow): PasscodeRecovery {
   return recovery
 }
 
-/** When the session's family signed in: a fork is as old as the sign-in it came from. */
-async function signedInAt(db: Deps['db'], sessionId: string): Promise<Date | null> {
-  const row = await db
+/**
+ * When the session's family signed in: a fork is as old as the sign-in it came from. Only under
+ * the root session's MAC: a sign-in time moved forward in the database is none.
+ */
+async function signedInAt(deps: Deps, sessionId: string): Promise<Date | null> {
+  const row = await deps.db
     .selectFrom('sessions as s')
     .innerJoin('sessions as f', 'f.id', 's.family_id')
-    .select('f.created_at')
+    .select([
+      'f.id',
+      'f.app_id',
+      'f.user_id',
+      'f.family_id',
+      'f.parent_id',
+      'f.created_at',
+      'f.expires_at',
+      'f.mac',
+    ])
     .where('s.id', '=', sessionId)
     .executeTakeFirst()
-  return row?.created_at ?? null
+  if (!row || !sessionHolds(deps, row, row.mac)) return null
+  return row.created_at
 }
 
 /**
@@ -667,7 +681,7 @@ export async function evaluatePasscode(
   blinded: string,
 ): Promise<{ evaluated: string }> {
   const now = deps.clock.now()
-  const signedIn = await signedInAt(deps.db, sessionId)
+  const signedIn = await signedInAt(deps, sessionId)
   const { seed, saw } = await deps.db.transaction().execute(async (trx) => {
     const row = await ownWallet(deps, appId, userId, address, trx)
     checkState(deps, row)
