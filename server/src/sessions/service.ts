@@ -2,8 +2,9 @@
  * Sessions and their tokens. A refresh token is its session's id and 256 random bits, stored
  * keyed by the server secret (never a plain hash), rotated on every use. Every session and every
  * stored token carries a MAC under the server secret of what it grants and to whom (row-mac.ts):
- * a row written, moved or copied without the secret renews nothing. Presenting the immediate parent of the live token within 10 s answers the live
- * pair (tabs refreshing together); any other reuse revokes the session's family.
+ * a row written, moved or copied without the secret renews nothing. Presenting the immediate
+ * parent of the live token within 10 s answers the live pair (tabs refreshing together); any
+ * other reuse revokes the session's family.
  *
  * A family is a sign-in and every session forked from it (fork + fork/recover), named by its
  * root session (`family_id`). Reuse and logout revoke every member in one statement, and each
