@@ -24,6 +24,7 @@ import {
 } from './apps/service.ts'
 import type { CliIo } from './cli-io.ts'
 import { ConfigError, type Env, loadConfig } from './config.ts'
+import { createSecrets } from './crypto.ts'
 import { openDatabase } from './db/index.ts'
 import { openServices, type Services } from './index.ts'
 import { applyOAuthFlags, OAUTH_FLAGS_HELP, type OAuthFlag, splitOAuthFlags } from './oauth/cli.ts'
@@ -571,7 +572,7 @@ async function migrateCommand(check: boolean, io: CliIo): Promise<number> {
       io.out(`${pending.length} migration(s) pending: ${pending.join(', ')}`)
       return 1
     }
-    const ran = await runMigrations(db)
+    const ran = await runMigrations(db, createSecrets(config.secret, config.secretPrevious))
     io.out(
       ran.length === 0
         ? 'The database schema was already current'

@@ -123,8 +123,10 @@ export async function openServices(
     ]),
   })
   const log = logger.line
+  const secrets = createSecrets(config.secret, config.secretPrevious)
   const database = await openDatabase(config, {
     migrate: opts.migrate ?? true,
+    secrets,
     ...(opts.pgliteData ? { pgliteData: opts.pgliteData } : {}),
   })
   if (opts.migrate === false) {
@@ -142,7 +144,6 @@ export async function openServices(
     }
   }
   const clock = opts.clock ?? systemClock
-  const secrets = createSecrets(config.secret, config.secretPrevious)
   const keys = createKeyStore({
     db: database.db,
     secrets,

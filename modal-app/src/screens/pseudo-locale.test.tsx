@@ -286,10 +286,7 @@ async function check(id: ScreenId, state: Partial<ModalState>, failed = false): 
     embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: true },
   })
   act(() => {
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
-      signedInUser(),
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, signedInUser())
   })
   act(() => {
     store.setState({

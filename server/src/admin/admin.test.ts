@@ -133,11 +133,11 @@ describeBackends('user API', (get) => {
     const auth = await s.emailLogin(appId, address)
     const id = auth.user.id
     const { address: wallet } = await frameDevice(s, appId).create({ accessToken: auth.token })
-    await linkAccount(s.deps.db, appId, id, {
+    await linkAccount(s.deps, appId, id, {
       type: 'phone',
       number: '+14155550123',
     })
-    const linked = await linkAccount(s.deps.db, appId, id, {
+    const linked = await linkAccount(s.deps, appId, id, {
       type: 'google_oauth',
       subject: `g-${n}`,
       email: address,
@@ -217,7 +217,7 @@ describeBackends('user API', (get) => {
     const withWallet = await s.emailLogin(appId, email())
     await frameDevice(s, appId).create({ accessToken: withWallet.token })
     ids.push(withWallet.user.id)
-    const phoneUser = await linkAccount(s.deps.db, appId, ids[0] as string, {
+    const phoneUser = await linkAccount(s.deps, appId, ids[0] as string, {
       type: 'phone',
       number: '+14155550199',
     })
@@ -510,7 +510,7 @@ describeBackends('user API', (get) => {
     const { address: wallet } = await device.create({ accessToken: auth.token })
     const walletKey = wallet.toLowerCase()
     const second = await s.emailLogin(appId, address)
-    await linkAccount(s.deps.db, appId, userId, { type: 'phone', number: '+14155550177' })
+    await linkAccount(s.deps, appId, userId, { type: 'phone', number: '+14155550177' })
     // Rows that name the user beyond their own tables: a pending code to their address, an
     // analytics event naming them, a wallet rate-limit counter and a fork token.
     expect(

@@ -226,7 +226,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
 
   routes.get('/users', async (c) => {
     const q = query(c, listQuery)
-    const page = await listUsers(deps.db, c.get('app').id, {
+    const page = await listUsers(deps, c.get('app').id, {
       limit: q.limit,
       cursor: q.cursor,
       filter: {
@@ -244,13 +244,13 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
   routes.get('/users/export', (c) => {
     c.header('content-type', 'application/x-ndjson; charset=utf-8')
     c.header('cache-control', 'no-store')
-    return c.body(exportUsers(deps.db, c.get('app').id))
+    return c.body(exportUsers(deps, c.get('app').id))
   })
 
   routes.get('/users/by-email', async (c) => {
     const { email } = query(c, z.object({ email: z.string().min(1).max(320) }).strict())
     target(c, 'email', email.trim().toLowerCase())
-    return c.json(await userByAccount(deps.db, c.get('app').id, 'email', email))
+    return c.json(await userByAccount(deps, c.get('app').id, 'email', email))
   })
 
   routes.get('/users/by-phone', async (c) => {
@@ -258,7 +258,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
     const number = validatePhone(phone)
     if (!number.ok) throw number.error
     target(c, 'phone', number.value)
-    return c.json(await userByAccount(deps.db, c.get('app').id, 'phone', number.value))
+    return c.json(await userByAccount(deps, c.get('app').id, 'phone', number.value))
   })
 
   routes.get('/users/by-wallet', async (c) => {
@@ -269,7 +269,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
         .strict(),
     )
     target(c, 'wallet', address.toLowerCase())
-    return c.json(await userByAccount(deps.db, c.get('app').id, 'wallet', address))
+    return c.json(await userByAccount(deps, c.get('app').id, 'wallet', address))
   })
 
   routes.get('/users/by-social', async (c) => {
@@ -280,7 +280,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
         .strict(),
     )
     target(c, provider, subject)
-    return c.json(await userByAccount(deps.db, c.get('app').id, `${provider}_oauth`, subject))
+    return c.json(await userByAccount(deps, c.get('app').id, `${provider}_oauth`, subject))
   })
 
   routes.post('/users/import', async (c) => {
@@ -295,14 +295,14 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
       return 'email' in entry ? { email: checked.value } : { phone: checked.value }
     })
     c.set('auditTarget', `count:${entries.length}`)
-    const results = await importUsers(deps.db, c.get('app').id, entries, deps.clock.now())
+    const results = await importUsers(deps, c.get('app').id, entries, deps.clock.now())
     return c.json({ results })
   })
 
   routes.get('/users/:userId', async (c) => {
     const userId = userIdParam(c)
     target(c, 'user', userId)
-    return c.json(await userById(deps.db, c.get('app').id, userId))
+    return c.json(await userById(deps, c.get('app').id, userId))
   })
 
   routes.delete('/users/:userId', async (c) => {

@@ -10,6 +10,7 @@ import {
   DEFAULT_PG_POOL_QUEUE_MAX,
   DEFAULT_PG_POOL_WAIT_MS,
 } from '../config.ts'
+import type { Secrets } from '../crypto.ts'
 import { acquireLock } from './lock.ts'
 import { migrate } from './migrations.ts'
 import { pgliteDialect } from './pglite-dialect.ts'
@@ -88,6 +89,8 @@ export interface OpenOptions {
    * instead of an empty one: the test servers' template, made once per run.
    */
   pgliteData?: Blob
+  /** The server secret's keys: a migration that gives existing rows a MAC seals them with it. */
+  secrets?: Secrets
 }
 
 /**
@@ -150,7 +153,7 @@ export async function openDatabase(
       // large table may rightly take longer than any request should.
       const migrator = poolFor(1, 0, MIGRATION_CONNECT_TIMEOUT_MS, Number.POSITIVE_INFINITY)
       try {
-        await migrate(migrator as Kysely<unknown>)
+        await migrate(migrator as Kysely<unknown>, options.secrets ?? null)
       } catch (e) {
         throw new Error(
           `Cannot open the PostgreSQL database at ${where}: ${(e as Error).message}`,
@@ -224,7 +227,7 @@ export async function openDatabase(
     } catch (e) {
       throw folder ? unusableFolder(folder, e) : e
     }
-    if (runMigrations) await migrate(db as Kysely<unknown>)
+    if (runMigrations) await migrate(db as Kysely<unknown>, options.secrets ?? null)
   } catch (e) {
     await db.destroy().catch(() => {})
     release()

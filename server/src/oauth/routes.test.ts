@@ -140,7 +140,7 @@ async function toHostPage(provider: OAuthProvider, token?: string, secret = newS
 
 /** A user who signed in by e-mail, with a live session. */
 async function emailUser(address: string): Promise<{ user: User; token: string }> {
-  const { user } = await authenticateWithAccount(api.deps.db, appId, { type: 'email', address })
+  const { user } = await authenticateWithAccount(api.deps, appId, { type: 'email', address })
   const session = await createSession(api.deps, appId, user.id)
   return { user, token: session.token }
 }

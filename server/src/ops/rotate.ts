@@ -17,8 +17,9 @@ import type { CliIo } from '../cli-io.ts'
 import { loadConfig } from '../config.ts'
 import type { Deps } from '../context.ts'
 import { openServices } from '../index.ts'
+import { type RowKind, type RowOf, refreshTokenKeys, rowMac, rowMacMade } from '../row-mac.ts'
 import { placeOfPasskey } from '../wallets/sealed.ts'
-import { resealedWallet, WALLET_COLUMNS } from '../wallets/service.ts'
+import { resealCounter, resealedWallet, WALLET_COLUMNS } from '../wallets/service.ts'
 
 /** What one table holds and how each of its sealed columns was sealed. */
 interface SealedTable {
@@ -50,6 +51,94 @@ const TABLES: readonly SealedTable[] = [
     columns: [{ name: 'child_sealed' }],
     onlySet: 'child_sealed',
   },
+]
+
+type Raw = Record<string, unknown>
+const text = (v: unknown) => String(v)
+
+/** A table whose rows carry a MAC of what they grant (row-mac.ts), and how to read one. */
+interface MacTable<K extends RowKind> {
+  table: string
+  key: string
+  kind: K
+  mac: string
+  columns: readonly string[]
+  row: (r: Raw) => RowOf<K>
+}
+
+const macTable = <K extends RowKind>(t: MacTable<K>) => t as unknown as MacTable<RowKind>
+
+/**
+ * Every row MAC outside the wallets (whose attempt counter moves with their state MAC) and the
+ * refresh tokens (keyed again below).
+ */
+const MAC_TABLES: readonly MacTable<RowKind>[] = [
+  macTable({
+    table: 'linked_accounts',
+    key: 'id',
+    kind: 'linked_account',
+    mac: 'mac',
+    columns: ['app_id', 'user_id', 'type', 'identifier'],
+    row: (r) => ({
+      id: text(r.id),
+      app_id: text(r.app_id),
+      user_id: text(r.user_id),
+      type: text(r.type),
+      identifier: text(r.identifier),
+    }),
+  }),
+  macTable({
+    table: 'sessions',
+    key: 'id',
+    kind: 'session',
+    mac: 'mac',
+    columns: ['app_id', 'user_id', 'family_id', 'parent_id', 'created_at', 'expires_at'],
+    row: (r) => ({
+      id: text(r.id),
+      app_id: text(r.app_id),
+      user_id: text(r.user_id),
+      family_id: text(r.family_id),
+      parent_id: r.parent_id === null ? null : text(r.parent_id),
+      created_at: r.created_at instanceof Date ? r.created_at : new Date(text(r.created_at)),
+      expires_at: r.expires_at instanceof Date ? r.expires_at : new Date(text(r.expires_at)),
+    }),
+  }),
+  macTable({
+    table: 'passkeys',
+    key: 'account_id',
+    kind: 'passkey',
+    mac: 'mac',
+    columns: ['app_id', 'credential_id', 'user_id', 'public_key', 'user_handle'],
+    row: (r) => ({
+      app_id: text(r.app_id),
+      credential_id: text(r.credential_id),
+      account_id: text(r.account_id),
+      user_id: text(r.user_id),
+      public_key: text(r.public_key),
+      user_handle: text(r.user_handle),
+    }),
+  }),
+  macTable({
+    table: 'apps',
+    key: 'id',
+    kind: 'app_origins',
+    mac: 'origins_mac',
+    columns: ['allowed_origins'],
+    row: (r) => ({
+      id: text(r.id),
+      allowed_origins: (typeof r.allowed_origins === 'string'
+        ? JSON.parse(r.allowed_origins)
+        : r.allowed_origins) as string[],
+    }),
+  }),
+  macTable({
+    table: 'webhook_endpoints',
+    key: 'id',
+    kind: 'webhook_endpoint',
+    mac: 'mac',
+    columns: ['app_id', 'url'],
+    row: (r) => ({ id: text(r.id), app_id: text(r.app_id), url: text(r.url) }),
+  }),
 ]
 
 /**
@@ -131,6 +220,78 @@ export async function rotateSecret(
       }
     })
   }
+  for (const spec of MAC_TABLES) {
+    const tally = count(`${spec.table}.${spec.mac}`)
+    await walk(deps, { table: spec.table, key: spec.key }, batch, options, async (trx, keys) => {
+      const cols = [...new Set([spec.key, spec.mac, ...spec.columns])]
+      const { rows } = await sql<Raw>`
+        SELECT ${sql.join(cols.map((c) => sql.ref(c)))} FROM ${sql.table(spec.table)}
+        WHERE ${sql.ref(spec.key)} IN (${sql.join(keys)}) FOR UPDATE`.execute(trx)
+      for (const r of rows) {
+        const key = text(r[spec.key])
+        const row = spec.row(r)
+        const made = rowMacMade(deps.secrets, spec.kind, row, r[spec.mac] as string | null)
+        if (made === null) {
+          tally.unreadable++
+          deps.log(`[latch] ${spec.table} ${key}: its MAC holds under neither secret`)
+          continue
+        }
+        if (made === 'current') {
+          tally.current++
+          continue
+        }
+        tally.resealed++
+        if (!options.check) {
+          await sql`UPDATE ${sql.table(spec.table)}
+            SET ${sql.ref(spec.mac)} = ${rowMac(deps.secrets, spec.kind, row)}
+            WHERE ${sql.ref(spec.key)} = ${key}`.execute(trx)
+        }
+      }
+    })
+  }
+  // A refresh token is keyed by a MAC of its SHA-256: keyed again under the new secret once the
+  // old key is checked to be that MAC (a SHA-256 written by someone without the secret is not
+  // keyed by either, and stays refused), with its row's MAC and its parent's pointer to it.
+  const tokens = count('refresh_tokens.hash')
+  await walk(deps, { table: 'refresh_tokens', key: 'hash' }, batch, options, async (trx, keys) => {
+    const rows = await trx
+      .selectFrom('refresh_tokens')
+      .select(['hash', 'token_sha256', 'session_id', 'mac'])
+      .where('hash', 'in', keys)
+      .forUpdate()
+      .execute()
+    for (const row of rows) {
+      const [current, previous] = refreshTokenKeys(deps.secrets, row.token_sha256)
+      const bound = { hash: row.hash, session_id: row.session_id }
+      if (row.hash === current && rowMacMade(deps.secrets, 'refresh_token', bound, row.mac)) {
+        tokens.current++
+        continue
+      }
+      if (row.hash !== current && row.hash !== previous) {
+        tokens.unreadable++
+        deps.log(`[latch] refresh_tokens ${row.hash}: keyed under neither secret`)
+        continue
+      }
+      if (rowMacMade(deps.secrets, 'refresh_token', bound, row.mac) === null) {
+        tokens.unreadable++
+        deps.log(`[latch] refresh_tokens ${row.hash}: its MAC holds under neither secret`)
+        continue
+      }
+      tokens.resealed++
+      if (options.check || current === undefined) continue
+      const next = { hash: current, session_id: row.session_id }
+      await trx
+        .updateTable('refresh_tokens')
+        .set({ hash: current, mac: rowMac(deps.secrets, 'refresh_token', next) })
+        .where('hash', '=', row.hash)
+        .execute()
+      await trx
+        .updateTable('refresh_tokens')
+        .set({ child_hash: current })
+        .where('child_hash', '=', row.hash)
+        .execute()
+    }
+  })
   const wallets = count('wallets')
   await walk(deps, { table: 'wallets', key: 'id' }, batch, options, async (trx, keys) => {
     const rows = await trx
@@ -155,6 +316,8 @@ export async function rotateSecret(
       wallets.resealed++
       if (!options.check) {
         await trx.updateTable('wallets').set(columns).where('id', '=', row.id).execute()
+        // The attempt counter names the state MAC: it moves to the new one with it.
+        await resealCounter(deps, trx, row, columns.state_mac)
       }
     }
   })

@@ -96,14 +96,21 @@ describe.skipIf(!postgresAvailable())('hot-path plans [postgres]', () => {
     // rate-limit windows and fork tokens.
     await sql`INSERT INTO users (id, app_id, created_at)
       SELECT 'fill-' || g, ${app.id}, ${now} FROM generate_series(1, ${ROWS}) g`.execute(db)
-    await sql`INSERT INTO linked_accounts (id, app_id, user_id, type, identifier, data, created_at)
+    // Filler rows: their MACs are never checked here, only the plans that find them.
+    await sql`INSERT INTO linked_accounts (id, app_id, user_id, type, identifier, data, mac,
+        created_at)
       SELECT 'fill-' || g, ${app.id}, 'fill-' || g, 'email', 'fill' || g || '@example.com', '{}',
-        ${now} FROM generate_series(1, ${ROWS}) g`.execute(db)
-    await sql`INSERT INTO sessions (id, app_id, user_id, parent_id, family_id, created_at, expires_at)
+        'filler', ${now} FROM generate_series(1, ${ROWS}) g`.execute(db)
+    await sql`INSERT INTO sessions (id, app_id, user_id, parent_id, family_id, created_at,
+        expires_at, mac)
       SELECT 'fill-' || g, ${app.id}, 'fill-' || g, NULL, 'fill-' || g, ${now},
-        ${now}::timestamptz + interval '30 days' FROM generate_series(1, ${ROWS}) g`.execute(db)
-    await sql`INSERT INTO refresh_tokens (hash, session_id, created_at, rotated_at, child_hash)
-      SELECT md5('t' || g), 'fill-' || (1 + g % ${ROWS}), ${now}, ${now}, md5('t' || (g + ${ROWS}))
+        ${now}::timestamptz + interval '30 days', 'filler' FROM generate_series(1, ${ROWS}) g`.execute(
+      db,
+    )
+    await sql`INSERT INTO refresh_tokens (hash, token_sha256, session_id, created_at, rotated_at,
+        child_hash, mac)
+      SELECT md5('t' || g), md5('s' || g), 'fill-' || (1 + g % ${ROWS}), ${now}, ${now},
+        md5('t' || (g + ${ROWS})), 'filler'
       FROM generate_series(1, ${2 * ROWS}) g`.execute(db)
     await sql`INSERT INTO verification_codes (app_id, channel, identifier, code_hmac, created_at,
         expires_at) SELECT ${app.id}, 'email', 'fill' || g || '@example.com', md5('c' || g),

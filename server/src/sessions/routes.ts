@@ -61,7 +61,7 @@ export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
   ) => {
     const app = c.get('app')
     const body: RefreshResponse = {
-      user: await loadUser(deps.db, app.id, session.userId),
+      user: await loadUser(deps, app.id, session.userId),
       token: session.token,
     }
     setRefreshCookie(c, deps, app.id, session.refreshToken, session.expiresAt)

@@ -5,6 +5,7 @@ import type { AccessTokenClaims, AuthResponse, ForkResponse, RefreshResponse } f
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose'
 import { Kysely, Migrator, sql } from 'kysely'
 import { expect, test } from 'vitest'
+import { createSecrets } from '../crypto.ts'
 import { MIGRATIONS, migrate } from '../db/migrations.ts'
 import { pgliteDialect } from '../db/pglite-dialect.ts'
 import type { Database } from '../db/schema.ts'
@@ -777,7 +778,7 @@ test('behavior: migration 0005 puts existing forks in their families, ends them 
     await session('revoked-grandchild', 'revoked-child', later(30), null)
     await session('live-root', null, later(5), null)
     await session('live-child', 'live-root', later(25), null)
-    await migrate(raw)
+    await migrate(raw, createSecrets('migration-test-secret-0123456789abcdef'))
     const rows = await db
       .selectFrom('sessions')
       .select(['id', 'family_id', 'expires_at', 'revoked_reason'])

@@ -616,7 +616,7 @@ describeBackends('siwe', (get) => {
       const app = await newApp()
       const owner = await s.emailLogin(app.id, email())
       const account = privateKeyToAccount(generatePrivateKey())
-      await linkInAppWallet(s.deps.db, app.id, owner.user.id, {
+      await linkInAppWallet(s.deps, app.id, owner.user.id, {
         type: 'wallet',
         address: account.address,
         chainType: 'ethereum',

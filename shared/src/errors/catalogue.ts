@@ -413,6 +413,17 @@ export const ERRORS = {
     message: 'This wallet cannot be used. Contact the app’s support.',
     retryable: false,
   },
+  /**
+   * A row that would grant access (an identity, a passkey, a session) does not carry the server
+   * secret's MAC of what it grants and to whom: written, moved or copied in the database by
+   * someone without the secret. Refused, and logged on the server.
+   */
+  account_record_invalid: {
+    type: 'api_error',
+    status: 409,
+    message: 'This account cannot be used. Contact the app’s support.',
+    retryable: false,
+  },
   wallet_not_on_device: {
     type: 'embedded_wallet_error',
     message: 'Wallet is not on this device',
