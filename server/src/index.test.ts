@@ -40,7 +40,9 @@ test('behavior: the PGlite data folder persists apps and keys across restarts an
       jwks,
     )
     // A raw, broken request never takes the server down.
-    const bad = await fetch(`${second.url}${API_PREFIX}/sessions`, {
+    // (fork/recover reads its body from anyone; refresh refuses a request without the modal's
+    // Origin before reading one.)
+    const bad = await fetch(`${second.url}${API_PREFIX}/sessions/fork/recover`, {
       method: 'POST',
       headers: { 'latch-app-id': appId, 'latch-client': 't', 'content-type': 'application/json' },
       body: '\u0000{{{',

@@ -168,7 +168,7 @@ describe('sign-in with each provider', () => {
       // The refresh token is only in the API origin's HttpOnly cookie, never in the body.
       expect(first.body).not.toHaveProperty('refresh_token')
       expect(first.cookies).toContainEqual(
-        expect.stringMatching(/^__Secure-latch-rt-\w+=[\w-]{43}; .*HttpOnly; Secure/),
+        expect.stringMatching(/^__Secure-latch-rt-\w+=[a-z0-9]+\.[\w-]{43}; .*HttpOnly; Secure/),
       )
       const key = provider as 'google'
       const account = first.body.user[key]

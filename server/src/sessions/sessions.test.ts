@@ -178,7 +178,7 @@ describeBackends('sessions', (get) => {
     const set = auth.headers.getSetCookie().find((c) => c.startsWith(REFRESH_COOKIE_PREFIX))
     expect(set).toMatch(
       new RegExp(
-        `^${refreshCookieName(app.id)}=[A-Za-z0-9_-]{43}; Max-Age=2592000; Path=/api/v1/sessions; HttpOnly; Secure; SameSite=None; Partitioned$`,
+        `^${refreshCookieName(app.id)}=[a-z0-9]+\\.[A-Za-z0-9_-]{43}; Max-Age=2592000; Path=/api/v1/sessions; HttpOnly; Secure; SameSite=None; Partitioned$`,
       ),
     )
     const first = refreshCookieOf(auth.headers, app.id)
