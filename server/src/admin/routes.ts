@@ -88,9 +88,8 @@ async function auditRefusal(
     ) {
       return
     }
-    // The route the call would have reached (its pattern, never the path's values); `/*` for
-    // a path no route of the user API serves.
-    // The first handler matched is the one that answers.
+    // The route the call would have reached, the first handler matched (its pattern, never the
+    // path's values); `/*` for a path no route of the user API serves.
     const route = matchedRoutes(c).find(
       (r) => r.method !== 'ALL' && r.path.includes('/apps/:appId'),
     )?.path
