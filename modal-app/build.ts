@@ -8,6 +8,7 @@ import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/sh
 import { build, type Plugin, parseAst, type Rolldown } from 'vite'
 import { type ModalRenderer, modalRenderer, rendererAliases } from './renderer.ts'
 import type { ClientConstants } from './src/early.ts'
+import { REFUSAL_SCRIPT } from './src/refusal-data.ts'
 
 export const MODAL_ROOT = fileURLToPath(new URL('.', import.meta.url))
 export const MODAL_DIST = fileURLToPath(new URL('./dist', import.meta.url))
@@ -32,6 +33,7 @@ export async function buildModalApp(options: BuildModalOptions = {}): Promise<vo
   const old = `${outDir}.old-${process.pid}-${Date.now()}`
   try {
     await viteBuild(staging, options.renderer ?? modalRenderer())
+    await writeFile(join(staging, REFUSAL_SCRIPT), await refusalScript())
     await connectorFrameBuild(staging)
     await precompress(join(staging, 'assets'))
     await rename(outDir, old).catch(() => {})
@@ -156,6 +158,35 @@ async function earlyScript(): Promise<string> {
   const chunk = outputs.flatMap((o) => o.output).find((o) => o.type === 'chunk')
   const code = chunk?.type === 'chunk' ? chunk.code.trim() : ''
   if (!code || /<\/script/i.test(code)) throw new Error('early-start.ts did not bundle inline')
+  return code
+}
+
+/** The refusal page's script (src/refused.ts), written to the build's root as REFUSAL_SCRIPT. */
+const REFUSAL_ENTRY = fileURLToPath(new URL('./src/refused.ts', import.meta.url))
+
+/**
+ * src/refused.ts as one classic script of its own: the page an unlisted origin's frame gets
+ * (server.ts) loads nothing of the modal.
+ */
+async function refusalScript(): Promise<string> {
+  const result = await build({
+    root: MODAL_ROOT,
+    configFile: false,
+    logLevel: 'warn',
+    mode: 'production',
+    plugins: [penpalWithoutDebugLines()],
+    build: {
+      write: false,
+      target: 'es2022',
+      minify: true,
+      lib: { entry: REFUSAL_ENTRY, formats: ['iife'], name: 'latchRefusal' },
+      rolldownOptions: { treeshake: { moduleSideEffects: sharedHasNoSideEffects } },
+    },
+  })
+  const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[]
+  const chunk = outputs.flatMap((o) => o.output).find((o) => o.type === 'chunk')
+  const code = chunk?.type === 'chunk' ? chunk.code : ''
+  if (!code) throw new Error('src/refused.ts did not bundle')
   return code
 }
 

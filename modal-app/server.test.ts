@@ -55,7 +55,7 @@ test('behavior: index.html with the API URL injected (escaped), CSP and no cachi
   expect(res.headers.get('cache-control')).toBe('no-store')
   const csp = res.headers.get('content-security-policy') ?? ''
   expect(csp).toContain("script-src 'self'")
-  expect(csp).toContain("connect-src 'self' http://127.0.0.1:8787")
+  expect(csp).toContain("connect-src 'self' http://127.0.0.1:8787 wss://relay.walletconnect.org")
   expect(csp).toContain("object-src 'none'")
   const html = await res.text()
   expect(html).toContain(
@@ -154,6 +154,136 @@ describe('frame-ancestors: only the app’s registered origins may frame the mod
     const expected = 'frame-ancestors https://shop.example.com http://localhost:5173'
     expect(await ancestors(modal, `?app=${appId}`)).toBe(expected)
     expect(await ancestors(modal, `index.html?app=${appId}`)).toBe(expected)
+  })
+
+  test('refusal: a frame on an origin the app does not list gets the refusal page, frameable by that origin only; a listed one, the modal', async () => {
+    const framed = (referer: string, dest = 'iframe') =>
+      fetch(`${modal.url}/?app=${appId}`, {
+        headers: { referer, 'sec-fetch-dest': dest },
+        signal: AbortSignal.timeout(10_000),
+      })
+    const refused = await framed('https://evil.example/shop?x=1')
+    expect(refused.status).toBe(200)
+    expect(refused.headers.get('cache-control')).toBe('no-store')
+    const csp = refused.headers.get('content-security-policy') ?? ''
+    expect(csp).toContain('frame-ancestors https://evil.example')
+    expect(csp).toContain("default-src 'none'")
+    expect(csp).not.toContain('shop.example.com')
+    const html = await refused.text()
+    // Its data and its script, nothing of the modal page (no API URL, no configuration).
+    expect(html).toContain(`"origin":"https://evil.example","appId":"${appId}"`)
+    expect(html).toContain('<script src="/refused.js"></script>')
+    expect(html).not.toContain('latch-api-url')
+    expect(html).not.toContain(EMBEDDED_CONFIG_ID)
+    // A listed origin, a top-level visit, a request with no Referer or one that is no http(s)
+    // origin: the modal page with the app's origins.
+    const expected = 'frame-ancestors https://shop.example.com http://localhost:5173'
+    for (const res of [
+      await framed('http://localhost:5173/'),
+      await framed('https://evil.example/', 'document'),
+      await framed('javascript:alert(1)'),
+      await fetch(`${modal.url}/?app=${appId}`, { headers: { 'sec-fetch-dest': 'iframe' } }),
+    ]) {
+      const directive = (res.headers.get('content-security-policy') ?? '')
+        .split(';')
+        .map((d) => d.trim())
+        .find((d) => d.startsWith('frame-ancestors '))
+      expect(directive).toBe(expected)
+      expect(await res.text()).toContain('latch-api-url')
+    }
+    // An unknown app says nothing of origins: no page may frame it.
+    const unknown = await fetch(`${modal.url}/?app=${'z'.repeat(25)}`, {
+      headers: { referer: 'https://evil.example/', 'sec-fetch-dest': 'iframe' },
+    })
+    expect(unknown.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+    expect(await unknown.text()).not.toContain('refused.js')
+  })
+
+  test('security: the served policy sends nothing out: connect-src is the page, the API and the configured relay only, images only from the page, data:, the app’s logo origin and its host origins', async () => {
+    const logoApp = (
+      await api.admin.createApp({
+        name: 'Logo',
+        allowedOrigins: ['https://shop.example.com'],
+        appearance: { logoUrl: 'https://cdn.example.net/brand/logo.png?v=2' },
+      })
+    ).id
+    const relayed = await startModalServer({
+      apiUrl: api.url,
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+      walletConnectRelayUrl: 'wss://relay.example.org/ws?projectId=x',
+    })
+    try {
+      const directives = async (query: string) => {
+        const res = await fetch(`${relayed.url}/${query}`, { signal: AbortSignal.timeout(10_000) })
+        await res.body?.cancel()
+        return new Map(
+          (res.headers.get('content-security-policy') ?? '').split(';').map((d) => {
+            const [name = '', ...sources] = d.trim().split(/\s+/)
+            return [name, sources] as const
+          }),
+        )
+      }
+      const known = await directives(`?app=${logoApp}`)
+      expect(known.get('connect-src')).toEqual([
+        "'self'",
+        new URL(api.url).origin,
+        'wss://relay.example.org',
+      ])
+      expect(known.get('img-src')).toEqual([
+        "'self'",
+        'data:',
+        'https://cdn.example.net',
+        'https://shop.example.com',
+      ])
+      // An unknown app: nothing but the page itself and data: for images.
+      const unknown = await directives('?app=unknown-app-id-0000000000')
+      expect(unknown.get('img-src')).toEqual(["'self'", 'data:'])
+      expect(unknown.get('connect-src')).toEqual([
+        "'self'",
+        new URL(api.url).origin,
+        'wss://relay.example.org',
+      ])
+      // No wildcard anywhere: no scheme source, no `*`.
+      for (const policy of [known, unknown]) {
+        for (const [name, sources] of policy) {
+          for (const source of sources) {
+            expect(source, `${name} ${source}`).not.toMatch(/^(https?|wss?):$|\*/)
+          }
+        }
+      }
+    } finally {
+      await relayed.close()
+    }
+  })
+
+  test('behavior: an origin just added is not refused from a stale answer: before refusing, the lookup waits for its refresh', async () => {
+    const stale = await startModalServer({
+      apiUrl: api.url,
+      distDir: join(dir, 'dist'),
+      sdkDir: join(dir, 'sdk'),
+      originsTtlMs: 100,
+      originsStaleMs: 60_000,
+    })
+    try {
+      const id = (
+        await api.admin.createApp({ name: 'Growing', allowedOrigins: ['https://a.example'] })
+      ).id
+      const framed = () =>
+        fetch(`${stale.url}/?app=${id}`, {
+          headers: { referer: 'https://b.example/', 'sec-fetch-dest': 'iframe' },
+          signal: AbortSignal.timeout(10_000),
+        }).then((r) => r.text())
+      expect(await framed()).toContain('refused.js')
+      await api.admin.updateApp(id, { allowedOrigins: ['https://a.example', 'https://b.example'] })
+      // Past the API's own 2 s cache and this server's 100 ms: the answer is stale, not gone.
+      await new Promise((r) => setTimeout(r, 2500))
+      const page = await framed()
+      expect(page).not.toContain('refused.js')
+      expect(page).toContain('latch-api-url')
+    } finally {
+      await stale.close()
+    }
   })
 
   test('error: the page is served only at / and /index.html, with its policy', async () => {

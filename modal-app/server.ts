@@ -31,6 +31,8 @@ import {
 } from './src/connectors/walletconnect-config.ts'
 // The id the page's early script reads the embedded configuration by.
 import { EMBEDDED_CONFIG_ID, PASSKEY_WINDOW_QUERY } from './src/early.ts'
+// The refusal page's data block id and shape (the page's script reads them).
+import { REFUSAL_DATA_ID, REFUSAL_SCRIPT, type RefusalData } from './src/refusal-data.ts'
 
 export const MODAL_DIST_DIR = fileURLToPath(new URL('./dist', import.meta.url))
 export const HOST_SDK_DIST_DIR = fileURLToPath(new URL('../host-sdk/dist', import.meta.url))
@@ -91,6 +93,8 @@ export interface ModalServerOptions {
    * before any file; null passes the request on.
    */
   probe?: (pathname: string) => Promise<{ status: number; body: Record<string, unknown> } | null>
+  /** Strict-Transport-Security's value on every answer (`latch serve` in production over https). */
+  strictTransportSecurity?: string
 }
 
 /**
@@ -214,8 +218,17 @@ export function inlineScriptHashes(html: string): string[] {
 
 /**
  * The modal page's Content-Security-Policy: its own scripts and the inline ones of these
- * hashes, the API for data, and only the app's registered origins as embedders (`'none'` when
- * there are none).
+ * hashes, and only the app's registered origins as embedders (`'none'` when there are none).
+ *
+ * It sends nothing out but where the modal must: `connect-src` is the API and the WalletConnect
+ * relay the server is given, besides this origin itself (Coinbase's SDK reads the page's own
+ * headers with a HEAD; this origin serves static files and receives nothing it could keep),
+ * and images come from this origin,
+ * `data:` (wallet icons, QR codes), the app's configured logo's origin and the host page's
+ * registered origins (a logo or a sender image the host names at run time, on its own origin:
+ * the modal talks to that page anyway). No `https:` wildcard: a script on this origin (an XSS,
+ * a compromised wallet SDK) cannot carry anything it reads to a server of its own by fetch,
+ * WebSocket, beacon or image.
  */
 export function modalCsp(
   apiOrigin: string,
@@ -225,13 +238,16 @@ export function modalCsp(
   connect: readonly string[] = [],
   /** Other origins the page frames (the connector origin). */
   frames: readonly string[] = [],
+  /** Other origins the page's images may come from (the app's logo). */
+  images: readonly string[] = [],
 ): string {
+  const imageSources = [...new Set(["'self'", 'data:', ...images, ...ancestors])]
   return [
     "default-src 'self'",
     ['script-src', "'self'", ...scriptHashes].join(' '),
     // React sets style properties through the CSSOM; the theme tokens are inline custom properties.
     "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' https: data:",
+    ['img-src', ...imageSources].join(' '),
     ['connect-src', "'self'", apiOrigin, ...connect].join(' '),
     // The wallet frame (the API's origin), the connector frame (this origin, sandboxed into an
     // opaque one by its own CSP and the modal's iframe: connectorCsp) and Coinbase Wallet's
@@ -284,6 +300,12 @@ export function coinbaseFrameCsp(modalOrigin: string, ancestors: readonly string
   ].join('; ')
 }
 
+/** The origin of the app's configured logo, as CSP writes it, when it has one. */
+function logoOrigin(config: Record<string, unknown> | null): string[] {
+  const origin = cspOrigin(config?.logoUrl)
+  return origin ? [origin] : []
+}
+
 /** A ws(s) origin as CSP writes it, or null for anything else or a URL with credentials. */
 export function wsOrigin(value: string): string | null {
   if (!URL.canParse(value)) return null
@@ -331,7 +353,8 @@ const NO_APP: AppLookup = { origins: [], config: null }
  * An app's registered origins and public configuration, from the API's public
  * `GET /apps/{id}`, cached briefly. Unknown ids answer none; a failed lookup answers none and
  * is not cached. A known app's answer past `ttlMs` is served for up to `staleMs` more while
- * one request refreshes it in the background; a refresh the API fails keeps the old answer
+ * one request refreshes it in the background (a lookup asked `fresh` waits for that refresh
+ * instead); a refresh the API fails keeps the old answer
  * (within that window), one that says the app is gone replaces it.
  */
 export function createAppLookup(
@@ -339,14 +362,15 @@ export function createAppLookup(
   log: (line: string) => void,
   ttlMs = ORIGINS_TTL_MS,
   staleMs = ORIGINS_STALE_MS,
-): (appId: string) => Promise<AppLookup> {
+): (appId: string, fresh?: boolean) => Promise<AppLookup> {
   interface Entry {
     /** Served as it is until then. */
     until: number
     /** Served while a refresh runs until then (a known app only). */
     staleUntil: number
     app: Promise<AppLookup>
-    refreshing: boolean
+    /** The refresh under way: the new answer, or the old one when the API fails it. */
+    refreshing: Promise<AppLookup> | null
   }
   const cache = new Map<string, Entry>()
   const fetchApp = async (appId: string): Promise<{ app: AppLookup; keep: number }> => {
@@ -379,31 +403,34 @@ export function createAppLookup(
   }
   /** How long an answer may be served stale: only a known app's, never "no such app". */
   const staleFor = (app: AppLookup) => (app.config ? staleMs : 0)
-  const refresh = (appId: string, stale: Entry): void => {
-    stale.refreshing = true
-    void fetchApp(appId).then(({ app, keep }) => {
-      stale.refreshing = false
-      if (cache.get(appId) !== stale) return
+  const refresh = (appId: string, stale: Entry): Promise<AppLookup> => {
+    const refreshed = fetchApp(appId).then(({ app, keep }) => {
+      stale.refreshing = null
+      if (cache.get(appId) !== stale) return app
       // The API's trouble: the old answer stands until its stale time runs out.
-      if (keep === 0) return
+      if (keep === 0) return stale.app
       const now = Date.now()
       cache.delete(appId)
       cache.set(appId, {
         until: now + keep,
         staleUntil: now + keep + staleFor(app),
         app: Promise.resolve(app),
-        refreshing: false,
+        refreshing: null,
       })
+      return app
     })
+    stale.refreshing = refreshed
+    return refreshed
   }
-  return (appId) => {
+  return (appId, fresh = false) => {
     if (!isAppId(appId)) return Promise.resolve(NO_APP)
     const now = Date.now()
     const hit = cache.get(appId)
     if (hit && hit.until > now) return hit.app
     if (hit && hit.staleUntil > now) {
-      if (!hit.refreshing) refresh(appId, hit)
-      return hit.app
+      const refreshed = hit.refreshing ?? refresh(appId, hit)
+      // `fresh`: this answer waits for the refresh rather than taking the stale one.
+      return fresh ? refreshed : hit.app
     }
     cache.delete(appId)
     if (cache.size >= ORIGINS_CACHE_MAX) {
@@ -416,7 +443,7 @@ export function createAppLookup(
       until: now + ORIGINS_FETCH_TIMEOUT_MS,
       staleUntil: 0,
       app: Promise.resolve(NO_APP),
-      refreshing: false,
+      refreshing: null,
     }
     entry.app = fetchApp(appId).then(({ app, keep }) => {
       if (keep > 0) {
@@ -430,16 +457,20 @@ export function createAppLookup(
   }
 }
 
+/** JSON for a data block in a page's head: nothing in it can end the element. */
+const dataBlockJson = (value: unknown) =>
+  JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+
 /**
  * The app configuration as a JSON data block for the page's head. `<`, `>` and `&` are
  * escaped as JSON escapes, so no value (an app name of `</script>`, say) can end the element
  * or open a comment; a data block never runs, so the CSP needs no hash for it.
  */
 export function embeddedConfigTag(appId: string, config: Record<string, unknown>): string {
-  const json = JSON.stringify(config).replace(
-    /[<>&\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  )
+  const json = dataBlockJson(config)
   return `<script type="application/json" id="${EMBEDDED_CONFIG_ID}" data-app-id="${escapeAttr(appId)}">${json}</script>`
 }
 
@@ -461,7 +492,7 @@ interface Site {
   modalOrigin: string
   /** The meta tags coinbase.html gets: the modal's origin, the keys page. */
   coinbaseMeta: string
-  lookupApp: (appId: string) => Promise<AppLookup>
+  lookupApp: (appId: string, fresh?: boolean) => Promise<AppLookup>
   compress: ReturnType<typeof createCompressor>
   probe: ModalServerOptions['probe']
 }
@@ -550,10 +581,47 @@ async function sendFile(
   send(res, 200, body, { ...headers, ...vary, 'content-encoding': encoding }, head)
 }
 
+/**
+ * The origin of the page a frame request comes from, when the browser says it is one: a frame
+ * navigation (`Sec-Fetch-Dest: iframe`) whose Referer (the host page's, cut to its origin by
+ * the browser's default referrer policy) is an http(s) URL. Null otherwise, for a host page
+ * that sends no Referer too: that one gets the modal page, which the browser then refuses to
+ * frame, as before.
+ */
+export function embedderOrigin(req: IncomingMessage): string | null {
+  if (req.headers['sec-fetch-dest'] !== 'iframe') return null
+  return cspOrigin(req.headers.referer)
+}
+
+/**
+ * The page a frame gets when the page embedding it is on an origin its app does not list:
+ * frameable by that origin only, with no screen and no API, it loads /refused.js, which
+ * connects to that page and refuses every call with `origin_not_allowed` naming the origin and
+ * the command that adds it (src/refused.ts). Without it the page would wait out the SDK's
+ * connection timeout with the reason only in its console. What it tells that page (the app
+ * exists and does not list it) the modal page's own frame-ancestors tells anyone.
+ */
+export function refusalPage(origin: string, appId: string): { html: string; csp: string } {
+  const data: RefusalData = { origin, appId }
+  const html =
+    '<!doctype html><html lang="en"><head><meta charset="utf-8" />' +
+    '<meta name="referrer" content="no-referrer" /><title>Latch</title>' +
+    `<script type="application/json" id="${REFUSAL_DATA_ID}">${dataBlockJson(data)}</script>` +
+    `<script src="/${REFUSAL_SCRIPT}"></script></head><body></body></html>`
+  const csp = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${origin}`,
+  ].join('; ')
+  return { html, csp }
+}
+
 /** The modal page: frameable only by the app's registered origins, with its configuration. */
 async function sendPage(
   site: Site,
-  { res, head }: Exchange,
+  { req, res, head }: Exchange,
   query: URLSearchParams,
 ): Promise<void> {
   // The host SDK puts the app id in the query too: the fragment never reaches a server.
@@ -561,7 +629,31 @@ async function sendPage(
   // Read while the lookup runs.
   const raw = readFile(join(site.distDir, 'index.html'), 'utf8')
   raw.catch(() => {})
-  const app = appId ? await site.lookupApp(appId) : NO_APP
+  let app = appId ? await site.lookupApp(appId) : NO_APP
+  const embedder = embedderOrigin(req)
+  // Only for an app the API knows: an unknown id, or an API that did not answer, says nothing
+  // of the origin.
+  const refused = (lookup: AppLookup) =>
+    Boolean(appId && lookup.config && embedder && !lookup.origins.includes(embedder))
+  // Before refusing, a stale answer waits for its refresh: an origin just added works on the
+  // next load, not the one after (what a fresh answer within its 2 s says stands).
+  if (appId && refused(app)) app = await site.lookupApp(appId, true)
+  if (appId && embedder && refused(app)) {
+    const refusal = refusalPage(embedder, appId)
+    send(
+      res,
+      200,
+      refusal.html,
+      {
+        'content-type': TYPES['.html'] as string,
+        'cache-control': 'no-store',
+        'content-security-policy': refusal.csp,
+        'referrer-policy': 'no-referrer',
+      },
+      head,
+    )
+    return
+  }
   const embedded = appId && app.config ? embeddedConfigTag(appId, app.config) : ''
   const html = await loadIndex(raw, site.meta, embedded).catch(() => null)
   if (html === null) {
@@ -589,6 +681,7 @@ async function sendPage(
         inlineScriptHashes(html),
         [site.relayOrigin],
         site.connectorOrigin ? [site.connectorOrigin] : [],
+        logoOrigin(app.config),
       ),
       'referrer-policy': 'no-referrer',
       // The passkey window (src/passkey-window.ts) answers the modal frame that opened it:
@@ -852,8 +945,10 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
     options.connectorOrigin === undefined
       ? null
       : originOption('connectorOrigin', options.connectorOrigin)
+  const hsts = options.strictTransportSecurity
   const serve = (handler: typeof handle) =>
     createServer((req, res) => {
+      if (hsts) res.setHeader('strict-transport-security', hsts)
       handler(site, req, res).catch((e: unknown) => {
         log(`modal server: ${req.method} ${req.url} failed: ${String(e)}`)
         if (!res.headersSent)

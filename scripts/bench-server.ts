@@ -13,8 +13,11 @@ import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/sh
 import { sql } from 'kysely'
 import type { Db } from '../server/src/db/index.ts'
 import { startServer } from '../server/src/index.ts'
+import { REFRESH_COOKIE_PREFIX, refreshCookieName } from '../server/src/sessions/refresh-cookie.ts'
 import { startPostgres } from '../server/src/testing/index.ts'
 
+/** The modal origin the API is told, and whose Origin the refresh calls carry. */
+const BENCH_MODAL_ORIGIN = 'http://127.0.0.1:5174'
 const CONCURRENCY = 8
 const LOGINS = 160
 const REFRESHES = 1000
@@ -110,6 +113,7 @@ async function benchBackend(backend: string, databaseUrl: string, dataDir = ''):
       TWILIO_AUTH_TOKEN: '',
       TWILIO_FROM: '',
       NODE_ENV: 'development',
+      LATCH_MODAL_ORIGIN: BENCH_MODAL_ORIGIN,
     },
     log: (line) => {
       const m = /^\[latch\] e-mail code for (\S+): (\d{6})$/.exec(line)
@@ -121,11 +125,14 @@ async function benchBackend(backend: string, databaseUrl: string, dataDir = ''):
       name: 'Bench',
       allowedOrigins: ['http://localhost:5173'],
     })
+    // As the modal's credentialed fetch: a refresh token goes in the refresh cookie (with the
+    // modal's Origin), and the one an answer's cookie sets comes back as `refresh_token`.
     const post = async (
       path: string,
       body: unknown,
       ip: string,
     ): Promise<Record<string, unknown>> => {
+      const { refresh_token: token, ...rest } = body as { refresh_token?: string }
       const send = () =>
         fetch(`${api.url}${API_PREFIX}${path}`, {
           method: 'POST',
@@ -135,8 +142,10 @@ async function benchBackend(backend: string, databaseUrl: string, dataDir = ''):
             [CLIENT_HEADER]: CLIENT_NAME,
             // One client per operation: the per-IP budget is not what is measured.
             'x-forwarded-for': ip,
+            origin: BENCH_MODAL_ORIGIN,
+            ...(token ? { cookie: `${refreshCookieName(app.id)}=${token}` } : {}),
           },
-          body: JSON.stringify(body),
+          body: JSON.stringify(rest),
         })
       // A keep-alive socket the server closed while idle (the 100k fill takes longer than its
       // keep-alive timeout) fails before any answer: send once more on a new one. A refresh
@@ -145,6 +154,8 @@ async function benchBackend(backend: string, databaseUrl: string, dataDir = ''):
       const json = (await res.json()) as Record<string, unknown>
       if (res.status !== 200)
         throw new Error(`${path} answered ${res.status}: ${JSON.stringify(json)}`)
+      const cookie = res.headers.getSetCookie().find((c) => c.startsWith(REFRESH_COOKIE_PREFIX))
+      if (cookie) json.refresh_token = cookie.slice(cookie.indexOf('=') + 1).split(';')[0]
       return json
     }
     const ip = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`

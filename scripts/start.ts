@@ -1,10 +1,13 @@
 /**
- * `npm start`: Latch on this machine, on three origins so the frames are cross-site as in
- * production: the API (LATCH_API_PORT, default 8787, on 127.0.0.1, data in LATCH_DATA_DIR,
- * default .latch), the modal with sdk.js (LATCH_MODAL_PORT, default 8788, on 127.0.0.1), its
- * connector origin for Coinbase Wallet's frame (LATCH_CONNECTOR_PORT, default 8789, reached as
- * http://connect.localhost:8789) and the demo host page (LATCH_HOST_PORT, default 5173, on localhost). Seeds a demo app once and keeps
- * its id in the data folder. Without SMTP_URL the server prints e-mail codes to this log.
+ * `npm start`: Latch on this machine, on three origins: the API (LATCH_API_PORT, default 8787,
+ * on 127.0.0.1, data in LATCH_DATA_DIR, default .latch), the modal with sdk.js
+ * (LATCH_MODAL_PORT, default 8788), its connector origin for Coinbase Wallet's frame
+ * (LATCH_CONNECTOR_PORT, default 8789, reached as http://connect.localhost:8789) and the demo
+ * host page (LATCH_HOST_PORT, default 5173). The modal and the page are named localhost (both
+ * listen on 127.0.0.1): browsers take no IP address as a passkey's RP ID, and localhost is one,
+ * so passkey sign-in works in the demo. Seeds a demo app once and keeps its id in the data
+ * folder. Without SMTP_URL the server prints e-mail codes to this log, and without Twilio
+ * settings SMS codes too.
  * With anvil installed (a dev dependency) it also runs a local chain as the demo app's chain 1
  * and funds every in-app wallet of the demo app there (scripts/demo-chain.ts), so the page's
  * Send works; LATCH_DEMO_CHAIN=off runs the demo without it. Ctrl-C stops everything, anvil too.
@@ -81,7 +84,9 @@ function demoOAuth(env: NodeJS.ProcessEnv = process.env): {
 
 /**
  * The demo app of an earlier start (kept current with the host origin and this start's chain),
- * or a new one. Wallet and e-mail login are on as on any new app, SMS too (codes in the log).
+ * or a new one. Wallet and e-mail login are on as on any new app, SMS (codes in the log; the
+ * page's 'Sign in by code' setting shows the phone field instead of the e-mail one) and
+ * passkeys too.
  */
 async function demoApp(
   admin: Admin,
@@ -94,7 +99,7 @@ async function demoApp(
   if (social.providers.length > 0) say(`social sign-in: ${social.providers.join(', ')}`)
   const settings = {
     allowedOrigins: [hostUrl],
-    loginMethods: ['wallet', 'email', 'sms', ...social.providers] as LoginMethod[],
+    loginMethods: ['wallet', 'email', 'sms', 'passkey', ...social.providers] as LoginMethod[],
     ...(social.providers.length > 0 ? { oauth: social.oauth } : {}),
     // Without a chain, an earlier start's anvil (long gone) must not stay the app's RPC.
     rpcUrls: { [String(DEMO_CHAIN_ID)]: chainUrl },
@@ -123,7 +128,7 @@ async function main(): Promise<void> {
   const hostPort = port('LATCH_HOST_PORT', 5173)
   const connectorPort = port('LATCH_CONNECTOR_PORT', 8789)
   const dataDir = resolve(process.env.LATCH_DATA_DIR?.trim() || '.latch')
-  const modalUrl = `http://127.0.0.1:${modalPort}`
+  const modalUrl = `http://localhost:${modalPort}`
 
   const stops: { name: string; stop: () => Promise<unknown> }[] = []
   let stopping: Promise<void> | undefined
@@ -185,7 +190,7 @@ async function main(): Promise<void> {
     const api = latch.api
     if (!api || !latch.modal) throw new Error('the API and the modal did not both start')
     say(`API        ${api.url}`)
-    say(`modal      ${latch.modal.url}  (sdk.js, latch.js)`)
+    say(`modal      ${modalUrl}  (sdk.js, latch.js; passkeys for localhost)`)
     if (latch.modal.connector) say(`connector  ${latch.modal.connector.origin}  (Coinbase Wallet)`)
 
     const chain = await startDemoChain(say)
@@ -223,6 +228,7 @@ async function main(): Promise<void> {
     }
     say('')
     say(`Open ${host.url}/ and click Sign in (inline variant: ${host.url}/inline).`)
+    say('Its settings switch the language and sign-in by phone; passkeys are on the landing.')
     say(
       process.env.SMTP_URL
         ? `E-mail codes go through ${process.env.SMTP_URL}.`

@@ -71,7 +71,8 @@ function showUnlinkable(user) {
 function describe(error) {
   if (error && typeof error === 'object') {
     const code = 'code' in error ? `${error.code}: ` : ''
-    return `${code}${error.message}`
+    const details = 'details' in error && error.details ? `. ${error.details}` : ''
+    return `${code}${error.message}${details}`
   }
   return String(error)
 }

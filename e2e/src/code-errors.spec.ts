@@ -79,3 +79,43 @@ test('error: an expired code answers the spec message', async () => {
   await enterCode(hp.modal, code)
   await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
 })
+
+test('error: after a wrong code the next keystrokes are a fresh entry: typing the right code over it signs in with one more request', async () => {
+  const email = newEmail('retype')
+  const { hp, pending, code } = await toCodeScreen(email)
+  const verifications: string[] = []
+  hp.page.on('request', (request) => {
+    if (request.url().includes('/passwordless/authenticate')) verifications.push(request.url())
+  })
+  // Differs from the right code in its first digit, as a slip of the finger does: typed over
+  // the old digits, each keystroke would have completed (and sent) another six-digit code.
+  const wrong = `${(Number(code.charAt(0)) + 1) % 10}${code.slice(1)}`
+  await hp.modal.getByTestId('code-input-0').focus()
+  await hp.page.keyboard.type(wrong, { delay: 20 })
+  await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
+  expect(await codeBoxValues(hp.modal)).toEqual(['', '', '', '', '', ''])
+  await expect
+    .poll(() => hp.modal.getByTestId('code-input-0').evaluate((b) => b === document.activeElement))
+    .toBe(true)
+  // Straight on, without clicking: the first box has the focus.
+  await hp.page.keyboard.type(code, { delay: 20 })
+  const result = expectOk(await settle(pending, 'login()'))
+  expect(result.user.email?.address).toBe(email)
+  expect(verifications).toHaveLength(2)
+})
+
+test('behavior: Resend code inside the server’s minute counts down the seconds left, never "Too many requests"', async () => {
+  const email = newEmail('resend')
+  const { hp } = await toCodeScreen(email)
+  const resend = hp.modal.getByTestId('resend-code')
+  await resend.click()
+  await expect
+    .poll(() => resend.textContent(), { timeout: WAIT_MS })
+    .toMatch(/^Resend code in \d+ s$/)
+  const seconds = Number((await resend.textContent())?.match(/\d+/)?.[0])
+  expect(seconds).toBeGreaterThan(40)
+  expect(seconds).toBeLessThanOrEqual(60)
+  expect(await resend.getAttribute('aria-disabled')).toBe('true')
+  expect(await hp.modal.getByText(ERRORS.too_many_requests.message).count()).toBe(0)
+  await expectModalAccessible(hp.page, 'the code screen waiting to resend')
+})

@@ -1,4 +1,4 @@
-import { HOST_ELEMENT_IDS, type LoginResult } from '@latch/shared'
+import { ERRORS, HOST_ELEMENT_IDS, type LoginResult } from '@latch/shared'
 import { describe, expect, test } from 'vitest'
 import { expectModalAccessible } from './axe.ts'
 import {
@@ -95,4 +95,32 @@ describe('e-mail sign-in', () => {
     const again = expectOk(await settle(pending, 'login()'))
     expect(again.isNewUser).toBe(false)
   })
+})
+
+test('error: a malformed address says why after a pause or Enter, spoken from the field’s description, axe-clean; a valid one clears it', async () => {
+  const hp = await h().open()
+  const pending = latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  const input = hp.modal.getByTestId('email-input')
+  const problem = hp.modal.getByTestId('email-problem')
+  await input.pressSequentially('ada@example', { delay: 20 })
+  // Said once the visitor pauses (1 s): the page clock runs it out.
+  await hp.page.clock.fastForward(1100)
+  await expect
+    .poll(() => problem.textContent(), { timeout: WAIT_MS })
+    .toBe(ERRORS.invalid_email.message)
+  expect(await input.getAttribute('aria-invalid')).toBe('true')
+  const describedBy = (await input.getAttribute('aria-describedby')) ?? ''
+  expect(describedBy.split(' ')).toContain(await problem.getAttribute('id'))
+  await expectModalAccessible(hp.page, 'the landing with a malformed address')
+  await input.pressSequentially('.com', { delay: 20 })
+  await expect.poll(() => problem.textContent(), { timeout: WAIT_MS }).toBe('')
+  expect(await input.getAttribute('aria-invalid')).toBeNull()
+  // Enter on a malformed one says why at once.
+  await input.fill('not-an-address')
+  await input.press('Enter')
+  await expect
+    .poll(() => problem.textContent(), { timeout: WAIT_MS })
+    .toBe(ERRORS.invalid_email.message)
+  void pending
 })

@@ -254,6 +254,24 @@ test('behavior: examples/react-wagmi: sign in with LatchLoginButton, create the 
   expect(receipt.from.toLowerCase()).toBe(address.toLowerCase())
 })
 
+test('error: both examples on an origin the app does not list show origin_not_allowed with the origin and the command that adds it, within 3 s', async () => {
+  // The same server by its address: an origin of its own, which the app does not list.
+  const other = site.origin.replace('localhost', '127.0.0.1')
+  const command = `npm run latch -- apps update ${appId} --add-origin ${other}`
+  const react = await h().open({ origin: other, path: '/', waitReady: false })
+  const alert = react.page.getByTestId('latch-error')
+  await alert.waitFor({ timeout: 3000 })
+  expect(await alert.textContent()).toBe(
+    `origin_not_allowed: This origin is not allowed for this app: ${other}. Add it on the Latch server, then reload the page: ${command}`,
+  )
+  const html = await h().open({ origin: other, path: '/html/', waitReady: false })
+  await expect
+    .poll(() => text(html.page, 'result'), { timeout: 3000, interval: 100 })
+    .toBe(
+      `origin_not_allowed: This origin is not allowed for this app: ${other}. Add it on the Latch server, then reload the page: ${command}`,
+    )
+})
+
 test('behavior: examples/html: the script tag’s Sign in button, then createWallet, signMessage (viem verifies) and sendTransaction (waitForTransactionReceipt sees it) from the page’s own script', async () => {
   const hp = await openExample('/html/')
   const email = newEmail('html-example')

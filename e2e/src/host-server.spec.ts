@@ -34,6 +34,34 @@ describe('demo host page server', () => {
     expect(html).toContain(`data-app-id="${OTHER_ID}"`)
   })
 
+  test('param: the settings form: ?lang= a shipped language and ?code=sms reach the SDK as its configuration, on both entries; anything else is ignored', async () => {
+    const config = (html: string) => {
+      const attr = /data-config="([^"]*)"/.exec(html)?.[1]
+      return attr ? JSON.parse(attr.replaceAll('&quot;', '"')) : null
+    }
+    const plain = await (await get('/')).text()
+    expect(config(plain)).toBeNull()
+    expect(plain).toContain('<option value="" selected>Browser’s</option>')
+    const both = await (await get(`/?appId=${OTHER_ID}&lang=de&code=sms`)).text()
+    expect(config(both)).toEqual({
+      locale: 'de',
+      loginMethods: ['wallet', 'sms', 'google', 'twitter', 'discord', 'github', 'apple', 'passkey'],
+    })
+    expect(both).toContain('<option value="de" lang="de" selected>Deutsch</option>')
+    expect(both).toContain('<option value="sms" selected>Phone (SMS)</option>')
+    // The form keeps the page's app for the next load.
+    expect(both).toContain(`<input type="hidden" name="appId" value="${OTHER_ID}" />`)
+    const inline = await (await get('/inline?lang=ja')).text()
+    expect(inline).toContain('"locale":"ja"')
+    expect(inline).toContain(`"inParentNodeId":"${INLINE_PARENT_ID}"`)
+    // An unknown language or code, or markup, changes nothing.
+    const hostile = await (
+      await get(`/?lang=${encodeURIComponent('"><script>x</script>')}&code=email`)
+    ).text()
+    expect(config(hostile)).toBeNull()
+    expect(hostile).not.toContain('<script>x')
+  })
+
   test('behavior: /inline renders into a parent element through the ESM entry', async () => {
     const html = await (await get('/inline')).text()
     expect(html).toContain(`<div id="${INLINE_PARENT_ID}"`)

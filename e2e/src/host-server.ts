@@ -5,13 +5,16 @@
  * Routes: `/` the page with the one-line script tag (dialog rendering); `/inline` the same page
  * rendering the modal inside a parent element through the ESM entry; `/foreign` a page that is
  * not the host and posts penpal-shaped messages to the frames it can reach; `/demo.js`.
- * `?appId=` overrides the app id for one page load (the e2e specs use one app per scenario).
+ * `?appId=` overrides the app id for one page load (the e2e specs use one app per scenario);
+ * `?lang=` (a shipped locale) and `?code=sms` are the page's settings form: the modal's language
+ * and phone instead of e-mail codes.
  */
 import { readFile } from 'node:fs/promises'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { APP_ID_LENGTH, type HostAppConfig, isAppId } from '@latch/shared'
+import { APP_ID_LENGTH, type HostAppConfig, isAppId, LOGIN_METHODS } from '@latch/shared'
+import { LOCALES, type Locale } from '@latch/shared/i18n'
 
 const DEMO_DIR = fileURLToPath(new URL('../demo/', import.meta.url))
 
@@ -62,17 +65,86 @@ export function latchScript(
   appId: string,
   inline: boolean,
   config: HostAppConfig = { render: { inDialog: false, inParentNodeId: INLINE_PARENT_ID } },
+  /** The one-line script's `data-config` (the demo settings); the inline config gets them merged. */
+  settings?: HostAppConfig,
 ): string {
   const origin = new URL(modalUrl).origin
   if (!inline) {
-    return `<script src="${escapeAttribute(`${origin}/sdk.js`)}" data-app-id="${escapeAttribute(appId)}"></script>`
+    const data = settings ? ` data-config="${escapeAttribute(JSON.stringify(settings))}"` : ''
+    return `<script src="${escapeAttribute(`${origin}/sdk.js`)}" data-app-id="${escapeAttribute(appId)}"${data}></script>`
   }
+  if (settings) config = { ...config, ...settings }
   return [
     '<script type="module">',
     `import { createLatch } from ${JSON.stringify(`${origin}/latch.js`)}`,
     `window.latch = createLatch(${JSON.stringify({ appId, modalUrl: origin, config })})`,
     '</script>',
   ].join('\n    ')
+}
+
+/** Each shipped language by its own name, for the demo page's language switch. */
+const LANGUAGE_NAMES: Record<Locale, string> = {
+  en: 'English',
+  es: 'Español',
+  fr: 'Français',
+  de: 'Deutsch',
+  'pt-BR': 'Português (Brasil)',
+  ja: '日本語',
+  'zh-CN': '简体中文',
+  ko: '한국어',
+  tr: 'Türkçe',
+  ar: 'العربية',
+}
+
+/**
+ * The demo page's settings, from its query (`?lang=de&code=sms`): the modal's language, and
+ * whether its code section is e-mail or phone. The modal shows one code section only, e-mail
+ * when the app has both, so phone sign-in asks for every method but e-mail.
+ */
+export interface DemoSettings {
+  lang: Locale | null
+  code: 'email' | 'sms'
+}
+
+export function demoSettings(query: URLSearchParams): DemoSettings {
+  const lang = query.get('lang')
+  return {
+    lang: LOCALES.find((l) => l === lang) ?? null,
+    code: query.get('code') === 'sms' ? 'sms' : 'email',
+  }
+}
+
+/** The host configuration the settings ask for, or nothing when they are the defaults. */
+export function settingsConfig(settings: DemoSettings): HostAppConfig | undefined {
+  const config: HostAppConfig = {
+    ...(settings.lang ? { locale: settings.lang } : {}),
+    ...(settings.code === 'sms'
+      ? { loginMethods: LOGIN_METHODS.filter((m) => m !== 'email') }
+      : {}),
+  }
+  return Object.keys(config).length > 0 ? config : undefined
+}
+
+/** The settings form: a GET to the same page, so a change applies on the next load. */
+function settingsForm(settings: DemoSettings, appId: string | null): string {
+  const option = (value: string, label: string, selected: boolean, lang?: string) =>
+    `<option value="${escapeAttribute(value)}"${lang ? ` lang="${escapeAttribute(lang)}"` : ''}${selected ? ' selected' : ''}>${label}</option>`
+  return [
+    '<form class="actions" method="get" data-testid="demo-settings">',
+    appId ? `<input type="hidden" name="appId" value="${escapeAttribute(appId)}" />` : '',
+    '<label for="demo-lang">Language</label>',
+    '<select id="demo-lang" name="lang" data-testid="demo-lang">',
+    option('', 'Browser’s', settings.lang === null),
+    ...LOCALES.map((l) => option(l, LANGUAGE_NAMES[l], settings.lang === l, l)),
+    '</select>',
+    '<label for="demo-code">Sign in by code</label>',
+    '<select id="demo-code" name="code" data-testid="demo-code">',
+    option('email', 'E-mail', settings.code === 'email'),
+    option('sms', 'Phone (SMS)', settings.code === 'sms'),
+    '</select>',
+    '<button type="submit" data-testid="demo-apply">Apply</button>',
+    '</form>',
+  ].join('')
 }
 
 /** `render: { inDialog: false }` naming no parent element: the ESM entry, a dialog still. */
@@ -82,10 +154,13 @@ async function renderPage(
   options: HostServerOptions,
   appId: string,
   inline: boolean,
+  query: URLSearchParams,
   config?: HostAppConfig,
 ) {
   const template = await readFile(`${DEMO_DIR}index.html`, 'utf8')
+  const settings = demoSettings(query)
   return template
+    .replace('%DEMO_SETTINGS%', settingsForm(settings, query.get('appId')))
     .replace(
       '%MODE_TEXT%',
       inline && !config ? 'The modal renders inline, below.' : 'The modal opens as a dialog.',
@@ -94,7 +169,10 @@ async function renderPage(
       '%INLINE_PARENT%',
       inline && !config ? `<div id="${INLINE_PARENT_ID}" data-testid="inline-parent"></div>` : '',
     )
-    .replace('%LATCH_SCRIPT%', latchScript(options.modalUrl, appId, inline, config))
+    .replace(
+      '%LATCH_SCRIPT%',
+      latchScript(options.modalUrl, appId, inline, config, settingsConfig(settings)),
+    )
     .replace('%DEMO_CONFIG%', demoConfig(options.demo))
 }
 
@@ -137,13 +215,19 @@ async function handle(options: HostServerOptions, req: IncomingMessage, res: Ser
   switch (url.pathname) {
     case '/':
     case '/index.html':
-      send(res, 200, 'text/html', await renderPage(options, appId, false), page)
+      send(res, 200, 'text/html', await renderPage(options, appId, false, url.searchParams), page)
       return
     case '/inline':
-      send(res, 200, 'text/html', await renderPage(options, appId, true), page)
+      send(res, 200, 'text/html', await renderPage(options, appId, true, url.searchParams), page)
       return
     case '/no-parent':
-      send(res, 200, 'text/html', await renderPage(options, appId, true, NO_PARENT), page)
+      send(
+        res,
+        200,
+        'text/html',
+        await renderPage(options, appId, true, url.searchParams, NO_PARENT),
+        page,
+      )
       return
     case '/foreign':
       send(res, 200, 'text/html', await readFile(`${DEMO_DIR}foreign.html`, 'utf8'))

@@ -52,9 +52,9 @@ const userOf = async (hp: HostPage) =>
 
 /** A user of `app` who signed in before with an external wallet linked (what SIWE links). */
 async function userWithExternalWallet(app: ServerAppConfig, email: string): Promise<string> {
-  const { db } = h().api.deps
-  const { user } = await authenticateWithAccount(db, app.id, { type: 'email', address: email })
-  await linkAccount(db, app.id, user.id, {
+  const { deps } = h().api
+  const { user } = await authenticateWithAccount(deps, app.id, { type: 'email', address: email })
+  await linkAccount(deps, app.id, user.id, {
     type: 'wallet',
     address: `0x${'ab'.repeat(19)}${String(Date.now() % 100).padStart(2, '0')}`,
     chainType: 'ethereum',

@@ -118,6 +118,11 @@ test('behavior: signMessage shows the message in a 310px box that scrolls; the s
   await sign.getByRole('heading', { name: 'Sign message' }).waitFor()
   const box = sign.getByTestId('sign-message')
   expect(await box.inputValue()).toBe(message)
+  // The signing address in full and the site asking: the host page's origin.
+  expect((await sign.getByTestId('sign-address').textContent())?.toLowerCase()).toBe(
+    wallet.address.toLowerCase(),
+  )
+  expect(await sign.getByTestId('request-site').textContent()).toBe(h().hostUrl)
   const size = await box.evaluate((el) => ({
     height: el.clientHeight,
     scroll: el.scrollHeight,
@@ -161,6 +166,7 @@ test('behavior: sendTransaction of 0.01 ETH: the review, Send ETH, complete, All
   const to = send.getByTestId('transaction-to').getByRole('link')
   expect(await to.textContent()).toBe(`${RECIPIENT.slice(0, 6)}…${RECIPIENT.slice(-4)}`)
   expect(await to.getAttribute('href')).toBe(`https://etherscan.io/address/${RECIPIENT}`)
+  expect(await send.getByTestId('request-site').textContent()).toBe(h().hostUrl)
   expect(await send.getByTestId('transaction-fee').textContent()).toMatch(/^0\.\d+ ETH$/)
   // No price source configured: no dollar line, no error.
   expect(await send.getByTestId('transaction-value-usd').count()).toBe(0)
@@ -169,8 +175,14 @@ test('behavior: sendTransaction of 0.01 ETH: the review, Send ETH, complete, All
   await send.getByRole('heading', { name: 'Transaction complete!' }).waitFor()
   await send.getByText("You're all set.").waitFor()
   await visit(hp, SEND)
+  const hashLink = send.getByTestId('transaction-hash').getByRole('link')
+  const shownHash = await hashLink.textContent()
+  const hashHref = await hashLink.getAttribute('href')
   await send.getByRole('button', { name: 'All Done' }).click()
   const receipt = expectOk(await settle(pending, 'sendTransaction()'))
+  // The hash in full, linked to the chain's explorer.
+  expect(shownHash).toBe(receipt.transactionHash)
+  expect(hashHref).toBe(`https://etherscan.io/tx/${receipt.transactionHash}`)
   expect(receipt).toMatchObject({ status: 1, byzantium: true, type: 2, confirmations: 1 })
   expect(receipt.from.toLowerCase()).toBe(wallet.address.toLowerCase())
   expect(receipt.to?.toLowerCase()).toBe(RECIPIENT.toLowerCase())

@@ -70,6 +70,10 @@ test('behavior: the landing in every shipped locale: its texts, lang and directi
       dir: locale === 'en' ? '' : rtl ? 'rtl' : 'ltr',
       direction: rtl ? 'rtl' : 'ltr',
     })
+    // The host page's dialog and frame carry the modal's own name, in the same language.
+    const named = m.dialog.replace('{app}', h().app.name)
+    expect(await hp.page.getByTestId('latch-dialog').getAttribute('aria-label'), locale).toBe(named)
+    expect(await hp.page.getByTestId('latch-frame').getAttribute('title'), locale).toBe(named)
     if (rtl) {
       // Mirrored: the Submit button sits left of the e-mail field, the code boxes stay in order.
       const input = await landing.getByTestId('email-input').boundingBox()

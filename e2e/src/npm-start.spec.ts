@@ -7,8 +7,18 @@ import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
 import { type Hex, recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { virtualAuthenticator } from './authenticator.ts'
 import { expectAccessible } from './axe.ts'
-import { demoUser, enterCode, newEmail, screen, submitEmail, visit } from './flows.ts'
+import {
+  demoUser,
+  enterCode,
+  newEmail,
+  newPhone,
+  screen,
+  submitEmail,
+  submitPhone,
+  visit,
+} from './flows.ts'
 import { freePort, launchChromium, WAIT_MS, withTimeout } from './harness.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -172,7 +182,7 @@ const ETHER = 10n ** 18n
 const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
 const SIGN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 
-test('behavior: npm start serves the demo, a person signs in with the code from the log, creates a wallet the demo funds on its anvil and sends from it, Ctrl-C stops it and anvil; the demo app is kept, and without a chain the page says send needs one', async () => {
+test('behavior: npm start serves the demo, a person signs in with the code from the log, creates a wallet the demo funds on its anvil and sends from it, Ctrl-C stops it and anvil; the demo app is kept, and without a chain the page says send needs one; there a visitor signs up with a passkey and signs in by SMS', async () => {
   const { started: first, ports, demoUrl } = await startOnFreePorts(dataDir)
   const { api, modal, host } = ports
   expect(demoUrl).toBe(`http://localhost:${host}/`)
@@ -192,7 +202,7 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
   })
   expect(frame.status).toBe(200)
   expect(frame.headers.get('content-security-policy')).toContain(
-    `frame-ancestors http://127.0.0.1:${modal} http://localhost:${host}`,
+    `frame-ancestors http://localhost:${modal} http://localhost:${host}`,
   )
 
   const context = await browser?.newContext()
@@ -287,5 +297,51 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
     .toMatch(/^Send needs a chain: /)
   await expectAccessible(plain, 'the demo page of npm start without a chain')
   await plain.close()
+
+  // Passkey sign-in: the modal is named localhost, which a passkey's RP ID can be.
+  const keyed = await browser?.newContext()
+  if (!keyed) throw new Error('no browser')
+  keyed.setDefaultTimeout(WAIT_MS)
+  const keyPage = await keyed.newPage()
+  const device = await virtualAuthenticator(keyPage)
+  await keyPage.goto(again.demoUrl)
+  const keyModal = keyPage.frameLocator('[data-testid="latch-frame"]')
+  await keyPage.getByTestId('sign-in').click()
+  await visit({ page: keyPage, modal: keyModal }, 'LANDING')
+  await keyModal.getByRole('button', { name: 'Use a passkey' }).click()
+  await visit({ page: keyPage, modal: keyModal }, 'PASSKEY_SCREEN')
+  await screen(keyModal, 'PASSKEY_SCREEN').getByRole('button', { name: 'Create a passkey' }).click()
+  const byPasskey = await demoUser(keyPage, (u) =>
+    Boolean(u?.linkedAccounts.some((a) => a.type === 'passkey')),
+  )
+  expect(byPasskey?.linkedAccounts.map((a) => a.type)).toEqual(['passkey'])
+  expect((await device.credentials())[0]?.rpId).toBe('localhost')
+  await keyed.close()
+
+  // SMS sign-in: the page's setting shows the phone field (one code section at a time); no
+  // Twilio settings, so the code is in the log.
+  const texting = await browser?.newPage()
+  if (!texting) throw new Error('no browser')
+  await texting.goto(again.demoUrl)
+  await texting.getByLabel('Sign in by code').selectOption('sms')
+  await Promise.all([
+    texting.waitForEvent('load'),
+    texting.getByRole('button', { name: 'Apply' }).click(),
+  ])
+  const textModal = texting.frameLocator('[data-testid="latch-frame"]')
+  await texting.getByTestId('sign-in').click()
+  await visit({ page: texting, modal: textModal }, 'LANDING')
+  await textModal.getByTestId('section-phone-toggle').click()
+  const phone = newPhone()
+  await submitPhone(textModal, phone.typed)
+  const escapedPhone = phone.e164.replace('+', '\\+')
+  const [, smsCode] = await waitForOutput(
+    second,
+    new RegExp(`SMS code for ${escapedPhone}: (\\d{6})`),
+    WAIT_MS,
+  )
+  await enterCode(textModal, smsCode as string)
+  await demoUser(texting, (u) => u?.phone?.number === phone.e164)
+  await texting.close()
   expect(await stop(second)).toBe(0)
 }, 300_000)

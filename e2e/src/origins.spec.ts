@@ -1,6 +1,14 @@
 import { HOST_ELEMENT_IDS, type User } from '@latch/shared'
 import { expect, test } from 'vitest'
-import { expectOk, latchCall, newEmail, screen, settle, signInByEmail } from './flows.ts'
+import {
+  expectOk,
+  expectRejected,
+  latchCall,
+  newEmail,
+  screen,
+  settle,
+  signInByEmail,
+} from './flows.ts'
 import { type HostPage, WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 
@@ -63,16 +71,78 @@ async function expectBlockedFrame(hp: HostPage, allowed: string) {
   expect(await readyState(hp, 200)).not.toBe('ok')
 }
 
-test('error: a host page on an origin the app does not list: the browser refuses to frame the modal', async () => {
+/**
+ * The page on an origin its app does not list: `ready` rejects within 3 s with
+ * origin_not_allowed, naming the page's origin and the command that adds it; the page shows it;
+ * a sign-in fails with the same error and no modal screen ever shows.
+ */
+async function expectOriginRefused(hp: HostPage, appId: string, pageOrigin: string) {
+  const outcome = await hp.page.evaluate(async () => {
+    while (!window.latch) await new Promise((r) => setTimeout(r, 20))
+    const error = await window.latch.ready.then(
+      () => null,
+      (e: { code?: string; message?: string; details?: string }) => e,
+    )
+    return {
+      // Since the page's navigation started.
+      ms: performance.now(),
+      code: error?.code,
+      message: error?.message,
+      details: error?.details,
+    }
+  })
+  const command = `npm run latch -- apps update ${appId} --add-origin ${pageOrigin}`
+  expect(outcome).toEqual({
+    ms: expect.any(Number),
+    code: 'origin_not_allowed',
+    message: `This origin is not allowed for this app: ${pageOrigin}`,
+    details: `Add it on the Latch server, then reload the page: ${command}`,
+  })
+  expect(outcome.ms).toBeLessThan(3000)
+  await expect
+    .poll(() => hp.page.getByTestId('status').textContent(), { timeout: WAIT_MS })
+    .toContain(
+      `ready failed: origin_not_allowed: This origin is not allowed for this app: ${pageOrigin}. Add it on the Latch server, then reload the page: ${command}`,
+    )
+  expect(expectRejected(await latchCall(hp.page, 'login')).code).toBe('origin_not_allowed')
+  await expect(screen(hp.modal, 'LANDING').isVisible()).resolves.toBe(false)
+  await expect(hp.page.getByTestId(HOST_ELEMENT_IDS.dialog).isVisible()).resolves.toBe(false)
+}
+
+test('error: a host page on an origin the app does not list: ready rejects with origin_not_allowed naming the origin and the command that adds it; added, the origin works from the next page load', async () => {
   const app = await h().createApp({ allowedOrigins: ['https://shop.example.com'] })
   const hp = await h().open({ appId: app.id, waitReady: false })
-  await expectBlockedFrame(hp, 'https://shop.example.com')
+  await expectOriginRefused(hp, app.id, h().hostUrl)
+  await h().api.admin.updateApp(app.id, {
+    allowedOrigins: ['https://shop.example.com', h().hostUrl],
+  })
+  // Once the API's and the modal server's caches (2 s each) have passed, the next load connects.
+  await new Promise((r) => setTimeout(r, 2500))
+  await hp.page.reload({ waitUntil: 'load' })
+  expect(await readyState(hp, WAIT_MS)).toBe('ok')
+  const email = newEmail('added-origin')
+  const { user } = await signInByEmail(h(), hp, email)
+  expect(user.email?.address).toBe(email)
 })
 
-test('error: the registered app on another origin of the same server: the browser refuses to frame the modal', async () => {
+test('error: the registered app on another origin of the same server: ready rejects with origin_not_allowed for that origin', async () => {
   const otherOrigin = `http://127.0.0.1:${h().host.port}`
   const hp = await h().open({ origin: otherOrigin, waitReady: false })
-  await expectBlockedFrame(hp, h().hostUrl)
+  await expectOriginRefused(hp, h().app.id, otherOrigin)
+})
+
+test('error: a page that sends no Referer to the frame: the browser refuses to frame the modal, as before', async () => {
+  const app = await h().createApp({ allowedOrigins: ['https://shop.example.com'] })
+  const hp = await h().open({ appId: app.id, waitReady: false })
+  await hp.page.evaluate((url) => {
+    for (const f of document.querySelectorAll('[data-testid="latch-frame"]')) f.remove()
+    const frame = document.createElement('iframe')
+    frame.referrerPolicy = 'no-referrer'
+    frame.src = url
+    frame.dataset.testid = 'latch-frame'
+    document.body.append(frame)
+  }, `${h().modalUrl}/?app=${app.id}#app=${app.id}`)
+  await expectBlockedFrame(hp, 'https://shop.example.com')
 })
 
 test('error: a frame URL naming an allowing app in its query and another in its fragment gets no connection', async () => {

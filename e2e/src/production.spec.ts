@@ -51,7 +51,8 @@ import { SCREENS, signThroughScreen, walletCall } from './wallet-flows.ts'
 
 const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path))
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const CLI = join(ROOT, 'server/src/cli.ts')
+/** The guide's `latch` (node_modules/.bin/latch links to it). */
+const LATCH_BIN = join(ROOT, 'server/bin/latch.js')
 const GUIDE = join(ROOT, 'docs/production.md')
 const SECRET = 'production-guide-secret-0123456789abcdef'
 
@@ -129,9 +130,9 @@ describe.skipIf(!NGINX)('the production guide behind nginx', () => {
     nginx?.kill('SIGKILL')
   }
 
-  /** `latch serve` as a child process; resolves once both origins listen. */
+  /** `latch serve` as a child process, the executable the guide runs; resolves once both listen. */
   const startLatch = async (serveEnv: Record<string, string>) => {
-    latch = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+    latch = spawn(process.execPath, [LATCH_BIN, 'serve'], {
       cwd: ROOT,
       env: { ...process.env, ...serveEnv },
       stdio: ['ignore', 'pipe', 'pipe'],

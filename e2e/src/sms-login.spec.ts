@@ -1,6 +1,19 @@
-import type { LoginResult } from '@latch/shared'
+import { type LoginResult, SUCCESS_CLOSE_DELAY_MS } from '@latch/shared'
 import { expect, test } from 'vitest'
-import { demoUser, latchCall, newPhone, signInBySms, submitPhone, visit } from './flows.ts'
+import { expectModalAccessible } from './axe.ts'
+import {
+  demoUser,
+  enterCode,
+  expectOk,
+  latchCall,
+  newPhone,
+  runOutPause,
+  settle,
+  signInBySms,
+  submitPhone,
+  visit,
+  waitSmsCode,
+} from './flows.ts'
 import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
@@ -20,6 +33,32 @@ test('behavior: a visitor signs in with an SMS code sent through the Twilio API'
   const again = await signInBySms(h(), await h().open({ appId: app.id }), phone)
   expect(again.isNewUser).toBe(false)
   expect(again.user.id).toBe(result.user.id)
+})
+
+test('behavior: a visitor signs in with a British number written nationally, on an app that sends SMS codes to the US and the UK; the country select is accessible', async () => {
+  const app = await h().createApp({ loginMethods: ['sms'], smsCountries: ['US', 'GB'] })
+  const hp = await h().open({ appId: app.id })
+  const national = `07400 ${String(100_000 + (Date.now() % 900_000))}`
+  const e164 = `+44${national.slice(1).replace(' ', '')}`
+  const pending = latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  // Labelled, the app's first country chosen, each with its dialling code.
+  const select = hp.modal.getByRole('combobox', { name: 'Country' })
+  expect(await select.inputValue()).toBe('US')
+  expect(await select.locator('option').allTextContents()).toEqual([
+    'United States (+1)',
+    'United Kingdom (+44)',
+  ])
+  await expectModalAccessible(hp.page, 'the landing with the phone country select')
+  await select.selectOption('GB')
+  await submitPhone(hp.modal, national)
+  const code = await waitSmsCode(h(), e164)
+  await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
+  await enterCode(hp.modal, code)
+  await runOutPause(hp.page, hp.modal.getByTestId('code-success'), SUCCESS_CLOSE_DELAY_MS, pending)
+  const result = expectOk(await settle(pending, 'login()'))
+  expect(result.isNewUser).toBe(true)
+  expect(result.user.phone?.number).toBe(e164)
 })
 
 test('attack: an SMS-pumping destination outside the app’s SMS countries shows the server’s reason; no SMS goes out', async () => {

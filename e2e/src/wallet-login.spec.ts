@@ -350,8 +350,8 @@ describe('the landing and the screens without a wallet', () => {
   })
 })
 
-describe('smart-contract wallets (a local chain as Base Goerli)', () => {
-  const CHAIN = 84531
+describe('smart-contract wallets (a local chain as Base Sepolia)', () => {
+  const CHAIN = 84532
   let anvil: RunningAnvil
   beforeAll(async () => {
     anvil = await startAnvil({ chainId: CHAIN })

@@ -4,11 +4,14 @@
  * in Chromium). The handshake starts when the frame's window writes from the modal's origin.
  */
 import {
+  exposeMethods,
   type HostMethods,
   type InitResult,
   type LatchClient,
   LatchError,
   type ModalMethods,
+  originNotAllowed,
+  refusingModal,
   serializeError,
 } from '@latch/shared'
 import { connect } from 'penpal'
@@ -125,5 +128,44 @@ test("behavior: a flow refused with -32002 ('Request already pending') leaves th
   modal.signMessage.mockRejectedValueOnce(serializeError(LatchError.of('signature_rejected')))
   const rejected = await client.signMessage('first').catch((e: unknown) => e)
   expect((rejected as LatchError).code).toBe('signature_rejected')
+  expect(dialog().open).toBe(false)
+})
+
+test('error: on an origin the app does not list (the modal server’s refusal page answers), ready and every call reject with origin_not_allowed, naming the origin and the command that adds it', async () => {
+  // What modal-app/src/refused.ts exposes to the page.
+  const refusal = exposeMethods(refusingModal(originNotAllowed('https://new.example', APP_ID)))
+  vi.mocked(connect).mockImplementation((() => ({
+    promise: Promise.resolve(refusal),
+    destroy: () => {},
+  })) as unknown as typeof connect)
+  const client = createLatch({ appId: APP_ID, modalUrl: MODAL })
+  latch = client
+  const iframe = document.querySelector('iframe') as HTMLIFrameElement
+  window.dispatchEvent(
+    new MessageEvent('message', {
+      origin: MODAL,
+      source: iframe.contentWindow,
+      data: { namespace: 'penpal', type: 'SYN' },
+    }),
+  )
+  const started = Date.now()
+  const error = await client.ready.then(
+    () => null,
+    (e: unknown) => e,
+  )
+  expect(Date.now() - started).toBeLessThan(3000)
+  expect(error).toBeInstanceOf(LatchError)
+  expect((error as LatchError).code).toBe('origin_not_allowed')
+  expect((error as LatchError).message).toContain('https://new.example')
+  expect((error as LatchError).details).toBe(
+    `Add it on the Latch server, then reload the page: npm run latch -- apps update ${APP_ID} --add-origin https://new.example`,
+  )
+  for (const call of [
+    () => client.login(),
+    () => client.getUser(),
+    () => client.signMessage('x'),
+  ]) {
+    await expect(call()).rejects.toMatchObject({ code: 'origin_not_allowed' })
+  }
   expect(dialog().open).toBe(false)
 })

@@ -40,6 +40,18 @@ describe('dialog rendering', () => {
     expect(document.getElementById('latch-style')?.textContent).toContain('::backdrop')
   })
 
+  test('behavior: the modal names the dialog and the frame in the visitor’s language when it opens; a later open may rename them', () => {
+    const frame = mountFrame(SRC, undefined, () => {})
+    frame.setOpen(true, 'Bei Acme anmelden')
+    expect(frame.dialog?.getAttribute('aria-label')).toBe('Bei Acme anmelden')
+    expect(frame.iframe.title).toBe('Bei Acme anmelden')
+    // Already open: the name still follows (another flow, the language applied meanwhile).
+    frame.setOpen(true, 'Acme にログイン')
+    expect(frame.dialog?.getAttribute('aria-label')).toBe('Acme にログイン')
+    frame.setOpen(false)
+    expect(frame.iframe.title).toBe('Acme にログイン')
+  })
+
   test('behavior: opening shows the dialog and focuses the frame; closing returns focus', () => {
     const opener = document.createElement('button')
     document.body.append(opener)

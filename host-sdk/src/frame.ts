@@ -9,7 +9,8 @@ import {
 
 export const FRAME_SANDBOX =
   'allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox allow-storage-access-by-user-activation'
-export const FRAME_TITLE = 'Latch sign-in'
+/** The frame's name until the modal names it in the visitor's language: a brand, in no language. */
+export const FRAME_TITLE = 'Latch'
 export const FRAME_HEIGHT_MAX_PX = 4000
 
 const STYLE_ID = 'latch-style'
@@ -23,7 +24,8 @@ export interface Frame {
   /** The <dialog>, absent when rendered inline. */
   dialog: HTMLDialogElement | undefined
   isOpen(): boolean
-  setOpen(open: boolean): void
+  /** `label`: the modal's name in the visitor's language, for the dialog and the frame. */
+  setOpen(open: boolean, label?: string): void
   resize(height: number): void
   remove(): void
 }
@@ -76,7 +78,7 @@ export function mountFrame(
     dialog = modal
     dialog.className = 'latch-d'
     dialog.dataset.testid = HOST_ELEMENT_IDS.dialog
-    dialog.setAttribute('aria-label', FRAME_TITLE)
+    // Named by the modal as it opens it (setOpen's label): closed, it is hidden from everyone.
     dialog.addEventListener('cancel', (e) => {
       e.preventDefault()
       onDismiss()
@@ -108,7 +110,12 @@ export function mountFrame(
     iframe,
     dialog,
     isOpen: () => open,
-    setOpen(next) {
+    setOpen(next, label) {
+      // Set as text (aria-label, title): whatever the modal sends is never markup.
+      if (label) {
+        iframe.title = label
+        dialog?.setAttribute('aria-label', label)
+      }
       if (next === open) return
       open = next
       hide(!open)

@@ -40,8 +40,8 @@ export function createHostMethods(
   bridge: () => Promise<WalletBridge>,
 ) {
   return {
-    async setOpen(open) {
-      frame()?.setOpen(open === true)
+    async setOpen(open, label) {
+      frame()?.setOpen(open === true, label)
     },
     async resize(height) {
       frame()?.resize(Number(height))

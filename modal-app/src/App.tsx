@@ -7,10 +7,10 @@ import {
   useMemo,
   useRef,
 } from 'react'
-import { exitFlow, navigate } from './flow.ts'
+import { dialogLabel, exitFlow, navigate } from './flow.ts'
 import { announceTitle, focusFirst } from './focus.ts'
 import { useModal } from './hooks.ts'
-import { t, tf } from './i18n.ts'
+import { t } from './i18n.ts'
 import { callHost } from './runtime.ts'
 import { ErrorView } from './screens/ErrorView.tsx'
 import { LoadingView } from './screens/LoadingView.tsx'
@@ -154,7 +154,7 @@ export function App() {
 
   const Screen = SCREENS[screen].component
   const back = status === 'ready' ? backTarget(screen) : null
-  const label = app?.name ? tf('dialog', { app: app.name }) : t('dialogPlain')
+  const label = dialogLabel()
   return (
     <div
       ref={rootRef}

@@ -7,6 +7,7 @@ import {
   CLIENT_NAME,
   fromApiError,
   LatchError,
+  parseRetryAfter,
 } from '@latch/shared'
 
 export interface RequestOptions {
@@ -70,7 +71,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
             }))
         const text = await res.text()
         const data: unknown = text ? safeJson(text) : null
-        if (!res.ok) throw fromApiError(res.status, data)
+        if (!res.ok) {
+          throw fromApiError(res.status, data, parseRetryAfter(res.headers.get('retry-after')))
+        }
         return data as T
       } catch (e) {
         if (e instanceof LatchError) throw e

@@ -38,6 +38,7 @@ import {
 import { signInOrLink } from './account.ts'
 import { track } from './analytics.ts'
 import { type AppView, mergeConfig } from './config.ts'
+import { t, tf } from './i18n.ts'
 import { callHost, runtime } from './runtime.ts'
 import type { ScreenId } from './screens/ids.ts'
 import { FLOW_STATE_RESET, type Flow, initialState, store } from './store.ts'
@@ -45,6 +46,12 @@ import { FLOW_STATE_RESET, type Flow, initialState, store } from './store.ts'
 /** Applies the merged configuration: the modal is ready. */
 export function initialize(server: ServerAppConfig, host: HostAppConfig): void {
   store.setState({ app: mergeConfig(server, host), status: 'ready', error: null })
+}
+
+/** The modal's name as a dialog: 'Log in to {app}', in the visitor's language. */
+export function dialogLabel(): string {
+  const name = store.getState().app?.name
+  return name ? tf('dialog', { app: name }) : t('dialogPlain')
 }
 
 /** Shows the general error view. */
@@ -104,6 +111,12 @@ export interface FlowHandle<T extends FlowValue = FlowValue> {
    * A finished sign-in or link (or the user with a new wallet), delivered when the modal closes.
    */
   result: LoginResult | null
+  /**
+   * The last failure of a step the visitor may retry (a wallet call the API refused, the network
+   * down). Leaving then rejects with it: the caller hears the cause, not a decline or an exit
+   * the visitor did not choose. A step that starts again clears it.
+   */
+  failure: LatchError | null
   /** Closes the modal and settles the caller with what the flow has. */
   finish(): void
   /**
@@ -143,6 +156,7 @@ function runningFlow(
     waiting,
     promise,
     result: null,
+    failure: null,
     delivery: null,
     alive,
     guard: (work) =>
@@ -250,8 +264,9 @@ export function startFlow<T extends FlowValue>(flow: Flow, screen: ScreenId): Fl
   const wasOpen = store.getState().open
   store.setState({ ...flowReset({ promise, resolve, reject }), flow, screen, open: true })
   // Told even when the modal thinks it is open: a host that closed its dialog meanwhile (a
-  // failed call closes it) shows it again, so no request waits on a hidden screen.
-  callHost('setOpen', true)
+  // failed call closes it) shows it again, so no request waits on a hidden screen. The host's
+  // dialog and frame take the modal's own label, in the visitor's language.
+  callHost('setOpen', true, dialogLabel())
   if (!wasOpen) track('modal_open')
   return current as FlowHandle as FlowHandle<T>
 }
@@ -398,7 +413,8 @@ export function finishFlow(tellHost = true): void {
 /**
  * The visitor left: the close button or Escape inside the modal (tellHost), or the host closed
  * its dialog. A finished flow still delivers its result; otherwise the caller's promise
- * rejects with login_exited or link_exited.
+ * rejects with the failure the visitor saw last (flow.failure), else login_exited, link_exited
+ * and the like.
  */
 export function exitFlow(tellHost: boolean): void {
   // A transaction being submitted cannot be left: its outcome must reach the caller.
@@ -437,7 +453,7 @@ function rejectWaiting(): void {
   const { waiting } = current
   if (!waiting) return
   current.waiting = null
-  waiting.reject(LatchError.of(EXITED[store.getState().flow?.kind ?? 'login']))
+  waiting.reject(current.failure ?? LatchError.of(EXITED[store.getState().flow?.kind ?? 'login']))
 }
 
 /** What a caller hears when the visitor leaves an unfinished flow (the catalogue's texts). */

@@ -49,12 +49,7 @@ const rejection = (p: Promise<unknown>) =>
 /** The modal rendered with a signed-in session whose refresh token is 'rt'. */
 function signedIn(who: User = user()): Harness {
   const harness = renderModal(api)
-  act(() =>
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 600), refresh_token: 'rt' },
-      who,
-    ),
-  )
+  act(() => harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 600) }, who))
   return harness
 }
 
@@ -104,9 +99,10 @@ describe('forkSession', () => {
     await waitFor(() => expect(metamask.disabled).toBe(false))
     // The fork carried the session's refresh token and its bearer; the session took the new pair.
     const call = api.calls('POST /sessions/fork')[0]
-    expect(call?.body).toEqual({ refresh_token: 'rt' })
+    // The refresh token rides in the API's cookie: the body names none.
+    expect(call?.body).toEqual({})
     expect(call?.headers.authorization).toMatch(/^Bearer /)
-    expect(harness.tokens.value).toBe('rt2')
+    expect(harness.tokens.value).toBe(true)
 
     fireEvent.click(metamask)
     const link = `https://metamask.app.link/dapp/localhost:5173/#${FORK_RETURN_PARAM}=fork-tok`
@@ -122,18 +118,13 @@ describe('forkSession', () => {
       body: { token: fresh, refresh_token: 'rt3', new_session_refresh_token: 'fork-tok' },
     })
     const harness = renderModal(api)
-    act(() =>
-      harness.session.start(
-        { token: jwt(Math.floor(Date.now() / 1000) - 10), refresh_token: 'rt' },
-        user(),
-      ),
-    )
+    act(() => harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) - 10) }, user()))
     expect(await harness.session.fork()).toBe('fork-tok')
-    expect(api.calls('POST /sessions').map((c) => c.body)).toEqual([{ refresh_token: 'rt' }])
+    expect(api.calls('POST /sessions').map((c) => c.body)).toEqual([{}])
     const fork = api.calls('POST /sessions/fork')
-    expect(fork.map((c) => c.body)).toEqual([{ refresh_token: 'rt2' }])
+    expect(fork.map((c) => c.body)).toEqual([{}])
     expect(fork[0]?.headers.authorization).toBe(`Bearer ${fresh}`)
-    expect(harness.tokens.value).toBe('rt3')
+    expect(harness.tokens.value).toBe(true)
   })
 
   test('error: a fork refused as an invalid refresh token ends the session here', async () => {
@@ -144,7 +135,7 @@ describe('forkSession', () => {
     const harness = signedIn()
     const e = await rejection(harness.session.fork())
     expect(e).toMatchObject({ code: 'not_authenticated' })
-    expect(harness.tokens.value).toBeNull()
+    expect(harness.tokens.value).toBe(false)
     expect(store.getState().user).toBeNull()
   })
 
@@ -268,7 +259,7 @@ describe('init with a fork token', () => {
     const call = api.calls('POST /sessions/fork/recover')[0]
     expect(call?.body).toEqual({ refresh_token: 'fork-tok' })
     expect(call?.headers.authorization).toBeUndefined()
-    expect(harness.tokens.value).toBe('child-rt')
+    expect(harness.tokens.value).toBe(true)
     expect(harness.emitted('login')).toEqual([{ user: user(), isNewUser: false }])
   })
 

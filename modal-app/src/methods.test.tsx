@@ -94,7 +94,11 @@ describe('login and close', () => {
       pending = rejection(methods().login())
     })
     expect(store.getState()).toMatchObject({ open: true, screen: 'LANDING' })
-    expect(harness.hostCalls.find((c) => c.method === 'setOpen')?.args).toEqual([true])
+    // The host's dialog and frame take the modal's own name, in the visitor's language.
+    expect(harness.hostCalls.find((c) => c.method === 'setOpen')?.args).toEqual([
+      true,
+      'Log in to Acme',
+    ])
     expect(harness.emitted('modal_open')).toHaveLength(1)
     // The host closed its dialog: the pending login rejects with login_exited.
     await act(() => methods().close())
@@ -144,10 +148,7 @@ describe('login and close', () => {
 
   test('behavior: a signed-in visitor gets their user at once', async () => {
     const harness = renderModal(api)
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 600), refresh_token: 'r' },
-      user(),
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 600) }, user())
     await expect(methods().login()).resolves.toEqual({ user: user(), isNewUser: false })
     expect(store.getState().open).toBe(false)
   })
@@ -217,12 +218,9 @@ describe('link, unlink, logout, wallet methods', () => {
   test('behavior: logout destroys the session and tells the host', async () => {
     api.on('POST /sessions/logout', { body: { success: true } })
     const harness = renderModal(api)
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 600), refresh_token: 'rt' },
-      user(),
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 600) }, user())
     await methods().logout()
-    expect(api.calls('POST /sessions/logout')[0]?.body).toEqual({ refresh_token: 'rt' })
+    expect(api.calls('POST /sessions/logout')[0]?.body).toEqual({})
     expect(await methods().getUser()).toBeNull()
     expect(await methods().getAccessToken()).toBeNull()
     expect(harness.emitted('logout')).toHaveLength(1)

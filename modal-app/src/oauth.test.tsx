@@ -78,9 +78,7 @@ function installHost(harness: Harness): TestHost {
 }
 
 function signIn(harness: Harness, who: User = user()): void {
-  act(() =>
-    harness.session.start({ token: jwt(Date.now() / 1000 + 3600), refresh_token: 'rt' }, who),
-  )
+  act(() => harness.session.start({ token: jwt(Date.now() / 1000 + 3600) }, who))
 }
 
 const returnParams = (patch: Partial<OAuthReturnParams> = {}): OAuthReturnParams => ({

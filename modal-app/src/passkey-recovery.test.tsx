@@ -122,12 +122,7 @@ describe('PASSKEY_RECOVERY_SCREEN', () => {
     double.device.add(ADDRESS)
     provideWalletFrame(double.frame)
     const harness = renderModal(api, { passkeyAuth: true })
-    act(() =>
-      harness.session.start(
-        { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
-        who,
-      ),
-    )
+    act(() => harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, who))
     let linking!: Promise<User>
     act(() => {
       linking = link('passkey')

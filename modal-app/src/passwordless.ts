@@ -115,24 +115,36 @@ export async function submitCode(input: string): Promise<void> {
         err.status === 422
           ? ERRORS.invalid_verification_code.message
           : ERRORS.code_verification_failed.message,
+      // The code entry empties its boxes: digits typed next are a new code, not edits of this one.
+      refusals: (passwordless.refusals ?? 0) + 1,
     })
   }
 }
 
-/** Sends the code again to the same destination. */
+/** Whole seconds left of a refused resend's wait at `now` (0: 'Resend code' works again). */
+export function resendSecondsLeft(wait: PasswordlessState['resendWait'], now: number): number {
+  if (!wait) return 0
+  return Math.max(0, wait.seconds - Math.floor((now - wait.at) / 1000))
+}
+
+/** Sends the code again to the same destination; nothing while the server's wait runs. */
 export async function resendCode(): Promise<void> {
   const passwordless = store.getState().passwordless
-  if (!passwordless) return
+  if (!passwordless || resendSecondsLeft(passwordless.resendWait, Date.now()) > 0) return
   try {
     await runtime().api.request(
       `${CODE_ROUTE_PATHS[passwordless.channel]}/init`,
       initBody(passwordless.channel, passwordless.destination),
     )
-    setCode({ status: 'idle', error: null })
+    setCode({ status: 'idle', error: null, resendWait: null })
   } catch (e) {
-    // Inside the server's wait between two codes the refusal is a 429: say so, rather than a
-    // verification failure the visitor did not have.
+    // Inside the server's wait between two codes the refusal is a 429 with the seconds left:
+    // the button counts them down, rather than a verification failure the visitor did not have.
     const wait = isLatchError(e) && e.is('too_many_requests')
+    if (wait && e.retryAfter) {
+      setCode({ resendWait: { seconds: Math.ceil(e.retryAfter), at: Date.now() } })
+      return
+    }
     setCode({
       status: 'error',
       error: (wait ? ERRORS.too_many_requests : ERRORS.code_verification_failed).message,

@@ -1,23 +1,44 @@
 /**
- * The US phone check (docs/behaviour.md, "Input rules") carries the phone metadata, too large
- * for the landing's budget: it loads when a phone form first shows, not before the landing.
+ * The phone check (docs/behaviour.md, "Input rules") carries the phone metadata, too large for
+ * the landing's budget: it loads when a phone form first shows, not before the landing.
  */
 import type { Result } from '@latch/shared'
 
-type PhoneCheck = (input: string) => Result<string>
+/** A number into E.164, a national one read as one of `country` (US by default). */
+type PhoneCheck = (input: string, country?: string) => Result<string>
 
-let check: PhoneCheck | null = null
-let loading: Promise<PhoneCheck> | null = null
+/** The loaded module: the check and the countries' dialling codes. */
+export interface PhoneTools {
+  validatePhone: PhoneCheck
+  dialCode(country: string): string | null
+}
 
-export function loadPhoneCheck(): Promise<PhoneCheck> {
+let tools: PhoneTools | null = null
+let loading: Promise<PhoneTools> | null = null
+
+export function loadPhoneTools(): Promise<PhoneTools> {
   loading ??= import('./phone-check.ts').then((m) => {
-    check = m.validatePhone
-    return m.validatePhone
+    tools = m
+    return m
   })
   return loading
 }
 
+export function loadPhoneCheck(): Promise<PhoneCheck> {
+  return loadPhoneTools().then((m) => m.validatePhone)
+}
+
+/** The tools if they have loaded, else null. */
+export function phoneTools(): PhoneTools | null {
+  return tools
+}
+
 /** The check if it has loaded, else null. */
 export function phoneCheck(): PhoneCheck | null {
-  return check
+  return tools?.validatePhone ?? null
+}
+
+/** The countries the phone field offers: the app's SMS countries, the US without a list. */
+export function phoneCountries(list: readonly string[] | undefined): readonly string[] {
+  return list?.length ? list : ['US']
 }

@@ -49,6 +49,13 @@ export interface PasswordlessState {
   destination: string
   status: CodeStatus
   error: string | null
+  /**
+   * How many submitted codes the API refused: each refusal empties the boxes, so the next
+   * keystroke starts a fresh entry instead of completing the refused code again.
+   */
+  refusals?: number
+  /** 'Resend code' was refused inside the server's wait: its seconds, from `at` (Date.now()). */
+  resendWait?: { seconds: number; at: number } | null
 }
 
 /** The in-app wallet's screens (src/wallet/): creating, connecting, recovering. */

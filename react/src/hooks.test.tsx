@@ -182,6 +182,20 @@ test('behavior: a client that cannot start reports its error and stays not ready
   await act(async () => client.rejectReady(LatchError.of('modal_unreachable')))
   expect(screen.getByTestId('error').textContent).toBe('starting modal_unreachable')
 })
+test('behavior: a client made by another copy of the SDK (@latch/wagmi bundles its own) reports its error as it is, not as modal_unreachable', async () => {
+  render(tree(<Errors />))
+  const client = made[0] as FakeClient
+  // The same class from another bundle: equal in shape, not `instanceof` this copy's.
+  class OtherLatchError extends Error {
+    override readonly name = 'LatchError'
+    readonly code = 'origin_not_allowed'
+    readonly type = 'api_error'
+    readonly details = 'Add it on the Latch server, then reload the page: …'
+    readonly retryable = false
+  }
+  await act(async () => client.rejectReady(new OtherLatchError('This origin is not allowed')))
+  expect(screen.getByTestId('error').textContent).toBe('starting origin_not_allowed')
+})
 function Errors() {
   const { ready, error } = useLatch()
   return <p data-testid="error">{`${ready ? 'ready' : 'starting'} ${error?.code}`}</p>

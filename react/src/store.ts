@@ -83,7 +83,7 @@ export function createLatchStore(): LatchStore {
           (e: unknown) =>
             live &&
             set({
-              error: e instanceof LatchError ? e : LatchError.of('modal_unreachable'),
+              error: asLatchError(e),
             }),
         )
       return () => {
@@ -96,4 +96,35 @@ export function createLatchStore(): LatchStore {
       }
     },
   }
+}
+
+/**
+ * A LatchError of this package's copy, also for one from another copy on the page: @latch/wagmi
+ * bundles the SDK too, and the client the two packages share may be made by it, so `instanceof`
+ * alone would report its errors (origin_not_allowed, say) as modal_unreachable.
+ */
+export function asLatchError(e: unknown): LatchError {
+  if (e instanceof LatchError) return e
+  const other = e as Partial<LatchError> | null
+  if (
+    other !== null &&
+    typeof other === 'object' &&
+    other.name === 'LatchError' &&
+    typeof other.code === 'string' &&
+    typeof other.message === 'string' &&
+    typeof other.type === 'string'
+  ) {
+    return new LatchError({
+      code: other.code,
+      type: other.type,
+      message: other.message,
+      status: other.status,
+      retryable: other.retryable,
+      details: other.details,
+      rpcCode: other.rpcCode,
+      retryAfter: other.retryAfter,
+      cause: e,
+    })
+  }
+  return LatchError.of('modal_unreachable')
 }

@@ -11,7 +11,7 @@ export interface LatchAdminOptions {
   appId: string
   /** An app secret, `lsk_...`. Keep it in the backend's secrets, never in a page. */
   secret: string
-  /** The Latch API's public origin, e.g. `https://auth.example.com`. */
+  /** The Latch API's public origin, e.g. `https://api.example.com` (not the modal origin). */
   apiUrl: string
   /** Milliseconds a call may take before it is abandoned (default 10000). */
   timeoutMs?: number

@@ -46,6 +46,7 @@ beforeAll(async () => {
       SMTP_URL: smtp.url,
       LATCH_MAIL_FROM: 'Latch test <no-reply@latch.test>',
       LATCH_PRICE_URL: '',
+      LATCH_MODAL_ORIGIN: MODAL_ORIGIN,
     },
     log: () => {},
     clock: { now: () => new Date(Date.now() + offsetMs) },
@@ -64,8 +65,14 @@ afterAll(async () => {
   await smtp?.close()
 })
 
-/** Signs in by e-mail code over HTTP, as the modal does. */
-async function signIn(address = email()): Promise<AuthResponse> {
+const MODAL_ORIGIN = 'http://127.0.0.1:5174'
+
+/**
+ * Signs in by e-mail code over HTTP, as the modal does; `refreshCookie` is the `Cookie` header
+ * the browser would send back to the session routes (the refresh token is in no body).
+ */
+async function signIn(address = email()): Promise<AuthResponse & { refreshCookie: string }> {
+  let refreshCookie = ''
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${latch.url}${API_PREFIX}${path}`, {
       method: 'POST',
@@ -77,11 +84,15 @@ async function signIn(address = email()): Promise<AuthResponse> {
       body: JSON.stringify(body),
     })
     if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`)
+    for (const set of res.headers.getSetCookie()) {
+      if (set.startsWith('__Secure-latch-rt-')) refreshCookie = set.split(';')[0] ?? ''
+    }
     return res.json()
   }
   await post('/passwordless/init', { email: address })
   const code = await smtp.waitForCode(address, { timeoutMs: 10_000 })
-  return (await post('/passwordless/authenticate', { email: address, code })) as AuthResponse
+  const auth = (await post('/passwordless/authenticate', { email: address, code })) as AuthResponse
+  return { ...auth, refreshCookie }
 }
 
 /** Listens on a free port of 127.0.0.1; answers the base URL and how to stop. */
@@ -207,6 +218,23 @@ describe('verifyAccessToken', () => {
     } finally {
       await proxy.close()
     }
+    // apiUrl pointed at a server that is not the API (the modal origin answers 404 there): the
+    // keys cannot be read, which says nothing of the token.
+    const elsewhere = await listening((ready) =>
+      createServer((_req, res) => {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found')
+      }).listen(0, '127.0.0.1', ready),
+    )
+    try {
+      const missing = await refusal(verifyAccessToken(auth.token, { appId, apiUrl: elsewhere.url }))
+      expect([(missing as LatchAuthError).code, (missing as LatchAuthError).status]).toEqual([
+        'jwks_unavailable',
+        503,
+      ])
+      expect(String((missing as LatchAuthError).cause)).toContain('answered 404')
+    } finally {
+      await elsewhere.close()
+    }
   })
 })
 
@@ -310,10 +338,14 @@ describe('createLatchAdmin', () => {
         'content-type': 'application/json',
         [APP_ID_HEADER]: appId,
         [CLIENT_HEADER]: CLIENT_NAME,
+        origin: MODAL_ORIGIN,
+        cookie: auth.refreshCookie,
       },
-      body: JSON.stringify({ refresh_token: auth.refresh_token }),
+      body: '{}',
     })
+    expect(auth.refreshCookie).not.toBe('')
     expect(refresh.status).toBe(401)
+    expect(await refresh.json()).toMatchObject({ error: { code: 'invalid_refresh_token' } })
     const again = await refusal(admin.deleteUser(id))
     expect([(again as LatchApiError).status, (again as LatchApiError).code]).toEqual([
       404,

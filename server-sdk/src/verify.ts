@@ -18,7 +18,7 @@ const JWKS_PATH = '/api/v1/apps/{appId}/jwks.json'
 export interface VerifyOptions {
   /** The app the token must be for (its `aud`). */
   appId: string
-  /** The Latch API's public origin, e.g. `https://auth.example.com`. */
+  /** The Latch API's public origin, e.g. `https://api.example.com` (not the modal origin). */
   apiUrl: string
   /** The server's LATCH_ISSUER (default `latch`). */
   issuer?: string
@@ -63,11 +63,15 @@ export function createTokenVerifier(
   const fetchImpl = opts.fetch ?? fetch
   const jwks = createRemoteJWKSet(jwksUrl(opts.apiUrl, opts.appId), {
     timeoutDuration: opts.jwksTimeoutMs ?? 5000,
-    // A 5xx (the API down behind its proxy) means no keys, not a bad token: thrown as a plain
-    // error, which is answered as jwks_unavailable below. Other statuses stay jose's to judge.
+    // Any answer but a success means no keys, not a bad token: a 5xx is the API down behind
+    // its proxy, a 404 an apiUrl that is not the API (the modal origin, say) or an unknown app.
+    // Thrown as a plain error, which is answered as jwks_unavailable below.
     [customFetch]: async (url: string, init: RequestInit) => {
       const res = await fetchImpl(url, init)
-      if (res.status >= 500) throw new Error(`The JWKS answered ${res.status}`)
+      if (!res.ok) {
+        await res.body?.cancel()
+        throw new Error(`The JWKS at ${url} answered ${res.status}`)
+      }
       return res
     },
   })
@@ -121,7 +125,7 @@ const verifiers = new Map<string, (token: string) => Promise<AccessTokenClaims>>
 /**
  * Verifies a Latch access token and answers its claims (`sub` is the user id, `sid` the
  * session), or throws LatchAuthError. The JWKS is cached per API, app and issuer.
- * @example const { sub } = await verifyAccessToken(token, { appId, apiUrl: 'https://auth.example.com' })
+ * @example const { sub } = await verifyAccessToken(token, { appId, apiUrl: 'https://api.example.com' })
  */
 export function verifyAccessToken(token: string, opts: VerifyOptions): Promise<AccessTokenClaims> {
   if (opts.fetch) return createTokenVerifier(opts)(token)

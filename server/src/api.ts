@@ -11,6 +11,7 @@ import {
   LatchError,
   MAX_BODY_BYTES,
   mergeErrors,
+  REFRESH_ID_HEADER,
   retryAfterHeader,
   SERVER_ERRORS,
   SIWE_HASH_HEADER,
@@ -28,8 +29,14 @@ import { operatorRoutes } from './apps/operator.ts'
 import { appRoutes } from './apps/routes.ts'
 import { chainRoutes } from './chains/routes.ts'
 import type { Deps } from './context.ts'
+import {
+  DB_BUSY_RETRY_AFTER_S,
+  DB_LOST_RETRY_AFTER_S,
+  databaseUnavailable,
+} from './db/unavailable.ts'
 import { type HonoEnv, isPublicAppPath, requireApp } from './http.ts'
 import { oauthRoutes } from './oauth/routes.ts'
+import { strictTransportSecurity } from './ops/hsts.ts'
 import { logFailure, observeRequests } from './ops/requests.ts'
 import { passkeyRoutes } from './passkeys/routes.ts'
 import { passwordlessRoutes } from './passwordless/routes.ts'
@@ -61,11 +68,21 @@ function isAbortedRequest(e: unknown): boolean {
 }
 
 function toError(e: unknown): LatchError {
-  if (isLatchError(e)) return e
   // The client's fault, not the server's: no 500, nothing logged as a failure.
   if (isAbortedRequest(e)) {
     return LatchError.of('invalid_data', { message: 'Request body is incomplete' })
   }
+  // The database out of reach (a restart, a failover, a lost connection, the pool busy past
+  // its bound), thrown as is or wrapped in an internal error: the same request succeeds once
+  // it is back. Every other catalogued error keeps its own answer.
+  const unavailable = !isLatchError(e) || e.is('internal_error') ? databaseUnavailable(e) : null
+  if (unavailable) {
+    return LatchError.of('service_unavailable', {
+      retryAfter: unavailable === 'busy' ? DB_BUSY_RETRY_AFTER_S : DB_LOST_RETRY_AFTER_S,
+      cause: e,
+    })
+  }
+  if (isLatchError(e)) return e
   if (e instanceof HTTPException) {
     if (e.status === 413) return LatchError.of('payload_too_large')
     if (e.status < 500) {
@@ -84,7 +101,10 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   api.onError((e, c) => {
     const err = toError(e)
     const status = statusOf(err)
-    if (status >= 500 && !isLatchError(e)) logFailure(deps, c, e)
+    // A 503 for the database is the database's state, not a failure of this request to look into.
+    if (status >= 500 && !isLatchError(e) && !err.is('service_unavailable')) logFailure(deps, c, e)
+    // The request's log line and metrics name the code answered.
+    if (err.is('service_unavailable')) c.error = err
     const wait = retryAfterHeader(err)
     if (wait !== undefined) c.header('retry-after', wait)
     return c.json(toApiErrorBody(err), status)
@@ -100,6 +120,14 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
 
   // First: every request gets its id, its log line and its count, refusals included.
   api.use('*', observeRequests(deps))
+  const hsts = strictTransportSecurity(deps.config.production, deps.config.publicUrl)
+  if (hsts !== null) {
+    // After the handler, so errors and 404s carry it too.
+    api.use('*', async (c, next) => {
+      await next()
+      c.header('strict-transport-security', hsts)
+    })
+  }
   const modalOrigin = deps.config.modalOrigin
   api.use(
     '*',
@@ -111,11 +139,12 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
         'authorization',
         APP_ID_HEADER,
         CLIENT_HEADER,
+        REFRESH_ID_HEADER,
         SIWE_HASH_HEADER,
         SIWE_SECRET_HEADER,
       ],
       allowMethods: ['GET', 'POST', 'OPTIONS'],
-      // The modal reads how long to wait after a 429.
+      // The modal reads how long to wait after a 429 or a 503.
       exposeHeaders: ['retry-after'],
       maxAge: 600,
     }),

@@ -342,7 +342,22 @@ test('behavior: --rpc-url sets an app node per chain, shows only the chain ids, 
   expect(malformed.err).toContain('--rpc-url takes <chainId>=<url>')
 })
 
-test("behavior: --chains sets the app's chains on create and update, 'default' goes back to SPEC's list; an unknown one is refused", async () => {
+test("behavior: a new app gets today's networks; --chains sets the app's chains on create and update, 'default' goes back to them, 'spec' names SPEC's list; an unknown one is refused", async () => {
+  const plain = await cli(
+    'apps',
+    'create',
+    '--name',
+    'Today',
+    '--origin',
+    'https://t.example',
+    '--json',
+  )
+  expect(plain.code).toBe(0)
+  const today = [
+    1, 10, 137, 42161, 8453, 42220, 314, 11155111, 84532, 11155420, 421614, 80002, 314159,
+  ]
+  expect((JSON.parse(plain.out) as ServerAppConfig).chains).toEqual(today)
+
   const created = await cli(
     'apps',
     'create',
@@ -367,10 +382,15 @@ test("behavior: --chains sets the app's chains on create and update, 'default' g
   expect(unknown.err).toContain('Invalid app settings: chains.1 Unsupported chainId')
   const junk = await cli('apps', 'update', id, '--chains', 'base')
   expect(junk.code).not.toBe(0)
-  expect(junk.err).toContain("--chains takes chain ids such as 8453,84532 or default, not 'base'")
-  const back = await cli('apps', 'update', id, '--chains', 'default', '--json')
-  expect(back.code).toBe(0)
-  expect((JSON.parse(back.out) as ServerAppConfig).chains).toEqual([
+  expect(junk.err).toContain(
+    "--chains takes chain ids such as 8453,84532, default or spec, not 'base'",
+  )
+  const spec = await cli('apps', 'update', id, '--chains', 'spec', '--json')
+  expect(spec.code).toBe(0)
+  expect((JSON.parse(spec.out) as ServerAppConfig).chains).toEqual([
     1, 5, 10, 420, 137, 80001, 42161, 421613, 42220, 44787, 314, 314159, 84531,
   ])
+  const back = await cli('apps', 'update', id, '--chains', 'default', '--json')
+  expect(back.code).toBe(0)
+  expect((JSON.parse(back.out) as ServerAppConfig).chains).toEqual(today)
 })

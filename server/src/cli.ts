@@ -8,6 +8,7 @@ import {
   LOGIN_METHODS,
   type ServerAppConfig,
   type ServerCreateOnLogin,
+  SPEC_CHAIN_IDS,
   splitLoginMethods,
   type ThemeSetting,
 } from '@latch/shared'
@@ -23,6 +24,7 @@ import {
 } from './apps/service.ts'
 import type { CliIo } from './cli-io.ts'
 import { ConfigError, type Env, loadConfig } from './config.ts'
+import { createSecrets } from './crypto.ts'
 import { openDatabase } from './db/index.ts'
 import { openServices, type Services } from './index.ts'
 import { applyOAuthFlags, OAUTH_FLAGS_HELP, type OAuthFlag, splitOAuthFlags } from './oauth/cli.ts'
@@ -85,8 +87,11 @@ Settings (create and update):
   --terms <url>  --privacy <url>
   --create-on-login off|all-users|users-without-wallets  --require-passcode on|off
   --wallet-connect-id <id>       --custom-api-url <url>
-  --chains <ids>|default         Chain ids the app's wallet may use, comma-separated, e.g.
-                                 8453,84532 (Base, Base Sepolia); default: SPEC's list
+  --chains <ids>|default|spec    Chain ids the app's wallet may use, comma-separated, e.g.
+                                 8453,84532 (Base, Base Sepolia); default: today's networks
+                                 (the mainnets, Sepolia and its rollups, Polygon Amoy,
+                                 Filecoin Calibration); spec: SPEC's list, shut-down test
+                                 networks included
   --rpc-url <chainId>=<url>      The app's own node for a chain (kept sealed, never sent to
                                  browsers); repeatable; <chainId>= with no URL drops it
   --oauth-json <json>            Per-provider OAuth settings, merged by provider, e.g.
@@ -236,10 +241,15 @@ export function settingsFromOptions(
       .split(',')
       .map((id) => id.trim())
       .filter(Boolean)
-    if (list !== 'default' && ids.some((id) => !/^[0-9]{1,10}$/.test(id))) {
-      throw new UsageError(`--chains takes chain ids such as 8453,84532 or default, not '${list}'`)
+    const named = list === 'default' || list === 'spec'
+    if (!named && ids.some((id) => !/^[0-9]{1,10}$/.test(id))) {
+      throw new UsageError(
+        `--chains takes chain ids such as 8453,84532, default or spec, not '${list}'`,
+      )
     }
-    patch.chains = list === 'default' ? null : ids.map(Number)
+    // 'default' follows Latch's list as it changes; 'spec' is stored as the ids it names.
+    patch.chains =
+      list === 'default' ? null : list === 'spec' ? [...SPEC_CHAIN_IDS] : ids.map(Number)
   }
   if (v['oauth-json'] !== undefined) {
     try {
@@ -257,7 +267,6 @@ function safeOrigin(value: string): string {
 
 /** What the CLI prints: the app's configuration, with the server-only settings it knows. */
 export type AppView = ServerAppConfig & {
-  smsCountries?: readonly string[]
   /** Chains with the app's own node; the URLs are not printed (they may carry API keys). */
   rpcUrlChains?: readonly number[]
 }
@@ -265,7 +274,6 @@ export type AppView = ServerAppConfig & {
 /** The server-only settings the CLI shows beside the public configuration. */
 function serverSettings(app: AppRecord | undefined): Omit<AppView, keyof ServerAppConfig> {
   return {
-    smsCountries: app?.smsCountries,
     rpcUrlChains: Object.keys(app?.rpcUrls ?? {}).map(Number),
   }
 }
@@ -288,9 +296,7 @@ export function describeApp(app: AppView): string {
     ['create wallet on login', app.embeddedWalletConfig.createOnLogin],
     ['require passcode', app.embeddedWalletConfig.requireUserPasswordOnCreate ? 'yes' : 'no'],
     ['chains', app.chains.join(', ')],
-    ...(app.smsCountries
-      ? [['sms countries', app.smsCountries.join(', ')] as [string, string]]
-      : []),
+    ['sms countries', app.smsCountries.join(', ')],
     ...(app.rpcUrlChains
       ? [['own rpc nodes', app.rpcUrlChains.join(', ') || '-'] as [string, string]]
       : []),
@@ -566,7 +572,7 @@ async function migrateCommand(check: boolean, io: CliIo): Promise<number> {
       io.out(`${pending.length} migration(s) pending: ${pending.join(', ')}`)
       return 1
     }
-    const ran = await runMigrations(db)
+    const ran = await runMigrations(db, createSecrets(config.secret, config.secretPrevious))
     io.out(
       ran.length === 0
         ? 'The database schema was already current'
@@ -578,10 +584,9 @@ async function migrateCommand(check: boolean, io: CliIo): Promise<number> {
   }
 }
 
-const isMain =
-  import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli.ts')
-if (isMain) {
-  runCli(process.argv.slice(2), {
+/** Runs one command as the process: its output on stdout and stderr, its exit code the process's. */
+export function main(argv: string[]): void {
+  runCli(argv, {
     out: (t) => console.log(t),
     err: (t) => console.error(t),
     env: {},
@@ -595,3 +600,7 @@ if (isMain) {
     },
   )
 }
+
+const isMain =
+  import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli.ts')
+if (isMain) main(process.argv.slice(2))

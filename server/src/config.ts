@@ -63,6 +63,8 @@ export interface Config {
   oauthEndpoints: ServerEndpointOverrides
   /** PostgreSQL only (PGlite is one connection in process). */
   postgres: PostgresSettings
+  /** How long the API's listener waits for a client, and how many it holds at once. */
+  http: HttpLimits
   /** LATCH_LOG_FORMAT: human lines (`text`, the default) or one JSON object a line (`json`). */
   logFormat: LogFormat
   /** LATCH_METRICS=1: GET /metrics on the API for the bearer of `token`; null when off. */
@@ -80,9 +82,47 @@ export interface PostgresSettings {
   poolMax: number
   /** Milliseconds a statement may run before PostgreSQL cancels it; 0: no limit (LATCH_PG_STATEMENT_TIMEOUT_MS). */
   statementTimeoutMs: number
+  /**
+   * Milliseconds a request may wait for a connection (a free one, or a new one opening) before
+   * it is answered 503 with Retry-After (LATCH_PG_POOL_WAIT_MS).
+   */
+  poolWaitMs: number
+  /** Requests that may wait for a connection at once; the next is answered 503 at once (LATCH_PG_POOL_QUEUE_MAX). */
+  poolQueueMax: number
 }
 
+/**
+ * The API listener's limits (listen.ts). A client that trickles its headers, or its body, is cut
+ * when the time runs out, whatever it still sends; an idle keep-alive connection closes after
+ * its timeout; connections over the cap are closed as they arrive.
+ */
+export interface HttpLimits {
+  /** Milliseconds from a request's first byte to the end of its headers (LATCH_HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs: number
+  /** Milliseconds from a request's first byte to the end of its body (LATCH_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number
+  /** Milliseconds an idle keep-alive connection stays open (LATCH_KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs: number
+  /** Connections open at once (LATCH_MAX_CONNECTIONS). */
+  maxConnections: number
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1_000,
+}
+
+/**
+ * Sized for a 2-core machine: the process's CPU, not the database, is what saturates first, so
+ * ten connections keep PostgreSQL busy without queueing in it. A request that waits a second
+ * for a connection is better answered 503 at once (the client retries after Retry-After) than
+ * queued behind the overload; a hundred waiting is a queue of several hundred milliseconds.
+ */
 export const DEFAULT_PG_POOL_MAX = 10
+export const DEFAULT_PG_POOL_WAIT_MS = 1_000
+export const DEFAULT_PG_POOL_QUEUE_MAX = 100
 export const DEFAULT_PG_STATEMENT_TIMEOUT_MS = 0
 
 export interface SmsBudget {
@@ -331,6 +371,29 @@ function secretsFrom(
   }
 }
 
+/** The listener's timeouts and connection cap; the headers must fit in the request's time. */
+export function httpLimitsFrom(env: Env): HttpLimits {
+  const ms = (name: string, fallback: number) => integer(env, name, fallback, 100, 600_000)
+  const limits: HttpLimits = {
+    headersTimeoutMs: ms('LATCH_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.headersTimeoutMs),
+    requestTimeoutMs: ms('LATCH_REQUEST_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.requestTimeoutMs),
+    keepAliveTimeoutMs: ms('LATCH_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs),
+    maxConnections: integer(
+      env,
+      'LATCH_MAX_CONNECTIONS',
+      DEFAULT_HTTP_LIMITS.maxConnections,
+      1,
+      1_000_000,
+    ),
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(
+      `LATCH_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed LATCH_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}): the headers are part of the request`,
+    )
+  }
+  return limits
+}
+
 /** The SMS spending limits, per app and in all, per hour and per day. */
 function smsBudgetFrom(env: Env): SmsBudget {
   const limit = (name: string, fallback: number) => integer(env, name, fallback, 0, MAX_BUDGET)
@@ -426,7 +489,10 @@ export function loadConfig(env: Env = process.env): Config {
         0,
         24 * 60 * 60 * 1000,
       ),
+      poolWaitMs: integer(env, 'LATCH_PG_POOL_WAIT_MS', DEFAULT_PG_POOL_WAIT_MS, 50, 60_000),
+      poolQueueMax: integer(env, 'LATCH_PG_POOL_QUEUE_MAX', DEFAULT_PG_POOL_QUEUE_MAX, 0, 100_000),
     },
+    http: httpLimitsFrom(env),
     logFormat: logFormatFrom(env),
     metrics: metrics(env),
     adminKey: adminKey(env),

@@ -98,6 +98,7 @@ test.skipIf(!postgresAvailable())(
       LATCH_SECRET: TEST_SECRET,
       LATCH_TRUST_PROXY: '1',
       SMTP_URL: '',
+      LATCH_MODAL_ORIGIN: 'http://127.0.0.1:5174',
     }
     const a = await startServer({ port: 0, env, log: (l) => logs.push(l) })
     const b = await startServer({ port: 0, env, log: (l) => logs.push(l) })
@@ -106,7 +107,7 @@ test.skipIf(!postgresAvailable())(
         name: 'Two',
         allowedOrigins: ['http://localhost:5173'],
       })
-      const post = (base: string, path: string, body: unknown) =>
+      const post = (base: string, path: string, body: unknown, cookie = '') =>
         fetch(`${base}${API_PREFIX}${path}`, {
           method: 'POST',
           headers: {
@@ -114,6 +115,9 @@ test.skipIf(!postgresAvailable())(
             'latch-app-id': app.id,
             'latch-client': 'test',
             'x-forwarded-for': '192.0.2.7',
+            // As the modal's credentialed fetch: its origin, the refresh cookie when one is held.
+            origin: env.LATCH_MODAL_ORIGIN,
+            ...(cookie ? { cookie } : {}),
           },
           body: JSON.stringify(body),
         })
@@ -129,8 +133,10 @@ test.skipIf(!postgresAvailable())(
         code,
       })
       expect(auth.status).toBe(200)
-      const { refresh_token } = (await auth.json()) as { refresh_token: string }
-      expect((await post(a.url, '/sessions', { refresh_token })).status).toBe(200)
+      // The session started through one process refreshes through the other.
+      const cookie = auth.headers.getSetCookie().find((c) => c.startsWith('__Secure-latch-rt-'))
+      expect(cookie).toBeDefined()
+      expect((await post(a.url, '/sessions', {}, cookie?.split(';')[0])).status).toBe(200)
       // The per-IP budget (30 per 5 minutes, 2 spent above) is one budget across both.
       const statuses: number[] = []
       for (let i = 0; i < 29; i++) {

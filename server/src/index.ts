@@ -123,8 +123,10 @@ export async function openServices(
     ]),
   })
   const log = logger.line
+  const secrets = createSecrets(config.secret, config.secretPrevious)
   const database = await openDatabase(config, {
     migrate: opts.migrate ?? true,
+    secrets,
     ...(opts.pgliteData ? { pgliteData: opts.pgliteData } : {}),
   })
   if (opts.migrate === false) {
@@ -142,7 +144,6 @@ export async function openServices(
     }
   }
   const clock = opts.clock ?? systemClock
-  const secrets = createSecrets(config.secret, config.secretPrevious)
   const keys = createKeyStore({
     db: database.db,
     secrets,
@@ -233,7 +234,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     const metrics = deps.metrics
     const token = deps.config.metrics?.token
     const fetch = metrics && token ? withMetrics(api.fetch, metrics, token) : api.fetch
-    server = await listen(withProbes(fetch, ready), port, host, deps.log)
+    server = await listen(withProbes(fetch, ready), port, host, deps.log, deps.config.http)
   } catch (e) {
     stopSweeper()
     await services.close()

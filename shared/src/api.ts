@@ -114,11 +114,14 @@ export const analyticsEventBody = z.object({
 })
 export const tokenPriceQuery = z.object({ chainId: z.coerce.number().int().positive() })
 
-/** What every authenticate call answers. */
+/**
+ * What every authenticate call answers. The refresh token is not in it: it travels only in the
+ * API origin's `HttpOnly` refresh cookie the same answer sets, which no script can read
+ * (server/src/sessions/refresh-cookie.ts).
+ */
 export interface AuthResponse {
   user: User
   token: string
-  refresh_token: string
   is_new_user: boolean
 }
 
@@ -131,15 +134,15 @@ export type LinkResponse = User
 /** What every unlink call answers: the updated user, bare. */
 export type UnlinkResponse = User
 
+/** What a refresh (and a fork redemption) answers; the rotated refresh token is in the cookie. */
 export interface RefreshResponse {
   user: User
   token: string
-  refresh_token: string
 }
 
+/** What a fork answers; this session's rotated refresh token is in the cookie. */
 export interface ForkResponse {
   token: string
-  refresh_token: string
   new_session_refresh_token: string
 }
 

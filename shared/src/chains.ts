@@ -13,10 +13,13 @@ const ETH = { name: 'Ether', symbol: 'ETH', decimals: 18 }
 
 const SEPOLIA_ETH = { name: 'Sepolia Ether', symbol: 'ETH', decimals: 18 }
 
+/** Polygon's coin since its 2024 migration from MATIC. */
+const POL = { name: 'POL', symbol: 'POL', decimals: 18 }
+
 /**
  * Every chain Latch knows, with public RPC and explorers: SPEC's list (docs/behaviour.md, "Input
- * rules"), then the chains in use today, which an app turns on with `apps update --chains`
- * (most of SPEC's test networks have shut down).
+ * rules"), then the chains in use today. Most of SPEC's test networks have shut down; they stay
+ * here so an app can still name them (`apps update --chains spec`).
  */
 export const CHAINS: readonly Chain[] = [
   {
@@ -54,7 +57,7 @@ export const CHAINS: readonly Chain[] = [
   {
     id: 137,
     name: 'Polygon',
-    nativeCurrency: { name: 'MATIC', symbol: 'MATIC', decimals: 18 },
+    nativeCurrency: POL,
     rpcUrl: 'https://polygon-rpc.com',
     explorerUrl: 'https://polygonscan.com',
     testnet: false,
@@ -166,16 +169,27 @@ export const CHAINS: readonly Chain[] = [
   {
     id: 80002,
     name: 'Polygon Amoy',
-    nativeCurrency: { name: 'POL', symbol: 'POL', decimals: 18 },
+    nativeCurrency: POL,
     rpcUrl: 'https://rpc-amoy.polygon.technology',
     explorerUrl: 'https://amoy.polygonscan.com',
     testnet: true,
   },
 ]
 
-/** SPEC's list: an app's chains unless its operator chose others (`apps update --chains`). */
-export const DEFAULT_CHAIN_IDS: readonly number[] = [
+/**
+ * SPEC's list, literally: Goerli, Mumbai, Alfajores and the Goerli rollups among them have shut
+ * down. An app has it only when its operator names it (`apps create|update --chains spec`).
+ */
+export const SPEC_CHAIN_IDS: readonly number[] = [
   1, 5, 10, 420, 137, 80001, 42161, 421613, 42220, 44787, 314, 314159, 84531,
+]
+
+/**
+ * An app's chains unless its operator chose others (`apps create|update --chains`): SPEC's
+ * main networks and Base, then the test networks that run today.
+ */
+export const DEFAULT_CHAIN_IDS: readonly number[] = [
+  1, 10, 137, 42161, 8453, 42220, 314, 11155111, 84532, 11155420, 421614, 80002, 314159,
 ]
 
 export type ChainOverrides = Partial<Record<number, { rpcUrl?: string; explorerUrl?: string }>>

@@ -6,6 +6,7 @@ import {
   defaultChainOf,
   getChain,
   isSupportedChainId,
+  SPEC_CHAIN_IDS,
 } from './chains.ts'
 import {
   explorerAddressUrl,
@@ -35,13 +36,20 @@ test('behavior: addresses are truncated', () => {
   expect(truncateAddress('0x1234567890abcdef1234567890abcdef12345678')).toBe('0x1234…5678')
 })
 
-test("behavior: SPEC's 13 chains are the default list; today's six join the table", () => {
-  // SPEC's list, literally: an app that chose no chains has these.
+test("behavior: today's networks are the default list; SPEC's 13 stay in the table by name", () => {
+  // An app that chose no chains has these: no shut-down test network among them.
   expect(DEFAULT_CHAIN_IDS).toEqual([
+    1, 10, 137, 42161, 8453, 42220, 314, 11155111, 84532, 11155420, 421614, 80002, 314159,
+  ])
+  for (const retired of [5, 420, 80001, 421613, 84531, 44787]) {
+    expect(DEFAULT_CHAIN_IDS).not.toContain(retired)
+  }
+  // SPEC's list, literally, for an app whose operator names it.
+  expect(SPEC_CHAIN_IDS).toEqual([
     1, 5, 10, 420, 137, 80001, 42161, 421613, 42220, 44787, 314, 314159, 84531,
   ])
   expect(CHAINS.map((c) => c.id)).toEqual([
-    ...DEFAULT_CHAIN_IDS,
+    ...SPEC_CHAIN_IDS,
     11155111,
     8453,
     84532,
@@ -57,6 +65,8 @@ test("behavior: SPEC's 13 chains are the default list; today's six join the tabl
   }
   expect(getChain(8453)).toMatchObject({ name: 'Base', nativeCurrency: { symbol: 'ETH' } })
   expect(getChain(80002)).toMatchObject({ name: 'Polygon Amoy', nativeCurrency: { symbol: 'POL' } })
+  // Polygon's coin has been POL since its migration from MATIC.
+  expect(getChain(137)).toMatchObject({ nativeCurrency: { name: 'POL', symbol: 'POL' } })
   expect(isSupportedChainId(10)).toBe(true)
   expect(isSupportedChainId(8453)).toBe(true)
   expect(isSupportedChainId(31337)).toBe(false)

@@ -35,6 +35,11 @@ import type {
 /** Headers every API request carries. */
 export const APP_ID_HEADER = 'latch-app-id'
 export const CLIENT_HEADER = 'latch-client'
+/**
+ * A refresh's own id: random for each refresh, the same on every retry of it, so a retry whose
+ * first answer was lost is recognised as the same request (server/src/sessions/README.md).
+ */
+export const REFRESH_ID_HEADER = 'latch-refresh-id'
 
 // The wallet frame's pages on the API origin (not under /api/v1). One spelling: the modal builds
 // the URLs with walletFramePath/walletExportPath, the server routes WALLET_FRAME_ROUTE and
@@ -247,7 +252,11 @@ export type InjectedWalletEvent = 'accountsChanged' | 'chainChanged' | 'disconne
 
 /** Methods the host SDK exposes to the modal. */
 export interface HostMethods {
-  setOpen(open: boolean): Promise<void>
+  /**
+   * Shows or hides the modal. `label`: the modal's name as a dialog in the visitor's language,
+   * which the host's dialog and frame take (they have only an English one before the first open).
+   */
+  setOpen(open: boolean, label?: string): Promise<void>
   resize(height: number): Promise<void>
   emit(event: HostEventName, payload: unknown): Promise<void>
   /**

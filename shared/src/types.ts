@@ -201,11 +201,16 @@ export interface ServerAppConfig {
   /** Host page origins the modal may talk to. */
   allowedOrigins: string[]
   /**
-   * The chain ids the app's wallet may use (`apps update --chains`; SPEC's list,
+   * The chain ids the app's wallet may use (`apps update --chains`; today's networks,
    * DEFAULT_CHAIN_IDS, unless the operator chose): the modal, the provider and the chain proxy
    * answer 'Unsupported chainId' for any other.
    */
   chains: number[]
+  /**
+   * The countries SMS codes go to (`apps update --sms-countries`, two-letter codes, US by
+   * default): the phone field offers these, the first chosen, and the server refuses any other.
+   */
+  smsCountries: string[]
   createdAt: Timestamp
   updatedAt: Timestamp
 }

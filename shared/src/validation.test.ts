@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest'
 import {
   backgroundColorWarning,
   colorTone,
+  dialCode,
   EMAIL_AND_SMS_WARNING,
   INLINE_WITHOUT_PARENT_WARNING,
   isAppId,
@@ -43,6 +44,27 @@ describe('phone', () => {
   test('error: too short or not a number', () => {
     expect(validatePhone('555 55').ok).toBe(false)
     expect(validatePhone('hello').ok).toBe(false)
+  })
+  test('param: a national number is read as one of the chosen country; one with its + as written', () => {
+    expect(validatePhone('07400 123456', 'GB')).toEqual({ ok: true, value: '+447400123456' })
+    expect(validatePhone('030 901820', 'DE')).toEqual({ ok: true, value: '+4930901820' })
+    expect(validatePhone('+44 7400 123456')).toEqual({ ok: true, value: '+447400123456' })
+    // A British number read as American is not one.
+    expect(validatePhone('07400 123456').ok).toBe(false)
+    // An unknown country reads as the US.
+    expect(validatePhone('415 555 2671', 'ZZ')).toEqual({ ok: true, value: '+14155552671' })
+  })
+  test('error: outside the US the message names no country', () => {
+    expect(message(validatePhone('0740', 'GB'))).toBe('Please enter a valid phone number')
+    expect(message(validatePhone('0740'))).toBe('Please enter a valid US phone number')
+  })
+  test('param: dialCode', () => {
+    expect([dialCode('US'), dialCode('GB'), dialCode('DE'), dialCode('ZZ')]).toEqual([
+      '+1',
+      '+44',
+      '+49',
+      null,
+    ])
   })
 })
 

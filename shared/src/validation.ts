@@ -29,7 +29,7 @@ export function validateEmail(input: string): Result<string> {
 }
 
 // In its own module so a browser bundle can load the phone metadata only when it needs it.
-export { validatePhone } from './phone.ts'
+export { dialCode, validatePhone } from './phone.ts'
 
 /** A verification code: trimmed, six digits. */
 export function validateCode(input: string): Result<string> {

@@ -5,7 +5,7 @@
  * passcode, reload (a new frame), recover with the passcode, and the refusals on the way.
  */
 
-import type { ForkResponse } from '@latch/shared'
+import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, type ForkResponse } from '@latch/shared'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { hashToken } from '../../server/src/crypto.ts'
@@ -247,16 +247,27 @@ test('behavior: latch:wallet:confirm-fork records the handover of the wallet for
   // An automatic-recovery wallet: what a fork link could otherwise hand over with the session.
   const created = await call(page, 'latch:wallet:create', { accessToken: auth.token })
   expect(created.ok?.address).toMatch(/^0x[0-9a-fA-F]{40}$/)
-  // The modal forks its session (the session keeps its id and takes the rotated pair).
-  const fork = async (refreshToken: string) => {
-    const answer = await h.latch.request<ForkResponse>('/sessions/fork', {
-      appId: h.appId,
-      body: { refresh_token: refreshToken },
-    })
-    expect(answer.status).toBe(200)
-    return answer.body
-  }
-  const forked = await fork(auth.refresh_token)
+  // The modal forks its session with its credentialed fetch (the refresh cookie rides along;
+  // the session keeps its id and the cookie rotates).
+  const fork = (target: Page) =>
+    target.evaluate(
+      async ([url, headers]) => {
+        const res = await fetch(url, {
+          method: 'POST',
+          credentials: 'include',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: '{}',
+          signal: AbortSignal.timeout(10_000),
+        })
+        if (!res.ok) throw new Error(`fork answered ${res.status}: ${await res.text()}`)
+        return (await res.json()) as ForkResponse
+      },
+      [
+        `${h.apiOrigin}${API_PREFIX}/sessions/fork`,
+        { [APP_ID_HEADER]: h.appId, [CLIENT_HEADER]: 'latch-test-modal' },
+      ] as const,
+    )
+  const forked = await fork(page)
   const confirmedAt = async (token: string) =>
     (
       await h.latch.deps.db
@@ -320,7 +331,7 @@ test('behavior: latch:wallet:confirm-fork records the handover of the wallet for
   await open(other)
   const eve = await h.signIn(other, `fork.eve.${Date.now()}@example.com`)
   await call(other, 'latch:wallet:create', { accessToken: eve.token })
-  const evesLink = await fork(eve.refresh_token)
+  const evesLink = await fork(other)
   const refused = await call(page, 'latch:wallet:confirm-fork', {
     accessToken: forked.token,
     forkToken: evesLink.new_session_refresh_token,

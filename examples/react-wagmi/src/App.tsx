@@ -13,8 +13,17 @@ import {
 } from 'wagmi'
 
 export function App() {
-  const { ready, authenticated, user } = useLatch()
+  const { ready, error, authenticated, user } = useLatch()
   const { wallet, create } = useWallet()
+  // Latch could not start here: on an origin the app does not list, `error.details` is the
+  // command that adds it.
+  if (error) {
+    return (
+      <p role="alert" data-testid="latch-error">
+        {error.code}: {error.message}. {error.details}
+      </p>
+    )
+  }
   if (!ready) return <p>Loading…</p>
   if (!authenticated) return <LatchLoginButton>Sign in</LatchLoginButton>
   return (
@@ -65,7 +74,7 @@ function Balance({ address }: { address: Address }) {
 function Sign({ address }: { address: Address }) {
   const [message, setMessage] = useState('Hello from Latch')
   const { signMessage, data: signature, error } = useSignMessage()
-  const { data: valid } = useVerifyMessage({
+  const { data: valid, error: verifyError } = useVerifyMessage({
     address,
     message,
     ...(signature ? { signature } : {}),
@@ -82,6 +91,7 @@ function Sign({ address }: { address: Address }) {
       {signature && <p data-testid="signature">{signature}</p>}
       {valid !== undefined && <p data-testid="verified">{valid ? 'valid' : 'invalid'}</p>}
       {error && <p role="alert">{error.message}</p>}
+      {verifyError && <p role="alert">Could not verify: {verifyError.message}</p>}
     </section>
   )
 }
@@ -90,7 +100,7 @@ function Send({ address }: { address: Address }) {
   const [to, setTo] = useState<string>(address)
   const [amount, setAmount] = useState('0.01')
   const { sendTransaction, data: hash, error } = useSendTransaction()
-  const { data: receipt } = useWaitForTransactionReceipt(hash ? { hash } : {})
+  const { data: receipt, error: receiptError } = useWaitForTransactionReceipt(hash ? { hash } : {})
   return (
     <section>
       <label>
@@ -112,6 +122,7 @@ function Send({ address }: { address: Address }) {
         </p>
       )}
       {error && <p role="alert">{error.message}</p>}
+      {receiptError && <p role="alert">No receipt: {receiptError.message}</p>}
     </section>
   )
 }

@@ -1,5 +1,5 @@
 import { CODE_ERROR_CLEAR_DELAY_MS, ERRORS, VERIFICATION_CODE_LENGTH } from '@latch/shared'
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { useModal } from '../hooks.ts'
 import { shownError, t, tf } from '../i18n.ts'
 import { clearCodeError, setCodeError, submitCode } from '../passwordless.ts'
@@ -10,7 +10,8 @@ const EMPTY = (): string[] => Array.from({ length: VERIFICATION_CODE_LENGTH }, (
 /**
  * Six one-character boxes. A filled set is submitted; a pasted code fills every box;
  * Backspace clears and moves back; non-numeric input shows 'Code should be numeric' and the
- * boxes are cleared after 1400 ms.
+ * boxes are cleared after 1400 ms. A refused code empties the boxes and focuses the first; its
+ * error stays until the visitor types.
  */
 export function CodeInput() {
   const [digits, setDigits] = useState(EMPTY)
@@ -19,6 +20,17 @@ export function CodeInput() {
   const status = code?.status ?? 'idle'
   const notNumeric = status === 'error' && code?.error === ERRORS.code_not_numeric.message
   const locked = status === 'submitting' || status === 'success'
+
+  // A refused code leaves the boxes, before the paint that shows the refusal: the next
+  // keystroke starts a fresh entry in the first box, and the refusal stays on screen until
+  // then. Left filled, each digit typed over the old ones would complete a six-digit code and
+  // spend one more attempt.
+  const refusals = code?.refusals ?? 0
+  useLayoutEffect(() => {
+    if (refusals === 0) return
+    setDigits(EMPTY())
+    refs.current[0]?.focus()
+  }, [refusals])
 
   useEffect(() => {
     if (!notNumeric) return

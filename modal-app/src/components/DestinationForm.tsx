@@ -1,9 +1,9 @@
 import { type CodeChannel, validateEmail } from '@latch/shared'
 import { useEffect, useId, useState } from 'react'
 import { useModal } from '../hooks.ts'
-import { shownError, t } from '../i18n.ts'
+import { locale, shownError, t } from '../i18n.ts'
 import { submitDestination } from '../passwordless.ts'
-import { loadPhoneCheck, phoneCheck } from '../phone.ts'
+import { loadPhoneTools, phoneCountries, phoneTools } from '../phone.ts'
 
 export const EMAIL_PLACEHOLDER = 'your@email.com'
 
@@ -11,9 +11,14 @@ export const EMAIL_PLACEHOLDER = 'your@email.com'
 const startAutofill = () => import('../screens/Passkeys.tsx').then((m) => m.startConditional())
 export const PHONE_PLACEHOLDER = '555 555 5555'
 
+/** How long the visitor pauses typing before a malformed value says why it is refused. */
+export const INPUT_CHECK_PAUSE_MS = 1000
+
 /**
  * The e-mail or phone input with its Submit button. Enter submits; the button is disabled
- * while submitting or while the value fails the check.
+ * while submitting or while the value fails the check. A value that fails says why (the
+ * check's own message) once the visitor pauses typing for INPUT_CHECK_PAUSE_MS or presses Enter,
+ * and stops saying it as soon as the value passes.
  */
 export function DestinationForm({
   channel,
@@ -30,12 +35,28 @@ export function DestinationForm({
   const error = useModal((s) => s.submitError)
   const id = useId()
   const email = channel === 'email'
-  const [, setPhoneReady] = useState(() => phoneCheck() !== null)
+  const [, setPhoneReady] = useState(() => phoneTools() !== null)
   useEffect(() => {
-    if (!email) void loadPhoneCheck().then(() => setPhoneReady(true))
+    if (!email) void loadPhoneTools().then(() => setPhoneReady(true))
   }, [email])
-  const checkPhone = phoneCheck()
-  const valid = email ? validateEmail(value).ok : checkPhone ? checkPhone(value).ok : false
+  // The app's SMS countries (the server refuses a number of any other), the first by default.
+  const countries = phoneCountries(useModal((s) => s.app?.config.smsCountries))
+  const [picked, setCountry] = useState<string | null>(null)
+  const country = picked && countries.includes(picked) ? picked : (countries[0] ?? 'US')
+  const tools = phoneTools()
+  // A number in E.164, a national one read as one of the chosen country. One of a country the
+  // app does not list goes to the server, whose refusal names the reason.
+  const check = email ? validateEmail(value) : tools ? tools.validatePhone(value, country) : null
+  const valid = check?.ok === true
+  // Said once the visitor paused or pressed Enter: not at every keystroke of a half-typed value.
+  const [paused, setPaused] = useState(false)
+  useEffect(() => {
+    setPaused(false)
+    if (!value.trim()) return
+    const timer = setTimeout(() => setPaused(true), INPUT_CHECK_PAUSE_MS)
+    return () => clearTimeout(timer)
+  }, [value])
+  const problem = paused && check && !check.ok ? shownError(check.error.message) : null
   const name = email ? 'email' : 'phone'
   return (
     <form
@@ -43,16 +64,19 @@ export function DestinationForm({
       noValidate
       onSubmit={(e) => {
         e.preventDefault()
-        if (valid && !submitting) void submitDestination(channel, value)
+        if (!valid || submitting) return
+        void submitDestination(channel, !email && check?.ok ? check.value : value)
       }}
     >
       <label htmlFor={id} className="latch-visually-hidden">
         {t(email ? 'emailLabel' : 'phoneLabel')}
       </label>
       <div className="latch-input-row">
-        {email ? null : (
+        {email ? null : countries.length > 1 ? (
+          <CountrySelect countries={countries} value={country} onChange={setCountry} />
+        ) : (
           <span className="latch-prefix" aria-hidden="true">
-            +1
+            {tools?.dialCode(country) ?? (country === 'US' ? '+1' : country)}
           </span>
         )}
         <input
@@ -61,13 +85,18 @@ export function DestinationForm({
           type={email ? 'email' : 'tel'}
           inputMode={email ? 'email' : 'tel'}
           autoComplete={passkeys ? 'username webauthn' : email ? 'email' : 'tel-national'}
-          placeholder={email ? EMAIL_PLACEHOLDER : PHONE_PLACEHOLDER}
+          // SPEC's US example; another country's own format is not guessed at.
+          placeholder={email ? EMAIL_PLACEHOLDER : country === 'US' ? PHONE_PLACEHOLDER : ''}
           value={value}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={`${id}-helper`}
+          aria-invalid={error || problem ? true : undefined}
+          aria-describedby={`${id}-problem ${id}-helper`}
           data-testid={`${name}-input`}
           data-autofocus
           onChange={(e) => setValue(e.target.value)}
+          // Enter with Submit disabled submits nothing (HTML's implicit submission): it says why.
+          onKeyDown={(e) => {
+            if (e.key === 'Enter' && value.trim()) setPaused(true)
+          }}
           // The field's passkey autofill (conditional UI) starts when it takes the focus, which
           // the landing gives it as the modal opens; its code loads only then.
           onFocus={passkeys ? startAutofill : undefined}
@@ -82,6 +111,15 @@ export function DestinationForm({
           {t('submit')}
         </button>
       </div>
+      {/* A live region from the first render, so the message is spoken when it appears. */}
+      <p
+        id={`${id}-problem`}
+        className="latch-error"
+        aria-live="polite"
+        data-testid={`${name}-problem`}
+      >
+        {problem}
+      </p>
       <p id={`${id}-helper`} className="latch-helper" data-testid={`${name}-helper`}>
         {helper}
       </p>
@@ -92,4 +130,49 @@ export function DestinationForm({
       ) : null}
     </form>
   )
+}
+
+/**
+ * The phone number's country among the app's SMS countries: each by its name in the visitor's
+ * language and its dialling code ('United Kingdom (+44)').
+ */
+function CountrySelect({
+  countries,
+  value,
+  onChange,
+}: {
+  countries: readonly string[]
+  value: string
+  onChange: (country: string) => void
+}) {
+  const tools = phoneTools()
+  const names = regionNames()
+  return (
+    <select
+      className="latch-country"
+      aria-label={t('phoneCountry')}
+      data-testid="phone-country"
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+    >
+      {countries.map((code) => {
+        const dial = tools?.dialCode(code)
+        const label = names?.of(code) ?? code
+        return (
+          <option key={code} value={code}>
+            {dial ? `${label} (${dial})` : label}
+          </option>
+        )
+      })}
+    </select>
+  )
+}
+
+/** Country names in the visitor's language, where the browser has them. */
+function regionNames(): Intl.DisplayNames | null {
+  try {
+    return new Intl.DisplayNames([locale()], { type: 'region' })
+  } catch {
+    return null
+  }
 }

@@ -4,11 +4,12 @@
  * chosen. The provider itself loads only on the click (walletconnect.ts).
  */
 import { useModal } from '../hooks.ts'
+import { t } from '../i18n.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { chooseWallet } from './choose.ts'
 import { createWalletConnectConnector } from './walletconnect.ts'
-import { WALLETCONNECT_NOT_CONFIGURED, walletConnectSettings } from './walletconnect-config.ts'
+import { walletConnectSettings } from './walletconnect-config.ts'
 
 /** The app's name and the host page's origin: what the wallet's approval prompt names. */
 async function metadata(): Promise<{ name: string; url: string }> {
@@ -36,7 +37,7 @@ export function WalletConnectOption() {
       </button>
       {settings ? null : (
         <p className="latch-muted" id="latch-walletconnect-off" data-testid="walletconnect-off">
-          {WALLETCONNECT_NOT_CONFIGURED}
+          {t('wcOff')}
         </p>
       )}
     </div>

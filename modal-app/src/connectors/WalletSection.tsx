@@ -113,7 +113,7 @@ export function WalletSection() {
         data-testid="wallet-education-link"
         onClick={() => navigate('WALLET_EDUCATION')}
       >
-        I don’t have a wallet
+        {t('noWallet')}
       </button>
     </div>
   )

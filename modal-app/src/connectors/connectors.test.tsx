@@ -658,10 +658,7 @@ describe('linking a wallet', () => {
     api.on('POST /siwe/link', { body: updated })
     const harness = renderModal(api)
     runtime().host = hostWith(harness, [walletDouble()])
-    harness.session.start(
-      { token: authAnswer(signedIn, false).body.token, refresh_token: 'rt' },
-      signedIn,
-    )
+    harness.session.start({ token: authAnswer(signedIn, false).body.token }, signedIn)
     let linked!: Promise<User>
     act(() => {
       linked = link('wallet')

@@ -10,9 +10,6 @@ import type { ServerAppConfig } from '@latch/shared'
 export const DEFAULT_WALLETCONNECT_RELAY_URL = 'wss://relay.walletconnect.org'
 export const WALLETCONNECT_RELAY_META = 'latch-walletconnect-relay-url'
 
-/** What the connector option shows when the app has no project id. */
-export const WALLETCONNECT_NOT_CONFIGURED = 'WalletConnect is not configured for this app'
-
 /** Cloud project ids are 32 hex characters; anything else that is not a plain token is refused. */
 const PROJECT_ID = /^[A-Za-z0-9_-]{1,128}$/
 

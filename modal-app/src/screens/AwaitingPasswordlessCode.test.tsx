@@ -87,7 +87,7 @@ describe('typing', () => {
       true,
       false,
     ])
-    expect(harness.tokens.value).toBe('rt-1')
+    expect(harness.tokens.value).toBe(true)
   })
 
   test('behavior: a pasted code fills every box, trimmed, and is submitted', async () => {
@@ -130,33 +130,59 @@ describe('errors', () => {
     expect(api.calls('POST /passwordless/authenticate')).toHaveLength(0)
   })
 
-  test('error: a 422 reads "Invalid or expired verification code"; editing clears it', async () => {
+  test('error: a 422 reads "Invalid or expired verification code" until the visitor types again', async () => {
     api.on('POST /passwordless/authenticate', apiError(422, 'invalid_verification_code', 'Nope'))
+    frameFocused()
     await toCodeScreen()
     typeCode('000000')
     expect((await screen.findByTestId('code-error')).textContent).toBe(
       ERRORS.invalid_verification_code.message,
     )
     expect(ERRORS.invalid_verification_code.message).toBe('Invalid or expired verification code')
-    fireEvent.keyDown(box(5), { key: 'Backspace' })
+    // The refused code is gone and the first box is ready; the error is still there to be read.
+    await waitFor(() => expect(boxes()).toBe(''))
+    expect(document.activeElement).toBe(box(0))
+    expect(screen.getByTestId('code-error')).toBeTruthy()
+    fireEvent.input(box(0), { target: { value: '4' } })
     expect(screen.queryByTestId('code-error')).toBeNull()
+    expect(boxes()).toBe('4')
   })
 
-  test('error: after a wrong code, a digit typed over itself sends nothing; the changed one sends the new code', async () => {
-    api.on('POST /passwordless/authenticate', apiError(422, 'invalid_verification_code', 'Nope'))
+  test('error: after a wrong code, retyping the whole code sends it once, and a second wrong code empties the boxes again', async () => {
+    let answers = 0
+    api.on('POST /passwordless/authenticate', () => {
+      answers++
+      return apiError(422, 'invalid_verification_code', 'Nope')
+    })
+    frameFocused()
     await toCodeScreen()
     typeCode('123457')
     await screen.findByTestId('code-error')
-    expect(api.calls('POST /passwordless/authenticate')).toHaveLength(1)
-    // The browser fires input even when the box keeps its digit (select-all, type the same).
-    for (const [i, digit] of [...'12345'].entries()) {
-      fireEvent.input(box(i), { target: { value: digit } })
-    }
-    expect(screen.getByTestId('code-error')).toBeTruthy()
+    await waitFor(() => expect(boxes()).toBe(''))
+    // Each digit lands in a fresh entry: five digits complete nothing, the sixth sends one code.
+    typeCode('12345')
+    expect(boxes()).toBe('12345')
     expect(api.calls('POST /passwordless/authenticate')).toHaveLength(1)
     fireEvent.input(box(5), { target: { value: '6' } })
-    await waitFor(() => expect(api.calls('POST /passwordless/authenticate')).toHaveLength(2))
+    await waitFor(() => expect(answers).toBe(2))
     expect(api.calls('POST /passwordless/authenticate')[1]?.body).toMatchObject({ code: '123456' })
+    await waitFor(() => expect(boxes()).toBe(''))
+    expect(document.activeElement).toBe(box(0))
+    expect(api.calls('POST /passwordless/authenticate')).toHaveLength(2)
+  })
+
+  test('error: digits typed while a code is checked neither edit it nor send another', async () => {
+    api.on('POST /passwordless/authenticate', {
+      ...apiError(422, 'invalid_verification_code', 'Nope'),
+      delay: 100,
+    })
+    await toCodeScreen()
+    typeCode('400000')
+    // The boxes are read-only while the code is checked.
+    expect(box(0).readOnly).toBe(true)
+    await screen.findByTestId('code-error')
+    await waitFor(() => expect(boxes()).toBe(''))
+    expect(api.calls('POST /passwordless/authenticate')).toHaveLength(1)
   })
 
   test('error: any other failure reads "Issue verifying code"', async () => {
@@ -215,7 +241,7 @@ describe('closing while a code is checked', () => {
     typeCode('123456')
     act(() => exitFlow(true))
     expect(await outcome).toBe('login_exited')
-    await waitFor(() => expect(harness.tokens.value).toBe('rt-late'))
+    await waitFor(() => expect(harness.tokens.value).toBe(true))
     // Signed in: the next login() answers at once, and no stale timer closes or reopens.
     await expect(login()).resolves.toEqual({ user: signedIn, isNewUser: false })
     vi.useFakeTimers({ shouldAdvanceTime: true })
@@ -291,27 +317,61 @@ describe('link', () => {
 })
 
 describe('resend', () => {
-  test('behavior: Resend code asks for a new code; inside the server’s wait its 429 says to try later, not that a code failed', async () => {
+  test('behavior: Resend code asks for a new code; other failures say the code could not be checked', async () => {
+    await toCodeScreen()
+    api.on('POST /passwordless/init', apiError(500, 'internal_error', 'Down'))
+    fireEvent.click(screen.getByTestId('resend-code'))
+    expect((await screen.findByTestId('code-error')).textContent).toBe(
+      ERRORS.code_verification_failed.message,
+    )
+    api.on('POST /passwordless/init', { body: { success: true } })
+    fireEvent.click(screen.getByTestId('resend-code'))
+    await waitFor(() => expect(screen.queryByTestId('code-error')).toBeNull())
+    expect(api.calls('POST /passwordless/init')[2]?.body).toEqual({
+      email: 'ada@example.com',
+      locale: 'en',
+    })
+  })
+
+  test('behavior: inside the server’s wait, Resend code counts down the seconds left instead of "Too many requests"', async () => {
+    await toCodeScreen()
+    api.on('POST /passwordless/init', {
+      ...apiError(429, 'too_many_requests', 'Too many requests, please try again later'),
+      headers: { 'retry-after': '42' },
+    })
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    const resend = screen.getByTestId('resend-code')
+    fireEvent.click(resend)
+    await waitFor(() => expect(resend.textContent).toBe('Resend code in 42 s'))
+    expect(screen.queryByText(/Too many/)).toBeNull()
+    expect(screen.queryByTestId('code-error')).toBeNull()
+    expect(resend.getAttribute('aria-disabled')).toBe('true')
+    // Said once to a screen reader, with the seconds the server named.
+    expect(screen.getByTestId('resend-wait').textContent).toBe('Resend code in 42 s')
+    act(() => {
+      vi.advanceTimersByTime(2000)
+    })
+    expect(resend.textContent).toBe('Resend code in 40 s')
+    // A click inside the wait asks nothing.
+    fireEvent.click(resend)
+    expect(api.calls('POST /passwordless/init')).toHaveLength(2)
+    api.on('POST /passwordless/init', { body: { success: true } })
+    act(() => {
+      vi.advanceTimersByTime(40_000)
+    })
+    expect(resend.textContent).toBe('Resend code')
+    expect(resend.getAttribute('aria-disabled')).toBeNull()
+    expect(screen.getByTestId('resend-wait').textContent).toBe('')
+    fireEvent.click(resend)
+    await waitFor(() => expect(api.calls('POST /passwordless/init')).toHaveLength(3))
+  })
+
+  test('behavior: a 429 without a wait still says to try later', async () => {
     await toCodeScreen()
     api.on('POST /passwordless/init', apiError(429, 'too_many_requests', 'Too many'))
     fireEvent.click(screen.getByTestId('resend-code'))
     expect((await screen.findByTestId('code-error')).textContent).toBe(
       ERRORS.too_many_requests.message,
     )
-    expect(api.calls('POST /passwordless/init')).toHaveLength(2)
-    api.on('POST /passwordless/init', apiError(500, 'internal_error', 'Down'))
-    fireEvent.click(screen.getByTestId('resend-code'))
-    await waitFor(() =>
-      expect(screen.getByTestId('code-error').textContent).toBe(
-        ERRORS.code_verification_failed.message,
-      ),
-    )
-    api.on('POST /passwordless/init', { body: { success: true } })
-    fireEvent.click(screen.getByTestId('resend-code'))
-    await waitFor(() => expect(screen.queryByTestId('code-error')).toBeNull())
-    expect(api.calls('POST /passwordless/init')[3]?.body).toEqual({
-      email: 'ada@example.com',
-      locale: 'en',
-    })
   })
 })

@@ -1,8 +1,8 @@
-import type { ReactNode } from 'react'
+import { type ReactNode, useEffect, useState } from 'react'
 import { CodeInput } from '../components/CodeInput.tsx'
 import { useModal } from '../hooks.ts'
-import { t } from '../i18n.ts'
-import { resendCode } from '../passwordless.ts'
+import { t, tf } from '../i18n.ts'
+import { resendCode, resendSecondsLeft } from '../passwordless.ts'
 
 /** The text with the destination's element where its `{destination}` placeholder is. */
 function withDestination(text: string, destination: ReactNode): ReactNode {
@@ -19,8 +19,22 @@ function withDestination(text: string, destination: ReactNode): ReactNode {
 /** Code entry for an e-mail or SMS code. */
 export function AwaitingPasswordlessCode() {
   const code = useModal((s) => s.passwordless)
+  const wait = code?.resendWait ?? null
+  const [now, setNow] = useState(Date.now)
+  // Ticks while the server's wait between two codes runs, so the button counts down to zero.
+  useEffect(() => {
+    if (!wait) return
+    const timer = setInterval(() => {
+      const at = Date.now()
+      setNow(at)
+      if (resendSecondsLeft(wait, at) === 0) clearInterval(timer)
+    }, 1000)
+    setNow(Date.now())
+    return () => clearInterval(timer)
+  }, [wait])
   if (!code) return null
   const email = code.channel === 'email'
+  const left = resendSecondsLeft(wait, now)
   return (
     <div className="latch-screen latch-center" data-testid="screen-AWAITING_PASSWORDLESS_CODE">
       <h1 className="latch-title">{t('codeTitle')}</h1>
@@ -33,15 +47,23 @@ export function AwaitingPasswordlessCode() {
       <CodeInput />
       <p className="latch-muted latch-small">
         {t(email ? 'noEmail' : 'noSms')}{' '}
+        {/* Waiting, the button stays focusable (aria-disabled) so its countdown can be read. */}
         <button
           type="button"
           className="latch-link-button"
           data-testid="resend-code"
           disabled={code.status === 'submitting' || code.status === 'success'}
-          onClick={() => void resendCode()}
+          aria-disabled={left > 0 || undefined}
+          onClick={() => {
+            if (left === 0) void resendCode()
+          }}
         >
-          {t('resend')}
+          {left > 0 ? tf('resendIn', { seconds: left }) : t('resend')}
         </button>
+      </p>
+      {/* Says the wait once, when the refusal comes; the button's countdown is not re-spoken. */}
+      <p className="latch-visually-hidden" aria-live="polite" data-testid="resend-wait">
+        {wait && left > 0 ? tf('resendIn', { seconds: wait.seconds }) : ''}
       </p>
     </div>
   )

@@ -46,10 +46,7 @@ async function toCreateScreen(): Promise<{
     embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: true },
   })
   act(() => {
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
-      user(),
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, user())
   })
   let created!: Promise<WalletAccount>
   act(() => {
@@ -238,7 +235,7 @@ describe('EMBEDDED_WALLET_RECOVERY_SCREEN', () => {
     const wallet = double.wallet as WalletAccount
     act(() => {
       harness.session.start(
-        { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
+        { token: jwt(Math.floor(Date.now() / 1000) + 3600) },
         { ...user(), linkedAccounts: [...user().linkedAccounts, wallet], wallet },
       )
     })

@@ -6,6 +6,7 @@
 import {
   COPIED_LABEL_MS,
   CREATED_SCREEN_DELAY_AFTER_PASSCODE_MS,
+  ERRORS,
   GENERATED_LABEL_MS,
   generatePasscode,
 } from '@latch/shared'
@@ -50,7 +51,11 @@ function CreateAutomatically() {
     started.current = true
     void createInAppWallet()
   }, [])
-  if (wallet?.status === 'error') return <ErrorView />
+  if (wallet?.status === 'error') {
+    return (
+      <ErrorView detail={wallet.error === ERRORS.create_failed.message ? null : wallet.error} />
+    )
+  }
   return (
     <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_SCREEN">
       <h1 className="latch-title">{t('creating')}</h1>

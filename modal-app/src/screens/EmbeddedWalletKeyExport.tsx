@@ -9,7 +9,7 @@ import { embeddedWallet, type LatchError } from '@latch/shared'
 import { useEffect, useMemo, useRef, useState } from 'react'
 import { exitFlow, finishFlow } from '../flow.ts'
 import { useModal } from '../hooks.ts'
-import { t } from '../i18n.ts'
+import { shownError, t } from '../i18n.ts'
 import { exportFrameUrl, showKey } from '../wallet/export.ts'
 
 export function EmbeddedWalletKeyExport() {
@@ -44,7 +44,7 @@ export function EmbeddedWalletKeyExport() {
       <p aria-live="polite" className="latch-code-status">
         {error ? (
           <span className="latch-error" role="alert" data-testid="export-error">
-            {error.message}
+            {shownError(error.message)}
           </span>
         ) : null}
       </p>

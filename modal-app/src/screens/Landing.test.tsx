@@ -151,6 +151,49 @@ describe('inputs', () => {
   })
 })
 
+describe('the phone number’s country', () => {
+  test('behavior: with one SMS country, its dialling code and no choice', async () => {
+    renderModal(api, { walletAuth: false, emailAuth: false, smsAuth: true, smsCountries: ['US'] })
+    openLogin()
+    await waitFor(() => expect(screen.getByText('+1')).toBeTruthy())
+    expect(screen.queryByTestId('phone-country')).toBeNull()
+  })
+
+  test('behavior: the app’s SMS countries in a labelled select, the first chosen; a British number is read as one and sent in E.164', async () => {
+    api.on('POST /passwordless_sms/init', { body: { success: true } })
+    renderModal(api, {
+      walletAuth: false,
+      emailAuth: false,
+      smsAuth: true,
+      smsCountries: ['US', 'GB', 'DE'],
+    })
+    openLogin()
+    const select = (await screen.findByRole('combobox', { name: 'Country' })) as HTMLSelectElement
+    await waitFor(() =>
+      expect([...select.options].map((o) => [o.value, o.textContent])).toEqual([
+        ['US', 'United States (+1)'],
+        ['GB', 'United Kingdom (+44)'],
+        ['DE', 'Germany (+49)'],
+      ]),
+    )
+    expect(select.value).toBe('US')
+    const input = screen.getByTestId('phone-input') as HTMLInputElement
+    const submit = screen.getByTestId('phone-submit') as HTMLButtonElement
+    // A British mobile number written nationally is no US number.
+    await userEvent.type(input, '07400 123456')
+    expect(submit.disabled).toBe(true)
+    await userEvent.selectOptions(select, 'GB')
+    expect(input.placeholder).toBe('')
+    expect(submit.disabled).toBe(false)
+    await userEvent.click(submit)
+    await screen.findByTestId('screen-AWAITING_PASSWORDLESS_CODE')
+    expect(api.calls('POST /passwordless_sms/init')[0]?.body).toEqual({
+      phoneNumber: '+447400123456',
+      locale: 'en',
+    })
+  })
+})
+
 describe('submit errors', () => {
   async function submitEmail(): Promise<void> {
     renderModal(api, { walletAuth: false })

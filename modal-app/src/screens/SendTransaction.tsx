@@ -6,7 +6,13 @@
  * while the close button and Escape do nothing; then 'Transaction complete!', 'You're all set.' and
  * 'All Done'.
  */
-import { explorerAddressUrl, getChain, type Hex, truncateAddress } from '@latch/shared'
+import {
+  explorerAddressUrl,
+  explorerTransactionUrl,
+  getChain,
+  type Hex,
+  truncateAddress,
+} from '@latch/shared'
 import { type ReactNode, useEffect, useRef } from 'react'
 import { finishFlow } from '../flow.ts'
 import { useModal } from '../hooks.ts'
@@ -22,8 +28,14 @@ import { decodeCalldata } from '../wallet/decode.ts'
 import type { TransactionState } from '../wallet/requests.ts'
 import { useArmed } from '../wallet/review.ts'
 import { prepareTransaction, submitTransaction } from '../wallet/send.ts'
-import { usableWallet } from '../wallet/sign.ts'
-import { AppLabel, AppText, CallData, DecodedCallRows } from './review-parts.tsx'
+import {
+  AppLabel,
+  AppText,
+  CallData,
+  DecodedCallRows,
+  SiteRow,
+  walletAddress,
+} from './review-parts.tsx'
 
 function AddressLink({ chainId, address }: { chainId: number; address: Hex }) {
   const url = explorerAddressUrl(chainId, address)
@@ -46,7 +58,25 @@ function Row({ label, children, testId }: { label: string; children: ReactNode; 
   )
 }
 
-function Complete() {
+/** The sent transaction's hash in full, linked to the chain's explorer where it has one. */
+function TransactionHash({ chainId, hash }: { chainId: number; hash: Hex }) {
+  const url = explorerTransactionUrl(chainId, hash)
+  return (
+    <dl className="latch-tx-rows">
+      <Row label={t('txHash')} testId="transaction-hash">
+        {url ? (
+          <a href={url} target="_blank" rel="noopener noreferrer" className="latch-address">
+            {hash}
+          </a>
+        ) : (
+          <code className="latch-address">{hash}</code>
+        )}
+      </Row>
+    </dl>
+  )
+}
+
+function Complete({ chainId, hash }: { chainId: number; hash: Hex | undefined }) {
   return (
     <div
       className="latch-screen latch-center"
@@ -54,6 +84,7 @@ function Complete() {
     >
       <h1 className="latch-title">{t('txDone')}</h1>
       <p className="latch-description">{t('txSet')}</p>
+      {hash ? <TransactionHash chainId={chainId} hash={hash} /> : null}
       <button
         type="button"
         className="latch-button latch-button-primary"
@@ -110,7 +141,9 @@ export function SendTransaction() {
     if (status === 'idle') void prepareTransaction()
   }, [status])
   if (!tx) return null
-  if (tx.status === 'complete') return <Complete />
+  if (tx.status === 'complete') {
+    return <Complete chainId={tx.request.chainId} hash={tx.receipt?.transactionHash} />
+  }
 
   const { request, options } = tx
   // Once prepared, what is shown is what is signed: the populated request's own fields.
@@ -119,7 +152,7 @@ export function SendTransaction() {
   const symbol = chain?.nativeCurrency.symbol ?? 'ETH'
   const decimals = chain?.nativeCurrency.decimals ?? 18
   const value = BigInt(target.value ?? '0x0')
-  const from = shown?.from ?? safeAddress()
+  const from = shown?.from ?? walletAddress()
   const fee = shown ? estimatedFee(shown) : null
   const over = overBalance(value, tx.balance)
   const submitting = tx.status === 'submitting'
@@ -161,6 +194,7 @@ export function SendTransaction() {
             <AddressLink chainId={request.chainId} address={from} />
           </Row>
         ) : null}
+        <SiteRow />
         {target.to ? (
           <Row label={t('txTo')} testId="transaction-to">
             <AddressLink chainId={request.chainId} address={target.to} />
@@ -212,13 +246,4 @@ export function SendTransaction() {
       {options.buttonText ? <AppLabel id="latch-send-button-from" /> : null}
     </div>
   )
-}
-
-/** The wallet's address before the request is populated (the user may have signed out). */
-function safeAddress(): Hex | null {
-  try {
-    return usableWallet().address
-  } catch {
-    return null
-  }
 }

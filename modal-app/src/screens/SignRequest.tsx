@@ -10,7 +10,7 @@ import { shownError, t, tf } from '../i18n.ts'
 import type { SignPayload } from '../wallet/requests.ts'
 import { useArmed } from '../wallet/review.ts'
 import { confirmSign } from '../wallet/sign.ts'
-import { AppLabel, AppText, TypedDataDomain } from './review-parts.tsx'
+import { AppLabel, AppText, SignParties, TypedDataDomain } from './review-parts.tsx'
 
 /** Hex bytes, as the wallet frame reads a message that matches (it signs those bytes). */
 const HEX_BYTES = /^0x(?:[0-9a-fA-F]{2})+$/
@@ -85,6 +85,7 @@ export function SignRequest() {
       <AppText show={Boolean(options.description)}>
         <p className="latch-description">{options.description}</p>
       </AppText>
+      <SignParties />
       {shown.kind === 'typedData' ? <TypedDataDomain typedData={shown.typedData} /> : null}
       {shown.kind === 'message' && HEX_BYTES.test(shown.message) ? (
         <p className="latch-small latch-muted" data-testid="sign-message-encoding">

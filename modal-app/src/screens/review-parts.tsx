@@ -7,7 +7,9 @@ import type { Hex } from '@latch/shared'
 import type { ReactNode } from 'react'
 import { useModal } from '../hooks.ts'
 import { t, tf } from '../i18n.ts'
+import { verifiedHostOrigin } from '../origin.ts'
 import { type DecodedCall, summarizeTypedData } from '../wallet/decode.ts'
+import { usableWallet } from '../wallet/sign.ts'
 
 /** Who supplied a text: the app's registered name, else a plain 'this app'. */
 export function useAppName(): string {
@@ -159,5 +161,47 @@ export function TypedDataDomain({ typedData }: { typedData: Record<string, unkno
         </div>
       ) : null}
     </div>
+  )
+}
+
+/** The in-app wallet's address before anything is signed (null once the user signed out). */
+export function walletAddress(): Hex | null {
+  try {
+    return usableWallet().address
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The page that asks, as startup verified it (the origin that frames the modal, one of the
+ * app's): the host's texts above are its own words, this is where the request comes from.
+ */
+export function SiteRow() {
+  const site = verifiedHostOrigin()
+  if (!site) return null
+  return (
+    <>
+      <dt>{t('rSite')}</dt>
+      <dd data-testid="request-site">{site}</dd>
+    </>
+  )
+}
+
+/** Who signs (the whole address) and the site asking for it. */
+export function SignParties() {
+  const address = walletAddress()
+  return (
+    <dl className="latch-tx-rows" data-testid="sign-parties">
+      {address ? (
+        <>
+          <dt>{t('rAccount')}</dt>
+          <dd data-testid="sign-address">
+            <Address value={address} />
+          </dd>
+        </>
+      ) : null}
+      <SiteRow />
+    </dl>
   )
 }

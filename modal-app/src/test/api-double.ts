@@ -18,6 +18,10 @@ export interface Answer {
   body?: unknown
   /** Milliseconds to wait before answering. */
   delay?: number
+  /** More answer headers (Retry-After). */
+  headers?: Record<string, string>
+  /** Close the connection without answering, as a process that died would. */
+  drop?: boolean
 }
 
 export type Handler = (body: unknown, req: Recorded) => Answer | Promise<Answer>
@@ -61,7 +65,14 @@ export async function startApiDouble(): Promise<ApiDouble> {
           }
       if (answer.delay) await new Promise((r) => setTimeout(r, answer.delay))
       if (res.destroyed) return
-      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' })
+      if (answer.drop) {
+        res.socket?.destroy()
+        return
+      }
+      res.writeHead(answer.status ?? 200, {
+        'content-type': 'application/json',
+        ...answer.headers,
+      })
       res.end(JSON.stringify(answer.body ?? { success: true }))
     })
   })

@@ -39,6 +39,7 @@ export function serverConfig(overrides: Partial<ServerAppConfig> = {}): ServerAp
     walletConnectCloudProjectId: null,
     allowedOrigins: ['http://localhost:5173'],
     chains: [...DEFAULT_CHAIN_IDS],
+    smsCountries: ['US'],
     createdAt: '2026-01-01T00:00:00.000Z',
     updatedAt: '2026-01-01T00:00:00.000Z',
     ...overrides,
@@ -60,13 +61,15 @@ export function jwt(exp: number, sub = 'did:latch:user1'): string {
   return `${b64({ alg: 'ES256', typ: 'JWT' })}.${b64({ sub, exp })}.sig`
 }
 
-/** An authenticate call's answer (as the API double serves it) signing `who` in for an hour. */
-export function authAnswer(who: User, isNewUser: boolean, refreshToken = 'rt-new') {
+/**
+ * An authenticate call's answer (as the API double serves it) signing `who` in for an hour; the
+ * refresh token would be in the API's cookie, which no body carries.
+ */
+export function authAnswer(who: User, isNewUser: boolean) {
   return {
     body: {
       user: who,
       token: jwt(Math.floor(Date.now() / 1000) + 3600),
-      refresh_token: refreshToken,
       is_new_user: isNewUser,
     },
   }

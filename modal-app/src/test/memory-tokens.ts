@@ -1,15 +1,20 @@
 import type { TokenStore } from '../token-store.ts'
 
-/** A token store in memory, for session tests. */
-export function memoryTokens(initial: string | null = null): TokenStore & { value: string | null } {
+/**
+ * A session hint in memory, for session tests: `value` is whether a session is marked. A
+ * non-null `initial` (once a refresh token, now only a name for "signed in before") marks one.
+ */
+export function memoryTokens(initial: string | boolean | null = null): TokenStore & {
+  value: boolean
+} {
   const store = {
-    value: initial,
-    get: () => store.value,
-    set: (token: string) => {
-      store.value = token
+    value: initial !== null && initial !== false,
+    present: () => store.value,
+    mark: () => {
+      store.value = true
     },
     clear: () => {
-      store.value = null
+      store.value = false
     },
     kind: () => 'memory' as const,
   }

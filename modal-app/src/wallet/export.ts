@@ -29,7 +29,7 @@ import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { themeTokens } from '../theme.ts'
 import { withTimeout } from '../timeout.ts'
-import { ensureWalletReady } from './flows.ts'
+import { ensureWalletReady, ownFailureText, walletStepFailed } from './flows.ts'
 import { walletFrameUrl } from './frame.ts'
 
 /**
@@ -79,9 +79,10 @@ export function exportFrameUrl(address: Hex): string {
   return `${walletFrameUrl(apiUrl, appId)}/export?${query}`
 }
 
+/** The screen's error: the failure's own text where it names what to do, else 'try again'. */
 const exportError = (cause?: unknown) =>
   LatchError.of('embedded_wallet_error', {
-    message: t('exportFailed'),
+    message: (cause === undefined ? null : ownFailureText(cause)) ?? t('exportFailed'),
     cause,
   })
 
@@ -134,6 +135,8 @@ export function showKey(
   })().catch((e: unknown) => {
     if (!flow.alive()) return
     console.error('Latch: the key export page could not be armed', e)
+    // Closing now is not leaving an export that worked: the caller hears the failure.
+    walletStepFailed(flow, e, '')
     onError(exportError(e))
   })
   return () => {

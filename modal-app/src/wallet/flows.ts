@@ -31,6 +31,34 @@ function setWallet(patch: Partial<WalletState>): void {
 const toError = (e: unknown): LatchError =>
   isLatchError(e) ? e : LatchError.of('something_went_wrong', { cause: e })
 
+/**
+ * The failure's own text where it names what the visitor can do about it (sign in again on
+ * this device, ask the app's support), else null: a retry text fits the rest.
+ */
+export function ownFailureText(e: unknown): string | null {
+  const error = toError(e)
+  return error.is('wallet_sign_in_required') || error.is('wallet_record_invalid')
+    ? error.message
+    : null
+}
+
+/**
+ * A wallet step failed on screen: the flow keeps the failure (closing now rejects with it, not
+ * as if the visitor declined or left), and the screen shows its own text or `fallback`. What the
+ * visitor typed or turned down (a wrong passcode, a passkey prompt closed) and what the request
+ * itself asks (more than the balance) are not kept: leaving after them is leaving, as SPEC has it.
+ */
+export function walletStepFailed(flow: FlowHandle, e: unknown, fallback: string): string {
+  const error = toError(e)
+  const visitors =
+    error.is('invalid_recovery_pin') ||
+    error.is('passkey_failed') ||
+    error.is('insufficient_funds') ||
+    error.type === 'validation_error'
+  if (flow.alive()) flow.failure = visitors ? null : error
+  return ownFailureText(error) ?? fallback
+}
+
 /** A valid access token, or the error the calling flow names for a visitor signed out. */
 async function accessToken(signedOut: 'create_not_authenticated' | 'recovery_not_allowed') {
   const token = await runtime().session.getAccessToken()
@@ -85,7 +113,7 @@ export function createErrorText(e: unknown): string {
   ) {
     return error.message
   }
-  return ERRORS.create_failed.message
+  return ownFailureText(error) ?? ERRORS.create_failed.message
 }
 
 /**
@@ -109,6 +137,7 @@ export async function createInAppWallet(passcode?: string | { passkey: true }): 
     }
   }
   setWallet({ status: 'submitting', error: null })
+  flow.failure = null
   track('embedded_wallet_creation_started')
   let user: User
   try {
@@ -117,7 +146,7 @@ export async function createInAppWallet(passcode?: string | { passkey: true }): 
     // Signed out meanwhile: the caller hears why, the visitor sees the landing.
     if (isLatchError(e) && e.is('create_not_authenticated')) return flow.fail(e, 'LANDING')
     console.error('Latch: the in-app wallet could not be created', e)
-    setWallet({ status: 'error', error: createErrorText(e) })
+    setWallet({ status: 'error', error: walletStepFailed(flow, e, createErrorText(e)) })
     return
   }
   // The flow delivers the user with their wallet (a login keeps whether they are new).
@@ -229,6 +258,7 @@ export async function ensureWalletReady(target: ScreenId | null): Promise<void> 
   const flow = currentFlow()
   store.setState({ wallet: freshWalletState(target) })
   navigate('EMBEDDED_WALLET_CONNECTING_SCREEN')
+  flow.failure = null
   try {
     await flow.guard(connectWallet())
   } catch (e) {
@@ -237,7 +267,10 @@ export async function ensureWalletReady(target: ScreenId | null): Promise<void> 
       return
     }
     console.error('Latch: the in-app wallet could not be connected', e)
-    setWallet({ status: 'error', error: ERRORS.recovery_failed.message })
+    setWallet({
+      status: 'error',
+      error: walletStepFailed(flow, e, ERRORS.recovery_failed.message),
+    })
     return
   }
   proceed(flow, target)
@@ -275,7 +308,7 @@ export function recoveryErrorText(e: unknown): string {
   if (error.is('invalid_recovery_pin') || error.is('recovery_locked')) return error.message
   if (error.is('recovery_not_allowed')) return error.message
   if (error.is('passkey_prf_unsupported') || error.is('passkey_failed')) return error.message
-  return ERRORS.recovery_failed.message
+  return ownFailureText(error) ?? ERRORS.recovery_failed.message
 }
 
 /**
@@ -312,6 +345,7 @@ export async function recoverWithPasscode(
   if (state.wallet?.status === 'submitting') return
   const flow = currentFlow()
   setWallet({ status: 'submitting', error: null })
+  flow.failure = null
   track('recovery_started')
   try {
     await flow.guard(recover(passcode))
@@ -320,7 +354,7 @@ export async function recoverWithPasscode(
     const wait = isLatchError(e) ? e.retryAfter : undefined
     setWallet({
       status: 'error',
-      error: recoveryErrorText(e),
+      error: walletStepFailed(flow, e, recoveryErrorText(e)),
       lockedUntil: locked && wait ? now() + wait * 1000 : null,
     })
     return

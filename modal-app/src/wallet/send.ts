@@ -30,6 +30,7 @@ import { currentFlow, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { appChains } from './chain-read.ts'
+import { walletStepFailed } from './flows.ts'
 import { walletFrame } from './frame.ts'
 import type { HexTransactionRequest, PopulatedRequest, TransactionState } from './requests.ts'
 import { snapshot } from './review.ts'
@@ -234,7 +235,7 @@ export async function prepareTransaction(): Promise<void> {
       status: 'failed',
       balance,
       usdPrice: price,
-      prepareError: prepareErrorText(populated.reason),
+      prepareError: walletStepFailed(flow, populated.reason, prepareErrorText(populated.reason)),
     })
     return
   }
@@ -287,6 +288,7 @@ export async function submitTransaction(shown: PopulatedRequest): Promise<void> 
   if (state?.status !== 'ready' || !state.prepared || state.prepared !== shown) return
   const flow = currentFlow()
   setTransaction({ status: 'submitting', submitError: null })
+  flow.failure = null
   blockClose(flow, true)
   let receipt: TransactionReceipt
   try {
@@ -300,7 +302,7 @@ export async function submitTransaction(shown: PopulatedRequest): Promise<void> 
       return
     }
     console.error('Latch: the transaction could not be submitted', e)
-    setTransaction({ status: 'ready', submitError: submitErrorText(e) })
+    setTransaction({ status: 'ready', submitError: walletStepFailed(flow, e, submitErrorText(e)) })
     return
   }
   blockClose(flow, false)

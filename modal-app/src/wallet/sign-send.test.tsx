@@ -17,8 +17,9 @@ import {
   type WalletRpcParams,
 } from '@latch/shared'
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
-import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
 import { createModalMethods } from '../methods.ts'
+import { setVerifiedHost } from '../origin.ts'
 import { store } from '../store.ts'
 import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { jwt, serverConfig, user } from '../test/fixtures.ts'
@@ -39,7 +40,12 @@ beforeAll(async () => {
   api = await startApiDouble()
 })
 afterAll(() => api.close())
+beforeEach(() => {
+  // What startup records once the framing page is one of the app's origins.
+  setVerifiedHost(HOST_ORIGIN, [HOST_ORIGIN])
+})
 afterEach(() => {
+  setVerifiedHost(null)
   cleanup()
   vi.useRealTimers()
   provideWalletFrame(null)
@@ -51,6 +57,7 @@ const TO = `0x${'34'.repeat(20)}` as Hex
 const SIGNATURE = `0x${'ab'.repeat(65)}` as Hex
 const SIGNED_TX = '0x02f86b0102030405' as Hex
 const HASH = `0x${'cd'.repeat(32)}` as Hex
+const HOST_ORIGIN = 'https://shop.example.com'
 const ETHER = 10n ** 18n
 
 const methods = () =>
@@ -120,10 +127,7 @@ function withWallet(base: User): User {
 function signedIn(base: User = withWallet(user())): Harness {
   const harness = renderModal(api)
   act(() => {
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
-      base,
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, base)
   })
   return harness
 }
@@ -214,6 +218,11 @@ describe('signMessage()', () => {
     expect(double.calls.map((c) => c.method)).toEqual(['latch:wallet:connect'])
     const box = screen.getByTestId('sign-message') as HTMLTextAreaElement
     expect(box.value).toBe('Hello from Latch')
+    // Who signs, in full, and the site that asks (the verified host origin).
+    expect(screen.getByTestId('sign-address').textContent).toBe(ADDRESS)
+    expect(screen.getByTestId('request-site').textContent).toBe(HOST_ORIGIN)
+    expect(screen.getByText('Account')).toBeTruthy()
+    expect(screen.getByText('Requested by')).toBeTruthy()
     expect(box.readOnly).toBe(true)
     expect(box.tabIndex).toBe(0)
     expect(harness.emitted('sign_message_started')).toHaveLength(1)
@@ -416,6 +425,7 @@ describe('sendTransaction()', () => {
     expect(screen.getByTestId('transaction-to').querySelector('a')?.getAttribute('href')).toBe(
       `https://etherscan.io/address/${TO}`,
     )
+    expect(screen.getByTestId('request-site').textContent).toBe(HOST_ORIGIN)
     expect(screen.getByTestId('transaction-value').firstChild?.textContent).toBe('0.01 ETH')
     expect(screen.getByTestId('transaction-value-usd').textContent).toBe('USD $25.00')
     // 21000 gas at 1 gwei.
@@ -545,6 +555,13 @@ describe('sendTransaction()', () => {
     release()
     expect(await screen.findByRole('heading', { name: 'Transaction complete!' })).toBeTruthy()
     expect(screen.getByText("You're all set.")).toBeTruthy()
+    // The hash in full, linked to the chain's explorer.
+    const hash = screen.getByRole('link', { name: HASH })
+    expect(hash.getAttribute('href')).toBe(`https://etherscan.io/tx/${HASH}`)
+    expect(hash.getAttribute('target')).toBe('_blank')
+    expect(screen.getByTestId('transaction-hash').previousElementSibling?.textContent).toBe(
+      'Transaction hash',
+    )
     expect(closeButton().disabled).toBe(false)
     expect(rpcCalls.map((c) => c.method)).toEqual([
       'eth_populateTransactionRequest',
@@ -707,7 +724,7 @@ describe('one request on screen at a time (a second is refused with -32002)', ()
     expect(rpcCalls).toEqual([])
     act(() => {
       harness.session.start(
-        { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt2' },
+        { token: jwt(Math.floor(Date.now() / 1000) + 3600) },
         withWallet(user()),
       )
     })

@@ -20,7 +20,7 @@ import { deliver } from '../deliver.ts'
 import { currentFlow, navigate, requestPending, startFlow } from '../flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
-import { ensureWalletReady } from './flows.ts'
+import { ensureWalletReady, walletStepFailed } from './flows.ts'
 import { type WalletFrame, walletFrame } from './frame.ts'
 import type { SignPayload, SignState } from './requests.ts'
 import { snapshot } from './review.ts'
@@ -158,6 +158,7 @@ export async function confirmSign(shown: SignPayload): Promise<void> {
   if (request.status === 'signing' || request.status === 'success') return
   const flow = currentFlow()
   setSign({ status: 'signing', error: null })
+  flow.failure = null
   let signature: Hex
   try {
     signature = await flow.guard(sign(shown))
@@ -169,7 +170,8 @@ export async function confirmSign(shown: SignPayload): Promise<void> {
       return
     }
     console.error('Latch: the in-app wallet could not sign', e)
-    setSign({ status: 'error', error: ERRORS.sign_failed.message })
+    // Closing now is not the visitor declining: the caller hears the failure, not a rejection.
+    setSign({ status: 'error', error: walletStepFailed(flow, e, ERRORS.sign_failed.message) })
     return
   }
   track('sign_message_completed')

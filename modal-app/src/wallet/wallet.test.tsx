@@ -90,10 +90,7 @@ function signedIn(
   answerRefresh(base)
   const harness = renderModal(api, config, host)
   act(() => {
-    harness.session.start(
-      { token: jwt(Math.floor(Date.now() / 1000) + 3600), refresh_token: 'rt' },
-      serverUser(base),
-    )
+    harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, serverUser(base))
   })
   return harness
 }
@@ -296,7 +293,7 @@ describe('createWallet()', () => {
     expect(embeddedWallet(store.getState().user?.linkedAccounts ?? [])).toEqual(account)
   })
 
-  test('error: exiting rejects with "User exited before creating a wallet"; a failed creation shows "Something went wrong" with Close', async () => {
+  test('error: exiting rejects with "User exited before creating a wallet"; a failed creation shows "Something went wrong" with Close, and closing then rejects with the failure', async () => {
     double = walletFrameDouble()
     signedIn(user(), {
       embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: true },
@@ -322,7 +319,7 @@ describe('createWallet()', () => {
     })
     expect(await screen.findByRole('heading', { name: 'Something went wrong' })).toBeTruthy()
     fireEvent.click(screen.getByTestId('error-close'))
-    expect(await rejection(created)).toMatchObject({ code: 'create_exited' })
+    expect(await rejection(created)).toMatchObject({ code: 'internal_error' })
   })
 
   test('error: signed out under the create screen, the caller hears why and the visitor sees the landing', async () => {

@@ -54,7 +54,7 @@ describeBackends('accounts', (get) => {
       email: null,
     }
     const results = await Promise.all(
-      Array.from({ length: 6 }, () => authenticateWithAccount(s.deps.db, app.id, account)),
+      Array.from({ length: 6 }, () => authenticateWithAccount(s.deps, app.id, account)),
     )
     expect(new Set(results.map((r) => r.user.id)).size).toBe(1)
     expect(results.filter((r) => r.isNewUser)).toHaveLength(1)
@@ -71,10 +71,10 @@ describeBackends('accounts', (get) => {
     const a = await s.newApp()
     const b = await s.newApp()
     const email: NewAccount = { type: 'email', address: `same.${++n}@example.com` }
-    const inA = await authenticateWithAccount(s.deps.db, a.id, email)
-    const inB = await authenticateWithAccount(s.deps.db, b.id, email)
+    const inA = await authenticateWithAccount(s.deps, a.id, email)
+    const inB = await authenticateWithAccount(s.deps, b.id, email)
     expect(inA.user.id).not.toBe(inB.user.id)
-    await expect(loadUser(s.deps.db, b.id, inA.user.id)).rejects.toMatchObject({
+    await expect(loadUser(s.deps, b.id, inA.user.id)).rejects.toMatchObject({
       code: 'not_found',
     })
   })
@@ -82,14 +82,14 @@ describeBackends('accounts', (get) => {
   test('behavior: wallets may be several, the in-app one is the active wallet and cannot be unlinked', async () => {
     const s = get()
     const app = await s.newApp()
-    const { user } = await authenticateWithAccount(s.deps.db, app.id, wallet(address()))
+    const { user } = await authenticateWithAccount(s.deps, app.id, wallet(address()))
     const embedded = address()
-    await linkInAppWallet(s.deps.db, app.id, user.id, wallet(embedded, 'latch'))
-    const withTwo = await linkAccount(s.deps.db, app.id, user.id, wallet(address()))
+    await linkInAppWallet(s.deps, app.id, user.id, wallet(embedded, 'latch'))
+    const withTwo = await linkAccount(s.deps, app.id, user.id, wallet(address()))
     expect(withTwo.linkedAccounts.filter((a) => a.type === 'wallet')).toHaveLength(3)
     expect(withTwo.wallet?.address).toBe(embedded)
     await expect(
-      unlinkAccount(s.deps.db, app.id, user.id, {
+      unlinkAccount(s.deps, app.id, user.id, {
         type: 'wallet',
         identifier: embedded.toUpperCase().replace('0X', '0x'),
       }),
@@ -102,39 +102,39 @@ describeBackends('accounts', (get) => {
   test("refusal: sign-in and link refuse an in-app wallet: its address (any user's) or an account marked as one", async () => {
     const s = get()
     const app = await s.newApp()
-    const { user } = await authenticateWithAccount(s.deps.db, app.id, wallet(address()))
+    const { user } = await authenticateWithAccount(s.deps, app.id, wallet(address()))
     const embedded = address()
-    await linkInAppWallet(s.deps.db, app.id, user.id, wallet(embedded, 'latch'))
+    await linkInAppWallet(s.deps, app.id, user.id, wallet(embedded, 'latch'))
     const forbidden = {
       code: 'embedded_wallet_link_forbidden',
       message: 'Cannot link or login with embedded wallet',
       status: 400,
     }
-    await expect(
-      authenticateWithAccount(s.deps.db, app.id, wallet(embedded)),
-    ).rejects.toMatchObject(forbidden)
-    await expect(linkAccount(s.deps.db, app.id, user.id, wallet(embedded))).rejects.toMatchObject(
+    await expect(authenticateWithAccount(s.deps, app.id, wallet(embedded))).rejects.toMatchObject(
+      forbidden,
+    )
+    await expect(linkAccount(s.deps, app.id, user.id, wallet(embedded))).rejects.toMatchObject(
       forbidden,
     )
     await expect(
-      linkAccount(s.deps.db, app.id, user.id, wallet(address(), 'latch')),
+      linkAccount(s.deps, app.id, user.id, wallet(address(), 'latch')),
     ).rejects.toMatchObject(forbidden)
-    expect((await loadUser(s.deps.db, app.id, user.id)).wallet?.walletClient).toBe('latch')
+    expect((await loadUser(s.deps, app.id, user.id)).wallet?.walletClient).toBe('latch')
   })
 
   test('error: the last sign-in method stays; the in-app wallet does not count as one', async () => {
     const s = get()
     const app = await s.newApp()
     const first = address()
-    const { user } = await authenticateWithAccount(s.deps.db, app.id, wallet(first))
-    await linkInAppWallet(s.deps.db, app.id, user.id, wallet(address(), 'latch'))
+    const { user } = await authenticateWithAccount(s.deps, app.id, wallet(first))
+    await linkInAppWallet(s.deps, app.id, user.id, wallet(address(), 'latch'))
     await expect(
-      unlinkAccount(s.deps.db, app.id, user.id, { type: 'wallet', identifier: first }),
+      unlinkAccount(s.deps, app.id, user.id, { type: 'wallet', identifier: first }),
     ).rejects.toMatchObject({
       code: 'last_account_unlink_forbidden',
     })
     await expect(
-      unlinkAccount(s.deps.db, app.id, user.id, {
+      unlinkAccount(s.deps, app.id, user.id, {
         type: 'email',
         identifier: 'nobody@example.com',
       }),
@@ -150,11 +150,11 @@ describeBackends('accounts', (get) => {
       email: 'a@example.com',
       name: 'A',
     }
-    const { user } = await authenticateWithAccount(s.deps.db, app.id, google)
-    const again = await linkAccount(s.deps.db, app.id, user.id, { ...google, name: 'A. Person' })
+    const { user } = await authenticateWithAccount(s.deps, app.id, google)
+    const again = await linkAccount(s.deps, app.id, user.id, { ...google, name: 'A. Person' })
     expect(again.google?.name).toBe('A. Person')
     await expect(
-      linkAccount(s.deps.db, app.id, user.id, {
+      linkAccount(s.deps, app.id, user.id, {
         type: 'google_oauth',
         subject: `g-${++n}`,
         email: null,
@@ -166,18 +166,18 @@ describeBackends('accounts', (get) => {
   test('race: two users linking one address: exactly one wins, the other hears linked_to_another_user', async () => {
     const s = get()
     const app = await s.newApp()
-    const one = await authenticateWithAccount(s.deps.db, app.id, {
+    const one = await authenticateWithAccount(s.deps, app.id, {
       type: 'email',
       address: `one.${++n}@example.com`,
     })
-    const two = await authenticateWithAccount(s.deps.db, app.id, {
+    const two = await authenticateWithAccount(s.deps, app.id, {
       type: 'email',
       address: `two.${++n}@example.com`,
     })
     const contested = wallet(address())
     const results = await Promise.allSettled([
-      linkAccount(s.deps.db, app.id, one.user.id, contested),
-      linkAccount(s.deps.db, app.id, two.user.id, contested),
+      linkAccount(s.deps, app.id, one.user.id, contested),
+      linkAccount(s.deps, app.id, two.user.id, contested),
     ])
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
     const rejected = results.find((r) => r.status === 'rejected') as PromiseRejectedResult

@@ -9,9 +9,38 @@ import {
   type User,
   type WalletAccount,
 } from '@latch/shared'
-import { randomId } from '../crypto.ts'
+import type { Log } from '../clock.ts'
+import { randomId, type Secrets } from '../crypto.ts'
 import { type Db, json } from '../db/index.ts'
+import { rowMac, rowMacHolds } from '../row-mac.ts'
 import { enqueueEvent, eventCte } from '../webhooks/events.ts'
+
+/**
+ * What the account store needs: the database, and the server secret's keys, since every linked
+ * account carries a MAC of whom it signs in as (row-mac.ts) and one without grants nothing.
+ */
+export interface AccountStore {
+  db: Db
+  secrets: Secrets
+  log: Log
+}
+
+/** The fields of a stored account its MAC covers. */
+interface AccountKey {
+  id: string
+  app_id: string
+  user_id: string
+  type: string
+  identifier: string
+}
+
+/** Whether a stored account's MAC holds (a refusal is logged). */
+export function accountHolds(store: AccountStore, row: AccountKey, mac: string | null): boolean {
+  return rowMacHolds(store, 'linked_account', row, mac, row.id)
+}
+
+/** A sign-in or link through an account row written without the server secret. */
+export const accountRecordInvalid = () => LatchError.of('account_record_invalid')
 
 /**
  * A linked account before it is stored (verifiedAt is set from `now`), of any type or of the
@@ -102,28 +131,39 @@ function stored(account: NewAccount, now: Date): LinkedAccount {
   return { ...account, verifiedAt: now.toISOString() } as LinkedAccount
 }
 
-function accountRow(appId: string, userId: string, account: NewAccount, now: Date) {
-  return {
+/** A new account row, with its MAC: the user API's import writes them too. */
+export function accountRow(
+  secrets: Secrets,
+  appId: string,
+  userId: string,
+  account: NewAccount,
+  now: Date,
+) {
+  const key: AccountKey = {
     id: randomId(20),
     app_id: appId,
     user_id: userId,
     type: account.type,
     identifier: accountIdentifier(account),
+  }
+  return {
+    ...key,
     data: json(stored(account, now)),
+    mac: rowMac(secrets, 'linked_account', key),
     created_at: now,
   }
 }
 
 async function insertAccount(
-  db: Db,
+  store: AccountStore,
   appId: string,
   userId: string,
   account: NewAccount,
   now: Date,
 ): Promise<void> {
-  await db
+  await store.db
     .insertInto('linked_accounts')
-    .values(accountRow(appId, userId, account, now))
+    .values(accountRow(store.secrets, appId, userId, account, now))
     .execute()
 }
 
@@ -133,10 +173,10 @@ function findAccount(
   appId: string,
   type: LinkedAccount['type'],
   identifier: string,
-): Promise<{ id: string; user_id: string } | undefined> {
+): Promise<{ id: string; user_id: string; mac: string } | undefined> {
   return db
     .selectFrom('linked_accounts')
-    .select(['id', 'user_id'])
+    .select(['id', 'user_id', 'mac'])
     .where('app_id', '=', appId)
     .where('type', '=', type)
     .where('identifier', '=', identifier)
@@ -152,12 +192,24 @@ async function refreshAccount(db: Db, id: string, account: NewAccount, now: Date
     .execute()
 }
 
-/** The user with its linked accounts, or not_found: one statement. */
-export async function loadUser(db: Db, appId: string, userId: string): Promise<User> {
-  const rows = await db
+/**
+ * The user with its linked accounts, or not_found: one statement. An account whose MAC does not
+ * hold (written, moved or copied without the server secret) is left out.
+ */
+export async function loadUser(store: AccountStore, appId: string, userId: string): Promise<User> {
+  const rows = await store.db
     .selectFrom('users as u')
     .leftJoin('linked_accounts as a', 'a.user_id', 'u.id')
-    .select(['u.id', 'u.created_at', 'a.data'])
+    .select([
+      'u.id',
+      'u.created_at',
+      'a.data',
+      'a.id as account_id',
+      'a.app_id',
+      'a.type',
+      'a.identifier',
+      'a.mac',
+    ])
     .where('u.id', '=', userId)
     .where('u.app_id', '=', appId)
     .orderBy('a.created_at')
@@ -168,7 +220,22 @@ export async function loadUser(db: Db, appId: string, userId: string): Promise<U
   return buildUser(
     user.id,
     user.created_at.toISOString(),
-    rows.flatMap((r) => (r.data ? [r.data as unknown as LinkedAccount] : [])),
+    rows.flatMap((r) =>
+      r.data &&
+      accountHolds(
+        store,
+        {
+          id: r.account_id ?? '',
+          app_id: r.app_id ?? '',
+          user_id: user.id,
+          type: r.type ?? '',
+          identifier: r.identifier ?? '',
+        },
+        r.mac,
+      )
+        ? [r.data as unknown as LinkedAccount]
+        : [],
+    ),
   )
 }
 
@@ -177,11 +244,12 @@ export async function loadUser(db: Db, appId: string, userId: string): Promise<U
  * @example await authenticateWithAccount(db, appId, { type: 'email', address: 'a@b.c' })
  */
 export async function authenticateWithAccount(
-  db: Db,
+  store: AccountStore,
   appId: string,
   account: NewAccount,
   now: Date = new Date(),
 ): Promise<{ user: User; isNewUser: boolean }> {
+  const { db } = store
   await refuseInAppWallet(db, appId, account)
   const identifier = accountIdentifier(account)
   // No transaction: a returning user is one statement that refreshes the account and names its
@@ -195,10 +263,15 @@ export async function authenticateWithAccount(
         .where('app_id', '=', appId)
         .where('type', '=', account.type)
         .where('identifier', '=', identifier)
-        .returning('user_id')
+        .returning(['id', 'user_id', 'mac'])
         .executeTakeFirst()
       if (existing) {
-        return { user: await loadUser(db, appId, existing.user_id), isNewUser: false }
+        // The row names the user it signs in as: only if the server wrote it so.
+        const key = { id: existing.id, app_id: appId, user_id: existing.user_id }
+        if (!accountHolds(store, { ...key, type: account.type, identifier }, existing.mac)) {
+          throw accountRecordInvalid()
+        }
+        return { user: await loadUser(store, appId, existing.user_id), isNewUser: false }
       }
       const userId = `did:latch:${randomId()}`
       const user = buildUser(userId, now.toISOString(), [stored(account, now)])
@@ -208,7 +281,7 @@ export async function authenticateWithAccount(
         )
         .with('webhook_event', () => eventCte({ appId, type: 'user.created', data: { user }, now }))
         .insertInto('linked_accounts')
-        .values(accountRow(appId, userId, account, now))
+        .values(accountRow(store.secrets, appId, userId, account, now))
         .execute()
       return { user, isNewUser: true }
     } catch (e) {
@@ -223,28 +296,28 @@ export async function authenticateWithAccount(
  * only one (every kind but wallets), and embedded_wallet_link_forbidden for an in-app wallet.
  */
 export function linkAccount(
-  db: Db,
+  store: AccountStore,
   appId: string,
   userId: string,
   account: NewAccount,
   now: Date = new Date(),
 ): Promise<User> {
-  return link(db, appId, userId, account, now, false)
+  return link(store, appId, userId, account, now, false)
 }
 
 /** The wallet store's link of the in-app wallet it has just stored (server/src/wallets). */
 export function linkInAppWallet(
-  db: Db,
+  store: AccountStore,
   appId: string,
   userId: string,
   account: NewAccount<WalletAccount>,
   now: Date = new Date(),
 ): Promise<User> {
-  return link(db, appId, userId, account, now, true)
+  return link(store, appId, userId, account, now, true)
 }
 
 async function link(
-  db: Db,
+  store: AccountStore,
   appId: string,
   userId: string,
   account: NewAccount,
@@ -253,11 +326,22 @@ async function link(
 ): Promise<User> {
   const identifier = accountIdentifier(account)
   try {
-    return await db.transaction().execute(async (trx) => {
+    return await store.db.transaction().execute(async (trx) => {
+      const inTrx = { ...store, db: trx }
       await lockUser(trx, appId, userId)
       if (!inAppWallet) await refuseInAppWallet(trx, appId, account)
       const existing = await findAccount(trx, appId, account.type, identifier)
       if (existing && existing.user_id !== userId) throw LatchError.of('linked_to_another_user')
+      if (
+        existing &&
+        !accountHolds(
+          store,
+          { id: existing.id, app_id: appId, user_id: userId, type: account.type, identifier },
+          existing.mac,
+        )
+      ) {
+        throw accountRecordInvalid()
+      }
       if (existing) {
         await refreshAccount(trx, existing.id, account, now)
       } else {
@@ -274,9 +358,9 @@ async function link(
             })
           }
         }
-        await insertAccount(trx, appId, userId, account, now)
+        await insertAccount(inTrx, appId, userId, account, now)
       }
-      const user = await loadUser(trx, appId, userId)
+      const user = await loadUser(inTrx, appId, userId)
       if (!existing) {
         const data = inAppWallet
           ? { user, wallet: stored(account, now) }
@@ -301,19 +385,21 @@ async function link(
  * last sign-in method: a user must keep a way to sign in (last_account_unlink_forbidden).
  */
 export async function unlinkAccount(
-  db: Db,
+  store: AccountStore,
   appId: string,
   userId: string,
   target: { type: LinkedAccount['type']; identifier: string },
   now: Date = new Date(),
 ): Promise<User> {
-  return db.transaction().execute(async (trx) => {
+  return store.db.transaction().execute(async (trx) => {
     await lockUser(trx, appId, userId)
-    const rows = await trx
+    const all = await trx
       .selectFrom('linked_accounts')
-      .select(['id', 'type', 'identifier', 'data'])
+      .select(['id', 'app_id', 'user_id', 'type', 'identifier', 'data', 'mac'])
       .where('user_id', '=', userId)
       .execute()
+    // An account written without the server secret is none of the user's ways to sign in.
+    const rows = all.filter((r) => accountHolds(store, r, r.mac))
     const identifier = normalizeIdentifier(target.type, target.identifier)
     const row = rows.find((r) => r.type === target.type && r.identifier === identifier)
     if (!row) {
@@ -326,7 +412,7 @@ export async function unlinkAccount(
     )
     if (others.length === 0) throw LatchError.of('last_account_unlink_forbidden')
     await trx.deleteFrom('linked_accounts').where('id', '=', row.id).execute()
-    const user = await loadUser(trx, appId, userId)
+    const user = await loadUser({ ...store, db: trx }, appId, userId)
     await enqueueEvent(trx, { appId, type: 'user.unlinked_account', data: { user, account }, now })
     return user
   })

@@ -19,7 +19,7 @@ import {
   type TestServer,
 } from '../testing/test-server.ts'
 import { addEndpoint } from '../webhooks/endpoints.ts'
-import { ADMIN_APP_LIMIT } from './routes.ts'
+import { ADMIN_APP_LIMIT, REFUSAL_AUDIT_APP_LIMIT, REFUSAL_AUDIT_IP_LIMIT } from './routes.ts'
 import { createAppSecret, listAppSecrets, revokeAppSecret } from './secrets.ts'
 
 let n = 0
@@ -133,11 +133,11 @@ describeBackends('user API', (get) => {
     const auth = await s.emailLogin(appId, address)
     const id = auth.user.id
     const { address: wallet } = await frameDevice(s, appId).create({ accessToken: auth.token })
-    await linkAccount(s.deps.db, appId, id, {
+    await linkAccount(s.deps, appId, id, {
       type: 'phone',
       number: '+14155550123',
     })
-    const linked = await linkAccount(s.deps.db, appId, id, {
+    const linked = await linkAccount(s.deps, appId, id, {
       type: 'google_oauth',
       subject: `g-${n}`,
       email: address,
@@ -217,7 +217,7 @@ describeBackends('user API', (get) => {
     const withWallet = await s.emailLogin(appId, email())
     await frameDevice(s, appId).create({ accessToken: withWallet.token })
     ids.push(withWallet.user.id)
-    const phoneUser = await linkAccount(s.deps.db, appId, ids[0] as string, {
+    const phoneUser = await linkAccount(s.deps, appId, ids[0] as string, {
       type: 'phone',
       number: '+14155550199',
     })
@@ -356,7 +356,6 @@ describeBackends('user API', (get) => {
     await admin(`/users/by-email?email=${encodeURIComponent(address)}`, { ip })
     await admin('/users/by-email?email=nobody%40example.com', { ip })
     await admin(`/users/${encodeURIComponent(auth.user.id)}`, { ip, method: 'DELETE' })
-    await admin('/users', { ip, secret: 'lsk_bad' })
     const rows = await s.deps.db
       .selectFrom('admin_audit')
       .selectAll()
@@ -373,6 +372,72 @@ describeBackends('user API', (get) => {
     expect(JSON.stringify(rows)).not.toContain(address)
     expect(JSON.stringify(rows)).not.toContain(auth.user.id)
     for (const row of rows) expect(row.created_at).toBeInstanceOf(Date)
+  })
+
+  test('security: refused calls naming an existing app are audited too: the secret id claimed, the route, the refusal, the status, the address', async () => {
+    const { s, appId, secret, admin } = await setup()
+    const user = await s.emailLogin(appId, email())
+    const revoked = await createAppSecret(s.deps, appId)
+    await revokeAppSecret(s.deps, appId, revoked.id)
+    const ip = freshIp()
+    const path = `/users/${encodeURIComponent(user.user.id)}`
+    await admin(path, { ip, secret: revoked.secret })
+    await admin('/users', { ip, secret: 'lsk_bad' })
+    await admin('/users', { ip, secret: null })
+    // A page's request: refused before the secret is read, so no secret id is recorded.
+    await admin('/users/export', { ip, headers: { origin: 'https://evil.example' } })
+    // No app by that id: nothing to attribute the refusal to, nothing written.
+    await admin('/users', { ip, appId: 'x'.repeat(25) })
+    const rows = await s.deps.db
+      .selectFrom('admin_audit')
+      .selectAll()
+      .where('ip', '=', ip)
+      .orderBy('id')
+      .execute()
+    expect(rows.map((r) => [r.app_id, r.secret_id, r.action, r.target, r.status])).toEqual([
+      [appId, revoked.id, 'GET /users/:userId', 'refused:invalid_app_secret', 401],
+      [appId, '', 'GET /users', 'refused:invalid_app_secret', 401],
+      [appId, '', 'GET /users', 'refused:invalid_app_secret', 401],
+      [appId, '', 'GET /users/export', 'refused:app_secret_from_browser', 403],
+    ])
+    const written = JSON.stringify(rows)
+    expect(written).not.toContain(user.user.id)
+    expect(written).not.toContain(revoked.secret.slice(21))
+    expect(written).not.toContain(secret)
+  })
+
+  test('security: a flood of refusals writes at most its budget per address and per app, then nothing more', async () => {
+    const { s, appId, admin } = await setup()
+    const audited = async (ip?: string) => {
+      let q = s.deps.db
+        .selectFrom('admin_audit')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('app_id', '=', appId)
+      if (ip) q = q.where('ip', '=', ip)
+      return Number((await q.executeTakeFirstOrThrow()).n)
+    }
+    const flooder = freshIp()
+    const over = REFUSAL_AUDIT_IP_LIMIT.max + 5
+    for (let i = 0; i < over; i++) {
+      expect((await admin('/users', { ip: flooder, secret: 'lsk_guess' })).status).toBe(401)
+    }
+    expect(await audited(flooder)).toBe(REFUSAL_AUDIT_IP_LIMIT.max)
+    // Another address still gets its refusals written, until the app's budget is spent.
+    const other = freshIp()
+    await admin('/users', { ip: other, secret: 'lsk_guess' })
+    expect(await audited(other)).toBe(1)
+    await s.deps.db
+      .updateTable('rate_limits')
+      .set({ count: REFUSAL_AUDIT_APP_LIMIT.max })
+      .where('key', '=', `admin:refusal-audit:${appId}`)
+      .execute()
+    const third = freshIp()
+    expect((await admin('/users', { ip: third, secret: 'lsk_guess' })).status).toBe(401)
+    expect(await audited(third)).toBe(0)
+    // The window ends: refusals are written again.
+    s.clock.advance(REFUSAL_AUDIT_APP_LIMIT.windowMs + 1_000)
+    await admin('/users', { ip: third, secret: 'lsk_guess' })
+    expect(await audited(third)).toBe(1)
   })
 
   test('behavior: the sweep deletes audit rows past their retention (a year unless set) and keeps the rest', async () => {
@@ -445,7 +510,7 @@ describeBackends('user API', (get) => {
     const { address: wallet } = await device.create({ accessToken: auth.token })
     const walletKey = wallet.toLowerCase()
     const second = await s.emailLogin(appId, address)
-    await linkAccount(s.deps.db, appId, userId, { type: 'phone', number: '+14155550177' })
+    await linkAccount(s.deps, appId, userId, { type: 'phone', number: '+14155550177' })
     // Rows that name the user beyond their own tables: a pending code to their address, an
     // analytics event naming them, a wallet rate-limit counter and a fork token.
     expect(

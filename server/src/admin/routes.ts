@@ -3,17 +3,19 @@
  * secrets as the bearer. Never from a browser: a request carrying `Origin`, `Referer` or fetch
  * metadata is refused before the secret is even read, so a secret pasted into a page (or sent
  * by a page's script) does nothing. Rate limited per client address and per app; every call
- * that presented a valid secret is audited (admin_audit).
+ * that presented a valid secret is audited (admin_audit), and so are refused calls naming an
+ * existing app, up to a budget per app and per address.
  */
 import { LatchError, validateEmail, validatePhone } from '@latch/shared'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
+import { matchedRoutes } from 'hono/route'
 import { z } from 'zod'
 import type { AppRecord } from '../apps/service.ts'
 import { findApp } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
 import { clientIp, holdsUnstorableText, parse, readBody } from '../http.ts'
-import { hit, type Limit } from '../ratelimit.ts'
-import { verifyAppSecret } from './secrets.ts'
+import { countEach, hit, type Limit } from '../ratelimit.ts'
+import { claimedSecretId, verifyAppSecret } from './secrets.ts'
 import {
   deleteUser,
   exportUsers,
@@ -30,6 +32,13 @@ export const ADMIN_APP_LIMIT: Limit = { max: 600, windowMs: 60_000 }
 /** Calls per client address, counted before the secret is checked: guessing costs a budget. */
 export const ADMIN_IP_LIMIT: Limit = { max: 600, windowMs: 60_000 }
 export const MAX_IMPORT_BATCH = 100
+/**
+ * Refused calls written to the audit, per app and per client address: past either, a flood of
+ * refusals writes nothing more until the window ends (the rate limits above still answer it),
+ * so it cannot fill the table or bury the calls that matter.
+ */
+export const REFUSAL_AUDIT_APP_LIMIT: Limit = { max: 100, windowMs: 10 * 60_000 }
+export const REFUSAL_AUDIT_IP_LIMIT: Limit = { max: 20, windowMs: 10 * 60_000 }
 
 /**
  * Headers only a browser sends: Origin, Referer and the fetch metadata every current browser
@@ -52,18 +61,77 @@ function actionOf(c: Context<AdminEnv>): string {
   return `${c.req.method} ${path || '/'}`
 }
 
+/**
+ * Writes a refused call to the audit: the app it named (only an existing one), the secret id
+ * the value claimed (empty when it has no secret's shape), the route, `refused:<code>` as the
+ * target, the status and the address, within the refusal budgets. A failure to write is logged
+ * and never changes the answer.
+ */
+async function auditRefusal(
+  deps: Deps,
+  c: Context<AdminEnv>,
+  ip: string,
+  presented: string | undefined,
+  refusal: unknown,
+): Promise<void> {
+  if (!(refusal instanceof LatchError)) return
+  try {
+    const app = await findApp(deps, c.req.param('appId') ?? '')
+    if (!app) return
+    const [perApp, perIp] = await countEach(deps.db, deps.clock, [
+      { key: `admin:refusal-audit:${app.id}`, limit: REFUSAL_AUDIT_APP_LIMIT },
+      { key: `admin:refusal-audit:${app.id}:${ip}`, limit: REFUSAL_AUDIT_IP_LIMIT },
+    ])
+    if (
+      (perApp?.count ?? Infinity) > REFUSAL_AUDIT_APP_LIMIT.max ||
+      (perIp?.count ?? Infinity) > REFUSAL_AUDIT_IP_LIMIT.max
+    ) {
+      return
+    }
+    // The route the call would have reached (its pattern, never the path's values); `/*` for
+    // a path no route of the user API serves.
+    // The first handler matched is the one that answers.
+    const route = matchedRoutes(c).find(
+      (r) => r.method !== 'ALL' && r.path.includes('/apps/:appId'),
+    )?.path
+    const path = route?.replace(/^.*\/apps\/:appId/, '') || '/*'
+    await deps.db
+      .insertInto('admin_audit')
+      .values({
+        app_id: app.id,
+        secret_id: presented ? (claimedSecretId(presented) ?? '') : '',
+        action: `${c.req.method} ${path}`,
+        target: `refused:${refusal.code}`,
+        status: refusal.status ?? 400,
+        ip,
+        created_at: deps.clock.now(),
+      })
+      .execute()
+  } catch (e) {
+    deps.log(`[latch] could not audit a refused user-API call: ${(e as Error).message}`)
+  }
+}
+
 function authenticate(deps: Deps): MiddlewareHandler<AdminEnv> {
   return async (c, next) => {
-    if (BROWSER_HEADERS.some((h) => c.req.header(h) !== undefined)) {
-      throw LatchError.of('app_secret_from_browser')
-    }
     const ip = clientIp(c, deps.config.trustProxy)
-    await hit(deps.db, deps.clock, `admin:ip:${ip}`, ADMIN_IP_LIMIT)
-    const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
-    const appId = c.req.param('appId') ?? ''
-    const app = presented ? await findApp(deps, appId) : undefined
-    if (!presented || !app) throw LatchError.of('invalid_app_secret')
-    const secretId = await verifyAppSecret(deps, app.id, presented)
+    let presented: string | undefined
+    let app: AppRecord | undefined
+    let secretId: string
+    try {
+      if (BROWSER_HEADERS.some((h) => c.req.header(h) !== undefined)) {
+        throw LatchError.of('app_secret_from_browser')
+      }
+      await hit(deps.db, deps.clock, `admin:ip:${ip}`, ADMIN_IP_LIMIT)
+      presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
+      const appId = c.req.param('appId') ?? ''
+      app = presented ? await findApp(deps, appId) : undefined
+      if (!presented || !app) throw LatchError.of('invalid_app_secret')
+      secretId = await verifyAppSecret(deps, app.id, presented)
+    } catch (e) {
+      await auditRefusal(deps, c, ip, presented, e)
+      throw e
+    }
     c.set('app', app)
     c.set('secretId', secretId)
     c.set('auditTarget', null)
@@ -158,7 +226,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
 
   routes.get('/users', async (c) => {
     const q = query(c, listQuery)
-    const page = await listUsers(deps.db, c.get('app').id, {
+    const page = await listUsers(deps, c.get('app').id, {
       limit: q.limit,
       cursor: q.cursor,
       filter: {
@@ -176,13 +244,13 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
   routes.get('/users/export', (c) => {
     c.header('content-type', 'application/x-ndjson; charset=utf-8')
     c.header('cache-control', 'no-store')
-    return c.body(exportUsers(deps.db, c.get('app').id))
+    return c.body(exportUsers(deps, c.get('app').id))
   })
 
   routes.get('/users/by-email', async (c) => {
     const { email } = query(c, z.object({ email: z.string().min(1).max(320) }).strict())
     target(c, 'email', email.trim().toLowerCase())
-    return c.json(await userByAccount(deps.db, c.get('app').id, 'email', email))
+    return c.json(await userByAccount(deps, c.get('app').id, 'email', email))
   })
 
   routes.get('/users/by-phone', async (c) => {
@@ -190,7 +258,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
     const number = validatePhone(phone)
     if (!number.ok) throw number.error
     target(c, 'phone', number.value)
-    return c.json(await userByAccount(deps.db, c.get('app').id, 'phone', number.value))
+    return c.json(await userByAccount(deps, c.get('app').id, 'phone', number.value))
   })
 
   routes.get('/users/by-wallet', async (c) => {
@@ -201,7 +269,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
         .strict(),
     )
     target(c, 'wallet', address.toLowerCase())
-    return c.json(await userByAccount(deps.db, c.get('app').id, 'wallet', address))
+    return c.json(await userByAccount(deps, c.get('app').id, 'wallet', address))
   })
 
   routes.get('/users/by-social', async (c) => {
@@ -212,7 +280,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
         .strict(),
     )
     target(c, provider, subject)
-    return c.json(await userByAccount(deps.db, c.get('app').id, `${provider}_oauth`, subject))
+    return c.json(await userByAccount(deps, c.get('app').id, `${provider}_oauth`, subject))
   })
 
   routes.post('/users/import', async (c) => {
@@ -227,14 +295,14 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
       return 'email' in entry ? { email: checked.value } : { phone: checked.value }
     })
     c.set('auditTarget', `count:${entries.length}`)
-    const results = await importUsers(deps.db, c.get('app').id, entries, deps.clock.now())
+    const results = await importUsers(deps, c.get('app').id, entries, deps.clock.now())
     return c.json({ results })
   })
 
   routes.get('/users/:userId', async (c) => {
     const userId = userIdParam(c)
     target(c, 'user', userId)
-    return c.json(await userById(deps.db, c.get('app').id, userId))
+    return c.json(await userById(deps, c.get('app').id, userId))
   })
 
   routes.delete('/users/:userId', async (c) => {

@@ -90,6 +90,11 @@ export async function revokeAppSecret(
   return row !== undefined
 }
 
+/** The public id a presented value claims, when it has a secret's shape (the audit of refusals). */
+export function claimedSecretId(presented: string): string | null {
+  return SECRET_SHAPE.exec(presented)?.[1] ?? null
+}
+
 /**
  * The id of the live secret of this app the presented value is, else invalid_app_secret (a
  * malformed value, another app's secret, a revoked or unknown one all answer the same).

@@ -12,9 +12,15 @@ import {
   type User,
 } from '@latch/shared'
 import { sql } from 'kysely'
-import { lockUser, normalizeIdentifier } from '../accounts/service.ts'
+import {
+  type AccountStore,
+  accountHolds,
+  accountRow,
+  lockUser,
+  normalizeIdentifier,
+} from '../accounts/service.ts'
 import { randomId } from '../crypto.ts'
-import { type Db, json } from '../db/index.ts'
+import type { Db } from '../db/index.ts'
 import { enqueueEvent } from '../webhooks/events.ts'
 
 /** The linked account type each login method signs in with. */
@@ -34,14 +40,14 @@ export type SocialProvider = (typeof SOCIAL_PROVIDERS)[number]
 
 /** Several users with their linked accounts: two statements whatever the count. */
 async function loadUsers(
-  db: Db,
+  store: AccountStore,
   appId: string,
   rows: readonly { id: string; created_at: Date }[],
 ): Promise<User[]> {
   if (rows.length === 0) return []
-  const accounts = await db
+  const all = await store.db
     .selectFrom('linked_accounts')
-    .select(['user_id', 'data'])
+    .select(['id', 'app_id', 'user_id', 'type', 'identifier', 'data', 'mac'])
     .where('app_id', '=', appId)
     .where(
       'user_id',
@@ -51,6 +57,8 @@ async function loadUsers(
     .orderBy('created_at')
     .orderBy('id')
     .execute()
+  // An account written without the server secret is none of the user's.
+  const accounts = all.filter((a) => accountHolds(store, a, a.mac))
   const byUser = new Map<string, LinkedAccount[]>()
   for (const a of accounts) {
     const list = byUser.get(a.user_id) ?? []
@@ -60,34 +68,37 @@ async function loadUsers(
   return rows.map((r) => buildUser(r.id, r.created_at.toISOString(), byUser.get(r.id) ?? []))
 }
 
-export async function userById(db: Db, appId: string, userId: string): Promise<User> {
-  const row = await db
+export async function userById(store: AccountStore, appId: string, userId: string): Promise<User> {
+  const row = await store.db
     .selectFrom('users')
     .select(['id', 'created_at'])
     .where('app_id', '=', appId)
     .where('id', '=', userId)
     .executeTakeFirst()
   if (!row) throw LatchError.of('not_found', { message: 'User not found' })
-  const [user] = await loadUsers(db, appId, [row])
+  const [user] = await loadUsers(store, appId, [row])
   return user as User
 }
 
 /** The user holding the account of this type and (normalized) identifier, or not_found. */
 export async function userByAccount(
-  db: Db,
+  store: AccountStore,
   appId: string,
   type: LinkedAccount['type'],
   identifier: string,
 ): Promise<User> {
-  const row = await db
+  const row = await store.db
     .selectFrom('linked_accounts')
-    .select('user_id')
+    .select(['id', 'app_id', 'user_id', 'type', 'identifier', 'mac'])
     .where('app_id', '=', appId)
     .where('type', '=', type)
     .where('identifier', '=', normalizeIdentifier(type, identifier))
     .executeTakeFirst()
-  if (!row) throw LatchError.of('not_found', { message: 'User not found' })
-  return userById(db, appId, row.user_id)
+  // An account written without the server secret names nobody.
+  if (!row || !accountHolds(store, row, row.mac)) {
+    throw LatchError.of('not_found', { message: 'User not found' })
+  }
+  return userById(store, appId, row.user_id)
 }
 
 export interface ListFilter {
@@ -125,12 +136,12 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
 
 /** One page of the app's users, oldest first, and the cursor of the next page (null at the end). */
 export async function listUsers(
-  db: Db,
+  store: AccountStore,
   appId: string,
   opts: { limit: number; cursor?: string; filter?: ListFilter },
 ): Promise<{ users: User[]; nextCursor: string | null }> {
   const filter = opts.filter ?? {}
-  let query = db
+  let query = store.db
     .selectFrom('users as u')
     .select(['u.id', 'u.created_at'])
     .where('u.app_id', '=', appId)
@@ -177,7 +188,7 @@ export async function listUsers(
   const page = rows.slice(0, opts.limit)
   const last = page.at(-1)
   return {
-    users: await loadUsers(db, appId, page),
+    users: await loadUsers(store, appId, page),
     nextCursor: rows.length > opts.limit && last ? encodeCursor(last) : null,
   }
 }
@@ -354,14 +365,14 @@ export async function deleteUser(
 const EXPORT_PAGE = 500
 
 /** Every user of the app as JSON Lines, a page at a time (the User shape: no share, secret or token). */
-export function exportUsers(db: Db, appId: string): ReadableStream<Uint8Array> {
+export function exportUsers(store: AccountStore, appId: string): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder()
   let cursor: string | undefined
   let done = false
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       if (done) return
-      const page = await listUsers(db, appId, { limit: EXPORT_PAGE, cursor })
+      const page = await listUsers(store, appId, { limit: EXPORT_PAGE, cursor })
       const text = page.users.map((u) => `${JSON.stringify(u)}\n`).join('')
       if (text) controller.enqueue(encoder.encode(text))
       if (page.nextCursor === null) {
@@ -392,11 +403,12 @@ function isUniqueViolation(e: unknown): boolean {
  * batch creates nothing twice: the identity's unique key decides.
  */
 export async function importUsers(
-  db: Db,
+  store: AccountStore,
   appId: string,
   entries: readonly ImportEntry[],
   now: Date,
 ): Promise<ImportResult[]> {
+  const { db } = store
   const results: ImportResult[] = []
   for (const entry of entries) {
     const account: LinkedAccount =
@@ -424,15 +436,7 @@ export async function importUsers(
             w.insertInto('users').values({ id: userId, app_id: appId, created_at: now }),
           )
           .insertInto('linked_accounts')
-          .values({
-            id: randomId(20),
-            app_id: appId,
-            user_id: userId,
-            type: account.type,
-            identifier,
-            data: json(account),
-            created_at: now,
-          })
+          .values(accountRow(store.secrets, appId, userId, account, now))
           .execute()
         results.push({ ...echo, id: userId, status: 'created' })
         break

@@ -380,6 +380,6 @@ test('behavior: the price comes from LATCH_PRICE_URL, cached briefly; a failing 
   await expect(source.usd(1)).rejects.toMatchObject({ code: 'price_unavailable', status: 503 })
   priceMode = 'junk'
   await expect(source.usd(137)).rejects.toMatchObject({ code: 'price_unavailable' })
-  expect(priceHits.at(-1)).toBe('/price?symbol=MATIC&chain=137')
+  expect(priceHits.at(-1)).toBe('/price?symbol=POL&chain=137')
   priceMode = 'ok'
 })

@@ -15,7 +15,7 @@ import { serveLatch } from '../ops/serve.ts'
 import { latchCli } from '../testing/cli.ts'
 import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/postgres.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
-import { OPERATOR_FAILURE_LIMIT } from './operator.ts'
+import { OPERATOR_FAILURE_LIMIT, REFUSAL_AUDIT_IP_LIMIT } from './operator.ts'
 import { APP_CACHE_MS, findApp } from './service.ts'
 
 const KEY = randomBytes(24).toString('hex')
@@ -92,6 +92,36 @@ describe('operator API [pglite]', () => {
       const body = (await res.json()) as { error: { code: string } }
       expect(body.error.code).toBe(code)
     }
+  })
+
+  test('security: refused calls are in the audit log with their reason, a browser’s included, and at most 20 an address per window', async () => {
+    const ip = freshIp()
+    const appId = 'a'.repeat(25)
+    const refusals: [HeadersInit, string][] = [
+      [{ ...bearer(KEY), origin: MODAL }, 'admin_key_from_browser'],
+      [{}, 'invalid_admin_key'],
+      [bearer('wrong-key'), 'invalid_admin_key'],
+    ]
+    for (const [headers] of refusals) {
+      await operator(server, `/apps/${appId}`, { ip, headers })
+    }
+    const lines = () => logs.filter((l) => l.includes(` from ${ip}: `))
+    expect(lines()).toEqual(
+      refusals.map(
+        ([, reason]) =>
+          `[latch] operator GET /apps/:id app ${appId} from ${ip}: ${reason === 'admin_key_from_browser' ? 403 : 401} refused (${reason})`,
+      ),
+    )
+    expect(logs.join('\n')).not.toContain('wrong-key')
+    // A flood of a page's requests: answered every time, logged up to the address's budget.
+    for (let i = 0; i < REFUSAL_AUDIT_IP_LIMIT.max + 5; i++) {
+      const res = await operator(server, '/apps', { ip, headers: { origin: MODAL } })
+      expect(res.status).toBe(403)
+    }
+    expect(lines()).toHaveLength(REFUSAL_AUDIT_IP_LIMIT.max)
+    expect(lines().at(-1)).toBe(
+      `[latch] operator GET /apps from ${ip}: 403 refused (admin_key_from_browser)`,
+    )
   })
 
   test('refusal: refused keys are limited per address; past the limit even the right key waits (429, Retry-After)', async () => {

@@ -13,8 +13,10 @@
  *   is the only one serving it; the modal origin has no such route.
  * - Rate limited per client address, counted before the key is checked: 60 calls a minute, and
  *   10 refused keys in 10 minutes (429 too_many_requests with Retry-After).
- * - Audited in the log: one line per call that presented a key, with the action, the app id,
- *   the client address and the outcome; never the key or the settings' values.
+ * - Audited in the log: one line per call that presented the key, with the action, the app id,
+ *   the client address and the outcome; never the key or the settings' values. Refused calls
+ *   (a browser's, no key, a wrong key, over the rate limit) get a line too, with the reason, up
+ *   to a budget per address and in all, so a flood cannot fill the log.
  * - Answers never hold secrets: OAuth client secrets and Apple keys are left out (`…Set: true`
  *   says one is stored), node URLs are named by chain only. An update's OAuth settings merge
  *   field by field into the stored ones, so changing a client id keeps its secret.
@@ -23,15 +25,16 @@
  * reads it within the app cache's APP_CACHE_MS (2 s).
  */
 import { createHash, timingSafeEqual } from 'node:crypto'
-import { LatchError, type OAuthProvider } from '@latch/shared'
+import { isAppId, LatchError, type OAuthProvider } from '@latch/shared'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
+import { matchedRoutes } from 'hono/route'
 import { z } from 'zod'
 import { createAppSecret, listAppSecrets, revokeAppSecret } from '../admin/secrets.ts'
 import { insecureOriginMessage, isSecureOrigin } from '../config.ts'
 import type { Deps } from '../context.ts'
 import { clientIp, readBody } from '../http.ts'
 import type { OAuthSettings } from '../oauth/settings.ts'
-import { hit, type Limit, refund } from '../ratelimit.ts'
+import { countEach, hit, type Limit, refund } from '../ratelimit.ts'
 import { addEndpoint, deliveryLog, listEndpoints, removeEndpoint } from '../webhooks/endpoints.ts'
 import { replay } from '../webhooks/worker.ts'
 import {
@@ -48,6 +51,13 @@ import {
 export const OPERATOR_IP_LIMIT: Limit = { max: 60, windowMs: 60_000 }
 /** Refused keys per client address: guessing a 32-character key is hopeless, and slowed. */
 export const OPERATOR_FAILURE_LIMIT: Limit = { max: 10, windowMs: 10 * 60_000 }
+
+/**
+ * Refused calls written to the audit log, per client address and from all together: past
+ * either, refusals are still answered but no longer logged until the window ends.
+ */
+export const REFUSAL_AUDIT_IP_LIMIT: Limit = { max: 20, windowMs: 10 * 60_000 }
+export const REFUSAL_AUDIT_LIMIT: Limit = { max: 200, windowMs: 10 * 60_000 }
 
 const BROWSER_HEADERS = ['origin', 'referer', 'sec-fetch-site', 'sec-fetch-dest', 'sec-fetch-user']
 
@@ -121,25 +131,63 @@ function audit(deps: Deps, c: Context<OperatorEnv>, status: number, appId?: stri
     )
 }
 
+/**
+ * A refused call in the audit log, within the refusal budgets: the route it would have reached,
+ * the app id its path names (only when it has an app id's shape), the address, the status and
+ * the reason. A failure to count or write is reported and never changes the answer.
+ */
+async function auditRefusal(deps: Deps, c: Context<OperatorEnv>, refusal: unknown): Promise<void> {
+  if (!(refusal instanceof LatchError)) return
+  const ip = c.get('ip')
+  try {
+    const [all, perIp] = await countEach(deps.db, deps.clock, [
+      { key: 'operator:refusal-audit', limit: REFUSAL_AUDIT_LIMIT },
+      { key: `operator:refusal-audit:${ip}`, limit: REFUSAL_AUDIT_IP_LIMIT },
+    ])
+    if (
+      (all?.count ?? Infinity) > REFUSAL_AUDIT_LIMIT.max ||
+      (perIp?.count ?? Infinity) > REFUSAL_AUDIT_IP_LIMIT.max
+    ) {
+      return
+    }
+  } catch (e) {
+    deps.log(`[latch] could not audit a refused operator call: ${(e as Error).message}`)
+    return
+  }
+  // The first handler matched is the one that would have answered; its pattern, not the path.
+  const route = matchedRoutes(c).find(
+    (r) => r.method !== 'ALL' && r.path.includes('/operator/'),
+  )?.path
+  const action = `${c.req.method} ${route?.replace(/^.*\/operator/, '') ?? '/*'}`
+  const named = /\/operator\/apps\/([^/]+)/.exec(c.req.path)?.[1]
+  const appId = named !== undefined && isAppId(named) ? named : null
+  const status = refusal.status ?? 400
+  if (deps.logger.format === 'json') {
+    deps.logger.write({
+      level: 'warn',
+      msg: 'operator refused',
+      action,
+      appId,
+      ip,
+      status,
+      reason: refusal.code,
+    })
+  } else {
+    deps.log(
+      `[latch] operator ${action}${appId ? ` app ${appId}` : ''} from ${ip}: ${status} refused (${refusal.code})`,
+    )
+  }
+}
+
 function gate(deps: Deps, key: string): MiddlewareHandler<OperatorEnv> {
   return async (c, next) => {
-    if (BROWSER_HEADERS.some((h) => c.req.header(h) !== undefined)) {
-      throw LatchError.of('admin_key_from_browser')
+    c.set('ip', clientIp(c, deps.config.trustProxy))
+    try {
+      await admit(deps, c, key)
+    } catch (e) {
+      await auditRefusal(deps, c, e)
+      throw e
     }
-    const ip = clientIp(c, deps.config.trustProxy)
-    c.set('ip', ip)
-    await hit(deps.db, deps.clock, `operator:ip:${ip}`, OPERATOR_IP_LIMIT)
-    // A try is taken from the address's refused-key budget before the key is compared, and
-    // given back when it was right: parallel guesses cannot overdraw it, and past it even the
-    // right key waits, so the answer tells a guesser nothing.
-    const failures = `operator:fail:${ip}`
-    await hit(deps.db, deps.clock, failures, OPERATOR_FAILURE_LIMIT)
-    const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
-    if (!presented || !keyMatches(presented, key)) {
-      if (presented) audit(deps, c, 401)
-      throw LatchError.of('invalid_admin_key')
-    }
-    await refund(deps.db, failures)
     let status = 500
     try {
       await next()
@@ -151,6 +199,23 @@ function gate(deps: Deps, key: string): MiddlewareHandler<OperatorEnv> {
       audit(deps, c, status)
     }
   }
+}
+
+/** Refuses a browser's call, one over the rate limits, or one without the right key. */
+async function admit(deps: Deps, c: Context<OperatorEnv>, key: string): Promise<void> {
+  if (BROWSER_HEADERS.some((h) => c.req.header(h) !== undefined)) {
+    throw LatchError.of('admin_key_from_browser')
+  }
+  const ip = c.get('ip')
+  await hit(deps.db, deps.clock, `operator:ip:${ip}`, OPERATOR_IP_LIMIT)
+  // A try is taken from the address's refused-key budget before the key is compared, and
+  // given back when it was right: parallel guesses cannot overdraw it, and past it even the
+  // right key waits, so the answer tells a guesser nothing.
+  const failures = `operator:fail:${ip}`
+  await hit(deps.db, deps.clock, failures, OPERATOR_FAILURE_LIMIT)
+  const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1]
+  if (!presented || !keyMatches(presented, key)) throw LatchError.of('invalid_admin_key')
+  await refund(deps.db, failures)
 }
 
 /** A new webhook endpoint: its URL and event filter are checked by webhooks/endpoints.ts. */

@@ -25,10 +25,11 @@ import type { Selectable } from 'kysely'
 import { isSupportedCountry } from 'libphonenumber-js/min'
 import { z } from 'zod'
 import type { Deps } from '../context.ts'
-import { randomId } from '../crypto.ts'
+import { randomId, type Secrets } from '../crypto.ts'
 import { json } from '../db/index.ts'
 import type { AppsTable } from '../db/schema.ts'
 import { type OAuthSettings, oauthSettingsSchema, parseOAuthSettings } from '../oauth/settings.ts'
+import { rowMac, rowMacHolds } from '../row-mac.ts'
 
 export interface AppInput {
   name: string
@@ -58,7 +59,7 @@ export interface AppInput {
    * chain's override. Kept sealed and never served to browsers: such URLs carry API keys.
    */
   rpcUrls?: Record<string, string | null>
-  /** The chain ids the app's wallet may use (any of CHAINS); null goes back to SPEC's list. */
+  /** The chain ids the app's wallet may use (any of CHAINS); null goes back to Latch's default (DEFAULT_CHAIN_IDS). */
   chains?: number[] | null
 }
 
@@ -86,7 +87,7 @@ export interface AppRecord {
   smsCountries: string[]
   /** Node URL per supported chain id (as a decimal string); chains not listed use the default. */
   rpcUrls: Record<string, string>
-  /** The operator's chain list, or null for SPEC's (appChainIds answers the one in force). */
+  /** The operator's chain list, or null for the default (appChainIds answers the one in force). */
   chains: number[] | null
   createdAt: Date
   updatedAt: Date
@@ -233,7 +234,20 @@ function str(v: unknown): string | null {
   return typeof v === 'string' ? v : null
 }
 
-function toRecord(row: Row, open: (sealed: string) => string): AppRecord {
+/**
+ * The app as stored. Its allowed origins count only under their MAC (row-mac.ts): origins written
+ * without the server secret are none, so no page is answered that the operator did not add.
+ */
+function toRecord(row: Row, deps: Pick<Deps, 'secrets' | 'log'>): AppRecord {
+  const open = deps.secrets.decrypt
+  const origins = row.allowed_origins as string[]
+  const honoured = rowMacHolds(
+    deps,
+    'app_origins',
+    { id: row.id, allowed_origins: origins },
+    row.origins_mac,
+    row.id,
+  )
   const appearance = row.appearance as Record<string, unknown>
   const legal = row.legal as Record<string, unknown>
   const wallet = row.embedded_wallet_config as Record<string, unknown>
@@ -241,7 +255,7 @@ function toRecord(row: Row, open: (sealed: string) => string): AppRecord {
   return {
     id: row.id,
     name: row.name,
-    allowedOrigins: row.allowed_origins as string[],
+    allowedOrigins: honoured ? origins : [],
     loginMethods: row.login_methods as LoginMethod[],
     allowlist: {
       enabled: row.allowlist_enabled,
@@ -322,10 +336,15 @@ function merge(base: AppRecord, patch: z.infer<typeof appPatchSchema>): AppRecor
   return next
 }
 
-function toColumns(app: AppRecord, seal: (plain: string) => string) {
+function toColumns(app: AppRecord, secrets: Secrets) {
+  const seal = (plain: string) => secrets.encrypt(plain)
   return {
     name: app.name,
     allowed_origins: json(app.allowedOrigins),
+    origins_mac: rowMac(secrets, 'app_origins', {
+      id: app.id,
+      allowed_origins: app.allowedOrigins,
+    }),
     login_methods: json(app.loginMethods),
     allowlist_enabled: app.allowlist.enabled,
     allowlist_entries: json(app.allowlist.entries),
@@ -343,7 +362,7 @@ function toColumns(app: AppRecord, seal: (plain: string) => string) {
   }
 }
 
-type AppDeps = Pick<Deps, 'db' | 'secrets' | 'keys' | 'clock'>
+type AppDeps = Pick<Deps, 'db' | 'secrets' | 'keys' | 'clock' | 'log'>
 
 /** Creates an app with its signing keys. */
 export async function createAppRecord(deps: AppDeps, input: AppInput): Promise<AppRecord> {
@@ -377,7 +396,7 @@ export async function createAppRecord(deps: AppDeps, input: AppInput): Promise<A
   await deps.db.transaction().execute(async (trx) => {
     await trx
       .insertInto('apps')
-      .values({ id: app.id, created_at: now, ...toColumns(app, deps.secrets.encrypt) })
+      .values({ id: app.id, created_at: now, ...toColumns(app, deps.secrets) })
       .execute()
     await deps.keys.ensureKeys(trx, app.id)
   })
@@ -399,13 +418,9 @@ export async function updateAppRecord(
       .forUpdate()
       .executeTakeFirst()
     if (!row) throw LatchError.of('not_found', { message: `No app with id '${id}'` })
-    const app = merge(toRecord(row, deps.secrets.decrypt), patch)
+    const app = merge(toRecord(row, deps), patch)
     app.updatedAt = deps.clock.now()
-    await trx
-      .updateTable('apps')
-      .set(toColumns(app, deps.secrets.encrypt))
-      .where('id', '=', id)
-      .execute()
+    await trx.updateTable('apps').set(toColumns(app, deps.secrets)).where('id', '=', id).execute()
     return app
   })
   // After the commit, so the next read in this process sees the change at once.
@@ -441,7 +456,7 @@ function appCache(db: object): AppCache {
  * unknown id is not remembered, so an app another process just created is found at once.
  */
 export async function findApp(
-  deps: Pick<Deps, 'db' | 'secrets'>,
+  deps: Pick<Deps, 'db' | 'secrets' | 'log'>,
   id: string,
 ): Promise<AppRecord | undefined> {
   if (!isAppId(id)) return undefined
@@ -453,7 +468,7 @@ export async function findApp(
   // Re-inserted at the end, so the map's first key is always the least recently read.
   cache.delete(id)
   if (!row) return undefined
-  const app = toRecord(row, deps.secrets.decrypt)
+  const app = toRecord(row, deps)
   cache.set(id, { app, until: now + APP_CACHE_MS })
   if (cache.size > APP_CACHE_SIZE) {
     const oldest = cache.keys().next().value
@@ -462,9 +477,9 @@ export async function findApp(
   return app
 }
 
-export async function listApps(deps: Pick<Deps, 'db' | 'secrets'>): Promise<AppRecord[]> {
+export async function listApps(deps: Pick<Deps, 'db' | 'secrets' | 'log'>): Promise<AppRecord[]> {
   const rows = await deps.db.selectFrom('apps').selectAll().orderBy('created_at').execute()
-  return rows.map((row) => toRecord(row, deps.secrets.decrypt))
+  return rows.map((row) => toRecord(row, deps))
 }
 
 /** The app's settings as the API answers them to the modal (`ServerAppConfig`). */
@@ -496,12 +511,13 @@ export async function toServerAppConfig(
     walletConnectCloudProjectId: app.walletConnectCloudProjectId,
     allowedOrigins: app.allowedOrigins,
     chains: appChainIds(app),
+    smsCountries: [...app.smsCountries],
     createdAt: app.createdAt.toISOString(),
     updatedAt: app.updatedAt.toISOString(),
   }
 }
 
-/** The chain ids the app's wallet may use: the operator's list, else SPEC's. */
+/** The chain ids the app's wallet may use: the operator's list, else today's networks. */
 export function appChainIds(app: Pick<AppRecord, 'chains'>): number[] {
   return app.chains ? [...app.chains] : [...DEFAULT_CHAIN_IDS]
 }

@@ -420,15 +420,18 @@ describeBackends("chain RPC proxy: the app's chains", (get) => {
     await base?.stop()
   })
 
-  test("behavior: SPEC's list by default; an app on Base only reaches Base, the rest is 'Unsupported chainId'", async () => {
+  test("behavior: today's networks by default, SPEC's shut-down test networks off; an app on Base only reaches Base, the rest is 'Unsupported chainId'", async () => {
     const s = get()
     const { updateAppRecord } = await import('../apps/service.ts')
     const { app, token } = await signedIn(s, { '1': anvil.url, '8453': base.url })
-    // SPEC's 13 chains, written out: the default the modal and the provider are served.
-    const spec = [1, 5, 10, 420, 137, 80001, 42161, 421613, 42220, 44787, 314, 314159, 84531]
-    expect(app.chains).toEqual(spec)
+    // The default the modal and the provider are served, written out: the main networks, then
+    // the test networks that run today.
+    const today = [
+      1, 10, 137, 42161, 8453, 42220, 314, 11155111, 84532, 11155420, 421614, 80002, 314159,
+    ]
+    expect(app.chains).toEqual(today)
     const served = await s.request<{ chains: number[] }>(`/apps/${app.id}`)
-    expect(served.body.chains).toEqual(spec)
+    expect(served.body.chains).toEqual(today)
     const call = (chainId: number) =>
       s.request<Record<string, unknown>>(`/chains/${chainId}/rpc`, {
         appId: app.id,
@@ -437,9 +440,13 @@ describeBackends("chain RPC proxy: the app's chains", (get) => {
       })
     const refused = { error: { code: 'unsupported_chain', message: 'Unsupported chainId' } }
     expect((await call(1)).body).toMatchObject({ result: '0x1' })
-    // Base is a chain Latch knows, but not on SPEC's list: off until the app turns it on.
-    expect((await call(8453)).status).toBe(400)
-    expect((await call(8453)).body).toMatchObject(refused)
+    expect((await call(8453)).body).toMatchObject({ result: '0x2105' })
+    // SPEC's Goerli networks and Mumbai are chains Latch knows, but shut down: off unless the
+    // app names them.
+    for (const id of [5, 420, 80001, 421613, 84531]) {
+      expect((await call(id)).status, String(id)).toBe(400)
+      expect((await call(id)).body, String(id)).toMatchObject(refused)
+    }
 
     await updateAppRecord(s.deps, app.id, { chains: [8453, 8453] })
     expect((await s.request<{ chains: number[] }>(`/apps/${app.id}`)).body.chains).toEqual([8453])
@@ -456,10 +463,11 @@ describeBackends("chain RPC proxy: the app's chains", (get) => {
       .executeTakeFirstOrThrow()
     expect(row.chains).toEqual([8453])
 
-    // null goes back to SPEC's list.
+    // null goes back to the default.
     await updateAppRecord(s.deps, app.id, { chains: null })
-    expect((await s.request<{ chains: number[] }>(`/apps/${app.id}`)).body.chains).toEqual(spec)
-    expect((await call(8453)).body).toMatchObject(refused)
+    expect((await s.request<{ chains: number[] }>(`/apps/${app.id}`)).body.chains).toEqual(today)
+    expect((await call(1)).body).toMatchObject({ result: '0x1' })
+    expect((await call(5)).body).toMatchObject(refused)
   })
 
   test('refusal: a chain list with an unknown chain, or none, is refused with the reason', async () => {

@@ -106,7 +106,7 @@ export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
   routes.post('/link', requireAuth(deps), changeGate, async (c) => {
     const identifier = await verified(c)
     const user = await linkAccount(
-      deps.db,
+      deps,
       c.get('app').id,
       c.get('auth').sub,
       ch.account(identifier),
@@ -121,7 +121,7 @@ export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
     // A differently written number or address still names the stored account.
     const normalized = ch.normalize(raw)
     const identifier = normalized.ok ? normalized.value : raw
-    const user = await unlinkAccount(deps.db, c.get('app').id, c.get('auth').sub, {
+    const user = await unlinkAccount(deps, c.get('app').id, c.get('auth').sub, {
       type: ch.account(identifier).type,
       identifier,
     })

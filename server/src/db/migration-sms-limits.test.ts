@@ -1,6 +1,7 @@
 import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator, sql } from 'kysely'
 import { afterEach, expect, test } from 'vitest'
+import { createSecrets } from '../crypto.ts'
 import { MIGRATIONS, migrate } from './migrations.ts'
 import { pgliteDialect } from './pglite-dialect.ts'
 import type { Database } from './schema.ts'
@@ -29,7 +30,7 @@ test('behavior: 0004_sms_limits keeps existing apps to US numbers and existing w
     raw,
   )
 
-  await migrate(raw)
+  await migrate(raw, createSecrets('migration-test-secret-0123456789abcdef'))
 
   const app = await db.selectFrom('apps').select('sms_countries').executeTakeFirstOrThrow()
   expect(app.sms_countries).toEqual(['US'])

@@ -1,7 +1,65 @@
 /** The one migration set, for PGlite and PostgreSQL alike. */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely'
+import type { Secrets } from '../crypto.ts'
+import { sealRowMacs } from './seal-rows.ts'
 
 const time = 'timestamptz'
+
+/**
+ * The migrations; those that seal existing rows under the server secret (0018) need `secrets`
+ * when there are rows to seal, and refuse to run without.
+ */
+function migrationsFor(secrets: Secrets | null): Record<string, Migration> {
+  return { ...migrations, ...sealing(secrets) }
+}
+
+/** Migrations that write MACs of existing rows, and so need the server secret. */
+function sealing(secrets: Secrets | null): Record<string, Migration> {
+  return {
+    '0018_row_macs': {
+      async up(db: Kysely<unknown>) {
+        // Every row whose presence or content grants access carries a MAC under the server
+        // secret (server/src/row-mac.ts); refresh tokens are keyed by the secret instead of a
+        // plain SHA-256, and each passcode wallet gets the attempt counter that only moves
+        // forward. Existing rows are sealed here, in the migration's transaction, since a row
+        // without a MAC grants nothing: a database writer cannot get one sealed later.
+        for (const table of ['linked_accounts', 'sessions', 'refresh_tokens', 'passkeys']) {
+          await db.schema.alterTable(table).addColumn('mac', 'text').execute()
+        }
+        await db.schema.alterTable('refresh_tokens').addColumn('token_sha256', 'text').execute()
+        await db.schema.alterTable('webhook_endpoints').addColumn('mac', 'text').execute()
+        await db.schema.alterTable('apps').addColumn('origins_mac', 'text').execute()
+        await db.schema
+          .createTable('wallet_attempts')
+          .addColumn('wallet_id', 'text', (c) =>
+            c.primaryKey().references('wallets.id').onDelete('cascade'),
+          )
+          .addColumn('counter', 'bigint', (c) => c.notNull())
+          .addColumn('mac', 'text', (c) => c.notNull())
+          .execute()
+        await sealRowMacs(db, secrets)
+        for (const table of ['linked_accounts', 'sessions', 'refresh_tokens', 'passkeys']) {
+          await db.schema
+            .alterTable(table)
+            .alterColumn('mac', (c) => c.setNotNull())
+            .execute()
+        }
+        await db.schema
+          .alterTable('refresh_tokens')
+          .alterColumn('token_sha256', (c) => c.setNotNull())
+          .execute()
+        await db.schema
+          .alterTable('webhook_endpoints')
+          .alterColumn('mac', (c) => c.setNotNull())
+          .execute()
+        await db.schema
+          .alterTable('apps')
+          .alterColumn('origins_mac', (c) => c.setNotNull())
+          .execute()
+      },
+    },
+  }
+}
 
 const migrations: Record<string, Migration> = {
   '0001_initial': {
@@ -527,15 +585,28 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('apps').addColumn('chains', 'jsonb').execute()
     },
   },
+  '0019_refresh_retry_id': {
+    async up(db: Kysely<unknown>) {
+      // The hash of the Latch-Refresh-Id of the request that rotated a token: a retry of that
+      // same request, whose answer was lost, is answered the live pair (sessions/service.ts).
+      await db.schema.alterTable('refresh_tokens').addColumn('rotated_by', 'text').execute()
+    },
+  },
 }
 
-/** The set itself, in name order; exported so tests can stop part way. */
-export const MIGRATIONS: Readonly<Record<string, Migration>> = migrations
+/**
+ * The set itself, in name order; exported so tests can stop part way. Without the server secret:
+ * a migration that must seal existing rows refuses to (use `migrate` with the secrets).
+ */
+export const MIGRATIONS: Readonly<Record<string, Migration>> = migrationsFor(null)
 
-const provider: MigrationProvider = { getMigrations: async () => migrations }
-
-/** Brings the schema up to date; throws with the failing migration's error. */
-export async function migrate(db: Kysely<unknown>): Promise<void> {
+/**
+ * Brings the schema up to date; throws with the failing migration's error. `secrets` seal the
+ * rows a migration gives a MAC (an empty database needs none).
+ */
+export async function migrate(db: Kysely<unknown>, secrets: Secrets | null = null): Promise<void> {
+  const all = migrationsFor(secrets)
+  const provider: MigrationProvider = { getMigrations: async () => all }
   const migrator = new Migrator({ db, provider })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {

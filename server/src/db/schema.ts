@@ -23,8 +23,10 @@ export interface AppsTable {
   sms_countries: ColumnType<string[], string | undefined, string>
   /** Per-chain RPC URL overrides `{ "<chainId>": url }` as JSON, sealed under the server secret. */
   rpc_urls_sealed: ColumnType<string | null, string | null | undefined, string | null>
-  /** Chain ids the app's wallet may use as a JSON list; null: SPEC's list (DEFAULT_CHAIN_IDS). */
+  /** Chain ids the app's wallet may use as a JSON list; null: Latch's default (DEFAULT_CHAIN_IDS). */
   chains: ColumnType<number[] | null, string | null | undefined, string | null>
+  /** MAC of the allowed origins under the server secret (row-mac.ts). */
+  origins_mac: string
   created_at: Time
   updated_at: Time
 }
@@ -43,6 +45,8 @@ export interface LinkedAccountsTable {
   /** Normalized identifier: lowercased e-mail or address, E.164 number, OAuth subject. */
   identifier: string
   data: Json<Record<string, unknown>>
+  /** MAC of the user, app, type and identifier under the server secret (row-mac.ts). */
+  mac: string
   created_at: Time
 }
 
@@ -57,16 +61,28 @@ export interface SessionsTable {
   expires_at: Time
   revoked_at: Time | null
   revoked_reason: string | null
+  /** MAC of the user, app, lineage and lifetime under the server secret (row-mac.ts). */
+  mac: string
 }
 
 export interface RefreshTokensTable {
+  /** The token keyed by the server secret (row-mac.ts refreshTokenKeys), never a plain hash. */
   hash: string
+  /**
+   * SHA-256 of the token: what `secret rotate` keys again under a new secret (only after it has
+   * checked that the old key is its MAC). Alone it finds and opens nothing.
+   */
+  token_sha256: string
   session_id: string
+  /** MAC of the key and the session under the server secret. */
+  mac: string
   created_at: Time
   rotated_at: Time | null
   child_hash: string | null
   /** The child token sealed under the secret, for the concurrent-tab grace window. */
   child_sealed: string | null
+  /** The hash of the Latch-Refresh-Id of the request that rotated it: its retries get the child. */
+  rotated_by: string | null
 }
 
 export interface VerificationCodesTable {
@@ -223,6 +239,8 @@ export interface WebhookEndpointsTable {
   id: string
   app_id: string
   url: string
+  /** MAC of the endpoint's app and URL under the server secret (row-mac.ts). */
+  mac: string
   secret_sealed: string
   /** Event types sent to it, or ["*"] for all. */
   events: Json<string[]>
@@ -281,8 +299,20 @@ export interface PasskeysTable {
   transports: string
   /** Base64url user handle the credential was created with. */
   user_handle: string
+  /** MAC of the app, credential, account, user and public key under the server secret. */
+  mac: string
   created_at: Time
   last_used_at: Time | null
+}
+
+/**
+ * A wallet's attempt counter, apart from the wallet row: advanced with every new attempt state and
+ * naming that state's MAC, so restoring an older state in the wallet row is refused.
+ */
+export interface WalletAttemptsTable {
+  wallet_id: string
+  counter: ColumnType<string | number, number, number>
+  mac: string
 }
 
 /** Challenges of passkey ceremonies, by SHA-256; a row is deleted when its challenge is used. */
@@ -322,6 +352,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable
   passkeys: PasskeysTable
+  wallet_attempts: WalletAttemptsTable
   passkey_challenges: PasskeyChallengesTable
 }
 

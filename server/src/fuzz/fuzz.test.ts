@@ -26,6 +26,7 @@ import {
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createAppSecret, type RunningServer, startServer } from '../index.ts'
+import { refreshCookieName } from '../sessions/refresh-cookie.ts'
 import {
   POSTGRES_BIN,
   type RunningAnvil,
@@ -72,7 +73,11 @@ async function startPriceSource(): Promise<Server> {
   return server
 }
 
-async function emailSignIn(appId: string, email: string): Promise<AuthResponse> {
+/** An e-mail sign-in's answer, with the refresh token its cookie set. */
+async function emailSignIn(
+  appId: string,
+  email: string,
+): Promise<AuthResponse & { refresh_token: string }> {
   const post = async (path: string, body: unknown) =>
     fetch(`${api.url}${API_PREFIX}${path}`, {
       method: 'POST',
@@ -87,7 +92,9 @@ async function emailSignIn(appId: string, email: string): Promise<AuthResponse> 
   const code = logs.find((l) => l.startsWith(`[latch] e-mail code for ${email}:`))?.slice(-6)
   const res = await post('/passwordless/authenticate', { email, code })
   expect(res.status).toBe(200)
-  return (await res.json()) as AuthResponse
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith('__Secure-latch-rt-')) ?? ''
+  const refresh_token = cookie.slice(cookie.indexOf('=') + 1).split(';')[0] ?? ''
+  return { ...((await res.json()) as AuthResponse), refresh_token }
 }
 
 let pg: RunningPostgres | null = null
@@ -810,6 +817,14 @@ const wild: fc.Arbitrary<Case> = fc.integer({ min: 0, max: ROUTES.length - 1 }).
       origin: fc.option(fc.oneof(fc.constant(MODAL_ORIGIN), fc.webUrl(), headerValue(30)), {
         freq: 3,
       }),
+      // The refresh cookie the session routes read: a live token, a spent one, or junk.
+      refreshCookie: fc.option(
+        fc.oneof(
+          fc.constantFrom(...[0, 1, 2, 3, 4]).map((i) => ctx.refresh[i] ?? ''),
+          fc.base64String({ maxLength: 64 }),
+        ),
+        { freq: 2 },
+      ),
       extra: fc.option(
         fc.constantFrom<Record<string, string>>(
           { 'content-encoding': 'gzip' },
@@ -832,6 +847,9 @@ const wild: fc.Arbitrary<Case> = fc.integer({ min: 0, max: ROUTES.length - 1 }).
       if (g.authorization !== undefined) headers.authorization = g.authorization
       if (g.forwardedFor !== null) headers['x-forwarded-for'] = g.forwardedFor
       if (g.origin !== null) headers.origin = g.origin
+      if (g.refreshCookie !== null) {
+        headers.cookie = `${refreshCookieName(ctx.appId)}=${g.refreshCookie}`
+      }
       const type = g.contentType ?? g.body.contentType
       if (type !== undefined) headers['content-type'] = type
       Object.assign(headers, g.extra ?? {})
@@ -1046,13 +1064,13 @@ test('fuzz: broken HTTP framing on a raw socket answers 4xx with the error body 
     // The body ends (the client half-closes) before its declared length: node aborts the request.
     [
       'a body shorter than its Content-Length',
-      post('/sessions', `${json}Content-Length: 100\r\n\r\n{"refresh_token":"x"}`),
+      post('/sessions/fork/recover', `${json}Content-Length: 100\r\n\r\n{"refresh_token":"x"}`),
       400,
       true,
     ],
     [
       'a body longer than its Content-Length',
-      post('/sessions', `${json}Content-Length: 5\r\n\r\n{"refresh_token":"x"}`),
+      post('/sessions/fork/recover', `${json}Content-Length: 5\r\n\r\n{"refresh_token":"x"}`),
       400,
     ],
     [
@@ -1076,7 +1094,10 @@ test('fuzz: broken HTTP framing on a raw socket answers 4xx with the error body 
     ],
     [
       'invalid UTF-8 in the body',
-      post('/sessions', `${json}Content-Length: 24\r\n\r\n{"refresh_token":"\xc3\x28\xff\xfe"}`),
+      post(
+        '/sessions/fork/recover',
+        `${json}Content-Length: 24\r\n\r\n{"refresh_token":"\xc3\x28\xff\xfe"}`,
+      ),
       401,
     ],
     ['a NUL in a header', get('Host: x\r\nX-A: a\0b\r\n\r\n'), 400],

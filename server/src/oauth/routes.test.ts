@@ -66,6 +66,8 @@ afterAll(async () => {
 interface Answer<T> {
   status: number
   body: T & { error?: { type: string; code: string; message: string } }
+  /** The answer's Set-Cookie headers. */
+  cookies: string[]
 }
 
 async function post<T>(
@@ -92,7 +94,11 @@ async function post<T>(
     body: typeof body === 'string' ? body : JSON.stringify(body),
     signal: AbortSignal.timeout(10_000),
   })
-  return { status: res.status, body: (await res.json()) as Answer<T>['body'] }
+  return {
+    status: res.status,
+    body: (await res.json()) as Answer<T>['body'],
+    cookies: res.headers.getSetCookie(),
+  }
 }
 
 /**
@@ -134,7 +140,7 @@ async function toHostPage(provider: OAuthProvider, token?: string, secret = newS
 
 /** A user who signed in by e-mail, with a live session. */
 async function emailUser(address: string): Promise<{ user: User; token: string }> {
-  const { user } = await authenticateWithAccount(api.deps.db, appId, { type: 'email', address })
+  const { user } = await authenticateWithAccount(api.deps, appId, { type: 'email', address })
   const session = await createSession(api.deps, appId, user.id)
   return { user, token: session.token }
 }
@@ -159,7 +165,11 @@ describe('sign-in with each provider', () => {
       expect(first.status).toBe(200)
       expect(first.body.is_new_user).toBe(true)
       expect(first.body.token).toBeTruthy()
-      expect(first.body.refresh_token).toBeTruthy()
+      // The refresh token is only in the API origin's HttpOnly cookie, never in the body.
+      expect(first.body).not.toHaveProperty('refresh_token')
+      expect(first.cookies).toContainEqual(
+        expect.stringMatching(/^__Secure-latch-rt-\w+=[\w-]{43}; .*HttpOnly; Secure/),
+      )
       const key = provider as 'google'
       const account = first.body.user[key]
       expect(account).toMatchObject({ type: `${provider}_oauth`, subject: people[provider].sub })

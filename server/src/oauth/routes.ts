@@ -141,12 +141,12 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
       userId,
       browserSecret: body.browser_secret,
     })
-    return c.json(await linkAccount(deps.db, record.id, userId, account, deps.clock.now()))
+    return c.json(await linkAccount(deps, record.id, userId, account, deps.clock.now()))
   })
 
   routes.post('/unlink', withApp, requireAuth(deps), changeGate, async (c) => {
     const body = await readBody(c, oauthUnlinkBody)
-    const user = await unlinkAccount(deps.db, c.get('app').id, c.get('auth').sub, {
+    const user = await unlinkAccount(deps, c.get('app').id, c.get('auth').sub, {
       type: PROVIDERS[body.provider].accountType,
       identifier: body.subject,
     })

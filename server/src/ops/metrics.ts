@@ -14,18 +14,11 @@ import { API_PREFIX, CODE_ROUTE_PATHS, LatchError, toApiErrorBody } from '@latch
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { Clock } from '../clock.ts'
 import type { SmsBudget } from '../config.ts'
-import type { Db } from '../db/index.ts'
+import type { Db, PoolStats } from '../db/index.ts'
 import { peek } from '../ratelimit.ts'
 import { newRequestId, REQUEST_ID_HEADER } from './log.ts'
 
 export const METRICS_PATH = '/metrics'
-
-/** A PostgreSQL pool's connections now (pg.Pool's counts). */
-export interface PoolStats {
-  total: number
-  idle: number
-  waiting: number
-}
 
 /** One API request as it left: what every metric is counted from. */
 export interface ObservedRequest {
@@ -141,6 +134,29 @@ export function createMetrics(
         this.set({ state: 'in_use' }, stats.total - stats.idle)
         this.set({ state: 'idle' }, stats.idle)
         this.set({ state: 'waiting' }, stats.waiting)
+      },
+    })
+    // Counted by the pool as it refuses, read at each scrape: a counter that only grows.
+    new Counter({
+      name: 'latch_db_pool_shed_total',
+      help: 'Requests answered 503 at once because every PostgreSQL connection stayed busy past LATCH_PG_POOL_WAIT_MS or LATCH_PG_POOL_QUEUE_MAX requests already waited',
+      registers,
+      collect() {
+        const stats = read()
+        if (!stats) return
+        this.reset()
+        this.inc(stats.shed)
+      },
+    })
+    new Counter({
+      name: 'latch_db_connection_errors_total',
+      help: 'PostgreSQL connections the server ended (a restart, a failover, a terminated backend) or that failed to open',
+      registers,
+      collect() {
+        const stats = read()
+        if (!stats) return
+        this.reset()
+        this.inc(stats.lost)
       },
     })
   }

@@ -1,5 +1,6 @@
 /** Which migrations a database still lacks, without changing it (`latch migrate --check`, /readyz). */
 import { type Kysely, Migrator } from 'kysely'
+import type { Secrets } from '../crypto.ts'
 import { MIGRATIONS, migrate } from '../db/migrations.ts'
 
 export interface MigrationState {
@@ -25,9 +26,9 @@ export async function migrationState(db: Kysely<unknown>): Promise<MigrationStat
   }
 }
 
-/** Runs the pending migrations; answers the names it ran. */
-export async function runMigrations(db: Kysely<unknown>): Promise<string[]> {
+/** Runs the pending migrations, sealing with `secrets` what they seal; answers the names it ran. */
+export async function runMigrations(db: Kysely<unknown>, secrets: Secrets): Promise<string[]> {
   const before = await migrationState(db)
-  await migrate(db)
+  await migrate(db, secrets)
   return before.pending
 }

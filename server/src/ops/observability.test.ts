@@ -29,7 +29,13 @@ import {
 } from '../testing/mock-providers.ts'
 import { runPostgres } from '../testing/postgres.ts'
 import { type SmtpCatcher, startSmtpCatcher } from '../testing/smtp.ts'
-import { freshIp, startTestServer, TEST_SECRET, type TestServer } from '../testing/test-server.ts'
+import {
+  freshIp,
+  startTestServer,
+  TEST_SECRET,
+  type TestServer,
+  type TestSignIn,
+} from '../testing/test-server.ts'
 import { REQUEST_ID_HEADER, requestIdFor } from './log.ts'
 import { serveLatch } from './serve.ts'
 
@@ -71,7 +77,7 @@ describe('structured logs: no secret in any line', () => {
   }, 120_000)
 
   /** init, the code from the (authenticating) SMTP server, authenticate. */
-  async function emailLogin(appId: string, email: string): Promise<AuthResponse> {
+  async function emailLogin(appId: string, email: string): Promise<TestSignIn> {
     const ip = freshIp()
     const init = await s.request('/passwordless/init', { appId, ip, body: { email } })
     expect(init.status).toBe(200)

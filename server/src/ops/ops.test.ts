@@ -212,17 +212,32 @@ describe('graceful shutdown', () => {
 })
 
 describe('settings', () => {
-  test('behavior: LATCH_PG_POOL_MAX and LATCH_PG_STATEMENT_TIMEOUT_MS are read and checked', () => {
+  test('behavior: LATCH_PG_POOL_MAX, LATCH_PG_STATEMENT_TIMEOUT_MS, LATCH_PG_POOL_WAIT_MS and LATCH_PG_POOL_QUEUE_MAX are read and checked', () => {
     const base = { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET }
-    expect(loadConfig(base).postgres).toEqual({ poolMax: 10, statementTimeoutMs: 0 })
+    expect(loadConfig(base).postgres).toEqual({
+      poolMax: 10,
+      statementTimeoutMs: 0,
+      poolWaitMs: 1000,
+      poolQueueMax: 100,
+    })
     expect(
-      loadConfig({ ...base, LATCH_PG_POOL_MAX: '3', LATCH_PG_STATEMENT_TIMEOUT_MS: '5000' })
-        .postgres,
-    ).toEqual({ poolMax: 3, statementTimeoutMs: 5000 })
+      loadConfig({
+        ...base,
+        LATCH_PG_POOL_MAX: '3',
+        LATCH_PG_STATEMENT_TIMEOUT_MS: '5000',
+        LATCH_PG_POOL_WAIT_MS: '250',
+        LATCH_PG_POOL_QUEUE_MAX: '0',
+      }).postgres,
+    ).toEqual({ poolMax: 3, statementTimeoutMs: 5000, poolWaitMs: 250, poolQueueMax: 0 })
     expect(() => loadConfig({ ...base, LATCH_PG_POOL_MAX: '0' })).toThrow(ConfigError)
     expect(() => loadConfig({ ...base, LATCH_PG_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(
       /LATCH_PG_STATEMENT_TIMEOUT_MS must be an integer/,
     )
+    // A wait of 0 would be pg's "wait forever": the bound is at least 50 ms.
+    expect(() => loadConfig({ ...base, LATCH_PG_POOL_WAIT_MS: '0' })).toThrow(
+      /LATCH_PG_POOL_WAIT_MS must be an integer from 50/,
+    )
+    expect(() => loadConfig({ ...base, LATCH_PG_POOL_QUEUE_MAX: 'many' })).toThrow(ConfigError)
   })
 
   test('behavior: LATCH_SECRET_FILE supplies the secret; both at once, an unreadable or empty file, and in production a file inside the data folder are refused', () => {

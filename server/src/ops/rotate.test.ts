@@ -168,14 +168,14 @@ for (const backend of ['pglite', 'postgres'] as const) {
         expect(renewed).not.toBe(oldCookie)
 
         const pending = await rotateSecret(b.deps, { check: true })
-        expect(pending.tables.apps?.resealed).toBe(2)
+        expect(pending.tables.apps?.resealed).toBe(1)
         expect(pending.tables.signing_keys?.resealed).toBeGreaterThanOrEqual(2)
         expect(pending.tables.webhook_endpoints?.resealed).toBe(1)
         expect(pending.tables.refresh_tokens?.resealed).toBe(1)
         expect(pending.tables.wallets?.resealed).toBe(2)
         expect(pending.unreadable).toBe(0)
 
-        // Stopped after three batches of one row (the app's two values, two signing keys).
+        // Stopped after three batches of one row (the app, two signing keys).
         let batches = 0
         await expect(
           rotateSecret(b.deps, {
@@ -186,7 +186,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
           }),
         ).rejects.toThrow('stopped')
         const half = await rotateSecret(b.deps, { check: true })
-        expect(half.resealed).toBe(pending.resealed - 4)
+        expect(half.resealed).toBe(pending.resealed - 3)
         // Half rotated, both wallets still recover, the passcode one through its old OPRF key.
         const withOldCookies: TestServer = { ...b, walletCookie: (t) => a.walletCookie(t) }
         await frameDevice(withOldCookies, app.id).recover({
@@ -222,7 +222,7 @@ for (const backend of ['pglite', 'postgres'] as const) {
         } else {
           // PGlite serves one process: the CLI cannot open the folder this server holds.
           const rest = await rotateSecret(b.deps, { batchSize: 2 })
-          expect(rest.resealed).toBe(pending.resealed - 4)
+          expect(rest.resealed).toBe(pending.resealed - 3)
         }
         expect((await rotateSecret(b.deps, { check: true })).resealed).toBe(0)
         await during.close()

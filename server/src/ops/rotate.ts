@@ -17,8 +17,9 @@ import type { CliIo } from '../cli-io.ts'
 import { loadConfig } from '../config.ts'
 import type { Deps } from '../context.ts'
 import { openServices } from '../index.ts'
+import { type RowKind, type RowOf, refreshTokenKeys, rowMac, rowMacMade } from '../row-mac.ts'
 import { placeOfPasskey } from '../wallets/sealed.ts'
-import { resealedWallet, WALLET_COLUMNS } from '../wallets/service.ts'
+import { resealCounter, resealedWallet, WALLET_COLUMNS } from '../wallets/service.ts'
 
 /** What one table holds and how each of its sealed columns was sealed. */
 interface SealedTable {
@@ -52,12 +53,104 @@ const TABLES: readonly SealedTable[] = [
   },
 ]
 
+type Raw = Record<string, unknown>
+const text = (v: unknown) => String(v)
+
+/** A table whose rows carry a MAC of what they grant (row-mac.ts), and how to read one. */
+interface MacTable<K extends RowKind> {
+  table: string
+  key: string
+  kind: K
+  mac: string
+  columns: readonly string[]
+  row: (r: Raw) => RowOf<K>
+}
+
+const macTable = <K extends RowKind>(t: MacTable<K>) => t as unknown as MacTable<RowKind>
+
+/**
+ * Every row MAC outside the wallets (whose attempt counter moves with their state MAC) and the
+ * refresh tokens (keyed again below).
+ */
+const MAC_TABLES: readonly MacTable<RowKind>[] = [
+  macTable({
+    table: 'linked_accounts',
+    key: 'id',
+    kind: 'linked_account',
+    mac: 'mac',
+    columns: ['app_id', 'user_id', 'type', 'identifier'],
+    row: (r) => ({
+      id: text(r.id),
+      app_id: text(r.app_id),
+      user_id: text(r.user_id),
+      type: text(r.type),
+      identifier: text(r.identifier),
+    }),
+  }),
+  macTable({
+    table: 'sessions',
+    key: 'id',
+    kind: 'session',
+    mac: 'mac',
+    columns: ['app_id', 'user_id', 'family_id', 'parent_id', 'created_at', 'expires_at'],
+    row: (r) => ({
+      id: text(r.id),
+      app_id: text(r.app_id),
+      user_id: text(r.user_id),
+      family_id: text(r.family_id),
+      parent_id: r.parent_id === null ? null : text(r.parent_id),
+      created_at: r.created_at instanceof Date ? r.created_at : new Date(text(r.created_at)),
+      expires_at: r.expires_at instanceof Date ? r.expires_at : new Date(text(r.expires_at)),
+    }),
+  }),
+  macTable({
+    table: 'passkeys',
+    key: 'account_id',
+    kind: 'passkey',
+    mac: 'mac',
+    columns: ['app_id', 'credential_id', 'user_id', 'public_key', 'user_handle'],
+    row: (r) => ({
+      app_id: text(r.app_id),
+      credential_id: text(r.credential_id),
+      account_id: text(r.account_id),
+      user_id: text(r.user_id),
+      public_key: text(r.public_key),
+      user_handle: text(r.user_handle),
+    }),
+  }),
+  macTable({
+    table: 'apps',
+    key: 'id',
+    kind: 'app_origins',
+    mac: 'origins_mac',
+    columns: ['allowed_origins'],
+    row: (r) => ({
+      id: text(r.id),
+      allowed_origins: (typeof r.allowed_origins === 'string'
+        ? JSON.parse(r.allowed_origins)
+        : r.allowed_origins) as string[],
+    }),
+  }),
+  macTable({
+    table: 'webhook_endpoints',
+    key: 'id',
+    kind: 'webhook_endpoint',
+    mac: 'mac',
+    columns: ['app_id', 'url'],
+    row: (r) => ({ id: text(r.id), app_id: text(r.app_id), url: text(r.url) }),
+  }),
+]
+
+/**
+ * Rows, one count each, whatever number of sealed values a row holds: the unit the progress
+ * lines (`<table>: <n> row(s) done`) and the summary share.
+ */
 export interface TableCount {
-  /** Values sealed again under the new secret (with `check`: still under the previous one). */
+  /** Rows sealed again under the new secret (with `check`: still under the previous one). */
   resealed: number
-  /** Values already under the new secret. */
+  /** Rows whose every value is already under the new secret. */
   current: number
-  /** Values that open under neither secret: left as they are and reported. */
+  /** Rows holding a value that opens under neither secret: that value is left and reported. */
   unreadable: number
 }
 
@@ -99,6 +192,7 @@ export async function rotateSecret(
       for (const row of rows) {
         const key = String(row[spec.key])
         const set: RawBuilder<unknown>[] = []
+        let unreadable = false
         for (const column of spec.columns) {
           const sealed = row[column.name]
           if (sealed === null || sealed === undefined) continue
@@ -107,17 +201,18 @@ export async function rotateSecret(
           try {
             opened = deps.secrets.open(sealed, aad)
           } catch {
-            tally.unreadable++
+            unreadable = true
             deps.log(`[latch] ${spec.table} ${key}: ${column.name} opens under neither secret`)
             continue
           }
-          if (!opened.previous) {
-            tally.current++
-            continue
+          if (opened.previous) {
+            set.push(sql`${sql.ref(column.name)} = ${deps.secrets.encrypt(opened.value, aad)}`)
           }
-          tally.resealed++
-          set.push(sql`${sql.ref(column.name)} = ${deps.secrets.encrypt(opened.value, aad)}`)
         }
+        // The row's readable values are sealed again all the same; it is counted once.
+        if (unreadable) tally.unreadable++
+        else if (set.length > 0) tally.resealed++
+        else tally.current++
         if (set.length > 0 && !options.check) {
           await sql`UPDATE ${sql.table(spec.table)} SET ${sql.join(set)}
             WHERE ${sql.ref(spec.key)} = ${key}`.execute(trx)
@@ -125,6 +220,78 @@ export async function rotateSecret(
       }
     })
   }
+  for (const spec of MAC_TABLES) {
+    const tally = count(`${spec.table}.${spec.mac}`)
+    await walk(deps, { table: spec.table, key: spec.key }, batch, options, async (trx, keys) => {
+      const cols = [...new Set([spec.key, spec.mac, ...spec.columns])]
+      const { rows } = await sql<Raw>`
+        SELECT ${sql.join(cols.map((c) => sql.ref(c)))} FROM ${sql.table(spec.table)}
+        WHERE ${sql.ref(spec.key)} IN (${sql.join(keys)}) FOR UPDATE`.execute(trx)
+      for (const r of rows) {
+        const key = text(r[spec.key])
+        const row = spec.row(r)
+        const made = rowMacMade(deps.secrets, spec.kind, row, r[spec.mac] as string | null)
+        if (made === null) {
+          tally.unreadable++
+          deps.log(`[latch] ${spec.table} ${key}: its MAC holds under neither secret`)
+          continue
+        }
+        if (made === 'current') {
+          tally.current++
+          continue
+        }
+        tally.resealed++
+        if (!options.check) {
+          await sql`UPDATE ${sql.table(spec.table)}
+            SET ${sql.ref(spec.mac)} = ${rowMac(deps.secrets, spec.kind, row)}
+            WHERE ${sql.ref(spec.key)} = ${key}`.execute(trx)
+        }
+      }
+    })
+  }
+  // A refresh token is keyed by a MAC of its SHA-256: keyed again under the new secret once the
+  // old key is checked to be that MAC (a SHA-256 written by someone without the secret is not
+  // keyed by either, and stays refused), with its row's MAC and its parent's pointer to it.
+  const tokens = count('refresh_tokens.hash')
+  await walk(deps, { table: 'refresh_tokens', key: 'hash' }, batch, options, async (trx, keys) => {
+    const rows = await trx
+      .selectFrom('refresh_tokens')
+      .select(['hash', 'token_sha256', 'session_id', 'mac'])
+      .where('hash', 'in', keys)
+      .forUpdate()
+      .execute()
+    for (const row of rows) {
+      const [current, previous] = refreshTokenKeys(deps.secrets, row.token_sha256)
+      const bound = { hash: row.hash, session_id: row.session_id }
+      if (row.hash === current && rowMacMade(deps.secrets, 'refresh_token', bound, row.mac)) {
+        tokens.current++
+        continue
+      }
+      if (row.hash !== current && row.hash !== previous) {
+        tokens.unreadable++
+        deps.log(`[latch] refresh_tokens ${row.hash}: keyed under neither secret`)
+        continue
+      }
+      if (rowMacMade(deps.secrets, 'refresh_token', bound, row.mac) === null) {
+        tokens.unreadable++
+        deps.log(`[latch] refresh_tokens ${row.hash}: its MAC holds under neither secret`)
+        continue
+      }
+      tokens.resealed++
+      if (options.check || current === undefined) continue
+      const next = { hash: current, session_id: row.session_id }
+      await trx
+        .updateTable('refresh_tokens')
+        .set({ hash: current, mac: rowMac(deps.secrets, 'refresh_token', next) })
+        .where('hash', '=', row.hash)
+        .execute()
+      await trx
+        .updateTable('refresh_tokens')
+        .set({ child_hash: current })
+        .where('child_hash', '=', row.hash)
+        .execute()
+    }
+  })
   const wallets = count('wallets')
   await walk(deps, { table: 'wallets', key: 'id' }, batch, options, async (trx, keys) => {
     const rows = await trx
@@ -149,6 +316,8 @@ export async function rotateSecret(
       wallets.resealed++
       if (!options.check) {
         await trx.updateTable('wallets').set(columns).where('id', '=', row.id).execute()
+        // The attempt counter names the state MAC: it moves to the new one with it.
+        await resealCounter(deps, trx, row, columns.state_mac)
       }
     }
   })
@@ -283,20 +452,20 @@ export async function secretCommand(argv: string[], io: CliIo): Promise<number> 
       for (const [table, t] of Object.entries(report.tables)) {
         const what = check ? 'under the previous secret' : 'sealed again'
         io.out(
-          `${table}: ${t.resealed} ${what}, ${t.current} already under the new secret${t.unreadable ? `, ${t.unreadable} open under neither` : ''}`,
+          `${table}: ${t.resealed} row(s) ${what}, ${t.current} already under the new secret${t.unreadable ? `, ${t.unreadable} with a value under neither` : ''}`,
         )
       }
       io.out(
         check
           ? report.resealed === 0 && report.unreadable === 0
             ? 'Nothing is left under the previous secret: LATCH_SECRET_PREVIOUS can be removed'
-            : `${report.resealed} value(s) still under the previous secret: run secret rotate`
-          : `Sealed ${report.resealed} value(s) under the new secret`,
+            : `${report.resealed} row(s) still under the previous secret: run secret rotate`
+          : `Sealed ${report.resealed} row(s) again under the new secret`,
       )
     }
     if (report.unreadable > 0) {
       io.err(
-        `${report.unreadable} value(s) open under neither secret (named in the lines above); they were left as they are`,
+        `${report.unreadable} row(s) hold a value that opens under neither secret (named in the lines above); it was left as it is`,
       )
       return 1
     }

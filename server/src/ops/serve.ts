@@ -23,6 +23,7 @@ import type { Log } from '../context.ts'
 import { type RunningServer, startServer } from '../index.ts'
 import { WALLET_FRAME_DIST } from '../wallets/frame.ts'
 import { probeAnswer, READY_PATH, type Readiness, type ReadinessCheck } from './health.ts'
+import { strictTransportSecurity } from './hsts.ts'
 import { createLogger } from './log.ts'
 import { closeGracefully, DEFAULT_SHUTDOWN_TIMEOUT_MS } from './shutdown.ts'
 
@@ -199,6 +200,12 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
     const ready = api?.ready ?? remoteReadiness(lookup.replace(/\/+$/, ''))
     const relay = nonEmpty(env.LATCH_WALLETCONNECT_RELAY_URL)
     const keys = nonEmpty(env.LATCH_COINBASE_KEYS_URL)
+    // The modal's own public origin; split across machines it may be unset, and the API's
+    // public URL says whether the site is served over https.
+    const hsts = strictTransportSecurity(
+      production,
+      nonEmpty(env.LATCH_MODAL_ORIGIN) ?? apiPublicUrl,
+    )
     try {
       modal = await startModalServer({
         host: modalHost,
@@ -211,6 +218,7 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
         probe: (pathname) => probeAnswer(pathname, ready),
         ...(relay ? { walletConnectRelayUrl: relay } : {}),
         ...(keys ? { coinbaseKeysUrl: keys } : {}),
+        ...(hsts ? { strictTransportSecurity: hsts } : {}),
         ...(modalOrigin ? { modalOrigin } : {}),
         ...(connectorOrigin
           ? {

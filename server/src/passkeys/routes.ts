@@ -138,7 +138,7 @@ export function passkeyRoutes(deps: Deps): Hono<HonoEnv> {
   /** Removes a passkey (its credential row goes with the account); never the last sign-in method. */
   routes.post('/unlink', requireAuth(deps), changeGate, async (c) => {
     const body = await readBody(c, passkeyUnlinkBody)
-    const user = await unlinkAccount(deps.db, c.get('app').id, c.get('auth').sub, {
+    const user = await unlinkAccount(deps, c.get('app').id, c.get('auth').sub, {
       type: 'passkey',
       identifier: body.credential_id,
     })

@@ -17,11 +17,18 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server'
 import type { Selectable } from 'kysely'
-import { linkAccount, loadUser, type NewAccount } from '../accounts/service.ts'
+import {
+  accountHolds,
+  accountRecordInvalid,
+  linkAccount,
+  loadUser,
+  type NewAccount,
+} from '../accounts/service.ts'
 import type { AppRecord } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
 import { json } from '../db/index.ts'
 import type { PasskeyChallengesTable, PasskeysTable } from '../db/schema.ts'
+import { rowMac, rowMacHolds } from '../row-mac.ts'
 
 /** How long a challenge waits for its ceremony: the browser's own timeout, and a little more. */
 export const PASSKEY_CHALLENGE_TTL_MS = 5 * 60_000
@@ -181,7 +188,7 @@ export async function registrationOptions(
   const { rpId } = relyingParty(deps)
   const { app, userId } = input
   const existing = userId ? await userPasskeys(deps, app.id, userId) : []
-  const user = userId ? await loadUser(deps.db, app.id, userId) : null
+  const user = userId ? await loadUser(deps, app.id, userId) : null
   const handle = existing[0]?.user_handle ?? randomBytes(32).toString('base64url')
   const options = await generateRegistrationOptions({
     rpName: app.name,
@@ -296,19 +303,23 @@ export async function verifyRegistration(
     account,
     async store(accountId, userId) {
       const now = deps.clock.now()
+      const key = {
+        app_id: app.id,
+        credential_id: credentialId,
+        account_id: accountId,
+        user_id: userId,
+        public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
+        user_handle: row.user_handle,
+      }
       await deps.db
         .insertInto('passkeys')
         .values({
-          app_id: app.id,
-          credential_id: credentialId,
-          account_id: accountId,
-          user_id: userId,
-          public_key: Buffer.from(info.credential.publicKey).toString('base64url'),
+          ...key,
+          mac: rowMac(deps.secrets, 'passkey', key),
           counter: info.credential.counter,
           device_type: info.credentialDeviceType,
           backed_up: info.credentialBackedUp,
           transports: json(input.credential.response.transports ?? []),
-          user_handle: row.user_handle,
           created_at: now,
           last_used_at: null,
         })
@@ -339,11 +350,11 @@ export async function linkPasskey(
   userId: string,
   registered: RegisteredPasskey,
 ): Promise<User> {
-  await linkAccount(deps.db, appId, userId, registered.account, deps.clock.now())
+  await linkAccount(deps, appId, userId, registered.account, deps.clock.now())
   const linked = await passkeyAccountId(deps, appId, registered.account.credentialId)
   if (!linked) throw LatchError.of('passkey_verification_failed')
   await registered.store(linked.id, userId)
-  return loadUser(deps.db, appId, userId)
+  return loadUser(deps, appId, userId)
 }
 
 /**
@@ -368,15 +379,28 @@ export async function verifyAuthentication(
   })
   const row = await passkeyRow(deps, app.id, input.credential.id)
   if (!row) throw refuseUnknown(deps, app.id)
+  // A passkey row (its public key, its user) written without the server secret signs in as
+  // nobody: refused before its signature is even checked, so its counter does not move either.
+  if (!rowMacHolds(deps, 'passkey', row, row.mac, `${app.id}/${row.credential_id}`)) {
+    throw accountRecordInvalid()
+  }
   await checkAssertion(deps, { app, row, challenge, rpId, origin, credential: input.credential })
   const account = await deps.db
     .selectFrom('linked_accounts')
-    .select('data')
+    .select(['id', 'app_id', 'user_id', 'type', 'identifier', 'data', 'mac'])
     .where('app_id', '=', app.id)
     .where('type', '=', 'passkey')
     .where('identifier', '=', input.credential.id)
     .executeTakeFirst()
   if (!account) throw refuseUnknown(deps, app.id)
+  // The account must be the one the passkey was registered for, and the server's.
+  if (
+    account.id !== row.account_id ||
+    account.user_id !== row.user_id ||
+    !accountHolds(deps, account, account.mac)
+  ) {
+    throw accountRecordInvalid()
+  }
   const stored = account.data as unknown as PasskeyAccount
   return { type: 'passkey', credentialId: stored.credentialId, name: stored.name }
 }
@@ -466,5 +490,5 @@ export async function renamePasskey(
     .set({ data: json(account) })
     .where('id', '=', row.id)
     .execute()
-  return loadUser(deps.db, appId, userId)
+  return loadUser(deps, appId, userId)
 }

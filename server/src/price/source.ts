@@ -25,7 +25,7 @@ export const COIN_IDS: Readonly<Record<number, string>> = {
   42161: 'ethereum',
   421613: 'ethereum',
   84531: 'ethereum',
-  137: 'matic-network',
+  137: 'polygon-ecosystem-token',
   80001: 'matic-network',
   42220: 'celo',
   44787: 'celo',

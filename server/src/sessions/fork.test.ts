@@ -5,12 +5,7 @@
  * handover: a forked session recovers the wallet automatically only after the forking visitor's
  * confirmation, which only the forking session's wallet frame can record.
  */
-import {
-  type AuthResponse,
-  type ForkResponse,
-  isLatchError,
-  type RefreshResponse,
-} from '@latch/shared'
+import { type ForkResponse, isLatchError, type RefreshResponse } from '@latch/shared'
 import { fetchApi, type ShareStore, walletCore } from '@latch/wallet-frame'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { hashToken } from '../crypto.ts'
@@ -20,6 +15,7 @@ import {
   freshIp,
   startTestServer,
   type TestServer,
+  type TestSignIn,
 } from '../testing/test-server.ts'
 import {
   WALLET_CREDENTIAL_PREFIX,
@@ -33,7 +29,7 @@ const email = () => `fork.${++n}.${Date.now()}@example.com`
 
 async function forked(s: TestServer, ip = freshIp()) {
   const app = await s.newApp()
-  const auth: AuthResponse = await s.emailLogin(app.id, email(), ip)
+  const auth: TestSignIn = await s.emailLogin(app.id, email(), ip)
   const fork = await s.request<ForkResponse>('/sessions/fork', {
     appId: app.id,
     ip,
@@ -138,8 +134,10 @@ describeBackends('session fork', (get) => {
       const r = await s.request('/sessions/fork/recover', { appId: app.id, body })
       expect(r.status).toBe(400)
       expect(r.body).toMatchObject({ error: { code: 'invalid_data' } })
+      // A fork reads the refresh cookie, never a body: without the cookie it is a 401.
       const f = await s.request('/sessions/fork', { appId: app.id, body })
-      expect(f.status).toBe(400)
+      expect(f.status).toBe(401)
+      expect(f.body).toMatchObject({ error: { code: 'invalid_refresh_token' } })
     }
   })
 

@@ -1,15 +1,43 @@
-/** POST /sessions (refresh), /sessions/logout, /sessions/fork, /sessions/fork/recover. */
-import { type ForkResponse, type RefreshResponse, refreshBody } from '@latch/shared'
+/**
+ * POST /sessions (refresh), /sessions/logout, /sessions/fork, /sessions/fork/recover. The refresh
+ * token comes and goes only in the refresh cookie (refresh-cookie.ts), never in a body.
+ */
+import {
+  type ForkResponse,
+  LatchError,
+  REFRESH_ID_HEADER,
+  type RefreshResponse,
+  refreshBody,
+} from '@latch/shared'
 import { type Context, Hono } from 'hono'
-import { z } from 'zod'
 import { loadUser } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
 import { clientIp, type HonoEnv, optionalAuth, readBody, SUCCESS } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
 import { clearWalletCredential, setWalletCredential } from '../wallets/credential.ts'
+import {
+  clearRefreshCookie,
+  readRefreshCookie,
+  requireModalFetch,
+  requireRefreshCookie,
+  setRefreshCookie,
+} from './refresh-cookie.ts'
 import { createForkToken, logoutSession, redeemForkToken, refreshSession } from './service.ts'
 
-const logoutBody = z.object({ refresh_token: z.string().max(512).nullish() })
+/** A Latch-Refresh-Id: random, 16 to 128 URL-safe characters (the modal sends 22). */
+const REFRESH_ID = /^[A-Za-z0-9_-]{16,128}$/
+
+/** The request's Latch-Refresh-Id, null when absent; a malformed one is refused. */
+function refreshIdOf(c: Context<HonoEnv>): string | null {
+  const id = c.req.header(REFRESH_ID_HEADER)
+  if (id === undefined) return null
+  if (!REFRESH_ID.test(id)) {
+    throw LatchError.of('invalid_data', {
+      message: `${REFRESH_ID_HEADER} must be 16 to 128 characters of A-Z, a-z, 0-9, - and _`,
+    })
+  }
+  return id
+}
 
 /**
  * Forks per client address: counted before the refresh token rotates, so a refused fork never
@@ -23,48 +51,59 @@ export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
   const routes = new Hono<HonoEnv>()
 
   /**
-   * Trades the body's token for a session (a refresh, or a fork redemption): user and pair. A
-   * fork redemption starts a session, so its answer carries the new session's wallet
-   * credential; a refresh never does (server/src/wallets/credential.ts).
+   * Answers a session the request started or rotated: user and access token, the refresh token
+   * in the cookie. A fork redemption starts a session, so its answer also carries the new
+   * session's wallet credential; a refresh never does (server/src/wallets/credential.ts).
    */
-  const redeemWith =
-    (redeem: typeof refreshSession | typeof redeemForkToken, starts: boolean) =>
-    async (c: Context<HonoEnv>) => {
-      const { refresh_token } = await readBody(c, refreshBody)
-      const app = c.get('app')
-      const session = await redeem(deps, app.id, refresh_token)
-      const answer: RefreshResponse = {
-        user: await loadUser(deps.db, app.id, session.userId),
-        token: session.token,
-        refresh_token: session.refreshToken,
-      }
-      if (starts && 'expiresAt' in session && session.expiresAt instanceof Date) {
-        setWalletCredential(c, deps, app.id, { ...session, expiresAt: session.expiresAt })
-      }
-      return c.json(answer)
+  const answer = async (
+    c: Context<HonoEnv>,
+    session: { userId: string; token: string; refreshToken: string; expiresAt?: Date },
+  ) => {
+    const app = c.get('app')
+    const body: RefreshResponse = {
+      user: await loadUser(deps, app.id, session.userId),
+      token: session.token,
     }
+    setRefreshCookie(c, deps, app.id, session.refreshToken, session.expiresAt)
+    return c.json(body)
+  }
 
-  routes.post('/', redeemWith(refreshSession, false))
+  const modalFetch = requireModalFetch(deps)
+
+  routes.post('/', modalFetch, async (c) => {
+    const app = c.get('app')
+    const presented = requireRefreshCookie(c, app.id)
+    try {
+      return await answer(c, await refreshSession(deps, app.id, presented, refreshIdOf(c)))
+    } catch (e) {
+      // A token the server refuses is dead for good: the browser forgets it too.
+      if (e instanceof LatchError && e.code === 'invalid_refresh_token') {
+        clearRefreshCookie(c, app.id)
+      }
+      throw e
+    }
+  })
 
   // A bearer token of this app also names the session; an invalid one is simply ignored.
-  routes.post('/logout', optionalAuth(deps), async (c) => {
-    const { refresh_token } = await readBody(c, logoutBody)
+  routes.post('/logout', modalFetch, optionalAuth(deps), async (c) => {
+    const appId = c.get('app').id
     const sid = c.get('maybeAuth')?.sid ?? null
-    await logoutSession(deps, c.get('app').id, refresh_token ?? null, sid)
-    // The browser's wallet credential of that session goes with it.
+    await logoutSession(deps, appId, readRefreshCookie(c, appId), sid)
+    // The browser's refresh cookie and the session's wallet credential go with it.
+    clearRefreshCookie(c, appId)
     if (sid) clearWalletCredential(c, sid)
     return c.json(SUCCESS)
   })
 
-  routes.post('/fork', async (c) => {
-    const { refresh_token } = await readBody(c, refreshBody)
+  routes.post('/fork', modalFetch, async (c) => {
     const app = c.get('app')
+    const presented = requireRefreshCookie(c, app.id)
     await hit(deps.db, deps.clock, `fork:ip:${clientIp(c, deps.config.trustProxy)}`, FORK_IP_LIMIT)
     // Forking is a use of the refresh token: it rotates like a refresh does.
-    const session = await refreshSession(deps, app.id, refresh_token)
-    const answer: ForkResponse = {
+    const session = await refreshSession(deps, app.id, presented)
+    setRefreshCookie(c, deps, app.id, session.refreshToken)
+    const forked: ForkResponse = {
       token: session.token,
-      refresh_token: session.refreshToken,
       new_session_refresh_token: await createForkToken(
         deps,
         app.id,
@@ -72,14 +111,19 @@ export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
         deps.config.forkTokenTtlS * 1000,
       ),
     }
-    return c.json(answer)
+    return c.json(forked)
   })
 
-  const recover = redeemWith(redeemForkToken, true)
+  // The fork token is the body's `refresh_token` (the description's contract); the session it
+  // opens gets its refresh cookie and wallet credential on this answer.
   routes.post('/fork/recover', async (c) => {
     const ip = clientIp(c, deps.config.trustProxy)
     await hit(deps.db, deps.clock, `fork:recover:ip:${ip}`, FORK_RECOVER_IP_LIMIT)
-    return recover(c)
+    const { refresh_token } = await readBody(c, refreshBody)
+    const app = c.get('app')
+    const session = await redeemForkToken(deps, app.id, refresh_token)
+    setWalletCredential(c, deps, app.id, session)
+    return answer(c, session)
   })
 
   return routes

@@ -1,7 +1,10 @@
 /**
- * Sessions and their tokens. A refresh token is 256 random bits stored as a hash, rotated on
- * every use. Presenting the immediate parent of the live token within 10 s answers the live
- * pair (tabs refreshing together); any other reuse revokes the session's family.
+ * Sessions and their tokens. A refresh token is its session's id and 256 random bits, stored
+ * keyed by the server secret (never a plain hash), rotated on every use. Every session and every
+ * stored token carries a MAC under the server secret of what it grants and to whom (row-mac.ts):
+ * a row written, moved or copied without the secret renews nothing. Presenting the immediate
+ * parent of the live token within 10 s answers the live pair (tabs refreshing together); any
+ * other reuse revokes the session's family.
  *
  * A family is a sign-in and every session forked from it (fork + fork/recover), named by its
  * root session (`family_id`). Reuse and logout revoke every member in one statement, and each
@@ -20,9 +23,16 @@ import { DEFAULT_FORK_TOKEN_TTL_S } from '../config.ts'
 import type { Deps } from '../context.ts'
 import { hashToken, randomId, randomToken } from '../crypto.ts'
 import type { Database, Db } from '../db/index.ts'
+import { type RowOf, refreshTokenKeys, rowMac, rowMacHolds } from '../row-mac.ts'
 import { eventCte, type WebhookEvent } from '../webhooks/events.ts'
 
 export const REFRESH_GRACE_MS = 10_000
+/**
+ * How long a retry of the same refresh (the same Latch-Refresh-Id) is answered the live pair:
+ * long enough to cover a database failover or a process restart between the rotation and the
+ * client's retry (see README.md).
+ */
+export const REFRESH_RETRY_WINDOW_MS = 5 * 60_000
 /**
  * How long a fork token lives by default (LATCH_FORK_TOKEN_TTL may shorten it): the time to pick
  * a wallet app and let it open the page, and little more, since whoever holds it becomes the user.
@@ -30,7 +40,42 @@ export const REFRESH_GRACE_MS = 10_000
 export const FORK_TOKEN_TTL_MS = DEFAULT_FORK_TOKEN_TTL_S * 1000
 export const SESSION_LIFETIME_MS = REFRESH_TOKEN_MAX_AGE_S * 1000
 
-type SessionDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'keys'>
+type SessionDeps = Pick<Deps, 'db' | 'clock' | 'secrets' | 'keys' | 'log'>
+
+/**
+ * A new refresh token: the session it renews, then 256 random bits. The session's id is no
+ * secret (the access token names it too); carrying it lets a refresh require the stored token's
+ * session in the one statement that rotates it, and the new token's MAC be made beforehand.
+ */
+function newRefreshToken(sessionId: string): string {
+  return `${sessionId}.${randomToken()}`
+}
+
+/** The session a presented refresh token names; null for a token from before it named one. */
+function sessionOfToken(presented: string): string | null {
+  const dot = presented.indexOf('.')
+  return dot > 0 ? presented.slice(0, dot) : null
+}
+
+/** A refresh token as stored (keyed under the current secret) and its row's MAC. */
+function storedToken(deps: SessionDeps, token: string, sessionId: string) {
+  const sha256 = hashToken(token)
+  const hash = refreshTokenKeys(deps.secrets, sha256)[0] as string
+  return {
+    hash,
+    token_sha256: sha256,
+    mac: rowMac(deps.secrets, 'refresh_token', { hash, session_id: sessionId }),
+  }
+}
+
+/** Whether a session row's MAC holds (a refusal is logged). */
+export function sessionHolds(
+  deps: Pick<Deps, 'secrets' | 'log'>,
+  row: RowOf<'session'>,
+  mac: string | null,
+): boolean {
+  return rowMacHolds(deps, 'session', row, mac, row.id)
+}
 
 export interface IssuedSession {
   sessionId: string
@@ -68,19 +113,20 @@ export async function createSession(
 ): Promise<StartedSession> {
   const now = deps.clock.now()
   const sessionId = randomId(24)
-  const refreshToken = randomToken()
+  const refreshToken = newRefreshToken(sessionId)
   const expiresAt = family?.expiresAt ?? new Date(now.getTime() + SESSION_LIFETIME_MS)
+  const session = {
+    id: sessionId,
+    app_id: appId,
+    user_id: userId,
+    parent_id: family?.parentId ?? null,
+    family_id: family?.familyId ?? sessionId,
+    created_at: now,
+    expires_at: expiresAt,
+  }
   // One statement: the session and its first token (and its event) arrive together or not at all.
   const withSession = deps.db.with('session', (db) =>
-    db.insertInto('sessions').values({
-      id: sessionId,
-      app_id: appId,
-      user_id: userId,
-      parent_id: family?.parentId ?? null,
-      family_id: family?.familyId ?? sessionId,
-      created_at: now,
-      expires_at: expiresAt,
-    }),
+    db.insertInto('sessions').values({ ...session, mac: rowMac(deps.secrets, 'session', session) }),
   )
   // The event's CTE adds no table the insert below reads: the same builder type serves.
   const statement = event
@@ -88,7 +134,11 @@ export async function createSession(
     : withSession
   await statement
     .insertInto('refresh_tokens')
-    .values({ hash: hashToken(refreshToken), session_id: sessionId, created_at: now })
+    .values({
+      ...storedToken(deps, refreshToken, sessionId),
+      session_id: sessionId,
+      created_at: now,
+    })
     .execute()
   const token = await deps.keys.signAccessToken(appId, userId, sessionId)
   return { sessionId, userId, token, refreshToken, expiresAt }
@@ -123,12 +173,7 @@ async function signInOnce(
   appId: string,
   account: NewAccount,
 ): Promise<SignedIn> {
-  const { user, isNewUser } = await authenticateWithAccount(
-    deps.db,
-    appId,
-    account,
-    deps.clock.now(),
-  )
+  const { user, isNewUser } = await authenticateWithAccount(deps, appId, account, deps.clock.now())
   const now = deps.clock.now()
   const session = await createSession(deps, appId, user.id, null, {
     appId,
@@ -137,52 +182,77 @@ async function signInOnce(
     now,
   })
   return {
-    response: {
-      user,
-      token: session.token,
-      refresh_token: session.refreshToken,
-      is_new_user: isNewUser,
-    },
+    // The refresh token goes in the refresh cookie (answerSignIn), never in the body.
+    response: { user, token: session.token, is_new_user: isNewUser },
     session,
   }
 }
 
+/** The session columns a refresh reads to check the session's MAC. */
+interface SessionRow {
+  session_id: string
+  user_id: string
+  family_id: string
+  parent_id: string | null
+  created_at: Date
+  expires_at: Date
+  session_mac: string
+}
+
+const sessionRow = (appId: string, r: SessionRow): RowOf<'session'> => ({
+  id: r.session_id,
+  app_id: appId,
+  user_id: r.user_id,
+  family_id: r.family_id,
+  parent_id: r.parent_id,
+  created_at: r.created_at,
+  expires_at: r.expires_at,
+})
+
 /**
- * Rotates `hash`, when it is the live token of a live session of the app, into a new token:
- * one statement, so a refresh is one round trip. Answers nothing when the token is unknown,
- * already rotated, of another app, or its session (or its family) is revoked or expired.
+ * Rotates the token stored as one of `keys` (its key under the current or, during a rotation,
+ * the previous secret), when it is the live token of `sessionId`, a live session of the app,
+ * into a new token: one statement, so a refresh is one round trip. Answers nothing when the
+ * token is unknown, of another session, already rotated, of another app, or its session (or
+ * its family) is revoked or expired; the session's MAC is the caller's to check.
  */
 async function rotate(
   db: Kysely<Database>,
   deps: SessionDeps,
   appId: string,
-  hash: string,
+  keys: string[],
+  sessionId: string,
   now: Date,
-): Promise<{ sessionId: string; userId: string; refreshToken: string } | undefined> {
-  const refreshToken = randomToken()
-  const childHash = hashToken(refreshToken)
-  const { rows } = await sql<{ session_id: string; user_id: string }>`
+  retryHash: string | null,
+): Promise<(SessionRow & { refreshToken: string }) | undefined> {
+  const refreshToken = newRefreshToken(sessionId)
+  const child = storedToken(deps, refreshToken, sessionId)
+  const { rows } = await sql<SessionRow>`
     WITH rotated AS (
       UPDATE refresh_tokens t
-      SET rotated_at = ${now}, child_hash = ${childHash},
-          child_sealed = ${deps.secrets.encrypt(refreshToken)}
+      SET rotated_at = ${now}, child_hash = ${child.hash},
+          child_sealed = ${deps.secrets.encrypt(refreshToken)}, rotated_by = ${retryHash}
       FROM sessions s, sessions f
-      WHERE t.hash = ${hash} AND t.rotated_at IS NULL
+      WHERE t.hash IN (${sql.join(keys)}) AND t.session_id = ${sessionId}
+        AND t.rotated_at IS NULL
         AND s.id = t.session_id AND s.app_id = ${appId}
         AND s.revoked_at IS NULL AND s.expires_at > ${now}
         AND f.id = s.family_id AND f.revoked_at IS NULL
-      RETURNING t.session_id, s.user_id
+      RETURNING t.session_id, s.user_id, s.family_id, s.parent_id, s.created_at, s.expires_at,
+        s.mac AS session_mac
     ), issued AS (
-      INSERT INTO refresh_tokens (hash, session_id, created_at)
-      SELECT ${childHash}, session_id, CAST(${now} AS timestamptz) FROM rotated
+      INSERT INTO refresh_tokens (hash, token_sha256, session_id, created_at, mac)
+      SELECT ${child.hash}, ${child.token_sha256}, session_id, CAST(${now} AS timestamptz),
+        ${child.mac} FROM rotated
     ), forgotten AS (
       -- The grandparent's copy of the token just rotated can never be answered again.
       UPDATE refresh_tokens SET child_sealed = NULL
-      WHERE child_hash = ${hash} AND EXISTS (SELECT 1 FROM rotated)
+      WHERE child_hash IN (${sql.join(keys)}) AND EXISTS (SELECT 1 FROM rotated)
     )
-    SELECT session_id, user_id FROM rotated`.execute(db)
+    SELECT session_id, user_id, family_id, parent_id, created_at, expires_at, session_mac
+    FROM rotated`.execute(db)
   const row = rows[0]
-  return row && { sessionId: row.session_id, userId: row.user_id, refreshToken }
+  return row && { ...row, refreshToken }
 }
 
 /**
@@ -202,18 +272,37 @@ type RefreshOutcome =
   | { kind: 'ok'; sessionId: string; userId: string; refreshToken: string }
   | { kind: 'reuse' }
 
-/** Rotates a refresh token into a new pair; see the module comment for reuse. */
+/**
+ * Rotates a refresh token into a new pair; see the module comment for reuse. `refreshId`, the
+ * request's Latch-Refresh-Id, is kept (hashed) with the rotation: presented again with the
+ * same id, the rotated token is a retry of this request and gets the live pair for
+ * REFRESH_RETRY_WINDOW_MS, not only the 10 s grace (README.md: a retry or a stolen token).
+ */
 export async function refreshSession(
   deps: SessionDeps,
   appId: string,
   presented: string,
+  refreshId: string | null = null,
 ): Promise<IssuedSession> {
   const now = deps.clock.now()
-  const hash = hashToken(presented)
-  // The common case, a live token: one statement, no transaction.
-  const fast = await rotate(deps.db, deps, appId, hash, now)
+  const retryHash = refreshId === null ? null : hashToken(refreshId)
+  const keys = refreshTokenKeys(deps.secrets, hashToken(presented))
+  const named = sessionOfToken(presented)
+  // The common case, a live token: one statement, no transaction. A token from before tokens
+  // named their session takes the locked path, which reads its session first.
+  const fast = named ? await rotate(deps.db, deps, appId, keys, named, now, retryHash) : undefined
+  if (fast && !sessionHolds(deps, sessionRow(appId, fast), fast.session_mac)) {
+    // A session row written without the server secret: the token was the writer's own (only
+    // the server can store one), so nothing of anyone else's changed.
+    throw LatchError.of('invalid_refresh_token')
+  }
   const outcome: RefreshOutcome = fast
-    ? { kind: 'ok', ...fast }
+    ? {
+        kind: 'ok',
+        sessionId: fast.session_id,
+        userId: fast.user_id,
+        refreshToken: fast.refreshToken,
+      }
     : await deps.db.transaction().execute(async (trx): Promise<RefreshOutcome> => {
         // The row lock serializes parallel uses of one token: the later ones see it rotated.
         const row = await trx
@@ -221,40 +310,63 @@ export async function refreshSession(
           .innerJoin('sessions as s', 's.id', 't.session_id')
           .innerJoin('sessions as f', 'f.id', 's.family_id')
           .select([
+            't.hash',
+            't.mac',
             't.rotated_at',
             't.child_hash',
             't.child_sealed',
+            't.rotated_by',
             's.id as session_id',
             's.app_id',
             's.user_id',
             's.family_id',
+            's.parent_id',
+            's.created_at',
             's.expires_at',
             's.revoked_at',
+            's.mac as session_mac',
             'f.revoked_at as family_revoked_at',
           ])
-          .where('t.hash', '=', hash)
+          .where('t.hash', 'in', keys)
           .forUpdate('t')
           .executeTakeFirst()
         if (
           !row ||
           row.app_id !== appId ||
+          (named !== null && row.session_id !== named) ||
           row.revoked_at ||
           row.family_revoked_at ||
           row.expires_at <= now
         ) {
           throw LatchError.of('invalid_refresh_token')
         }
-        if (!row.rotated_at) {
-          // Rotated by nobody after all (the fast statement lost a race that rolled back).
-          const rotated = await rotate(trx, deps, appId, hash, now)
-          if (!rotated) throw LatchError.of('invalid_refresh_token')
-          return { kind: 'ok', ...rotated }
-        }
+        // Both rows must be the server's: the token bound to this session, the session to its
+        // user. A refusal here changes nothing (reuse does not revoke a family it never joined).
+        const token = { hash: row.hash, session_id: row.session_id }
         if (
-          now.getTime() - row.rotated_at.getTime() <= REFRESH_GRACE_MS &&
-          row.child_hash &&
-          row.child_sealed
+          !rowMacHolds(deps, 'refresh_token', token, row.mac, row.session_id) ||
+          !sessionHolds(deps, sessionRow(appId, row), row.session_mac)
         ) {
+          throw LatchError.of('invalid_refresh_token')
+        }
+        if (!row.rotated_at) {
+          // Rotated by nobody after all (the fast statement lost a race that rolled back), or a
+          // token from before tokens named their session.
+          const rotated = await rotate(trx, deps, appId, keys, row.session_id, now, retryHash)
+          if (!rotated) throw LatchError.of('invalid_refresh_token')
+          return {
+            kind: 'ok',
+            sessionId: rotated.session_id,
+            userId: rotated.user_id,
+            refreshToken: rotated.refreshToken,
+          }
+        }
+        const since = now.getTime() - row.rotated_at.getTime()
+        // Another tab with the same token (the grace), or this very request again after its
+        // answer was lost (the same id, which only the client that sent it knows).
+        const sameRequest =
+          retryHash !== null && row.rotated_by === retryHash && since <= REFRESH_RETRY_WINDOW_MS
+        if ((since <= REFRESH_GRACE_MS || sameRequest) && row.child_hash && row.child_sealed) {
           const child = await trx
             .selectFrom('refresh_tokens')
             .select('rotated_at')
@@ -289,8 +401,11 @@ export async function logoutSession(
 ): Promise<void> {
   if (!presented && !sessionId) return
   const now = deps.clock.now()
+  const keys = presented ? refreshTokenKeys(deps.secrets, hashToken(presented)) : []
+  const named = presented ? sessionOfToken(presented) : null
   const byToken = presented
-    ? sql<string>`(SELECT session_id FROM refresh_tokens WHERE hash = ${hashToken(presented)})`
+    ? sql<string>`(SELECT session_id FROM refresh_tokens WHERE hash IN (${sql.join(keys)})
+        ${named ? sql`AND session_id = ${named}` : sql``})`
     : sql<string>`NULL`
   const family = sql<string>`(
     SELECT named.family_id FROM sessions named
@@ -307,14 +422,22 @@ export async function isSessionLive(
   const row = await deps.db
     .selectFrom('sessions as s')
     .innerJoin('sessions as f', 'f.id', 's.family_id')
-    .select('s.id')
+    .select([
+      's.id',
+      's.user_id',
+      's.family_id',
+      's.parent_id',
+      's.created_at',
+      's.expires_at',
+      's.mac',
+    ])
     .where('s.id', '=', sessionId)
     .where('s.app_id', '=', appId)
     .where('s.revoked_at', 'is', null)
     .where('f.revoked_at', 'is', null)
     .where('s.expires_at', '>', deps.clock.now())
     .executeTakeFirst()
-  return !!row
+  return !!row && sessionHolds(deps, { ...row, app_id: appId }, row.mac)
 }
 
 /** A single-use token, alive `ttlMs` (2 minutes by default), that opens a child session of this one. */

@@ -5,17 +5,24 @@ import type { AccessTokenClaims, AuthResponse, ForkResponse, RefreshResponse } f
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose'
 import { Kysely, Migrator, sql } from 'kysely'
 import { expect, test } from 'vitest'
+import { createSecrets } from '../crypto.ts'
 import { MIGRATIONS, migrate } from '../db/migrations.ts'
 import { pgliteDialect } from '../db/pglite-dialect.ts'
 import type { Database } from '../db/schema.ts'
-import { describeBackends } from '../testing/test-server.ts'
+import {
+  type CookieToken,
+  describeBackends,
+  type RequestOptions,
+  type TestSignIn,
+} from '../testing/test-server.ts'
+import { REFRESH_COOKIE_PREFIX, refreshCookieName } from './refresh-cookie.ts'
 import { FORK_TOKEN_TTL_MS, REFRESH_GRACE_MS, SESSION_LIFETIME_MS } from './service.ts'
 
 let n = 0
 const email = () => `session.${++n}.${Date.now()}@example.com`
 
 describeBackends('sessions', (get) => {
-  async function signedIn(): Promise<{ appId: string; auth: AuthResponse }> {
+  async function signedIn(): Promise<{ appId: string; auth: TestSignIn }> {
     const s = get()
     const app = await s.newApp()
     return { appId: app.id, auth: await s.emailLogin(app.id, email()) }
@@ -136,13 +143,147 @@ describeBackends('sessions', (get) => {
     expect(reuse.status).toBe(401)
   })
 
+  /** The app's refresh cookie as a browser holds it (name=value), from an answer's headers. */
+  const refreshCookieOf = (headers: Headers, appId: string): string | undefined =>
+    headers
+      .getSetCookie()
+      .find((c) => c.startsWith(`${refreshCookieName(appId)}=`))
+      ?.split(';')[0]
+  const modalFetch = (appId: string, cookie?: string): RequestOptions => ({
+    appId,
+    wire: true,
+    body: {},
+    headers: {
+      origin: get().deps.config.modalOrigin ?? '',
+      'sec-fetch-site': 'cross-site',
+      'sec-fetch-mode': 'cors',
+      'sec-fetch-dest': 'empty',
+      ...(cookie ? { cookie } : {}),
+    },
+  })
+
+  test('security: a sign-in sets the refresh token only as an HttpOnly, Secure, SameSite=None, Partitioned cookie of the session routes; refresh rotates it, logout clears it, and no body carries it', async () => {
+    const s = get()
+    const app = await s.newApp()
+    const address = email()
+    await s.request('/passwordless/init', { appId: app.id, body: { email: address } })
+    const code = await s.smtp.waitForCode(address, { timeoutMs: 10_000 })
+    const auth = await s.request<AuthResponse>('/passwordless/authenticate', {
+      appId: app.id,
+      wire: true,
+      body: { email: address, code },
+    })
+    expect(auth.status).toBe(200)
+    expect(auth.body).not.toHaveProperty('refresh_token')
+    const set = auth.headers.getSetCookie().find((c) => c.startsWith(REFRESH_COOKIE_PREFIX))
+    expect(set).toMatch(
+      new RegExp(
+        `^${refreshCookieName(app.id)}=[A-Za-z0-9_-]{43}; Max-Age=2592000; Path=/api/v1/sessions; HttpOnly; Secure; SameSite=None; Partitioned$`,
+      ),
+    )
+    const first = refreshCookieOf(auth.headers, app.id)
+
+    const refreshed = await s.request<RefreshResponse>('/sessions', modalFetch(app.id, first))
+    expect(refreshed.status).toBe(200)
+    expect(refreshed.body).not.toHaveProperty('refresh_token')
+    expect(refreshed.body.user.id).toBe(auth.body.user.id)
+    const second = refreshCookieOf(refreshed.headers, app.id)
+    expect(second).toBeDefined()
+    expect(second).not.toBe(first)
+
+    const forked = await s.request<ForkResponse>('/sessions/fork', modalFetch(app.id, second))
+    expect(forked.status).toBe(200)
+    expect(Object.keys(forked.body).sort()).toEqual(['new_session_refresh_token', 'token'])
+    const third = refreshCookieOf(forked.headers, app.id)
+    expect(third).not.toBe(second)
+
+    const out = await s.request('/sessions/logout', modalFetch(app.id, third))
+    expect(out.status).toBe(200)
+    expect(out.headers.getSetCookie()).toContain(
+      `${refreshCookieName(app.id)}=; Max-Age=0; Path=/api/v1/sessions; HttpOnly; Secure; SameSite=None; Partitioned`,
+    )
+    // Logout ended the session: its last cookie refreshes nothing.
+    expect((await s.request('/sessions', modalFetch(app.id, third))).status).toBe(401)
+  })
+
+  test('security: refresh, fork and logout refuse a request that is not the modal origin’s fetch, and change nothing', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const cookie = `${refreshCookieName(appId)}=${auth.refresh_token}`
+    const refusedWith = async (path: string, headers: Record<string, string | undefined>) => {
+      const options = modalFetch(appId, cookie)
+      const merged = { ...options.headers, ...headers }
+      for (const [key, value] of Object.entries(merged)) if (value === undefined) delete merged[key]
+      const r = await s.request(path, { ...options, headers: merged as Record<string, string> })
+      expect(r.status, `${path} ${JSON.stringify(headers)}`).toBe(403)
+      expect(r.body).toMatchObject({ error: { code: 'origin_not_allowed' } })
+      expect(r.headers.getSetCookie()).toEqual([])
+    }
+    for (const path of ['/sessions', '/sessions/fork', '/sessions/logout']) {
+      // No Origin at all (a client outside a browser, or a browser that sent none).
+      await refusedWith(path, { origin: undefined })
+      // Another page's fetch: the host page, another site, the API origin's own pages.
+      await refusedWith(path, { origin: 'http://localhost:5173' })
+      await refusedWith(path, { origin: 'https://evil.example' })
+      await refusedWith(path, { origin: 'null' })
+      await refusedWith(path, { 'sec-fetch-site': 'same-origin' })
+      // A navigation or a form post, whatever it claims.
+      await refusedWith(path, { 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate' })
+    }
+    // Nothing changed: the token is still the live one.
+    const r = await s.request('/sessions', modalFetch(appId, cookie))
+    expect(r.status).toBe(200)
+  })
+
+  test('error: a refresh or fork without the cookie is a clear 401 and changes nothing; a body token is not read', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    for (const path of ['/sessions', '/sessions/fork']) {
+      const bare = await s.request(path, modalFetch(appId))
+      expect(bare.status).toBe(401)
+      expect(bare.body).toMatchObject({
+        error: {
+          code: 'invalid_refresh_token',
+          message: 'No refresh token: the session cookie was not sent',
+        },
+      })
+      // The old body contract: the token in the body is ignored, not accepted.
+      const inBody = await s.request(path, {
+        ...modalFetch(appId),
+        body: { refresh_token: auth.refresh_token },
+      })
+      expect(inBody.status).toBe(401)
+    }
+    const cookie = `${refreshCookieName(appId)}=${auth.refresh_token}`
+    expect((await s.request('/sessions', modalFetch(appId, cookie))).status).toBe(200)
+  })
+
+  test('security: a replayed refresh cookie (past the grace) revokes the family, and the answer clears the cookie', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const old = `${refreshCookieName(appId)}=${auth.refresh_token}`
+    const rotated = await s.request('/sessions', modalFetch(appId, old))
+    expect(rotated.status).toBe(200)
+    const live = refreshCookieOf(rotated.headers, appId)
+    s.clock.advance(REFRESH_GRACE_MS + 1000)
+    const replay = await s.request('/sessions', modalFetch(appId, old))
+    expect(replay.status).toBe(401)
+    expect(replay.headers.getSetCookie()).toContainEqual(
+      expect.stringMatching(new RegExp(`^${refreshCookieName(appId)}=; Max-Age=0;`)),
+    )
+    // The thief's replay killed the live token too.
+    expect((await s.request('/sessions', modalFetch(appId, live))).status).toBe(401)
+  })
+
   test('error: unknown, empty, other-app and expired refresh tokens', async () => {
     const s = get()
     const { appId, auth } = await signedIn()
     const unknown = await s.request('/sessions', { appId, body: { refresh_token: 'nope' } })
     expect(unknown.status).toBe(401)
+    // No cookie: a 401 that says so.
     const empty = await s.request('/sessions', { appId, body: { refresh_token: '' } })
-    expect(empty.status).toBe(400)
+    expect(empty.status).toBe(401)
+    expect(empty.body).toMatchObject({ error: { code: 'invalid_refresh_token' } })
     const other = await s.newApp()
     const cross = await s.request('/sessions', {
       appId: other.id,
@@ -205,7 +346,7 @@ describeBackends('sessions', (get) => {
     const ok = results.filter((r) => r.status === 200)
     expect(ok).toHaveLength(1)
     expect(results.filter((r) => r.status === 401)).toHaveLength(4)
-    const child = ok[0]?.body as RefreshResponse
+    const child = ok[0]?.body as RefreshResponse & CookieToken
     expect(child.user.id).toBe(auth.user.id)
     const childSid = decodeJwt(child.token).sid
     expect(childSid).not.toBe(decodeJwt(auth.token).sid)
@@ -261,9 +402,9 @@ describeBackends('sessions', (get) => {
   /** Signs in, forks, and recovers the fork token into a child session. */
   async function family(): Promise<{
     appId: string
-    auth: AuthResponse
-    parent: ForkResponse
-    child: RefreshResponse
+    auth: TestSignIn
+    parent: ForkResponse & CookieToken
+    child: RefreshResponse & CookieToken
   }> {
     const s = get()
     const { appId, auth } = await signedIn()
@@ -637,7 +778,7 @@ test('behavior: migration 0005 puts existing forks in their families, ends them 
     await session('revoked-grandchild', 'revoked-child', later(30), null)
     await session('live-root', null, later(5), null)
     await session('live-child', 'live-root', later(25), null)
-    await migrate(raw)
+    await migrate(raw, createSecrets('migration-test-secret-0123456789abcdef'))
     const rows = await db
       .selectFrom('sessions')
       .select(['id', 'family_id', 'expires_at', 'revoked_reason'])

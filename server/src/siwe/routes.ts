@@ -125,7 +125,7 @@ export function siweRoutes(deps: Deps): Hono<HonoEnv> {
     const userId = c.get('auth').sub
     const account = await verified(c, userId)
     try {
-      return c.json(await linkAccount(deps.db, c.get('app').id, userId, account, deps.clock.now()))
+      return c.json(await linkAccount(deps, c.get('app').id, userId, account, deps.clock.now()))
     } catch (e) {
       throw walletTexts(e)
     }
@@ -133,7 +133,7 @@ export function siweRoutes(deps: Deps): Hono<HonoEnv> {
 
   routes.post('/unlink', requireAuth(deps), changeGate, async (c) => {
     const body = await readBody(c, siweUnlinkBody)
-    const user = await unlinkAccount(deps.db, c.get('app').id, c.get('auth').sub, {
+    const user = await unlinkAccount(deps, c.get('app').id, c.get('auth').sub, {
       type: 'wallet',
       identifier: body.address,
     })

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
 import {
-  type AuthResponse,
   SIWE_HASH_HEADER,
   SIWE_SECRET_HEADER,
   SIWE_STATEMENT,
@@ -27,7 +26,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { linkInAppWallet } from '../accounts/service.ts'
 import { sweep } from '../sweep.ts'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../testing/anvil.ts'
-import { type Answer, describeBackends, freshIp, type TestServer } from '../testing/test-server.ts'
+import {
+  type Answer,
+  describeBackends,
+  freshIp,
+  type TestServer,
+  type TestSignIn,
+} from '../testing/test-server.ts'
 import artifact from './contracts/test-wallet.json' with { type: 'json' }
 import { readSiweMessage } from './message.ts'
 import { SIWE_INIT_IP_LIMIT } from './routes.ts'
@@ -122,9 +127,9 @@ describeBackends('siwe', (get) => {
   }
 
   /** Init, sign and authenticate: the whole sign-in of a wallet. */
-  async function walletLogin(appId: string, account: PrivateKeyAccount): Promise<AuthResponse> {
+  async function walletLogin(appId: string, account: PrivateKeyAccount): Promise<TestSignIn> {
     const nonce = await init(appId, account.address)
-    const res = await post<AuthResponse>(
+    const res = await post<TestSignIn>(
       '/siwe/authenticate',
       appId,
       await signed(account, message(account.address, nonce)),
@@ -611,7 +616,7 @@ describeBackends('siwe', (get) => {
       const app = await newApp()
       const owner = await s.emailLogin(app.id, email())
       const account = privateKeyToAccount(generatePrivateKey())
-      await linkInAppWallet(s.deps.db, app.id, owner.user.id, {
+      await linkInAppWallet(s.deps, app.id, owner.user.id, {
         type: 'wallet',
         address: account.address,
         chainType: 'ethereum',

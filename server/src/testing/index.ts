@@ -16,6 +16,7 @@ export {
   startMockProviders,
 } from './mock-providers.ts'
 export {
+  type ControlledPostgres,
   POSTGRES_BIN,
   postgresAvailable,
   type RunningPostgres,

@@ -3,7 +3,7 @@
  * a free port, run as the `postgres` user when we are root. Null when the binaries are absent.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -56,7 +56,23 @@ export function postgresAvailable(): boolean {
   return existsSync(join(POSTGRES_BIN, 'initdb')) && existsSync(join(POSTGRES_BIN, 'postgres'))
 }
 
-export async function startPostgres(): Promise<RunningPostgres | null> {
+/**
+ * A server this test run owns, which a fault test may break: stop it (a fast shutdown ends
+ * every session with 57P01, as a restart or a failover does), freeze it, or end its backends.
+ */
+export interface ControlledPostgres extends RunningPostgres {
+  /**
+   * A fast shutdown and a start on the same port and data folder, `downMs` after the old
+   * server exited (a restart: 0; a failover: the seconds the server is gone).
+   */
+  restart(downMs?: number): Promise<void>
+  /** Every process of the server stopped (SIGSTOP) for `ms`, then continued: a stall. */
+  stall(ms: number): Promise<void>
+  /** pg_terminate_backend of every other session of `database`; answers how many. */
+  terminateBackends(database: string): Promise<number>
+}
+
+export async function startPostgres(): Promise<ControlledPostgres | null> {
   if (!postgresAvailable()) return null
   const root = mkdtempSync(join(tmpdir(), 'latch-pg-'))
   const data = join(root, 'data')
@@ -86,52 +102,120 @@ export async function startPostgres(): Promise<RunningPostgres | null> {
     '-c',
     'max_connections=100',
   ]
-  const child: ChildProcess = spawn(join(POSTGRES_BIN, 'postgres'), args, {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    cwd: root,
-    ...user,
-  })
   let stderr = ''
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000)
-  })
+  const spawnServer = (): ChildProcess => {
+    const child = spawn(join(POSTGRES_BIN, 'postgres'), args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      cwd: root,
+      ...user,
+    })
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-4000)
+    })
+    return child
+  }
+  let child = spawnServer()
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
-  const stop = async (): Promise<void> => {
+  const halt = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+      // SIGINT is PostgreSQL's fast shutdown: sessions end with 57P01, as in a restart.
       child.kill('SIGINT')
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
       await exited
       clearTimeout(timer)
     }
+  }
+  const stop = async (): Promise<void> => {
+    await halt()
     rmSync(root, { recursive: true, force: true })
   }
-
-  const deadline = Date.now() + START_TIMEOUT_MS
-  for (;;) {
-    if (child.exitCode !== null) {
-      await stop()
-      throw new Error(`postgres exited while starting: ${stderr}`)
-    }
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 })
-    client.on('error', () => {})
-    try {
-      await client.connect()
-      await client.end()
-      break
-    } catch {
-      await client.end().catch(() => {})
-      if (Date.now() > deadline) {
+  const waitAccepting = async (): Promise<void> => {
+    const deadline = Date.now() + START_TIMEOUT_MS
+    for (;;) {
+      if (child.exitCode !== null) {
         await stop()
-        throw new Error(
-          `postgres did not accept connections within ${START_TIMEOUT_MS} ms: ${stderr}`,
-        )
+        throw new Error(`postgres exited while starting: ${stderr}`)
       }
-      await new Promise((r) => setTimeout(r, 100))
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 })
+      client.on('error', () => {})
+      try {
+        await client.connect()
+        await client.end()
+        return
+      } catch {
+        await client.end().catch(() => {})
+        if (Date.now() > deadline) {
+          await stop()
+          throw new Error(
+            `postgres did not accept connections within ${START_TIMEOUT_MS} ms: ${stderr}`,
+          )
+        }
+        await new Promise((r) => setTimeout(r, 100))
+      }
     }
   }
+  await waitAccepting()
 
-  return { url, createDatabase: databaseCreator(url), close: stop }
+  /** The server's processes: the postmaster and its children (backends, background workers). */
+  const processes = (): number[] => {
+    const parent = child.pid
+    if (parent === undefined) return []
+    const pids = [parent]
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue
+      try {
+        // The parent pid is the 4th field, after the command in parentheses.
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+        if (ppid === parent) pids.push(Number(entry))
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+    return pids
+  }
+
+  return {
+    url,
+    createDatabase: databaseCreator(url),
+    close: stop,
+    async restart(downMs = 0) {
+      await halt()
+      if (downMs > 0) await new Promise((r) => setTimeout(r, downMs))
+      child = spawnServer()
+      await waitAccepting()
+    },
+    async stall(ms) {
+      const pids = processes()
+      for (const pid of pids) process.kill(pid, 'SIGSTOP')
+      try {
+        await new Promise((r) => setTimeout(r, ms))
+      } finally {
+        for (const pid of pids) {
+          try {
+            process.kill(pid, 'SIGCONT')
+          } catch {
+            // Ended meanwhile.
+          }
+        }
+      }
+    },
+    async terminateBackends(database) {
+      const client = new pg.Client({ connectionString: url })
+      client.on('error', () => {})
+      await client.connect()
+      try {
+        const { rows } = await client.query<{ ended: boolean }>(
+          'SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [database],
+        )
+        return rows.filter((r) => r.ended).length
+      } finally {
+        await client.end()
+      }
+    },
+  }
 }
 
 let count = 0

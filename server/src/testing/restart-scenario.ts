@@ -1,38 +1,75 @@
 /**
  * The restart scenario, shared by the reliability test and `npm run bench -- restart`: two API
  * processes (`npm run latch -- serve` as child processes) on one PostgreSQL, many clients signing
- * in by e-mail code and refreshing through both for a bounded time, one process killed with
- * SIGKILL mid-stream and started again on its port. The clients act as a load balancer would:
- * a request whose connection fails is sent once more to the other process.
+ * in by e-mail code and refreshing through both for a bounded time, and one fault mid-stream:
+ * one process killed with SIGKILL and started again on its port, or the database restarted,
+ * gone for a while (a failover), stalled, or every Latch backend terminated. The clients act
+ * as a load balancer and the modal would: a request whose connection fails is sent once more
+ * to the other process, and one answered 503 is sent again after its Retry-After (a refresh
+ * with the same Latch-Refresh-Id).
  *
- * It counts what the test asserts: answers by kind, 5xx answers, sessions that stopped
- * refreshing, and refresh tokens accepted twice into different children (the grace rule lets
- * a token be answered again within 10 s, but only with the same child).
+ * It counts what the test asserts: answers by kind, 5xx answers other than a 503 with
+ * Retry-After, processes that exited on their own, sessions that stopped refreshing, refresh
+ * tokens accepted twice into different children (the grace rule lets a token be answered
+ * again within 10 s, but only with the same child), and whether /readyz followed the fault.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
+import {
+  API_PREFIX,
+  APP_ID_HEADER,
+  CLIENT_HEADER,
+  CLIENT_NAME,
+  REFRESH_ID_HEADER,
+} from '@latch/shared'
 import pg from 'pg'
 import { hashToken } from '../crypto.ts'
 import { send } from '../fuzz/wire.ts'
 import { openServices } from '../index.ts'
+import { REFRESH_COOKIE_PREFIX, refreshCookieName } from '../sessions/refresh-cookie.ts'
+import type { ControlledPostgres } from './postgres.ts'
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const START_TIMEOUT_MS = 60_000
 const CODE_TIMEOUT_MS = 10_000
+/** How long a client keeps sending a request again (refused connections, 503s). */
+const CALL_DEADLINE_MS = 45_000
+/** The modal origin the API processes are told, and whose Origin the session calls carry. */
+const SCENARIO_MODAL_ORIGIN = 'http://127.0.0.1:5174'
+
 export const SCENARIO_SECRET = 'reliability-secret-reliability-secret-0123'
+
+/** What goes wrong mid-stream. */
+export type Fault =
+  /** The second API process killed with SIGKILL and started again on its port. */
+  | { kind: 'kill-process' }
+  /** PostgreSQL's fast shutdown (every session ends with 57P01) and a start at once. */
+  | { kind: 'pg-restart' }
+  /** PostgreSQL shut down and gone for `downMs` before it starts again. */
+  | { kind: 'pg-failover'; downMs: number }
+  /** Every process of PostgreSQL stopped for `ms`. */
+  | { kind: 'pg-stall'; ms: number }
+  /** pg_terminate_backend of every Latch backend, `times` times `everyMs` apart. */
+  | { kind: 'pg-terminate'; times: number; everyMs: number }
 
 export interface ScenarioOptions {
   /** postgres://… of an empty database. */
   databaseUrl: string
   clients: number
   durationMs: number
-  /** When, from the start of the stream, the second process is killed. */
+  /** When, from the start of the stream, the fault happens. */
   killAtMs: number
+  /** The fault; the second process's SIGKILL when absent. */
+  fault?: Fault
+  /** The server the database lives on, for the PostgreSQL faults. */
+  postgres?: ControlledPostgres
+  /** More environment for both processes (pool settings). */
+  env?: Record<string, string>
   /** Refreshes per session before its client signs in again. */
   refreshesPerSession?: number
 }
@@ -43,7 +80,23 @@ export interface Figures {
   byKind: Record<string, number>
   /** Requests resent to the other process after a failed connection. */
   resent: number
+  /** 5xx answers other than a 503 with Retry-After. */
   fiveHundreds: number
+  /** 503 answers with Retry-After (the database out of reach, or the pool busy), each sent again. */
+  unavailable: number
+  /** API processes that exited without being told to. */
+  processExits: number
+  /** The fault's start and how long it lasted. */
+  fault: string
+  faultMs: number
+  /** /readyz answered not ready on some process while the fault lasted. */
+  readyFollowedFault: boolean
+  /** /readyz answered ready on every process after the stream. */
+  readyAfter: boolean
+  /** From the end of the fault to the first 200 answer to a request sent after it. */
+  recoveredMs: number
+  /** Each answered request's time, in milliseconds (for the percentiles). */
+  latenciesMs: number[]
   signIns: number
   /** Sign-ins given up at the kill (a code or an answer lost with the process); never answered 200. */
   signInsAbandoned: Record<string, number>
@@ -73,7 +126,10 @@ export interface Figures {
 class ApiProcess {
   url = ''
   readonly lines: string[] = []
+  /** Exits nobody asked for (kill() asks), with their code or signal. */
+  readonly exits: string[] = []
   #child: ChildProcess | undefined
+  #stopping = false
   #onLine: (line: string) => void
 
   constructor(
@@ -92,6 +148,10 @@ class ApiProcess {
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     this.#child = child
+    this.#stopping = false
+    child.once('exit', (code, signal) => {
+      if (!this.#stopping) this.exits.push(`${code ?? signal}: ${stderr.slice(-1_000)}`)
+    })
     // Should the test runner end this process without the scenario's own cleanup (a timeout),
     // the server must not outlive it.
     const orphanGuard = () => child.kill('SIGKILL')
@@ -142,6 +202,7 @@ class ApiProcess {
   kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     const child = this.#child
     if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+    this.#stopping = true
     return new Promise((resolve) => {
       // A process that does not stop on SIGTERM within 5 s is killed.
       const timer = setTimeout(() => child.kill('SIGKILL'), 5_000)
@@ -158,7 +219,12 @@ interface Answer {
   status: number
   body: Record<string, unknown>
   by: number
+  /** Retry-After in seconds, when answered. */
+  retryAfter?: number
 }
+
+/** A refresh's Latch-Refresh-Id, as the modal makes one. */
+const refreshId = () => randomBytes(16).toString('base64url')
 
 /** Runs the scenario and returns its figures; both processes are stopped when it returns. */
 export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures> {
@@ -167,6 +233,14 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     byKind: {},
     resent: 0,
     fiveHundreds: 0,
+    unavailable: 0,
+    processExits: 0,
+    fault: opts.fault?.kind ?? 'kill-process',
+    faultMs: 0,
+    readyFollowedFault: false,
+    readyAfter: false,
+    recoveredMs: -1,
+    latenciesMs: [],
     signIns: 0,
     signInsAbandoned: {},
     refreshes: 0,
@@ -204,6 +278,8 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     LATCH_TRUST_PROXY: '1',
     SMTP_URL: '',
     LATCH_PRICE_URL: '',
+    LATCH_MODAL_ORIGIN: SCENARIO_MODAL_ORIGIN,
+    ...opts.env,
   }
   const services = await openServices({ env, log: () => {} })
   const app = await services.admin.createApp({
@@ -244,31 +320,49 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
   ] as const
   const [a, b] = procs
   let restartedAt = Number.POSITIVE_INFINITY
+  let faultStart = Number.POSITIVE_INFINITY
+  let faultEnd = Number.POSITIVE_INFINITY
   let nextIp = 0
+  let streaming = true
 
   try {
     await a.start(0)
     await b.start(0)
 
-    /** One request to process `i`, counted by outcome. */
+    /**
+     * One request to process `i`, counted by outcome. As the modal's credentialed fetch: a
+     * `refresh_token` of a session route's body goes in the refresh cookie (with the modal's
+     * Origin), and the refresh token an answer's cookie sets comes back as `refresh_token`.
+     */
     const once = async (
       i: number,
       path: string,
       body: unknown,
       ip: string,
+      headers: Record<string, string> = {},
     ): Promise<Answer | string> => {
       const proc = procs[i] as ApiProcess
       figures.requests++
+      const sentAt = Date.now()
+      const sent: Record<string, string> = {
+        ...headers,
+        'content-type': 'application/json',
+        [APP_ID_HEADER]: app.id,
+        [CLIENT_HEADER]: CLIENT_NAME,
+        'x-forwarded-for': ip,
+        origin: SCENARIO_MODAL_ORIGIN,
+      }
+      let sentBody = body
+      if (path !== '/sessions/fork/recover' && path.startsWith('/sessions')) {
+        const { refresh_token: token, ...rest } = body as { refresh_token?: unknown }
+        if (typeof token === 'string') sent.cookie = `${refreshCookieName(app.id)}=${token}`
+        sentBody = rest
+      }
       const outcome = await send(new URL(proc.url), {
         method: 'POST',
         path: `${API_PREFIX}${path}`,
-        headers: {
-          'content-type': 'application/json',
-          [APP_ID_HEADER]: app.id,
-          [CLIENT_HEADER]: CLIENT_NAME,
-          'x-forwarded-for': ip,
-        },
-        body: Buffer.from(JSON.stringify(body)),
+        headers: sent,
+        body: Buffer.from(JSON.stringify(sentBody)),
       })
       if (outcome.kind === 'dropped') {
         const kind = /ECONNREFUSED/.test(outcome.error)
@@ -280,25 +374,56 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
         return kind
       }
       const { status } = outcome.answer
+      figures.latenciesMs.push(Date.now() - sentAt)
       bump(figures.byKind, String(status))
-      if (status >= 500) figures.fiveHundreds++
+      const retryAfter = Number(outcome.answer.headers['retry-after'])
+      const waitS = retryAfter > 0 ? retryAfter : undefined
+      if (status === 503 && waitS !== undefined) figures.unavailable++
+      else if (status >= 500) figures.fiveHundreds++
       if (i === 1 && Date.now() >= restartedAt) figures.restartedAnswers++
+      if (status === 200 && sentAt >= faultEnd && figures.recoveredMs < 0) {
+        figures.recoveredMs = Date.now() - faultEnd
+      }
       let parsed: Record<string, unknown> = {}
       try {
         parsed = JSON.parse(outcome.answer.body.toString('utf8')) as Record<string, unknown>
       } catch {}
-      return { status, body: parsed, by: i }
+      const setCookies = outcome.answer.headers['set-cookie'] ?? []
+      for (const line of Array.isArray(setCookies) ? setCookies : [setCookies]) {
+        const pair = line.split(';')[0] ?? ''
+        const value = pair.slice(pair.indexOf('=') + 1)
+        if (pair.startsWith(REFRESH_COOKIE_PREFIX) && value) parsed.refresh_token = value
+      }
+      return { status, body: parsed, by: i, ...(waitS !== undefined ? { retryAfter: waitS } : {}) }
     }
 
     /** Like a load balancer: a failed connection goes to the other process (until it answers). */
+    // A 503 is sent again after its Retry-After, as the modal does: long enough to outlast a
+    // failover of the test's length.
     let turn = 0
-    const call = async (path: string, body: unknown, ip: string): Promise<Answer> => {
+    const call = async (
+      path: string,
+      body: unknown,
+      ip: string,
+      headers: Record<string, string> = {},
+    ): Promise<Answer> => {
       let i = turn++ % 2
-      const deadline = Date.now() + 15_000
+      const deadline = Date.now() + CALL_DEADLINE_MS
       for (;;) {
-        const answer = await once(i, path, body, ip)
-        if (typeof answer !== 'string') return answer
-        if (Date.now() > deadline) throw new Error(`no process answered ${path} within 15 s`)
+        const answer = await once(i, path, body, ip, headers)
+        if (typeof answer !== 'string') {
+          if (answer.status !== 503 || answer.retryAfter === undefined) return answer
+          if (Date.now() > deadline) return answer
+          await new Promise((r) => setTimeout(r, Math.min(answer.retryAfter ?? 1, 2) * 1000))
+        } else {
+          const exits = procs.flatMap((p) => p.exits)
+          if (exits.length >= procs.length) {
+            throw new Error(`every API process exited: ${exits.join(' | ')}`)
+          }
+          if (Date.now() > deadline) {
+            throw new Error(`no process answered ${path} within ${CALL_DEADLINE_MS} ms`)
+          }
+        }
         figures.resent++
         i = 1 - i
       }
@@ -322,7 +447,9 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
 
     const refresh = async (session: Session, ip: string): Promise<boolean> => {
       figures.refreshes++
-      const r = await call('/sessions', { refresh_token: session.refresh }, ip)
+      const r = await call('/sessions', { refresh_token: session.refresh }, ip, {
+        [REFRESH_ID_HEADER]: refreshId(),
+      })
       if (r.status !== 200 || typeof r.body.refresh_token !== 'string') {
         bump(figures.refreshFailures, String(r.status))
         return false
@@ -337,13 +464,15 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     const twoTabs = async (session: Session, ip: string): Promise<boolean> => {
       figures.twoTabRaces++
       const body = { refresh_token: session.refresh }
+      const ids = [refreshId(), refreshId()] as const
       const answers = await Promise.all([
-        once(0, '/sessions', body, ip),
-        once(1, '/sessions', body, ip),
+        once(0, '/sessions', body, ip, { [REFRESH_ID_HEADER]: ids[0] }),
+        once(1, '/sessions', body, ip, { [REFRESH_ID_HEADER]: ids[1] }),
       ])
       let child: string | undefined
       for (const r of answers) {
-        if (typeof r === 'string') continue
+        // A tab whose request failed, or was answered 503, tries again below.
+        if (typeof r === 'string' || (r.status === 503 && r.retryAfter !== undefined)) continue
         if (r.status !== 200 || typeof r.body.refresh_token !== 'string') {
           bump(figures.refreshFailures, `two tabs: ${r.status}`)
           return false
@@ -351,7 +480,16 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
         accept(session.refresh, r.body.refresh_token)
         child = r.body.refresh_token
       }
-      if (child === undefined) return refresh(session, ip)
+      if (child === undefined) {
+        // The first tab again, with its id: its first try may have rotated the token.
+        const r = await call('/sessions', body, ip, { [REFRESH_ID_HEADER]: ids[0] })
+        if (r.status !== 200 || typeof r.body.refresh_token !== 'string') {
+          bump(figures.refreshFailures, `two tabs, again: ${r.status}`)
+          return false
+        }
+        accept(session.refresh, r.body.refresh_token)
+        child = r.body.refresh_token
+      }
       session.refresh = child
       session.given.push(child)
       return true
@@ -391,21 +529,71 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
       }
     }
 
+    const fault = opts.fault ?? { kind: 'kill-process' }
+    const postgres = opts.postgres
+    const database = new URL(opts.databaseUrl).pathname.slice(1)
     const killer = (async () => {
       await new Promise((r) => setTimeout(r, opts.killAtMs))
-      const port = b.port
-      await b.kill('SIGKILL')
-      const started = Date.now()
-      await b.start(port)
-      restartedAt = Date.now()
-      figures.restartMs = restartedAt - started
+      faultStart = Date.now()
+      if (fault.kind === 'kill-process') {
+        const port = b.port
+        await b.kill('SIGKILL')
+        const started = Date.now()
+        await b.start(port)
+        restartedAt = Date.now()
+        figures.restartMs = restartedAt - started
+      } else {
+        if (!postgres) throw new Error(`the ${fault.kind} fault needs the scenario's PostgreSQL`)
+        if (fault.kind === 'pg-restart') await postgres.restart()
+        else if (fault.kind === 'pg-failover') await postgres.restart(fault.downMs)
+        else if (fault.kind === 'pg-stall') await postgres.stall(fault.ms)
+        else {
+          for (let k = 0; k < fault.times; k++) {
+            if (k > 0) await new Promise((r) => setTimeout(r, fault.everyMs))
+            await postgres.terminateBackends(database)
+          }
+        }
+      }
+      faultEnd = Date.now()
+      figures.faultMs = faultEnd - faultStart
     })()
-    await Promise.all([...Array.from({ length: opts.clients }, (_, n) => client(n)), killer])
+    // /readyz of both processes, a few times a second while the stream runs.
+    const readiness = (async () => {
+      while (streaming) {
+        const polls = procs.map(async (p) => {
+          if (!p.url) return
+          const r = await send(
+            new URL(p.url),
+            { method: 'GET', path: '/readyz', headers: {} },
+            5_000,
+          )
+          const at = Date.now()
+          if (
+            r.kind === 'answer' &&
+            r.answer.status === 503 &&
+            at >= faultStart &&
+            at <= faultEnd + 1_000
+          ) {
+            figures.readyFollowedFault = true
+          }
+        })
+        await Promise.all(polls)
+        await new Promise((r) => setTimeout(r, 200))
+      }
+    })()
+    try {
+      await Promise.all([...Array.from({ length: opts.clients }, (_, n) => client(n)), killer])
+    } finally {
+      streaming = false
+      await readiness
+    }
 
     // Afterwards: every session answered 200 at sign-in still refreshes.
     for (const session of sessions) {
       figures.sessionsChecked++
-      const r = await call('/sessions', { refresh_token: session.refresh }, '10.255.0.1')
+      const r = await call('/sessions', { refresh_token: session.refresh }, '10.255.0.1', {
+        [REFRESH_ID_HEADER]: refreshId(),
+      })
       if (r.status !== 200) figures.sessionsLost++
       else if (typeof r.body.refresh_token === 'string') session.refresh = r.body.refresh_token
     }
@@ -413,11 +601,22 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     // An attacker's replay: a token two rotations old is refused and ends its session.
     for (const session of sessions.filter((s) => s.given.length >= 3).slice(0, 25)) {
       figures.replays++
-      const replay = await call('/sessions', { refresh_token: session.given[0] }, '10.255.0.2')
+      const replay = await call('/sessions', { refresh_token: session.given[0] }, '10.255.0.2', {
+        [REFRESH_ID_HEADER]: refreshId(),
+      })
       if (replay.status === 200) figures.replaysAccepted++
-      const live = await call('/sessions', { refresh_token: session.refresh }, '10.255.0.2')
+      const live = await call('/sessions', { refresh_token: session.refresh }, '10.255.0.2', {
+        [REFRESH_ID_HEADER]: refreshId(),
+      })
       if (live.status === 200) figures.replaysNotRevoking++
     }
+
+    const ready = await Promise.all(
+      procs.map((p) =>
+        send(new URL(p.url), { method: 'GET', path: '/readyz', headers: {} }, 5_000),
+      ),
+    )
+    figures.readyAfter = ready.every((r) => r.kind === 'answer' && r.answer.status === 200)
 
     for (const children of accepted.values()) if (children.size > 1) figures.doubleAccepts++
     // The database's view: each accepted token's one stored child is the one answered.
@@ -437,10 +636,18 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
       await db.end()
     }
   } finally {
+    figures.processExits = a.exits.length + b.exits.length
     await Promise.all(procs.map((p) => p.kill('SIGTERM')))
     rmSync(frameDir, { recursive: true, force: true })
   }
   return figures
+}
+
+/** The `p`th percentile (0 to 100) of the answered requests' times, in milliseconds. */
+export function percentile(f: Figures, p: number): number {
+  const sorted = [...f.latenciesMs].sort((x, y) => x - y)
+  if (sorted.length === 0) return 0
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0
 }
 
 /** The figures as the lines the test and the benchmark print. */
@@ -453,9 +660,12 @@ export function describeFigures(f: Figures): string {
       .map(([k, n]) => `${k}: ${n}`)
       .join(', ') || 'none'
   return [
-    `[restart] ${f.requests} requests (${kinds}); ${f.resent} resent to the other process`,
+    `[restart] fault: ${f.fault}, lasting ${f.faultMs} ms; API processes that exited on their own: ${f.processExits}`,
+    `[restart] ${f.requests} requests (${kinds}); ${f.resent} sent again (a failed connection, or a 503 after its Retry-After)`,
+    `[restart] 503 with Retry-After: ${f.unavailable}; /readyz followed the fault: ${f.readyFollowedFault}, ready afterwards: ${f.readyAfter}; first 200 ${f.recoveredMs} ms after the fault ended`,
+    `[restart] answer times: p50 ${percentile(f, 50)} ms, p99 ${percentile(f, 99)} ms, max ${percentile(f, 100)} ms`,
     `[restart] ${f.signIns} sign-ins answered 200, ${f.refreshes} refreshes, ${f.twoTabRaces} two-tab races; sign-ins given up at the kill: ${list(f.signInsAbandoned)}`,
-    `[restart] 5xx answers: ${f.fiveHundreds}; refresh failures: ${list(f.refreshFailures)}; tokens accepted into two children: ${f.doubleAccepts} (client view), ${f.childMismatches} (database view)`,
+    `[restart] 5xx answers other than a 503 with Retry-After: ${f.fiveHundreds}; refresh failures: ${list(f.refreshFailures)}; tokens accepted into two children: ${f.doubleAccepts} (client view), ${f.childMismatches} (database view)`,
     `[restart] old tokens replayed: ${f.replays}, accepted: ${f.replaysAccepted}, sessions left open by a replay: ${f.replaysNotRevoking}`,
     `[restart] sessions checked afterwards: ${f.sessionsChecked}, lost: ${f.sessionsLost}; the killed process was back in ${f.restartMs} ms and answered ${f.restartedAnswers} requests after`,
   ].join('\n')

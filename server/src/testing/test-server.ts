@@ -12,6 +12,7 @@ import type { AppInput } from '../apps/service.ts'
 import type { Clock, Deps } from '../context.ts'
 import type { HonoEnv } from '../http.ts'
 import { openServices } from '../index.ts'
+import { REFRESH_COOKIE_PREFIX, refreshCookieName } from '../sessions/refresh-cookie.ts'
 import { WALLET_CREDENTIAL_PREFIX } from '../wallets/credential.ts'
 import { runPgliteData } from './global-setup.ts'
 import {
@@ -50,6 +51,14 @@ export class FakeClock implements Clock {
   }
 }
 
+/** The refresh token an answer's cookie set, as TestServer.request copies it into the body. */
+export interface CookieToken {
+  refresh_token: string
+}
+
+/** A sign-in's answer with the refresh token its cookie set (see TestServer.request). */
+export type TestSignIn = AuthResponse & CookieToken
+
 export interface Answer<T = Record<string, unknown>> {
   status: number
   body: T
@@ -65,6 +74,11 @@ export interface RequestOptions {
   token?: string
   ip?: string
   headers?: Record<string, string>
+  /**
+   * Sends exactly what is given, without the browser stand-in of `request` for the refresh
+   * cookie (below): for tests of the wire contract itself.
+   */
+  wire?: boolean
 }
 
 export interface TestServer {
@@ -77,15 +91,32 @@ export interface TestServer {
   smtp: SmtpCatcher
   twilio: TwilioDouble
   newApp(input?: Partial<AppInput>): Promise<ServerAppConfig>
-  request<T = Record<string, unknown>>(path: string, opts?: RequestOptions): Promise<Answer<T>>
+  /**
+   * One API request. A browser stand-in for the refresh cookie, unless `wire`: a
+   * `refresh_token` in the body of a refresh, fork or logout is sent as the modal's
+   * credentialed fetch sends it (the app's refresh cookie, `Origin` the modal's), and the
+   * refresh token an answer's cookie sets is copied into its body as `refresh_token`, so tests
+   * name tokens as they always did. The wire itself carries neither (sessions.test.ts checks).
+   */
+  request<T = Record<string, unknown>>(
+    path: string,
+    opts?: RequestOptions,
+  ): Promise<Answer<T & CookieToken>>
   /** Signs in by e-mail code (init, code from the SMTP server, authenticate). */
-  emailLogin(appId: string, email: string, ip?: string): Promise<AuthResponse>
+  emailLogin(appId: string, email: string, ip?: string): Promise<TestSignIn>
   /**
    * The `Cookie` header a browser would send back for the wallet credential of this access
    * token's session, as the answers so far set it (a sign-in, a fork redemption) and cleared it
    * (logout); undefined when none is kept.
    */
   walletCookie(token: string): string | undefined
+}
+
+/** The routes that read the refresh cookie. */
+const COOKIE_ROUTES = new Set(['/sessions', '/sessions/fork', '/sessions/logout'])
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 let ipCounter = 0
@@ -186,7 +217,10 @@ export async function startTestServer(
   const api = createApi(services.deps)
   const walletCookies = new Map<string, string>()
 
-  async function request<T>(path: string, opts: RequestOptions = {}): Promise<Answer<T>> {
+  async function request<T>(
+    path: string,
+    opts: RequestOptions = {},
+  ): Promise<Answer<T & CookieToken>> {
     const headers: Record<string, string> = {
       [CLIENT_HEADER]: CLIENT_NAME,
       'x-forwarded-for': opts.ip ?? '127.0.0.1',
@@ -202,8 +236,21 @@ export async function startTestServer(
       const cookie = typeof sid === 'string' ? walletCookies.get(sid) : undefined
       if (cookie) headers.cookie = cookie
     }
+    let sent = opts.body
+    const asBrowser = !opts.wire
+    if (asBrowser && COOKIE_ROUTES.has(path)) {
+      headers.origin ??= services.deps.config.modalOrigin ?? ''
+      if (isRecord(sent) && 'refresh_token' in sent) {
+        const { refresh_token: token, ...rest } = sent
+        sent = rest
+        if (typeof token === 'string' && token && opts.appId) {
+          const pair = `${refreshCookieName(opts.appId)}=${token}`
+          headers.cookie = headers.cookie ? `${headers.cookie}; ${pair}` : pair
+        }
+      }
+    }
     let body: string | undefined = opts.raw
-    if (opts.body !== undefined) body = JSON.stringify(opts.body)
+    if (sent !== undefined) body = JSON.stringify(sent)
     if (body !== undefined) headers['content-type'] = 'application/json'
     const res = await api.request(`${API_PREFIX}${path}`, {
       method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
@@ -218,12 +265,16 @@ export async function startTestServer(
     for (const set of res.headers.getSetCookie()) {
       const pair = set.split(';')[0] ?? ''
       const name = pair.slice(0, pair.indexOf('='))
+      const value = pair.slice(name.length + 1)
+      if (asBrowser && name.startsWith(REFRESH_COOKIE_PREFIX) && value && isRecord(parsed)) {
+        parsed.refresh_token ??= value
+      }
       if (!name.startsWith(WALLET_CREDENTIAL_PREFIX)) continue
       const sid = name.slice(WALLET_CREDENTIAL_PREFIX.length)
       if (pair.endsWith('=')) walletCookies.delete(sid)
       else walletCookies.set(sid, pair)
     }
-    return { status: res.status, body: parsed as T, headers: res.headers }
+    return { status: res.status, body: parsed as T & CookieToken, headers: res.headers }
   }
 
   const server: TestServer = {
@@ -251,7 +302,7 @@ export async function startTestServer(
       if (init.status !== 200)
         throw new Error(`init answered ${init.status}: ${JSON.stringify(init.body)}`)
       const code = await smtp.waitForCode(email, { timeoutMs: 10_000 })
-      const auth = await request<AuthResponse>('/passwordless/authenticate', {
+      const auth = await request<TestSignIn>('/passwordless/authenticate', {
         appId,
         ip,
         body: { email, code },

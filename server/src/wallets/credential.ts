@@ -27,6 +27,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { Deps } from '../context.ts'
 import { macMade } from '../crypto.ts'
 import type { HonoEnv } from '../http.ts'
+import { setRefreshCookie } from '../sessions/refresh-cookie.ts'
 import type { SignedIn } from '../sessions/service.ts'
 
 /** The cookie's name before the session id; `__Host-` pins it to this origin, path /, Secure. */
@@ -141,7 +142,10 @@ async function sessionExpiry(deps: Deps, sessionId: string, tokenExp: number): P
   return row?.expires_at ?? new Date(tokenExp * 1000)
 }
 
-/** The answer of a sign-in route: the user and tokens, with the new session's wallet credential. */
+/**
+ * The answer of a sign-in route: the user and access token, with the new session's wallet
+ * credential and refresh cookie (the refresh token is in no body a script could read).
+ */
 export function answerSignIn(
   c: Context,
   deps: Pick<Deps, 'secrets' | 'clock'>,
@@ -149,5 +153,6 @@ export function answerSignIn(
   signedIn: SignedIn,
 ): Response {
   setWalletCredential(c, deps, appId, signedIn.session)
+  setRefreshCookie(c, deps, appId, signedIn.session.refreshToken, signedIn.session.expiresAt)
   return c.json(signedIn.response)
 }

@@ -4,19 +4,14 @@
  * for the visitor's passkey (testing/authenticator.ts). A synced passkey is the same
  * authenticator on a second device.
  */
-import {
-  type AuthResponse,
-  isLatchError,
-  type WalletAccount,
-  type WalletPasskeyRecoverResponse,
-} from '@latch/shared'
+import { isLatchError, type WalletAccount, type WalletPasskeyRecoverResponse } from '@latch/shared'
 import { addressOf, combineShares, fromHex, openWithPasskey, toHex } from '@latch/wallet-frame'
 import { sql } from 'kysely'
 import { expect, test } from 'vitest'
 import { loadConfig } from '../config.ts'
 import { softAuthenticator } from '../testing/authenticator.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
-import { describeBackends, type TestServer } from '../testing/test-server.ts'
+import { describeBackends, type TestServer, type TestSignIn } from '../testing/test-server.ts'
 import { MAX_WALLET_PASSKEYS, passkeyRpId } from './passkeys.ts'
 import { openWalletRecord } from './service.ts'
 
@@ -67,7 +62,7 @@ test('behavior: the RP ID is LATCH_PASSKEY_RP_ID, else the API host’s parent d
 })
 
 describeBackends('wallet passkeys', (get) => {
-  async function signedIn(): Promise<{ s: TestServer; appId: string; auth: AuthResponse }> {
+  async function signedIn(): Promise<{ s: TestServer; appId: string; auth: TestSignIn }> {
     const s = get()
     const app = await s.newApp()
     return { s, appId: app.id, auth: await s.emailLogin(app.id, email()) }

@@ -27,7 +27,9 @@ import type { z } from 'zod'
 import { linkInAppWallet } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
 import { randomId, sameDigest, sameSecret } from '../crypto.ts'
-import type { Database, WalletsTable } from '../db/schema.ts'
+import type { Database, Db, WalletsTable } from '../db/schema.ts'
+import { rowMac, rowMacMade } from '../row-mac.ts'
+import { sessionHolds } from '../sessions/service.ts'
 import { enqueueEvent } from '../webhooks/events.ts'
 import { walletHandedOver } from './fork-confirm.ts'
 import { insertPasskey, type Place, placeOf, type SealedPurpose, walletKey } from './sealed.ts'
@@ -149,8 +151,8 @@ const ms = (d: Date | null) => (d ? String(d.getTime()) : '-')
 
 /**
  * A MAC over the row's attempt state under the server secret: a database writer without the
- * secret cannot reset the counters or the lock (a changed state no longer matches). Restoring an
- * older state together with its own MAC still works: see wallet-frame/README.md's threat table.
+ * secret cannot reset the counters or the lock (a changed state no longer matches). An older
+ * state restored with its own MAC is refused by the attempt counter (below).
  */
 function stateMac(deps: Deps, id: string, s: AttemptState): string {
   const fields = [
@@ -203,6 +205,87 @@ function checkState(deps: Deps, row: WalletRow): void {
     deps.log(`[latch] wallet ${row.id}: its attempt state does not match its MAC`)
     throw recordInvalid()
   }
+}
+
+/**
+ * The highest attempt counter this process has seen per wallet of each database: a restored
+ * older pair (wallet row and counter row together, each with its own MAC) is refused while the
+ * process runs. Bounded: the oldest entries go first.
+ */
+const seenCounters = new WeakMap<object, Map<string, number>>()
+const SEEN_COUNTERS_MAX = 100_000
+
+function countersSeen(deps: Pick<Deps, 'db'>): Map<string, number> {
+  let seen = seenCounters.get(deps.db)
+  if (!seen) {
+    seen = new Map()
+    seenCounters.set(deps.db, seen)
+  }
+  return seen
+}
+
+function sawCounter(deps: Pick<Deps, 'db'>, walletId: string, counter: number): void {
+  const seen = countersSeen(deps)
+  seen.delete(walletId)
+  seen.set(walletId, counter)
+  if (seen.size > SEEN_COUNTERS_MAX) {
+    const oldest = seen.keys().next().value
+    if (oldest !== undefined) seen.delete(oldest)
+  }
+}
+
+/** The attempt counter row's MAC: its wallet, its value and the state MAC it was advanced with. */
+const counterMac = (
+  deps: Pick<Deps, 'secrets'>,
+  walletId: string,
+  counter: number,
+  state: string,
+) => rowMac(deps.secrets, 'wallet_attempts', { wallet_id: walletId, counter, state_mac: state })
+
+/**
+ * The wallet's attempt counter, locked with the row: it only moves forward and names the state
+ * MAC it was last advanced with, kept apart from the wallet row, so restoring an older attempt
+ * state in the wallet row (with that state's own MAC) no longer matches it. Refuses a state the
+ * counter does not name, a counter row written without the secret, a missing one, and a counter
+ * behind one this process has seen.
+ */
+async function checkCounter(deps: Deps, trx: Db, row: WalletRow): Promise<number> {
+  const counter = await trx
+    .selectFrom('wallet_attempts')
+    .select(['counter', 'mac'])
+    .where('wallet_id', '=', row.id)
+    .forUpdate()
+    .executeTakeFirst()
+  const value = counter ? Number(counter.counter) : -1
+  const fields = { wallet_id: row.id, counter: value, state_mac: row.state_mac ?? '' }
+  const holds =
+    counter !== undefined &&
+    row.state_mac !== null &&
+    rowMacMade(deps.secrets, 'wallet_attempts', fields, counter.mac) !== null
+  if (!holds || value < (countersSeen(deps).get(row.id) ?? 0)) {
+    deps.log(`[latch] wallet ${row.id}: its attempt state is not the one its counter names`)
+    throw recordInvalid()
+  }
+  return value
+}
+
+/** Writes a new attempt state and moves the counter forward with it, in the caller's transaction. */
+async function writeState(
+  deps: Deps,
+  trx: Db,
+  id: string,
+  counter: number,
+  state: AttemptState,
+): Promise<() => void> {
+  const columns = withMac(deps, id, state)
+  await trx.updateTable('wallets').set(columns).where('id', '=', id).execute()
+  await trx
+    .updateTable('wallet_attempts')
+    .set({ counter: counter + 1, mac: counterMac(deps, id, counter + 1, columns.state_mac) })
+    .where('wallet_id', '=', id)
+    .execute()
+  // Remembered once the transaction has committed.
+  return () => sawCounter(deps, id, counter + 1)
 }
 
 /**
@@ -338,20 +421,32 @@ export async function createWallet(
           }
   const place: Place = { id: randomId(20), app_id: appId, user_id: userId, address: body.address }
   const passkey = body.recovery.method === 'passkey' ? body.recovery : null
+  const attempts = withMac(deps, place.id, NO_ATTEMPTS)
   try {
     await deps.db
-      .insertInto('wallets')
+      .with('wallet', (db) =>
+        db.insertInto('wallets').values({
+          id: place.id,
+          app_id: appId,
+          user_id: userId,
+          address: walletKey(body.address),
+          chain_id: body.chainId ?? DEFAULT_CHAIN,
+          recovery_method: recovery.method,
+          auth_share_sealed: deps.secrets.encrypt(body.authShare, placeOf('auth-share', place)),
+          recovery_sealed: deps.secrets.encrypt(
+            JSON.stringify(recovery),
+            placeOf('recovery', place),
+          ),
+          ...attempts,
+          created_at: now,
+        }),
+      )
+      // Its attempt counter in the same statement: a wallet never exists without one.
+      .insertInto('wallet_attempts')
       .values({
-        id: place.id,
-        app_id: appId,
-        user_id: userId,
-        address: walletKey(body.address),
-        chain_id: body.chainId ?? DEFAULT_CHAIN,
-        recovery_method: recovery.method,
-        auth_share_sealed: deps.secrets.encrypt(body.authShare, placeOf('auth-share', place)),
-        recovery_sealed: deps.secrets.encrypt(JSON.stringify(recovery), placeOf('recovery', place)),
-        ...withMac(deps, place.id, NO_ATTEMPTS),
-        created_at: now,
+        wallet_id: place.id,
+        counter: 0,
+        mac: counterMac(deps, place.id, 0, attempts.state_mac),
       })
       .execute()
     if (passkey) {
@@ -380,7 +475,7 @@ export async function createWallet(
     recoveryMethod: recovery.method,
   } as const
   try {
-    const user = await linkInAppWallet(deps.db, appId, userId, account, now)
+    const user = await linkInAppWallet(deps, appId, userId, account, now)
     const wallet = user.linkedAccounts.find(
       (a): a is WalletAccount =>
         a.type === 'wallet' && walletKey(a.address) === walletKey(body.address),
@@ -547,15 +642,28 @@ function passcodeRecovery(deps: Deps, row: WalletRow): PasscodeRecovery {
   return recovery
 }
 
-/** When the session's family signed in: a fork is as old as the sign-in it came from. */
-async function signedInAt(db: Deps['db'], sessionId: string): Promise<Date | null> {
-  const row = await db
+/**
+ * When the session's family signed in: a fork is as old as the sign-in it came from. Only under
+ * the root session's MAC: a sign-in time moved forward in the database is none.
+ */
+async function signedInAt(deps: Deps, sessionId: string): Promise<Date | null> {
+  const row = await deps.db
     .selectFrom('sessions as s')
     .innerJoin('sessions as f', 'f.id', 's.family_id')
-    .select('f.created_at')
+    .select([
+      'f.id',
+      'f.app_id',
+      'f.user_id',
+      'f.family_id',
+      'f.parent_id',
+      'f.created_at',
+      'f.expires_at',
+      'f.mac',
+    ])
     .where('s.id', '=', sessionId)
     .executeTakeFirst()
-  return row?.created_at ?? null
+  if (!row || !sessionHolds(deps, row, row.mac)) return null
+  return row.created_at
 }
 
 /**
@@ -573,10 +681,11 @@ export async function evaluatePasscode(
   blinded: string,
 ): Promise<{ evaluated: string }> {
   const now = deps.clock.now()
-  const signedIn = await signedInAt(deps.db, sessionId)
-  const seed = await deps.db.transaction().execute(async (trx) => {
+  const signedIn = await signedInAt(deps, sessionId)
+  const { seed, saw } = await deps.db.transaction().execute(async (trx) => {
     const row = await ownWallet(deps, appId, userId, address, trx)
     checkState(deps, row)
+    const counter = await checkCounter(deps, trx, row)
     const recovery = passcodeRecovery(deps, row)
     if (row.locked_until && row.locked_until > now) throw locked(row.locked_until, now)
     if (row.reauth_after && (!signedIn || signedIn <= row.reauth_after)) {
@@ -586,22 +695,17 @@ export async function evaluatePasscode(
     }
     const failures = row.failed_attempts + 1
     const total = row.total_failures + 1
-    await trx
-      .updateTable('wallets')
-      .set(
-        withMac(deps, row.id, {
-          failed_attempts: failures,
-          total_failures: total,
-          evaluated_at: now,
-          locked_until:
-            failures >= MAX_PASSCODE_FAILURES ? new Date(now.getTime() + lockMs(failures)) : null,
-          reauth_after: total % PASSCODE_FAILURES_BEFORE_SIGN_IN === 0 ? now : row.reauth_after,
-        }),
-      )
-      .where('id', '=', row.id)
-      .execute()
-    return seedOf(deps, recovery)
+    const saw = await writeState(deps, trx, row.id, counter, {
+      failed_attempts: failures,
+      total_failures: total,
+      evaluated_at: now,
+      locked_until:
+        failures >= MAX_PASSCODE_FAILURES ? new Date(now.getTime() + lockMs(failures)) : null,
+      reauth_after: total % PASSCODE_FAILURES_BEFORE_SIGN_IN === 0 ? now : row.reauth_after,
+    })
+    return { seed: seedOf(deps, recovery), saw }
   })
+  saw()
   return { evaluated: evaluate(seed, blinded) }
 }
 
@@ -622,15 +726,18 @@ export async function verifyPasscode(
   const outcome = await deps.db.transaction().execute(async (trx) => {
     const row = await ownWallet(deps, appId, userId, address, trx)
     checkState(deps, row)
+    const counter = await checkCounter(deps, trx, row)
     const recovery = passcodeRecovery(deps, row)
     const pending =
       row.evaluated_at !== null && now.getTime() - row.evaluated_at.getTime() <= EVALUATION_MS
     const match = pending && sameDigest(verifier, recovery.verifier)
-    await trx
-      .updateTable('wallets')
-      .set(withMac(deps, row.id, match ? NO_ATTEMPTS : { ...row, evaluated_at: null }))
-      .where('id', '=', row.id)
-      .execute()
+    const saw = await writeState(
+      deps,
+      trx,
+      row.id,
+      counter,
+      match ? NO_ATTEMPTS : { ...row, evaluated_at: null },
+    )
     await enqueueEvent(trx, {
       appId,
       type: match ? 'wallet.recovered' : 'wallet.recovery_failed',
@@ -645,8 +752,9 @@ export async function verifyPasscode(
           },
       now,
     })
-    return { match, row, recovery }
+    return { match, row, recovery, saw }
   })
+  outcome.saw()
   const { match, row, recovery } = outcome
   if (!match) {
     if (row.locked_until && row.locked_until > now) throw locked(row.locked_until, now)
@@ -702,6 +810,46 @@ export function resealedWallet(
   }
 }
 
+/**
+ * Moves the attempt counter's MAC to a wallet's new state MAC (sealed again by a rotation or the
+ * upgrade at start), in the transaction that writes it; the counter keeps its value. A wallet
+ * from before its state had a MAC gets its counter here. A counter row that does not hold is
+ * left as it is (the wallet stays refused) and logged.
+ */
+export async function resealCounter(
+  deps: Deps,
+  trx: Db,
+  row: WalletRow,
+  stateMac: string,
+): Promise<void> {
+  if (row.state_mac === null) {
+    const mac = counterMac(deps, row.id, 0, stateMac)
+    await trx
+      .insertInto('wallet_attempts')
+      .values({ wallet_id: row.id, counter: 0, mac })
+      .onConflict((oc) => oc.column('wallet_id').doUpdateSet({ counter: 0, mac }))
+      .execute()
+    return
+  }
+  const counter = await trx
+    .selectFrom('wallet_attempts')
+    .select(['counter', 'mac'])
+    .where('wallet_id', '=', row.id)
+    .forUpdate()
+    .executeTakeFirst()
+  const value = counter ? Number(counter.counter) : -1
+  const fields = { wallet_id: row.id, counter: value, state_mac: row.state_mac }
+  if (!counter || rowMacMade(deps.secrets, 'wallet_attempts', fields, counter.mac) === null) {
+    deps.log(`[latch] wallet ${row.id}: its attempt counter does not hold; left as it is`)
+    return
+  }
+  await trx
+    .updateTable('wallet_attempts')
+    .set({ mac: counterMac(deps, row.id, value, stateMac) })
+    .where('wallet_id', '=', row.id)
+    .execute()
+}
+
 /** The columns resealedWallet reads. */
 export const WALLET_COLUMNS = COLUMNS
 
@@ -721,12 +869,15 @@ export async function upgradeWalletRecords(deps: Deps): Promise<number> {
     if (!row.auth_share_sealed.startsWith('v1.') || !row.recovery_sealed.startsWith('v1.')) continue
     const columns = resealedWallet(deps, row)
     if (!columns) continue
-    await deps.db
-      .updateTable('wallets')
-      .set(columns)
-      .where('id', '=', row.id)
-      .where('state_mac', 'is', null)
-      .execute()
+    await deps.db.transaction().execute(async (trx) => {
+      const { numUpdatedRows } = await trx
+        .updateTable('wallets')
+        .set(columns)
+        .where('id', '=', row.id)
+        .where('state_mac', 'is', null)
+        .executeTakeFirst()
+      if (numUpdatedRows > 0n) await resealCounter(deps, trx, row, columns.state_mac)
+    })
     upgraded++
   }
   return upgraded

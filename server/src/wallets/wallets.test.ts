@@ -1,5 +1,4 @@
 import {
-  type AuthResponse,
   isLatchError,
   type WalletAccount,
   type WalletCreateResponse,
@@ -24,7 +23,12 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
 import { createSecrets } from '../crypto.ts'
 import { frameDevice, TEST_KDF as kdf } from '../testing/frame-fetch.ts'
-import { describeBackends, type RequestOptions, type TestServer } from '../testing/test-server.ts'
+import {
+  describeBackends,
+  type RequestOptions,
+  type TestServer,
+  type TestSignIn,
+} from '../testing/test-server.ts'
 import { PASSCODE_BEGIN_IP_LIMIT, PASSCODE_BEGIN_USER_LIMIT } from './routes.ts'
 import { lockMs, MAX_PASSCODE_FAILURES } from './service.ts'
 
@@ -80,7 +84,7 @@ async function refusal(p: Promise<unknown>) {
 }
 
 describeBackends('wallets', (get) => {
-  async function signedIn(): Promise<{ appId: string; auth: AuthResponse }> {
+  async function signedIn(): Promise<{ appId: string; auth: TestSignIn }> {
     const s = get()
     const app = await s.newApp()
     return { appId: app.id, auth: await s.emailLogin(app.id, email()) }
@@ -135,7 +139,7 @@ describeBackends('wallets', (get) => {
     expect((row.data as unknown as WalletAccount).walletClient).toBe('latch')
     const { unlinkAccount } = await import('../accounts/service.ts')
     const err = await refusal(
-      unlinkAccount(s.deps.db, appId, auth.user.id, { type: 'wallet', identifier: address }),
+      unlinkAccount(s.deps, appId, auth.user.id, { type: 'wallet', identifier: address }),
     )
     expect(err.message).toBe('Cannot unlink an embedded wallet')
   })
@@ -163,26 +167,26 @@ describeBackends('wallets', (get) => {
     const message = 'Cannot link or login with embedded wallet'
     // A wallet sign-in with the in-app wallet's address (any case) would take over its account.
     const signIn = await refusal(
-      authenticateWithAccount(s.deps.db, appId, outside(address.toUpperCase().replace('0X', '0x'))),
+      authenticateWithAccount(s.deps, appId, outside(address.toUpperCase().replace('0X', '0x'))),
     )
     expect(signIn).toMatchObject(forbidden)
     expect(signIn.message).toBe(message)
     // Linking it, by the owner (would overwrite the record) or by another user.
     for (const userId of [auth.user.id, other.user.id]) {
-      await expect(linkAccount(s.deps.db, appId, userId, outside(address))).rejects.toMatchObject(
+      await expect(linkAccount(s.deps, appId, userId, outside(address))).rejects.toMatchObject(
         forbidden,
       )
     }
     // An outside wallet that claims to be an in-app one (new address, Latch's client or connector).
     const fresh = `0x${'5e'.repeat(20)}`
     await expect(
-      authenticateWithAccount(s.deps.db, appId, outside(fresh, true)),
+      authenticateWithAccount(s.deps, appId, outside(fresh, true)),
     ).rejects.toMatchObject(forbidden)
     await expect(
-      linkAccount(s.deps.db, appId, other.user.id, outside(fresh, true)),
+      linkAccount(s.deps, appId, other.user.id, outside(fresh, true)),
     ).rejects.toMatchObject(forbidden)
     // Refused before any write: the owner's record is untouched and no one else holds it.
-    const owner = await loadUser(s.deps.db, appId, auth.user.id)
+    const owner = await loadUser(s.deps, appId, auth.user.id)
     expect(owner.wallet).toMatchObject({
       address,
       walletClientType: 'latch',
@@ -196,12 +200,7 @@ describeBackends('wallets', (get) => {
       .execute()
     expect(holders).toEqual([{ user_id: auth.user.id }])
     // An ordinary outside wallet still links.
-    const plain = await linkAccount(
-      s.deps.db,
-      appId,
-      other.user.id,
-      outside(`0x${'6f'.repeat(20)}`),
-    )
+    const plain = await linkAccount(s.deps, appId, other.user.id, outside(`0x${'6f'.repeat(20)}`))
     expect(plain.linkedAccounts.some((a) => a.type === 'wallet')).toBe(true)
   })
 

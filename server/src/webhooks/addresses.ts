@@ -39,7 +39,10 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, 'ipv6')
 }
 
-/** The 32-bit IPv4 address embedded in an IPv6 one (mapped, compatible, NAT64, 6to4), if any. */
+/**
+ * The 32-bit IPv4 address embedded in an IPv6 one (mapped, translated, compatible, NAT64,
+ * 6to4), if any.
+ */
 function embeddedIpv4(address: string): string | null {
   const groups = expandIpv6(address)
   if (!groups) return null
@@ -47,6 +50,11 @@ function embeddedIpv4(address: string): string | null {
   const zero = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0)
   // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated)
   if (zero(0, 5) && (groups[5] === 0xffff || groups[5] === 0)) {
+    return v4(groups[6] ?? 0, groups[7] ?? 0)
+  }
+  // ::ffff:0:a.b.c.d (IPv4-translated, SIIT): a translator in the path hands it to the IPv4
+  // address, so a private one there reaches the private network as surely as a mapped one.
+  if (zero(0, 4) && groups[4] === 0xffff && groups[5] === 0) {
     return v4(groups[6] ?? 0, groups[7] ?? 0)
   }
   // 64:ff9b::a.b.c.d (NAT64 well-known prefix)

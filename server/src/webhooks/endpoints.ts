@@ -9,6 +9,7 @@ import { LatchError } from '@latch/shared'
 import type { Deps } from '../context.ts'
 import { randomId } from '../crypto.ts'
 import { json } from '../db/index.ts'
+import { rowMac } from '../row-mac.ts'
 import { isLoopbackHost, refusedAddress } from './addresses.ts'
 import { ALL_EVENTS, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts'
 
@@ -145,6 +146,7 @@ export async function addEndpoint(
       id,
       app_id: appId,
       url,
+      mac: rowMac(deps.secrets, 'webhook_endpoint', { id, app_id: appId, url }),
       secret_sealed: deps.secrets.encrypt(secret, secretPlace(id)),
       events: json(events),
       created_at: now,

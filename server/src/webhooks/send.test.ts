@@ -4,6 +4,7 @@
  */
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import fc from 'fast-check'
 import { afterEach, expect, test } from 'vitest'
 // The e2e harness's throwaway certificate for *.example.test (openssl), reused.
 import { testCertificate } from '../../../e2e/src/same-site.ts'
@@ -54,6 +55,58 @@ test('refusal: production refuses every address that is not public unicast, IPv4
   }
   for (const address of ['8.8.8.8', '93.184.215.14', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
     expect([address, refusedAddress(address)]).toEqual([address, null])
+  }
+})
+
+/** Every IPv6 spelling of an IPv4 address a translator or tunnel would hand to that address. */
+function ipv6Forms(v4: string): string[] {
+  const [a, b, c, d] = v4.split('.').map(Number) as [number, number, number, number]
+  const hi = ((a << 8) | b).toString(16)
+  const lo = ((c << 8) | d).toString(16)
+  return [
+    `::ffff:${v4}`,
+    `::ffff:${hi}:${lo}`,
+    `::ffff:0:${v4}`,
+    `::ffff:0:${hi}:${lo}`,
+    `0:0:0:0:ffff:0:${hi}:${lo}`,
+    `::${v4}`,
+    `64:ff9b::${v4}`,
+    `64:ff9b::${hi}:${lo}`,
+    `2002:${hi}:${lo}::1`,
+  ]
+}
+
+test('refusal: a private, loopback or reserved IPv4 address is refused in every IPv6 form that embeds it (generated)', () => {
+  const ranges: [number, number, number, number, number][] = [
+    [127, 0, 0, 0, 8],
+    [10, 0, 0, 0, 8],
+    [172, 16, 0, 0, 12],
+    [192, 168, 0, 0, 16],
+    [169, 254, 0, 0, 16],
+    [100, 64, 0, 0, 10],
+    [0, 0, 0, 0, 8],
+    [224, 0, 0, 0, 4],
+  ]
+  const inRange = fc
+    .record({ range: fc.constantFrom(...ranges), host: fc.nat({ max: 0xffffffff }) })
+    .map(({ range: [a, b, c, d, prefix], host }) => {
+      const base = ((a << 24) | (b << 16) | (c << 8) | d) >>> 0
+      const mask = prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0
+      const n = ((base & mask) | (host & ~mask)) >>> 0
+      return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.')
+    })
+  fc.assert(
+    fc.property(inRange, (v4) => {
+      expect(refusedAddress(v4)).toBe('is not a public address')
+      for (const v6 of ipv6Forms(v4)) {
+        expect([v6, refusedAddress(v6)]).toEqual([v6, 'is not a public address'])
+      }
+    }),
+    { seed: 6145, numRuns: 300 },
+  )
+  // A public address stays reachable in the forms a real network uses.
+  for (const v6 of ipv6Forms('8.8.8.8')) {
+    expect([v6, refusedAddress(v6)]).toEqual([v6, null])
   }
 })
 

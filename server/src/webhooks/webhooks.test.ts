@@ -101,8 +101,8 @@ describeBackends('webhooks', (get) => {
     const address0 = email()
     const auth = await s.emailLogin(app.id, address0)
     const again = await s.emailLogin(app.id, address0)
-    await linkAccount(s.deps.db, app.id, auth.user.id, { type: 'phone', number: '+14155550123' })
-    await unlinkAccount(s.deps.db, app.id, auth.user.id, {
+    await linkAccount(s.deps, app.id, auth.user.id, { type: 'phone', number: '+14155550123' })
+    await unlinkAccount(s.deps, app.id, auth.user.id, {
       type: 'phone',
       identifier: '+14155550123',
     })
@@ -211,7 +211,7 @@ describeBackends('webhooks', (get) => {
     // The second user cannot take the first one's address: the link's transaction rolls back.
     const taken = first.user.linkedAccounts[0] as { address: string }
     const err = await refusal(
-      linkAccount(s.deps.db, app.id, second.user.id, { type: 'email', address: taken.address }),
+      linkAccount(s.deps, app.id, second.user.id, { type: 'email', address: taken.address }),
     )
     expect(err.code).toBe('linked_to_another_user')
     // An event written inside a transaction that then fails is gone with it.

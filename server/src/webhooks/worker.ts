@@ -11,6 +11,7 @@ import { hostname } from 'node:os'
 import { sql } from 'kysely'
 import type { Deps } from '../context.ts'
 import { randomId } from '../crypto.ts'
+import { rowMacHolds } from '../row-mac.ts'
 import { openSecret } from './endpoints.ts'
 import { retryUntil } from './events.ts'
 import { type Resolver, SEND_TIMEOUT_MS, type SendOutcome, sendWebhook } from './send.ts'
@@ -60,8 +61,10 @@ interface Leased {
   attempts: number
   retry_until: Date
   endpoint_id: string
+  app_id: string
   url: string
   secret_sealed: string
+  endpoint_mac: string
 }
 
 export interface Worker {
@@ -78,6 +81,24 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
   const random = options.random ?? Math.random
   const stopping = new AbortController()
   let lastPrune = 0
+  /**
+   * Whether any app had an endpoint at the last look. Without one there is nothing to deliver
+   * and nothing to report: a pass that fails then (the database restarting, closed under a
+   * stopping process) says nothing about webhooks.
+   */
+  let endpointsSeen = false
+  /** When a failing pass was last reported: a database down for a while is one line a minute. */
+  let lastFailureLog = Number.NEGATIVE_INFINITY
+
+  async function anyEndpoint(): Promise<boolean> {
+    const row = await deps.db
+      .selectFrom('webhook_endpoints')
+      .select('id')
+      .limit(1)
+      .executeTakeFirst()
+    endpointsSeen = row !== undefined
+    return endpointsSeen
+  }
 
   async function lease(): Promise<Leased[]> {
     const now = deps.clock.now()
@@ -96,7 +117,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       FROM due, webhook_endpoints e
       WHERE d.id = due.id AND e.id = d.endpoint_id
       RETURNING d.id, d.event_id, d.payload, d.attempts, d.retry_until, e.id AS endpoint_id,
-        e.url, e.secret_sealed`.execute(deps.db)
+        e.app_id, e.url, e.secret_sealed, e.mac AS endpoint_mac`.execute(deps.db)
     return rows
   }
 
@@ -104,8 +125,17 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     const started = deps.clock.now()
     const timestampS = Math.floor(started.getTime() / 1000)
     let secret: string | null = null
+    // The URL counts only under its MAC: one changed in the database without the server secret
+    // is never sent to (the events carry users' addresses and numbers, validly signed).
+    const urlHolds = rowMacHolds(
+      deps,
+      'webhook_endpoint',
+      { id: row.endpoint_id, app_id: row.app_id, url: row.url },
+      row.endpoint_mac,
+      row.endpoint_id,
+    )
     try {
-      secret = openSecret(deps, row.endpoint_id, row.secret_sealed)
+      if (urlHolds) secret = openSecret(deps, row.endpoint_id, row.secret_sealed)
     } catch {
       // Sealed under another server secret: an attempt that fails like any other, so the
       // delivery still ends (failed after 24 hours) instead of being leased forever.
@@ -115,7 +145,9 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       secret === null
         ? {
             status: null,
-            error: "the endpoint's signing secret does not open with this server secret",
+            error: urlHolds
+              ? "the endpoint's signing secret does not open with this server secret"
+              : "the endpoint's URL was not written with this server secret: not sent",
             retryAfterS: null,
             bytesRead: 0,
             address: null,
@@ -228,6 +260,8 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
 
   async function runOnce(): Promise<number> {
     if (stopping.signal.aborted) return 0
+    // Deliveries belong to endpoints (removing one removes its queue): none, nothing to do.
+    if (!(await anyEndpoint())) return 0
     await prune()
     const rows = await lease()
     await Promise.all(
@@ -250,7 +284,9 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
         // A full batch: more may be due at once.
         while ((await runOnce()) === BATCH && !stopping.signal.aborted) {}
       } catch (e) {
-        if (!stopping.signal.aborted) {
+        const now = performance.now()
+        if (!stopping.signal.aborted && endpointsSeen && now - lastFailureLog >= 60_000) {
+          lastFailureLog = now
           deps.log(`[latch] webhook delivery failed: ${(e as Error).message}`)
         }
       }

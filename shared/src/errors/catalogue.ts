@@ -134,6 +134,16 @@ export const ERRORS = {
     message: 'Token price is unavailable',
     retryable: true,
   },
+  /**
+   * The database is out of reach for a moment (a restart, a failover, a lost connection) or
+   * every connection is busy. The request did not finish; send it again after Retry-After.
+   */
+  service_unavailable: {
+    type: 'api_error',
+    status: 503,
+    message: 'The service is briefly unavailable, please try again',
+    retryable: true,
+  },
   internal_error: {
     type: 'api_error',
     status: 500,
@@ -403,6 +413,17 @@ export const ERRORS = {
     message: 'This wallet cannot be used. Contact the app’s support.',
     retryable: false,
   },
+  /**
+   * A row that would grant access (an identity, a passkey, a session) does not carry the server
+   * secret's MAC of what it grants and to whom: written, moved or copied in the database by
+   * someone without the secret. Refused, and logged on the server.
+   */
+  account_record_invalid: {
+    type: 'api_error',
+    status: 409,
+    message: 'This account cannot be used. Contact the app’s support.',
+    retryable: false,
+  },
   wallet_not_on_device: {
     type: 'embedded_wallet_error',
     message: 'Wallet is not on this device',
@@ -625,6 +646,12 @@ export const ERRORS = {
   invalid_phone: {
     type: 'validation_error',
     message: 'Please enter a valid US phone number',
+    retryable: true,
+  },
+  /** The phone field with another country than the US chosen. */
+  invalid_phone_number: {
+    type: 'validation_error',
+    message: 'Please enter a valid phone number',
     retryable: true,
   },
   passcode_invalid_characters: {

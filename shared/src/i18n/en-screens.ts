@@ -6,6 +6,7 @@ export const enScreens = {
   noEmail: 'Didn’t get an email?',
   noSms: 'Didn’t get a message?',
   resend: 'Resend code',
+  resendIn: 'Resend code in {seconds} s',
   codeLegend: 'Confirmation code',
   digit: 'Digit {n} of {total}',
   success: 'Success!',
@@ -95,6 +96,8 @@ export const enScreens = {
   fWallet: 'The app you choose opens signed in with your wallet.',
   fPreparing: 'Preparing your link…',
   wNone: 'No wallet found in this browser.',
+  noWallet: 'I don’t have a wallet',
+  wcOff: 'WalletConnect is not configured for this app',
   // External wallets: the connection, connect-only, linking.
   cWaiting: 'Waiting for {wallet}',
   cApprove: 'Approve the connection in your wallet.',
@@ -135,6 +138,7 @@ export const enScreens = {
   txDone: 'Transaction complete!',
   txSet: "You're all set.",
   txAllDone: 'All Done',
+  txHash: 'Transaction hash',
   exTitle: 'Export your wallet',
   exShown: 'Your private key is shown below, inside a frame only Latch’s wallet can read.',
   exReveal:
@@ -142,6 +146,8 @@ export const enScreens = {
   exDone: 'Done',
   // What the review screens decode: ERC-20 calls, typed data's domain, permits.
   rFrom: 'From {app}',
+  rAccount: 'Account',
+  rSite: 'Requested by',
   rUnlimited: 'Unlimited',
   rBaseUnits: '{amount} (token base units)',
   rUnlimitedWarn:

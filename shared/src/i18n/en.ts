@@ -18,6 +18,7 @@ export const en = {
   looking: 'Looking for wallets…',
   emailLabel: 'Email address',
   phoneLabel: 'Phone number',
+  phoneCountry: 'Country',
   submit: 'Submit',
   legal: 'By logging in I agree to the',
   terms: 'Terms',

@@ -22,6 +22,7 @@ export type ShownErrorCode = Extract<
   | 'client_request_timeout'
   | 'invalid_email'
   | 'invalid_phone'
+  | 'invalid_phone_number'
   | 'email_submit_failed'
   | 'phone_submit_failed'
   | 'passcode_invalid_characters'

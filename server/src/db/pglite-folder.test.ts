@@ -1,0 +1,127 @@
+/**
+ * PGlite's data folder: one it cannot use stops the start with a sentence naming it (PGlite's
+ * own report is a bare errno), and a write answered before the process is killed is there when
+ * the folder is opened again.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, expect, test } from 'vitest'
+import { TEST_SECRET } from '../testing/test-server.ts'
+import { openDatabase } from './index.ts'
+
+const root = mkdtempSync(join(tmpdir(), 'latch-pglite-folder-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+const DB_MODULE = fileURLToPath(new URL('./index.ts', import.meta.url))
+const SERVICES_MODULE = fileURLToPath(new URL('../index.ts', import.meta.url))
+
+/** Runs `source` (an ES module) in a child process, as `user` when given; its output lines. */
+function child(source: string, user?: { uid: number; gid: number }): ChildProcess {
+  const file = join(root, `child-${Math.random().toString(36).slice(2)}.mts`)
+  writeFileSync(file, source)
+  chmodSync(root, 0o777)
+  chmodSync(file, 0o644)
+  return spawn(process.execPath, ['--import', 'tsx', file], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(user ?? {}),
+  })
+}
+
+function firstLine(proc: ChildProcess, timeoutMs = 60_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = ''
+    let err = ''
+    const timer = setTimeout(
+      () => reject(new Error(`no answer in ${timeoutMs} ms: ${err}`)),
+      timeoutMs,
+    )
+    proc.stderr?.on('data', (d: Buffer) => {
+      err += d.toString()
+    })
+    proc.stdout?.on('data', (d: Buffer) => {
+      out += d.toString()
+      const newline = out.indexOf('\n')
+      if (newline >= 0) {
+        clearTimeout(timer)
+        resolve(out.slice(0, newline))
+      }
+    })
+    proc.once('exit', (code) => {
+      clearTimeout(timer)
+      if (!out.includes('\n')) reject(new Error(`exited ${code}: ${err}`))
+    })
+  })
+}
+
+test('error: a data folder where a file stands is refused at start with a sentence naming the folder', async () => {
+  const dataDir = join(root, 'file-in-the-way')
+  mkdirSync(dataDir)
+  writeFileSync(join(dataDir, 'pglite'), 'not a folder')
+  await expect(openDatabase({ databaseUrl: null, dataDir })).rejects.toThrow(
+    `Cannot use the PGlite data folder ${join(dataDir, 'pglite')}`,
+  )
+})
+
+test('error: a data folder this process cannot write is refused at start with a sentence naming it, not a bare errno', async () => {
+  const dataDir = join(root, 'read-only')
+  mkdirSync(join(dataDir, 'pglite'), { recursive: true })
+  // The lock may be written beside it; the folder itself is read-only to the process.
+  chmodSync(dataDir, 0o777)
+  chmodSync(join(dataDir, 'pglite'), 0o555)
+  const source = `
+    import { openDatabase } from ${JSON.stringify(DB_MODULE)}
+    try {
+      const opened = await openDatabase({ databaseUrl: null, dataDir: ${JSON.stringify(dataDir)} })
+      await opened.close()
+      console.log('opened')
+    } catch (e) {
+      console.log(e.message)
+    }`
+  // Root writes anywhere: the check runs as the postgres user when the test runs as root.
+  const asRoot = process.getuid?.() === 0
+  const user = asRoot
+    ? {
+        uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()),
+        gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()),
+      }
+    : undefined
+  const said = await firstLine(child(source, user))
+  expect(said).toContain(`Cannot use the PGlite data folder ${join(dataDir, 'pglite')}`)
+  expect(said).toContain('EACCES')
+  expect(said).toContain('read and write')
+}, 90_000)
+
+test('reliability: a write answered before the process is killed with SIGKILL is there when the folder is opened again', async () => {
+  const dataDir = join(root, 'killed')
+  const source = `
+    import { openServices } from ${JSON.stringify(SERVICES_MODULE)}
+    const services = await openServices({
+      env: { LATCH_DATA_DIR: ${JSON.stringify(dataDir)}, DATABASE_URL: '', LATCH_SECRET: ${JSON.stringify(TEST_SECRET)}, SMTP_URL: '', LATCH_PRICE_URL: '' },
+      log: () => {},
+    })
+    const app = await services.admin.createApp({ name: 'Answered', allowedOrigins: ['http://localhost:5173'] })
+    console.log(app.id)
+    setInterval(() => {}, 60_000)`
+  const proc = child(source)
+  const appId = await firstLine(proc)
+  expect(appId).toMatch(/^\S+$/)
+  const exited = new Promise((resolve) => proc.once('exit', resolve))
+  proc.kill('SIGKILL')
+  await exited
+  // The lock of the killed process is taken over; the answered write is there.
+  const reopened = await openDatabase({ databaseUrl: null, dataDir })
+  try {
+    const row = await reopened.db
+      .selectFrom('apps')
+      .select('name')
+      .where('id', '=', appId)
+      .executeTakeFirst()
+    expect(row?.name).toBe('Answered')
+  } finally {
+    await reopened.close()
+  }
+}, 90_000)

@@ -1,0 +1,97 @@
+/**
+ * Reliability when the database goes away under load, on PostgreSQL: two API processes and a
+ * stream of e-mail sign-ins and refreshes (the restart scenario, testing/restart-scenario.ts),
+ * and mid-stream a PostgreSQL restart, a failover (the server gone for seconds), a stall, or
+ * every Latch backend terminated. No process exits, nothing answered 200 is lost, requests
+ * meanwhile answer 503 with Retry-After (never another 5xx), and service returns by itself.
+ * Heavier figures: `npm run bench -- restart`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import {
+  type ControlledPostgres,
+  POSTGRES_BIN,
+  postgresAvailable,
+  startPostgres,
+} from '../testing/postgres.ts'
+import {
+  describeFigures,
+  type Fault,
+  type Figures,
+  runRestartScenario,
+} from '../testing/restart-scenario.ts'
+
+// These tests stop and freeze their server: one of their own, not the run's.
+let pg: ControlledPostgres | null = null
+beforeAll(async () => {
+  if (postgresAvailable()) pg = await startPostgres()
+}, 60_000)
+afterAll(async () => {
+  await pg?.close()
+})
+
+if (!postgresAvailable()) {
+  console.warn(`reliability: PostgreSQL binaries not found under ${POSTGRES_BIN}: skipping`)
+}
+
+async function run(fault: Fault): Promise<Figures> {
+  if (!pg) throw new Error('PostgreSQL did not start')
+  const figures = await runRestartScenario({
+    databaseUrl: await pg.createDatabase(),
+    postgres: pg,
+    fault,
+    clients: 8,
+    durationMs: 7_000,
+    killAtMs: 2_000,
+  })
+  console.log(describeFigures(figures))
+  return figures
+}
+
+/** What every fault must leave true. */
+function expectSurvived(figures: Figures): void {
+  // Real traffic on both sides of the fault.
+  expect(figures.signIns).toBeGreaterThanOrEqual(3)
+  expect(figures.refreshes).toBeGreaterThanOrEqual(10)
+  // No process exited; no 5xx but a 503 with Retry-After; service came back by itself.
+  expect(figures.processExits).toBe(0)
+  expect(figures.fiveHundreds).toBe(0)
+  expect(figures.readyAfter).toBe(true)
+  expect(figures.recoveredMs).toBeGreaterThanOrEqual(0)
+  expect(figures.recoveredMs).toBeLessThan(5_000)
+  // Nothing answered 200 was lost: every refresh went through, every session still refreshes.
+  expect(figures.refreshFailures).toEqual({})
+  expect(figures.sessionsChecked).toBe(figures.signIns)
+  expect(figures.sessionsLost).toBe(0)
+  expect(figures.doubleAccepts).toBe(0)
+  expect(figures.childMismatches).toBe(0)
+  // Reuse detection still holds for a token two rotations old.
+  expect(figures.replays).toBeGreaterThan(0)
+  expect(figures.replaysAccepted).toBe(0)
+  expect(figures.replaysNotRevoking).toBe(0)
+}
+
+describe.skipIf(!postgresAvailable())('reliability: the database goes away under load', () => {
+  test('reliability: a PostgreSQL restart (every session ended with 57P01) takes no process down and loses no session', async () => {
+    const figures = await run({ kind: 'pg-restart' })
+    expectSurvived(figures)
+    expect(figures.unavailable).toBeGreaterThan(0)
+  }, 120_000)
+
+  test('reliability: pg_terminate_backend of every Latch backend, three times, takes no process down and loses no session', async () => {
+    const figures = await run({ kind: 'pg-terminate', times: 3, everyMs: 300 })
+    expectSurvived(figures)
+  }, 120_000)
+
+  test('reliability: a failover (the server gone for 3 s) answers 503 with Retry-After meanwhile, /readyz follows, and service returns without a restart of Latch', async () => {
+    const figures = await run({ kind: 'pg-failover', downMs: 3_000 })
+    expectSurvived(figures)
+    expect(figures.unavailable).toBeGreaterThan(0)
+    expect(figures.readyFollowedFault).toBe(true)
+  }, 120_000)
+
+  test('reliability: a 3 s stall of the whole server fails no request with a 500, /readyz follows, and service returns', async () => {
+    const figures = await run({ kind: 'pg-stall', ms: 3_000 })
+    expectSurvived(figures)
+    expect(figures.readyFollowedFault).toBe(true)
+  }, 120_000)
+})
