@@ -5,7 +5,6 @@
 import { type LatchError, toLatchError } from '@latch/shared'
 import { useEffect, useMemo, useState } from 'react'
 import { navigate } from '../flow.ts'
-import { useApp } from '../hooks.ts'
 import { shownError, t } from '../i18n.ts'
 import { chooseWallet } from './choose.ts'
 import { coinbaseConnector, connectorOrigin } from './coinbase.ts'
@@ -36,13 +35,12 @@ const safeIcon = (icon: string) => (/^data:image\/[a-z+.-]+[;,]/i.test(icon) ? i
  */
 export function appConnectors(
   injected: readonly Connector[],
-  appName: string,
   mobile = isMobileDevice(),
   coinbase = connectorOrigin() !== null,
 ): Connector[] {
   const has = (client: string) => injected.some((c) => c.walletClientType === client)
   return [
-    ...(has('coinbase_wallet') || !coinbase ? [] : [coinbaseConnector(appName)]),
+    ...(has('coinbase_wallet') || !coinbase ? [] : [coinbaseConnector()]),
     ...(has('phantom')
       ? []
       : [phantomDeepLinkEntry(mobile ? PHANTOM_DEEP_LINK_ID : PHANTOM_INSTALL_ID)]),
@@ -51,14 +49,13 @@ export function appConnectors(
 
 export function WalletSection() {
   const [listing, setListing] = useState<Listing>({ status: 'loading' })
-  const { name } = useApp()
   // Made once per listing: a connector keeps its SDK session between its attempts.
   const extra = useMemo(
     () =>
       listing.status === 'loading'
         ? null
-        : appConnectors(listing.status === 'ready' ? listing.connectors : [], name),
-    [listing, name],
+        : appConnectors(listing.status === 'ready' ? listing.connectors : []),
+    [listing],
   )
   useEffect(() => {
     let live = true

@@ -216,7 +216,7 @@ describe('the frame over a port', () => {
     expect(button.disabled).toBe(true)
     await settle()
     expect(events).toEqual(['clicked'])
-    const connector = coinbaseConnector('Shop', { frame: async () => frame })
+    const connector = coinbaseConnector({ frame: async () => frame })
     await expect(connector.connect()).resolves.toEqual({ address: account.address, chainId: 1 })
     expect(button.disabled).toBe(false)
     await expect(connector.request('personal_sign', ['0x00', account.address])).resolves.toBe(

@@ -238,10 +238,10 @@ function wire(f: CoinbaseFrame): void {
 /**
  * The list entry. Its connect() takes the connection the visitor's click on the frame's
  * Continue started (choose.ts shows the interstitial for it first; Retry goes back there), so
- * it is marked `needsFrameClick`.
+ * it is marked `needsFrameClick`. The SDK gets the app's name from the interstitial's
+ * `cb.init`.
  */
 export function coinbaseConnector(
-  _appName: string,
   options: { timeoutMs?: number; frame?: () => Promise<CoinbaseFrame> } = {},
 ): Connector {
   const timeoutMs = options.timeoutMs ?? WALLET_REQUEST_TIMEOUT_MS

@@ -211,25 +211,19 @@ describe('wallets reached without the host page', () => {
 
   test("behavior: Coinbase Wallet is offered unless its extension is there or no connector origin serves its frame; Phantom unless it is there: its deep link on a phone, its install guide's entry on a desktop", () => {
     const ids = (list: { id: string }[]) => list.map((c) => c.id)
-    expect(ids(appConnectors([], 'App', false, true))).toEqual([
-      COINBASE_SDK_ID,
-      PHANTOM_INSTALL_ID,
-    ])
-    expect(ids(appConnectors([injected('app.phantom', 'Phantom')], 'App', false, true))).toEqual([
+    expect(ids(appConnectors([], false, true))).toEqual([COINBASE_SDK_ID, PHANTOM_INSTALL_ID])
+    expect(ids(appConnectors([injected('app.phantom', 'Phantom')], false, true))).toEqual([
       COINBASE_SDK_ID,
     ])
-    expect(ids(appConnectors([], 'App', true, true))).toEqual([
-      COINBASE_SDK_ID,
-      PHANTOM_DEEP_LINK_ID,
-    ])
+    expect(ids(appConnectors([], true, true))).toEqual([COINBASE_SDK_ID, PHANTOM_DEEP_LINK_ID])
     expect(
-      ids(appConnectors([injected('com.coinbase.wallet', 'Coinbase Wallet')], 'App', true, true)),
+      ids(appConnectors([injected('com.coinbase.wallet', 'Coinbase Wallet')], true, true)),
     ).toEqual([PHANTOM_DEEP_LINK_ID])
-    expect(ids(appConnectors([injected('app.phantom', 'Phantom')], 'App', true, true))).toEqual([
+    expect(ids(appConnectors([injected('app.phantom', 'Phantom')], true, true))).toEqual([
       COINBASE_SDK_ID,
     ])
     // No connector origin: the SDK would have nowhere to run but the modal's origin.
-    expect(ids(appConnectors([], 'App', false, false))).toEqual([PHANTOM_INSTALL_ID])
+    expect(ids(appConnectors([], false, false))).toEqual([PHANTOM_INSTALL_ID])
   })
 
   test('behavior: a phone is a mobile user agent or a screen under 440px', () => {

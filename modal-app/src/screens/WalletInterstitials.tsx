@@ -10,7 +10,7 @@ import {
   placeCoinbaseFrame,
   whenCoinbaseClicked,
 } from '../connectors/coinbase.ts'
-import type { ButtonLook } from '../connectors/coinbase-protocol.ts'
+import { type ButtonLook, parseLook } from '../connectors/coinbase-protocol.ts'
 import { phantomBrowseLink } from '../connectors/phantom.ts'
 import { appStoreUrl, PHANTOM } from '../connectors/wallets.ts'
 import { useApp } from '../hooks.ts'
@@ -53,7 +53,8 @@ export function CoinbaseInterstitial() {
       busyLabel: t('loadingDots'),
       lang: doc.lang || 'en',
       dir: doc.dir === 'rtl' ? 'rtl' : 'ltr',
-      look: look && Object.values(look).every(Boolean) ? look : null,
+      // A value the contract refuses (an unusual font name) leaves the frame's own look.
+      look: look ? parseLook(look) : null,
     }).then(
       (f) => live && setFrame(f.element ?? null),
       (e: unknown) => live && setError(toLatchError(e).message),
