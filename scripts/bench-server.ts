@@ -85,13 +85,15 @@ async function fillTokens(db: Db, appId: string, count: number): Promise<void> {
   await db.insertInto('users').values({ id: userId, app_id: appId, created_at: now }).execute()
   const sessions = Math.ceil(count / TOKENS_PER_SESSION)
   await sql`
-    INSERT INTO sessions (id, app_id, user_id, parent_id, family_id, created_at, expires_at)
+    INSERT INTO sessions (id, app_id, user_id, parent_id, family_id, created_at, expires_at, mac)
     SELECT 'fill-' || g, ${appId}, ${userId}, NULL, 'fill-' || g, ${now},
-      ${now}::timestamptz + interval '30 days'
+      ${now}::timestamptz + interval '30 days', 'filler'
     FROM generate_series(1, ${sessions}) AS g`.execute(db)
+  // Filler rows: never presented, so their MACs are never checked.
   await sql`
-    INSERT INTO refresh_tokens (hash, session_id, created_at, rotated_at, child_hash)
-    SELECT md5('fill-' || g), 'fill-' || (1 + g % ${sessions}), ${now}, ${now}, md5('fill-' || (g + ${sessions}))
+    INSERT INTO refresh_tokens (hash, token_sha256, session_id, created_at, rotated_at, child_hash, mac)
+    SELECT md5('fill-' || g), md5('sha-' || g), 'fill-' || (1 + g % ${sessions}), ${now}, ${now},
+      md5('fill-' || (g + ${sessions})), 'filler'
     FROM generate_series(1, ${count}) AS g`.execute(db)
   // Vacuumed and analyzed now, so autovacuum does not take a core in the middle of the run.
   await sql`VACUUM ANALYZE refresh_tokens, sessions`.execute(db)

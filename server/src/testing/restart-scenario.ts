@@ -623,8 +623,10 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     const db = new pg.Client({ connectionString: opts.databaseUrl })
     await db.connect()
     try {
+      // Tokens are stored keyed by the server secret; each row keeps the token's SHA-256 too.
       const rows = await db.query<{ hash: string; child_hash: string | null }>(
-        'SELECT hash, child_hash FROM refresh_tokens WHERE hash = ANY($1)',
+        `SELECT p.token_sha256 AS hash, c.token_sha256 AS child_hash FROM refresh_tokens p
+         LEFT JOIN refresh_tokens c ON c.hash = p.child_hash WHERE p.token_sha256 = ANY($1)`,
         [[...accepted.keys()].map(hashToken)],
       )
       const stored = new Map(rows.rows.map((r) => [r.hash, r.child_hash]))
