@@ -68,16 +68,16 @@ async function waitForOutput(s: Started, pattern: RegExp, ms: number): Promise<R
 /** What `npm start` printed for its demo page, on the ports it ran on. */
 interface Running {
   started: Started
-  ports: { api: number; modal: number; host: number }
+  ports: { api: number; modal: number; host: number; connector: number }
   demoUrl: string
 }
 
 const START_ATTEMPTS = 3
 
 /**
- * `npm start` on three free ports. The ports are free when picked but `npm start` binds them
- * only after building the frontend; another suite running beside this one (the e2e specs share
- * the machine's workers) may take one meanwhile. Such a start fails with EADDRINUSE; it is
+ * `npm start` on four free ports (the connector origin's too). The ports are free when picked
+ * but `npm start` binds them only after building the frontend; another suite running beside
+ * this one (the e2e specs share the machine's workers) may take one meanwhile. Such a start fails with EADDRINUSE; it is
  * retried on new ports, up to START_ATTEMPTS times. Any other failure fails the test.
  */
 async function startOnFreePorts(
@@ -85,11 +85,17 @@ async function startOnFreePorts(
   env: Record<string, string> = {},
 ): Promise<Running> {
   for (let attempt = 1; ; attempt++) {
-    const ports = { api: await freePort(), modal: await freePort(), host: await freePort() }
+    const ports = {
+      api: await freePort(),
+      modal: await freePort(),
+      host: await freePort(),
+      connector: await freePort(),
+    }
     const started = start({
       LATCH_API_PORT: String(ports.api),
       LATCH_MODAL_PORT: String(ports.modal),
       LATCH_HOST_PORT: String(ports.host),
+      LATCH_CONNECTOR_PORT: String(ports.connector),
       LATCH_DATA_DIR: dataDir,
       ...env,
     })

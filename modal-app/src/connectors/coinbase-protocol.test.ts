@@ -193,7 +193,8 @@ describe('the frame over a port', () => {
     const frame = coinbaseOverPort(channel.port1)
     return { doc, channel, frame }
   }
-  const settle = () => new Promise((r) => setTimeout(r, 30))
+  /** Time for messages that must not come (a port delivers within it on any machine). */
+  const settle = () => new Promise((r) => setTimeout(r, 200))
 
   test("behavior: init draws the button in the modal's words and language; only a click in it asks the wallet, and cb.connect answers that connection; later requests pass", async () => {
     const wallet = { asked: [] as string[] }
@@ -214,8 +215,7 @@ describe('the frame over a port', () => {
     button.click()
     expect(wallet.asked).toEqual(['eth_requestAccounts'])
     expect(button.disabled).toBe(true)
-    await settle()
-    expect(events).toEqual(['clicked'])
+    await vi.waitFor(() => expect(events).toEqual(['clicked']), { timeout: 5000 })
     const connector = coinbaseConnector({ frame: async () => frame })
     await expect(connector.connect()).resolves.toEqual({ address: account.address, chainId: 1 })
     expect(button.disabled).toBe(false)
@@ -247,7 +247,7 @@ describe('the frame over a port', () => {
     const replies: unknown[] = []
     channel.port1.onmessage = (e) => replies.push(e.data)
     channel.port1.postMessage(call('cb.init', INIT, 1))
-    await settle()
+    await vi.waitFor(() => expect(replies).toHaveLength(1), { timeout: 5000 })
     channel.port1.postMessage(call('cb.request', { method: 'eth_requestAccounts' }, 2))
     channel.port1.postMessage(call('storage.getKeys', null, 3))
     channel.port1.postMessage({

@@ -39,6 +39,8 @@ const account = privateKeyToAccount(
   '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
 )
 const PAGE = 'https://shop.example/checkout?item=3#top'
+/** Turns to wait for what crosses the connector frame's port and loads a screen's chunk. */
+const SLOW = 200_000
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
 
@@ -345,28 +347,32 @@ describe('the interstitials', () => {
       expect(coinbase?.textContent).toBe('Coinbase Wallet')
       fireEvent.click(coinbase as HTMLElement)
       expect(store.getState().screen).toBe('COINBASE_INTERSTITIAL_SCREEN')
-      const screenEl = await screen.findByTestId('screen-COINBASE_INTERSTITIAL_SCREEN')
-      expect(screenEl.querySelector('h1')?.textContent).toBe('Continue with Coinbase Wallet')
+      // The screen's chunk may take a while to load on a busy machine: turns, not a clock.
+      const interstitial = () => screen.queryByTestId('screen-COINBASE_INTERSTITIAL_SCREEN')
+      await until(() => interstitial() !== null, SLOW)
+      expect(interstitial()?.querySelector('h1')?.textContent).toBe('Continue with Coinbase Wallet')
       expect(backTarget('COINBASE_INTERSTITIAL_SCREEN')).toBe('CONNECT_ONLY_LANDING_SCREEN')
       // The frame draws the button, in the modal's words, once its SDK is built.
       const button = () => frameDoc.querySelector('button') as HTMLButtonElement
-      await until(() => button()?.disabled === false)
+      await until(() => button()?.disabled === false, SLOW)
       expect(button().textContent).toBe('Continue')
       expect(frameDoc.documentElement.lang).toBe('en')
+      // The modal places the frame over its slot once the frame answered cb.init.
+      const slot = () => screen.getByTestId('coinbase-slot')
+      await until(() => slot().getAttribute('aria-hidden') === 'true', SLOW)
       expect(element.title).toBe('Continue with Coinbase Wallet')
-      expect(screen.getByTestId('coinbase-slot').getAttribute('aria-hidden')).toBe('true')
       // Its click asks the SDK (the popup opens in it), then the modal's attempt takes it.
       act(() => button().click())
-      await until(() => awaiting()?.dataset.step === 'failed')
+      await until(() => awaiting()?.dataset.step === 'failed', SLOW)
       expect(title()).toBe('You rejected the request')
       expect(wallet.asked).toEqual(['eth_requestAccounts'])
       // Retry: back to the frame's Continue, the click the popup needs.
       wallet.reject = false
       fireEvent.click(screen.getByTestId('connection-retry'))
       expect(store.getState().screen).toBe('COINBASE_INTERSTITIAL_SCREEN')
-      await until(() => button()?.disabled === false)
+      await until(() => button()?.disabled === false, SLOW)
       act(() => button().click())
-      await until(() => awaiting()?.dataset.step === 'success')
+      await until(() => awaiting()?.dataset.step === 'success', SLOW)
       expect(store.getState().externalWallet?.retries).toBe(1)
       expect(title()).toBe('Connected to Coinbase Wallet')
       act(() => exitFlow(true))
