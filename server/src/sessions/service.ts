@@ -247,9 +247,7 @@ async function rotate(
       WHERE child_hash IN (${sql.join(keys)}) AND EXISTS (SELECT 1 FROM rotated)
     )
     SELECT session_id, user_id, family_id, parent_id, created_at, expires_at, session_mac
-    FROM rotated`.execute(
-    db,
-  )
+    FROM rotated`.execute(db)
   const row = rows[0]
   return row && { ...row, refreshToken }
 }
