@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { AuthResponse, ServerAppConfig } from '@latch/shared'
+import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose'
 import { type RawBuilder, sql } from 'kysely'
 import { afterEach, expect, test } from 'vitest'
 import { frameDevice } from './testing/frame-fetch.ts'
@@ -341,6 +342,57 @@ describeBackends(
       expect((await wallet()).total_failures).toBe(PASSCODE_FAILURES_BEFORE_SIGN_IN)
       expect((await refresh(app.id, pair.refresh)).status).toBe(401)
       expect(s.logs.join('\n')).toMatch(/refused session/)
+    })
+
+    test('security: a signing key’s public key replaced in the database verifies no token and is not published', async () => {
+      const s = get()
+      const app = await newApp()
+      const victim = await signedIn(app, 'victim')
+      const { sid } = JSON.parse(
+        Buffer.from(victim.auth.token.split('.')[1] ?? '', 'base64url').toString(),
+      ) as { sid: string }
+      const writer = await generateKeyPair('ES256', { extractable: true })
+      const pem = await exportSPKI(writer.publicKey)
+      const next = await s.deps.db
+        .selectFrom('signing_keys')
+        .select('kid')
+        .where('app_id', '=', app.id)
+        .where('status', '=', 'next')
+        .executeTakeFirstOrThrow()
+      const jwk = {
+        ...(await exportJWK(writer.publicKey)),
+        kid: next.kid,
+        alg: 'ES256',
+        use: 'sig',
+      }
+      await sql`UPDATE signing_keys SET public_pem = ${pem}, public_jwk = ${JSON.stringify(jwk)}::jsonb
+        WHERE kid = ${next.kid}`.execute(s.deps.db)
+      // The keys are read again (as after the cache's minutes, or a rotation by another process).
+      await s.deps.keys.ensureKeys(s.deps.db, app.id)
+      const iat = Math.floor(s.clock.now().getTime() / 1000)
+      const forged = await new SignJWT({ sid })
+        .setProtectedHeader({ alg: 'ES256', kid: next.kid, typ: 'JWT' })
+        .setIssuer(s.deps.config.issuer)
+        .setAudience(app.id)
+        .setSubject(victim.userId)
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + 600)
+        .sign(writer.privateKey)
+      await expect(s.deps.keys.verifyAccessToken(app.id, forged)).rejects.toMatchObject({
+        code: 'not_authenticated',
+      })
+      const published = await s.request<{ keys: { kid: string; x: string }[] }>(
+        `/apps/${app.id}/jwks.json`,
+        { method: 'GET' },
+      )
+      expect(JSON.stringify(published.body)).not.toContain(jwk.x as string)
+      // The genuine key still verifies the victim's token.
+      await expect(s.deps.keys.verifyAccessToken(app.id, victim.auth.token)).resolves.toMatchObject(
+        {
+          sub: victim.userId,
+        },
+      )
+      expect(s.logs.join('\n')).toContain(`refused signing key ${app.id}/${next.kid}`)
     })
   },
   { LATCH_MODAL_ORIGIN: MODAL, LATCH_PUBLIC_URL: 'https://api.example.test' },

@@ -150,6 +150,7 @@ export async function openServices(
     clock,
     issuer: config.issuer,
     accessTokenTtlS: config.accessTokenTtlS,
+    log,
   })
   const delivery = createDelivery(config, log)
   const deps: Deps = {

@@ -11,6 +11,7 @@ import {
   exportSPKI,
   generateKeyPair,
   importJWK,
+  importSPKI,
   type JWK,
   type JWTPayload,
   jwtVerify,
@@ -20,6 +21,7 @@ import type { Clock } from './clock.ts'
 import type { Secrets } from './crypto.ts'
 import { randomId } from './crypto.ts'
 import { type Db, json } from './db/index.ts'
+import { rowMac, rowMacHolds } from './row-mac.ts'
 
 const ALG = 'ES256'
 /** How long decrypted keys are kept before they are read again. */
@@ -54,8 +56,10 @@ export function createKeyStore(opts: {
   clock: Clock
   issuer: string
   accessTokenTtlS: number
+  log?: (line: string) => void
 }): KeyStore {
   const { db, secrets, clock } = opts
+  const log = opts.log ?? (() => {})
   // Reloaded now and then, so a rotation by another process reaches this one.
   const cache = new Map<string, { at: number; keys: Promise<LoadedKey[]> }>()
 
@@ -64,6 +68,7 @@ export function createKeyStore(opts: {
     const kid = randomId(16)
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' }
     const privateJwk = await exportJWK(privateKey)
+    const publicPem = await exportSPKI(publicKey)
     await trxDb
       .insertInto('signing_keys')
       .values({
@@ -71,7 +76,8 @@ export function createKeyStore(opts: {
         app_id: appId,
         status,
         public_jwk: json(publicJwk),
-        public_pem: await exportSPKI(publicKey),
+        public_pem: publicPem,
+        mac: rowMac(secrets, 'signing_key', { kid, app_id: appId, public_pem: publicPem }),
         private_sealed: secrets.encrypt(JSON.stringify(privateJwk)),
         created_at: clock.now(),
       })
@@ -85,15 +91,21 @@ export function createKeyStore(opts: {
       .where('app_id', '=', appId)
       .where('status', 'in', ['current', 'next', 'previous'])
       .execute()
+    // A key written without the server secret (a public key of someone else's) verifies nothing
+    // and is not published; the JWK published is the one of the PEM the MAC covers.
+    const held = rows.filter((row) =>
+      rowMacHolds({ secrets, log }, 'signing_key', row, row.mac, `${row.app_id}/${row.kid}`),
+    )
     return Promise.all(
-      rows.map(async (row) => {
-        const publicJwk = row.public_jwk as JWK
+      held.map(async (row) => {
+        const publicKey = await importSPKI(row.public_pem, ALG, { extractable: true })
+        const publicJwk = { ...(await exportJWK(publicKey)), kid: row.kid, alg: ALG, use: 'sig' }
         return {
           kid: row.kid,
           status: row.status,
           publicJwk,
           publicPem: row.public_pem,
-          publicKey: (await importJWK(publicJwk, ALG)) as CryptoKey,
+          publicKey,
           privateKey:
             row.status === 'current'
               ? ((await importJWK(

@@ -58,6 +58,15 @@ const FIELDS = {
     public_key: string
     user_handle: string
   }): Field[] => [r.app_id, r.credential_id, r.account_id, r.user_id, r.public_key, r.user_handle],
+  /**
+   * An app's token signing key: the public key that verifies its access tokens (and is
+   * published in its key set). The published JWK is derived from this PEM, never read apart.
+   */
+  signing_key: (r: { kid: string; app_id: string; public_pem: string }): Field[] => [
+    r.kid,
+    r.app_id,
+    r.public_pem,
+  ],
   /** The pages an app's modal and API answer. */
   app_origins: (r: { id: string; allowed_origins: string[] }): Field[] => [
     r.id,

@@ -29,6 +29,7 @@ function sealing(secrets: Secrets | null): Record<string, Migration> {
         await db.schema.alterTable('refresh_tokens').addColumn('token_sha256', 'text').execute()
         await db.schema.alterTable('webhook_endpoints').addColumn('mac', 'text').execute()
         await db.schema.alterTable('apps').addColumn('origins_mac', 'text').execute()
+        await db.schema.alterTable('signing_keys').addColumn('mac', 'text').execute()
         await db.schema
           .createTable('wallet_attempts')
           .addColumn('wallet_id', 'text', (c) =>
@@ -55,6 +56,10 @@ function sealing(secrets: Secrets | null): Record<string, Migration> {
         await db.schema
           .alterTable('apps')
           .alterColumn('origins_mac', (c) => c.setNotNull())
+          .execute()
+        await db.schema
+          .alterTable('signing_keys')
+          .alterColumn('mac', (c) => c.setNotNull())
           .execute()
       },
     },

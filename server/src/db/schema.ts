@@ -112,6 +112,8 @@ export interface SigningKeysTable {
   public_jwk: Json<Record<string, unknown>>
   public_pem: string
   private_sealed: string
+  /** MAC of the key's id, app and public key under the server secret (row-mac.ts). */
+  mac: string
   created_at: Time
 }
 

@@ -67,6 +67,7 @@ export async function sealRowMacs(db: Kysely<unknown>, secrets: Secrets | null):
   )
   const apps = await rows(db, sql`SELECT id, allowed_origins FROM apps`)
   const endpoints = await rows(db, sql`SELECT id, app_id, url FROM webhook_endpoints`)
+  const signingKeys = await rows(db, sql`SELECT kid, app_id, public_pem FROM signing_keys`)
   const wallets = await rows(db, sql`SELECT id, state_mac FROM wallets WHERE state_mac IS NOT NULL`)
   const total =
     accounts.length +
@@ -75,6 +76,7 @@ export async function sealRowMacs(db: Kysely<unknown>, secrets: Secrets | null):
     passkeys.length +
     apps.length +
     endpoints.length +
+    signingKeys.length +
     wallets.length
   if (total === 0) return
   const s = need(total)
@@ -164,6 +166,20 @@ export async function sealRowMacs(db: Kysely<unknown>, secrets: Secrets | null):
     endpoints.map((r) => [
       str(r.id),
       rowMac(s, 'webhook_endpoint', { id: str(r.id), app_id: str(r.app_id), url: str(r.url) }),
+    ]),
+  )
+  await updateAll(
+    db,
+    'signing_keys',
+    'kid',
+    ['mac'],
+    signingKeys.map((r) => [
+      str(r.kid),
+      rowMac(s, 'signing_key', {
+        kid: str(r.kid),
+        app_id: str(r.app_id),
+        public_pem: str(r.public_pem),
+      }),
     ]),
   )
   for (const r of wallets) {

@@ -119,6 +119,14 @@ const MAC_TABLES: readonly MacTable<RowKind>[] = [
     }),
   }),
   macTable({
+    table: 'signing_keys',
+    key: 'kid',
+    kind: 'signing_key',
+    mac: 'mac',
+    columns: ['app_id', 'public_pem'],
+    row: (r) => ({ kid: text(r.kid), app_id: text(r.app_id), public_pem: text(r.public_pem) }),
+  }),
+  macTable({
     table: 'apps',
     key: 'id',
     kind: 'app_origins',
