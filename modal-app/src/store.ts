@@ -88,6 +88,8 @@ export interface ExternalWalletState {
 export interface SessionForkState {
   page: string | null
   error: string | null
+  /** The link opened; an automatic wallet's pairing code is offered on screen (wallet frame). */
+  opened?: boolean
 }
 
 export interface ModalState {

@@ -29,7 +29,7 @@ import type { Deps } from '../context.ts'
 import { randomId, sameDigest, sameSecret } from '../crypto.ts'
 import type { Database, WalletsTable } from '../db/schema.ts'
 import { enqueueEvent } from '../webhooks/events.ts'
-import { walletHandedOver } from './fork-confirm.ts'
+import { walletHandedOver } from './fork-pair.ts'
 import { insertPasskey, type Place, placeOf, type SealedPurpose, walletKey } from './sealed.ts'
 
 /** Failed passcode evaluations before recovery locks. */
@@ -496,16 +496,21 @@ export async function authShare(
   deps: Deps,
   appId: string,
   userId: string,
+  sessionId: string,
   address: string,
 ): Promise<WalletSharesResponse> {
   const row = await ownWallet(deps, appId, userId, address)
+  // A share-bearing route: an unpaired fork gets none (fork-pair.ts), whatever else it holds.
+  if (!(await walletHandedOver(deps, sessionId))) {
+    throw LatchError.of('fork_wallet_not_confirmed')
+  }
   return { authShare: authShareOf(deps, row) }
 }
 
 /**
  * Automatic recovery: the auth share and the recovery share with its key, for method 'latch'.
- * A session opened by a fork link gets them only once the visitor who forked confirmed it
- * (fork-confirm.ts); passcode recovery needs no such confirmation, it needs the passcode.
+ * A session opened by a fork link gets them only once paired from inside the wallet origin
+ * (fork-pair.ts); passcode recovery needs no such pairing, it needs the passcode.
  */
 export async function recoverLatch(
   deps: Deps,
@@ -522,7 +527,7 @@ export async function recoverLatch(
       message: `This wallet is recovered with its ${recovery.method === 'passkey' ? 'passkey' : 'passcode'}`,
     })
   }
-  if (!(await walletHandedOver(deps.db, sessionId))) {
+  if (!(await walletHandedOver(deps, sessionId))) {
     throw LatchError.of('fork_wallet_not_confirmed')
   }
   const data = { userId, address: row.address, recoveryMethod: 'latch' }

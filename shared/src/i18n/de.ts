@@ -191,6 +191,21 @@ export default {
     xCopyFailed: 'Kopieren nicht möglich: Markiere den Schlüssel und kopiere ihn von Hand',
     xWarning:
       'Gib deinen privaten Schlüssel niemals weiter. Wer ihn hat, kontrolliert deine Wallet.',
+    apPairTitle: 'Dieses Gerät koppeln',
+    apPairBody:
+      'Um deine Wallet auch in der Wallet-App zu nutzen, zeige unten einen Kopplungscode an und gib ihn dort ein.',
+    apPairShow: 'Kopplungscode anzeigen',
+    apPairCode:
+      'Gib diesen Code in der Wallet auf deinem anderen Gerät ein. Er gilt einmal, 5 Minuten lang.',
+    apEnterBody:
+      'Deine Wallet öffnet sich hier, sobald du dieses Gerät koppelst: Zeige in der Wallet auf deinem anderen Gerät einen Kopplungscode an und gib ihn unten ein.',
+    apEnterLabel: 'Kopplungscode',
+    apEnterButton: 'Dieses Gerät koppeln',
+    apBadCode:
+      'Dieser Code stimmt nicht oder ist abgelaufen. Zeige auf deinem anderen Gerät einen neuen an.',
+    apLinkTitle: 'Neue Anmeldemethode bestätigen',
+    apLink: 'Darf sich {method} bei deinem Konto anmelden und deine Wallet öffnen?',
+    apAllow: 'Erlauben',
     passkey: 'Passkey verwenden',
     protectedBy: 'Geschützt durch Latch',
     walletFrame: 'Latch-Wallet',

@@ -187,6 +187,20 @@ export default {
     xFailed: 'No se pudo cargar tu clave; inténtalo de nuevo.',
     xCopyFailed: 'No se pudo copiar: selecciona la clave y cópiala a mano',
     xWarning: 'Nunca compartas tu clave privada. Quien la tenga controla tu billetera.',
+    apPairTitle: 'Vincular este dispositivo',
+    apPairBody:
+      'Para usar tu billetera también en la app de billetera, muestra abajo un código de vinculación y escríbelo allí.',
+    apPairShow: 'Mostrar un código de vinculación',
+    apPairCode:
+      'Escribe este código en la billetera de tu otro dispositivo. Sirve una vez, durante 5 minutos.',
+    apEnterBody:
+      'Tu billetera se abre aquí cuando vinculas este dispositivo: muestra un código de vinculación en la billetera de tu otro dispositivo y escríbelo abajo.',
+    apEnterLabel: 'Código de vinculación',
+    apEnterButton: 'Vincular este dispositivo',
+    apBadCode: 'Ese código no es correcto o ha caducado. Muestra uno nuevo en tu otro dispositivo.',
+    apLinkTitle: 'Aprueba el nuevo método de inicio de sesión',
+    apLink: '¿Permitir que {method} inicie sesión en tu cuenta y abra tu billetera?',
+    apAllow: 'Permitir',
     passkey: 'Usar una llave de acceso',
     protectedBy: 'Protegido por Latch',
     walletFrame: 'Billetera de Latch',

@@ -193,6 +193,21 @@ export default {
     xCopyFailed: 'Copie impossible : sélectionnez la clé et copiez-la à la main',
     xWarning:
       'Ne partagez jamais votre clé privée. Quiconque la détient contrôle votre portefeuille.',
+    apPairTitle: 'Associer cet appareil',
+    apPairBody:
+      'Pour utiliser aussi ton portefeuille dans l’app de portefeuille, affiche un code d’association ci-dessous et saisis-le là-bas.',
+    apPairShow: 'Afficher un code d’association',
+    apPairCode:
+      'Saisis ce code dans le portefeuille de ton autre appareil. Il sert une fois, pendant 5 minutes.',
+    apEnterBody:
+      'Ton portefeuille s’ouvre ici une fois cet appareil associé : affiche un code d’association dans le portefeuille de ton autre appareil, puis saisis-le ci-dessous.',
+    apEnterLabel: 'Code d’association',
+    apEnterButton: 'Associer cet appareil',
+    apBadCode:
+      'Ce code n’est pas le bon ou il a expiré. Affiches-en un nouveau sur ton autre appareil.',
+    apLinkTitle: 'Approuver la nouvelle méthode de connexion',
+    apLink: 'Autoriser {method} à se connecter à ton compte et à ouvrir ton portefeuille ?',
+    apAllow: 'Autoriser',
     passkey: 'Utiliser une clé d’accès',
     protectedBy: 'Protégé par Latch',
     walletFrame: 'Portefeuille Latch',

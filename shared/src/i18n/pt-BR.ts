@@ -184,6 +184,20 @@ export default {
     xFailed: 'Não foi possível carregar sua chave, tente novamente.',
     xCopyFailed: 'Não foi possível copiar: selecione a chave e copie-a manualmente',
     xWarning: 'Nunca compartilhe sua chave privada. Quem a tiver controla sua carteira.',
+    apPairTitle: 'Parear este dispositivo',
+    apPairBody:
+      'Para usar sua carteira também no app de carteira, mostre um código de pareamento abaixo e digite-o lá.',
+    apPairShow: 'Mostrar um código de pareamento',
+    apPairCode:
+      'Digite este código na carteira do seu outro dispositivo. Ele vale uma vez, por 5 minutos.',
+    apEnterBody:
+      'Sua carteira abre aqui depois que você parear este dispositivo: mostre um código de pareamento na carteira do seu outro dispositivo e digite-o abaixo.',
+    apEnterLabel: 'Código de pareamento',
+    apEnterButton: 'Parear este dispositivo',
+    apBadCode: 'Esse código não está certo ou expirou. Mostre um novo no seu outro dispositivo.',
+    apLinkTitle: 'Aprove o novo método de login',
+    apLink: 'Permitir que {method} entre na sua conta e abra sua carteira?',
+    apAllow: 'Permitir',
     passkey: 'Usar uma chave de acesso',
     protectedBy: 'Protegido por Latch',
     walletFrame: 'Carteira Latch',
