@@ -22,6 +22,7 @@ import { bodyLimit } from 'hono/body-limit'
 import { cors } from 'hono/cors'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { linkApprovalRoutes } from './accounts/link-approval.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { analyticsRoutes } from './analytics/routes.ts'
 import { operatorRoutes } from './apps/operator.ts'
@@ -144,6 +145,7 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   v1.route('/chains', chainRoutes(deps))
   // Before walletRoutes, which would run its own gates again for this path: the same two.
   v1.route('/wallets/fork/pair', forkPairRoutes(deps))
+  v1.route('/wallets/approvals', linkApprovalRoutes(deps))
   v1.route('/wallets', walletRoutes(deps))
   v1.route('/siwe', siweRoutes(deps))
   v1.route('/passkeys', passkeyRoutes(deps))

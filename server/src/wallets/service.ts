@@ -452,6 +452,24 @@ export async function ownWallet(
   return row
 }
 
+/**
+ * How the user's wallet of this app recovers, read from its sealed record (the plain column
+ * only indexes: a database writer changing it gets wallet_record_invalid); null without one.
+ */
+export async function walletRecoveryMethod(
+  deps: Deps,
+  appId: string,
+  userId: string,
+): Promise<RecoveryMethod | null> {
+  const row = await deps.db
+    .selectFrom('wallets')
+    .select(COLUMNS)
+    .where('user_id', '=', userId)
+    .where('app_id', '=', appId)
+    .executeTakeFirst()
+  return row ? (recoveryOf(deps, row).method as RecoveryMethod) : null
+}
+
 function recoveryOf(deps: Deps, row: WalletRow): Recovery {
   const opened = openSealedWith(deps, 'recovery', row, row.recovery_sealed)
   return recoveryFrom(deps, row, opened.value, opened.previous)
