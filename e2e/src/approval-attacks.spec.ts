@@ -1,19 +1,42 @@
 /**
  * Only the wallet origin approves (wallet-frame/README.md, "Approvals"), tried as the attackers
  * would in Chromium across the three origins: a script running on the modal's origin (an XSS
- * there, or a compromised wallet SDK the modal bundles) with no click from the visitor, and
+ * there, or a compromised wallet SDK the modal bundles) with no click from the visitor, forking
+ * and asking the wallet frame to approve by message, or linking its own Ethereum account; and
  * what it then redeems from outside any browser. It gets a signed-in session at most, never a
- * share; the visitor's own wallet still signs (the control).
+ * share, and no sign-in method of its own; the visitor's own wallet still signs, and a link the
+ * visitor approves in the wallet frame goes through (the controls).
  */
 import { readFile } from 'node:fs/promises'
-import { API_PREFIX, type RefreshResponse, type WalletAccount } from '@latch/shared'
+import { API_PREFIX, type RefreshResponse, type User, type WalletAccount } from '@latch/shared'
 import type { Frame } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { expect, test } from 'vitest'
-import { expectOk, latchCall, newEmail, settle, signInByEmail, visit } from './flows.ts'
+import { siweMessage } from '../../modal-app/src/connectors/siwe.ts'
+import { expectModalAccessible } from './axe.ts'
+import {
+  enterCode,
+  expectOk,
+  latchCall,
+  newEmail,
+  newPhone,
+  settle,
+  signInByEmail,
+  submitPhone,
+  visit,
+  waitSmsCode,
+} from './flows.ts'
 import { type HostPage, WAIT_MS, withTimeout } from './harness.ts'
 import { useHarness } from './use-harness.ts'
-import { SCREENS, signThroughScreen, walletApp, walletCall } from './wallet-flows.ts'
+import {
+  clickApproval,
+  SCREENS,
+  signThroughScreen,
+  walletApp,
+  walletCall,
+  walletFrameOf,
+} from './wallet-flows.ts'
 
 const h = useHarness()
 /** Penpal's browser build, which an attacker's script brings along. */
@@ -173,4 +196,98 @@ test('attack: a script on the modal origin forks the session, opens its own wall
   expect((await recoverMessageAddress({ message: 'still mine', signature })).toLowerCase()).toBe(
     wallet.address.toLowerCase(),
   )
+})
+
+test('attack: a script on the modal origin links its own Ethereum account to the visitor through the modal’s credentialed fetch (the credential rides along): refused without the wallet frame’s approval; the visitor’s accounts stay as they were', async () => {
+  const app = await h().createApp({
+    loginMethods: ['wallet', 'email'],
+    appearance: { showWalletLoginFirst: false },
+    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
+  })
+  const hp = await h().open({ appId: app.id })
+  const { user } = await signInByEmail(h(), hp, newEmail('siwe-victim'))
+  const created = walletCall<WalletAccount>(hp.page, 'createWallet')
+  await visit(hp, SCREENS.created)
+  expectOk(await settle(created, 'createWallet()'))
+  const accessToken = expectOk(await settle(latchCall<string>(hp.page, 'getAccessToken')))
+  const attacker = privateKeyToAccount(generatePrivateKey())
+  const modal = modalOf(hp)
+  // The script's requests: the modal's own credentialed fetch of the API.
+  const fromModal = (path: string, body: unknown) =>
+    modal.evaluate(
+      async ([url, app, token, payload]) => {
+        const res = await fetch(url, {
+          method: 'POST',
+          credentials: 'include',
+          headers: {
+            'content-type': 'application/json',
+            authorization: `Bearer ${token}`,
+            'latch-app-id': app,
+            'latch-client': 'latch-modal',
+          },
+          body: payload,
+        })
+        return { status: res.status, body: await res.text() }
+      },
+      [`${h().apiUrl}${API_PREFIX}${path}`, app.id, accessToken, JSON.stringify(body)] as const,
+    )
+  const init = await fromModal('/siwe/init', { address: attacker.address })
+  expect(init.status, init.body).toBe(200)
+  const { nonce } = JSON.parse(init.body) as { nonce: string }
+  const message = siweMessage({
+    pageUrl: h().hostUrl,
+    address: attacker.address,
+    chainId: 1,
+    nonce,
+    now: new Date(),
+  })
+  const signature = await attacker.signMessage({ message })
+  const link = await fromModal('/siwe/link', {
+    message,
+    signature,
+    chainId: '1',
+    walletClientType: 'metamask',
+    connectorType: 'injected',
+  })
+  expect(link.status, link.body).toBe(403)
+  expect(JSON.parse(link.body)).toMatchObject({ error: { code: 'link_not_approved' } })
+  const after = expectOk(await settle(latchCall<User>(hp.page, 'getUser')))
+  expect(
+    after.linkedAccounts.some(
+      (a) => a.type === 'wallet' && a.address.toLowerCase() === attacker.address.toLowerCase(),
+    ),
+  ).toBe(false)
+  expect(after.id).toBe(user.id)
+})
+
+test('behavior: linking a phone to a user with an automatic wallet waits for the visitor’s click on “Allow” in the wallet frame, then links', async () => {
+  const app = await h().createApp({
+    loginMethods: ['email', 'sms'],
+    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
+  })
+  const hp = await h().open({ appId: app.id })
+  const { user } = await signInByEmail(h(), hp, newEmail('approver'))
+  const created = walletCall<WalletAccount>(hp.page, 'createWallet')
+  await visit(hp, SCREENS.created)
+  expectOk(await settle(created, 'createWallet()'))
+  const phone = newPhone()
+  const linking = latchCall<User>(hp.page, 'link', 'phone')
+  await visit(hp, 'LINK_PHONE_SCREEN')
+  await submitPhone(hp.modal, phone.typed)
+  const code = await waitSmsCode(h(), phone.e164)
+  await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
+  await enterCode(hp.modal, code)
+  // The frame asks, in its own words, naming the number; nothing links before the click.
+  const approval = walletFrameOf(hp).getByTestId('wallet-approval')
+  await approval.waitFor({ state: 'visible', timeout: WAIT_MS })
+  expect(await approval.textContent()).toMatch(
+    /^Let \+[\d ]+ sign in to your account and open your wallet\?Allow/,
+  )
+  await expectModalAccessible(hp.page, 'the link approval')
+  const before = expectOk(await settle(latchCall<User>(hp.page, 'getUser')))
+  expect(before.phone).toBeUndefined()
+  await clickApproval(hp, 'Allow')
+  const linked = expectOk(await settle(linking, "link('phone')"))
+  expect(linked.id).toBe(user.id)
+  expect(linked.phone?.number).toBe(phone.e164)
 })

@@ -2,9 +2,12 @@
 import {
   type AuthResponse,
   CODE_ROUTE_PATHS,
+  embeddedWallet,
   LatchError,
+  type LinkApprovalMethod,
   type LinkResponse,
   type LoginResult,
+  OAUTH_PROVIDER_NAMES,
   type UnlinkResponse,
   type UnlinkTarget,
   type User,
@@ -35,6 +38,7 @@ export async function signInOrLink(
 ): Promise<LoginResult> {
   const { api, session } = runtime()
   if (intent === 'link') {
+    await approvedInWallet(path, body)
     const user = await api.request<LinkResponse>(`${path}/link`, body, { headers })
     setUser(user)
     return { user, isNewUser: false }
@@ -46,6 +50,46 @@ export async function signInOrLink(
   })
   session.start(res, res.user)
   return { user: res.user, isNewUser: res.is_new_user }
+}
+
+/**
+ * For a user whose wallet recovers automatically, the visitor's approval of the new method in
+ * the wallet frame, which the server checks on the link (loaded only for such a user).
+ */
+export async function approvedInWallet(path: string, body: Record<string, string>): Promise<void> {
+  const { user, flow } = store.getState()
+  if (!user || embeddedWallet(user.linkedAccounts)?.recoveryMethod !== 'latch') return
+  const method = linkMethodOf(path, body, flow?.kind === 'link' ? flow.account : undefined)
+  if (!method) return
+  const { approveLink } = await import('./wallet/link-approval.tsx')
+  await approveLink(method.method, method.label)
+}
+
+/** The kind, identifier and on-screen name of the method a link request adds. */
+function linkMethodOf(
+  path: string,
+  body: Record<string, string>,
+  account: string | undefined,
+): { method: { type: LinkApprovalMethod; identifier: string }; label: string } | null {
+  if (path === CODE_ROUTE_PATHS.email && body.email) {
+    return { method: { type: 'email', identifier: body.email }, label: body.email }
+  }
+  if (path === CODE_ROUTE_PATHS.sms && body.phoneNumber) {
+    return { method: { type: 'phone', identifier: body.phoneNumber }, label: body.phoneNumber }
+  }
+  if (path === '/siwe' && body.message) {
+    // EIP-4361: the address is the message's second line.
+    const address = body.message.split('\n')[1]?.trim() ?? ''
+    return { method: { type: 'siwe', identifier: address }, label: address }
+  }
+  if (path === '/passkeys') {
+    return { method: { type: 'passkey', identifier: 'passkey' }, label: '' }
+  }
+  if (path === '/oauth' && account && account in OAUTH_PROVIDER_NAMES) {
+    const name = OAUTH_PROVIDER_NAMES[account as keyof typeof OAUTH_PROVIDER_NAMES]
+    return { method: { type: 'oauth', identifier: account }, label: name }
+  }
+  return null
 }
 
 /** What ends with the session besides it: hooks of lazily loaded parts (walletconnect.ts). */

@@ -194,6 +194,7 @@ export default {
     apLinkTitle: 'الموافقة على طريقة تسجيل الدخول الجديدة',
     apLink: 'هل تسمح لـ {method} بتسجيل الدخول إلى حسابك وفتح محفظتك؟',
     apAllow: 'سماح',
+    apPasskey: 'مفتاح مرور',
     passkey: 'استخدام مفتاح مرور',
     protectedBy: 'محمي بواسطة Latch',
     walletFrame: 'محفظة Latch',

@@ -206,6 +206,7 @@ export default {
     apLinkTitle: 'Neue Anmeldemethode bestätigen',
     apLink: 'Darf sich {method} bei deinem Konto anmelden und deine Wallet öffnen?',
     apAllow: 'Erlauben',
+    apPasskey: 'ein Passkey',
     passkey: 'Passkey verwenden',
     protectedBy: 'Geschützt durch Latch',
     walletFrame: 'Latch-Wallet',

@@ -16,4 +16,5 @@ export const enApproval = {
   apLinkTitle: 'Approve the new sign-in method',
   apLink: 'Let {method} sign in to your account and open your wallet?',
   apAllow: 'Allow',
+  apPasskey: 'a passkey',
 } as const satisfies Record<string, string>

@@ -201,6 +201,7 @@ export default {
     apLinkTitle: 'Aprueba el nuevo método de inicio de sesión',
     apLink: '¿Permitir que {method} inicie sesión en tu cuenta y abra tu billetera?',
     apAllow: 'Permitir',
+    apPasskey: 'una llave de acceso',
     passkey: 'Usar una llave de acceso',
     protectedBy: 'Protegido por Latch',
     walletFrame: 'Billetera de Latch',

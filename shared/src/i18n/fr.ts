@@ -208,6 +208,7 @@ export default {
     apLinkTitle: 'Approuver la nouvelle méthode de connexion',
     apLink: 'Autoriser {method} à se connecter à ton compte et à ouvrir ton portefeuille ?',
     apAllow: 'Autoriser',
+    apPasskey: 'une clé d’accès',
     passkey: 'Utiliser une clé d’accès',
     protectedBy: 'Protégé par Latch',
     walletFrame: 'Portefeuille Latch',

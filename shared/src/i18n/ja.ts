@@ -201,6 +201,7 @@ export default {
     apLinkTitle: '新しいサインイン方法を承認',
     apLink: '{method} がアカウントにサインインしてウォレットを開くことを許可しますか？',
     apAllow: '許可する',
+    apPasskey: 'パスキー',
     passkey: 'パスキーを使う',
     protectedBy: 'Latch による保護',
     walletFrame: 'Latch ウォレット',

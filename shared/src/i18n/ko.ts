@@ -195,6 +195,7 @@ export default {
     apLinkTitle: '새 로그인 방법 승인',
     apLink: '{method}이(가) 계정에 로그인하고 지갑을 열도록 허용할까요?',
     apAllow: '허용',
+    apPasskey: '패스키',
     passkey: '패스키 사용',
     protectedBy: 'Latch로 보호됨',
     walletFrame: 'Latch 지갑',

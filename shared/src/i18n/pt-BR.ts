@@ -198,6 +198,7 @@ export default {
     apLinkTitle: 'Aprove o novo método de login',
     apLink: 'Permitir que {method} entre na sua conta e abra sua carteira?',
     apAllow: 'Permitir',
+    apPasskey: 'uma chave de acesso',
     passkey: 'Usar uma chave de acesso',
     protectedBy: 'Protegido por Latch',
     walletFrame: 'Carteira Latch',

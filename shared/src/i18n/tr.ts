@@ -202,6 +202,7 @@ export default {
     apLinkTitle: 'Yeni giriş yöntemini onaylayın',
     apLink: '{method} hesabınıza giriş yapsın ve cüzdanınızı açsın mı?',
     apAllow: 'İzin ver',
+    apPasskey: 'bir geçiş anahtarı',
     passkey: 'Geçiş anahtarı kullan',
     protectedBy: 'Latch tarafından korunuyor',
     walletFrame: 'Latch cüzdanı',

@@ -192,6 +192,7 @@ export default {
     apLinkTitle: '批准新的登录方式',
     apLink: '允许 {method} 登录你的账户并打开你的钱包吗？',
     apAllow: '允许',
+    apPasskey: '通行密钥',
     passkey: '使用通行密钥',
     protectedBy: '由 Latch 保护',
     walletFrame: 'Latch 钱包',
