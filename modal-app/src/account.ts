@@ -4,10 +4,8 @@ import {
   CODE_ROUTE_PATHS,
   embeddedWallet,
   LatchError,
-  type LinkApprovalMethod,
   type LinkResponse,
   type LoginResult,
-  OAUTH_PROVIDER_NAMES,
   type UnlinkResponse,
   type UnlinkTarget,
   type User,
@@ -57,39 +55,9 @@ export async function signInOrLink(
  * the wallet frame, which the server checks on the link (loaded only for such a user).
  */
 export async function approvedInWallet(path: string, body: Record<string, string>): Promise<void> {
-  const { user, flow } = store.getState()
+  const { user } = store.getState()
   if (!user || embeddedWallet(user.linkedAccounts)?.recoveryMethod !== 'latch') return
-  const method = linkMethodOf(path, body, flow?.kind === 'link' ? flow.account : undefined)
-  if (!method) return
-  const { approveLink } = await import('./wallet/link-approval.tsx')
-  await approveLink(method.method, method.label)
-}
-
-/** The kind, identifier and on-screen name of the method a link request adds. */
-function linkMethodOf(
-  path: string,
-  body: Record<string, string>,
-  account: string | undefined,
-): { method: { type: LinkApprovalMethod; identifier: string }; label: string } | null {
-  if (path === CODE_ROUTE_PATHS.email && body.email) {
-    return { method: { type: 'email', identifier: body.email }, label: body.email }
-  }
-  if (path === CODE_ROUTE_PATHS.sms && body.phoneNumber) {
-    return { method: { type: 'phone', identifier: body.phoneNumber }, label: body.phoneNumber }
-  }
-  if (path === '/siwe' && body.message) {
-    // EIP-4361: the address is the message's second line.
-    const address = body.message.split('\n')[1]?.trim() ?? ''
-    return { method: { type: 'siwe', identifier: address }, label: address }
-  }
-  if (path === '/passkeys') {
-    return { method: { type: 'passkey', identifier: 'passkey' }, label: '' }
-  }
-  if (path === '/oauth' && account && account in OAUTH_PROVIDER_NAMES) {
-    const name = OAUTH_PROVIDER_NAMES[account as keyof typeof OAUTH_PROVIDER_NAMES]
-    return { method: { type: 'oauth', identifier: account }, label: name }
-  }
-  return null
+  await (await import('./wallet/link-approval.tsx')).approveLinkOf(path, body)
 }
 
 /** What ends with the session besides it: hooks of lazily loaded parts (walletconnect.ts). */

@@ -176,7 +176,7 @@ describe('forkSession', () => {
     vi.spyOn(window, 'open').mockImplementation(() => null)
     const result = methods().forkSession()
     expect((await screen.findByTestId('fork-wallet-note')).textContent).toBe(
-      'The app you choose opens signed in with your wallet.',
+      'The app you choose opens signed in. Your wallet opens there once you pair it with a code shown here.',
     )
     const metamask = screen.getByTestId('fork-wallet-metamask') as HTMLButtonElement
     await waitFor(() => expect(metamask.disabled).toBe(false))

@@ -89,11 +89,6 @@ export function openForkLink(link: string): void {
   flow.finish()
 }
 
-/** The link the screen says it will open signed in with the wallet: whether the user has one. */
-export function forkCarriesWallet(user: User | null): boolean {
-  return !!user && !!embeddedWallet(user.linkedAccounts)
-}
-
 /**
  * Whether the forked session needs this device's pairing code to open the wallet: an automatic
  * wallet (a passcode or passkey one recovers there with its own secret).

@@ -1,6 +1,6 @@
 import { forkApps, forkLink } from '@latch/shared/wallet-apps'
 import { currentFlow, exitFlow } from '../flow.ts'
-import { forkCarriesWallet, forkPairs, openForkLink } from '../fork.ts'
+import { forkPairs, openForkLink } from '../fork.ts'
 import { useModal } from '../hooks.ts'
 import { shownError, t } from '../i18n.ts'
 import { WalletApproval } from '../wallet/approval.tsx'
@@ -15,14 +15,13 @@ import { WalletApproval } from '../wallet/approval.tsx'
 export function SessionFork() {
   const fork = useModal((s) => s.sessionFork)
   const page = fork?.page ?? null
-  const withWallet = useModal((s) => forkCarriesWallet(s.user))
   const pairs = useModal((s) => forkPairs(s.user))
   if (fork?.opened && pairs) return <PairFork />
   return (
     <div className="latch-screen" data-testid="screen-SESSION_FORK_SCREEN">
       <h1 className="latch-title">{t('fTitle')}</h1>
       <p className="latch-description">{t('fBody')}</p>
-      {withWallet ? (
+      {pairs ? (
         <p className="latch-description" data-testid="fork-wallet-note">
           {t('fWallet')}
         </p>

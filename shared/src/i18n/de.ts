@@ -115,7 +115,8 @@ export default {
     fTitle: 'In einer Wallet-App fortfahren',
     fBody:
       'Öffne diese Seite im Browser deiner Wallet, weiterhin angemeldet. Der Link funktioniert einmal, innerhalb von 2 Minuten.',
-    fWallet: 'Die gewählte App öffnet sich angemeldet, mit deiner Wallet.',
+    fWallet:
+      'Die gewählte App öffnet sich angemeldet. Deine Wallet öffnet sich dort, sobald du sie mit einem hier angezeigten Code koppelst.',
     fPreparing: 'Dein Link wird vorbereitet…',
     wNone: 'In diesem Browser wurde keine Wallet gefunden.',
     cWaiting: 'Warte auf {wallet}',

@@ -94,7 +94,8 @@ export const enScreens = {
   fTitle: 'Continue in a wallet app',
   fBody:
     "Open this page in your wallet's browser, still signed in. The link works once, within 2 minutes.",
-  fWallet: 'The app you choose opens signed in with your wallet.',
+  fWallet:
+    'The app you choose opens signed in. Your wallet opens there once you pair it with a code shown here.',
   fPreparing: 'Preparing your link…',
   wNone: 'No wallet found in this browser.',
   // External wallets: the connection, connect-only, linking.

@@ -114,7 +114,8 @@ export default {
     fTitle: 'Continúa en una app de billetera',
     fBody:
       'Abre esta página en el navegador de tu billetera, con la sesión iniciada. El enlace funciona una vez, durante 2 minutos.',
-    fWallet: 'La app que elijas se abrirá con la sesión iniciada y tu billetera.',
+    fWallet:
+      'La app que elijas se abrirá con la sesión iniciada. Tu billetera se abrirá allí cuando la vincules con un código que se muestra aquí.',
     fPreparing: 'Preparando tu enlace…',
     wNone: 'No se encontró ninguna billetera en este navegador.',
     cWaiting: 'Esperando a {wallet}',

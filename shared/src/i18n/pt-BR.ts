@@ -113,7 +113,8 @@ export default {
     fTitle: 'Continue em um app de carteira',
     fBody:
       'Abra esta página no navegador da sua carteira, ainda conectado. O link funciona uma vez, em até 2 minutos.',
-    fWallet: 'O app que você escolher abre conectado, com sua carteira.',
+    fWallet:
+      'O app que você escolher abre conectado. Sua carteira abre lá depois que você parear com um código mostrado aqui.',
     fPreparing: 'Preparando seu link…',
     wNone: 'Nenhuma carteira encontrada neste navegador.',
     cWaiting: 'Aguardando {wallet}',

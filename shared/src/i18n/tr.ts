@@ -116,7 +116,8 @@ export default {
     fTitle: 'Bir cüzdan uygulamasında devam edin',
     fBody:
       'Bu sayfayı, oturumunuz açık kalarak cüzdanınızın tarayıcısında açın. Bağlantı 2 dakika içinde bir kez çalışır.',
-    fWallet: 'Seçtiğiniz uygulama cüzdanınızla oturum açmış olarak açılır.',
+    fWallet:
+      'Seçtiğiniz uygulama oturum açmış olarak açılır. Burada gösterilen bir kodla eşleştirdiğinizde cüzdanınız orada açılır.',
     fPreparing: 'Bağlantınız hazırlanıyor…',
     wNone: 'Bu tarayıcıda cüzdan bulunamadı.',
     cWaiting: '{wallet} bekleniyor',
