@@ -13,12 +13,14 @@ import {
 } from '@latch/shared'
 import { fetchApi, type ShareStore, walletCore } from '@latch/wallet-frame'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { hashToken } from '../crypto.ts'
+import { createSecrets, hashToken } from '../crypto.ts'
+import { rotateSecret } from '../ops/rotate.ts'
 import { sweep } from '../sweep.ts'
 import {
   describeBackends,
   freshIp,
   startTestServer,
+  TEST_SECRET,
   type TestServer,
 } from '../testing/test-server.ts'
 import {
@@ -26,7 +28,7 @@ import {
   walletCredentialName,
   walletCredentialValue,
 } from '../wallets/credential.ts'
-import { PAIRING_MAX_ATTEMPTS, PAIRING_TTL_MS } from '../wallets/fork-pair.ts'
+import { PAIRING_MAX_ATTEMPTS, PAIRING_TTL_MS, walletHandedOver } from '../wallets/fork-pair.ts'
 import { FORK_IP_LIMIT, FORK_RECOVER_IP_LIMIT } from './routes.ts'
 
 let n = 0
@@ -626,3 +628,44 @@ function sessionOf(accessToken: string): string {
     }
   ).sid
 }
+
+test('behavior: a pairing made before a secret rotation keeps the wallet during it, and secret rotate makes it again under the new secret', async () => {
+  const started = await startTestServer('pglite', 'memory://')
+  try {
+    const s = started.server
+    const { appId, auth, fork } = await forked(s)
+    const cookie = credentialOf(s, appId, auth.token)
+    await device(s, appId, cookie).create({ accessToken: fork.token })
+    const child = await recover(s, appId, fork.new_session_refresh_token)
+    const childCookie = cookieSetBy(child.headers)
+    const code = await s.request<{ code: string }>('/wallets/fork/pair/start', {
+      appId,
+      token: fork.token,
+      headers: frameHeaders(cookie),
+      body: {},
+    })
+    const paired = await s.request('/wallets/fork/pair/finish', {
+      appId,
+      token: child.body.token,
+      headers: frameHeaders(childCookie),
+      body: { code: code.body.code },
+    })
+    expect(paired.status).toBe(200)
+    const sid = sessionOf(child.body.token)
+    const NEW = 'a-new-secret-a-new-secret-a-new-secret-0123456789'
+    const during = { ...s.deps, secrets: createSecrets(NEW, TEST_SECRET) }
+    expect(await walletHandedOver(during, sid)).toBe(true)
+    expect((await rotateSecret(during, { check: true })).tables.fork_tokens).toEqual({
+      resealed: 1,
+      current: 0,
+      unreadable: 0,
+    })
+    await rotateSecret(during)
+    const after = { ...s.deps, secrets: createSecrets(NEW) }
+    expect(await walletHandedOver(after, sid)).toBe(true)
+    // Under the old secret alone the rewritten MAC no longer opens: it was made again.
+    expect(await walletHandedOver(s.deps, sid)).toBe(false)
+  } finally {
+    await started.close()
+  }
+})

@@ -34,7 +34,8 @@ export const PAIRING_MAX_ATTEMPTS = 5
 
 export const pairFinishBody = z.object({ code: z.string().regex(/^\d{6}$/) })
 
-const pairedValue = (appId: string, forking: string, forked: string) =>
+/** What a pairing's MAC covers: the app, the forking session and the forked one. */
+export const pairedValue = (appId: string, forking: string, forked: string) =>
   `${appId}\n${forking}\n${forked}`
 
 const codeValue = (appId: string, sessionId: string, id: string, code: string) =>
