@@ -6,23 +6,25 @@
  * rides in the fragment, so the request for the link service carries none. It is refused a
  * second time, after its life (the server's default, 2 minutes, checked on the token's row and
  * then moved into the past rather than waited out), and in the address query (leaked). With an
- * automatic-recovery wallet, the visitor's click on the wallet app hands the wallet over: the
- * forked page recovers it and signs; a link redeemed without that click gets a session, never
- * the wallet.
+ * automatic-recovery wallet, the link never carries the wallet: the forked page pairs with the
+ * code the original device's wallet frame shows on the visitor's click there, then recovers and
+ * signs; a wrong code pairs nothing, and the host page redeeming the link itself gets a session,
+ * never a share.
  */
 import {
+  API_PREFIX,
   FORK_RETURN_PARAM,
   type Hex,
   type LatchClient,
+  type RefreshResponse,
   type User,
   type WalletAccount,
-  withForkToken,
 } from '@latch/shared'
 import { forkLink, walletApp } from '@latch/shared/wallet-apps'
 import type { BrowserContext, Page } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { expect, test } from 'vitest'
-import { hashToken } from '../../server/src/crypto.ts'
+import { forkTokenKey } from '../../server/src/sessions/service.ts'
 import {
   expectOk,
   expectRejected,
@@ -36,12 +38,15 @@ import {
 import { type HostPage, WAIT_MS, withTimeout } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 import {
+  clickApproval,
   createWallet,
   passcodeAsked,
   recordScreens,
   SCREENS,
-  screensSeen,
+  shownCode,
+  signThroughScreen,
   walletCall,
+  walletFrameOf,
   walletApp as walletSettingsApp,
 } from './wallet-flows.ts'
 
@@ -193,14 +198,14 @@ function openInWallet(page: URL): Promise<HostPage> {
   })
 }
 
-/** When the fork token's wallet handover was confirmed (null: never). */
-const handoverOf = async (token: string) => {
+/** The pairing recorded on the fork token's row (null: never paired). */
+const pairingOf = async (token: string) => {
   const row = await h()
     .api.deps.db.selectFrom('fork_tokens')
-    .select('wallet_confirmed_at')
-    .where('hash', '=', hashToken(token))
+    .select('paired_mac')
+    .where('hash', '=', forkTokenKey(h().api.deps, token))
     .executeTakeFirstOrThrow()
-  return row.wallet_confirmed_at
+  return row.paired_mac
 }
 
 const getUser = async (hp: HostPage) =>
@@ -298,25 +303,39 @@ test('refusal: the token in the address query is treated as leaked: not used, re
   expect(await getUser(proper)).not.toBeNull()
 })
 
-test('behavior: with an automatic-recovery wallet, the click on the wallet app hands it over: the forked page recovers it without a passcode and signs with it', async () => {
+test('behavior: with an automatic-recovery wallet, the forked page pairs with the code the original device’s wallet frame shows after a click there, then recovers without a passcode and signs', async () => {
   const app = await walletSettingsApp(h(), { requireUserPasswordOnCreate: false })
   const visitor = await signedIn(app.id)
   const wallet = await createAutomaticWallet(visitor.hp)
   const { page, token, walletNote } = await forkThroughMetaMask(visitor)
-  // The screen said the wallet goes along before the click, and the click recorded it.
   expect(walletNote).toBe(true)
-  await expect.poll(() => handoverOf(token), { timeout: WAIT_MS }).toBeInstanceOf(Date)
+  // The click opened the app and recorded nothing: the link alone carries no wallet.
+  expect(await pairingOf(token)).toBeNull()
 
   const elsewhere = await openInWallet(page)
   const user = await getUser(elsewhere)
   expect(user?.id).toBe(visitor.user.id)
   expect(user?.wallet?.address).toBe(wallet.address)
-  const recovered = expectOk(
-    await settle(walletCall<WalletAccount>(elsewhere.page, 'recoverWallet'), 'recoverWallet()'),
+  const recovering = settle(
+    walletCall<WalletAccount>(elsewhere.page, 'recoverWallet'),
+    'recoverWallet()',
   )
+  // The new device asks for the code, in its wallet frame's own input.
+  await visit(elsewhere, SCREENS.recovery)
+  await expect
+    .poll(() => screen(elsewhere.modal, SCREENS.recovery).getByRole('heading').textContent(), {
+      timeout: WAIT_MS,
+    })
+    .toBe('Pair this device')
+  // The original device's wallet frame shows the code on the visitor's click in it.
+  await clickApproval(visitor.hp, 'Show a pairing code')
+  const code = await shownCode(visitor.hp)
+  await walletFrameOf(elsewhere).getByTestId('wallet-approval-code').fill(code)
+  await clickApproval(elsewhere, 'Pair this device')
+  const recovered = expectOk(await recovering)
   expect(recovered.address).toBe(wallet.address)
-  expect(await screensSeen(elsewhere.page)).not.toContain(SCREENS.recovery)
   expect(await passcodeAsked(elsewhere.page)).toBe(false)
+  expect(await pairingOf(token)).not.toBeNull()
   await dialogOpen(elsewhere.page, false)
 
   // And it signs there: the visitor's 'Sign and continue', a signature of the same wallet.
@@ -333,44 +352,98 @@ test('behavior: with an automatic-recovery wallet, the click on the wallet app h
     wallet.address.toLowerCase(),
   )
   expect(await elsewhere.page.evaluate(() => (window as unknown as Recorded).warnings)).toEqual([])
+  // The original device's wallet still signs too.
+  await visitor.hp.modal.getByTestId('fork-pair-done').click({ timeout: WAIT_MS })
+  await dialogOpen(visitor.hp.page, false)
 })
 
-test('refusal: a link redeemed without the visitor’s click opens a session but not the wallet: automatic recovery is refused with fork_wallet_not_confirmed', async () => {
+test('refusal: a wrong pairing code is refused in the frame and pairs nothing; a link redeemed without the code never opens the wallet', async () => {
   const app = await walletSettingsApp(h(), { requireUserPasswordOnCreate: false })
-  const { hp, user } = await signedIn(app.id)
-  const wallet = await createAutomaticWallet(hp)
-  // Someone who reads the fork's answer (it is made when the screen opens, before any click)
-  // holds a token the visitor never chose to use; the visitor then leaves without a click.
-  const answer = hp.page.waitForResponse(
-    (r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/sessions/fork'),
-    { timeout: WAIT_MS },
+  const visitor = await signedIn(app.id)
+  const wallet = await createAutomaticWallet(visitor.hp)
+  const { page, token } = await forkThroughMetaMask(visitor)
+  const elsewhere = await openInWallet(page)
+  const recovering = settle(
+    walletCall<WalletAccount>(elsewhere.page, 'recoverWallet'),
+    'recoverWallet()',
   )
-  const pending = forkSession(hp.page)
-  await visit(hp, 'SESSION_FORK_SCREEN')
-  const token = ((await (await answer).json()) as { new_session_refresh_token: string })
-    .new_session_refresh_token
-  expect(token).toMatch(/^[\w-]{43}$/)
-  await hp.page.keyboard.press('Escape')
-  expect(await withTimeout(pending, WAIT_MS, 'forkSession()')).toMatchObject({
-    ok: false,
-    code: 'fork_exited',
-  })
-  expect(await handoverOf(token)).toBeNull()
+  await visit(elsewhere, SCREENS.recovery)
+  await clickApproval(visitor.hp, 'Show a pairing code')
+  const code = await shownCode(visitor.hp)
+  const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0')
+  await walletFrameOf(elsewhere).getByTestId('wallet-approval-code').fill(wrong)
+  await clickApproval(elsewhere, 'Pair this device')
+  await expect
+    .poll(() => walletFrameOf(elsewhere).getByTestId('wallet-approval-status').textContent(), {
+      timeout: WAIT_MS,
+    })
+    .toBe('That code is not right, or it expired. Show a new one on your other device.')
+  expect(await pairingOf(token)).toBeNull()
+  // The visitor leaves: the recovery rejects, nothing of the wallet reached the page.
+  await screen(elsewhere.modal, SCREENS.recovery).getByRole('heading').click()
+  await elsewhere.page.keyboard.press('Escape')
+  expect(expectRejected(await recovering).code).toBe('recovery_exited')
+  expect((await getUser(visitor.hp))?.wallet?.address).toBe(wallet.address)
+})
 
-  // The interceptor opens the page with it: signed in as the visitor…
-  const pageUrl = new URL(h().hostUrl)
-  pageUrl.searchParams.set('appId', app.id)
-  const intercepted = await openInWallet(new URL(withForkToken(pageUrl.href, token)))
-  expect((await getUser(intercepted))?.id).toBe(user.id)
-  // …but the wallet's automatic recovery is refused, and nothing of it reaches the page.
-  const refused = expectRejected(
-    await settle(walletCall<WalletAccount>(intercepted.page, 'recoverWallet'), 'recoverWallet()'),
-  )
-  expect(refused).toMatchObject({
-    code: 'fork_wallet_not_confirmed',
-    message: 'This link did not hand over your wallet. Sign in again here to use it.',
+test('attack: the host page redeems its forkSession() link from outside any browser before the wallet app does; the visitor’s click then hands it nothing: a signed-in session, no share, no new sign-in method', async () => {
+  const app = await walletSettingsApp(h(), { requireUserPasswordOnCreate: false })
+  const visitor = await signedIn(app.id)
+  const wallet = await createAutomaticWallet(visitor.hp)
+  // The host page's own script calls forkSession(); the visitor clicks a wallet app once.
+  const { token } = await forkThroughMetaMask(visitor)
+  // The host's backend redeems the link first, and keeps the wallet credential it is set.
+  const redeemed = await fetch(`${h().apiDirectUrl}${API_PREFIX}/sessions/fork/recover`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'latch-app-id': app.id,
+      'latch-client': 'latch-modal',
+    },
+    body: JSON.stringify({ refresh_token: token }),
+    signal: AbortSignal.timeout(WAIT_MS),
   })
-  expect(await handoverOf(token)).toBeNull()
-  // The visitor's own page still has its wallet.
-  expect((await getUser(hp))?.wallet?.address).toBe(wallet.address)
+  expect(redeemed.status, await redeemed.clone().text()).toBe(200)
+  const session = (await redeemed.json()) as RefreshResponse
+  expect(session.user.id).toBe(visitor.user.id)
+  const cookie = redeemed.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ')
+  expect(cookie).toContain('__Host-latch-w-')
+  // Everything it then sends looks like the wallet frame's own request.
+  const asFrame = (path: string, body: unknown) =>
+    fetch(`${h().apiDirectUrl}${API_PREFIX}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'latch-app-id': app.id,
+        'latch-client': 'latch-wallet-frame',
+        authorization: `Bearer ${session.token}`,
+        cookie,
+        'sec-fetch-site': 'same-origin',
+      },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(WAIT_MS),
+    })
+  for (const path of ['/wallets/recover', '/wallets/shares']) {
+    const r = await asFrame(path, { address: wallet.address })
+    const text = await r.text()
+    expect(r.status, `${path}: ${text}`).toBe(403)
+    expect(text).toContain('fork_wallet_not_confirmed')
+    expect(text).not.toMatch(/authShare|ciphertext/)
+  }
+  // Guessing a pairing code gets a refusal; no new sign-in method gets past the change gate.
+  const guess = await asFrame('/wallets/fork/pair/finish', { code: '123456' })
+  expect([409, 422]).toContain(guess.status)
+  const link = await asFrame('/siwe/link', {})
+  expect(link.status).toBe(401)
+  expect(await link.text()).toContain('link_sign_in_required')
+  expect(await pairingOf(token)).toBeNull()
+  // The visitor's own page still has its wallet, and still signs.
+  await visitor.hp.modal.getByTestId('fork-pair-done').click({ timeout: WAIT_MS })
+  const signed = await signThroughScreen(visitor.hp, 'still mine')
+  expect(
+    (await recoverMessageAddress({ message: 'still mine', signature: signed })).toLowerCase(),
+  ).toBe(wallet.address.toLowerCase())
 })

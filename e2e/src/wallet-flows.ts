@@ -32,7 +32,7 @@ import {
   settle,
   visit,
 } from './flows.ts'
-import type { Harness, HostPage } from './harness.ts'
+import { type Harness, type HostPage, WAIT_MS } from './harness.ts'
 import './window.ts'
 
 export const SCREENS = {
@@ -438,4 +438,28 @@ export async function recordTraffic(context: BrowserContext, apiUrl: string): Pr
       return [...messages, ...http].join('\n')
     },
   }
+}
+
+/** The wallet frame as the modal shows it over a screen, for an approval it draws itself. */
+export const walletFrameOf = (hp: Pick<HostPage, 'modal'>) =>
+  hp.modal.frameLocator('[data-testid="latch-wallet-frame"]')
+
+/**
+ * Clicks the wallet frame's approval button (named `name`) once it armed: it takes a click only
+ * after it has been visible and unchanged for a moment.
+ */
+export async function clickApproval(hp: Pick<HostPage, 'modal'>, name: string): Promise<void> {
+  const button = walletFrameOf(hp).getByRole('button', { name })
+  await button.waitFor({ state: 'visible', timeout: WAIT_MS })
+  await expect.poll(() => button.getAttribute('aria-disabled'), { timeout: WAIT_MS }).toBeNull()
+  await button.click({ timeout: WAIT_MS })
+}
+
+/** The pairing code the wallet frame shows, digits only. */
+export async function shownCode(hp: Pick<HostPage, 'modal'>): Promise<string> {
+  const shown = walletFrameOf(hp).getByTestId('wallet-approval-pairing-code')
+  await shown.waitFor({ state: 'visible', timeout: WAIT_MS })
+  const code = ((await shown.textContent()) ?? '').replace(/\s+/g, '')
+  expect(code).toMatch(/^\d{6}$/)
+  return code
 }

@@ -14,13 +14,18 @@ import { t } from './i18n.ts'
 import { callHost } from './runtime.ts'
 import { ErrorView } from './screens/ErrorView.tsx'
 import { LoadingView } from './screens/LoadingView.tsx'
-import { preloadScreens } from './screens/lazy.tsx'
+import { lazyScreen, preloadScreens } from './screens/lazy.tsx'
 import { backTarget, SCREENS, screenSize } from './screens/registry.ts'
 import { store } from './store.ts'
 import { themeTokens } from './theme.ts'
 
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select, textarea, iframe.latch-tab-stop:not([tabindex="-1"]), [tabindex]:not([tabindex="-1"])'
+
+/** A new sign-in method waiting for the wallet frame's approval, in place of the screen. */
+const LinkApprovalView = lazyScreen(() =>
+  import('./wallet/link-approval.tsx').then((m) => m.LinkApprovalView),
+)
 
 /** The visitor's first touch of the open modal: time to fetch the screens loaded apart. */
 const INTERACTIONS = ['pointerdown', 'keydown', 'input'] as const
@@ -140,6 +145,11 @@ export function App() {
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.key !== 'Tab' || !rootRef.current || store.getState().app?.inDialog === false) return
     const items = [...rootRef.current.querySelectorAll<HTMLElement>(FOCUSABLE)]
+    // The wallet frame, while it shows an approval over the screen, is in the tab order too.
+    const approval = document.querySelector<HTMLElement>(
+      'iframe[data-testid="latch-wallet-frame"]:not([aria-hidden])',
+    )
+    if (approval) items.push(approval)
     const first = items[0]
     const last = items[items.length - 1]
     if (!first || !last) return
@@ -152,7 +162,7 @@ export function App() {
     }
   }
 
-  const Screen = SCREENS[screen].component
+  const Screen = state.linkApproval ? LinkApprovalView : SCREENS[screen].component
   const back = status === 'ready' ? backTarget(screen) : null
   const label = dialogLabel()
   return (

@@ -2,6 +2,7 @@
 import {
   type AuthResponse,
   CODE_ROUTE_PATHS,
+  embeddedWallet,
   LatchError,
   type LinkResponse,
   type LoginResult,
@@ -35,6 +36,7 @@ export async function signInOrLink(
 ): Promise<LoginResult> {
   const { api, session } = runtime()
   if (intent === 'link') {
+    await approvedInWallet(path, body)
     const user = await api.request<LinkResponse>(`${path}/link`, body, { headers })
     setUser(user)
     return { user, isNewUser: false }
@@ -46,6 +48,16 @@ export async function signInOrLink(
   })
   session.start(res, res.user)
   return { user: res.user, isNewUser: res.is_new_user }
+}
+
+/**
+ * For a user whose wallet recovers automatically, the visitor's approval of the new method in
+ * the wallet frame, which the server checks on the link (loaded only for such a user).
+ */
+export async function approvedInWallet(path: string, body: Record<string, string>): Promise<void> {
+  const { user } = store.getState()
+  if (!user || embeddedWallet(user.linkedAccounts)?.recoveryMethod !== 'latch') return
+  await (await import('./wallet/link-approval.tsx')).approveLinkOf(path, body)
 }
 
 /** What ends with the session besides it: hooks of lazily loaded parts (walletconnect.ts). */

@@ -1,12 +1,7 @@
-import { FORK_RETURN_PARAM, isLatchError, LatchError, type User } from '@latch/shared'
+import { FORK_RETURN_PARAM, isLatchError, type User } from '@latch/shared'
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
-import {
-  FORK_HANDOVER_WARNING,
-  FORK_QUERY_WARNING,
-  FORK_SIGNED_IN_WARNING,
-  FORK_UNVERIFIED_WARNING,
-} from './fork.ts'
+import { FORK_QUERY_WARNING, FORK_SIGNED_IN_WARNING, FORK_UNVERIFIED_WARNING } from './fork.ts'
 import { createModalMethods } from './methods.ts'
 import { setVerifiedHost } from './origin.ts'
 import { store } from './store.ts'
@@ -164,7 +159,7 @@ describe('forkSession', () => {
       message: 'User exited the modal before opening a wallet app',
     })
   })
-  test('behavior: for a user with an in-app wallet the screen says the app opens with it, and the click hands it over through the wallet frame', async () => {
+  test('behavior: for a user with an automatic wallet the click answers the link and the screen stays for the pairing code, which only the wallet frame shows; nothing is approved by message', async () => {
     forkAnswers()
     const frame = walletFrameDouble({ wallet: walletAccount(ADDRESS, 'latch') })
     provideWalletFrame(frame.frame)
@@ -172,42 +167,28 @@ describe('forkSession', () => {
     vi.spyOn(window, 'open').mockImplementation(() => null)
     const result = methods().forkSession()
     expect((await screen.findByTestId('fork-wallet-note')).textContent).toBe(
-      'The app you choose opens signed in with your wallet.',
+      'The app you choose opens signed in. Your wallet opens there once you pair it with a code shown here.',
     )
     const metamask = screen.getByTestId('fork-wallet-metamask') as HTMLButtonElement
     await waitFor(() => expect(metamask.disabled).toBe(false))
-    // Nothing is confirmed before the click.
     expect(frame.calls).toEqual([])
     fireEvent.click(metamask)
     await result
+    // The frame is asked to SHOW the pairing button; no confirm-fork is ever sent.
     await waitFor(() =>
-      expect(frame.calls).toEqual([
-        {
-          method: 'latch:wallet:confirm-fork',
-          params: { accessToken: expect.any(String), forkToken: 'fork-tok' },
-        },
-      ]),
+      expect(frame.calls).toContainEqual({
+        method: 'latch:wallet:approval',
+        params: expect.objectContaining({
+          kind: 'fork-show-code',
+          accessToken: expect.any(String),
+        }),
+      }),
     )
+    expect(frame.calls.map((c) => c.method)).not.toContain('latch:wallet:confirm-fork')
+    expect(screen.getByTestId('wallet-approval-slot')).toBeTruthy()
+    fireEvent.click(screen.getByTestId('fork-pair-done'))
+    await waitFor(() => expect(screen.queryByTestId('wallet-approval-slot')).toBeNull())
     expect(harness.emitted('warning')).toEqual([])
-  })
-
-  test('error: a handover the wallet frame could not record is the host warning', async () => {
-    forkAnswers()
-    const frame = walletFrameDouble({ wallet: walletAccount(ADDRESS, 'latch') })
-    frame.failNext('latch:wallet:confirm-fork', LatchError.of('wallet_sign_in_required'))
-    provideWalletFrame(frame.frame)
-    const harness = signedIn(walletUser())
-    vi.spyOn(window, 'open').mockImplementation(() => null)
-    const result = methods().forkSession()
-    const metamask = (await screen.findByTestId('fork-wallet-metamask')) as HTMLButtonElement
-    await waitFor(() => expect(metamask.disabled).toBe(false))
-    fireEvent.click(metamask)
-    await result
-    await waitFor(() =>
-      expect(harness.emitted('warning')).toEqual([
-        `${FORK_HANDOVER_WARNING}: Sign in again on this device to use your wallet.`,
-      ]),
-    )
   })
 
   test('behavior: a user without an in-app wallet hands nothing over', async () => {

@@ -3,10 +3,11 @@
  * wallet apps whose in-app browser link keeps the page's fragment out of every request
  * (SESSION_FORK_SCREEN) and opens the chosen one on the host page, whose address carries the
  * fork token in its fragment (`#latch_fork=…`). On that page the host SDK takes it off the
- * address bar and hands it to init, which redeems it here. The visitor's click is also their
- * confirmation that the session the link opens may recover their wallet: the wallet frame
- * records it (POST /wallets/fork/confirm), since only its own fetches carry the wallet
- * credential a host page holding the link and the access token cannot present.
+ * address bar and hands it to init, which redeems it here. The session the link opens is
+ * signed in but never holds the wallet by itself (the host page can read the link): for an
+ * automatic-recovery wallet the screen then offers a pairing code, shown by the wallet frame on
+ * the visitor's own click there, which the wallet app's page takes into its wallet frame
+ * (wallet-frame/src/approval.ts); a passcode wallet recovers there with its passcode.
  */
 import {
   embeddedWallet,
@@ -14,7 +15,6 @@ import {
   type RefreshResponse,
   toLatchError,
   type User,
-  WALLET_MESSAGES,
   withForkToken,
 } from '@latch/shared'
 import { deliver } from './deliver.ts'
@@ -48,15 +48,11 @@ export function forkSession(): Promise<string> {
   return flow.promise
 }
 
-/** The fork token of the link on screen: what the click confirms. */
-let forkToken: string | null = null
-
 /** Forks the session and builds the host page's address with the token (before any click:
  * the app must open synchronously in the click, or the browser blocks it). */
 async function prepareFork(flow: FlowHandle): Promise<void> {
   try {
     const { page, token } = await flow.guard(forkedPage())
-    forkToken = token
     store.setState({ sessionFork: { page: withForkToken(page, token), error: null } })
   } catch (e) {
     store.setState({ sessionFork: { page: null, error: toLatchError(e).message } })
@@ -75,47 +71,30 @@ async function forkedPage(): Promise<{ page: string; token: string }> {
 }
 
 /**
- * Opens `link` (a wallet app's in-app browser link) from the click that chose it, then ends
- * the flow with it. The modal frame's own window opens it: a phone hands the universal link to
- * the app.
+ * Opens `link` (a wallet app's in-app browser link) from the click that chose it, and answers
+ * forkSession() with it. The modal frame's own window opens it: a phone hands the universal link
+ * to the app. The flow then ends, or, for an automatic wallet, stays on screen for the pairing
+ * code until the visitor is done.
  */
 export function openForkLink(link: string): void {
   window.open(link, '_blank', 'noopener,noreferrer')
   const flow = currentFlow()
+  if (forkPairs(store.getState().user)) {
+    deliver(flow, link, { now: true })
+    const fork = store.getState().sessionFork
+    store.setState({ sessionFork: { page: fork?.page ?? null, error: null, opened: true } })
+    return
+  }
   deliver(flow, link)
-  const token = forkToken
-  forkToken = null
   flow.finish()
-  if (token) void confirmHandover(token)
 }
-
-/** Why the forked session will not recover the wallet, as the host's 'warning' event says it. */
-export const FORK_HANDOVER_WARNING = 'The session link does not carry your wallet'
 
 /**
- * Records the click as the handover of the wallet, through the wallet frame, for a user who has
- * an in-app wallet (there is nothing to hand over otherwise). It runs after the app opened (the
- * click must open it synchronously); a failure leaves the forked session without automatic
- * recovery, which the host hears of.
+ * Whether the forked session needs this device's pairing code to open the wallet: an automatic
+ * wallet (a passcode or passkey one recovers there with its own secret).
  */
-async function confirmHandover(token: string): Promise<void> {
-  const { user } = store.getState()
-  if (!user || !embeddedWallet(user.linkedAccounts)) return
-  try {
-    const accessToken = await runtime().session.getAccessToken()
-    if (!accessToken) throw LatchError.of('not_authenticated')
-    // Loaded here, not with the landing: the wallet frame's client is part of the wallet chunk.
-    const { walletFrame } = await import('./wallet/frame.ts')
-    const frame = await walletFrame()
-    await frame[WALLET_MESSAGES.confirmFork]({ accessToken, forkToken: token })
-  } catch (e) {
-    callHost('emit', 'warning', `${FORK_HANDOVER_WARNING}: ${toLatchError(e).message}`)
-  }
-}
-
-/** The link the screen says it will open signed in with the wallet: whether the user has one. */
-export function forkCarriesWallet(user: User | null): boolean {
-  return !!user && !!embeddedWallet(user.linkedAccounts)
+export function forkPairs(user: User | null): boolean {
+  return !!user && embeddedWallet(user.linkedAccounts)?.recoveryMethod === 'latch'
 }
 
 /** Why a fork token was not redeemed on a page of an origin the modal did not verify. */

@@ -14,7 +14,7 @@ import {
   type PasskeyAccount,
   type User,
 } from '@latch/shared'
-import { setUser } from './account.ts'
+import { approvedInWallet, setUser } from './account.ts'
 import type { AppView } from './config.ts'
 import {
   addNextStep,
@@ -263,6 +263,7 @@ export async function createPasskey(intent: 'signup' | 'link', name?: string): P
   }
   const body = { credential, browser_secret: secret, ...(name ? { name } : {}) }
   if (intent === 'link') {
+    await flow.guard(approvedInWallet('/passkeys', {}))
     const user = await flow.guard(api.request<LinkResponse>('/passkeys/link', body))
     setUser(user)
     rememberLinked(flow, credential.id as string)

@@ -5,7 +5,13 @@
  * (flow.ts, passwordless.ts, oauth.ts, account.ts), so penpal handlers move the UI without
  * hooks, and `resetStore()` is the one reset tests need.
  */
-import type { CodeChannel, LatchError, OAuthProvider, User } from '@latch/shared'
+import type {
+  CodeChannel,
+  LatchError,
+  LinkApprovalMethod,
+  OAuthProvider,
+  User,
+} from '@latch/shared'
 import { createStore } from 'zustand/vanilla'
 import type { AppView } from './config.ts'
 import type { ScreenId } from './screens/ids.ts'
@@ -92,9 +98,17 @@ export interface ExternalWalletState {
  * The session fork: the host page's address carrying the fork token once the API answered
  * (`page`), or why it failed.
  */
+/** What the wallet frame asks the visitor to let in (its kind and identifier, and its name). */
+export interface LinkApprovalState {
+  method: { type: LinkApprovalMethod; identifier: string }
+  label: string
+}
+
 export interface SessionForkState {
   page: string | null
   error: string | null
+  /** The link opened; an automatic wallet's pairing code is offered on screen (wallet frame). */
+  opened?: boolean
 }
 
 export interface ModalState {
@@ -127,6 +141,11 @@ export interface ModalState {
   sessionFork: SessionForkState | null
   /** The visitor may not close the modal now (a transaction being submitted). */
   closeBlocked: boolean
+  /**
+   * A new sign-in method waiting for the visitor's approval in the wallet frame (an automatic
+   * wallet's user; wallet/link-approval.ts): shown in place of the screen until approved.
+   */
+  linkApproval: LinkApprovalState | null
   /** The user who signed up in this page (isNewUser): they see the wallet-created screen. */
   newUserId: string | null
   /** OAuth states completed in this page: each return is completed once. */
@@ -148,6 +167,7 @@ export const FLOW_STATE_RESET = {
   delivered: false,
   sessionFork: null,
   closeBlocked: false,
+  linkApproval: null,
 } as const satisfies Partial<ModalState>
 
 export const initialState: ModalState = {

@@ -23,6 +23,7 @@ import { bodyLimit } from 'hono/body-limit'
 import { cors } from 'hono/cors'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { linkApprovalRoutes } from './accounts/link-approval.ts'
 import { adminRoutes } from './admin/routes.ts'
 import { analyticsRoutes } from './analytics/routes.ts'
 import { operatorRoutes } from './apps/operator.ts'
@@ -44,7 +45,7 @@ import { priceRoutes } from './price/routes.ts'
 import { sessionRoutes } from './sessions/routes.ts'
 import { siweRoutes } from './siwe/routes.ts'
 import { smsRoutes } from './sms/routes.ts'
-import { forkConfirmRoutes } from './wallets/fork-confirm.ts'
+import { forkPairRoutes } from './wallets/fork-pair.ts'
 import { walletFrameRoutes } from './wallets/frame.ts'
 import { walletRoutes } from './wallets/routes.ts'
 
@@ -172,7 +173,8 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   v1.route('/token_price', priceRoutes(deps))
   v1.route('/chains', chainRoutes(deps))
   // Before walletRoutes, which would run its own gates again for this path: the same two.
-  v1.route('/wallets/fork/confirm', forkConfirmRoutes(deps))
+  v1.route('/wallets/fork/pair', forkPairRoutes(deps))
+  v1.route('/wallets/approvals', linkApprovalRoutes(deps))
   v1.route('/wallets', walletRoutes(deps))
   v1.route('/siwe', siweRoutes(deps))
   v1.route('/passkeys', passkeyRoutes(deps))

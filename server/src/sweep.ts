@@ -35,7 +35,7 @@ export async function sweep(db: Db, clock: Clock, options: SweepOptions = {}): P
   // A code row also carries its resend time and hourly count, so it stays an hour past expiry.
   await db.deleteFrom('verification_codes').where('expires_at', '<', windowGone).execute()
   // A spent fork token stays while its sessions live: it holds whether the forked session may
-  // recover the wallet (wallets/fork-confirm.ts), and it goes with the forking session
+  // recover the wallet (wallets/fork-pair.ts), and it goes with the forking session
   // (cascade), which ends with the fork's family.
   await db
     .deleteFrom('fork_tokens')
@@ -43,6 +43,8 @@ export async function sweep(db: Db, clock: Clock, options: SweepOptions = {}): P
     .where('redeemed_session_id', 'is', null)
     .execute()
   await db.deleteFrom('siwe_nonces').where('expires_at', '<', new Date(now)).execute()
+  await db.deleteFrom('wallet_pairings').where('expires_at', '<', new Date(now)).execute()
+  await db.deleteFrom('link_approvals').where('expires_at', '<', new Date(now)).execute()
   // An ended session goes with its refresh and fork tokens (cascade). A fork ends with its
   // family, so no live session is left whose root is gone. Rotated tokens of a live session
   // stay, as that is how a replayed one is recognized and its family revoked.

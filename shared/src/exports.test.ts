@@ -183,6 +183,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "validateTransactionRequest",
       "walletAddPasskeySchema",
       "walletAddressBody",
+      "walletApprovalSchema",
       "walletConfirmForkSchema",
       "walletConnectSchema",
       "walletCreateBody",

@@ -12,6 +12,7 @@ import {
   ADDRESS_PATTERN,
   HTTP_URL_RULES,
   type WalletAddPasskeyParams,
+  type WalletApprovalParams,
   type WalletConfirmForkParams,
   type WalletConnectParams,
   type WalletCreateParams,
@@ -125,6 +126,27 @@ export const walletAddPasskeySchema: z.ZodMiniType<WalletAddPasskeyParams> = z.o
 })
 export const walletPasskeyOptionsSchema: z.ZodMiniType<WalletPasskeyOptionsParams> = z.object({
   accessToken,
+})
+const hexColor = z.string().check(z.regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/))
+export const walletApprovalSchema: z.ZodMiniType<WalletApprovalParams> = z.object({
+  accessToken,
+  kind: z.enum(['fork-show-code', 'fork-enter-code', 'link']),
+  locale: z.optional(nonEmpty(16)),
+  label: z.optional(nonEmpty(320)),
+  method: z.optional(
+    z.object({
+      type: z.enum(['email', 'phone', 'oauth', 'siwe', 'passkey']),
+      identifier: nonEmpty(320),
+    }),
+  ),
+  colors: z.optional(
+    z.object({
+      background: z.optional(hexColor),
+      foreground: z.optional(hexColor),
+      accent: z.optional(hexColor),
+      accentForeground: z.optional(hexColor),
+    }),
+  ),
 })
 export const walletConfirmForkSchema: z.ZodMiniType<WalletConfirmForkParams> = z.object({
   accessToken,

@@ -30,6 +30,8 @@ test('behavior: wallet frame message names', () => {
     'latch:wallet:recover',
     'latch:wallet:rpc',
     'latch:wallet:confirm-fork',
+    'latch:wallet:approval',
+    'latch:wallet:dismiss-approval',
     'latch:wallet:add-passkey',
     'latch:wallet:passkey-options',
   ])

@@ -69,8 +69,18 @@ export const WALLET_MESSAGES = {
   connect: 'latch:wallet:connect',
   recover: 'latch:wallet:recover',
   rpc: 'latch:wallet:rpc',
-  /** Latch's own: the forking visitor's confirmation that a fork link hands over the wallet. */
+  /**
+   * Refused, always: no message approves a fork's access to the wallet (see `approval`). Kept
+   * so that an older modal, or a script of the modal's origin, hears a clear refusal.
+   */
   confirmFork: 'latch:wallet:confirm-fork',
+  /**
+   * Shows an approval the frame draws itself (its own text and button); only the visitor's
+   * trusted click there, after the frame was visible and unchanged for a moment, does it.
+   */
+  approval: 'latch:wallet:approval',
+  /** Takes the approval off the frame (the modal's screen went away). */
+  dismissApproval: 'latch:wallet:dismiss-approval',
   /** Seals this device's share under a passkey (a recovery method added to an existing wallet). */
   addPasskey: 'latch:wallet:add-passkey',
   /** The RP ID and name for a passkey the modal registers for the frame. */
@@ -318,6 +328,27 @@ export interface WalletPasskeyOptions {
   rpId: string
   rpName: string
 }
+/**
+ * What the wallet frame's approval shows. `fork-show-code`: on the device that holds the
+ * wallet, a button that shows a pairing code for a fork of this session. `fork-enter-code`: on
+ * the forked session's device, an input for that code and a button that pairs. `link`: "Let
+ * {label} sign in to your account and open your wallet?" for a new sign-in method (`method`, the
+ * kind and identifier the server binds the approval to).
+ */
+export type WalletApprovalKind = 'fork-show-code' | 'fork-enter-code' | 'link'
+export type LinkApprovalMethod = 'email' | 'phone' | 'oauth' | 'siwe' | 'passkey'
+export interface WalletApprovalParams {
+  accessToken: string
+  kind: WalletApprovalKind
+  /** The modal's language: the frame's texts follow it. */
+  locale?: string
+  /** `link`: what the new method is called on screen (an address, a provider's name). */
+  label?: string
+  /** `link`: the kind and identifier of the method the approval lets in. */
+  method?: { type: LinkApprovalMethod; identifier: string }
+  /** The modal's theme colours (#hex), so the frame's text and button match the screen. */
+  colors?: { background?: string; foreground?: string; accent?: string; accentForeground?: string }
+}
 export interface WalletConfirmForkParams {
   accessToken: string
   /** The fork token of the link the visitor chose a wallet app for. */
@@ -335,11 +366,14 @@ export interface WalletMethods {
   [WALLET_MESSAGES.connect](params: WalletConnectParams): Promise<{ address: Hex }>
   [WALLET_MESSAGES.recover](params: WalletRecoverParams): Promise<{ address: Hex }>
   [WALLET_MESSAGES.rpc](params: WalletRpcParams): Promise<{ response: unknown }>
-  /**
-   * Records, from the wallet origin (POST /wallets/fork/confirm), that the visitor chose a
-   * wallet app for this session's fork link: the session it opens may then recover the wallet.
-   */
+  /** Refused with origin_not_allowed: a message approves nothing (`approval` does, by click). */
   [WALLET_MESSAGES.confirmFork](params: WalletConfirmForkParams): Promise<{ confirmed: true }>
+  /**
+   * Draws the approval and settles once the visitor's click in the frame did it (the code is
+   * shown, the device paired, the method approved); rejects when dismissed or replaced.
+   */
+  [WALLET_MESSAGES.approval](params: WalletApprovalParams): Promise<{ done: true }>
+  [WALLET_MESSAGES.dismissApproval](): Promise<void>
   /**
    * Adds passkey recovery to the wallet usable on this device: the frame runs the WebAuthn
    * ceremony itself and answers the address only (never PRF output, key or share).

@@ -8,7 +8,7 @@
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, type ForkResponse } from '@latch/shared'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
-import { hashToken } from '../../server/src/crypto.ts'
+import { forkTokenKey } from '../../server/src/sessions/service.ts'
 import { openWalletRecord } from '../../server/src/wallets/service.ts'
 import { type Answer, startWalletHarness, type WalletHarness } from '../test/harness.ts'
 
@@ -240,17 +240,15 @@ test("the page: strict CSP, frame-ancestors the modal and the app's host origins
   expect(await unknown.json()).toMatchObject({ error: { code: 'missing_or_invalid_latch_app_id' } })
 })
 
-test('behavior: latch:wallet:confirm-fork records the handover of the wallet for this session’s own fork link, through the frame’s own fetch only', async () => {
+test('refusal: no message approves: latch:wallet:confirm-fork is refused; an approval the frame shows does nothing until the visitor’s own click on its armed button, which no script can make', async () => {
   const page = await h.browser.newPage()
   await open(page)
   const auth = await h.signIn(page, `fork.${Date.now()}@example.com`)
-  // An automatic-recovery wallet: what a fork link could otherwise hand over with the session.
   const created = await call(page, 'latch:wallet:create', { accessToken: auth.token })
   expect(created.ok?.address).toMatch(/^0x[0-9a-fA-F]{40}$/)
-  // The modal forks its session with its credentialed fetch (the refresh cookie rides along;
-  // the session keeps its id and the cookie rotates).
-  const fork = (target: Page) =>
-    target.evaluate(
+  // The modal forks its session with its credentialed fetch (the refresh cookie rides along).
+  const forked = {
+    body: await page.evaluate(
       async ([url, headers]) => {
         const res = await fetch(url, {
           method: 'POST',
@@ -266,81 +264,67 @@ test('behavior: latch:wallet:confirm-fork records the handover of the wallet for
         `${h.apiOrigin}${API_PREFIX}/sessions/fork`,
         { [APP_ID_HEADER]: h.appId, [CLIENT_HEADER]: 'latch-test-modal' },
       ] as const,
-    )
-  const forked = await fork(page)
-  const confirmedAt = async (token: string) =>
-    (
-      await h.latch.deps.db
-        .selectFrom('fork_tokens')
-        .select('wallet_confirmed_at')
-        .where('hash', '=', hashToken(token))
-        .executeTakeFirstOrThrow()
-    ).wallet_confirmed_at
-
-  // Arguments are checked before anything leaves the frame.
-  for (const bad of [
-    { accessToken: forked.token },
-    { accessToken: forked.token, forkToken: '' },
-    { accessToken: forked.token, forkToken: 'x'.repeat(513) },
-  ]) {
-    expect((await call(page, 'latch:wallet:confirm-fork', bad)).error?.code).toBe(
-      'invalid_request_arguments',
-    )
+    ),
   }
+  const pairings = async () =>
+    (await h.latch.deps.db.selectFrom('wallet_pairings').select('id').execute()).length
+  const before = await pairings()
 
-  // The host page holds the access token and the link (forkSession() answers it), and a script
-  // on the modal's origin holds both too. Their fetches reach the route, from the browser (with
-  // the cookie) or from anywhere else, and are refused: not the wallet origin's own.
-  const direct = await page.evaluate(
-    async ([api, token, app, forkToken]) => {
-      const res = await fetch(`${api}/api/v1/wallets/fork/confirm`, {
-        method: 'POST',
-        credentials: 'include',
-        headers: {
-          'content-type': 'application/json',
-          authorization: `Bearer ${token}`,
-          'latch-app-id': app as string,
-          'latch-client': 'latch-modal',
-        },
-        body: JSON.stringify({ fork_token: forkToken }),
-      }).catch(() => null)
-      return res?.status ?? 0
-    },
-    [h.apiOrigin, forked.token, h.appId, forked.new_session_refresh_token] as const,
+  // A script of the modal's origin asks the frame to confirm the fork by message: refused,
+  // whatever it sends, and nothing is recorded.
+  for (const arg of [
+    { accessToken: forked.body.token, forkToken: forked.body.new_session_refresh_token },
+    {},
+  ]) {
+    expect((await call(page, 'latch:wallet:confirm-fork', arg)).error).toEqual({
+      code: 'origin_not_allowed',
+      message: 'Approvals are made by the visitor’s click in the wallet frame, never by message',
+    })
+  }
+  const row = await h.latch.deps.db
+    .selectFrom('fork_tokens')
+    .select(['wallet_confirmed_at', 'paired_mac'])
+    .where('hash', '=', forkTokenKey(h.latch.deps, forked.body.new_session_refresh_token))
+    .executeTakeFirstOrThrow()
+  expect(row).toEqual({ wallet_confirmed_at: null, paired_mac: null })
+  // Bad arguments of an approval are refused before anything is drawn.
+  expect((await call(page, 'latch:wallet:approval', { kind: 'nope' })).error?.code).toBe(
+    'invalid_request_arguments',
   )
-  expect(direct).toBe(403)
-  const outside = await h.latch.request('/wallets/fork/confirm', {
-    appId: h.appId,
-    token: forked.token,
-    body: { fork_token: forked.new_session_refresh_token },
-  })
-  expect(outside.status).toBe(403)
-  expect(await confirmedAt(forked.new_session_refresh_token)).toBeNull()
 
-  // Through the frame: recorded.
-  const confirmed = await call(page, 'latch:wallet:confirm-fork', {
-    accessToken: forked.token,
-    forkToken: forked.new_session_refresh_token,
+  // The modal asks the frame to SHOW the pairing button, and keeps the frame hidden.
+  const approval = call(page, 'latch:wallet:approval', {
+    accessToken: forked.body.token,
+    kind: 'fork-show-code',
   })
-  expect(confirmed).toEqual({ ok: { confirmed: true } })
-  expect(await confirmedAt(forked.new_session_refresh_token)).toBeInstanceOf(Date)
-
-  // A link of another session (another visitor's, or one made up) is not this session's to hand
-  // over: the route's refusal crosses as a LatchError and nothing is recorded.
-  const other = await h.browser.newPage()
-  await open(other)
-  const eve = await h.signIn(other, `fork.eve.${Date.now()}@example.com`)
-  await call(other, 'latch:wallet:create', { accessToken: eve.token })
-  const evesLink = await fork(other)
-  const refused = await call(page, 'latch:wallet:confirm-fork', {
-    accessToken: forked.token,
-    forkToken: evesLink.new_session_refresh_token,
+  const frame = page.frameLocator('#wallet')
+  const button = frame.getByTestId('wallet-approval-button')
+  await button.waitFor({ state: 'attached' })
+  expect(await button.textContent()).toBe('Show a pairing code')
+  await new Promise((r) => setTimeout(r, 800))
+  // Hidden, it never arms; and the modal's script cannot reach the frame's document at all.
+  expect(await button.getAttribute('aria-disabled')).toBe('true')
+  expect(
+    await page.evaluate(
+      () => (document.getElementById('wallet') as HTMLIFrameElement).contentDocument === null,
+    ),
+  ).toBe(true)
+  // Shown: a synthetic click (what a script in the frame's document could make) is not trusted,
+  // armed or not.
+  await page.evaluate(() => {
+    const iframe = document.getElementById('wallet') as HTMLIFrameElement
+    iframe.style.cssText = 'display:block;width:320px;height:200px;border:0'
   })
-  expect(refused.error).toEqual({
-    code: 'invalid_data',
-    message: 'No such session link of this session',
-  })
-  expect(await confirmedAt(evesLink.new_session_refresh_token)).toBeNull()
-  await other.close()
+  await button.dispatchEvent('click')
+  await expect.poll(() => button.getAttribute('aria-disabled'), { timeout: 5000 }).toBeNull()
+  await button.dispatchEvent('click')
+  await new Promise((r) => setTimeout(r, 300))
+  expect(await pairings()).toBe(before)
+  // The visitor's own click on the armed button: the frame's own fetch makes the code.
+  await button.click()
+  expect(await approval).toEqual({ ok: { done: true } })
+  const shown = (await frame.getByTestId('wallet-approval-pairing-code').textContent()) ?? ''
+  expect(shown.replace(/\s/g, '')).toMatch(/^\d{6}$/)
+  expect(await pairings()).toBe(before + 1)
   await page.close()
 })

@@ -12,7 +12,7 @@ import {
   WALLET_MESSAGES,
   type WalletMethods,
   walletAddPasskeySchema,
-  walletConfirmForkSchema,
+  walletApprovalSchema,
   walletConnectSchema,
   walletCreateSchema,
   walletPasskeyOptionsSchema,
@@ -20,6 +20,7 @@ import {
   walletRpcSchema,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
+import { approvalSurface } from './approval.ts'
 import { browserAuthenticator } from './passkey.ts'
 import { walletRpc } from './rpc.ts'
 import { answerShareAsks } from './share-channel.ts'
@@ -47,6 +48,13 @@ function requireSecureContext(): void {
   }
 }
 
+/** The refusal of any call that asks the frame to approve something by message. */
+function approvalByMessage(): LatchError {
+  return LatchError.of('origin_not_allowed', {
+    message: 'Approvals are made by the visitor’s click in the wallet frame, never by message',
+  })
+}
+
 function start(origin: string): void {
   // Where the browser refuses storage to this frame (cross-site), the share lives in memory.
   const store = shareStore(appId, () => window.localStorage)
@@ -56,6 +64,7 @@ function start(origin: string): void {
   const passkeys =
     'credentials' in navigator ? browserAuthenticator(navigator.credentials) : undefined
   const core = walletCore({ api, store, passkeys })
+  const approvals = approvalSurface(document, api)
   // The export page of this origin asks for the share where only this frame's memory holds it.
   if (!store.persistent) answerShareAsks(store)
   // Chain reads through the API's proxy on this same origin (the CSP's connect-src 'self').
@@ -99,12 +108,18 @@ function start(origin: string): void {
       requireSecureContext()
       return core.passkeyOptions(checked(walletPasskeyOptionsSchema, p))
     },
-    // The wallet credential only this origin's own fetches carry is what makes the confirmation
-    // the visitor's (a host page holding the token and the link cannot record it).
-    [WALLET_MESSAGES.confirmFork]: async (p) => {
-      const { accessToken, forkToken } = checked(walletConfirmForkSchema, p)
-      await api('/wallets/fork/confirm', { fork_token: forkToken }, accessToken)
-      return { confirmed: true as const }
+    // A message approves nothing: the modal's origin runs third-party SDKs and is one XSS away
+    // from an attacker. What opens a way to the key is approved on the frame's own click only.
+    [WALLET_MESSAGES.confirmFork]: async () => {
+      throw approvalByMessage()
+    },
+    // The modal may ask the frame to SHOW an approval; the visitor's click in it does it.
+    [WALLET_MESSAGES.approval]: async (p) => {
+      requireSecureContext()
+      return approvals.show(checked(walletApprovalSchema, p))
+    },
+    [WALLET_MESSAGES.dismissApproval]: async () => {
+      approvals.dismiss()
     },
   }
   const connection = connect({

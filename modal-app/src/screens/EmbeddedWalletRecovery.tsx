@@ -8,7 +8,8 @@ import { useEffect, useState } from 'react'
 import { PasscodeInput, usePasscode } from '../components/PasscodeInput.tsx'
 import { useModal } from '../hooks.ts'
 import { locale, shownError, t, tf } from '../i18n.ts'
-import { recoverWithPasscode } from '../wallet/flows.ts'
+import { WalletApproval } from '../wallet/approval.tsx'
+import { recoverAfterPairing, recoverWithPasscode } from '../wallet/flows.ts'
 
 /**
  * "2 minutes", "45 seconds", "3 hours": how long a locked recovery lasts, rounded up, in the
@@ -31,7 +32,30 @@ const passkeys = () => typeof window !== 'undefined' && 'PublicKeyCredential' in
 export function EmbeddedWalletRecovery() {
   const user = useModal((s) => s.user)
   const method = user ? embeddedWallet(user.linkedAccounts)?.recoveryMethod : undefined
+  if (method === 'latch') return <PairThisDevice />
   return method === 'passkey' ? <RecoverWithPasskey /> : <RecoverWithPasscode />
+}
+
+/**
+ * An automatic wallet that does not open here by itself: this session came from a fork link
+ * (the host page may have read it), so it opens only once paired, with the code the wallet frame
+ * of the visitor's other device shows, typed into this device's wallet frame.
+ */
+function PairThisDevice() {
+  const wallet = useModal((s) => s.wallet)
+  const error = wallet?.status === 'error' ? (wallet.error ?? null) : null
+  return (
+    <div className="latch-screen latch-center" data-testid="screen-EMBEDDED_WALLET_RECOVERY_SCREEN">
+      <h1 className="latch-title">{t('apPairTitle')}</h1>
+      <p className="latch-description">{t('apEnterBody')}</p>
+      <WalletApproval kind="fork-enter-code" onDone={() => void recoverAfterPairing()} />
+      {error ? (
+        <p className="latch-error" role="alert" data-testid="pair-error">
+          {shownError(error)}
+        </p>
+      ) : null}
+    </div>
+  )
 }
 
 /**

@@ -1,24 +1,27 @@
 import { forkApps, forkLink } from '@latch/shared/wallet-apps'
-import { exitFlow } from '../flow.ts'
-import { forkCarriesWallet, openForkLink } from '../fork.ts'
+import { currentFlow, exitFlow } from '../flow.ts'
+import { forkPairs, openForkLink } from '../fork.ts'
 import { useModal } from '../hooks.ts'
 import { shownError, t } from '../i18n.ts'
+import { WalletApproval } from '../wallet/approval.tsx'
 
 /**
  * SESSION_FORK_SCREEN (docs/behaviour.md, "SESSION_FORK_SCREEN"): the wallet apps whose in-app
  * browser link keeps the token out of every request (forkApps), this session continuing there. A
  * button is live once the API forked the session (the app must open in the click itself). For a
- * user with an in-app wallet the click also hands it over, and the screen says so before it.
+ * user with an automatic wallet, once the app opened, the wallet frame offers a pairing code on
+ * the visitor's click in it: the session the link opened reaches the wallet only with that code.
  */
 export function SessionFork() {
   const fork = useModal((s) => s.sessionFork)
   const page = fork?.page ?? null
-  const withWallet = useModal((s) => forkCarriesWallet(s.user))
+  const pairs = useModal((s) => forkPairs(s.user))
+  if (fork?.opened && pairs) return <PairFork />
   return (
     <div className="latch-screen" data-testid="screen-SESSION_FORK_SCREEN">
       <h1 className="latch-title">{t('fTitle')}</h1>
       <p className="latch-description">{t('fBody')}</p>
-      {withWallet ? (
+      {pairs ? (
         <p className="latch-description" data-testid="fork-wallet-note">
           {t('fWallet')}
         </p>
@@ -58,6 +61,24 @@ export function SessionFork() {
           {t('close')}
         </button>
       ) : null}
+    </div>
+  )
+}
+
+/** After the link opened: the wallet frame's "Show a pairing code", and Done. */
+function PairFork() {
+  return (
+    <div className="latch-screen" data-testid="screen-SESSION_FORK_SCREEN">
+      <h1 className="latch-title">{t('fTitle')}</h1>
+      <WalletApproval kind="fork-show-code" />
+      <button
+        type="button"
+        className="latch-button"
+        data-testid="fork-pair-done"
+        onClick={() => currentFlow().finish()}
+      >
+        {t('exDone')}
+      </button>
     </div>
   )
 }

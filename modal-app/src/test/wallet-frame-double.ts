@@ -123,8 +123,15 @@ export function walletFrameDouble(
     },
     async 'latch:wallet:confirm-fork'(params) {
       enter('latch:wallet:confirm-fork', params)
-      if (!double.wallet) throw LatchError.of('invalid_data')
-      return { confirmed: true }
+      throw LatchError.of('origin_not_allowed')
+    },
+    // The real frame settles once the visitor clicked in it; the double, at once.
+    async 'latch:wallet:approval'(params) {
+      enter('latch:wallet:approval', params)
+      return { done: true }
+    },
+    async 'latch:wallet:dismiss-approval'() {
+      double.calls.push({ method: 'latch:wallet:dismiss-approval', params: {} })
     },
     async 'latch:wallet:add-passkey'(params) {
       enter('latch:wallet:add-passkey', params)

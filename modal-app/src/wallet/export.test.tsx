@@ -64,6 +64,8 @@ function frameOnDevice(): void {
     'latch:wallet:recover': (p) => base['latch:wallet:recover'](p),
     'latch:wallet:rpc': (p) => base['latch:wallet:rpc'](p),
     'latch:wallet:confirm-fork': (p) => base['latch:wallet:confirm-fork'](p),
+    'latch:wallet:approval': (p) => base['latch:wallet:approval'](p),
+    'latch:wallet:dismiss-approval': () => base['latch:wallet:dismiss-approval'](),
     'latch:wallet:add-passkey': (p) => base['latch:wallet:add-passkey'](p),
     'latch:wallet:passkey-options': (p) => base['latch:wallet:passkey-options'](p),
   }

@@ -60,23 +60,30 @@ const HEX_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/
  */
 export function exportFrameUrl(address: Hex): string {
   const { apiUrl, appId } = runtime()
+  const query = new URLSearchParams({ address, width: String(MODAL_WIDTH_PX - 40) })
+  for (const [name, value] of Object.entries(frameColors())) query.set(name, value)
+  // The page speaks the modal's language.
+  if (locale() !== 'en') query.set('locale', locale())
+  return `${walletFrameUrl(apiUrl, appId)}/export?${query}`
+}
+
+/** The modal's theme colours that are #hex, for a wallet-origin page drawn inside a screen. */
+export function frameColors(): Partial<
+  Record<'background' | 'foreground' | 'accent' | 'accentForeground', string>
+> {
   const app = store.getState().app
   const tokens = app
     ? themeTokens(app.theme, app.accentColor, app.palette)
     : themeTokens('light', '')
-  const query = new URLSearchParams({ address, width: String(MODAL_WIDTH_PX - 40) })
   const colors = {
     background: tokens['--latch-bg'],
     foreground: tokens['--latch-fg'],
     accent: tokens['--latch-accent-fill'],
     accentForeground: tokens['--latch-accent-fg'],
   }
-  for (const [name, value] of Object.entries(colors)) {
-    if (value && HEX_COLOR.test(value)) query.set(name, value)
-  }
-  // The page speaks the modal's language.
-  if (locale() !== 'en') query.set('locale', locale())
-  return `${walletFrameUrl(apiUrl, appId)}/export?${query}`
+  return Object.fromEntries(
+    Object.entries(colors).filter(([, v]) => v && HEX_COLOR.test(v)),
+  ) as Partial<Record<keyof typeof colors, string>>
 }
 
 /** The screen's error: the failure's own text where it names what to do, else 'try again'. */

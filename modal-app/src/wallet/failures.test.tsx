@@ -138,6 +138,8 @@ function frame(
     'latch:wallet:confirm-fork': (p) => base['latch:wallet:confirm-fork'](p),
     'latch:wallet:add-passkey': (p) => base['latch:wallet:add-passkey'](p),
     'latch:wallet:passkey-options': (p) => base['latch:wallet:passkey-options'](p),
+    'latch:wallet:approval': (p) => base['latch:wallet:approval'](p),
+    'latch:wallet:dismiss-approval': () => base['latch:wallet:dismiss-approval'](),
     async 'latch:wallet:rpc'(p) {
       if (rpc) return { response: await rpc(p.request) }
       return base['latch:wallet:rpc'](p)

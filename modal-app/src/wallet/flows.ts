@@ -210,13 +210,45 @@ export async function connectWallet(): Promise<WalletAccount> {
     return wallet
   } catch (e) {
     if (!(isLatchError(e) && e.is('wallet_not_on_device')) || wallet.recoveryMethod !== 'latch') {
-      throw e
+      throw unpaired(e)
     }
   }
   track('recovery_started')
-  await frame['latch:wallet:recover']({ address: wallet.address, accessToken: token })
+  try {
+    await frame['latch:wallet:recover']({ address: wallet.address, accessToken: token })
+  } catch (e) {
+    throw unpaired(e)
+  }
   track('recovery_completed')
   return wallet
+}
+
+/**
+ * A session opened by a fork link that was not paired gets no share: for the modal that is a
+ * wallet not on this device, whose recovery screen pairs it (an automatic wallet) or asks for
+ * the passcode or passkey.
+ */
+function unpaired(e: unknown): unknown {
+  return isLatchError(e) && e.is('fork_wallet_not_confirmed')
+    ? LatchError.of('wallet_not_on_device', { cause: e })
+    : e
+}
+
+/**
+ * The recovery screen's pairing (an automatic wallet on a forked session): the visitor typed the
+ * other device's code into the wallet frame, which paired this session; the wallet now recovers.
+ */
+export async function recoverAfterPairing(): Promise<void> {
+  const flow = currentFlow()
+  setWallet({ status: 'submitting', error: null })
+  try {
+    await flow.guard(connectWallet())
+  } catch (e) {
+    setWallet({ status: 'error', error: recoveryErrorText(e) })
+    return
+  }
+  setWallet({ status: 'success', lockedUntil: null })
+  proceed(flow, store.getState().wallet?.target ?? null)
 }
 
 /**

@@ -18,7 +18,7 @@ import { t } from '../i18n.ts'
 import { runtime } from '../runtime.ts'
 import { withTimeout } from '../timeout.ts'
 
-/** The frame's methods, each call bounded by a timeout. */
+/** The frame's methods, each call bounded by a timeout (but the approval, which waits for the visitor). */
 export type WalletFrame = WalletMethods
 
 export interface MountOptions {
@@ -66,6 +66,7 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
     return iframe.contentWindow
   }
   doc.body.append(iframe)
+  frameElement = iframe
   const connection = connect<Record<string, (...args: never[]) => Promise<unknown>>>({
     messenger: new WindowMessenger({ remoteWindow: contentWindow(), allowedOrigins: [origin] }),
     methods: {},
@@ -93,8 +94,46 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
     [WALLET_MESSAGES.recover]: bounded(WALLET_MESSAGES.recover),
     [WALLET_MESSAGES.rpc]: bounded(WALLET_MESSAGES.rpc),
     [WALLET_MESSAGES.confirmFork]: bounded(WALLET_MESSAGES.confirmFork),
+    // The visitor takes their time: the screen that asked takes the approval away when it goes.
+    [WALLET_MESSAGES.approval]: methods[WALLET_MESSAGES.approval],
+    [WALLET_MESSAGES.dismissApproval]: bounded(WALLET_MESSAGES.dismissApproval),
     [WALLET_MESSAGES.addPasskey]: bounded(WALLET_MESSAGES.addPasskey),
     [WALLET_MESSAGES.passkeyOptions]: bounded(WALLET_MESSAGES.passkeyOptions),
+  }
+}
+
+/** The mounted frame's element, which an approval shows over its screen's slot. */
+let frameElement: HTMLIFrameElement | null = null
+
+/**
+ * Shows the wallet frame over `slot` (where the screen's buttons would be), for an approval it
+ * draws itself, and follows the slot while it moves; the answer hides it again. The frame is never
+ * moved in the document: that would reload it and lose a device share held in its memory.
+ */
+export function showWalletFrameOver(slot: HTMLElement): () => void {
+  const iframe = frameElement
+  if (!iframe) return () => {}
+  const hidden = iframe.style.cssText
+  iframe.removeAttribute('aria-hidden')
+  iframe.tabIndex = 0
+  let last = ''
+  let raf = 0
+  const place = () => {
+    const r = slot.getBoundingClientRect()
+    const next = `position:fixed;left:${r.left}px;top:${r.top}px;width:${r.width}px;height:${r.height}px;border:0;z-index:2147483647;visibility:visible;color-scheme:normal;background:transparent`
+    // Written only when the slot moved: the frame arms its button once it stays put.
+    if (next !== last) {
+      last = next
+      iframe.style.cssText = next
+    }
+    raf = requestAnimationFrame(place)
+  }
+  place()
+  return () => {
+    cancelAnimationFrame(raf)
+    iframe.style.cssText = hidden
+    iframe.setAttribute('aria-hidden', 'true')
+    iframe.tabIndex = -1
   }
 }
 

@@ -104,6 +104,8 @@ function frameWith(answer: RpcAnswer = frameRpc, onDevice = true): void {
     'latch:wallet:connect': (params) => base['latch:wallet:connect'](params),
     'latch:wallet:recover': (params) => base['latch:wallet:recover'](params),
     'latch:wallet:confirm-fork': (params) => base['latch:wallet:confirm-fork'](params),
+    'latch:wallet:approval': (params) => base['latch:wallet:approval'](params),
+    'latch:wallet:dismiss-approval': () => base['latch:wallet:dismiss-approval'](),
     'latch:wallet:add-passkey': (params) => base['latch:wallet:add-passkey'](params),
     'latch:wallet:passkey-options': (params) => base['latch:wallet:passkey-options'](params),
     async 'latch:wallet:rpc'(params) {

@@ -5,6 +5,7 @@ import type { Locale } from '@latch/shared/i18n'
 import { type Context, Hono } from 'hono'
 import { z } from 'zod'
 import { requireAccountCredential } from '../accounts/change-gate.ts'
+import { consumeLinkApproval } from '../accounts/link-approval.ts'
 import { linkAccount, type NewAccount, unlinkAccount } from '../accounts/service.ts'
 import { type AppRecord, isAllowed, requireMethod } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -105,6 +106,9 @@ export function codeRoutes(deps: Deps, ch: ChannelRoutes): Hono<HonoEnv> {
 
   routes.post('/link', requireAuth(deps), changeGate, async (c) => {
     const identifier = await verified(c)
+    const { sub, sid } = c.get('auth')
+    const kind = ch.account(identifier).type === 'email' ? 'email' : 'phone'
+    await consumeLinkApproval(deps, c.get('app').id, sub, sid, kind, identifier)
     const user = await linkAccount(
       deps,
       c.get('app').id,

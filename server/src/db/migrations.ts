@@ -597,6 +597,57 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('refresh_tokens').addColumn('rotated_by', 'text').execute()
     },
   },
+  '0017_wallet_pairing': {
+    async up(db: Kysely<unknown>) {
+      // A fork reaches the wallet only once paired from inside the wallet origin
+      // (server/src/wallets/fork-pair.ts): the pairing's MAC on the fork token's row, which no
+      // database writer without the server secret can make. A confirmation recorded the old way
+      // (wallet_confirmed_at) no longer counts; such a session pairs or recovers with its
+      // passcode. Fork tokens are now stored as a MAC under the secret: the unspent ones of the
+      // old form (two minutes' life) simply stop opening.
+      await db.schema.alterTable('fork_tokens').addColumn('paired_mac', 'text').execute()
+      // Each pairing code the original device's wallet frame showed: its MAC, bound to that
+      // session; single use, short lived, a few tries.
+      await db.schema
+        .createTable('wallet_pairings')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('session_id', 'text', (c) =>
+          c.notNull().references('sessions.id').onDelete('cascade'),
+        )
+        .addColumn('code_mac', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('expires_at', time, (c) => c.notNull())
+        .addColumn('used_at', time)
+        .execute()
+      await db.schema
+        .createIndex('wallet_pairings_session')
+        .on('wallet_pairings')
+        .column('session_id')
+        .execute()
+      // The visitor's approvals of a new sign-in method, recorded by the wallet frame: single
+      // use, short lived, bound (by their MAC) to user, session, method kind and identifier.
+      await db.schema
+        .createTable('link_approvals')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('session_id', 'text', (c) =>
+          c.notNull().references('sessions.id').onDelete('cascade'),
+        )
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('identifier', 'text', (c) => c.notNull())
+        .addColumn('mac', 'text', (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('expires_at', time, (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('link_approvals_session')
+        .on('link_approvals')
+        .column('session_id')
+        .execute()
+    },
+  },
 }
 
 /**

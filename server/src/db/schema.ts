@@ -137,6 +137,32 @@ export interface ForkTokensTable {
   wallet_confirmed_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   /** The session this token was redeemed into, once spent. */
   redeemed_session_id: ColumnType<string | null, string | null | undefined, string | null>
+  /** The MAC of the pairing that handed the wallet to that session (wallets/fork-pair.ts). */
+  paired_mac: ColumnType<string | null, string | null | undefined, string | null>
+}
+
+/** A pairing code shown by a session's wallet frame, stored as its MAC; single use. */
+export interface WalletPairingsTable {
+  id: string
+  app_id: string
+  session_id: string
+  code_mac: string
+  attempts: ColumnType<number, number | undefined, number>
+  created_at: Time
+  expires_at: Time
+  used_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+}
+
+/** A visitor's approval, in the wallet frame, of a new sign-in method; single use. */
+export interface LinkApprovalsTable {
+  id: string
+  app_id: string
+  session_id: string
+  kind: string
+  identifier: string
+  mac: string
+  created_at: Time
+  expires_at: Time
 }
 
 /** A pending OAuth flow, keyed by the SHA-256 of its state; single use, 10 minutes. */
@@ -344,6 +370,8 @@ export interface Database {
   signing_keys: SigningKeysTable
   analytics_events: AnalyticsEventsTable
   fork_tokens: ForkTokensTable
+  wallet_pairings: WalletPairingsTable
+  link_approvals: LinkApprovalsTable
   oauth_states: OAuthStatesTable
   wallets: WalletsTable
   wallet_passkeys: WalletPasskeysTable

@@ -11,6 +11,7 @@
 import {
   API_PREFIX,
   LatchError,
+  OAUTH_PROVIDERS,
   oauthAuthenticateBody,
   oauthInitBody,
   oauthUnlinkBody,
@@ -18,6 +19,7 @@ import {
 } from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import { requireAccountCredential } from '../accounts/change-gate.ts'
+import { consumeLinkApproval } from '../accounts/link-approval.ts'
 import { linkAccount, unlinkAccount } from '../accounts/service.ts'
 import { type AppRecord, isAllowed } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -141,6 +143,9 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
       userId,
       browserSecret: body.browser_secret,
     })
+    // Approved by provider: the account's subject is known only once the provider answered.
+    const provider = OAUTH_PROVIDERS.find((p) => PROVIDERS[p].accountType === account.type)
+    await consumeLinkApproval(deps, record.id, userId, c.get('auth').sid, 'oauth', provider ?? '')
     return c.json(await linkAccount(deps, record.id, userId, account, deps.clock.now()))
   })
 

@@ -16,8 +16,10 @@ import { type RawBuilder, sql } from 'kysely'
 import type { CliIo } from '../cli-io.ts'
 import { loadConfig } from '../config.ts'
 import type { Deps } from '../context.ts'
+import { macMade } from '../crypto.ts'
 import { openServices } from '../index.ts'
 import { type RowKind, type RowOf, refreshTokenKeys, rowMac, rowMacMade } from '../row-mac.ts'
+import { pairedValue } from '../wallets/fork-pair.ts'
 import { placeOfPasskey } from '../wallets/sealed.ts'
 import { resealCounter, resealedWallet, WALLET_COLUMNS } from '../wallets/service.ts'
 
@@ -370,6 +372,46 @@ export async function rotateSecret(
       }
     }
   })
+  // A fork's pairing is a MAC over app, forking and forked session (wallets/fork-pair.ts): made
+  // again under the new secret, or the paired fork would lose the wallet with the old secret.
+  const pairings = count('fork_tokens')
+  await walk(
+    deps,
+    { table: 'fork_tokens', key: 'hash', onlySet: 'paired_mac' },
+    batch,
+    options,
+    async (trx, keys) => {
+      const rows = await trx
+        .selectFrom('fork_tokens as t')
+        .innerJoin('sessions as s', 's.id', 't.session_id')
+        .select(['t.hash', 't.paired_mac', 't.session_id', 't.redeemed_session_id', 's.app_id'])
+        .where('t.hash', 'in', keys)
+        .forUpdate('t')
+        .execute()
+      for (const row of rows) {
+        if (!row.paired_mac || !row.redeemed_session_id) continue
+        const value = pairedValue(row.app_id, row.session_id, row.redeemed_session_id)
+        const made = macMade(deps.secrets, 'fork-paired', value, row.paired_mac)
+        if (made === null) {
+          pairings.unreadable++
+          deps.log(`[latch] fork_tokens: a pairing's MAC opens under neither secret`)
+          continue
+        }
+        if (made === 'current') {
+          pairings.current++
+          continue
+        }
+        pairings.resealed++
+        if (!options.check) {
+          await trx
+            .updateTable('fork_tokens')
+            .set({ paired_mac: deps.secrets.mac('fork-paired', value) })
+            .where('hash', '=', row.hash)
+            .execute()
+        }
+      }
+    },
+  )
   for (const tally of Object.values(report.tables)) {
     report.resealed += tally.resealed
     report.unreadable += tally.unreadable

@@ -10,6 +10,7 @@ import {
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import { Hono } from 'hono'
 import { requireAccountCredential } from '../accounts/change-gate.ts'
+import { consumeLinkApproval } from '../accounts/link-approval.ts'
 import { unlinkAccount } from '../accounts/service.ts'
 import { requireMethod } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -120,6 +121,7 @@ export function passkeyRoutes(deps: Deps): Hono<HonoEnv> {
       browserSecret: body.browser_secret,
       name: body.name,
     })
+    await consumeLinkApproval(deps, app.id, userId, c.get('auth').sid, 'passkey', 'passkey')
     return c.json(await linkPasskey(deps, app.id, userId, registered))
   })
 

@@ -1,19 +1,21 @@
 /**
  * The session fork's refusals (sessions.test.ts holds its happy path and its family races):
  * a spent, expired, unknown or other app's token, the family's revocation, the shortened life a
- * setting gives, and the rate limits; a token read only from a POST body; and the wallet
- * handover: a forked session recovers the wallet automatically only after the forking visitor's
- * confirmation, which only the forking session's wallet frame can record.
+ * setting gives, and the rate limits; a token read only from a POST body; and the wallet: a
+ * forked session reaches no share until paired, with a code the forking session's wallet frame
+ * showed, typed into the forked session's wallet frame (or with the passcode).
  */
 import { type ForkResponse, isLatchError, type RefreshResponse } from '@latch/shared'
 import { fetchApi, type ShareStore, walletCore } from '@latch/wallet-frame'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { hashToken } from '../crypto.ts'
+import { createSecrets, hashToken } from '../crypto.ts'
+import { rotateSecret } from '../ops/rotate.ts'
 import { sweep } from '../sweep.ts'
 import {
   describeBackends,
   freshIp,
   startTestServer,
+  TEST_SECRET,
   type TestServer,
   type TestSignIn,
 } from '../testing/test-server.ts'
@@ -22,6 +24,7 @@ import {
   walletCredentialName,
   walletCredentialValue,
 } from '../wallets/credential.ts'
+import { PAIRING_MAX_ATTEMPTS, PAIRING_TTL_MS, walletHandedOver } from '../wallets/fork-pair.ts'
 import { FORK_IP_LIMIT, FORK_RECOVER_IP_LIMIT } from './routes.ts'
 
 let n = 0
@@ -321,7 +324,7 @@ describeBackends('session fork: the token travels only in bodies', (get) => {
   })
 })
 
-describeBackends('session fork: wallet handover', (get) => {
+describeBackends('session fork: the wallet only through pairing', (get) => {
   /** Signs in, creates an automatic-recovery wallet (or a passcode one), forks and redeems. */
   async function forkedWithWallet(recoveryPin?: string) {
     const s = get()
@@ -337,97 +340,160 @@ describeBackends('session fork: wallet handover', (get) => {
     return { s, appId, auth, fork, cookie, address, child: child.body, childCookie }
   }
 
-  const confirm = (s: TestServer, appId: string, token: string, forkToken: string, headers = {}) =>
-    s.request('/wallets/fork/confirm', { appId, token, headers, body: { fork_token: forkToken } })
+  const start = (s: TestServer, appId: string, token: string, headers = {}) =>
+    s.request<{ code: string; expiresAt: string }>('/wallets/fork/pair/start', {
+      appId,
+      token,
+      headers,
+      body: {},
+    })
+  const finish = (s: TestServer, appId: string, token: string, code: string, headers = {}) =>
+    s.request('/wallets/fork/pair/finish', { appId, token, headers, body: { code } })
+  /** A code the forking session's wallet frame showed. */
+  const shown = async (s: TestServer, appId: string, token: string, cookie: string) => {
+    const r = await start(s, appId, token, frameHeaders(cookie))
+    expect(r.status).toBe(200)
+    expect(r.body.code).toMatch(/^\d{6}$/)
+    return r.body.code
+  }
+  /** Another six digits. */
+  const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0')
 
-  test('refusal: the forked session cannot recover automatically before the forking visitor confirms; after, it can', async () => {
+  test('attack: a refresh token alone, forked and redeemed from outside any browser, reaches no share: automatic recovery and the auth share are refused until paired', async () => {
     const { s, appId, fork, cookie, address, child, childCookie } = await forkedWithWallet()
+    // The redemption handed this client the forked session's credential; it forges the
+    // wallet frame's metadata too. Still nothing that holds a share answers.
+    const headers = { authorization: `Bearer ${child.token}`, ...frameHeaders(childCookie) }
+    for (const path of ['/wallets/recover', '/wallets/shares']) {
+      const r = await s.request(path, { appId, headers, body: { address } })
+      expect(r.status).toBe(403)
+      expect(r.body).toMatchObject({ error: { code: 'fork_wallet_not_confirmed' } })
+    }
     const phone = device(s, appId, childCookie)
     const before = await refusal(phone.recover({ address, accessToken: child.token }))
     expect(before.code).toBe('fork_wallet_not_confirmed')
     expect(before.status).toBe(403)
-    expect(before.message).toBe(
-      'This link did not hand over your wallet. Sign in again here to use it.',
-    )
+    // Nor can it make a code of its own (an unpaired fork hands nothing on), or link a method.
+    const own = await start(s, appId, child.token, frameHeaders(childCookie))
+    expect(own.body).toMatchObject({ error: { code: 'fork_wallet_not_confirmed' } })
 
-    const ok = await confirm(
-      s,
-      appId,
-      fork.token,
-      fork.new_session_refresh_token,
-      frameHeaders(cookie),
-    )
+    // The legitimate path: the code the original device's frame shows, typed on the new one.
+    const code = await shown(s, appId, fork.token, cookie)
+    const ok = await finish(s, appId, child.token, code, frameHeaders(childCookie))
     expect(ok.status).toBe(200)
-    expect(ok.body).toEqual({ success: true })
+    expect(ok.body).toEqual({ paired: true })
     await expect(phone.recover({ address, accessToken: child.token })).resolves.toEqual({
       address,
     })
   })
 
-  test('refusal: the confirmation needs the forking session’s own wallet frame: no cookie, no same-origin metadata, another session, a mixed credential', async () => {
-    const { s, appId, auth, fork, cookie, address, child, childCookie } = await forkedWithWallet()
-    const link = fork.new_session_refresh_token
-    // The host page's view: the access token and the link, no cookie (or the browser's
-    // cross-site metadata on a credentialed fetch).
-    const bare = await confirm(s, appId, fork.token, link)
-    expect(bare.body).toMatchObject({ error: { code: 'origin_not_allowed' } })
-    const noCookie = await confirm(s, appId, fork.token, link, { 'sec-fetch-site': 'same-origin' })
-    expect(noCookie.status).toBe(401)
+  test('refusal: pairing happens only in the wallet frames: no cookie, no same-origin metadata, or a mixed credential records nothing', async () => {
+    const { s, appId, fork, cookie, child, childCookie } = await forkedWithWallet()
+    // The host page's view: the access token, no cookie (or the browser's cross-site metadata).
+    expect((await start(s, appId, fork.token)).body).toMatchObject({
+      error: { code: 'origin_not_allowed' },
+    })
+    const noCookie = await start(s, appId, fork.token, { 'sec-fetch-site': 'same-origin' })
     expect(noCookie.body).toMatchObject({ error: { code: 'wallet_sign_in_required' } })
     for (const site of ['cross-site', 'same-site']) {
-      const r = await confirm(s, appId, fork.token, link, { cookie, 'sec-fetch-site': site })
+      const r = await start(s, appId, fork.token, { cookie, 'sec-fetch-site': site })
       expect(r.status).toBe(403)
     }
-    // Another session's frame (a second sign-in of the same user) cannot confirm this link.
-    const other = await s.emailLogin(appId, auth.user.email?.address ?? '')
-    const otherCookie = credentialOf(s, appId, other.token)
-    const elsewhere = await confirm(s, appId, other.token, link, frameHeaders(otherCookie))
-    expect(elsewhere.status).toBe(404)
-    // Nor can the session the link opened confirm itself (an unconfirmed fork hands nothing on).
-    const itself = await confirm(s, appId, child.token, link, frameHeaders(childCookie))
-    expect(itself.body).toMatchObject({ error: { code: 'fork_wallet_not_confirmed' } })
-    // The forking session's token with another session's cookie.
-    const mixed = await confirm(s, appId, fork.token, link, frameHeaders(otherCookie))
+    const code = await shown(s, appId, fork.token, cookie)
+    // The code sent by a script of the modal or the host page, not the new device's frame.
+    const fromHost = await finish(s, appId, child.token, code, {
+      cookie: childCookie,
+      'sec-fetch-site': 'cross-site',
+    })
+    expect(fromHost.status).toBe(403)
+    // The forked session's token with another session's cookie.
+    const mixed = await finish(s, appId, child.token, code, frameHeaders(cookie))
     expect(mixed.body).toMatchObject({ error: { code: 'wallet_sign_in_required' } })
     const row = await s.deps.db
       .selectFrom('fork_tokens')
-      .select('wallet_confirmed_at')
-      .where('hash', '=', hashToken(link))
+      .select('paired_mac')
+      .where('hash', '=', s.deps.secrets.mac('fork-token', fork.new_session_refresh_token))
       .executeTakeFirstOrThrow()
-    expect(row.wallet_confirmed_at).toBeNull()
-    const still = await refusal(
-      device(s, appId, childCookie).recover({ address, accessToken: child.token }),
-    )
-    expect(still.code).toBe('fork_wallet_not_confirmed')
+    expect(row.paired_mac).toBeNull()
   })
 
-  test('refusal: a link past its 2 minutes can no longer be confirmed, and a user without a wallet has nothing to hand over', async () => {
+  test('refusal: a wrong, expired, replayed or spent-by-guessing code pairs nothing, and a code typed in another session is refused', async () => {
     const s = get()
     await s.clock.frozen(async () => {
-      const { appId, fork, cookie } = await forkedWithWallet()
-      s.clock.advance(2 * 60_000)
-      const late = await confirm(
+      const { appId, auth, fork, cookie, address, child, childCookie } = await forkedWithWallet()
+      const phone = { token: child.token, headers: frameHeaders(childCookie) }
+      // Wrong: refused with a clear error, counted.
+      const code = await shown(s, appId, fork.token, cookie)
+      const bad = await finish(s, appId, phone.token, wrong(code), phone.headers)
+      expect(bad.status).toBe(422)
+      expect(bad.body).toMatchObject({
+        error: {
+          code: 'invalid_verification_code',
+          message:
+            'That pairing code is not right, or it expired. Show a new one on your other device.',
+        },
+      })
+      expect((await finish(s, appId, phone.token, 'abc', phone.headers)).status).toBe(400)
+      // Expired: the right code after its 5 minutes.
+      s.clock.advance(PAIRING_TTL_MS)
+      const late = await finish(s, appId, phone.token, code, phone.headers)
+      expect(late.body).toMatchObject({ error: { code: 'invalid_verification_code' } })
+      // Attempt-limited: five wrong codes spend it; the right one then opens nothing.
+      const second = await shown(s, appId, fork.token, cookie)
+      for (let i = 0; i < PAIRING_MAX_ATTEMPTS; i++) {
+        await finish(s, appId, phone.token, wrong(second), phone.headers)
+      }
+      const spent = await finish(s, appId, phone.token, second, phone.headers)
+      expect(spent.body).toMatchObject({ error: { code: 'invalid_verification_code' } })
+      // Another session types this session's code: a second sign-in of the same user, and a
+      // fork of that other session. Neither was forked from the session that showed it.
+      const third = await shown(s, appId, fork.token, cookie)
+      const other = await s.emailLogin(appId, auth.user.email?.address ?? '')
+      const otherCookie = credentialOf(s, appId, other.token)
+      const notFork = await finish(s, appId, other.token, third, frameHeaders(otherCookie))
+      expect(notFork.status).toBe(409)
+      const otherFork = await s.request<ForkResponse>('/sessions/fork', {
+        appId,
+        ip: freshIp(),
+        body: { refresh_token: other.refresh_token },
+      })
+      const cousin = await recover(s, appId, otherFork.body.new_session_refresh_token)
+      const cousinTry = await finish(
         s,
         appId,
-        fork.token,
-        fork.new_session_refresh_token,
-        frameHeaders(cookie),
+        cousin.body.token,
+        third,
+        frameHeaders(cookieSetBy(cousin.headers)),
       )
-      expect(late.status).toBe(404)
+      expect(cousinTry.body).toMatchObject({ error: { code: 'invalid_verification_code' } })
+      const cousinRecover = await refusal(
+        device(s, appId, cookieSetBy(cousin.headers)).recover({
+          address,
+          accessToken: cousin.body.token,
+        }),
+      )
+      expect(cousinRecover.code).toBe('fork_wallet_not_confirmed')
+      // The right session, the right code: paired; the same code again is spent.
+      expect((await finish(s, appId, phone.token, third, phone.headers)).status).toBe(200)
+      const again = await forkedAgain(s, appId, fork.refresh_token)
+      const replay = await finish(s, appId, again.token, third, frameHeaders(again.cookie))
+      expect(replay.body).toMatchObject({ error: { code: 'invalid_verification_code' } })
     })
-    const { appId, auth, fork } = await forked(s)
-    const none = await confirm(
-      s,
-      appId,
-      fork.token,
-      fork.new_session_refresh_token,
-      frameHeaders(credentialOf(s, appId, auth.token)),
-    )
-    expect(none.status).toBe(409)
-    expect(none.body).toMatchObject({ error: { message: 'There is no wallet to hand over' } })
   })
 
-  test('refusal: an unconfirmed forked session cannot hand the wallet on by forking again', async () => {
+  /** Another fork of the first session (its latest refresh token), redeemed. */
+  async function forkedAgain(s: TestServer, appId: string, latest: string) {
+    const again = await s.request<ForkResponse>('/sessions/fork', {
+      appId,
+      ip: freshIp(),
+      body: { refresh_token: latest },
+    })
+    expect(again.status).toBe(200)
+    const redeemed = await recover(s, appId, again.body.new_session_refresh_token)
+    return { token: redeemed.body.token, cookie: cookieSetBy(redeemed.headers) }
+  }
+
+  test('refusal: a user without a wallet has nothing to pair, and an unpaired fork cannot hand the wallet on by forking again', async () => {
     const { s, appId, address, child, childCookie } = await forkedWithWallet()
     const again = await s.request<ForkResponse>('/sessions/fork', {
       appId,
@@ -435,13 +501,7 @@ describeBackends('session fork: wallet handover', (get) => {
       body: { refresh_token: child.refresh_token },
     })
     expect(again.status).toBe(200)
-    const relay = await confirm(
-      s,
-      appId,
-      again.body.token,
-      again.body.new_session_refresh_token,
-      frameHeaders(childCookie),
-    )
+    const relay = await start(s, appId, again.body.token, frameHeaders(childCookie))
     expect(relay.body).toMatchObject({ error: { code: 'fork_wallet_not_confirmed' } })
     const grandchild = await recover(s, appId, again.body.new_session_refresh_token)
     const refused = await refusal(
@@ -451,24 +511,89 @@ describeBackends('session fork: wallet handover', (get) => {
       }),
     )
     expect(refused.code).toBe('fork_wallet_not_confirmed')
+    const none = await forked(s)
+    const r = await start(
+      s,
+      none.appId,
+      none.auth.token,
+      frameHeaders(credentialOf(s, none.appId, none.auth.token)),
+    )
+    expect(r.status).toBe(409)
+    expect(r.body).toMatchObject({ error: { message: 'There is no wallet to pair' } })
+  })
+
+  test('attack: a database writer without the secret plants a fork token of its own choosing, or marks a fork paired: neither opens', async () => {
+    const { s, appId, auth, fork, cookie, address, child, childCookie } = await forkedWithWallet()
+    // A row holding the SHA-256 of a token the writer chose (what the old form stored).
+    const chosen = 'W'.repeat(43)
+    const now = new Date()
+    await s.deps.db
+      .insertInto('fork_tokens')
+      .values({
+        hash: hashToken(chosen),
+        app_id: appId,
+        session_id: sessionOf(auth.token),
+        created_at: now,
+        expires_at: new Date(now.getTime() + 60_000),
+        wallet_confirmed_at: now,
+      })
+      .execute()
+    const planted = await recover(s, appId, chosen)
+    expect(planted.status).toBe(401)
+    expect(planted.body).toMatchObject({ error: { code: 'invalid_refresh_token' } })
+    // The old confirmation column, and a pairing MAC the writer made up or copied, open nothing.
+    const phone = device(s, appId, childCookie)
+    const tokenRow = s.deps.secrets.mac('fork-token', fork.new_session_refresh_token)
+    await s.deps.db
+      .updateTable('fork_tokens')
+      .set({ wallet_confirmed_at: now, paired_mac: 'x'.repeat(43) })
+      .where('hash', '=', tokenRow)
+      .execute()
+    expect((await refusal(phone.recover({ address, accessToken: child.token }))).code).toBe(
+      'fork_wallet_not_confirmed',
+    )
+    // A genuine pairing of one fork, copied onto another fork's row.
+    const code = await shown(s, appId, fork.token, cookie)
+    expect((await finish(s, appId, child.token, code, frameHeaders(childCookie))).status).toBe(200)
+    const { paired_mac } = await s.deps.db
+      .selectFrom('fork_tokens')
+      .select('paired_mac')
+      .where('hash', '=', tokenRow)
+      .executeTakeFirstOrThrow()
+    const other = await forkedAgain(s, appId, fork.refresh_token)
+    await s.deps.db
+      .updateTable('fork_tokens')
+      .set({ paired_mac })
+      .where('redeemed_session_id', '=', sessionOf(other.token))
+      .execute()
+    const copied = await refusal(
+      device(s, appId, other.cookie).recover({ address, accessToken: other.token }),
+    )
+    expect(copied.code).toBe('fork_wallet_not_confirmed')
   })
 
   test('behavior: the sweep keeps a spent link while its sessions live; a forked session without its row is refused', async () => {
     const { s, appId, fork, cookie, address, child, childCookie } = await forkedWithWallet()
-    expect(
-      (await confirm(s, appId, fork.token, fork.new_session_refresh_token, frameHeaders(cookie)))
-        .status,
-    ).toBe(200)
+    const code = await shown(s, appId, fork.token, cookie)
+    expect((await finish(s, appId, child.token, code, frameHeaders(childCookie))).status).toBe(200)
     // Past the token's life: an unspent one goes, the spent one stays.
     const unspent = await forked(s)
-    s.clock.advance(2 * 60_000 + 1)
+    s.clock.advance(PAIRING_TTL_MS + 1)
     await sweep(s.deps.db, s.clock)
     const rows = await s.deps.db
       .selectFrom('fork_tokens')
       .select('hash')
       .where('app_id', 'in', [appId, unspent.appId])
       .execute()
-    expect(rows.map((r) => r.hash)).toEqual([hashToken(fork.new_session_refresh_token)])
+    expect(rows.map((r) => r.hash)).toEqual([
+      s.deps.secrets.mac('fork-token', fork.new_session_refresh_token),
+    ])
+    const pairings = await s.deps.db
+      .selectFrom('wallet_pairings')
+      .select('id')
+      .where('app_id', '=', appId)
+      .execute()
+    expect(pairings).toEqual([])
     const phone = device(s, appId, childCookie)
     await expect(phone.recover({ address, accessToken: child.token })).resolves.toEqual({
       address,
@@ -481,7 +606,7 @@ describeBackends('session fork: wallet handover', (get) => {
     expect(orphan.code).toBe('fork_wallet_not_confirmed')
   })
 
-  test('behavior: passcode recovery stays open to an unconfirmed forked session (it needs the passcode)', async () => {
+  test('behavior: passcode recovery stays open to an unpaired forked session (it needs the passcode)', async () => {
     const { s, appId, address, child, childCookie } = await forkedWithWallet('k7Qm2x')
     await expect(
       device(s, appId, childCookie).recover({
@@ -491,4 +616,54 @@ describeBackends('session fork: wallet handover', (get) => {
       }),
     ).resolves.toEqual({ address })
   })
+})
+
+/** The session id an access token names. */
+function sessionOf(accessToken: string): string {
+  return (
+    JSON.parse(Buffer.from(accessToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      sid: string
+    }
+  ).sid
+}
+
+test('behavior: a pairing made before a secret rotation keeps the wallet during it, and secret rotate makes it again under the new secret', async () => {
+  const started = await startTestServer('pglite', 'memory://')
+  try {
+    const s = started.server
+    const { appId, auth, fork } = await forked(s)
+    const cookie = credentialOf(s, appId, auth.token)
+    await device(s, appId, cookie).create({ accessToken: fork.token })
+    const child = await recover(s, appId, fork.new_session_refresh_token)
+    const childCookie = cookieSetBy(child.headers)
+    const code = await s.request<{ code: string }>('/wallets/fork/pair/start', {
+      appId,
+      token: fork.token,
+      headers: frameHeaders(cookie),
+      body: {},
+    })
+    const paired = await s.request('/wallets/fork/pair/finish', {
+      appId,
+      token: child.body.token,
+      headers: frameHeaders(childCookie),
+      body: { code: code.body.code },
+    })
+    expect(paired.status).toBe(200)
+    const sid = sessionOf(child.body.token)
+    const NEW = 'a-new-secret-a-new-secret-a-new-secret-0123456789'
+    const during = { ...s.deps, secrets: createSecrets(NEW, TEST_SECRET) }
+    expect(await walletHandedOver(during, sid)).toBe(true)
+    expect((await rotateSecret(during, { check: true })).tables.fork_tokens).toEqual({
+      resealed: 1,
+      current: 0,
+      unreadable: 0,
+    })
+    await rotateSecret(during)
+    const after = { ...s.deps, secrets: createSecrets(NEW) }
+    expect(await walletHandedOver(after, sid)).toBe(true)
+    // Under the old secret alone the rewritten MAC no longer opens: it was made again.
+    expect(await walletHandedOver(s.deps, sid)).toBe(false)
+  } finally {
+    await started.close()
+  }
 })

@@ -440,6 +440,22 @@ export async function isSessionLive(
   return !!row && sessionHolds(deps, { ...row, app_id: appId }, row.mac)
 }
 
+/**
+ * How a fork token is stored: its MAC under the server secret, not a plain hash, so a database
+ * writer without the secret cannot plant a row for a token of its own choosing. While a
+ * rotation is under way a token made under the previous secret (two minutes' life) still opens.
+ */
+export function forkTokenKey(deps: Pick<Deps, 'secrets'>, token: string): string {
+  return deps.secrets.mac('fork-token', token)
+}
+
+/** The stored forms a presented fork token may have: under the secret, and the previous one. */
+function forkTokenKeys(deps: Pick<Deps, 'secrets'>, token: string): string[] {
+  const keys = [forkTokenKey(deps, token)]
+  if (deps.secrets.previous) keys.push(deps.secrets.previous.mac('fork-token', token))
+  return keys
+}
+
 /** A single-use token, alive `ttlMs` (2 minutes by default), that opens a child session of this one. */
 export async function createForkToken(
   deps: SessionDeps,
@@ -452,7 +468,7 @@ export async function createForkToken(
   await deps.db
     .insertInto('fork_tokens')
     .values({
-      hash: hashToken(token),
+      hash: forkTokenKey(deps, token),
       app_id: appId,
       session_id: sessionId,
       created_at: now,
@@ -469,23 +485,24 @@ export async function redeemForkToken(
   presented: string,
 ): Promise<StartedSession> {
   const now = deps.clock.now()
-  const hash = hashToken(presented)
+  const keys = forkTokenKeys(deps, presented)
   // Spends the token and reads its session with the family's state in one statement.
   const parent = await deps.db
     .with('used', (db) =>
       db
         .updateTable('fork_tokens')
         .set({ used_at: now })
-        .where('hash', '=', hash)
+        .where('hash', 'in', keys)
         .where('app_id', '=', appId)
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
-        .returning('session_id'),
+        .returning(['session_id', 'hash']),
     )
     .selectFrom('used')
     .innerJoin('sessions as s', 's.id', 'used.session_id')
     .innerJoin('sessions as f', 'f.id', 's.family_id')
     .select([
+      'used.hash',
       's.id',
       's.user_id',
       's.family_id',
@@ -494,7 +511,7 @@ export async function redeemForkToken(
       'f.revoked_at as family_revoked_at',
     ])
     .executeTakeFirst()
-  if (!parent) throw await whyForkTokenRefused(deps, appId, hash, now)
+  if (!parent) throw await whyForkTokenRefused(deps, appId, keys, now)
   if (parent.revoked_at || parent.family_revoked_at || parent.expires_at <= now) {
     throw LatchError.of('invalid_refresh_token')
   }
@@ -507,13 +524,13 @@ export async function redeemForkToken(
     if ((e as { code?: unknown }).code === '23503') throw LatchError.of('invalid_refresh_token')
     throw e
   })
-  // Which session the token opened: its automatic wallet recovery waits for the forking
-  // visitor's confirmation on this row (wallets/fork-confirm.ts). Should this write fail, the
-  // child is a fork without its row, which recovery refuses too.
+  // Which session the token opened: it reaches the wallet only once paired from inside the
+  // wallet origin, recorded on this row (wallets/fork-pair.ts). Should this write fail, the
+  // child is a fork without its row, which pairing and recovery refuse too.
   await deps.db
     .updateTable('fork_tokens')
     .set({ redeemed_session_id: child.sessionId })
-    .where('hash', '=', hash)
+    .where('hash', '=', parent.hash)
     .execute()
   return child
 }
@@ -527,13 +544,13 @@ export async function redeemForkToken(
 async function whyForkTokenRefused(
   deps: SessionDeps,
   appId: string,
-  hash: string,
+  keys: string[],
   now: Date,
 ): Promise<LatchError> {
   const row = await deps.db
     .selectFrom('fork_tokens')
     .select(['used_at', 'expires_at'])
-    .where('hash', '=', hash)
+    .where('hash', 'in', keys)
     .where('app_id', '=', appId)
     .executeTakeFirst()
   if (row?.used_at) return LatchError.of('fork_token_used')

@@ -13,6 +13,7 @@ import {
 import { type Context, Hono } from 'hono'
 import type { Hex } from 'viem'
 import { requireAccountCredential } from '../accounts/change-gate.ts'
+import { consumeLinkApproval } from '../accounts/link-approval.ts'
 import { linkAccount, unlinkAccount } from '../accounts/service.ts'
 import { type AppRecord, requireMethod } from '../apps/service.ts'
 import type { Deps } from '../context.ts'
@@ -124,6 +125,8 @@ export function siweRoutes(deps: Deps): Hono<HonoEnv> {
   routes.post('/link', requireAuth(deps), changeGate, async (c) => {
     const userId = c.get('auth').sub
     const account = await verified(c, userId)
+    const appId = c.get('app').id
+    await consumeLinkApproval(deps, appId, userId, c.get('auth').sid, 'siwe', account.address)
     try {
       return c.json(await linkAccount(deps, c.get('app').id, userId, account, deps.clock.now()))
     } catch (e) {

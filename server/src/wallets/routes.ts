@@ -89,6 +89,7 @@ export function walletRoutes(deps: Deps): Hono<HonoEnv> {
       deps,
       c.get('app').id,
       c.get('auth').sub,
+      c.get('auth').sid,
       address,
     )
     return c.json(answer)

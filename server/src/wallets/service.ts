@@ -31,7 +31,7 @@ import type { Database, Db, WalletsTable } from '../db/schema.ts'
 import { rowMac, rowMacMade } from '../row-mac.ts'
 import { sessionHolds } from '../sessions/service.ts'
 import { enqueueEvent } from '../webhooks/events.ts'
-import { walletHandedOver } from './fork-confirm.ts'
+import { walletHandedOver } from './fork-pair.ts'
 import { insertPasskey, type Place, placeOf, type SealedPurpose, walletKey } from './sealed.ts'
 
 /** Failed passcode evaluations before recovery locks. */
@@ -547,6 +547,24 @@ export async function ownWallet(
   return row
 }
 
+/**
+ * How the user's wallet of this app recovers, read from its sealed record (the plain column
+ * only indexes: a database writer changing it gets wallet_record_invalid); null without one.
+ */
+export async function walletRecoveryMethod(
+  deps: Deps,
+  appId: string,
+  userId: string,
+): Promise<RecoveryMethod | null> {
+  const row = await deps.db
+    .selectFrom('wallets')
+    .select(COLUMNS)
+    .where('user_id', '=', userId)
+    .where('app_id', '=', appId)
+    .executeTakeFirst()
+  return row ? (recoveryOf(deps, row).method as RecoveryMethod) : null
+}
+
 function recoveryOf(deps: Deps, row: WalletRow): Recovery {
   const opened = openSealedWith(deps, 'recovery', row, row.recovery_sealed)
   return recoveryFrom(deps, row, opened.value, opened.previous)
@@ -591,16 +609,21 @@ export async function authShare(
   deps: Deps,
   appId: string,
   userId: string,
+  sessionId: string,
   address: string,
 ): Promise<WalletSharesResponse> {
   const row = await ownWallet(deps, appId, userId, address)
+  // A share-bearing route: an unpaired fork gets none (fork-pair.ts), whatever else it holds.
+  if (!(await walletHandedOver(deps, sessionId))) {
+    throw LatchError.of('fork_wallet_not_confirmed')
+  }
   return { authShare: authShareOf(deps, row) }
 }
 
 /**
  * Automatic recovery: the auth share and the recovery share with its key, for method 'latch'.
- * A session opened by a fork link gets them only once the visitor who forked confirmed it
- * (fork-confirm.ts); passcode recovery needs no such confirmation, it needs the passcode.
+ * A session opened by a fork link gets them only once paired from inside the wallet origin
+ * (fork-pair.ts); passcode recovery needs no such pairing, it needs the passcode.
  */
 export async function recoverLatch(
   deps: Deps,
@@ -617,7 +640,7 @@ export async function recoverLatch(
       message: `This wallet is recovered with its ${recovery.method === 'passkey' ? 'passkey' : 'passcode'}`,
     })
   }
-  if (!(await walletHandedOver(deps.db, sessionId))) {
+  if (!(await walletHandedOver(deps, sessionId))) {
     throw LatchError.of('fork_wallet_not_confirmed')
   }
   const data = { userId, address: row.address, recoveryMethod: 'latch' }

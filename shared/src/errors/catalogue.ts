@@ -404,6 +404,16 @@ export const ERRORS = {
     retryable: false,
   },
   /**
+   * A new sign-in method for a user whose wallet recovers automatically, without the visitor's
+   * approval of that very method in the wallet frame (a click there, recorded by its own fetch).
+   */
+  link_not_approved: {
+    type: 'flow_error',
+    status: 403,
+    message: 'Approve the new sign-in method in your wallet first.',
+    retryable: false,
+  },
+  /**
    * The server's record of a wallet does not hold together (a sealed value moved from another
    * row, an attempt state written without the server secret): refused, never guessed around.
    */

@@ -117,7 +117,8 @@ export default {
     fTitle: 'In einer Wallet-App fortfahren',
     fBody:
       'Öffne diese Seite im Browser deiner Wallet, weiterhin angemeldet. Der Link funktioniert einmal, innerhalb von 2 Minuten.',
-    fWallet: 'Die gewählte App öffnet sich angemeldet, mit deiner Wallet.',
+    fWallet:
+      'Die gewählte App öffnet sich angemeldet. Deine Wallet öffnet sich dort, sobald du sie mit einem hier angezeigten Code koppelst.',
     fPreparing: 'Dein Link wird vorbereitet…',
     wNone: 'In diesem Browser wurde keine Wallet gefunden.',
     noWallet: 'Ich habe keine Wallet',
@@ -198,6 +199,22 @@ export default {
     xCopyFailed: 'Kopieren nicht möglich: Markiere den Schlüssel und kopiere ihn von Hand',
     xWarning:
       'Gib deinen privaten Schlüssel niemals weiter. Wer ihn hat, kontrolliert deine Wallet.',
+    apPairTitle: 'Dieses Gerät koppeln',
+    apPairBody:
+      'Um deine Wallet auch in der Wallet-App zu nutzen, zeige unten einen Kopplungscode an und gib ihn dort ein.',
+    apPairShow: 'Kopplungscode anzeigen',
+    apPairCode:
+      'Gib diesen Code in der Wallet auf deinem anderen Gerät ein. Er gilt einmal, 5 Minuten lang.',
+    apEnterBody:
+      'Deine Wallet öffnet sich hier, sobald du dieses Gerät koppelst: Zeige in der Wallet auf deinem anderen Gerät einen Kopplungscode an und gib ihn unten ein.',
+    apEnterLabel: 'Kopplungscode',
+    apEnterButton: 'Dieses Gerät koppeln',
+    apBadCode:
+      'Dieser Code stimmt nicht oder ist abgelaufen. Zeige auf deinem anderen Gerät einen neuen an.',
+    apLinkTitle: 'Neue Anmeldemethode bestätigen',
+    apLink: 'Darf sich {method} bei deinem Konto anmelden und deine Wallet öffnen?',
+    apAllow: 'Erlauben',
+    apPasskey: 'ein Passkey',
     passkey: 'Passkey verwenden',
     protectedBy: 'Geschützt durch Latch',
     walletFrame: 'Latch-Wallet',

@@ -1,3 +1,5 @@
+import { enApproval } from './en-approval.ts'
+
 /** The English texts of the screens past the landing (en.ts has the landing's). */
 export const enScreens = {
   codeTitle: 'Enter confirmation code',
@@ -93,7 +95,8 @@ export const enScreens = {
   fTitle: 'Continue in a wallet app',
   fBody:
     "Open this page in your wallet's browser, still signed in. The link works once, within 2 minutes.",
-  fWallet: 'The app you choose opens signed in with your wallet.',
+  fWallet:
+    'The app you choose opens signed in. Your wallet opens there once you pair it with a code shown here.',
   fPreparing: 'Preparing your link…',
   wNone: 'No wallet found in this browser.',
   noWallet: 'I don’t have a wallet',
@@ -174,6 +177,8 @@ export const enScreens = {
   xFailed: 'Your key could not be loaded, please try again.',
   xCopyFailed: 'Could not copy: select the key and copy it by hand',
   xWarning: 'Never share your private key. Anyone who has it controls your wallet.',
+  // The wallet frame's approvals (en-approval.ts: the frame carries only these).
+  ...enApproval,
   // Passkeys: sign in or up (PASSKEY_SCREEN), link('passkey'), the in-app wallet's recovery.
   pkTitle: 'Continue with a passkey',
   pkBody: 'Use a passkey saved on this device to sign in to {app}.',

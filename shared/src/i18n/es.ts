@@ -116,7 +116,8 @@ export default {
     fTitle: 'Continúa en una app de billetera',
     fBody:
       'Abre esta página en el navegador de tu billetera, con la sesión iniciada. El enlace funciona una vez, durante 2 minutos.',
-    fWallet: 'La app que elijas se abrirá con la sesión iniciada y tu billetera.',
+    fWallet:
+      'La app que elijas se abrirá con la sesión iniciada. Tu billetera se abrirá allí cuando la vincules con un código que se muestra aquí.',
     fPreparing: 'Preparando tu enlace…',
     wNone: 'No se encontró ninguna billetera en este navegador.',
     noWallet: 'No tengo billetera',
@@ -194,6 +195,21 @@ export default {
     xFailed: 'No se pudo cargar tu clave; inténtalo de nuevo.',
     xCopyFailed: 'No se pudo copiar: selecciona la clave y cópiala a mano',
     xWarning: 'Nunca compartas tu clave privada. Quien la tenga controla tu billetera.',
+    apPairTitle: 'Vincular este dispositivo',
+    apPairBody:
+      'Para usar tu billetera también en la app de billetera, muestra abajo un código de vinculación y escríbelo allí.',
+    apPairShow: 'Mostrar un código de vinculación',
+    apPairCode:
+      'Escribe este código en la billetera de tu otro dispositivo. Sirve una vez, durante 5 minutos.',
+    apEnterBody:
+      'Tu billetera se abre aquí cuando vinculas este dispositivo: muestra un código de vinculación en la billetera de tu otro dispositivo y escríbelo abajo.',
+    apEnterLabel: 'Código de vinculación',
+    apEnterButton: 'Vincular este dispositivo',
+    apBadCode: 'Ese código no es correcto o ha caducado. Muestra uno nuevo en tu otro dispositivo.',
+    apLinkTitle: 'Aprueba el nuevo método de inicio de sesión',
+    apLink: '¿Permitir que {method} inicie sesión en tu cuenta y abra tu billetera?',
+    apAllow: 'Permitir',
+    apPasskey: 'una llave de acceso',
     passkey: 'Usar una llave de acceso',
     protectedBy: 'Protegido por Latch',
     walletFrame: 'Billetera de Latch',

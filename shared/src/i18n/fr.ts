@@ -119,7 +119,8 @@ export default {
     fTitle: 'Continuer dans une app de portefeuille',
     fBody:
       'Ouvrez cette page dans le navigateur de votre portefeuille, toujours connecté. Le lien fonctionne une fois, pendant 2 minutes.',
-    fWallet: 'L’app choisie s’ouvre connectée, avec votre portefeuille.',
+    fWallet:
+      'L’app choisie s’ouvre connectée. Votre portefeuille s’y ouvre une fois associé avec un code affiché ici.',
     fPreparing: 'Préparation de votre lien…',
     wNone: 'Aucun portefeuille trouvé dans ce navigateur.',
     noWallet: 'Je n’ai pas de portefeuille',
@@ -200,6 +201,22 @@ export default {
     xCopyFailed: 'Copie impossible : sélectionnez la clé et copiez-la à la main',
     xWarning:
       'Ne partagez jamais votre clé privée. Quiconque la détient contrôle votre portefeuille.',
+    apPairTitle: 'Associer cet appareil',
+    apPairBody:
+      'Pour utiliser aussi votre portefeuille dans l’app de portefeuille, affichez un code d’association ci-dessous et saisissez-le là-bas.',
+    apPairShow: 'Afficher un code d’association',
+    apPairCode:
+      'Saisissez ce code dans le portefeuille de votre autre appareil. Il sert une fois, pendant 5 minutes.',
+    apEnterBody:
+      'Votre portefeuille s’ouvre ici une fois cet appareil associé : affichez un code d’association dans le portefeuille de votre autre appareil, puis saisissez-le ci-dessous.',
+    apEnterLabel: 'Code d’association',
+    apEnterButton: 'Associer cet appareil',
+    apBadCode:
+      'Ce code n’est pas le bon ou il a expiré. Affichez-en un nouveau sur votre autre appareil.',
+    apLinkTitle: 'Approuver la nouvelle méthode de connexion',
+    apLink: 'Autoriser {method} à se connecter à votre compte et à ouvrir votre portefeuille ?',
+    apAllow: 'Autoriser',
+    apPasskey: 'une clé d’accès',
     passkey: 'Utiliser une clé d’accès',
     protectedBy: 'Protégé par Latch',
     walletFrame: 'Portefeuille Latch',

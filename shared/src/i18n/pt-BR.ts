@@ -115,7 +115,8 @@ export default {
     fTitle: 'Continue em um app de carteira',
     fBody:
       'Abra esta página no navegador da sua carteira, ainda conectado. O link funciona uma vez, em até 2 minutos.',
-    fWallet: 'O app que você escolher abre conectado, com sua carteira.',
+    fWallet:
+      'O app que você escolher abre conectado. Sua carteira abre lá depois que você parear com um código mostrado aqui.',
     fPreparing: 'Preparando seu link…',
     wNone: 'Nenhuma carteira encontrada neste navegador.',
     noWallet: 'Não tenho uma carteira',
@@ -191,6 +192,21 @@ export default {
     xFailed: 'Não foi possível carregar sua chave, tente novamente.',
     xCopyFailed: 'Não foi possível copiar: selecione a chave e copie-a manualmente',
     xWarning: 'Nunca compartilhe sua chave privada. Quem a tiver controla sua carteira.',
+    apPairTitle: 'Parear este dispositivo',
+    apPairBody:
+      'Para usar sua carteira também no app de carteira, mostre um código de pareamento abaixo e digite-o lá.',
+    apPairShow: 'Mostrar um código de pareamento',
+    apPairCode:
+      'Digite este código na carteira do seu outro dispositivo. Ele vale uma vez, por 5 minutos.',
+    apEnterBody:
+      'Sua carteira abre aqui depois que você parear este dispositivo: mostre um código de pareamento na carteira do seu outro dispositivo e digite-o abaixo.',
+    apEnterLabel: 'Código de pareamento',
+    apEnterButton: 'Parear este dispositivo',
+    apBadCode: 'Esse código não está certo ou expirou. Mostre um novo no seu outro dispositivo.',
+    apLinkTitle: 'Aprove o novo método de login',
+    apLink: 'Permitir que {method} entre na sua conta e abra sua carteira?',
+    apAllow: 'Permitir',
+    apPasskey: 'uma chave de acesso',
     passkey: 'Usar uma chave de acesso',
     protectedBy: 'Protegido por Latch',
     walletFrame: 'Carteira Latch',

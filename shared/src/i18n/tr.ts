@@ -118,7 +118,8 @@ export default {
     fTitle: 'Bir cüzdan uygulamasında devam edin',
     fBody:
       'Bu sayfayı, oturumunuz açık kalarak cüzdanınızın tarayıcısında açın. Bağlantı 2 dakika içinde bir kez çalışır.',
-    fWallet: 'Seçtiğiniz uygulama cüzdanınızla oturum açmış olarak açılır.',
+    fWallet:
+      'Seçtiğiniz uygulama oturum açmış olarak açılır. Burada gösterilen bir kodla eşleştirdiğinizde cüzdanınız orada açılır.',
     fPreparing: 'Bağlantınız hazırlanıyor…',
     wNone: 'Bu tarayıcıda cüzdan bulunamadı.',
     noWallet: 'Cüzdanım yok',
@@ -196,6 +197,20 @@ export default {
     xFailed: 'Anahtarınız yüklenemedi, lütfen tekrar deneyin.',
     xCopyFailed: 'Kopyalanamadı: anahtarı seçip elle kopyalayın',
     xWarning: 'Özel anahtarınızı asla paylaşmayın. Ona sahip olan herkes cüzdanınızı kontrol eder.',
+    apPairTitle: 'Bu cihazı eşleştir',
+    apPairBody:
+      'Cüzdanınızı cüzdan uygulamasında da kullanmak için aşağıda bir eşleştirme kodu gösterin ve orada yazın.',
+    apPairShow: 'Eşleştirme kodu göster',
+    apPairCode: 'Bu kodu diğer cihazınızdaki cüzdana yazın. Bir kez, 5 dakika boyunca geçerlidir.',
+    apEnterBody:
+      'Bu cihazı eşleştirdiğinizde cüzdanınız burada açılır: diğer cihazınızdaki cüzdanda bir eşleştirme kodu gösterin, ardından aşağıya yazın.',
+    apEnterLabel: 'Eşleştirme kodu',
+    apEnterButton: 'Bu cihazı eşleştir',
+    apBadCode: 'Bu kod doğru değil ya da süresi doldu. Diğer cihazınızda yeni bir kod gösterin.',
+    apLinkTitle: 'Yeni giriş yöntemini onaylayın',
+    apLink: '{method} hesabınıza giriş yapsın ve cüzdanınızı açsın mı?',
+    apAllow: 'İzin ver',
+    apPasskey: 'bir geçiş anahtarı',
     passkey: 'Geçiş anahtarı kullan',
     protectedBy: 'Latch tarafından korunuyor',
     walletFrame: 'Latch cüzdanı',

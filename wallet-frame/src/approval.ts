@@ -1,0 +1,259 @@
+/**
+ * The wallet frame's approval surface: what opens a new way to an automatic wallet's key (a fork
+ * paired with this wallet, a new sign-in method) is approved here, on text and a button this
+ * origin draws, never by a message.
+ *
+ * The modal may only ask the frame to SHOW an approval (what to display: its kind, a label) and
+ * make the frame's iframe visible where its screen's buttons would be. The frame then
+ *
+ * - draws its own text and button (plain DOM; the modal's script cannot reach this document);
+ * - arms the button only once it has been visible, unobscured where the browser can tell
+ *   (IntersectionObserver v2's `isVisible`), for ARM_MS without a change: a button slid under the
+ *   visitor's pointer, or shown under something that hides it, does not take the click;
+ * - acts only on a trusted click (`event.isTrusted`: the visitor's pointer, or Enter/Space on the
+ *   focused button), by its own same-origin fetch, which alone carries the session's wallet
+ *   credential and `Sec-Fetch-Site: same-origin` (server/src/wallets/credential.ts).
+ *
+ * The approval's promise settles with `{ done: true }` once that fetch succeeded; the modal learns
+ * nothing more (a pairing code is shown here, never answered).
+ */
+import { LatchError, type WalletApprovalKind, type WalletApprovalParams } from '@latch/shared'
+import { fill, isRtl, LOCALES, type Locale, loadLocale } from '@latch/shared/i18n'
+import { enApproval } from '@latch/shared/i18n/approval'
+import type { WalletApi } from './wallet.ts'
+
+/** How long the button must have been visible and unchanged before a click counts. */
+export const ARM_MS = 500
+
+/** Chromium's IntersectionObserver v2 fields (absent elsewhere: visibility is then intersection). */
+interface VisibilityEntry extends IntersectionObserverEntry {
+  isVisible?: boolean
+}
+
+interface Pending {
+  reject(e: unknown): void
+  teardown(): void
+}
+
+export interface ApprovalSurface {
+  show(params: WalletApprovalParams): Promise<{ done: true }>
+  dismiss(): void
+}
+
+/** The server calls an approval makes, all on this origin. */
+const PATHS: Record<WalletApprovalKind, string> = {
+  'fork-show-code': '/wallets/fork/pair/start',
+  'fork-enter-code': '/wallets/fork/pair/finish',
+  link: '/wallets/approvals',
+}
+
+const css = (el: HTMLElement, rules: Record<string, string>) => {
+  for (const [name, value] of Object.entries(rules)) el.style.setProperty(name, value)
+}
+
+export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface {
+  let pending: Pending | null = null
+
+  function dismiss(): void {
+    const was = pending
+    pending = null
+    was?.teardown()
+    was?.reject(LatchError.of('embedded_wallet_error', { message: 'The approval was closed' }))
+  }
+
+  async function textsFor(locale: Locale | null): Promise<Record<string, string>> {
+    if (!locale || locale === 'en') return enApproval
+    try {
+      return { ...enApproval, ...(await loadLocale(locale)).m }
+    } catch (e) {
+      console.error('Latch wallet frame: the language could not be loaded; English stays', e)
+      return enApproval
+    }
+  }
+
+  async function show(params: WalletApprovalParams): Promise<{ done: true }> {
+    dismiss()
+    if (params.kind === 'link' && (!params.method || !params.label)) {
+      throw LatchError.of('invalid_request_arguments')
+    }
+    const locale = (LOCALES as readonly string[]).includes(params.locale ?? '')
+      ? (params.locale as Locale)
+      : null
+    const texts = await textsFor(locale)
+    const text = (key: keyof typeof enApproval) => texts[key] ?? key
+    const html = doc.documentElement
+    html.lang = locale ?? 'en'
+    html.dir = locale && isRtl(locale) ? 'rtl' : 'ltr'
+    const colors = params.colors ?? {}
+    css(doc.body, {
+      margin: '0',
+      background: colors.background ?? 'transparent',
+      color: colors.foreground ?? '#1e1e1d',
+      font: '14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif',
+    })
+
+    const root = doc.createElement('div')
+    root.setAttribute('role', 'group')
+    root.dataset.testid = 'wallet-approval'
+    css(root, { padding: '4px', display: 'grid', gap: '8px' })
+    const prompt = doc.createElement('p')
+    prompt.id = 'approval-prompt'
+    css(prompt, { margin: '0', 'text-align': 'center' })
+    const status = doc.createElement('p')
+    status.setAttribute('role', 'status')
+    status.dataset.testid = 'wallet-approval-status'
+    css(status, { margin: '0', 'min-height': '1.4em', 'text-align': 'center' })
+    const button = doc.createElement('button')
+    button.type = 'button'
+    button.dataset.testid = 'wallet-approval-button'
+    css(button, {
+      padding: '12px',
+      border: '0',
+      'border-radius': '12px',
+      background: colors.accent ?? '#5f66eb',
+      color: colors.accentForeground ?? '#ffffff',
+      font: 'inherit',
+      'font-weight': '600',
+      cursor: 'pointer',
+    })
+    root.setAttribute('aria-labelledby', prompt.id)
+    let input: HTMLInputElement | null = null
+    if (params.kind === 'fork-show-code') {
+      prompt.textContent = text('apPairBody')
+      button.textContent = text('apPairShow')
+    } else if (params.kind === 'fork-enter-code') {
+      prompt.textContent = text('apEnterLabel')
+      input = doc.createElement('input')
+      input.id = 'approval-code'
+      input.inputMode = 'numeric'
+      input.autocomplete = 'one-time-code'
+      input.maxLength = 6
+      input.dataset.testid = 'wallet-approval-code'
+      input.setAttribute('aria-labelledby', prompt.id)
+      css(input, {
+        padding: '10px',
+        border: '1px solid currentColor',
+        'border-radius': '12px',
+        background: 'transparent',
+        color: 'inherit',
+        font: '20px/1.2 ui-monospace, Menlo, Consolas, monospace',
+        'letter-spacing': '0.3em',
+        'text-align': 'center',
+      })
+      button.textContent = text('apEnterButton')
+    } else {
+      prompt.textContent = fill(text('apLink'), { method: params.label ?? '' })
+      button.textContent = text('apAllow')
+    }
+    root.append(prompt, ...(input ? [input] : []), button, status)
+    doc.body.replaceChildren(root)
+
+    // Armed only while visible and unchanged for ARM_MS; any change of visibility disarms.
+    let armed = false
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const disarm = () => {
+      armed = false
+      clearTimeout(timer)
+      button.setAttribute('aria-disabled', 'true')
+    }
+    disarm()
+    const observer = new IntersectionObserver(
+      (entries) => {
+        const entry = entries[entries.length - 1] as VisibilityEntry | undefined
+        if (!entry) return
+        const visible =
+          entry.isIntersecting && entry.intersectionRatio >= 0.99 && entry.isVisible !== false
+        disarm()
+        if (visible) {
+          timer = setTimeout(() => {
+            armed = true
+            button.removeAttribute('aria-disabled')
+          }, ARM_MS)
+        }
+      },
+      // trackVisibility asks Chromium whether anything covers, fades or transforms the button.
+      { threshold: [0, 0.99, 1], trackVisibility: true, delay: 100 } as IntersectionObserverInit,
+    )
+    observer.observe(button)
+    const onHidden = () => {
+      if (doc.visibilityState !== 'visible') disarm()
+    }
+    doc.addEventListener('visibilitychange', onHidden)
+
+    let busy = false
+    return new Promise<{ done: true }>((resolve, reject) => {
+      const mine: Pending = {
+        reject,
+        teardown() {
+          observer.disconnect()
+          disarm()
+          doc.removeEventListener('visibilitychange', onHidden)
+          root.remove()
+        },
+      }
+      pending = mine
+      const act = async () => {
+        busy = true
+        button.setAttribute('aria-busy', 'true')
+        status.textContent = ''
+        try {
+          if (params.kind === 'fork-show-code') {
+            const { code } = await api<{ code: string }>(PATHS[params.kind], {}, params.accessToken)
+            if (pending !== mine) return
+            const shown = doc.createElement('p')
+            shown.dataset.testid = 'wallet-approval-pairing-code'
+            shown.textContent = `${code.slice(0, 3)} ${code.slice(3)}`
+            shown.setAttribute('aria-label', code.split('').join(' '))
+            css(shown, {
+              margin: '0',
+              font: '600 28px/1.2 ui-monospace, Menlo, Consolas, monospace',
+              'letter-spacing': '0.15em',
+              'text-align': 'center',
+            })
+            prompt.textContent = text('apPairCode')
+            button.replaceWith(shown)
+            observer.disconnect()
+          } else if (params.kind === 'fork-enter-code') {
+            const code = (input?.value ?? '').replace(/\s+/g, '')
+            await api(PATHS[params.kind], { code }, params.accessToken)
+            if (pending !== mine) return
+            button.disabled = true
+          } else {
+            await api(
+              PATHS[params.kind],
+              { type: params.method?.type, identifier: params.method?.identifier },
+              params.accessToken,
+            )
+            if (pending !== mine) return
+            button.disabled = true
+          }
+          // A shown code stays on screen until the modal takes the approval away.
+          pending =
+            params.kind === 'fork-show-code' ? { reject: () => {}, teardown: mine.teardown } : null
+          if (params.kind !== 'fork-show-code') mine.teardown()
+          resolve({ done: true })
+        } catch (e) {
+          if (pending !== mine) return
+          const refused = e instanceof LatchError && e.code === 'invalid_verification_code'
+          status.setAttribute('role', 'alert')
+          status.textContent = refused
+            ? text('apBadCode')
+            : e instanceof Error
+              ? e.message
+              : String(e)
+        } finally {
+          busy = false
+          button.removeAttribute('aria-busy')
+        }
+      }
+      button.addEventListener('click', (event) => {
+        // A script's click() or dispatchEvent is not trusted, and no other origin reaches this
+        // document; an unarmed button (just shown, moved, covered) ignores even the visitor.
+        if (!event.isTrusted || !armed || busy) return
+        void act()
+      })
+    })
+  }
+
+  return { show, dismiss }
+}
