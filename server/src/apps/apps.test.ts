@@ -188,10 +188,11 @@ describeBackends('apps, analytics, token price, errors', (get) => {
     expect(bad.body).toMatchObject({
       error: { code: 'invalid_data', message: 'Request body is not valid JSON' },
     })
-    const empty = await s.request('/sessions', { appId: app.id, method: 'POST' })
+    // (fork/recover reads a body from anyone; refresh wants the modal's cookie before a body.)
+    const empty = await s.request('/sessions/fork/recover', { appId: app.id, method: 'POST' })
     expect(empty.status).toBe(400)
     expect(empty.body).toMatchObject({ error: { message: 'Request body is missing' } })
-    const array = await s.request('/sessions', { appId: app.id, body: [1, 2] })
+    const array = await s.request('/sessions/fork/recover', { appId: app.id, body: [1, 2] })
     expect(array.status).toBe(400)
     const big = await s.request('/analytics_events', {
       appId: app.id,

@@ -41,11 +41,14 @@ test('behavior: secret rotate prints one count per table, in rows, the same in i
   expect(run.out).toContain('apps: 1 row(s) sealed again, 0 already under the new secret')
   // Every table's progress and summary agree, and the total is their sum.
   const done = new Map(
-    [...run.err.matchAll(/\[latch\] (\w+): (\d+) row\(s\) done/g)].map((m) => [m[1], Number(m[2])]),
+    [...run.err.matchAll(/\[latch\] ([\w.]+): (\d+) row\(s\) done/g)].map((m) => [
+      m[1],
+      Number(m[2]),
+    ]),
   )
   let total = 0
   for (const [, table, sealed, current] of run.out.matchAll(
-    /^(\w+): (\d+) row\(s\) sealed again, (\d+) already under the new secret$/gm,
+    /^([\w.]+): (\d+) row\(s\) sealed again, (\d+) already under the new secret$/gm,
   )) {
     expect([table, Number(sealed) + Number(current)]).toEqual([table, done.get(table ?? '') ?? 0])
     total += Number(sealed)

@@ -231,8 +231,10 @@ export async function rotateSecret(
     })
   }
   for (const spec of MAC_TABLES) {
-    const tally = count(`${spec.table}.${spec.mac}`)
-    await walk(deps, { table: spec.table, key: spec.key }, batch, options, async (trx, keys) => {
+    const label = `${spec.table}.${spec.mac}`
+    const tally = count(label)
+    const scope = { table: spec.table, key: spec.key, label }
+    await walk(deps, scope, batch, options, async (trx, keys) => {
       const cols = [...new Set([spec.key, spec.mac, ...spec.columns])]
       const { rows } = await sql<Raw>`
         SELECT ${sql.join(cols.map((c) => sql.ref(c)))} FROM ${sql.table(spec.table)}
@@ -263,7 +265,8 @@ export async function rotateSecret(
   // old key is checked to be that MAC (a SHA-256 written by someone without the secret is not
   // keyed by either, and stays refused), with its row's MAC and its parent's pointer to it.
   const tokens = count('refresh_tokens.hash')
-  await walk(deps, { table: 'refresh_tokens', key: 'hash' }, batch, options, async (trx, keys) => {
+  const tokenScope = { table: 'refresh_tokens', key: 'hash', label: 'refresh_tokens.hash' }
+  await walk(deps, tokenScope, batch, options, async (trx, keys) => {
     const rows = await trx
       .selectFrom('refresh_tokens')
       .select(['hash', 'token_sha256', 'session_id', 'mac'])
@@ -424,7 +427,18 @@ type Trx = Parameters<Parameters<ReturnType<Deps['db']['transaction']>['execute'
 /** Visits a table's rows by ascending key, `batch` at a time, each batch in its own transaction. */
 async function walk(
   deps: Deps,
-  { table, key, onlySet }: { table: string; key: string; onlySet?: string | undefined },
+  {
+    table,
+    key,
+    onlySet,
+    label = table,
+  }: {
+    table: string
+    key: string
+    onlySet?: string | undefined
+    /** The name its progress lines and its count go by, where a table is walked twice. */
+    label?: string
+  },
   batch: number,
   options: RotationOptions,
   visit: (trx: Trx, keys: string[]) => Promise<void>,
@@ -443,7 +457,7 @@ async function walk(
     const keys: string[] = rows.map((r: { k: string }) => r.k)
     await deps.db.transaction().execute((trx) => visit(trx, keys))
     after = keys[keys.length - 1] ?? null
-    await options.onBatch?.(table, keys.length)
+    await options.onBatch?.(label, keys.length)
     if (rows.length < batch) return
   }
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { FakeClock } from '../testing/test-server.ts'
 import { COIN_IDS, createPriceSource, PRICE_CACHE_MS } from './source.ts'
 
-const USD: Record<string, number> = { ethereum: 3120.55, 'matic-network': 0.41, celo: 0.62 }
+const USD: Record<string, number> = { ethereum: 3120.55, 'polygon-ecosystem-token': 0.41, celo: 0.62 }
 let server: Server
 let base = ''
 const hits: string[] = []
@@ -53,7 +53,7 @@ test('behavior: {coinId} asks CoinGecko for the native coin of the chain; answer
   expect(await source.usd(42220)).toBe(0.62)
   expect(await source.usd(10)).toBe(3120.55)
   expect(hits).toEqual([
-    '/api/v3/simple/price?ids=matic-network&vs_currencies=usd',
+    '/api/v3/simple/price?ids=polygon-ecosystem-token&vs_currencies=usd',
     '/api/v3/simple/price?ids=ethereum&vs_currencies=usd',
     '/api/v3/simple/price?ids=celo&vs_currencies=usd',
   ])
