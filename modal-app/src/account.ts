@@ -1,10 +1,7 @@
 /** The signed-in user and their accounts: who the host hears of, sign-in, link, unlink, logout. */
 import {
-  type AuthResponse,
   CODE_ROUTE_PATHS,
   LatchError,
-  type LinkResponse,
-  type LoginResult,
   type UnlinkResponse,
   type UnlinkTarget,
   type User,
@@ -21,31 +18,6 @@ export function setUser(user: User | null): void {
   store.setState({ user })
   if (previous && !user) callHost('emit', 'logout', undefined)
   callHost('emit', 'user', user)
-}
-
-/**
- * Presents a verified proof to `{path}/authenticate` (a sign-in: starts the session) or
- * `{path}/link` (adds the account to the signed-in user).
- */
-export async function signInOrLink(
-  intent: 'login' | 'link',
-  path: string,
-  body: Record<string, string>,
-  headers?: Record<string, string>,
-): Promise<LoginResult> {
-  const { api, session } = runtime()
-  if (intent === 'link') {
-    const user = await api.request<LinkResponse>(`${path}/link`, body, { headers })
-    setUser(user)
-    return { user, isNewUser: false }
-  }
-  // A sign-in goes without the token: it proves who the visitor is by itself.
-  const res = await api.request<AuthResponse>(`${path}/authenticate`, body, {
-    auth: false,
-    headers,
-  })
-  session.start(res, res.user)
-  return { user: res.user, isNewUser: res.is_new_user }
 }
 
 /** What ends with the session besides it: hooks of lazily loaded parts (walletconnect.ts). */

@@ -15,7 +15,6 @@ import { checkHostConfig } from './config-check.ts'
 import { dispatchWalletEvent } from './connectors/events.ts'
 import { exitFlow, initialize, link, login, startFlow } from './flow.ts'
 import { applyLocale } from './i18n.ts'
-import { linkOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
 import { preloadScreens } from './screens/lazy.tsx'
 import { store } from './store.ts'
@@ -80,7 +79,8 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     login,
     link: (kind) =>
       (OAUTH_PROVIDERS as readonly string[]).includes(kind)
-        ? linkOAuth(kind as OAuthProvider)
+        ? // Its code, the social buttons' (oauth.ts), is not the landing's.
+          import('./oauth.ts').then((m) => m.linkOAuth(kind as OAuthProvider))
         : link(kind),
     unlink,
     logout,
