@@ -15,7 +15,7 @@ export const MODAL_DIST = fileURLToPath(new URL('./dist', import.meta.url))
 
 /** Statically reachable from the entry, yet needed only by lazy chunks. */
 const LAZY_ONLY =
-  /[\\/](libphonenumber-js[\\/]|shared[\\/]src[\\/](phone|transaction-check)\.ts$)/
+  /[\\/](libphonenumber-js[\\/]|shared[\\/]src[\\/](phone|transaction-check|call-shapes)\.ts$)/
 
 export interface BuildModalOptions {
   /** Where to write; modal-app/dist by default. */
@@ -346,6 +346,9 @@ async function viteBuild(outDir: string, renderer: ModalRenderer): Promise<void>
       penpalWithoutDebugLines(),
       leanPreloadHelper(),
       eagerCompileHint(),
+      ...(process.env.LATCH_SIZE_REPORT
+        ? [(await import('./size-report.tmp.ts')).sizeReport()]
+        : []),
     ],
     build: {
       outDir,

@@ -1,12 +1,5 @@
-/** The signed-in user and their accounts: who the host hears of, sign-in, link, unlink, logout. */
-import {
-  CODE_ROUTE_PATHS,
-  LatchError,
-  type UnlinkResponse,
-  type UnlinkTarget,
-  type User,
-} from '@latch/shared'
-import { checkUnlinkTarget } from './config-check.ts'
+/** The signed-in user: who the host hears of, logout. */
+import type { User } from '@latch/shared'
 import { forgetStoredWalletConnect } from './connectors/walletconnect-storage.ts'
 import { callHost, runtime } from './runtime.ts'
 import { store } from './store.ts'
@@ -46,29 +39,4 @@ export async function logout(): Promise<void> {
     ),
   )
   forgetStoredWalletConnect()
-}
-
-/** Removes a linked account; answers the updated user. */
-export async function unlink(target: UnlinkTarget): Promise<User> {
-  const account = checkUnlinkTarget(target)
-  if (!store.getState().user) throw LatchError.of('not_authenticated')
-  let path: string
-  let body: Record<string, string>
-  if (account.type === 'email') {
-    path = `${CODE_ROUTE_PATHS.email}/unlink`
-    body = { address: account.address }
-  } else if (account.type === 'phone') {
-    path = `${CODE_ROUTE_PATHS.sms}/unlink`
-    body = { phoneNumber: account.number }
-  } else if (account.type === 'wallet') {
-    // The server refuses the in-app wallet itself (embedded_wallet_unlink_forbidden).
-    path = '/siwe/unlink'
-    body = { address: account.address }
-  } else {
-    path = '/oauth/unlink'
-    body = { provider: account.type.replace(/_oauth$/, ''), subject: account.subject }
-  }
-  const user = await runtime().api.request<UnlinkResponse>(path, body)
-  setUser(user)
-  return user
 }

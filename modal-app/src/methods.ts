@@ -9,7 +9,7 @@ import {
   type ServerAppConfig,
   type User,
 } from '@latch/shared'
-import { logout, unlink } from './account.ts'
+import { logout } from './account.ts'
 import { track } from './analytics.ts'
 import { checkHostConfig } from './config-check.ts'
 import { dispatchWalletEvent } from './connectors/events.ts'
@@ -82,7 +82,8 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
         ? // Its code, the social buttons' (oauth.ts), is not the landing's.
           import('./oauth.ts').then((m) => m.linkOAuth(kind as OAuthProvider))
         : link(kind),
-    unlink,
+    // Its code is not the landing's: it loads at the host's first unlink().
+    unlink: (target) => import('./unlink.ts').then((m) => m.unlink(target)),
     logout,
     getUser: async () => store.getState().user,
     getAccessToken: () => runtime().session.getAccessToken(),
