@@ -14,7 +14,8 @@ export const MODAL_ROOT = fileURLToPath(new URL('.', import.meta.url))
 export const MODAL_DIST = fileURLToPath(new URL('./dist', import.meta.url))
 
 /** Statically reachable from the entry, yet needed only by lazy chunks. */
-const LAZY_ONLY = /[\\/](libphonenumber-js[\\/]|shared[\\/]src[\\/]phone\.ts$)/
+const LAZY_ONLY =
+  /[\\/](libphonenumber-js[\\/]|shared[\\/]src[\\/](phone|transaction-check|call-shapes)\.ts$)/
 
 export interface BuildModalOptions {
   /** Where to write; modal-app/dist by default. */

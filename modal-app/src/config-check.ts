@@ -6,8 +6,6 @@ import {
   type HostAppConfig,
   hostAppConfigSchema,
   LatchError,
-  type UnlinkTarget,
-  unlinkTargetSchema,
   validateHostConfig,
 } from '@latch/shared'
 
@@ -27,11 +25,4 @@ export async function checkHostConfig(
     })
   }
   return validateHostConfig(parsed.data)
-}
-
-/** An unlink target as the host sent it, or invalid_data. */
-export function checkUnlinkTarget(input: unknown): UnlinkTarget {
-  const parsed = unlinkTargetSchema.safeParse(input)
-  if (!parsed.success) throw LatchError.of('invalid_data')
-  return parsed.data
 }

@@ -35,7 +35,6 @@ import {
   type User,
   type WalletAccount,
 } from '@latch/shared'
-import { signInOrLink } from './account.ts'
 import { track } from './analytics.ts'
 import { type AppView, mergeConfig } from './config.ts'
 import { t, tf } from './i18n.ts'
@@ -344,27 +343,6 @@ export function addNextStep(rule: NextStepRule): () => void {
     const at = nextStepRules.indexOf(rule)
     if (at >= 0) nextStepRules.splice(at, 1)
   }
-}
-
-/**
- * Completes the flow on screen with a verified proof: POST `{path}/authenticate` for a sign-in
- * or `{path}/link` for a link, then `showSuccess` and the success pause. An answer (or failure)
- * arriving after the flow changed changes nothing; other failures are thrown to the caller.
- */
-export async function completeFlow(
-  path: string,
-  body: Record<string, string>,
-  verified: Verified,
-  showSuccess: () => void,
-  /** Headers of the proof's request (the SIWE browser binding). */
-  headers?: Record<string, string>,
-): Promise<void> {
-  const flow = currentFlow()
-  const intent = store.getState().flow?.kind === 'link' ? 'link' : 'login'
-  // Signed in even if the visitor closed the modal meanwhile: the host hears of it by 'user'.
-  const result = await flow.guard(signInOrLink(intent, path, body, headers))
-  showSuccess()
-  succeed(result, verified)
 }
 
 /**

@@ -9,13 +9,12 @@ import {
   type ServerAppConfig,
   type User,
 } from '@latch/shared'
-import { logout, unlink } from './account.ts'
+import { logout } from './account.ts'
 import { track } from './analytics.ts'
 import { checkHostConfig } from './config-check.ts'
 import { dispatchWalletEvent } from './connectors/events.ts'
 import { exitFlow, initialize, link, login, startFlow } from './flow.ts'
 import { applyLocale } from './i18n.ts'
-import { linkOAuth } from './oauth.ts'
 import { callHost, runtime } from './runtime.ts'
 import { preloadScreens } from './screens/lazy.tsx'
 import { store } from './store.ts'
@@ -80,9 +79,11 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     login,
     link: (kind) =>
       (OAUTH_PROVIDERS as readonly string[]).includes(kind)
-        ? linkOAuth(kind as OAuthProvider)
+        ? // Its code, the social buttons' (oauth.ts), is not the landing's.
+          import('./oauth.ts').then((m) => m.linkOAuth(kind as OAuthProvider))
         : link(kind),
-    unlink,
+    // Its code is not the landing's: it loads at the host's first unlink().
+    unlink: (target) => import('./unlink.ts').then((m) => m.unlink(target)),
     logout,
     getUser: async () => store.getState().user,
     getAccessToken: () => runtime().session.getAccessToken(),

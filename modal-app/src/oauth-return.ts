@@ -9,7 +9,8 @@ import {
   type PendingOAuthFlow,
   pendingOAuthFlowSchema,
 } from '@latch/shared'
-import { completeFlow, startFlow } from './flow.ts'
+import { completeFlow } from './complete.ts'
+import { startFlow } from './flow.ts'
 import { setOAuth, showError } from './oauth.ts'
 import { callHost } from './runtime.ts'
 import { type Flow, store } from './store.ts'

@@ -14,7 +14,8 @@ import {
   type PasskeyAccount,
   type User,
 } from '@latch/shared'
-import { approvedInWallet, setUser } from './account.ts'
+import { setUser } from './account.ts'
+import { approvedInWallet } from './complete.ts'
 import type { AppView } from './config.ts'
 import {
   addNextStep,

@@ -12,11 +12,11 @@ import {
   validateCode,
   validateEmail,
 } from '@latch/shared'
-import { completeFlow, currentFlow, navigate } from './flow.ts'
+import { completeFlow } from './complete.ts'
+import { currentFlow, navigate } from './flow.ts'
 import { locale } from './i18n.ts'
 import { loadPhoneCheck } from './phone.ts'
 import { runtime } from './runtime.ts'
-import type { ScreenId } from './screens/ids.ts'
 import { type PasswordlessState, store } from './store.ts'
 
 /** The body naming the destination, as every code route of the channel reads it. */
@@ -29,14 +29,6 @@ const initBody = (channel: CodeChannel, destination: string): Record<string, str
   ...destinationBody(channel, destination),
   locale: locale(),
 })
-
-/** The back target of the code screen depends on the flow that led to it. */
-export function codeScreenBack(): ScreenId {
-  const flow = store.getState().flow
-  if (flow?.kind === 'link')
-    return flow.account === 'email' ? 'LINK_EMAIL_SCREEN' : 'LINK_PHONE_SCREEN'
-  return 'LANDING'
-}
 
 /** Sends a code to an e-mail address or phone number, then shows the code entry. */
 export async function submitDestination(channel: CodeChannel, input: string): Promise<void> {

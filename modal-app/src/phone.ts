@@ -3,14 +3,20 @@
  * the landing's budget: it loads when a phone form first shows, not before the landing.
  */
 import type { Result } from '@latch/shared'
+import type { ComponentType } from 'react'
 
 /** A number into E.164, a national one read as one of `country` (US by default). */
 type PhoneCheck = (input: string, country?: string) => Result<string>
 
-/** The loaded module: the check and the countries' dialling codes. */
+/** The loaded module: the check, the countries' dialling codes and the country select. */
 export interface PhoneTools {
   validatePhone: PhoneCheck
   dialCode(country: string): string | null
+  CountrySelect: ComponentType<{
+    countries: readonly string[]
+    value: string
+    onChange: (country: string) => void
+  }>
 }
 
 let tools: PhoneTools | null = null

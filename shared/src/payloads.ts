@@ -20,6 +20,7 @@ import {
   type WalletRecoverParams,
   type WalletRpcParams,
 } from './protocol.ts'
+import { isQuantity } from './transaction-check.ts'
 import type {
   Hex,
   LinkKind,
@@ -27,7 +28,6 @@ import type {
   TransactionRequest,
   TransactionUIOptions,
 } from './types.ts'
-import { isQuantity } from './validation.ts'
 
 const hex = z.string().check(z.regex(/^0x[0-9a-fA-F]*$/)) as unknown as z.ZodMiniType<Hex>
 const address = z.string().check(z.regex(ADDRESS_PATTERN)) as unknown as z.ZodMiniType<Hex>

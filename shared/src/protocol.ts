@@ -10,7 +10,7 @@
  * objects as api.ts does.
  */
 
-import { type AnalyticsEventName, LOGIN_METHODS, OAUTH_PROVIDERS } from './constants.ts'
+import { type AnalyticsEventName, LOGIN_METHODS } from './constants.ts'
 import type { HostTexts } from './i18n/messages.ts'
 import * as s from './shape.ts'
 import type {
@@ -389,7 +389,6 @@ export { exposeMethods, remoteMethods } from './remote.ts'
 
 // Rules the shapes below and the zod schemas of payloads.ts share.
 
-export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/
 export const COLOR_PATTERN = /^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/
 /** An http(s) URL of at most 2048 characters: links the modal renders. */
 export const HTTP_URL_RULES = {
@@ -402,7 +401,6 @@ export const HTTP_URL_RULES = {
 
 const sText = s.string({ max: 1000 })
 const sShort = (max: number) => s.string({ max })
-const sNonEmpty = (max: number) => s.string({ min: 1, max })
 const sHttpUrl = s.string(HTTP_URL_RULES)
 const sBoolean = s.optional(s.boolean())
 
@@ -466,34 +464,11 @@ export const hostAppConfigSchema: s.Shape<HostAppConfig> = s.object({
   texts: s.optional(s.unchecked<HostTexts>()),
 })
 
-export const oauthReturnParamsSchema: s.Shape<OAuthReturnParams> = s.object({
-  code: sNonEmpty(4096),
-  state: sNonEmpty(512),
-  provider: s.oneOf(OAUTH_PROVIDERS),
-  token: s.optional(sShort(4096)),
-  connector: s.optional(sShort(128)),
-  walletClient: s.optional(sShort(128)),
-})
-
-export const pendingOAuthFlowSchema: s.Shape<PendingOAuthFlow> = s.object({
-  state: sNonEmpty(512),
-  provider: s.oneOf(OAUTH_PROVIDERS),
-  intent: s.oneOf(['login', 'link']),
-  secret: s.string({ pattern: /^[A-Za-z0-9_-]{43}$/ }),
-})
-
-export const unlinkTargetSchema: s.Shape<UnlinkTarget> = s.union<UnlinkTarget>([
-  s.object({ type: s.literal('email'), address: sShort(320) }),
-  s.object({ type: s.literal('phone'), number: sShort(32) }),
-  s.object({ type: s.literal('wallet'), address: s.string<Hex>({ pattern: ADDRESS_PATTERN }) }),
-  s.object({
-    type: s.oneOf([
-      'google_oauth',
-      'twitter_oauth',
-      'discord_oauth',
-      'github_oauth',
-      'apple_oauth',
-    ]),
-    subject: sNonEmpty(256),
-  }),
-])
+// A module of its own: the modal's landing reaches this file, and only code loaded after it
+// (the OAuth return, unlink) these.
+export {
+  ADDRESS_PATTERN,
+  oauthReturnParamsSchema,
+  pendingOAuthFlowSchema,
+  unlinkTargetSchema,
+} from './call-shapes.ts'

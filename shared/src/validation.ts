@@ -13,7 +13,7 @@ import {
 import { LatchError } from './errors/latch-error.ts'
 import { isWeakPasscode } from './passcode.ts'
 import { fail, ok, type Result } from './result.ts'
-import type { HostAppConfig, Quantity, TransactionRequest } from './types.ts'
+import type { HostAppConfig } from './types.ts'
 
 export type { Result } from './result.ts'
 
@@ -30,6 +30,8 @@ export function validateEmail(input: string): Result<string> {
 
 // In its own module so a browser bundle can load the phone metadata only when it needs it.
 export { dialCode, validatePhone } from './phone.ts'
+// A module of its own: the modal's landing reaches this file, and only its wallet code these.
+export { isQuantity, toBigInt, validateTransactionRequest } from './transaction-check.ts'
 
 /** A verification code: trimmed, six digits. */
 export function validateCode(input: string): Result<string> {
@@ -203,46 +205,4 @@ export function colorTone(color: string): 'light' | 'dark' | 'neither' | undefin
   if ((l + 0.05) / 0.05 >= 7) return 'light'
   if (1.05 / (l + 0.05) >= 7) return 'dark'
   return 'neither'
-}
-
-const QUANTITY_FIELDS = [
-  'gasLimit',
-  'gasPrice',
-  'value',
-  'maxPriorityFeePerGas',
-  'maxFeePerGas',
-] as const
-
-export function isQuantity(value: unknown): value is Quantity {
-  if (typeof value === 'bigint') return value >= 0n
-  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0
-  return typeof value === 'string' && /^0x[0-9a-fA-F]+$/.test(value)
-}
-
-export function toBigInt(value: Quantity): bigint {
-  return typeof value === 'bigint' ? value : BigInt(value)
-}
-
-/** Numeric fields are numbers, bigints or hex strings; chainId is a number. */
-export function validateTransactionRequest(
-  request: TransactionRequest,
-): Result<TransactionRequest> {
-  for (const field of QUANTITY_FIELDS) {
-    const value = request[field]
-    if (value !== undefined && !isQuantity(value)) {
-      return fail(
-        LatchError.of('invalid_transaction', {
-          message: `Invalid transaction request: ${field} must be a number, bigint or hex string`,
-        }),
-      )
-    }
-  }
-  if (request.chainId !== undefined && !Number.isSafeInteger(request.chainId)) {
-    return fail(
-      LatchError.of('invalid_transaction', {
-        message: 'Invalid transaction request: chainId must be a number',
-      }),
-    )
-  }
-  return ok(request)
 }

@@ -1,15 +1,32 @@
-import { type CodeChannel, validateEmail } from '@latch/shared'
+import { type CodeChannel, ERRORS, validateEmail } from '@latch/shared'
 import { useEffect, useId, useState } from 'react'
 import { useModal } from '../hooks.ts'
-import { locale, shownError, t } from '../i18n.ts'
-import { submitDestination } from '../passwordless.ts'
+import { shownError, t } from '../i18n.ts'
 import { loadPhoneTools, phoneCountries, phoneTools } from '../phone.ts'
+import { store } from '../store.ts'
 
 export const EMAIL_PLACEHOLDER = 'your@email.com'
 
 /** The field's passkey autofill (conditional UI); its code loads only then. */
 const startAutofill = () => import('../screens/Passkeys.tsx').then((m) => m.startConditional())
 export const PHONE_PLACEHOLDER = '555 555 5555'
+
+/**
+ * The submit and what follows it (passwordless.ts): a chunk of its own, out of the landing's,
+ * asked for as the form shows so it is there by the first submit.
+ */
+const loadSubmit = () => import('../passwordless.ts')
+
+/** Sends the code (passwordless.ts); a chunk that cannot load fails as the request would. */
+function submit(channel: CodeChannel, destination: string): void {
+  loadSubmit().then(
+    (m) => m.submitDestination(channel, destination),
+    () => {
+      const failed = channel === 'email' ? ERRORS.email_submit_failed : ERRORS.phone_submit_failed
+      store.setState({ submitError: failed.message })
+    },
+  )
+}
 
 /** How long the visitor pauses typing before a malformed value says why it is refused. */
 export const INPUT_CHECK_PAUSE_MS = 1000
@@ -39,6 +56,9 @@ export function DestinationForm({
   useEffect(() => {
     if (!email) void loadPhoneTools().then(() => setPhoneReady(true))
   }, [email])
+  useEffect(() => {
+    loadSubmit().catch(() => {})
+  }, [])
   // The app's SMS countries (the server refuses a number of any other), the first by default.
   const countries = phoneCountries(useModal((s) => s.app?.config.smsCountries))
   const [picked, setCountry] = useState<string | null>(null)
@@ -65,15 +85,15 @@ export function DestinationForm({
       onSubmit={(e) => {
         e.preventDefault()
         if (!valid || submitting) return
-        void submitDestination(channel, !email && check?.ok ? check.value : value)
+        submit(channel, !email && check?.ok ? check.value : value)
       }}
     >
       <label htmlFor={id} className="latch-visually-hidden">
         {t(email ? 'emailLabel' : 'phoneLabel')}
       </label>
       <div className="latch-input-row">
-        {email ? null : countries.length > 1 ? (
-          <CountrySelect countries={countries} value={country} onChange={setCountry} />
+        {email ? null : countries.length > 1 && tools ? (
+          <tools.CountrySelect countries={countries} value={country} onChange={setCountry} />
         ) : (
           <span className="latch-prefix" aria-hidden="true">
             {tools?.dialCode(country) ?? (country === 'US' ? '+1' : country)}
@@ -130,49 +150,4 @@ export function DestinationForm({
       ) : null}
     </form>
   )
-}
-
-/**
- * The phone number's country among the app's SMS countries: each by its name in the visitor's
- * language and its dialling code ('United Kingdom (+44)').
- */
-function CountrySelect({
-  countries,
-  value,
-  onChange,
-}: {
-  countries: readonly string[]
-  value: string
-  onChange: (country: string) => void
-}) {
-  const tools = phoneTools()
-  const names = regionNames()
-  return (
-    <select
-      className="latch-country"
-      aria-label={t('phoneCountry')}
-      data-testid="phone-country"
-      value={value}
-      onChange={(e) => onChange(e.target.value)}
-    >
-      {countries.map((code) => {
-        const dial = tools?.dialCode(code)
-        const label = names?.of(code) ?? code
-        return (
-          <option key={code} value={code}>
-            {dial ? `${label} (${dial})` : label}
-          </option>
-        )
-      })}
-    </select>
-  )
-}
-
-/** Country names in the visitor's language, where the browser has them. */
-function regionNames(): Intl.DisplayNames | null {
-  try {
-    return new Intl.DisplayNames([locale()], { type: 'region' })
-  } catch {
-    return null
-  }
 }

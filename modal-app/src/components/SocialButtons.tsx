@@ -1,12 +1,33 @@
 import { OAUTH_PROVIDER_NAMES, type OAuthProvider } from '@latch/shared'
-import { Suspense } from 'react'
+import { Suspense, useEffect } from 'react'
 import { useModal } from '../hooks.ts'
-import { startOAuth } from '../oauth.ts'
 import { inAppBrowserHere, REFUSE_IN_APP } from '../platform.ts'
 import { lazyScreen } from '../screens/lazy.tsx'
+import { store } from '../store.ts'
 
 // Only in-app browsers show it, so it stays out of the landing's chunk (its 90 KB budget).
 const OpenInBrowser = lazyScreen(() => import('./OpenInBrowser.tsx').then((m) => m.OpenInBrowser))
+
+/**
+ * What a click runs (oauth.ts): a chunk of its own, out of the landing's, asked for as the
+ * buttons show so it is there by the first click.
+ */
+const loadOAuth = () => import('../oauth.ts')
+
+/**
+ * Leaves for the provider (oauth.ts); a chunk that cannot load shows the OAuth screen's
+ * failure, whose Retry loads it again.
+ */
+function startOAuth(provider: OAuthProvider): void {
+  loadOAuth().then(
+    (m) => m.startOAuth(provider),
+    () =>
+      store.setState({
+        screen: 'AWAITING_OAUTH_SCREEN',
+        oauth: { provider, status: 'error', error: null, retryable: true },
+      }),
+  )
+}
 
 /**
  * The social sign-in buttons after the 'Or' divider, one per enabled provider. A click leaves
@@ -20,6 +41,10 @@ export function SocialButtons({ providers }: { providers: OAuthProvider[] }) {
   const shown = inApp
     ? providers.filter((p) => p !== 'twitter' && !REFUSE_IN_APP.includes(p))
     : providers
+  const clickable = shown.length > 0
+  useEffect(() => {
+    if (clickable) loadOAuth().catch(() => {})
+  }, [clickable])
   return (
     <>
       {shown.length > 0 ? (
@@ -32,7 +57,7 @@ export function SocialButtons({ providers }: { providers: OAuthProvider[] }) {
               data-testid={`social-${provider}`}
               disabled={busy}
               aria-busy={busy && oauth?.provider === provider}
-              onClick={() => void startOAuth(provider)}
+              onClick={() => startOAuth(provider)}
             >
               {OAUTH_PROVIDER_NAMES[provider]}
             </button>

@@ -15,7 +15,8 @@ import {
   type SiweInitResponse,
 } from '@latch/shared'
 import { hexlify, toUtf8Bytes } from 'ethers/utils'
-import { completeFlow, navigate } from '../flow.ts'
+import { completeFlow } from '../complete.ts'
+import { navigate } from '../flow.ts'
 import { browserSecret } from '../oauth.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'

@@ -3,8 +3,7 @@
  * component, size and back target.
  */
 import type { ComponentType } from 'react'
-import { codeScreenBack } from '../passwordless.ts'
-import type { ModalState } from '../store.ts'
+import { type ModalState, store } from '../store.ts'
 import type { ScreenId } from './ids.ts'
 import { Landing, landingSections } from './Landing.tsx'
 import { lazyScreen } from './lazy.tsx'
@@ -98,6 +97,14 @@ const PasskeyRecovery = lazyScreen(() =>
 
 // The session fork's wallet apps: the list of wallet apps comes with it.
 const SessionFork = lazyScreen(() => import('./SessionFork.tsx').then((m) => m.SessionFork))
+
+/** The code screen's back target depends on the flow that led to it. */
+function codeScreenBack(): ScreenId {
+  const flow = store.getState().flow
+  if (flow?.kind === 'link')
+    return flow.account === 'email' ? 'LINK_EMAIL_SCREEN' : 'LINK_PHONE_SCREEN'
+  return 'LANDING'
+}
 
 /** Back from a wallet screen: the wallets of the flow on screen. */
 const walletsScreen = walletListScreen
