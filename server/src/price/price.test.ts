@@ -10,7 +10,11 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { FakeClock } from '../testing/test-server.ts'
 import { COIN_IDS, createPriceSource, PRICE_CACHE_MS } from './source.ts'
 
-const USD: Record<string, number> = { ethereum: 3120.55, 'polygon-ecosystem-token': 0.41, celo: 0.62 }
+const USD: Record<string, number> = {
+  ethereum: 3120.55,
+  'polygon-ecosystem-token': 0.41,
+  celo: 0.62,
+}
 let server: Server
 let base = ''
 const hits: string[] = []
