@@ -696,16 +696,19 @@ async function sendPage(
 }
 
 /**
- * The connector frame's page: the wallet SDKs in an opaque origin (connectorCsp), framed only
- * by this origin inside the app's registered origins.
+ * A wallet SDK's frame page (connectors.html, coinbase.html): the built file with its meta tags
+ * and the headers `headers` makes from the app's registered origins; no-store, no referrer.
  */
-async function sendConnectorPage(
+async function sendFramePage(
   site: Site,
   { res, head }: Exchange,
   query: URLSearchParams,
+  path: string,
+  meta: string,
+  headers: (origins: readonly string[]) => Record<string, string>,
 ): Promise<void> {
   const appId = query.get('app')
-  const raw = readFile(join(site.distDir, CONNECTOR_FRAME_PATH.slice(1)), 'utf8')
+  const raw = readFile(join(site.distDir, path.slice(1)), 'utf8')
   raw.catch(() => {})
   const app = appId ? await site.lookupApp(appId) : NO_APP
   const page = await raw.catch(() => null)
@@ -722,55 +725,37 @@ async function sendConnectorPage(
   send(
     res,
     200,
-    page.replace('<head>', () => `<head>${site.frameMeta}`),
+    page.replace('<head>', () => `<head>${meta}`),
     {
       'content-type': TYPES['.html'] as string,
       'cache-control': 'no-store',
-      'content-security-policy': connectorCsp(app.origins, [site.relayOrigin]),
       'referrer-policy': 'no-referrer',
+      ...headers(app.origins),
     },
     head,
   )
 }
 
 /**
+ * The connector frame's page: the wallet SDKs in an opaque origin (connectorCsp), framed only
+ * by this origin inside the app's registered origins.
+ */
+function sendConnectorPage(site: Site, x: Exchange, query: URLSearchParams): Promise<void> {
+  return sendFramePage(site, x, query, CONNECTOR_FRAME_PATH, site.frameMeta, (origins) => ({
+    'content-security-policy': connectorCsp(origins, [site.relayOrigin]),
+  }))
+}
+
+/**
  * Coinbase Wallet's connector frame, on the connector origin: framed only by the modal's origin
  * inside the app's registered origins (coinbaseFrameCsp).
  */
-async function sendCoinbasePage(
-  site: Site,
-  { res, head }: Exchange,
-  query: URLSearchParams,
-): Promise<void> {
-  const appId = query.get('app')
-  const raw = readFile(join(site.distDir, COINBASE_FRAME_PATH.slice(1)), 'utf8')
-  raw.catch(() => {})
-  const app = appId ? await site.lookupApp(appId) : NO_APP
-  const page = await raw.catch(() => null)
-  if (page === null) {
-    send(
-      res,
-      503,
-      'The modal is not built',
-      { 'content-type': 'text/plain', 'retry-after': '1' },
-      head,
-    )
-    return
-  }
-  send(
-    res,
-    200,
-    page.replace('<head>', () => `<head>${site.coinbaseMeta}`),
-    {
-      'content-type': TYPES['.html'] as string,
-      'cache-control': 'no-store',
-      'content-security-policy': coinbaseFrameCsp(site.modalOrigin, app.origins),
-      'referrer-policy': 'no-referrer',
-      // Its popup (the keys page) must reach back to it: no policy of its own cuts the opener.
-      'cross-origin-opener-policy': 'unsafe-none',
-    },
-    head,
-  )
+function sendCoinbasePage(site: Site, x: Exchange, query: URLSearchParams): Promise<void> {
+  return sendFramePage(site, x, query, COINBASE_FRAME_PATH, site.coinbaseMeta, (origins) => ({
+    'content-security-policy': coinbaseFrameCsp(site.modalOrigin, origins),
+    // Its popup (the keys page) must reach back to it: no policy of its own cuts the opener.
+    'cross-origin-opener-policy': 'unsafe-none',
+  }))
 }
 
 /** The host SDK's files. wallet-bridge.js: the host SDK imports it into the host page when the
