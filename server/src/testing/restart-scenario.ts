@@ -223,6 +223,12 @@ interface Answer {
   retryAfter?: number
 }
 
+/** An answer's status with its error code when it has one ('403 origin_not_allowed'). */
+function outcomeOf(r: Answer): string {
+  const error = r.body.error as { code?: unknown } | undefined
+  return typeof error?.code === 'string' ? `${r.status} ${error.code}` : String(r.status)
+}
+
 /** A refresh's Latch-Refresh-Id, as the modal makes one. */
 const refreshId = () => randomBytes(16).toString('base64url')
 
@@ -451,7 +457,7 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
         [REFRESH_ID_HEADER]: refreshId(),
       })
       if (r.status !== 200 || typeof r.body.refresh_token !== 'string') {
-        bump(figures.refreshFailures, String(r.status))
+        bump(figures.refreshFailures, outcomeOf(r))
         return false
       }
       accept(session.refresh, r.body.refresh_token)
@@ -474,7 +480,7 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
         // A tab whose request failed, or was answered 503, tries again below.
         if (typeof r === 'string' || (r.status === 503 && r.retryAfter !== undefined)) continue
         if (r.status !== 200 || typeof r.body.refresh_token !== 'string') {
-          bump(figures.refreshFailures, `two tabs: ${r.status}`)
+          bump(figures.refreshFailures, `two tabs: ${outcomeOf(r)}`)
           return false
         }
         accept(session.refresh, r.body.refresh_token)
@@ -484,7 +490,7 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
         // The first tab again, with its id: its first try may have rotated the token.
         const r = await call('/sessions', body, ip, { [REFRESH_ID_HEADER]: ids[0] })
         if (r.status !== 200 || typeof r.body.refresh_token !== 'string') {
-          bump(figures.refreshFailures, `two tabs, again: ${r.status}`)
+          bump(figures.refreshFailures, `two tabs, again: ${outcomeOf(r)}`)
           return false
         }
         accept(session.refresh, r.body.refresh_token)
@@ -502,7 +508,7 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
         const init = await call('/passwordless/init', { email }, ip)
         // 429: a code was issued by a process that died before answering; it may be in its log.
         if (init.status !== 200 && !(init.status === 429 && codes.has(email))) {
-          bump(figures.signInsAbandoned, `init ${init.status}`)
+          bump(figures.signInsAbandoned, `init ${outcomeOf(init)}`)
           continue
         }
         const code = await waitForCode(email)
@@ -513,7 +519,8 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
         const auth = await call('/passwordless/authenticate', { email, code }, ip)
         if (auth.status !== 200 || typeof auth.body.refresh_token !== 'string') {
           // 422: the first try used the code on the process that died, and its answer was lost.
-          bump(figures.signInsAbandoned, `authenticate ${auth.status}`)
+          const why = auth.status === 200 ? '200 without a refresh cookie' : outcomeOf(auth)
+          bump(figures.signInsAbandoned, `authenticate ${why}`)
           continue
         }
         figures.signIns++
