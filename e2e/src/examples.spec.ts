@@ -242,7 +242,7 @@ test('behavior: examples/react-wagmi: sign in with LatchLoginButton, create the 
   expect(await text(hp.page, 'verified')).toBe('valid')
   expect(await verifyMessage({ address, message: 'Hello from Latch', signature })).toBe(true)
 
-  await hp.page.getByLabel('To').fill(RECIPIENT)
+  await hp.page.getByLabel('To', { exact: true }).fill(RECIPIENT)
   await hp.page.getByRole('button', { name: 'Send', exact: true }).click()
   await approveSend(hp)
   const hash = (await text(hp.page, 'tx-hash')) as Hex

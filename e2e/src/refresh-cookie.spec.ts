@@ -53,7 +53,7 @@ function recordRefreshCookies(hp: HostPage): string[] {
       .headerValue('set-cookie')
       .then((header) => {
         for (const line of (header ?? '').split('\n')) {
-          const match = /^__Secure-latch-rt-[\w-]+=([\w-]+);/.exec(line.trim())
+          const match = /^__Secure-latch-rt-[\w-]+=([\w.-]+);/.exec(line.trim())
           if (match?.[1]) tokens.push(match[1])
         }
       })
