@@ -45,13 +45,15 @@ export function ownFailureText(e: unknown): string | null {
 /**
  * A wallet step failed on screen: the flow keeps the failure (closing now rejects with it, not
  * as if the visitor declined or left), and the screen shows its own text or `fallback`. What the
- * visitor typed or turned down (a wrong passcode, a passkey prompt closed) and what the request
- * itself asks (more than the balance) are not kept: leaving after them is leaving, as SPEC has it.
+ * visitor typed or turned down (a wrong passcode, and so the lock wrong passcodes bring, a passkey
+ * prompt closed) and what the request itself asks (more than the balance) are not kept: leaving
+ * after them is leaving, as SPEC has it.
  */
 export function walletStepFailed(flow: FlowHandle, e: unknown, fallback: string): string {
   const error = toError(e)
   const visitors =
     error.is('invalid_recovery_pin') ||
+    error.is('recovery_locked') ||
     error.is('passkey_failed') ||
     error.is('insufficient_funds') ||
     error.type === 'validation_error'
