@@ -812,23 +812,33 @@ async function sendAsset(site: Site, x: Exchange, pathname: string): Promise<voi
   )
 }
 
-/** One request: GET or HEAD only; the probes, then the page, the SDK, the build's files. */
-async function handle(site: Site, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/**
+ * A request's path and query, GET or HEAD only: anything else is answered here (405, or 400 for
+ * a path that does not decode) and gives null.
+ */
+function readRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+): { head: boolean; pathname: string; query: URLSearchParams } | null {
   const head = req.method === 'HEAD'
   if (req.method !== 'GET' && !head) {
     send(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD', 'content-type': 'text/plain' }, head)
-    return
+    return null
   }
-  let pathname: string
-  let query: URLSearchParams
   try {
     const url = new URL(req.url ?? '/', 'http://x')
-    pathname = decodeURIComponent(url.pathname)
-    query = url.searchParams
+    return { head, pathname: decodeURIComponent(url.pathname), query: url.searchParams }
   } catch {
     send(res, 400, 'Bad Request', { 'content-type': 'text/plain' }, head)
-    return
+    return null
   }
+}
+
+/** One request: GET or HEAD only; the probes, then the page, the SDK, the build's files. */
+async function handle(site: Site, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const read = readRequest(req, res)
+  if (!read) return
+  const { head, pathname, query } = read
   const probed = site.probe ? await site.probe(pathname) : null
   if (probed) {
     send(
@@ -856,21 +866,9 @@ async function handleConnector(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const head = req.method === 'HEAD'
-  if (req.method !== 'GET' && !head) {
-    send(res, 405, 'Method Not Allowed', { allow: 'GET, HEAD', 'content-type': 'text/plain' }, head)
-    return
-  }
-  let pathname: string
-  let query: URLSearchParams
-  try {
-    const url = new URL(req.url ?? '/', 'http://x')
-    pathname = decodeURIComponent(url.pathname)
-    query = url.searchParams
-  } catch {
-    send(res, 400, 'Bad Request', { 'content-type': 'text/plain' }, head)
-    return
-  }
+  const read = readRequest(req, res)
+  if (!read) return
+  const { head, pathname, query } = read
   const x: Exchange = { req, res, head }
   if (pathname === COINBASE_FRAME_PATH) return sendCoinbasePage(site, x, query)
   if (pathname.startsWith('/assets/')) return sendAsset(site, x, pathname)
