@@ -45,12 +45,15 @@ test.skipIf(!postgresAvailable())(
         await sql`SELECT 2`.execute(trx)
       })
       const during = sql`SELECT pg_sleep(5)`.execute(database.db)
+      // Handled from the start: they fail as soon as the backends end, which may be before the
+      // terminating query answers.
+      const settled = Promise.allSettled([between, during])
       await new Promise((r) => setTimeout(r, 300))
       const ended = await admin.query(
         'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
       )
       expect(ended.rowCount).toBeGreaterThanOrEqual(2)
-      const failures = await Promise.allSettled([between, during])
+      const failures = await settled
       for (const f of failures) {
         expect(f.status).toBe('rejected')
         if (f.status === 'rejected') expect(databaseUnavailable(f.reason)).toBe('lost')
