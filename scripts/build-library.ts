@@ -1,10 +1,11 @@
 /**
- * Builds a Latch library package for npm (used by react/, wagmi/ and server-sdk/ build.ts):
- * `dist/index.js` (and one file per further entry), ES modules from Vite's library mode with the
- * host SDK and the shared contracts bundled in (they are this repository's private workspaces, not published) and the
- * package's peers left as imports; and `dist/index.d.ts` over declarations tsc emits for the
- * package, the host SDK and shared, whose `@latch/…` imports are rewritten to the emitted
- * files, so a consumer's TypeScript needs nothing but the peers.
+ * Builds a Latch library package for npm (used by the build.ts of host-sdk/, react/, wagmi/ and
+ * server-sdk/): `dist/index.js` (and one file per further entry), ES modules from Vite's library
+ * mode with the shared contracts (a private workspace) and the host SDK bundled in, so a package
+ * declares nothing of this repository, and the package's peers left as imports; and
+ * `dist/index.d.ts` over declarations tsc emits for the package, the host SDK and shared, whose
+ * `@latch/…` imports are rewritten to the emitted files, so a consumer's TypeScript needs
+ * nothing but the peers. scripts/packages.ts packs the four packages and checks what they ship.
  */
 
 import { execFile } from 'node:child_process'
@@ -25,6 +26,11 @@ const BUNDLED = {
   // The one client per app and modal that @latch/react and @latch/wagmi share on a page.
   '@latch/host-sdk/shared-client': 'host-sdk/src/shared-client.ts',
 } as const
+/** Each bundled import, matched exactly, to its source file (Vite's aliases). */
+export const BUNDLED_SOURCES = Object.entries(BUNDLED).map(([id, file]) => ({
+  find: new RegExp(`^${id.replace(/[/.]/g, '\\$&')}$`),
+  replacement: join(ROOT, file),
+}))
 /** `from '@latch/…'` and `import('@latch/…')` of a bundled workspace, in a declaration. */
 const BUNDLED_IMPORT = new RegExp(
   `(from |import\\()(['"])(${Object.keys(BUNDLED)
@@ -124,6 +130,9 @@ export async function buildLibrary({
     mode: 'production',
     // React's production JSX runtime whatever NODE_ENV the build runs under (a test's is 'test').
     oxc: { jsx: { runtime: 'automatic', development: false } },
+    // The sources, whatever the workspace's package.json exports (the host SDK's name the
+    // built package, which this very build may be making).
+    resolve: { alias: BUNDLED_SOURCES },
     build: {
       outDir: out,
       emptyOutDir: false,
