@@ -41,8 +41,10 @@ interface PackJson {
   files: { path: string }[]
 }
 
-async function npmPack(args: string[]): Promise<Packed[]> {
-  const workspaces = PUBLIC_PACKAGES.flatMap(({ name }) => ['-w', name])
+const ALL = PUBLIC_PACKAGES.map(({ name }) => name)
+
+async function npmPack(args: string[], names: readonly string[] = ALL): Promise<Packed[]> {
+  const workspaces = names.flatMap((name) => ['-w', name])
   const { stdout } = await run('npm', ['pack', ...workspaces, '--json', ...args], {
     cwd: ROOT,
     timeout: NPM_TIMEOUT_MS,
@@ -59,10 +61,13 @@ async function npmPack(args: string[]): Promise<Packed[]> {
   }))
 }
 
-/** Packs each built public package into `dest` (dist/packages), as the API serves them. */
-export async function packPackages(dest = PACKAGES_DIST_DIR): Promise<Packed[]> {
+/** Packs each built public package (or those named) into `dest` (dist/packages), as the API serves them. */
+export async function packPackages(
+  dest = PACKAGES_DIST_DIR,
+  names: readonly string[] = ALL,
+): Promise<Packed[]> {
   await mkdir(dest, { recursive: true })
-  return npmPack(['--pack-destination', dest])
+  return npmPack(['--pack-destination', dest], names)
 }
 
 /** Each file an `exports` value names, through its conditions and subpaths. */
