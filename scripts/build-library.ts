@@ -10,7 +10,7 @@
 
 import { execFile } from 'node:child_process'
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { build } from 'vite'
@@ -112,6 +112,24 @@ async function declarations(
   }
 }
 
+/**
+ * The bundler heads each module's code with its path from the working folder (`// ../shared/…`
+ * under `npm run build`, `// shared/…` from the root): written from the repository's root
+ * instead, the same sources give the same bytes, and so the same tarball integrity, whoever
+ * builds them from where.
+ */
+async function sameFromAnyFolder(out: string): Promise<void> {
+  for (const file of (await readdir(out)).filter((f) => f.endsWith('.js'))) {
+    const path = join(out, file)
+    const code = await readFile(path, 'utf8')
+    const rewritten = code.replace(
+      /^\/\/ (\S+\.[cm]?[jt]sx?)$/gm,
+      (_, module: string) => `// ${relative(ROOT, resolve(process.cwd(), module))}`,
+    )
+    if (rewritten !== code) await writeFile(path, rewritten)
+  }
+}
+
 /** Builds `dist/<entry>.js` and `dist/<entry>.d.ts` (with `dist/types/`) of one package. */
 export async function buildLibrary({
   name,
@@ -154,6 +172,7 @@ export async function buildLibrary({
       },
     },
   })
+  await sameFromAnyFolder(out)
   await declarations(name, out, entries, types)
   return out
 }

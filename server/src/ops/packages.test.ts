@@ -4,7 +4,7 @@
  * built, packed and installed are e2e/src/examples.spec.ts's.
  */
 import { createHash } from 'node:crypto'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -207,4 +207,34 @@ describe('the check before a package is served or published', () => {
       expect(metadata, folder).toEqual([])
     }
   })
+})
+
+test('behavior: every README installs the packages from the served tarballs of this version, none from the registry while they are not on it', async () => {
+  const docs = ['README.md', 'docs/production.md']
+  for (const dir of ['.', 'examples']) {
+    for (const entry of await readdir(join(ROOT, dir), { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name === 'node_modules' || entry.name.startsWith('.')) {
+        continue
+      }
+      const readme = join(dir, entry.name, 'README.md')
+      if (await readFile(join(ROOT, readme)).catch(() => null)) docs.push(readme)
+    }
+  }
+  const served = PUBLIC_PACKAGES.map(({ name }) => tarballName(name, SERVER_VERSION))
+  let urls = 0
+  for (const doc of docs) {
+    const text = await readFile(join(ROOT, doc), 'utf8')
+    for (const block of text.matchAll(/```sh\n([\s\S]*?)```/g)) {
+      for (const line of (block[1] ?? '').split('\n')) {
+        if (!/^npm (install|i) /.test(line)) continue
+        expect(line, `${doc}: ${line}`).not.toMatch(/ @latch\//)
+      }
+    }
+    for (const [, file] of text.matchAll(/\/packages\/(latch-[a-z-]+-\d[^\s`'"]*\.tgz)/g)) {
+      expect(served, `${doc} installs ${file}`).toContain(file)
+      urls++
+    }
+  }
+  // The root README, four package READMEs, the React example and the production guide.
+  expect(urls).toBeGreaterThanOrEqual(10)
 })
