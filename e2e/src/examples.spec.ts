@@ -1,8 +1,8 @@
 /**
  * The examples as a developer runs them: examples/react-wagmi on a clean copy, following its
  * README (`.env`, `npm install` of @latch/react and @latch/wagmi from the tarballs the API
- * serves at /packages/, `npm run build`), and examples/html served with its two placeholders
- * filled in, both on a page origin of their own
+ * serves at /packages/, `npm run build`), and a copy of examples/html with the two values its
+ * README names filled in, served by a static server, both on a page origin of their own
  * against the harness's API and modal and anvil as chain 1 (the app's RPC override). In
  * Chromium a visitor signs in by e-mail, creates the in-app wallet, signs a message that viem's
  * verifyMessage accepts and sends 0.01 ETH whose receipt waitForTransactionReceipt sees; the
@@ -43,8 +43,8 @@ const PACKAGES = join(ROOT, 'node_modules/.cache', `latch-packages-${process.pid
 const h = useHarness({ serverEnv: { LATCH_PACKAGES_DIR: PACKAGES } })
 let anvil: RunningAnvil
 let site: { origin: string; server: Server }
-/** The clean copy of examples/react-wagmi, removed after the file (its node_modules is large). */
-let project = ''
+/** The clean copies of the examples, removed after the file (React's node_modules is large). */
+let work = ''
 let appId = ''
 
 const TYPES: Record<string, string> = {
@@ -54,19 +54,19 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 }
 
-/** Serves the React build at / and the plain page at /html/ with its placeholders filled in. */
-async function serveExamples(port: number, dist: string, fill: (html: string) => string) {
+/** Serves the React build at / and the plain page's copy at /html/. */
+async function serveExamples(port: number, dist: string, htmlDir: string) {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname
     const file =
       path === '/html/'
-        ? join(EXAMPLES, 'html', 'index.html')
+        ? join(htmlDir, 'index.html')
         : join(dist, normalize(path === '/' ? '/index.html' : path))
-    if (!file.startsWith(dist) && !file.startsWith(EXAMPLES)) return void res.writeHead(404).end()
+    if (!file.startsWith(dist) && !file.startsWith(htmlDir)) return void res.writeHead(404).end()
     readFile(file, 'utf8').then(
       (body) => {
         res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' })
-        res.end(path === '/html/' ? fill(body) : body)
+        res.end(body)
       },
       () => res.writeHead(404).end(),
     )
@@ -132,7 +132,7 @@ async function readmeStep(cwd: string, command: string, args: string[], ms: numb
  * `npm run build`, the README's deployable site, in place of its dev server. npm resolves the rest from the cache the repository's own install filled
  * (`--prefer-offline`), each step within its bound.
  */
-async function installedExample(env: Record<string, string>): Promise<void> {
+async function installedExample(env: Record<string, string>): Promise<string> {
   const commands = await readmeCommands('react-wagmi')
   const version = JSON.parse(await readFile(join(ROOT, 'react/package.json'), 'utf8')).version
   const tarball = (name: string) => `${README_API}/packages/latch-${name}-${version}.tgz`
@@ -144,7 +144,7 @@ async function installedExample(env: Record<string, string>): Promise<void> {
   expect(await readFile(join(EXAMPLES, 'react-wagmi/README.md'), 'utf8')).toContain(
     '`npm run build`',
   )
-  project = await mkdtemp(join(tmpdir(), 'latch-example-react-wagmi-'))
+  const project = join(work, 'react-wagmi')
   await cp(join(EXAMPLES, 'react-wagmi'), project, {
     recursive: true,
     filter: (src) => !/[\\/](node_modules|dist|\.env)$/.test(src),
@@ -176,6 +176,24 @@ async function installedExample(env: Record<string, string>): Promise<void> {
     `${h().apiDirectUrl}/packages/latch-react-${version}.tgz`,
   )
   await readmeStep(project, 'npm', ['run', 'build', '--', '--logLevel', 'error'], 180_000)
+  return project
+}
+
+/**
+ * examples/html as its README says: a copy whose script `src` names the modal origin's
+ * /sdk.js and whose `data-app-id` is the app's, served by a static server.
+ */
+async function plainPageExample(modalUrl: string, app: string): Promise<string> {
+  const dir = join(work, 'html')
+  await cp(join(EXAMPLES, 'html'), dir, { recursive: true })
+  const page = await readFile(join(dir, 'index.html'), 'utf8')
+  expect(page).toContain('src="https://auth.example.com/sdk.js"')
+  expect(page).toContain('data-app-id="YOUR_25_CHARACTER_APP_ID"')
+  await writeFile(
+    join(dir, 'index.html'),
+    page.replaceAll('https://auth.example.com', modalUrl).replace('YOUR_25_CHARACTER_APP_ID', app),
+  )
+  return dir
 }
 
 /** @latch/react and @latch/wagmi, built as `npm run build` builds them, packed where the API serves them. */
@@ -206,22 +224,20 @@ beforeAll(async () => {
     })(),
   ])
   appId = app.id
-  await installedExample({
+  work = await mkdtemp(join(tmpdir(), 'latch-examples-'))
+  const project = await installedExample({
     VITE_LATCH_APP_ID: appId,
     VITE_LATCH_MODAL_URL: h().modalUrl,
     VITE_RPC_URL: anvil.url,
   })
-  const fill = (html: string) =>
-    html
-      .replace('https://auth.example.com', h().modalUrl)
-      .replace('YOUR_25_CHARACTER_APP_ID', appId)
-  site = { origin, server: await serveExamples(port, join(project, 'dist'), fill) }
+  const html = await plainPageExample(h().modalUrl, appId)
+  site = { origin, server: await serveExamples(port, join(project, 'dist'), html) }
 }, 600_000)
 
 afterAll(async () => {
   // Each part only if it started: a failed beforeAll leaves the later ones unset.
   if (site) await new Promise((resolve) => site.server.close(resolve))
-  if (project) await rm(project, { recursive: true, force: true })
+  if (work) await rm(work, { recursive: true, force: true })
   await rm(PACKAGES, { recursive: true, force: true })
   await anvil?.stop()
 })
