@@ -1,4 +1,17 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+
+/**
+ * The host SDK's sources for the workspaces that bundle it (react, wagmi): its package.json
+ * exports the built package, as published.
+ */
+const HOST_SDK_SOURCES = [
+  { find: /^@latch\/host-sdk$/, replacement: 'host-sdk/src/index.ts' },
+  { find: /^@latch\/host-sdk\/shared-client$/, replacement: 'host-sdk/src/shared-client.ts' },
+].map(({ find, replacement }) => ({
+  find,
+  replacement: fileURLToPath(new URL(replacement, import.meta.url)),
+}))
 
 /** One configuration: a Vitest project per workspace. */
 export default defineConfig({
@@ -58,8 +71,14 @@ export default defineConfig({
           testTimeout: 30_000,
         },
       },
-      { test: { name: 'react', root: 'react', environment: 'jsdom' } },
-      { test: { name: 'wagmi', root: 'wagmi', environment: 'node', isolate: false } },
+      {
+        resolve: { alias: HOST_SDK_SOURCES },
+        test: { name: 'react', root: 'react', environment: 'jsdom' },
+      },
+      {
+        resolve: { alias: HOST_SDK_SOURCES },
+        test: { name: 'wagmi', root: 'wagmi', environment: 'node', isolate: false },
+      },
       {
         // React DOM, the default build's renderer (modal-app/renderer.ts): no aliases. The
         // Preact build is checked by modal-app/size.test.ts and e2e/src/preact-build.spec.ts.

@@ -1,7 +1,8 @@
 /**
  * Builds the host SDK: dist/sdk.js (the one-line script, IIFE) and dist/latch.js (the ESM entry),
  * both minified, and dist/wallet-bridge.js (ESM), the wallet bridge the SDK imports only when the
- * modal first asks for wallets. Run with `tsx host-sdk/build.ts`.
+ * modal first asks for wallets, which the modal origin serves; and dist/npm/, the npm package's
+ * entry (buildHostSdkPackage). Run with `tsx host-sdk/build.ts`.
  *
  * Both must stay under 6 KB gzip (size.test.ts). Four things keep them there: shared modules are
  * treated as side-effect free (nothing of shared/src runs at import); the error catalogue is cut
@@ -13,9 +14,11 @@
  * are shortened. Any code the SDK names as a string keeps its entry, even one it only compares
  * against, and an `rpc_` one keeps the map: tell a provider error apart by its `rpcCode`.
  */
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ERRORS } from '@latch/shared'
 import { build, type InlineConfig, type Plugin } from 'vite'
+import { buildLibrary } from '../scripts/build-library.ts'
 
 const ROOT = fileURLToPath(new URL('.', import.meta.url))
 const CATALOGUE = /export const ERRORS = \{[\s\S]*?\n\} as const/
@@ -280,6 +283,21 @@ export async function buildHostSdk(options: { outDir?: string } = {}): Promise<v
   await build(config('provider', new Set(), outDir, true))
 }
 
+/**
+ * Builds the npm package's entry into dist/npm/ (scripts/build-library.ts): `createLatch` as an
+ * ES module for an app's bundler, unminified, with shared and penpal bundled in and its
+ * declarations. The wallet bridge and the provider stay on the modal origin, imported at run
+ * time from the modal URL, so the package carries neither.
+ */
+export async function buildHostSdkPackage(options: { outDir?: string } = {}): Promise<string> {
+  return buildLibrary({
+    name: 'host-sdk',
+    external: [],
+    outDir: options.outDir ?? join(ROOT, 'dist/npm'),
+  })
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await buildHostSdk()
+  await buildHostSdkPackage()
 }

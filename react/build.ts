@@ -1,5 +1,5 @@
-/** Builds @latch/react for npm: `tsx react/build.ts` (build-library.ts says what it makes). */
-import { buildLibrary } from './build-library.ts'
+/** Builds @latch/react for npm: `tsx react/build.ts` (scripts/build-library.ts says what it makes). */
+import { buildLibrary } from '../scripts/build-library.ts'
 
 export const REACT_EXTERNAL = ['react', 'react-dom']
 

@@ -1,5 +1,5 @@
-/** Builds @latch/node for npm: `tsx server-sdk/build.ts` (react/build-library.ts says what it makes). */
-import { buildLibrary } from '../react/build-library.ts'
+/** Builds @latch/node for npm: `tsx server-sdk/build.ts` (scripts/build-library.ts says what it makes). */
+import { buildLibrary } from '../scripts/build-library.ts'
 
 /** jose is the package's dependency; hono (an optional peer) only lends its types to the middleware. */
 export const NODE_EXTERNAL = ['jose', 'hono']

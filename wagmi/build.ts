@@ -1,5 +1,5 @@
-/** Builds @latch/wagmi for npm: `tsx wagmi/build.ts` (react/build-library.ts says what it makes). */
-import { buildLibrary } from '../react/build-library.ts'
+/** Builds @latch/wagmi for npm: `tsx wagmi/build.ts` (scripts/build-library.ts says what it makes). */
+import { buildLibrary } from '../scripts/build-library.ts'
 
 export const WAGMI_EXTERNAL = ['@wagmi/core', 'viem']
 

@@ -1,7 +1,8 @@
 /**
- * The examples as a developer runs them: examples/react-wagmi built with Vite's own
- * build API against @latch/react and @latch/wagmi installed from their `npm pack` tarballs, and
- * examples/html served with its two placeholders filled in, both on a page origin of their own
+ * The examples as a developer runs them: examples/react-wagmi on a clean copy, following its
+ * README (`.env`, `npm install` of @latch/react and @latch/wagmi from the tarballs the API
+ * serves at /packages/, `npm run build`), and a copy of examples/html with the two values its
+ * README names filled in, served by a static server, both on a page origin of their own
  * against the harness's API and modal and anvil as chain 1 (the app's RPC override). In
  * Chromium a visitor signs in by e-mail, creates the in-app wallet, signs a message that viem's
  * verifyMessage accepts and sends 0.01 ETH whose receipt waitForTransactionReceipt sees; the
@@ -9,9 +10,10 @@
  * One visitor path per example: the suite's time is budgeted.
  */
 import { execFile } from 'node:child_process'
-import { cp, mkdir, readFile, rm } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer, type Server } from 'node:http'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { dirname, extname, join, normalize } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
@@ -19,10 +21,10 @@ import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/tes
 import type { Page } from 'playwright-core'
 import { createPublicClient, type Hex, http, parseEther, verifyMessage } from 'viem'
 import { mainnet } from 'viem/chains'
-import { build } from 'vite'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { REACT_EXTERNAL } from '../../react/build.ts'
-import { buildLibrary } from '../../react/build-library.ts'
+import { buildLibrary } from '../../scripts/build-library.ts'
+import { packPackages } from '../../scripts/packages.ts'
 import { WAGMI_EXTERNAL } from '../../wagmi/build.ts'
 import { enterCode, newEmail, screen, submitEmail, visit, waitEmailCode } from './flows.ts'
 import { freePort, type HostPage, WAIT_MS, withTimeout } from './harness.ts'
@@ -36,9 +38,13 @@ const SIGN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
 const RECIPIENT = ANVIL_ACCOUNTS[2].address as Hex
 
-const h = useHarness()
+/** Where the packages the API serves are packed (the harness's LATCH_PACKAGES_DIR). */
+const PACKAGES = join(ROOT, 'node_modules/.cache', `latch-packages-${process.pid}`)
+const h = useHarness({ serverEnv: { LATCH_PACKAGES_DIR: PACKAGES } })
 let anvil: RunningAnvil
-let site: { origin: string; server: Server; dist: string }
+let site: { origin: string; server: Server }
+/** The clean copies of the examples, removed after the file (React's node_modules is large). */
+let work = ''
 let appId = ''
 
 const TYPES: Record<string, string> = {
@@ -48,19 +54,19 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 }
 
-/** Serves the React build at / and the plain page at /html/ with its placeholders filled in. */
-async function serveExamples(port: number, dist: string, fill: (html: string) => string) {
+/** Serves the React build at / and the plain page's copy at /html/. */
+async function serveExamples(port: number, dist: string, htmlDir: string) {
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname
     const file =
       path === '/html/'
-        ? join(EXAMPLES, 'html', 'index.html')
+        ? join(htmlDir, 'index.html')
         : join(dist, normalize(path === '/' ? '/index.html' : path))
-    if (!file.startsWith(dist) && !file.startsWith(EXAMPLES)) return void res.writeHead(404).end()
+    if (!file.startsWith(dist) && !file.startsWith(htmlDir)) return void res.writeHead(404).end()
     readFile(file, 'utf8').then(
       (body) => {
         res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' })
-        res.end(path === '/html/' ? fill(body) : body)
+        res.end(body)
       },
       () => res.writeHead(404).end(),
     )
@@ -84,88 +90,155 @@ async function deployMulticall3(node: RunningAnvil) {
   await node.rpc('anvil_setCode', [address, runtime])
 }
 
+/** The placeholders of the examples' READMEs and env files. */
+const README_API = 'https://api.example.com'
+
+/** The commands of a README's first `sh` block, comments left out. */
+async function readmeCommands(example: string): Promise<string[]> {
+  const readme = await readFile(join(EXAMPLES, example, 'README.md'), 'utf8')
+  const block = /```sh\n([\s\S]*?)```/.exec(readme)?.[1]
+  if (!block) throw new Error(`examples/${example}/README.md has no sh block`)
+  return block
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean)
+}
+
+/** A child's environment without the npm variables of the `npm test` that runs this file. */
+const childEnv = () =>
+  Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)))
+
+/** Runs a README command in `cwd`, bounded, failing with what it printed. */
+async function readmeStep(cwd: string, command: string, args: string[], ms: number) {
+  const line = [command, ...args].join(' ')
+  return run(command, args, {
+    cwd,
+    env: childEnv(),
+    timeout: ms,
+    maxBuffer: 32 * 1024 * 1024,
+  }).catch((e: { stdout?: string; stderr?: string; killed?: boolean; message: string }) => {
+    const why = e.killed ? `did not finish within ${ms / 1000} s` : 'failed'
+    throw new Error(
+      `examples/react-wagmi's README step \`${line}\` ${why} in ${cwd}:\n${e.stderr || e.stdout || e.message}`,
+    )
+  })
+}
+
 /**
- * A copy of examples/react-wagmi with @latch/react and @latch/wagmi installed from the tarballs
- * `npm pack` makes of them, freshly built: what a developer's `npm install` gets, so a file
- * missing from `files`, or `exports` naming one that is not built, fails here. Neither package
- * has dependencies, so installing one is unpacking it into node_modules. The copy sits under the
- * repository's node_modules, where React, wagmi and viem resolve as in the developer's app.
+ * examples/react-wagmi as its README says, on a clean copy outside this repository (nothing of
+ * its node_modules to fall back on): `cp .env.example .env` with the values filled in, the
+ * README's `npm install` of @latch/react and @latch/wagmi from the tarballs the API serves
+ * (freshly built and packed; the README's API origin replaced by the harness's), then
+ * `npm run build`, the README's deployable site, in place of its dev server. npm resolves the rest from the cache the repository's own install filled
+ * (`--prefer-offline`), each step within its bound.
  */
-async function installedExample(): Promise<string> {
-  const project = join(ROOT, 'node_modules/.cache', `latch-example-${process.pid}`)
-  await rm(project, { recursive: true, force: true })
+async function installedExample(env: Record<string, string>): Promise<string> {
+  const commands = await readmeCommands('react-wagmi')
+  const version = JSON.parse(await readFile(join(ROOT, 'react/package.json'), 'utf8')).version
+  const tarball = (name: string) => `${README_API}/packages/latch-${name}-${version}.tgz`
+  expect(commands).toEqual([
+    'cp .env.example .env',
+    `npm install ${tarball('react')} ${tarball('wagmi')}`,
+    'npm run dev',
+  ])
+  expect(await readFile(join(EXAMPLES, 'react-wagmi/README.md'), 'utf8')).toContain(
+    '`npm run build`',
+  )
+  const project = join(work, 'react-wagmi')
   await cp(join(EXAMPLES, 'react-wagmi'), project, {
     recursive: true,
-    filter: (src) => !/[\\/](node_modules|dist)$/.test(src),
+    filter: (src) => !/[\\/](node_modules|dist|\.env)$/.test(src),
   })
+  await cp(join(project, '.env.example'), join(project, '.env'))
+  const dotenv = await readFile(join(project, '.env'), 'utf8')
+  await writeFile(
+    join(project, '.env'),
+    dotenv.replace(/^(VITE_[A-Z_]+)=.*$/gm, (line, key: string) =>
+      key in env ? `${key}=${env[key]}` : line,
+    ),
+  )
+  const install = (commands[1] ?? '').split(' ').slice(2)
+  await readmeStep(
+    project,
+    'npm',
+    [
+      'install',
+      ...install.map((url) => url.replace(README_API, h().apiDirectUrl)),
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+    ],
+    300_000,
+  )
+  const manifest = JSON.parse(await readFile(join(project, 'package.json'), 'utf8'))
+  expect(manifest.dependencies['@latch/react']).toBe(
+    `${h().apiDirectUrl}/packages/latch-react-${version}.tgz`,
+  )
+  await readmeStep(project, 'npm', ['run', 'build', '--', '--logLevel', 'error'], 180_000)
+  return project
+}
+
+/**
+ * examples/html as its README says: a copy whose script `src` names the modal origin's
+ * /sdk.js and whose `data-app-id` is the app's, served by a static server.
+ */
+async function plainPageExample(modalUrl: string, app: string): Promise<string> {
+  const dir = join(work, 'html')
+  await cp(join(EXAMPLES, 'html'), dir, { recursive: true })
+  const page = await readFile(join(dir, 'index.html'), 'utf8')
+  expect(page).toContain('src="https://auth.example.com/sdk.js"')
+  expect(page).toContain('data-app-id="YOUR_25_CHARACTER_APP_ID"')
+  await writeFile(
+    join(dir, 'index.html'),
+    page.replaceAll('https://auth.example.com', modalUrl).replace('YOUR_25_CHARACTER_APP_ID', app),
+  )
+  return dir
+}
+
+/** @latch/react and @latch/wagmi, built as `npm run build` builds them, packed where the API serves them. */
+async function packedPackages(): Promise<void> {
   await Promise.all([
     buildLibrary({ name: 'react', external: REACT_EXTERNAL }),
     buildLibrary({ name: 'wagmi', external: WAGMI_EXTERNAL }),
   ])
-  const packs = join(project, 'packs')
-  await mkdir(packs)
-  const { stdout } = await run(
-    'npm',
-    ['pack', '-w', '@latch/react', '-w', '@latch/wagmi', '--json', '--pack-destination', packs],
-    { cwd: ROOT },
-  )
-  const packed = JSON.parse(stdout) as { name: string; filename: string }[]
+  const packed = await packPackages(PACKAGES, ['@latch/react', '@latch/wagmi'])
   expect(packed.map((p) => p.name).sort()).toEqual(['@latch/react', '@latch/wagmi'])
-  for (const { name, filename } of packed) {
-    const into = join(project, 'node_modules', name)
-    await mkdir(into, { recursive: true })
-    await run('tar', ['-xzf', join(packs, filename), '-C', into, '--strip-components=1'])
-  }
-  return project
 }
 
 beforeAll(async () => {
-  anvil = await startAnvil({ chainId: 1 })
-  await deployMulticall3(anvil)
   const port = await freePort()
   // localhost: cross-site with the modal and API on 127.0.0.1, as in production.
   const origin = `http://localhost:${port}`
-  const app = await h().createApp({
-    allowedOrigins: [origin],
-    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
-    rpcUrls: { '1': anvil.url },
-  })
+  // The chain and the app while the packages build: the install needs neither.
+  const [, app] = await Promise.all([
+    withTimeout(packedPackages(), 180_000, 'building and packing @latch/react and @latch/wagmi'),
+    (async () => {
+      anvil = await startAnvil({ chainId: 1 })
+      await deployMulticall3(anvil)
+      return h().createApp({
+        allowedOrigins: [origin],
+        embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
+        rpcUrls: { '1': anvil.url },
+      })
+    })(),
+  ])
   appId = app.id
-  const project = await installedExample()
-  const dist = join(project, 'dist')
-  const env = {
+  work = await mkdtemp(join(tmpdir(), 'latch-examples-'))
+  const project = await installedExample({
     VITE_LATCH_APP_ID: appId,
     VITE_LATCH_MODAL_URL: h().modalUrl,
     VITE_RPC_URL: anvil.url,
-  }
-  await withTimeout(
-    build({
-      root: project,
-      // Warnings only say that wagmi's and React Query's 'use client' lines are dropped.
-      logLevel: 'error',
-      mode: 'production',
-      define: Object.fromEntries(
-        Object.entries(env).map(([k, v]) => [`import.meta.env.${k}`, JSON.stringify(v)]),
-      ),
-      build: { outDir: dist, emptyOutDir: true, minify: false },
-    }),
-    120_000,
-    'building examples/react-wagmi',
-  )
-  const fill = (html: string) =>
-    html
-      .replace('https://auth.example.com', h().modalUrl)
-      .replace('YOUR_25_CHARACTER_APP_ID', appId)
-  site = { origin, dist: project, server: await serveExamples(port, dist, fill) }
-}, 180_000)
+  })
+  const html = await plainPageExample(h().modalUrl, appId)
+  site = { origin, server: await serveExamples(port, join(project, 'dist'), html) }
+}, 600_000)
 
 afterAll(async () => {
   // Each part only if it started: a failed beforeAll leaves the later ones unset.
-  if (site) {
-    const { server, dist } = site
-    await new Promise((resolve) => server.close(resolve))
-    await rm(dist, { recursive: true, force: true })
-  }
+  if (site) await new Promise((resolve) => site.server.close(resolve))
+  if (work) await rm(work, { recursive: true, force: true })
+  await rm(PACKAGES, { recursive: true, force: true })
   await anvil?.stop()
 })
 

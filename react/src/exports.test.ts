@@ -10,8 +10,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { buildLibrary } from '../../scripts/build-library.ts'
 import { REACT_EXTERNAL } from '../build.ts'
-import { buildLibrary } from '../build-library.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 // Under the repository's node_modules, so the consumer finds the peers (react) as an app would;

@@ -13,8 +13,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, expect, test } from 'vitest'
+import { buildLibrary } from '../../scripts/build-library.ts'
 import { REACT_EXTERNAL } from '../build.ts'
-import { buildLibrary } from '../build-library.ts'
 
 const FIXTURE = fileURLToPath(new URL('../../examples/react18/', import.meta.url))
 // Inside the fixture, so the build's `import 'react'` resolves to its React 18; per process, so

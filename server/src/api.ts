@@ -38,6 +38,7 @@ import {
 import { type HonoEnv, isPublicAppPath, requireApp } from './http.ts'
 import { oauthRoutes } from './oauth/routes.ts'
 import { strictTransportSecurity } from './ops/hsts.ts'
+import { packageRoutes } from './ops/packages.ts'
 import { logFailure, observeRequests } from './ops/requests.ts'
 import { passkeyRoutes } from './passkeys/routes.ts'
 import { passwordlessRoutes } from './passwordless/routes.ts'
@@ -188,5 +189,13 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   api.route(API_PREFIX, v1)
   // The wallet frame's page and assets (the export page of the next issue mounts beside them).
   api.route('/', walletFrameRoutes(deps))
+  // This release's npm packages (ops/packages.ts), until the registry has them.
+  api.route(
+    '/',
+    packageRoutes({
+      ...(deps.config.packagesDir ? { dir: deps.config.packagesDir } : {}),
+      publicUrl: deps.config.publicUrl,
+    }),
+  )
   return api
 }

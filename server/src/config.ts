@@ -59,6 +59,8 @@ export interface Config {
   analyticsAppHourly: number
   /** The built wallet frame (LATCH_WALLET_FRAME_DIR); null serves wallet-frame/dist. */
   walletFrameDir: string | null
+  /** The npm packages' tarballs (LATCH_PACKAGES_DIR); null serves dist/packages. */
+  packagesDir: string | null
   /** OAuth endpoints moved by LATCH_OAUTH_<PROVIDER>_<FIELD> (a stand-in provider, a proxy). */
   oauthEndpoints: ServerEndpointOverrides
   /** PostgreSQL only (PGlite is one connection in process). */
@@ -424,6 +426,7 @@ export function loadConfig(env: Env = process.env): Config {
   const secrets = secretsFrom(env, given, databaseUrl, production)
 
   const walletFrameDir = nonEmpty(env.LATCH_WALLET_FRAME_DIR)
+  const packagesDir = nonEmpty(env.LATCH_PACKAGES_DIR)
   return {
     port: integer(env, 'LATCH_API_PORT', DEFAULT_PORT, 0, 65535),
     host: nonEmpty(env.LATCH_API_HOST) ?? '127.0.0.1',
@@ -441,6 +444,7 @@ export function loadConfig(env: Env = process.env): Config {
     priceUrl: url(env, 'LATCH_PRICE_URL', ['http:', 'https:']),
     rpcUrls: rpcUrls(env),
     walletFrameDir: walletFrameDir ? resolve(walletFrameDir) : null,
+    packagesDir: packagesDir ? resolve(packagesDir) : null,
     issuer: nonEmpty(env.LATCH_ISSUER) ?? 'latch',
     accessTokenTtlS: integer(
       env,

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { buildLibrary } from '../../react/build-library.ts'
+import { buildLibrary } from '../../scripts/build-library.ts'
 import { WAGMI_EXTERNAL } from '../build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))

@@ -1,5 +1,6 @@
 /**
- * `latch serve`: the API (with the wallet frame and its export page) and the modal origin (the
+ * `latch serve`: the API (with the wallet frame, its export page and this release's npm packages
+ * at /packages/, ops/packages.ts) and the modal origin (the
  * modal page, sdk.js, latch.js, provider.js, the wallet bridge) from one process, each on its
  * own port, from prebuilt assets. `npm start` runs the same code with its build cache's assets
  * and adds the demo host page.

@@ -1,15 +1,16 @@
 /**
- * Builds a Latch library package for npm (used by react/, wagmi/ and server-sdk/ build.ts):
- * `dist/index.js` (and one file per further entry), ES modules from Vite's library mode with the
- * host SDK and the shared contracts bundled in (they are this repository's private workspaces, not published) and the
- * package's peers left as imports; and `dist/index.d.ts` over declarations tsc emits for the
- * package, the host SDK and shared, whose `@latch/…` imports are rewritten to the emitted
- * files, so a consumer's TypeScript needs nothing but the peers.
+ * Builds a Latch library package for npm (used by the build.ts of host-sdk/, react/, wagmi/ and
+ * server-sdk/): `dist/index.js` (and one file per further entry), ES modules from Vite's library
+ * mode with the shared contracts (a private workspace) and the host SDK bundled in, so a package
+ * declares nothing of this repository, and the package's peers left as imports; and
+ * `dist/index.d.ts` over declarations tsc emits for the package, the host SDK and shared, whose
+ * `@latch/…` imports are rewritten to the emitted files, so a consumer's TypeScript needs
+ * nothing but the peers. scripts/packages.ts packs the four packages and checks what they ship.
  */
 
 import { execFile } from 'node:child_process'
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { dirname, join, relative } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { build } from 'vite'
@@ -25,6 +26,11 @@ const BUNDLED = {
   // The one client per app and modal that @latch/react and @latch/wagmi share on a page.
   '@latch/host-sdk/shared-client': 'host-sdk/src/shared-client.ts',
 } as const
+/** Each bundled import, matched exactly, to its source file (Vite's aliases). */
+export const BUNDLED_SOURCES = Object.entries(BUNDLED).map(([id, file]) => ({
+  find: new RegExp(`^${id.replace(/[/.]/g, '\\$&')}$`),
+  replacement: join(ROOT, file),
+}))
 /** `from '@latch/…'` and `import('@latch/…')` of a bundled workspace, in a declaration. */
 const BUNDLED_IMPORT = new RegExp(
   `(from |import\\()(['"])(${Object.keys(BUNDLED)
@@ -106,6 +112,24 @@ async function declarations(
   }
 }
 
+/**
+ * The bundler heads each module's code with its path from the working folder (`// ../shared/…`
+ * under `npm run build`, `// shared/…` from the root): written from the repository's root
+ * instead, the same sources give the same bytes, and so the same tarball integrity, whoever
+ * builds them from where.
+ */
+async function sameFromAnyFolder(out: string): Promise<void> {
+  for (const file of (await readdir(out)).filter((f) => f.endsWith('.js'))) {
+    const path = join(out, file)
+    const code = await readFile(path, 'utf8')
+    const rewritten = code.replace(
+      /^\/\/ (\S+\.[cm]?[jt]sx?)$/gm,
+      (_, module: string) => `// ${relative(ROOT, resolve(process.cwd(), module))}`,
+    )
+    if (rewritten !== code) await writeFile(path, rewritten)
+  }
+}
+
 /** Builds `dist/<entry>.js` and `dist/<entry>.d.ts` (with `dist/types/`) of one package. */
 export async function buildLibrary({
   name,
@@ -124,6 +148,9 @@ export async function buildLibrary({
     mode: 'production',
     // React's production JSX runtime whatever NODE_ENV the build runs under (a test's is 'test').
     oxc: { jsx: { runtime: 'automatic', development: false } },
+    // The sources, whatever the workspace's package.json exports (the host SDK's name the
+    // built package, which this very build may be making).
+    resolve: { alias: BUNDLED_SOURCES },
     build: {
       outDir: out,
       emptyOutDir: false,
@@ -145,6 +172,7 @@ export async function buildLibrary({
       },
     },
   })
+  await sameFromAnyFolder(out)
   await declarations(name, out, entries, types)
   return out
 }
