@@ -7,10 +7,10 @@ import {
   useMemo,
   useRef,
 } from 'react'
-import { dialogLabel, exitFlow, navigate } from './flow.ts'
+import { dialogLabel, exitFlow, navigate } from './flow/flow.ts'
 import { announceTitle, focusFirst } from './focus.ts'
 import { useModal } from './hooks.ts'
-import { t } from './i18n.ts'
+import { t } from './i18n/i18n.ts'
 import { callHost } from './runtime.ts'
 import { ErrorView } from './screens/ErrorView.tsx'
 import { LoadingView } from './screens/LoadingView.tsx'

@@ -13,8 +13,8 @@ import type {
   User,
 } from '@latch/shared'
 import { createStore } from 'zustand/vanilla'
-import type { AppView } from './config.ts'
 import type { ScreenId } from './screens/ids.ts'
+import type { AppView } from './startup/config.ts'
 import type { SignState, TransactionState } from './wallet/requests.ts'
 
 export type Status = 'loading' | 'ready' | 'error'

@@ -5,7 +5,7 @@
  * attempt is on screen at a time, so one `current` serves both.
  */
 import { type Hex, LatchError, WALLET_CONNECT_RETRIES } from '@latch/shared'
-import { currentFlow, navigate } from '../flow.ts'
+import { currentFlow, navigate } from '../flow/flow.ts'
 import type { ScreenId } from '../screens/ids.ts'
 import { type ExternalWalletState, store } from '../store.ts'
 import { recordWalletConnection } from './history.ts'

@@ -9,8 +9,8 @@
  * Failures read as on AWAITING_CONNECTION (errors.ts), with the same Retry rule.
  */
 import { type ConnectedWallet, SUCCESS_CLOSE_DELAY_MS } from '@latch/shared'
-import { deliver } from '../deliver.ts'
-import { currentFlow, navigate } from '../flow.ts'
+import { deliver } from '../flow/deliver.ts'
+import { currentFlow, navigate } from '../flow/flow.ts'
 import {
   attemptAlive,
   beginAttempt,

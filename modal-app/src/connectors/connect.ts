@@ -15,9 +15,9 @@ import {
   type SiweInitResponse,
 } from '@latch/shared'
 import { hexlify, toUtf8Bytes } from 'ethers/utils'
-import { completeFlow } from '../complete.ts'
-import { navigate } from '../flow.ts'
-import { browserSecret } from '../oauth.ts'
+import { completeFlow } from '../flow/complete.ts'
+import { navigate } from '../flow/flow.ts'
+import { browserSecret } from '../oauth/oauth.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import {

@@ -1,9 +1,9 @@
 /** EMBEDDED_WALLET_CREATED_SCREEN: the new wallet, then the flow completes by itself (4500 ms). */
 import { embeddedWallet, truncateAddress, WALLET_CREATED_SCREEN_MS } from '@latch/shared'
 import { useEffect } from 'react'
-import { currentFlow, finishFlow } from '../flow.ts'
+import { currentFlow, finishFlow } from '../flow/flow.ts'
 import { useModal } from '../hooks.ts'
-import { t } from '../i18n.ts'
+import { t } from '../i18n/i18n.ts'
 
 export function EmbeddedWalletCreated() {
   const signedIn = useModal((s) => s.user)

@@ -5,9 +5,9 @@
  */
 import { isLatchError, SUCCESS_CLOSE_DELAY_MS, toLatchError } from '@latch/shared'
 import { useState } from 'react'
-import { currentFlow } from '../flow.ts'
-import { shownError, t } from '../i18n.ts'
-import { linkedPasskey } from '../passkey.ts'
+import { currentFlow } from '../flow/flow.ts'
+import { shownError, t } from '../i18n/i18n.ts'
+import { linkedPasskey } from '../passkeys/passkey.ts'
 
 export function PasskeyRecovery() {
   const [busy, setBusy] = useState(false)

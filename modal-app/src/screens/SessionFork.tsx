@@ -1,8 +1,8 @@
 import { forkApps, forkLink } from '@latch/shared/wallet-apps'
-import { currentFlow, exitFlow } from '../flow.ts'
-import { forkPairs, openForkLink } from '../fork.ts'
+import { currentFlow, exitFlow } from '../flow/flow.ts'
+import { forkPairs, openForkLink } from '../fork/fork.ts'
 import { useModal } from '../hooks.ts'
-import { shownError, t } from '../i18n.ts'
+import { shownError, t } from '../i18n/i18n.ts'
 import { WalletApproval } from '../wallet/approval.tsx'
 
 /**

@@ -22,13 +22,13 @@ import {
   WALLET_FRAME_CONNECT_TIMEOUT_MS,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
-import { blockClose, deliver } from '../deliver.ts'
-import { currentFlow, requestPending, startFlow } from '../flow.ts'
-import { locale, t } from '../i18n.ts'
+import { blockClose, deliver } from '../flow/deliver.ts'
+import { currentFlow, requestPending, startFlow } from '../flow/flow.ts'
+import { withTimeout } from '../flow/timeout.ts'
+import { locale, t } from '../i18n/i18n.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { themeTokens } from '../theme.ts'
-import { withTimeout } from '../timeout.ts'
 import { ensureWalletReady, ownFailureText, walletStepFailed } from './flows.ts'
 import { walletFrameUrl } from './frame.ts'
 

@@ -15,11 +15,11 @@ import {
   type WalletCreateParams,
   type WalletRecoveryFailure,
 } from '@latch/shared'
-import { track } from '../analytics.ts'
-import { currentFlow, type FlowHandle, navigate, startFlow } from '../flow.ts'
-import { openPasskeyWindow, type PasskeyWindow } from '../passkey-window.ts'
+import { currentFlow, type FlowHandle, navigate, startFlow } from '../flow/flow.ts'
+import { openPasskeyWindow, type PasskeyWindow } from '../passkeys/passkey-window.ts'
 import { callHost, runtime } from '../runtime.ts'
 import type { ScreenId } from '../screens/ids.ts'
+import { track } from '../session/analytics.ts'
 import { freshWalletState, store, type WalletState } from '../store.ts'
 import { walletFrame } from './frame.ts'
 
@@ -171,7 +171,7 @@ async function create(
   const frame = await walletFrame()
   let params: WalletCreateParams
   if (typeof passcode === 'object') {
-    const { registerRecoveryPasskey } = await import('./passkey.ts')
+    const { registerRecoveryPasskey } = await import('../passkeys/recovery-passkey.ts')
     const name = store.getState().user?.email?.address ?? 'Wallet'
     const credentialId = await registerRecoveryPasskey(
       frame,

@@ -25,8 +25,8 @@ import {
   transactionUIOptionsSchema,
   validateTransactionRequest,
 } from '@latch/shared'
-import { blockClose, deliver } from '../deliver.ts'
-import { currentFlow, requestPending, startFlow } from '../flow.ts'
+import { blockClose, deliver } from '../flow/deliver.ts'
+import { currentFlow, requestPending, startFlow } from '../flow/flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { appChains } from './chain-read.ts'

@@ -15,10 +15,10 @@ import {
   signMessageOptionsSchema,
   type WalletAccount,
 } from '@latch/shared'
-import { track } from '../analytics.ts'
-import { deliver } from '../deliver.ts'
-import { currentFlow, navigate, requestPending, startFlow } from '../flow.ts'
+import { deliver } from '../flow/deliver.ts'
+import { currentFlow, navigate, requestPending, startFlow } from '../flow/flow.ts'
 import { runtime } from '../runtime.ts'
+import { track } from '../session/analytics.ts'
 import { store } from '../store.ts'
 import { ensureWalletReady, walletStepFailed } from './flows.ts'
 import { type WalletFrame, walletFrame } from './frame.ts'
