@@ -12,7 +12,7 @@ import {
 import { runtime } from '../runtime.ts'
 import { setUser } from '../session/account.ts'
 import { store } from '../store.ts'
-import { currentFlow, succeed, type Verified } from './flow.ts'
+import { type FlowHandle, onFlow, succeed, type Verified } from './flow.ts'
 
 /**
  * Presents a verified proof to `{path}/authenticate` (a sign-in: starts the session) or
@@ -55,7 +55,8 @@ export async function approvedInWallet(path: string, body: Record<string, string
  * or `{path}/link` for a link, then `showSuccess` and the success pause. An answer (or failure)
  * arriving after the flow changed changes nothing; other failures are thrown to the caller.
  */
-export async function completeFlow(
+export const completeFlow = onFlow(async function completeFlow(
+  flow: FlowHandle,
   path: string,
   body: Record<string, string>,
   verified: Verified,
@@ -63,10 +64,8 @@ export async function completeFlow(
   /** Headers of the proof's request (the SIWE browser binding). */
   headers?: Record<string, string>,
 ): Promise<void> {
-  const flow = currentFlow()
-  const intent = store.getState().flow?.kind === 'link' ? 'link' : 'login'
   // Signed in even if the visitor closed the modal meanwhile: the host hears of it by 'user'.
-  const result = await flow.guard(signInOrLink(intent, path, body, headers))
+  const result = await flow.guard(signInOrLink(flow.intent, path, body, headers))
   showSuccess()
   succeed(result, verified)
-}
+})

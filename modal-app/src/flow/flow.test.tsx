@@ -15,6 +15,7 @@ import {
   login,
   type NextStepRule,
   navigate,
+  onFlow,
   sameFlow,
 } from './flow.ts'
 
@@ -165,4 +166,61 @@ test('param: flows compare by value', () => {
   expect(sameFlow({ kind: 'login' }, { kind: 'link', account: 'email' })).toBe(false)
   expect(sameFlow({ kind: 'link', account: 'email' }, { kind: 'login' })).toBe(false)
   expect(sameFlow(null, { kind: 'login' })).toBe(false)
+})
+
+describe('a step of the flow on screen', () => {
+  /** A promise settled from outside, for an answer that arrives after the screen moved on. */
+  function later<V>() {
+    let resolve!: (value: V) => void
+    const promise = new Promise<V>((res) => {
+      resolve = res
+    })
+    return { promise, resolve }
+  }
+  /** Whether `guarded` settled within a few ticks. */
+  async function settled(guarded: Promise<unknown>): Promise<boolean> {
+    let done = false
+    void guarded.then(() => {
+      done = true
+    })
+    for (let i = 0; i < 5; i++) await Promise.resolve()
+    return done
+  }
+
+  test('behavior: an action declared with onFlow gets the handle of the flow on screen, with its intent', () => {
+    renderModal(api, { walletAuth: false })
+    act(() => store.setState({ user: signedIn }))
+    const seen = onFlow((flow, tag: string) => ({ flow, tag, intent: flow.intent }))
+    act(() => {
+      login().catch(() => {})
+    })
+    expect(seen('a')).toMatchObject({ flow: currentFlow(), tag: 'a', intent: 'login' })
+    act(() => {
+      link('email').catch(() => {})
+    })
+    expect(seen('b')).toMatchObject({ flow: currentFlow(), intent: 'link' })
+  })
+
+  test('behavior: a step answers while it is the latest on its screen; a later step or another screen drops it', async () => {
+    renderModal(api, { walletAuth: false })
+    act(() => {
+      login().catch(() => {})
+    })
+    const flow = currentFlow()
+    act(() => navigate('AWAITING_CONNECTION'))
+    const first = later<string>()
+    const firstStep = flow.step('AWAITING_CONNECTION').guard(first.promise)
+    const second = later<string>()
+    const secondStep = flow.step('AWAITING_CONNECTION').guard(second.promise)
+    first.resolve('stale')
+    second.resolve('fresh')
+    expect(await settled(firstStep)).toBe(false)
+    expect(await secondStep).toBe('fresh')
+
+    const third = later<string>()
+    const thirdStep = flow.step('AWAITING_CONNECTION').guard(third.promise)
+    act(() => navigate('LANDING'))
+    third.resolve('left')
+    expect(await settled(thirdStep)).toBe(false)
+  })
 })

@@ -17,7 +17,10 @@
  *   it with an error.
  *
  * One handle per generation: every start and every end opens a new one (a closed modal has an
- * empty one), so "is this answer still for the flow that asked?" is `alive()`, asked here only.
+ * empty one), so "is this answer still for the flow that asked?" is `alive()`, asked here and in
+ * deliver.ts only. Flow code never holds another life token: a step a screen calls is declared
+ * with `onFlow` and gets the handle of the flow on screen; a sub-step that a later one replaces
+ * on the same screen (a connector attempt) guards its answers with `flow.step(screen)`.
  */
 import {
   type ConnectedWallet,
@@ -87,14 +90,28 @@ interface Waiting {
   reject(error: LatchError): void
 }
 
+/** What a proof does for the flow on screen: sign the visitor in, or add it to their user. */
+export type Intent = 'login' | 'link'
+
+/** A part of a flow that a later part may replace on the same screen (a connector attempt). */
+export interface FlowStep {
+  /**
+   * As the handle's guard, and also never settles once the screen changed or a later step of
+   * the flow began.
+   */
+  guard<V>(work: Promise<V>): Promise<V>
+}
+
 /**
  * A flow's life, from its start to its end. Flow code takes it from `startFlow` or, for a step
- * that a screen calls (a click), from `currentFlow()` at the step's start, and never asks the
- * store whether the flow changed.
+ * that a screen calls (a click), as the first argument of an action declared with `onFlow`,
+ * and never asks the store whether the flow changed.
  */
 export interface FlowHandle<T extends FlowValue = FlowValue> {
   /** The host's promise: settles when the flow ends. */
   readonly promise: Promise<T>
+  /** Whether a proof verified now links it to the signed-in user or signs the visitor in. */
+  readonly intent: Intent
   /** Whether this is still the flow on screen (none started or ended since). */
   alive(): boolean
   /**
@@ -106,6 +123,11 @@ export interface FlowHandle<T extends FlowValue = FlowValue> {
    * changed (a count the server made, a wallet proven on this device) happens inside `work`.
    */
   guard<V>(work: Promise<V>): Promise<V>
+  /**
+   * A sub-step on `screen` (a connector attempt, begun again by Retry): its guard lets an answer
+   * through only while this flow is alive, the screen is still `screen` and no later step began.
+   */
+  step(screen: ScreenId): FlowStep
   /**
    * A finished sign-in or link (or the user with a new wallet), delivered when the modal closes.
    */
@@ -149,7 +171,17 @@ function runningFlow(
   promise: Promise<FlowValue> = waiting?.promise ?? new Promise<FlowValue>(() => {}),
 ): RunningFlow {
   let pauseTimer: ReturnType<typeof setTimeout> | undefined
+  let steps = 0
   const alive = () => current === flow && store.getState().generation === generation
+  const guardWhile =
+    (live: () => boolean) =>
+    <V>(work: Promise<V>) =>
+      new Promise<V>((resolve, reject) => {
+        work.then(
+          (value) => live() && resolve(value),
+          (error: unknown) => live() && reject(error),
+        )
+      })
   const flow: RunningFlow = {
     generation,
     waiting,
@@ -157,14 +189,17 @@ function runningFlow(
     result: null,
     failure: null,
     delivery: null,
+    get intent() {
+      return store.getState().flow?.kind === 'link' ? 'link' : 'login'
+    },
     alive,
-    guard: (work) =>
-      new Promise((resolve, reject) => {
-        work.then(
-          (value) => alive() && resolve(value),
-          (error: unknown) => alive() && reject(error),
-        )
-      }),
+    guard: guardWhile(alive),
+    step(screen) {
+      const at = ++steps
+      return {
+        guard: guardWhile(() => alive() && steps === at && store.getState().screen === screen),
+      }
+    },
     pause(ms, then) {
       clearTimeout(pauseTimer)
       pauseTimer = setTimeout(() => alive() && then(), ms)
@@ -188,11 +223,28 @@ let current = runningFlow(store.getState().generation, null)
 
 /**
  * The flow on screen, taken at the start of a step a screen calls (a click): its `guard` and
- * `alive` then tell whether an answer is still for it.
+ * `alive` then tell whether an answer is still for it. Flow code gets it through `onFlow`.
  */
 export function currentFlow(): FlowHandle {
   return current
 }
+
+/**
+ * Declares an action a screen calls (a click) as a step of the flow on screen: `body` gets that
+ * flow's handle first, taken when the action is called.
+ * @example export const submitCode = onFlow(async (flow, code: string) => { await flow.guard(…) })
+ */
+export function onFlow<A extends unknown[], R>(
+  body: (flow: FlowHandle, ...args: A) => R,
+): (...args: A) => R {
+  return (...args) => body(current, ...args)
+}
+
+/** The visitor is done with the flow on screen ('Done', 'Not now'): it ends with what it has. */
+export const finishOnScreen = (): void => current.finish()
+
+/** The flow on screen's finished sign-in or link, if it has one (the user it delivers). */
+export const flowResult = (): LoginResult | null => current.result
 
 /**
  * Everything a flow leaves behind, and a new generation with its flow (the previous one's timers

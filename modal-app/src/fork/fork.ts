@@ -18,7 +18,7 @@ import {
   withForkToken,
 } from '@latch/shared'
 import { deliver } from '../flow/deliver.ts'
-import { currentFlow, type FlowHandle, startFlow } from '../flow/flow.ts'
+import { type FlowHandle, onFlow, startFlow } from '../flow/flow.ts'
 import { redirectTarget } from '../oauth/oauth.ts'
 import { callHost, runtime } from '../runtime.ts'
 import { isVerifiedHostPage, verifiedHostOrigin } from '../startup/origin.ts'
@@ -76,9 +76,8 @@ async function forkedPage(): Promise<{ page: string; token: string }> {
  * to the app. The flow then ends, or, for an automatic wallet, stays on screen for the pairing
  * code until the visitor is done.
  */
-export function openForkLink(link: string): void {
+export const openForkLink = onFlow(function openForkLink(flow: FlowHandle, link: string): void {
   window.open(link, '_blank', 'noopener,noreferrer')
-  const flow = currentFlow()
   if (forkPairs(store.getState().user)) {
     deliver(flow, link, { now: true })
     const fork = store.getState().sessionFork
@@ -87,7 +86,7 @@ export function openForkLink(link: string): void {
   }
   deliver(flow, link)
   flow.finish()
-}
+})
 
 /**
  * Whether the forked session needs this device's pairing code to open the wallet: an automatic

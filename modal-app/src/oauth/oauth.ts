@@ -35,11 +35,9 @@ import {
   type OAuthProvider,
   type User,
 } from '@latch/shared'
-import { currentFlow, navigate, sameFlow, startFlow } from '../flow/flow.ts'
+import { type FlowHandle, navigate, onFlow, sameFlow, startFlow } from '../flow/flow.ts'
 import { runtime } from '../runtime.ts'
 import { type Flow, type OAuthState, store } from '../store.ts'
-
-type Intent = 'login' | 'link'
 
 const base64url = (bytes: Uint8Array) =>
   btoa(String.fromCharCode(...bytes))
@@ -96,17 +94,19 @@ export function showError(provider: OAuthProvider, error: unknown): void {
  * Leaves for the provider: asks the API for its URL and has the host navigate there. Used by
  * the social buttons, link(provider) and Retry; the open flow says whether it is a link.
  */
-export async function startOAuth(provider: OAuthProvider): Promise<void> {
-  const { oauth, flow } = store.getState()
+export const startOAuth = onFlow(async function startOAuth(
+  handle: FlowHandle,
+  provider: OAuthProvider,
+): Promise<void> {
+  const { oauth } = store.getState()
   if (oauth?.status === 'redirecting') return
-  const intent: Intent = flow?.kind === 'link' ? 'link' : 'login'
+  const { intent } = handle
   setOAuth({ provider, status: 'redirecting', error: null, retryable: false })
-  const handle = currentFlow()
   try {
     const { api, host } = runtime()
     if (!host) throw LatchError.of('modal_unreachable')
-    const redirectTo = redirectTarget(await host.pageUrl())
-    const { secret, hash } = await browserSecret()
+    const redirectTo = redirectTarget(await handle.guard(host.pageUrl()))
+    const { secret, hash } = await handle.guard(browserSecret())
     const { url } = await handle.guard(
       api.request<OAuthInitResponse>(
         '/oauth/init',
@@ -119,12 +119,12 @@ export async function startOAuth(provider: OAuthProvider): Promise<void> {
     if (!state) throw LatchError.of('oauth_invalid_code')
     // The host keeps the flow for the return and navigates only to http(s), only while a flow
     // is pending or the modal is open.
-    await host.navigate(url, { state, provider, intent, secret })
+    await handle.guard(host.navigate(url, { state, provider, intent, secret }))
   } catch (e) {
-    if (!handle.alive()) return
+    // Reached only while the flow is the one on screen: every await above is guarded.
     showError(provider, e)
   }
-}
+})
 
 /** Retry on the error state: the same provider again. */
 export function retryOAuth(): void {

@@ -7,7 +7,7 @@
 import { LatchError, type PasskeyAccount, type RecoveryMethod, type User } from '@latch/shared'
 import { act, cleanup, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-import { currentFlow, link } from '../flow/flow.ts'
+import { link } from '../flow/flow.ts'
 import { preloadScreens } from '../screens/lazy.tsx'
 import { mergeConfig } from '../startup/config.ts'
 import { store } from '../store.ts'
@@ -80,7 +80,7 @@ describe('link(passkey), then Done', () => {
     act(() => {
       linking = link('passkey')
     })
-    if (linked) rememberLinked(currentFlow(), 'cred-1')
+    if (linked) rememberLinked('cred-1')
     act(() => finishManaging())
     return { linking }
   }
@@ -127,7 +127,7 @@ describe('PASSKEY_RECOVERY_SCREEN', () => {
     act(() => {
       linking = link('passkey')
     })
-    rememberLinked(currentFlow(), 'cred-1')
+    rememberLinked('cred-1')
     act(() => finishManaging())
     const use = await screen.findByRole('button', { name: 'Use this passkey for recovery' })
 

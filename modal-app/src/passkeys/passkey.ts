@@ -12,15 +12,16 @@ import {
   LatchError,
   type LinkResponse,
   type PasskeyAccount,
+  SUCCESS_CLOSE_DELAY_MS,
   type User,
 } from '@latch/shared'
 import { approvedInWallet } from '../flow/complete.ts'
 import {
   addNextStep,
-  currentFlow,
   type FlowHandle,
   type NextStepRule,
   navigate,
+  onFlow,
   succeed,
 } from '../flow/flow.ts'
 import { browserSecret } from '../oauth/oauth.ts'
@@ -154,8 +155,10 @@ async function assert(mediation: CredentialMediationRequirement | undefined, sec
 }
 
 /** Signs in with a passkey: the modal's button (mediation unset) or the e-mail field's autofill. */
-export async function signInWithPasskey(mediation?: 'conditional'): Promise<void> {
-  const flow = currentFlow()
+export const signInWithPasskey = onFlow(async function signInWithPasskey(
+  flow: FlowHandle,
+  mediation?: 'conditional',
+): Promise<void> {
   const { secret, hash } = await browserSecret()
   let credential: Json
   try {
@@ -173,7 +176,7 @@ export async function signInWithPasskey(mediation?: 'conditional'): Promise<void
   )
   session.start(res, res.user)
   succeed({ user: res.user, isNewUser: res.is_new_user }, 'passkey')
-}
+})
 
 /**
  * Starts the e-mail field's conditional request where the browser offers it: the browser then
@@ -223,8 +226,11 @@ async function createCredential(
  * Creates a passkey: a sign-up (signed out), or a link to the signed-in user. PRF is asked for
  * on the same credential, so the wallet frame can later derive a recovery key from it.
  */
-export async function createPasskey(intent: 'signup' | 'link', name?: string): Promise<User> {
-  const flow = currentFlow()
+export const createPasskey = onFlow(async function createPasskey(
+  flow: FlowHandle,
+  intent: 'signup' | 'link',
+  name?: string,
+): Promise<User> {
   const { api, session } = runtime()
   // Where the frame may not create (Safari), a window of the modal's origin does; opened now,
   // on the click, before anything is awaited.
@@ -267,7 +273,7 @@ export async function createPasskey(intent: 'signup' | 'link', name?: string): P
     await flow.guard(approvedInWallet('/passkeys', {}))
     const user = await flow.guard(api.request<LinkResponse>('/passkeys/link', body))
     setUser(user)
-    rememberLinked(flow, credential.id as string)
+    rememberLinked(credential.id as string)
     return user
   }
   const res = await flow.guard(
@@ -276,7 +282,7 @@ export async function createPasskey(intent: 'signup' | 'link', name?: string): P
   session.start(res, res.user)
   succeed({ user: res.user, isNewUser: res.is_new_user }, 'passkey')
   return res.user
-}
+})
 
 /** The user's passkeys, oldest first. */
 export function userPasskeys(user: User | null): PasskeyAccount[] {
@@ -301,18 +307,34 @@ export function finishManaging(): void {
 
 // ---- Passkey recovery for a wallet that exists -------------------------------------------
 
-/** The passkey the link flow on screen registered last: what the recovery offer seals under. */
-let linked: { flow: FlowHandle; credentialId: string } | null = null
-
-/** Notes the passkey `flow` just linked (a later flow sees none: the offer is this flow's). */
-export function rememberLinked(flow: FlowHandle, credentialId: string): void {
-  linked = { flow, credentialId }
+/**
+ * Notes the passkey the flow on screen just linked, in the store's flow state: what the recovery
+ * offer seals under. A later flow starts without it (the offer is this flow's).
+ */
+export function rememberLinked(credentialId: string): void {
+  store.setState({ linkedPasskey: credentialId })
 }
 
 /** The passkey the flow on screen linked, if it linked one. */
 export function linkedPasskey(): string | null {
-  return linked && linked.flow === currentFlow() ? linked.credentialId : null
+  return store.getState().linkedPasskey
 }
+
+/**
+ * PASSKEY_RECOVERY_SCREEN's 'Use passkey': the wallet's share sealed under the passkey this flow
+ * linked, then the flow ends after the success pause. Resolves once sealed; with no such
+ * passkey, the flow ends at once and it never resolves.
+ */
+export const sealUnderLinkedPasskey = onFlow(async (flow): Promise<void> => {
+  const credentialId = linkedPasskey()
+  if (!credentialId) {
+    flow.finish()
+    return new Promise<void>(() => {})
+  }
+  const { addRecoveryPasskey } = await import('../wallet/flows.ts')
+  await flow.guard(addRecoveryPasskey(credentialId))
+  setTimeout(() => flow.finish(), SUCCESS_CLOSE_DELAY_MS)
+})
 
 /**
  * Whether linking `credentialId` offers passkey recovery: the app has passkeys on, the user has

@@ -13,7 +13,7 @@ import {
   validateEmail,
 } from '@latch/shared'
 import { completeFlow } from '../flow/complete.ts'
-import { currentFlow, navigate } from '../flow/flow.ts'
+import { type FlowHandle, navigate, onFlow } from '../flow/flow.ts'
 import { locale } from '../i18n/i18n.ts'
 import { runtime } from '../runtime.ts'
 import { type PasswordlessState, store } from '../store.ts'
@@ -31,7 +31,11 @@ const initBody = (channel: CodeChannel, destination: string): Record<string, str
 })
 
 /** Sends a code to an e-mail address or phone number, then shows the code entry. */
-export async function submitDestination(channel: CodeChannel, input: string): Promise<void> {
+export const submitDestination = onFlow(async function submitDestination(
+  flow: FlowHandle,
+  channel: CodeChannel,
+  input: string,
+): Promise<void> {
   const checked = channel === 'email' ? validateEmail(input) : (await loadPhoneCheck())(input)
   if (!checked.ok) {
     store.setState({ submitError: checked.error.message })
@@ -39,7 +43,6 @@ export async function submitDestination(channel: CodeChannel, input: string): Pr
   }
   if (store.getState().submitting) return
   store.setState({ submitting: true, submitError: null })
-  const flow = currentFlow()
   try {
     await flow.guard(
       runtime().api.request(`${CODE_ROUTE_PATHS[channel]}/init`, initBody(channel, checked.value)),
@@ -58,7 +61,7 @@ export async function submitDestination(channel: CodeChannel, input: string): Pr
       submitError: err.status === 422 ? err.message : fallback.message,
     })
   }
-}
+})
 
 function setCode(patch: Partial<PasswordlessState>): void {
   const current = store.getState().passwordless

@@ -1,5 +1,5 @@
 import { forkApps, forkLink } from '@latch/shared/wallet-apps'
-import { currentFlow, exitFlow } from '../flow/flow.ts'
+import { exitFlow, finishOnScreen } from '../flow/flow.ts'
 import { forkPairs, openForkLink } from '../fork/fork.ts'
 import { useModal } from '../hooks.ts'
 import { shownError, t } from '../i18n/i18n.ts'
@@ -75,7 +75,7 @@ function PairFork() {
         type="button"
         className="latch-button"
         data-testid="fork-pair-done"
-        onClick={() => currentFlow().finish()}
+        onClick={finishOnScreen}
       >
         {t('exDone')}
       </button>
