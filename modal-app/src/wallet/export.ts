@@ -27,8 +27,8 @@ import { type FlowHandle, onFlow, requestPending, startFlow } from '../flow/flow
 import { withTimeout } from '../flow/timeout.ts'
 import { locale, t } from '../i18n/i18n.ts'
 import { runtime } from '../runtime.ts'
+import { themeTokens } from '../shell/theme.ts'
 import { store } from '../store.ts'
-import { themeTokens } from '../theme.ts'
 import { ensureWalletReady, ownFailureText, walletStepFailed } from './flows.ts'
 import { walletFrameUrl } from './frame.ts'
 

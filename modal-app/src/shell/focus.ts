@@ -3,7 +3,7 @@
  * on every screen change, and a screen whose title changes in place (EmbeddedWallet.tsx) calls
  * announceTitle itself.
  */
-import { store } from './store.ts'
+import { store } from '../store.ts'
 
 /**
  * Focuses the first field of the screen, else its first control; never while the modal is
