@@ -1,6 +1,5 @@
 /** The modal's connections to the outside: the API, the session and the host page. */
-import type { HostMethods } from '@latch/shared'
-import type { ApiClient } from './session/api.ts'
+import type { ApiClient, HostMethods } from '@latch/shared'
 import type { Session } from './session/session.ts'
 
 export interface Runtime {

@@ -107,6 +107,22 @@ export const OAUTH_PROVIDER_NAMES: Record<OAuthProvider, string> = {
   apple: 'Apple',
 }
 
+/**
+ * The events a webhook endpoint can subscribe to: the server sends them, the Node SDK's
+ * verifier types them.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'user.created',
+  'user.authenticated',
+  'user.linked_account',
+  'user.unlinked_account',
+  'user.deleted',
+  'wallet.created',
+  'wallet.recovered',
+  'wallet.recovery_failed',
+] as const
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+
 export const LOGIN_METHODS = [
   'wallet',
   'email',

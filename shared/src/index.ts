@@ -1,4 +1,5 @@
 export * from './api.ts'
+export * from './api-client.ts'
 export * from './chain-client.ts'
 export * from './chains.ts'
 export * from './client.ts'

@@ -5,11 +5,9 @@
  * process). The private key is rebuilt only in this module's local variables and zeroed after.
  */
 import {
-  API_PREFIX,
-  fromApiError,
+  createApiClient,
   type Hex,
   LatchError,
-  parseRetryAfter,
   validateNewPasscode,
   validatePasscode,
   type WalletChallengeResponse,
@@ -50,39 +48,35 @@ export interface ShareStore {
   readonly persistent: boolean
 }
 
-/** An API client over fetch: `base` is the API origin (the frame's own). */
+/** What the frame names itself in the `latch-client` header. */
+const FRAME_CLIENT = 'latch-wallet-frame'
+/** The frame's API calls wait longer than the modal's (API_TIMEOUT_MS). */
+export const WALLET_API_TIMEOUT_MS = 15_000
+
+/**
+ * The shared API client (createApiClient) over fetch, for the frame: `base` is the API origin
+ * (the frame's own), the access token comes with each call, and a request without an answer
+ * reads 'Could not reach the Latch API'. The wait of a locked recovery or a rate limit travels
+ * with the API's error to the modal.
+ */
 export function fetchApi(
   base: string,
   appId: string,
   fetcher: typeof fetch = fetch,
-  timeoutMs = 15_000,
+  timeoutMs = WALLET_API_TIMEOUT_MS,
 ): WalletApi {
-  return async <T>(path: string, body: unknown, accessToken: string): Promise<T> => {
-    let res: Response
-    try {
-      res = await fetcher(`${base}${API_PREFIX}${path}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          authorization: `Bearer ${accessToken}`,
-          'latch-app-id': appId,
-          'latch-client': 'latch-wallet-frame',
-        },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      })
-    } catch (e) {
-      throw LatchError.of('embedded_wallet_error', {
-        message: 'Could not reach the Latch API',
-        cause: e,
-      })
-    }
-    const json: unknown = await res.json().catch(() => null)
-    // The wait of a locked recovery or a rate limit travels with the error to the modal.
-    if (!res.ok)
-      throw fromApiError(res.status, json, parseRetryAfter(res.headers.get('retry-after')))
-    return json as T
-  }
+  const client = createApiClient({
+    baseUrl: base,
+    appId,
+    fetch: fetcher,
+    timeoutMs,
+    client: FRAME_CLIENT,
+    credentials: 'same-origin',
+    unreachable: (cause) =>
+      LatchError.of('embedded_wallet_error', { message: 'Could not reach the Latch API', cause }),
+  })
+  return <T>(path: string, body: unknown, accessToken: string) =>
+    client.request<T>(path, body, { bearer: accessToken })
 }
 
 /** Storage in `storage` when the browser allows it, else memory for the life of the frame. */

@@ -6,6 +6,7 @@
  * ProviderRpcError shape ({ code, message, data }); `data.latchCode` names the Latch error.
  */
 import {
+  BaseError,
   CHAIN_RPC_METHODS,
   DEFAULT_CHAIN_ID,
   defaultChainOf,
@@ -39,14 +40,14 @@ export const ANNOUNCED_ICON =
 /** The methods read from the chain: the API proxy's allowlist without the broadcast. */
 const READS = new Set<string>(CHAIN_RPC_METHODS.filter((m) => m !== 'eth_sendRawTransaction'))
 
-export class ProviderError extends Error implements ProviderRpcError {
+export class ProviderError extends BaseError implements ProviderRpcError {
+  override readonly name = 'ProviderRpcError'
   constructor(
     readonly code: number,
     message: string,
     readonly data?: unknown,
   ) {
     super(message)
-    this.name = 'ProviderRpcError'
   }
 }
 

@@ -1,9 +1,8 @@
 // @vitest-environment node
-import { CLIENT_NAME, isLatchError } from '@latch/shared'
+import { CLIENT_NAME, createApiClient, isLatchError } from '@latch/shared'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { APP_ID } from '../test/fixtures.ts'
-import { createApiClient } from './api.ts'
 
 let api: ApiDouble
 beforeAll(async () => {

@@ -1,10 +1,15 @@
 // @vitest-environment node
-import { CLIENT_NAME, isLatchError, REFRESH_ID_HEADER, type User } from '@latch/shared'
+import {
+  CLIENT_NAME,
+  createApiClient,
+  isLatchError,
+  REFRESH_ID_HEADER,
+  type User,
+} from '@latch/shared'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { type Answer, type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { APP_ID, jwt, user } from '../test/fixtures.ts'
 import { memoryTokens } from '../test/memory-tokens.ts'
-import { createApiClient } from './api.ts'
 import { createSession, tokenExpiry } from './session.ts'
 
 let api: ApiDouble

@@ -4,6 +4,8 @@
  * script reads (the token store keeps only a hint that a session may exist). Refreshes when the
  * access token is expired or within TOKEN_EXPIRY_MARGIN_MS of it.
  */
+
+import type { ApiClient } from '@latch/shared'
 import {
   type ForkResponse,
   isLatchError,
@@ -13,7 +15,6 @@ import {
   TOKEN_EXPIRY_MARGIN_MS,
   type User,
 } from '@latch/shared'
-import type { ApiClient } from './api.ts'
 import type { TokenStore } from './token-store.ts'
 
 export interface Session {

@@ -3,11 +3,11 @@ import {
   APP_ID_HEADER,
   CLIENT_HEADER,
   CLIENT_NAME,
+  createApiClient,
   isLatchError,
   type ServerAppConfig,
 } from '@latch/shared'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { createApiClient } from '../session/api.ts'
 import { resetStore, store } from '../store.ts'
 import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { APP_ID, serverConfig } from '../test/fixtures.ts'

@@ -5,6 +5,7 @@
  */
 import {
   API_PREFIX,
+  createApiClient,
   exposeMethods,
   type HostMethods,
   LatchError,
@@ -16,7 +17,6 @@ import { connect, WindowMessenger } from 'penpal'
 import { fail } from '../flow/flow.ts'
 import { setHost, setRuntime } from '../runtime.ts'
 import { setUser } from '../session/account.ts'
-import { createApiClient } from '../session/api.ts'
 import { createSession, type Session } from '../session/session.ts'
 import { createTokenStore } from '../session/token-store.ts'
 import { appConfigUrl, takeEarlyConfig } from './early.ts'

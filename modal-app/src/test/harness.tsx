@@ -1,12 +1,12 @@
 /** Sets the modal up as the startup does, against the API double, with a recording host. */
 import type { HostAppConfig, HostMethods, ServerAppConfig } from '@latch/shared'
+import { createApiClient } from '@latch/shared'
 import { act, render } from '@testing-library/react'
 import { vi } from 'vitest'
 import { App } from '../App.tsx'
 import { initialize } from '../flow/flow.ts'
 import { setRuntime } from '../runtime.ts'
 import { setUser } from '../session/account.ts'
-import { createApiClient } from '../session/api.ts'
 import { createSession, type Session } from '../session/session.ts'
 import { resetStore } from '../store.ts'
 import type { ApiDouble } from './api-double.ts'

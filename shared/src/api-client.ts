@@ -1,14 +1,13 @@
-/** The modal's HTTP client of the API: app id and client headers, credentials, a 10 s timeout. */
-import {
-  API_PREFIX,
-  API_TIMEOUT_MS,
-  APP_ID_HEADER,
-  CLIENT_HEADER,
-  CLIENT_NAME,
-  fromApiError,
-  LatchError,
-  parseRetryAfter,
-} from '@latch/shared'
+/**
+ * The browser frames' one HTTP client of the API (the modal's and the wallet frame's): the app
+ * id and client headers, the access token, one timeout per request (API_TIMEOUT_MS unless the
+ * caller names another) and the API's errors as LatchErrors.
+ */
+import { API_PREFIX } from './api.ts'
+import { API_TIMEOUT_MS, CLIENT_NAME } from './constants.ts'
+import { fromApiError, parseRetryAfter } from './errors/http.ts'
+import { LatchError } from './errors/latch-error.ts'
+import { APP_ID_HEADER, CLIENT_HEADER } from './protocol.ts'
 
 export interface RequestOptions {
   /** Adds the bearer access token. Session refresh and fork recovery go without it. */
@@ -21,6 +20,8 @@ export interface RequestOptions {
   started?: Promise<Response>
   /** More headers (the SIWE browser binding); the app id and client headers always win. */
   headers?: Record<string, string>
+  /** The access token of this call (the wallet frame's, handed over by the modal). */
+  bearer?: string
 }
 
 export interface ApiClient {
@@ -34,6 +35,18 @@ export interface ApiClientOptions {
   accessToken?: () => Promise<string | null>
   timeoutMs?: number
   fetch?: typeof fetch
+  /** The `latch-client` header: CLIENT_NAME unless the caller names itself (the wallet frame). */
+  client?: string
+  /**
+   * Whether cookies go along: 'include' by default (the modal's refresh cookie on the API
+   * origin); the wallet frame, on the API origin itself, sends its own origin's only.
+   */
+  credentials?: 'include' | 'same-origin' | 'omit'
+  /**
+   * The error of a request that got no answer; client_request_timeout after the timeout and
+   * internal_error otherwise unless the caller says how it reads to its visitor.
+   */
+  unreachable?: (cause: unknown, timedOut: boolean) => LatchError
 }
 
 /**
@@ -45,15 +58,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const base = options.baseUrl.replace(/\/+$/, '') + API_PREFIX
   const timeoutMs = options.timeoutMs ?? API_TIMEOUT_MS
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init))
+  const unreachable =
+    options.unreachable ??
+    ((cause: unknown, timedOut: boolean) =>
+      LatchError.of(timedOut ? 'client_request_timeout' : 'internal_error', { cause }))
   return {
     async request<T>(path: string, body?: unknown, opts: RequestOptions = {}): Promise<T> {
       const headers: Record<string, string> = {
         ...opts.headers,
         [APP_ID_HEADER]: options.appId,
-        [CLIENT_HEADER]: CLIENT_NAME,
+        [CLIENT_HEADER]: options.client ?? CLIENT_NAME,
       }
       if (body !== undefined) headers['content-type'] = 'application/json'
-      if (opts.auth !== false && options.accessToken) {
+      if (opts.bearer !== undefined) headers.authorization = `Bearer ${opts.bearer}`
+      else if (opts.auth !== false && options.accessToken) {
         const token = await options.accessToken()
         if (token) headers.authorization = `Bearer ${token}`
       }
@@ -66,7 +84,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
               method: opts.method ?? (body === undefined ? 'GET' : 'POST'),
               headers,
               body: body === undefined ? undefined : JSON.stringify(body),
-              credentials: 'include',
+              credentials: options.credentials ?? 'include',
               signal: controller.signal,
             }))
         const text = await res.text()
@@ -77,8 +95,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         return data as T
       } catch (e) {
         if (e instanceof LatchError) throw e
-        if (controller.signal.aborted) throw LatchError.of('client_request_timeout', { cause: e })
-        throw LatchError.of('internal_error', { cause: e })
+        throw unreachable(e, controller.signal.aborted)
       } finally {
         clearTimeout(timer)
       }
