@@ -8,6 +8,9 @@ test('behavior: the public exports of @latch/shared', () => {
     [
       "ADDRESS_PATTERN",
       "ANALYTICS_EVENTS",
+      "ANNOUNCED_ICON",
+      "ANNOUNCED_NAME",
+      "ANNOUNCED_RDNS",
       "API_PREFIX",
       "API_TIMEOUT_MS",
       "APP_ID_HEADER",
@@ -42,6 +45,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "FIAT_DECIMALS",
       "FIAT_MINIMUM_TEXT",
       "FORK_RETURN_PARAM",
+      "FRAME_CSS",
       "GENERATED_LABEL_MS",
       "HOST_ELEMENT_IDS",
       "HTTP_URL_RULES",

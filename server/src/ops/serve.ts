@@ -11,7 +11,7 @@ import {
   MODAL_DIST_DIR,
   type ModalServer,
   startModalServer,
-} from '../../../modal-app/server.ts'
+} from '@latch/modal-app/server'
 import {
   ConfigError,
   type Env,

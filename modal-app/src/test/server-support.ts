@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll } from 'vitest'
-import { type ModalServerOptions, startModalServer } from './server.ts'
+import { type ModalServerOptions, startModalServer } from '../../server.ts'
 
 export function useMinimalModal(
   prefix: string,

@@ -25,14 +25,18 @@ import {
 } from '@latch/shared'
 import { Hono } from 'hono'
 import type { Browser, Frame, Page } from 'playwright-core'
-import { statusOf } from '../../server/src/api.ts'
-import type { HonoEnv } from '../../server/src/http.ts'
-import { freshIp, startTestServer, type TestServer } from '../../server/src/testing/test-server.ts'
-import { walletFrameRoutes } from '../../server/src/wallets/frame.ts'
-import { buildWalletFrame } from '../build.ts'
+import { statusOf } from '../../../server/src/api.ts'
+import type { HonoEnv } from '../../../server/src/http.ts'
+import {
+  freshIp,
+  startTestServer,
+  type TestServer,
+} from '../../../server/src/testing/test-server.ts'
+import { walletFrameRoutes } from '../../../server/src/wallets/frame.ts'
+import { buildWalletFrame } from '../../build.ts'
 
 const PENPAL = readFileSync(
-  fileURLToPath(new URL('../../node_modules/penpal/dist/penpal.min.js', import.meta.url)),
+  fileURLToPath(new URL('../../../node_modules/penpal/dist/penpal.min.js', import.meta.url)),
   'utf8',
 )
 
