@@ -162,8 +162,8 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
   if (production && publicUrl !== null && !isSecureOrigin(publicUrl)) {
     throw new ConfigError(insecureOriginMessage('LATCH_PUBLIC_URL', publicUrl))
   }
-  // Coinbase Wallet's SDK runs on an origin of its own (modal-app/README.md, "Coinbase
-  // Wallet"): a second listener, offered only when its public origin is given.
+  // Coinbase Wallet's SDK runs on an origin of its own (docs/architecture.md, "Connect-only,
+  // Coinbase Wallet and Phantom"): a second listener, offered only when its public origin is given.
   const connectorOrigin = nonEmpty(env.LATCH_CONNECTOR_ORIGIN)
   const modalOrigin = nonEmpty(env.LATCH_MODAL_ORIGIN)
   if (connectorOrigin !== null && mode !== 'api') {
