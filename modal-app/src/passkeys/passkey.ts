@@ -223,14 +223,15 @@ async function createCredential(
 }
 
 /**
- * Creates a passkey: a sign-up (signed out), or a link to the signed-in user. PRF is asked for
- * on the same credential, so the wallet frame can later derive a recovery key from it.
+ * Creates a passkey: a sign-up in a sign-in flow, or a link to the signed-in user in a
+ * link('passkey') flow (the flow's intent says which). PRF is asked for on the same credential,
+ * so the wallet frame can later derive a recovery key from it.
  */
 export const createPasskey = onFlow(async function createPasskey(
   flow: FlowHandle,
-  intent: 'signup' | 'link',
   name?: string,
 ): Promise<User> {
+  const { intent } = flow
   const { api, session } = runtime()
   // Where the frame may not create (Safari), a window of the modal's origin does; opened now,
   // on the click, before anything is awaited.

@@ -74,7 +74,7 @@ function PasskeyLogin() {
           className="latch-button"
           disabled={busy}
           data-testid="passkey-create"
-          onClick={() => void run(() => createPasskey('signup'))}
+          onClick={() => void run(() => createPasskey())}
         >
           {t('pkCreate')}
         </button>
@@ -128,7 +128,7 @@ function ManagePasskeys() {
           onClick={() =>
             void run(async () => {
               setAdded(false)
-              await createPasskey('link', tf('pkName', { n: passkeys.length + 1 }))
+              await createPasskey(tf('pkName', { n: passkeys.length + 1 }))
               setAdded(true)
             })
           }
