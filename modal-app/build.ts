@@ -7,8 +7,8 @@ import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
 import { build, type Plugin, parseAst, type Rolldown } from 'vite'
 import { type ModalRenderer, modalRenderer, rendererAliases } from './renderer.ts'
-import type { ClientConstants } from './src/early.ts'
-import { REFUSAL_SCRIPT } from './src/refusal-data.ts'
+import type { ClientConstants } from './src/startup/early.ts'
+import { REFUSAL_SCRIPT } from './src/startup/refusal-data.ts'
 
 export const MODAL_ROOT = fileURLToPath(new URL('.', import.meta.url))
 export const MODAL_DIST = fileURLToPath(new URL('./dist', import.meta.url))
@@ -53,7 +53,7 @@ const CLIENT_CONSTANTS: ClientConstants = {
 }
 
 /** Bundled and inlined into the page's head: it starts the app configuration request. */
-const EARLY_ENTRY = fileURLToPath(new URL('./src/early-start.ts', import.meta.url))
+const EARLY_ENTRY = fileURLToPath(new URL('./src/startup/early-start.ts', import.meta.url))
 
 /**
  * Marks each zod call in the shared contracts (`z.object(...)`, `z.string().max(64)`) pure, so
@@ -162,11 +162,11 @@ async function earlyScript(): Promise<string> {
   return code
 }
 
-/** The refusal page's script (src/refused.ts), written to the build's root as REFUSAL_SCRIPT. */
-const REFUSAL_ENTRY = fileURLToPath(new URL('./src/refused.ts', import.meta.url))
+/** The refusal page's script (src/startup/refused.ts), written to the build's root as REFUSAL_SCRIPT. */
+const REFUSAL_ENTRY = fileURLToPath(new URL('./src/startup/refused.ts', import.meta.url))
 
 /**
- * src/refused.ts as one classic script of its own: the page an unlisted origin's frame gets
+ * src/startup/refused.ts as one classic script of its own: the page an unlisted origin's frame gets
  * (server.ts) loads nothing of the modal.
  */
 async function refusalScript(): Promise<string> {
@@ -187,7 +187,7 @@ async function refusalScript(): Promise<string> {
   const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[]
   const chunk = outputs.flatMap((o) => o.output).find((o) => o.type === 'chunk')
   const code = chunk?.type === 'chunk' ? chunk.code : ''
-  if (!code) throw new Error('src/refused.ts did not bundle')
+  if (!code) throw new Error('src/startup/refused.ts did not bundle')
   return code
 }
 

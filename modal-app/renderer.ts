@@ -2,8 +2,8 @@
  * Which renderer the modal is built with. The source, zustand and the testing library are
  * written against React's API; React DOM renders them unless the build is asked for Preact
  * (`LATCH_MODAL_RENDERER=preact`), which these aliases hand them instead through preact/compat:
- * the same components in a third of the bytes, for those who want the smallest modal (README,
- * "The renderer").
+ * the same components in a third of the bytes, for those who want the smallest modal
+ * (docs/architecture.md, "The renderer").
  *
  * One choice for the build (build.ts), the e2e frontend build (e2e/src/build.ts) and the
  * benchmark, read from one place, so a misspelt value fails instead of silently building the

@@ -4,7 +4,7 @@
  * escaped, and its origin admitted in the CSP's connect-src; ws(s) only.
  */
 import { expect, test } from 'vitest'
-import { useMinimalModal } from './server-test-support.ts'
+import { useMinimalModal } from './src/test/server-support.ts'
 
 // biome-ignore lint/correctness/useHookAtTopLevel: a Vitest helper that registers after-hooks, not a React hook
 const serve = useMinimalModal('latch-modal-relay-')

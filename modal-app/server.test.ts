@@ -17,7 +17,7 @@ import {
   pickEncoding,
   startModalServer,
 } from './server.ts'
-import { EMBEDDED_CONFIG_ID } from './src/early.ts'
+import { EMBEDDED_CONFIG_ID } from './src/startup/early.ts'
 
 let dir: string
 let server: ModalServer

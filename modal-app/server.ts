@@ -30,9 +30,9 @@ import {
   WALLETCONNECT_RELAY_META,
 } from './src/connectors/walletconnect-config.ts'
 // The id the page's early script reads the embedded configuration by.
-import { EMBEDDED_CONFIG_ID, PASSKEY_WINDOW_QUERY } from './src/early.ts'
+import { EMBEDDED_CONFIG_ID, PASSKEY_WINDOW_QUERY } from './src/startup/early.ts'
 // The refusal page's data block id and shape (the page's script reads them).
-import { REFUSAL_DATA_ID, REFUSAL_SCRIPT, type RefusalData } from './src/refusal-data.ts'
+import { REFUSAL_DATA_ID, REFUSAL_SCRIPT, type RefusalData } from './src/startup/refusal-data.ts'
 
 export const MODAL_DIST_DIR = fileURLToPath(new URL('./dist', import.meta.url))
 export const HOST_SDK_DIST_DIR = fileURLToPath(new URL('../host-sdk/dist', import.meta.url))
@@ -597,7 +597,7 @@ export function embedderOrigin(req: IncomingMessage): string | null {
  * The page a frame gets when the page embedding it is on an origin its app does not list:
  * frameable by that origin only, with no screen and no API, it loads /refused.js, which
  * connects to that page and refuses every call with `origin_not_allowed` naming the origin and
- * the command that adds it (src/refused.ts). Without it the page would wait out the SDK's
+ * the command that adds it (src/startup/refused.ts). Without it the page would wait out the SDK's
  * connection timeout with the reason only in its console. What it tells that page (the app
  * exists and does not list it) the modal page's own frame-ancestors tells anyone.
  */
@@ -684,7 +684,7 @@ async function sendPage(
         logoOrigin(app.config),
       ),
       'referrer-policy': 'no-referrer',
-      // The passkey window (src/passkey-window.ts) answers the modal frame that opened it:
+      // The passkey window (src/passkeys/passkey-window.ts) answers the modal frame that opened it:
       // a policy of its own would cut it off from that opener, whose top-level page is the
       // host's. It speaks only to the modal's origin and only with the frame's nonce.
       'cross-origin-opener-policy': query.has(PASSKEY_WINDOW_QUERY)

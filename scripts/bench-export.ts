@@ -13,7 +13,7 @@ import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { buildHostSdk } from '../host-sdk/build.ts'
-import { startWalletHarness } from '../wallet-frame/test/harness.ts'
+import { startWalletHarness } from '../wallet-frame/src/test/harness.ts'
 
 const MIN_RUNS = 20
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`

@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- wallet [--runs N]`: the in-app wallet in headless Chromium, the built frame
- * served by the real API inside a stand-in modal on another site (wallet-frame/test/harness.ts):
+ * served by the real API inside a stand-in modal on another site (wallet-frame/src/test/harness.ts):
  * - gzip size of the frame's JavaScript, goal ≤ 90 KB (ethers signs in the frame);
  * - create with automatic recovery (key, split, seal, server round trip), median over ≥ 20
  *   runs, goal ≤ 300 ms;
@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { startWalletHarness } from '../wallet-frame/test/harness.ts'
+import { startWalletHarness } from '../wallet-frame/src/test/harness.ts'
 
 const MIN_RUNS = 20
 

@@ -3,7 +3,7 @@
  * with logout, in the recommended deployment (host page, modal and API on subdomains of one site over HTTPS), where
  * the browser lets the modal frame keep the session in its storage. In a cross-site frame the
  * browser refuses that storage, the session lives in memory for the page's life, and a reload
- * pairs afresh (modal-app README, "WalletConnect"). Every piece is local: the relay of
+ * pairs afresh (docs/architecture.md, "WalletConnect"). Every piece is local: the relay of
  * wc-relay.ts and the real sign client as the phone wallet (wc-wallet.ts).
  */
 import type { ConnectedWallet, LoginResult } from '@latch/shared'

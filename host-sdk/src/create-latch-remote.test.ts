@@ -132,7 +132,7 @@ test("behavior: a flow refused with -32002 ('Request already pending') leaves th
 })
 
 test('error: on an origin the app does not list (the modal server’s refusal page answers), ready and every call reject with origin_not_allowed, naming the origin and the command that adds it', async () => {
-  // What modal-app/src/refused.ts exposes to the page.
+  // What modal-app/src/startup/refused.ts exposes to the page.
   const refusal = exposeMethods(refusingModal(originNotAllowed('https://new.example', APP_ID)))
   vi.mocked(connect).mockImplementation((() => ({
     promise: Promise.resolve(refusal),

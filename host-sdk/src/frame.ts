@@ -1,10 +1,10 @@
 /** The modal's iframe on the host page: mounted once, hidden until needed, shown as a dialog or inline. */
 import {
+  FRAME_CSS,
   HOST_ELEMENT_IDS,
   LatchError,
   MOBILE_BREAKPOINT_PX,
   MODAL_FULL_HEIGHT_PX,
-  MODAL_WIDTH_PX,
 } from '@latch/shared'
 
 export const FRAME_SANDBOX =
@@ -14,10 +14,7 @@ export const FRAME_TITLE = 'Latch'
 export const FRAME_HEIGHT_MAX_PX = 4000
 
 const STYLE_ID = 'latch-style'
-// A closed dialog stays laid out (invisible, inert) so the preloaded modal is ready to paint.
-// Exported for `latch csp` (server/src/ops/csp.ts), which prints its hash for the host page's
-// style-src: a page whose CSP leaves it out keeps this <style> from applying.
-export const FRAME_CSS = `.latch-d{position:fixed;inset:0;margin:auto;padding:0;border:0;background:none;width:${MODAL_WIDTH_PX}px;height:fit-content;max-width:100%;max-height:100%;overflow:auto}.latch-d:not([open]){display:block;visibility:hidden;pointer-events:none}.latch-d::backdrop{background:rgba(0,0,0,.45)}.latch-f{display:block;border:0;width:100%;background:none;color-scheme:normal}@media (max-width:${MOBILE_BREAKPOINT_PX - 1}px){.latch-d{width:100%;margin:auto 0 0}}`
+// The dialog's layout (FRAME_CSS) is shared's: `latch csp` prints its hash for the page's CSP.
 
 export interface Frame {
   iframe: HTMLIFrameElement

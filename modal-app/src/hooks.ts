@@ -1,5 +1,5 @@
 import { useStore } from 'zustand'
-import type { AppView } from './config.ts'
+import type { AppView } from './startup/config.ts'
 import { type ModalState, store } from './store.ts'
 
 /** Reads a slice of the modal store in a component. */

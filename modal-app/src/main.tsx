@@ -1,8 +1,8 @@
 import { flushSync } from 'react-dom'
 import { createRoot } from 'react-dom/client'
 import { App } from './App.tsx'
-import { PASSKEY_WINDOW_QUERY } from './early.ts'
-import { start } from './startup.ts'
+import { PASSKEY_WINDOW_QUERY } from './startup/early.ts'
+import { start } from './startup/startup.ts'
 import './styles.css'
 
 const root = document.getElementById('root')
@@ -16,5 +16,5 @@ const root = document.getElementById('root')
 // The window a passkey is created in where the frame may not create one (passkey-window.ts):
 // the same page on the same origin, one ceremony for its opener and nothing else.
 if (new URLSearchParams(location.search).has(PASSKEY_WINDOW_QUERY)) {
-  void import('./passkey-window.ts').then((m) => m.runPasskeyWindow())
+  void import('./passkeys/passkey-window.ts').then((m) => m.runPasskeyWindow())
 } else start(root ? { render: () => flushSync(() => createRoot(root).render(<App />)) } : {})

@@ -1,7 +1,6 @@
 /** The modal's connections to the outside: the API, the session and the host page. */
-import type { HostMethods } from '@latch/shared'
-import type { ApiClient } from './api.ts'
-import type { Session } from './session.ts'
+import type { ApiClient, HostMethods } from '@latch/shared'
+import type { Session } from './session/session.ts'
 
 export interface Runtime {
   appId: string

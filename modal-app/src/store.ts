@@ -13,8 +13,9 @@ import type {
   User,
 } from '@latch/shared'
 import { createStore } from 'zustand/vanilla'
-import type { AppView } from './config.ts'
+import type { Connector } from './connectors/types.ts'
 import type { ScreenId } from './screens/ids.ts'
+import type { AppView } from './startup/config.ts'
 import type { SignState, TransactionState } from './wallet/requests.ts'
 
 export type Status = 'loading' | 'ready' | 'error'
@@ -86,6 +87,8 @@ export function freshWalletState(target: WalletState['target'] = null): WalletSt
  */
 export interface ExternalWalletState {
   connector: { id: string; name: string; icon: string }
+  /** The connector itself, which Retry uses again (connectors/attempt.ts). */
+  source?: Connector
   status: 'disconnected' | 'connecting' | 'connected'
   step: 'waiting' | 'connected' | 'signing' | 'success' | 'failed'
   address: string | null
@@ -146,6 +149,8 @@ export interface ModalState {
    * wallet's user; wallet/link-approval.ts): shown in place of the screen until approved.
    */
   linkApproval: LinkApprovalState | null
+  /** The passkey this link('passkey') flow added: what the recovery offer seals under. */
+  linkedPasskey: string | null
   /** The user who signed up in this page (isNewUser): they see the wallet-created screen. */
   newUserId: string | null
   /** OAuth states completed in this page: each return is completed once. */
@@ -168,6 +173,7 @@ export const FLOW_STATE_RESET = {
   sessionFork: null,
   closeBlocked: false,
   linkApproval: null,
+  linkedPasskey: null,
 } as const satisfies Partial<ModalState>
 
 export const initialState: ModalState = {

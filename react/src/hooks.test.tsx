@@ -1,7 +1,7 @@
 import { act, cleanup, fireEvent, render, screen } from '@testing-library/react'
 import { type ReactNode, StrictMode } from 'react'
 import { afterEach, beforeEach, expect, test, vi } from 'vitest'
-import { type FakeClient, fakeClient, someUser } from './fake-client.ts'
+import { type FakeClient, fakeClient, someUser } from './test/fake-client.ts'
 
 // The provider gets its client from the host SDK's createLatch (through the shared client
 // table): each call here makes a fake and records it, so a test can count the clients a tree made.

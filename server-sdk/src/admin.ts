@@ -3,7 +3,7 @@
  * completely, export and import, with one of the app's server secrets (`latch apps secret
  * create <appId>`). Server-side only: Latch refuses any request that comes from a browser.
  */
-import type { User } from '@latch/shared/types'
+import { BaseError, type LoginMethod, type OAuthProvider, type User } from '@latch/shared/types'
 
 export type { LinkedAccount, User } from '@latch/shared/types'
 
@@ -18,16 +18,9 @@ export interface LatchAdminOptions {
   fetch?: typeof fetch
 }
 
-export type LoginMethod =
-  | 'wallet'
-  | 'email'
-  | 'sms'
-  | 'google'
-  | 'twitter'
-  | 'discord'
-  | 'github'
-  | 'apple'
-export type SocialProvider = 'google' | 'twitter' | 'discord' | 'github' | 'apple'
+export type { LoginMethod }
+/** A social sign-in provider (the contract's OAuthProvider). */
+export type SocialProvider = OAuthProvider
 
 export interface ListUsersOptions {
   /** 1 to 100 (default 50). */
@@ -59,7 +52,7 @@ export interface ImportResult {
 }
 
 /** An error answered by the user API, with its catalogued code (`invalid_app_secret`, ...). */
-export class LatchApiError extends Error {
+export class LatchApiError extends BaseError {
   override readonly name = 'LatchApiError'
   constructor(
     readonly status: number,

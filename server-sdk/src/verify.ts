@@ -7,7 +7,7 @@
  * whether the session is still live: a token stays valid until it expires (15 minutes) even
  * after its user signed out or was deleted. Call the user API when that matters.
  */
-import type { AccessTokenClaims } from '@latch/shared/types'
+import { type AccessTokenClaims, BaseError } from '@latch/shared/types'
 import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from 'jose'
 
 export type { AccessTokenClaims }
@@ -37,12 +37,12 @@ export type LatchAuthErrorCode =
   | 'jwks_unavailable'
 
 /** Why a token was refused; `status` is what a middleware answers with (401, or 503 without keys). */
-export class LatchAuthError extends Error {
+export class LatchAuthError extends BaseError {
   override readonly name = 'LatchAuthError'
   readonly code: LatchAuthErrorCode
   readonly status: 401 | 503
   constructor(code: LatchAuthErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options)
+    super(message, { cause: options?.cause })
     this.code = code
     this.status = code === 'jwks_unavailable' ? 503 : 401
   }

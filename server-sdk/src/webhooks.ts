@@ -5,19 +5,12 @@
  * request cannot be replayed later. Pass the body exactly as received, before any JSON parsing.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import { BaseError, type WebhookEventType } from '@latch/shared/types'
 
 /** How far the timestamp may be from now, either way. */
 export const WEBHOOK_TOLERANCE_S = 5 * 60
 
-export type WebhookEventType =
-  | 'user.created'
-  | 'user.authenticated'
-  | 'user.linked_account'
-  | 'user.unlinked_account'
-  | 'user.deleted'
-  | 'wallet.created'
-  | 'wallet.recovered'
-  | 'wallet.recovery_failed'
+export type { WebhookEventType }
 
 export interface WebhookPayload {
   type: WebhookEventType
@@ -31,7 +24,7 @@ export interface VerifiedWebhook extends WebhookPayload {
   id: string
 }
 
-export class WebhookVerificationError extends Error {
+export class WebhookVerificationError extends BaseError {
   override readonly name = 'WebhookVerificationError'
 }
 

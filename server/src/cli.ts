@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util'
 import {
+  BaseError,
   LOGIN_METHOD_FLAGS,
   LOGIN_METHODS,
   type ServerAppConfig,
@@ -141,7 +142,7 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const
 
-export class UsageError extends Error {
+export class UsageError extends BaseError {
   override readonly name = 'UsageError'
 }
 

@@ -2,7 +2,13 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve } from 'node:path'
-import { CHAINS, isSupportedChainId, OAUTH_PROVIDERS, validateOrigin } from '@latch/shared'
+import {
+  BaseError,
+  CHAINS,
+  isSupportedChainId,
+  OAUTH_PROVIDERS,
+  validateOrigin,
+} from '@latch/shared'
 import { endpointsFromEnv, type ServerEndpointOverrides } from './oauth/settings.ts'
 import { LOG_FORMATS, type LogFormat } from './ops/log.ts'
 import { resolveRpId } from './passkeys/rp-id.ts'
@@ -146,7 +152,7 @@ export const DEFAULT_AUDIT_RETENTION_DAYS = 365
 export const DEFAULT_ANALYTICS_APP_HOURLY = 20_000
 const MAX_BUDGET = 10_000_000
 
-export class ConfigError extends Error {
+export class ConfigError extends BaseError {
   override readonly name = 'ConfigError'
 }
 

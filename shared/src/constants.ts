@@ -107,6 +107,22 @@ export const OAUTH_PROVIDER_NAMES: Record<OAuthProvider, string> = {
   apple: 'Apple',
 }
 
+/**
+ * The events a webhook endpoint can subscribe to: the server sends them, the Node SDK's
+ * verifier types them.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'user.created',
+  'user.authenticated',
+  'user.linked_account',
+  'user.unlinked_account',
+  'user.deleted',
+  'wallet.created',
+  'wallet.recovered',
+  'wallet.recovery_failed',
+] as const
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+
 export const LOGIN_METHODS = [
   'wallet',
   'email',
@@ -159,3 +175,10 @@ export function splitLoginMethods(text: string): { methods: LoginMethod[]; unkno
 
 /** The provider's own in-app wallet client name. */
 export const LATCH_WALLET_CLIENT = 'latch'
+
+/** EIP-6963: how the host SDK's provider presents itself to wallet-selection libraries. */
+export const ANNOUNCED_NAME = 'Latch'
+export const ANNOUNCED_RDNS = 'dev.latch.wallet'
+/** A 96×96 rounded square with a latch, as an SVG data URI (EIP-6963 asks for a square image). */
+export const ANNOUNCED_ICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 96 96'%3E%3Crect width='96' height='96' rx='20' fill='%235F66EB'/%3E%3Cpath d='M30 44V34a18 18 0 0 1 36 0v10' fill='none' stroke='%23fff' stroke-width='8'/%3E%3Crect x='22' y='44' width='52' height='34' rx='6' fill='%23fff'/%3E%3C/svg%3E"

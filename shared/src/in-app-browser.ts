@@ -3,7 +3,7 @@
  *
  * Google refuses its sign-in page inside embedded browsers (`disallowed_useragent`) and Apple's
  * does not complete there either, so the modal's landing replaces those buttons with an "Open in
- * your browser" step in them (modal-app/README.md, "In-app browsers"). Imported through
+ * your browser" step in them (docs/architecture.md, "In-app browsers"). Imported through
  * `@latch/shared/in-app-browser`.
  *
  * What can and cannot be detected:

@@ -1,6 +1,11 @@
 import type { LoginMethod, OAuthProvider } from './constants.ts'
 import type { HostTexts } from './i18n/messages.ts'
 
+// The contract's types, free of zod, for what bundles them alone (the Node SDK, whose published
+// declarations must need nothing its consumer lacks); and, for the same packages, the error base.
+export type { LoginMethod, OAuthProvider, WebhookEventType } from './constants.ts'
+export { BaseError, type BaseErrorOptions } from './errors/base-error.ts'
+
 /** A 0x-prefixed hex string. */
 export type Hex = `0x${string}`
 

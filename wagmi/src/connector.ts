@@ -5,7 +5,13 @@
  */
 import type { LatchClient } from '@latch/host-sdk'
 import { acquireLatch } from '@latch/host-sdk/shared-client'
-import type { HostAppConfig, LatchEthereumProvider } from '@latch/shared'
+import {
+  ANNOUNCED_ICON,
+  ANNOUNCED_NAME,
+  ANNOUNCED_RDNS,
+  type HostAppConfig,
+  type LatchEthereumProvider,
+} from '@latch/shared'
 import { ChainNotConfiguredError, createConnector } from '@wagmi/core'
 import {
   type Address,
@@ -16,11 +22,6 @@ import {
   SwitchChainError,
   UserRejectedRequestError,
 } from 'viem'
-import {
-  ANNOUNCED_ICON,
-  ANNOUNCED_NAME,
-  ANNOUNCED_RDNS,
-} from '../../host-sdk/src/provider/provider.ts'
 
 /** wagmi's id; the name, icon and rdns are the provider's EIP-6963 announcement's. */
 const ID = 'latch'

@@ -12,7 +12,7 @@ import type { Frame, Page } from 'playwright-core'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { axeViolations, formatViolations } from '../../e2e/src/axe.ts'
-import { type Answer, startWalletHarness, type WalletHarness } from '../test/harness.ts'
+import { type Answer, startWalletHarness, type WalletHarness } from './test/harness.ts'
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 180_000 })
 

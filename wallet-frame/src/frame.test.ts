@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { forkTokenKey } from '../../server/src/sessions/service.ts'
 import { openWalletRecord } from '../../server/src/wallets/service.ts'
-import { type Answer, startWalletHarness, type WalletHarness } from '../test/harness.ts'
+import { type Answer, startWalletHarness, type WalletHarness } from './test/harness.ts'
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 180_000 })
 

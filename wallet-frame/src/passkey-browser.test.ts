@@ -13,7 +13,7 @@ import { recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { virtualAuthenticator } from '../../e2e/src/authenticator.ts'
 import { recoverWithPasskey } from '../../server/src/wallets/passkeys.ts'
-import { startWalletHarness, type WalletHarness } from '../test/harness.ts'
+import { startWalletHarness, type WalletHarness } from './test/harness.ts'
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 })
 

@@ -18,7 +18,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { updateAppRecord } from '../../server/src/apps/service.ts'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../../server/src/testing/anvil.ts'
-import { startWalletHarness, type WalletHarness } from '../test/harness.ts'
+import { startWalletHarness, type WalletHarness } from './test/harness.ts'
 
 vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 })
 

@@ -5,7 +5,7 @@
  * and a reload finds the wallet usable without any recovery.
  */
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
-import { startWalletHarness, type WalletHarness } from '../test/harness.ts'
+import { startWalletHarness, type WalletHarness } from './test/harness.ts'
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 180_000 })
 

@@ -5,11 +5,9 @@
  * process). The private key is rebuilt only in this module's local variables and zeroed after.
  */
 import {
-  API_PREFIX,
-  fromApiError,
+  createApiClient,
   type Hex,
   LatchError,
-  parseRetryAfter,
   validateNewPasscode,
   validatePasscode,
   type WalletChallengeResponse,
@@ -50,39 +48,35 @@ export interface ShareStore {
   readonly persistent: boolean
 }
 
-/** An API client over fetch: `base` is the API origin (the frame's own). */
+/** What the frame names itself in the `latch-client` header. */
+const FRAME_CLIENT = 'latch-wallet-frame'
+/** The frame's API calls wait longer than the modal's (API_TIMEOUT_MS). */
+export const WALLET_API_TIMEOUT_MS = 15_000
+
+/**
+ * The shared API client (createApiClient) over fetch, for the frame: `base` is the API origin
+ * (the frame's own), the access token comes with each call, and a request without an answer
+ * reads 'Could not reach the Latch API'. The wait of a locked recovery or a rate limit travels
+ * with the API's error to the modal.
+ */
 export function fetchApi(
   base: string,
   appId: string,
   fetcher: typeof fetch = fetch,
-  timeoutMs = 15_000,
+  timeoutMs = WALLET_API_TIMEOUT_MS,
 ): WalletApi {
-  return async <T>(path: string, body: unknown, accessToken: string): Promise<T> => {
-    let res: Response
-    try {
-      res = await fetcher(`${base}${API_PREFIX}${path}`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          authorization: `Bearer ${accessToken}`,
-          'latch-app-id': appId,
-          'latch-client': 'latch-wallet-frame',
-        },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      })
-    } catch (e) {
-      throw LatchError.of('embedded_wallet_error', {
-        message: 'Could not reach the Latch API',
-        cause: e,
-      })
-    }
-    const json: unknown = await res.json().catch(() => null)
-    // The wait of a locked recovery or a rate limit travels with the error to the modal.
-    if (!res.ok)
-      throw fromApiError(res.status, json, parseRetryAfter(res.headers.get('retry-after')))
-    return json as T
-  }
+  const client = createApiClient({
+    baseUrl: base,
+    appId,
+    fetch: fetcher,
+    timeoutMs,
+    client: FRAME_CLIENT,
+    credentials: 'same-origin',
+    unreachable: (cause) =>
+      LatchError.of('embedded_wallet_error', { message: 'Could not reach the Latch API', cause }),
+  })
+  return <T>(path: string, body: unknown, accessToken: string) =>
+    client.request<T>(path, body, { bearer: accessToken })
 }
 
 /** Storage in `storage` when the browser allows it, else memory for the life of the frame. */
@@ -218,6 +212,119 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
     return { address }
   }
 
+  /**
+   * A new wallet's recovery record: its recovery share sealed under a passkey, under a random key
+   * the server keeps (automatic recovery), or under the key a passcode gives through the OPRF
+   * with the server (the passcode itself never leaves this frame).
+   */
+  async function sealRecovery(
+    address: Hex,
+    recoveryShare: Uint8Array,
+    { accessToken, recoveryPin, recoveryMethod, credentialId }: WalletCreateParams,
+  ): Promise<Record<string, string>> {
+    if (recoveryMethod === 'passkey') {
+      const sealing = await sealUnderPasskey(address, recoveryShare, accessToken, credentialId)
+      return { method: 'passkey', ...sealing }
+    }
+    if (recoveryPin === undefined) {
+      const recoveryKey = crypto.getRandomValues(new Uint8Array(32))
+      const ciphertext = await sealShare(recoveryKey, recoveryShare, address)
+      return { method: 'latch', key: toHex(recoveryKey), ciphertext: toHex(ciphertext) }
+    }
+    const salt = crypto.getRandomValues(new Uint8Array(16))
+    const stretched = await stretch(recoveryPin, salt, kdf)
+    const b = blind(stretched)
+    const begun = await api<WalletPasscodeBeginResponse>(
+      '/wallets/passcode/begin',
+      { blinded: toHex(b.blinded) },
+      accessToken,
+    )
+    const keys = finish(stretched, b, fromHex(begun.evaluated))
+    const ciphertext = await sealShare(keys.recoveryKey, recoveryShare, address)
+    return {
+      method: 'user-passcode',
+      salt: toHex(salt),
+      ciphertext: toHex(ciphertext),
+      verifier: toHex(keys.verifier),
+      ticket: begun.ticket,
+    }
+  }
+
+  /**
+   * The proof of possession: the new key signs this very creation under the API's challenge, so
+   * no address can be registered without its key.
+   */
+  async function proveCreation(
+    key: Uint8Array,
+    address: Hex,
+    authShare: string,
+    recovery: Record<string, string>,
+    challenge: Promise<WalletChallengeResponse>,
+  ): Promise<{ challenge: string; signature: string }> {
+    const proofChallenge = (await challenge).challenge
+    const digest = await walletCreationDigest({
+      challenge: proofChallenge,
+      address,
+      chainId,
+      authShare,
+      recovery,
+    })
+    // Loaded here, not imported above: the export page shares this file and never creates,
+    // so ethers' signing code stays out of its JavaScript.
+    const { signPersonalMessage } = await import('./rpc.ts')
+    const signature = signPersonalMessage(
+      new TextEncoder().encode(walletCreationMessage(address, digest)),
+      key,
+    )
+    return { challenge: proofChallenge, signature }
+  }
+
+  /** This device's share of `address` and the server's auth share: together, the key. */
+  async function sharesHere(address: Hex, accessToken: string): Promise<Uint8Array[]> {
+    const device = store.get(address)
+    if (!device) throw LatchError.of('wallet_not_on_device')
+    const { authShare } = await api<WalletSharesResponse>(
+      '/wallets/shares',
+      { address },
+      accessToken,
+    )
+    return [device, fromHex(authShare)]
+  }
+
+  /**
+   * The shares a recovery on a new device opens with (the auth share and the sealed recovery
+   * share) and the key that opens the sealed one: the server's for an automatic wallet; for a
+   * passcode, the OPRF's output, which the server releases the shares against.
+   */
+  async function recoverySecret(
+    address: Hex,
+    accessToken: string,
+    info: WalletInfoResponse,
+    recoveryPin: string | undefined,
+  ): Promise<{ answer: WalletSharesResponse; recoveryKey: Uint8Array }> {
+    if (info.recoveryMethod === 'latch') {
+      const answer = await api<WalletSharesResponse>('/wallets/recover', { address }, accessToken)
+      return { answer, recoveryKey: fromHex(answer.recovery?.key ?? '') }
+    }
+    if (!recoveryPin || !validatePasscode(recoveryPin).ok || !info.salt) {
+      throw LatchError.of('invalid_recovery_pin')
+    }
+    const stretched = await stretch(recoveryPin, fromHex(info.salt), kdf)
+    const b = blind(stretched)
+    const { evaluated } = await api<WalletEvaluateResponse>(
+      '/wallets/passcode/evaluate',
+      { address, blinded: toHex(b.blinded) },
+      accessToken,
+    )
+    const keys = finish(stretched, b, fromHex(evaluated))
+    const answer = await api<WalletSharesResponse>(
+      '/wallets/passcode/verify',
+      { address, verifier: toHex(keys.verifier) },
+      accessToken,
+    )
+    return { answer, recoveryKey: keys.recoveryKey }
+  }
+
   return {
     async create({
       accessToken,
@@ -241,65 +348,17 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
       try {
         const address = addressOf(key)
         const shares = await splitKey(key)
-        let recovery: Record<string, string>
-        if (recoveryMethod === 'passkey') {
-          const sealing = await sealUnderPasskey(
-            address,
-            shares.recovery,
-            accessToken,
-            credentialId,
-          )
-          recovery = { method: 'passkey', ...sealing }
-        } else if (recoveryPin === undefined) {
-          const recoveryKey = crypto.getRandomValues(new Uint8Array(32))
-          const ciphertext = await sealShare(recoveryKey, shares.recovery, address)
-          recovery = { method: 'latch', key: toHex(recoveryKey), ciphertext: toHex(ciphertext) }
-        } else {
-          const salt = crypto.getRandomValues(new Uint8Array(16))
-          const stretched = await stretch(recoveryPin, salt, kdf)
-          const b = blind(stretched)
-          const begun = await api<WalletPasscodeBeginResponse>(
-            '/wallets/passcode/begin',
-            { blinded: toHex(b.blinded) },
-            accessToken,
-          )
-          const keys = finish(stretched, b, fromHex(begun.evaluated))
-          const ciphertext = await sealShare(keys.recoveryKey, shares.recovery, address)
-          recovery = {
-            method: 'user-passcode',
-            salt: toHex(salt),
-            ciphertext: toHex(ciphertext),
-            verifier: toHex(keys.verifier),
-            ticket: begun.ticket,
-          }
-        }
-        const authShare = toHex(shares.auth)
-        // The proof of possession: the new key signs this very creation under the API's
-        // challenge, so no address can be registered without its key.
-        const proofChallenge = (await challenge).challenge
-        const digest = await walletCreationDigest({
-          challenge: proofChallenge,
-          address,
-          chainId,
-          authShare,
-          recovery,
+        const recovery = await sealRecovery(address, shares.recovery, {
+          accessToken,
+          recoveryPin,
+          recoveryMethod,
+          credentialId,
         })
-        // Loaded here, not imported above: the export page shares this file and never creates,
-        // so ethers' signing code stays out of its JavaScript.
-        const { signPersonalMessage } = await import('./rpc.ts')
-        const signature = signPersonalMessage(
-          new TextEncoder().encode(walletCreationMessage(address, digest)),
-          key,
-        )
+        const authShare = toHex(shares.auth)
+        const proof = await proveCreation(key, address, authShare, recovery, challenge)
         await api<WalletCreateResponse>(
           '/wallets',
-          {
-            address,
-            chainId,
-            authShare,
-            recovery,
-            proof: { challenge: proofChallenge, signature },
-          },
+          { address, chainId, authShare, recovery, proof },
           accessToken,
         )
         store.set(address, shares.device)
@@ -310,14 +369,7 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
     },
 
     async connect({ address, accessToken }: { address: Hex; accessToken: string }) {
-      const device = store.get(address)
-      if (!device) throw LatchError.of('wallet_not_on_device')
-      const { authShare } = await api<WalletSharesResponse>(
-        '/wallets/shares',
-        { address },
-        accessToken,
-      )
-      await check([device, fromHex(authShare)], address)
+      await check(await sharesHere(address, accessToken), address)
       return { address }
     },
 
@@ -329,14 +381,7 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
       { address, accessToken }: { address: Hex; accessToken: string },
       use: (key: Uint8Array) => T | Promise<T>,
     ): Promise<T> {
-      const device = store.get(address)
-      if (!device) throw LatchError.of('wallet_not_on_device')
-      const { authShare } = await api<WalletSharesResponse>(
-        '/wallets/shares',
-        { address },
-        accessToken,
-      )
-      const key = await combineShares([device, fromHex(authShare)], address)
+      const key = await combineShares(await sharesHere(address, accessToken), address)
       try {
         return await use(key)
       } finally {
@@ -367,14 +412,9 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
       accessToken: string
       credentialId?: string
     }) {
-      const device = store.get(address)
-      if (!device) throw LatchError.of('wallet_not_on_device')
-      const { authShare } = await api<WalletSharesResponse>(
-        '/wallets/shares',
-        { address },
-        accessToken,
-      )
-      await check([device, fromHex(authShare)], address)
+      const shares = await sharesHere(address, accessToken)
+      await check(shares, address)
+      const [device] = shares as [Uint8Array]
       const sealing = await sealUnderPasskey(address, device, accessToken, credentialId)
       await api('/wallets/passkey/add', { address, ...sealing }, accessToken)
       return { address }
@@ -384,30 +424,7 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
       if (recoveryMethod === 'passkey') return recoverWithPasskey(address, accessToken)
       const info = await api<WalletInfoResponse>('/wallets/info', { address }, accessToken)
       if (info.recoveryMethod === 'passkey') return recoverWithPasskey(address, accessToken)
-      let answer: WalletSharesResponse
-      let recoveryKey: Uint8Array
-      if (info.recoveryMethod === 'latch') {
-        answer = await api<WalletSharesResponse>('/wallets/recover', { address }, accessToken)
-        recoveryKey = fromHex(answer.recovery?.key ?? '')
-      } else {
-        if (!recoveryPin || !validatePasscode(recoveryPin).ok || !info.salt) {
-          throw LatchError.of('invalid_recovery_pin')
-        }
-        const stretched = await stretch(recoveryPin, fromHex(info.salt), kdf)
-        const b = blind(stretched)
-        const { evaluated } = await api<WalletEvaluateResponse>(
-          '/wallets/passcode/evaluate',
-          { address, blinded: toHex(b.blinded) },
-          accessToken,
-        )
-        const keys = finish(stretched, b, fromHex(evaluated))
-        answer = await api<WalletSharesResponse>(
-          '/wallets/passcode/verify',
-          { address, verifier: toHex(keys.verifier) },
-          accessToken,
-        )
-        recoveryKey = keys.recoveryKey
-      }
+      const { answer, recoveryKey } = await recoverySecret(address, accessToken, info, recoveryPin)
       const share = await openShare(
         recoveryKey,
         fromHex(answer.recovery?.ciphertext ?? ''),

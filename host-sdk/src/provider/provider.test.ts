@@ -4,6 +4,9 @@
  * `flow` the client hands the provider. Codes, events, the chain switch and EIP-6963.
  */
 import {
+  ANNOUNCED_ICON,
+  ANNOUNCED_NAME,
+  ANNOUNCED_RDNS,
   buildUser,
   type Hex,
   type LatchClient,
@@ -18,14 +21,7 @@ import {
 import { describe, expect, test, vi } from 'vitest'
 import { announcedWallet } from '../bridge/discovery.ts'
 import providerFor from './index.ts'
-import {
-  ANNOUNCED_ICON,
-  ANNOUNCED_NAME,
-  ANNOUNCED_RDNS,
-  createProvider,
-  type ProviderError,
-  toTransactionRequest,
-} from './provider.ts'
+import { createProvider, type ProviderError, toTransactionRequest } from './provider.ts'
 
 const ADDRESS = '0x8ba1f109551bD432803012645Ac136ddd64DBA72' as Hex
 const SIGNATURE = `0x${'ab'.repeat(65)}` as Hex

@@ -6,6 +6,10 @@
  * ProviderRpcError shape ({ code, message, data }); `data.latchCode` names the Latch error.
  */
 import {
+  ANNOUNCED_ICON,
+  ANNOUNCED_NAME,
+  ANNOUNCED_RDNS,
+  BaseError,
   CHAIN_RPC_METHODS,
   DEFAULT_CHAIN_ID,
   defaultChainOf,
@@ -29,24 +33,17 @@ export type Call = <T>(run: (remote: ModalMethods) => Promise<T>) => Promise<T>
 /** A flow in the modal (a screen the visitor answers; no timeout). */
 export type Flow = <T>(run: (remote: ModalMethods) => Promise<T>, exit: FlowExit) => Promise<T>
 
-/** EIP-6963: how the provider presents itself to wallet-selection libraries. */
-export const ANNOUNCED_NAME = 'Latch'
-export const ANNOUNCED_RDNS = 'dev.latch.wallet'
-/** A 96×96 rounded square with a latch, as an SVG data URI (EIP-6963 asks for a square image). */
-export const ANNOUNCED_ICON =
-  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 96 96'%3E%3Crect width='96' height='96' rx='20' fill='%235F66EB'/%3E%3Cpath d='M30 44V34a18 18 0 0 1 36 0v10' fill='none' stroke='%23fff' stroke-width='8'/%3E%3Crect x='22' y='44' width='52' height='34' rx='6' fill='%23fff'/%3E%3C/svg%3E"
-
 /** The methods read from the chain: the API proxy's allowlist without the broadcast. */
 const READS = new Set<string>(CHAIN_RPC_METHODS.filter((m) => m !== 'eth_sendRawTransaction'))
 
-export class ProviderError extends Error implements ProviderRpcError {
+export class ProviderError extends BaseError implements ProviderRpcError {
+  override readonly name = 'ProviderRpcError'
   constructor(
     readonly code: number,
     message: string,
     readonly data?: unknown,
   ) {
     super(message)
-    this.name = 'ProviderRpcError'
   }
 }
 

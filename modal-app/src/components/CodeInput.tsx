@@ -1,8 +1,8 @@
 import { CODE_ERROR_CLEAR_DELAY_MS, ERRORS, VERIFICATION_CODE_LENGTH } from '@latch/shared'
 import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { useModal } from '../hooks.ts'
-import { shownError, t, tf } from '../i18n.ts'
-import { clearCodeError, setCodeError, submitCode } from '../passwordless.ts'
+import { shownError, t, tf } from '../i18n/i18n.ts'
+import { clearCodeError, setCodeError, submitCode } from '../passwordless/passwordless.ts'
 import { CharBoxes } from './CharBoxes.tsx'
 
 const EMPTY = (): string[] => Array.from({ length: VERIFICATION_CODE_LENGTH }, () => '')

@@ -2,8 +2,8 @@
  * The phone number's country, when the app lists several: it comes with the phone check
  * (phone-check.ts), out of the landing's chunk, as does its country names' Intl work.
  */
-import { locale, t } from '../i18n.ts'
-import { dialCode } from '../phone-check.ts'
+import { locale, t } from '../i18n/i18n.ts'
+import { dialCode } from '../passwordless/phone-check.ts'
 
 /**
  * The phone number's country among the app's SMS countries: each by its name in the visitor's

@@ -1,8 +1,8 @@
 import { type CodeChannel, ERRORS, validateEmail } from '@latch/shared'
 import { useEffect, useId, useState } from 'react'
 import { useModal } from '../hooks.ts'
-import { shownError, t } from '../i18n.ts'
-import { loadPhoneTools, phoneCountries, phoneTools } from '../phone.ts'
+import { shownError, t } from '../i18n/i18n.ts'
+import { loadPhoneTools, phoneCountries, phoneTools } from '../passwordless/phone.ts'
 import { store } from '../store.ts'
 
 export const EMAIL_PLACEHOLDER = 'your@email.com'
@@ -15,7 +15,7 @@ export const PHONE_PLACEHOLDER = '555 555 5555'
  * The submit and what follows it (passwordless.ts): a chunk of its own, out of the landing's,
  * asked for as the form shows so it is there by the first submit.
  */
-const loadSubmit = () => import('../passwordless.ts')
+const loadSubmit = () => import('../passwordless/passwordless.ts')
 
 /** Sends the code (passwordless.ts); a chunk that cannot load fails as the request would. */
 function submit(channel: CodeChannel, destination: string): void {

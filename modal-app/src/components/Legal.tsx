@@ -1,6 +1,6 @@
 import { useApp } from '../hooks.ts'
-import { t } from '../i18n.ts'
-import { httpHref } from '../links.ts'
+import { t } from '../i18n/i18n.ts'
+import { httpHref } from './links.ts'
 
 /** The terms and privacy links of the app, when it has any. */
 export function Legal() {

@@ -2,11 +2,11 @@ import { COPIED_LABEL_MS, OAUTH_PROVIDER_NAMES, type OAuthProvider } from '@latc
 import { mobilePlatform } from '@latch/shared/in-app-browser'
 import { useEffect, useId, useRef, useState } from 'react'
 import { useApp, useModal } from '../hooks.ts'
-import { locale, t, tf } from '../i18n.ts'
-import { redirectTarget } from '../oauth.ts'
-import { isVerifiedHostPage, verifiedHostOrigin } from '../origin.ts'
-import { REFUSE_IN_APP } from '../platform.ts'
+import { locale, t, tf } from '../i18n/i18n.ts'
+import { redirectTarget } from '../oauth/oauth.ts'
+import { REFUSE_IN_APP } from '../oauth/platform.ts'
 import { runtime } from '../runtime.ts'
+import { isVerifiedHostPage, verifiedHostOrigin } from '../startup/origin.ts'
 
 /** 'Google or Apple', in the visitor's language. */
 const providerList = (providers: OAuthProvider[]): string =>

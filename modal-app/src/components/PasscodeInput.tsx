@@ -1,6 +1,6 @@
 import { ERRORS, isWeakPasscode, PASSCODE_LENGTH } from '@latch/shared'
 import { useState } from 'react'
-import { shownError, t, tf } from '../i18n.ts'
+import { shownError, t, tf } from '../i18n/i18n.ts'
 import { CharBoxes } from './CharBoxes.tsx'
 
 export const emptyPasscode = (): string[] => Array.from({ length: PASSCODE_LENGTH }, () => '')

@@ -1,7 +1,7 @@
 import { OAUTH_PROVIDER_NAMES, type OAuthProvider } from '@latch/shared'
 import { Suspense, useEffect } from 'react'
 import { useModal } from '../hooks.ts'
-import { inAppBrowserHere, REFUSE_IN_APP } from '../platform.ts'
+import { inAppBrowserHere, REFUSE_IN_APP } from '../oauth/platform.ts'
 import { lazyScreen } from '../screens/lazy.tsx'
 import { store } from '../store.ts'
 
@@ -12,7 +12,7 @@ const OpenInBrowser = lazyScreen(() => import('./OpenInBrowser.tsx').then((m) =>
  * What a click runs (oauth.ts): a chunk of its own, out of the landing's, asked for as the
  * buttons show so it is there by the first click.
  */
-const loadOAuth = () => import('../oauth.ts')
+const loadOAuth = () => import('../oauth/oauth.ts')
 
 /**
  * Leaves for the provider (oauth.ts); a chunk that cannot load shows the OAuth screen's

@@ -4,7 +4,7 @@
  * chosen. The provider itself loads only on the click (walletconnect.ts).
  */
 import { useModal } from '../hooks.ts'
-import { t } from '../i18n.ts'
+import { t } from '../i18n/i18n.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { chooseWallet } from './choose.ts'

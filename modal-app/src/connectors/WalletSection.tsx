@@ -4,8 +4,8 @@
  */
 import { type LatchError, toLatchError } from '@latch/shared'
 import { useEffect, useMemo, useState } from 'react'
-import { navigate } from '../flow.ts'
-import { shownError, t } from '../i18n.ts'
+import { navigate } from '../flow/flow.ts'
+import { shownError, t } from '../i18n/i18n.ts'
 import { chooseWallet } from './choose.ts'
 import { coinbaseConnector, connectorOrigin } from './coinbase.ts'
 import { injectedConnectors } from './injected.ts'

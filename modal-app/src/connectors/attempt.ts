@@ -1,20 +1,21 @@
 /**
  * The bookkeeping both wallet connection screens share (AWAITING_CONNECTION for sign-in and
  * link, connect.ts; AWAITING_CONNECT_ONLY_CONNECTION, connect-only.ts): the connector of the
- * attempt on screen, its state in the store, the Retry rule and how a failure reads. One
- * attempt is on screen at a time, so one `current` serves both.
+ * attempt on screen, its state in the store, the Retry rule and how a failure reads. The attempt's connector
+ * is kept with its state in the store, so it ends with the flow; whether an answer is still for
+ * the attempt on screen is the flow handle's sub-step (`flow.step(screen)`).
  */
 import { type Hex, LatchError, WALLET_CONNECT_RETRIES } from '@latch/shared'
-import { currentFlow, navigate } from '../flow.ts'
+import { navigate } from '../flow/flow.ts'
 import type { ScreenId } from '../screens/ids.ts'
 import { type ExternalWalletState, store } from '../store.ts'
 import { recordWalletConnection } from './history.ts'
 import type { Connector } from './types.ts'
 
-type AttemptScreen = Extract<ScreenId, 'AWAITING_CONNECTION' | 'AWAITING_CONNECT_ONLY_CONNECTION'>
-
-/** The connector of the attempt on screen: Retry uses it again. */
-let current: Connector | null = null
+export type AttemptScreen = Extract<
+  ScreenId,
+  'AWAITING_CONNECTION' | 'AWAITING_CONNECT_ONLY_CONNECTION'
+>
 
 export function updateAttempt(patch: Partial<ExternalWalletState>): void {
   const state = store.getState().externalWallet
@@ -23,10 +24,10 @@ export function updateAttempt(patch: Partial<ExternalWalletState>): void {
 
 /** A fresh attempt with `connector` on `screen`: waiting, no retries used. */
 export function beginAttempt(connector: Connector, screen: AttemptScreen): void {
-  current = connector
   store.setState({
     externalWallet: {
       connector: { id: connector.id, name: connector.name, icon: connector.icon },
+      source: connector,
       status: 'connecting',
       step: 'waiting',
       address: null,
@@ -43,21 +44,12 @@ export function beginAttempt(connector: Connector, screen: AttemptScreen): void 
  */
 export function retryTarget(): Connector | null {
   const state = store.getState().externalWallet
-  if (!current || !state?.error?.retryable || state.retries >= WALLET_CONNECT_RETRIES) {
+  const connector = state?.source
+  if (!connector || !state.error?.retryable || state.retries >= WALLET_CONNECT_RETRIES) {
     return null
   }
   updateAttempt({ retries: state.retries + 1 })
-  return current
-}
-
-/**
- * Whether this attempt is still the one on screen. Leaving the screen (back to the wallets,
- * another wallet chosen, the modal closed) abandons it: what arrives later is delivered to
- * nobody and signs nobody in.
- */
-export function attemptAlive(connector: Connector, screen: AttemptScreen): () => boolean {
-  const flow = currentFlow()
-  return () => flow.alive() && current === connector && store.getState().screen === screen
+  return connector
 }
 
 /** The connection joins the history (the host hears 'wallet_connected'). */

@@ -5,7 +5,7 @@
  * its connector frame) is the click its popup opens in; anything else starts the attempt of the
  * flow on screen at once (connect-only, or the SIWE sign-in or link), inside this click.
  */
-import { navigate } from '../flow.ts'
+import { navigate } from '../flow/flow.ts'
 import { store } from '../store.ts'
 import { connectWallet, resumeWallet } from './connect.ts'
 import { connectOnly, resumeConnectOnly } from './connect-only.ts'

@@ -9,10 +9,9 @@
  * Failures read as on AWAITING_CONNECTION (errors.ts), with the same Retry rule.
  */
 import { type ConnectedWallet, SUCCESS_CLOSE_DELAY_MS } from '@latch/shared'
-import { deliver } from '../deliver.ts'
-import { currentFlow, navigate } from '../flow.ts'
+import { deliver } from '../flow/deliver.ts'
+import { type FlowHandle, navigate, onFlow } from '../flow/flow.ts'
 import {
-  attemptAlive,
   beginAttempt,
   failAttempt,
   recordConnection,
@@ -46,15 +45,17 @@ export function resumeConnectOnly(connector: Connector): Promise<void> {
   return attempt(connector)
 }
 
-async function attempt(connector: Connector): Promise<void> {
-  const flow = currentFlow()
-  const alive = attemptAlive(connector, 'AWAITING_CONNECT_ONLY_CONNECTION')
+/** One attempt with `connector`, a sub-step of the flow on screen (as connect.ts's). */
+const attempt = onFlow(async function attempt(
+  flow: FlowHandle,
+  connector: Connector,
+): Promise<void> {
+  const step = flow.step('AWAITING_CONNECT_ONLY_CONNECTION')
   updateAttempt({ status: 'connecting', step: 'waiting', error: null, address: null })
   try {
     // Called before any await: a connector that opens a window (Coinbase Wallet's popup) does
     // so inside the visitor's click.
-    const { address, chainId } = await connector.connect()
-    if (!alive()) return
+    const { address, chainId } = await step.guard(connector.connect())
     const wallet: ConnectedWallet = {
       address,
       connectorType: connector.type,
@@ -66,7 +67,7 @@ async function attempt(connector: Connector): Promise<void> {
     // Delivered when the modal closes: after the pause, or at once if the visitor closes it.
     deliver(flow, wallet, { pauseMs: SUCCESS_CLOSE_DELAY_MS })
   } catch (e) {
-    if (!alive()) return
+    // Reached only while the attempt is the one on screen: its one await is guarded.
     failAttempt(connector, walletError(e, 'connect'))
   }
-}
+})

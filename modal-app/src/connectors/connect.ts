@@ -15,13 +15,11 @@ import {
   type SiweInitResponse,
 } from '@latch/shared'
 import { hexlify, toUtf8Bytes } from 'ethers/utils'
-import { completeFlow } from '../complete.ts'
-import { navigate } from '../flow.ts'
-import { browserSecret } from '../oauth.ts'
+import { completeFlow } from '../flow/complete.ts'
+import { type FlowHandle, navigate, onFlow } from '../flow/flow.ts'
+import { browserSecret } from '../oauth/oauth.ts'
 import { runtime } from '../runtime.ts'
-import { store } from '../store.ts'
 import {
-  attemptAlive,
   beginAttempt,
   failAttempt,
   recordConnection,
@@ -56,56 +54,64 @@ export function resumeWallet(connector: Connector): Promise<void> {
   return attempt(connector)
 }
 
-async function attempt(connector: Connector): Promise<void> {
-  const alive = attemptAlive(connector, 'AWAITING_CONNECTION')
-  const intent = store.getState().flow?.kind === 'link' ? 'link' : 'login'
+/**
+ * One attempt with `connector`, a sub-step of the flow on screen: leaving the screen (back to
+ * the wallets, another wallet chosen, the modal closed) or a Retry abandons it, and what arrives
+ * later is delivered to nobody and signs nobody in.
+ */
+const attempt = onFlow(async function attempt(
+  flow: FlowHandle,
+  connector: Connector,
+): Promise<void> {
+  const step = flow.step('AWAITING_CONNECTION')
+  const { intent } = flow
   let stage: WalletStage = 'connect'
   updateAttempt({ status: 'connecting', step: 'waiting', error: null, address: null })
   try {
-    const { address, chainId } = await connector.connect()
-    if (!alive()) return
+    const { address, chainId } = await step.guard(connector.connect())
     updateAttempt({ status: 'connected', step: 'connected', address })
     const { api, host } = runtime()
     if (!host) throw LatchError.of('modal_unreachable')
-    const pageUrl = await host.pageUrl()
+    const pageUrl = await step.guard(host.pageUrl())
     // A sign-in asks without the token: with one, the server would keep the nonce for a link.
     // The nonce is bound to this modal: only the holder of the secret can use it.
-    const binding = await browserSecret()
-    const { nonce } = await api.request<SiweInitResponse>(
-      '/siwe/init',
-      { address },
-      { auth: intent === 'link', headers: { [SIWE_HASH_HEADER]: binding.hash } },
+    const binding = await step.guard(browserSecret())
+    const { nonce } = await step.guard(
+      api.request<SiweInitResponse>(
+        '/siwe/init',
+        { address },
+        { auth: intent === 'link', headers: { [SIWE_HASH_HEADER]: binding.hash } },
+      ),
     )
-    if (!alive()) return
     updateAttempt({ step: 'signing' })
     stage = 'sign'
     const message = siweMessage({ pageUrl, address, chainId, nonce, now: new Date() })
-    const signature = await connector.request('personal_sign', [
-      hexlify(toUtf8Bytes(message)),
-      address,
-    ])
-    if (!alive()) return
+    const signature = await step.guard(
+      connector.request('personal_sign', [hexlify(toUtf8Bytes(message)), address]),
+    )
     if (typeof signature !== 'string') throw LatchError.of('wallet_login_failed')
-    await completeFlow(
-      '/siwe',
-      {
-        message,
-        signature,
-        chainId: String(chainId),
-        walletClientType: connector.walletClientType,
-        connectorType: connector.type,
-      },
-      'wallet',
-      () => {
-        updateAttempt({ step: 'success' })
-        recordConnection(connector, address)
-      },
-      { [SIWE_SECRET_HEADER]: binding.secret },
+    await step.guard(
+      completeFlow(
+        '/siwe',
+        {
+          message,
+          signature,
+          chainId: String(chainId),
+          walletClientType: connector.walletClientType,
+          connectorType: connector.type,
+        },
+        'wallet',
+        () => {
+          updateAttempt({ step: 'success' })
+          recordConnection(connector, address)
+        },
+        { [SIWE_SECRET_HEADER]: binding.secret },
+      ),
     )
   } catch (e) {
-    if (!alive()) return
+    // Reached only while the attempt is the one on screen: every await above is guarded.
     const error = walletError(e, stage)
     if (error.is('allowlist_rejected')) return navigate('ALLOWLIST_REJECTION_SCREEN')
     failAttempt(connector, error)
   }
-}
+})

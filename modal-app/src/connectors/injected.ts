@@ -11,8 +11,8 @@ import {
   LatchError,
   WALLET_REQUEST_TIMEOUT_MS,
 } from '@latch/shared'
+import { withTimeout as within } from '../flow/timeout.ts'
 import { runtime } from '../runtime.ts'
-import { withTimeout as within } from '../timeout.ts'
 import { requestConnection, walletEventListeners } from './eip1193.ts'
 import { onWalletEvent } from './events.ts'
 import type { Connection, ConnectionStatus, Connector } from './types.ts'

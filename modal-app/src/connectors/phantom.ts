@@ -12,7 +12,7 @@ import {
   MOBILE_BREAKPOINT_PX,
   OAUTH_RETURN_PARAM_NAMES,
 } from '@latch/shared'
-import { startFlow } from '../flow.ts'
+import { startFlow } from '../flow/flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { walletClientType } from './injected.ts'

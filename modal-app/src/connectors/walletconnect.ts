@@ -14,8 +14,8 @@ import {
   WALLET_REQUEST_TIMEOUT_MS,
 } from '@latch/shared'
 import { create } from 'zustand'
-import { onLogout } from '../account.ts'
 import { runtime } from '../runtime.ts'
+import { onLogout } from '../session/account.ts'
 import { firstAccount, walletEventListeners } from './eip1193.ts'
 import {
   CALL_TIMEOUT_MS,

@@ -1,7 +1,7 @@
-import { navigate } from '../flow.ts'
+import { httpHref } from '../components/links.ts'
+import { navigate } from '../flow/flow.ts'
 import { useApp } from '../hooks.ts'
-import { t } from '../i18n.ts'
-import { httpHref } from '../links.ts'
+import { t } from '../i18n/i18n.ts'
 
 /** The allowlist rejected the visitor: the app's texts and link, or the defaults (translated). */
 export function AllowlistRejection() {

@@ -4,7 +4,7 @@ import { retryWallet } from '../connectors/connect.ts'
 import { WalletConnectPairing } from '../connectors/WalletConnectPairing.tsx'
 import { WALLETCONNECT_ID } from '../connectors/walletconnect.ts'
 import { useModal } from '../hooks.ts'
-import { shownError, t, tf } from '../i18n.ts'
+import { shownError, t, tf } from '../i18n/i18n.ts'
 import type { ExternalWalletState } from '../store.ts'
 
 /** The catalogue's second lines a failed connection shows, by the table's keys. */

@@ -2,8 +2,8 @@ import { ERRORS, fillTemplate, OAUTH_ERROR_DISPLAY, OAUTH_PROVIDER_NAMES } from 
 import type { MessageKey } from '@latch/shared/i18n'
 import type { ReactNode } from 'react'
 import { useModal } from '../hooks.ts'
-import { shownError, t, tf } from '../i18n.ts'
-import { retryOAuth } from '../oauth.ts'
+import { shownError, t, tf } from '../i18n/i18n.ts'
+import { retryOAuth } from '../oauth/oauth.ts'
 
 /** The OAuth error table's texts by the table's keys (their English is the same text). */
 const OAUTH_KEYS = {

@@ -1,7 +1,7 @@
 import { ERRORS, type LoginResult, type User } from '@latch/shared'
 import { act, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { currentFlow, exitFlow, link, login } from '../flow.ts'
+import { currentFlow, exitFlow, link, login } from '../flow/flow.ts'
 import { store } from '../store.ts'
 import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { jwt, user } from '../test/fixtures.ts'

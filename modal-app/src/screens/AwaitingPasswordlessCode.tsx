@@ -1,8 +1,8 @@
 import { type ReactNode, useEffect, useState } from 'react'
 import { CodeInput } from '../components/CodeInput.tsx'
 import { useModal } from '../hooks.ts'
-import { t, tf } from '../i18n.ts'
-import { resendCode, resendSecondsLeft } from '../passwordless.ts'
+import { t, tf } from '../i18n/i18n.ts'
+import { resendCode, resendSecondsLeft } from '../passwordless/passwordless.ts'
 
 /** The text with the destination's element where its `{destination}` placeholder is. */
 function withDestination(text: string, destination: ReactNode): ReactNode {

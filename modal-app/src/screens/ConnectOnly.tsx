@@ -7,7 +7,7 @@ import { truncateAddress } from '@latch/shared'
 import { retryConnectOnly } from '../connectors/connect-only.ts'
 import { WalletSection } from '../connectors/WalletSection.tsx'
 import { useApp, useModal } from '../hooks.ts'
-import { shownError, t, tf } from '../i18n.ts'
+import { shownError, t, tf } from '../i18n/i18n.ts'
 import type { ExternalWalletState } from '../store.ts'
 import { ConnectionProgress, shownDetails } from './AwaitingConnection.tsx'
 

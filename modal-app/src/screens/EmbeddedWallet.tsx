@@ -13,10 +13,10 @@ import {
 import { type ReactNode, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { CharBoxes } from '../components/CharBoxes.tsx'
 import { PasscodeInput, usePasscode } from '../components/PasscodeInput.tsx'
-import { navigate } from '../flow.ts'
-import { announceTitle } from '../focus.ts'
+import { navigate } from '../flow/flow.ts'
 import { useApp, useModal } from '../hooks.ts'
-import { shownError, t, tf } from '../i18n.ts'
+import { shownError, t, tf } from '../i18n/i18n.ts'
+import { announceTitle } from '../shell/focus.ts'
 import { createInAppWallet } from '../wallet/flows.ts'
 import { ErrorView } from './ErrorView.tsx'
 

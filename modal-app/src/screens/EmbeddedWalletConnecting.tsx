@@ -1,7 +1,7 @@
 /** EMBEDDED_WALLET_CONNECTING_SCREEN: the connecting gate at work (wallet/flows.ts). */
-import { exitFlow } from '../flow.ts'
+import { exitFlow } from '../flow/flow.ts'
 import { useModal } from '../hooks.ts'
-import { shownError, t } from '../i18n.ts'
+import { shownError, t } from '../i18n/i18n.ts'
 
 export function EmbeddedWalletConnecting() {
   const wallet = useModal((s) => s.wallet)

@@ -7,9 +7,9 @@
  */
 import { embeddedWallet, type LatchError } from '@latch/shared'
 import { useEffect, useMemo, useRef, useState } from 'react'
-import { exitFlow, finishFlow } from '../flow.ts'
+import { exitFlow, finishFlow } from '../flow/flow.ts'
 import { useModal } from '../hooks.ts'
-import { shownError, t } from '../i18n.ts'
+import { shownError, t } from '../i18n/i18n.ts'
 import { exportFrameUrl, showKey } from '../wallet/export.ts'
 
 export function EmbeddedWalletKeyExport() {

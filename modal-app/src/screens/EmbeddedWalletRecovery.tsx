@@ -7,7 +7,7 @@ import { embeddedWallet } from '@latch/shared'
 import { useEffect, useState } from 'react'
 import { PasscodeInput, usePasscode } from '../components/PasscodeInput.tsx'
 import { useModal } from '../hooks.ts'
-import { locale, shownError, t, tf } from '../i18n.ts'
+import { locale, shownError, t, tf } from '../i18n/i18n.ts'
 import { WalletApproval } from '../wallet/approval.tsx'
 import { recoverAfterPairing, recoverWithPasscode } from '../wallet/flows.ts'
 

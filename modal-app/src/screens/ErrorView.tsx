@@ -1,6 +1,6 @@
 import { ERRORS } from '@latch/shared'
-import { exitFlow } from '../flow.ts'
-import { shownError, t } from '../i18n.ts'
+import { exitFlow } from '../flow/flow.ts'
+import { shownError, t } from '../i18n/i18n.ts'
 
 /**
  * The general error view: 'Something went wrong' with a Close button; `detail` (a message of

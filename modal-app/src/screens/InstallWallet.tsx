@@ -11,8 +11,8 @@ import {
   METAMASK,
   PHANTOM,
 } from '../connectors/wallets.ts'
-import { navigate } from '../flow.ts'
-import { t, tf } from '../i18n.ts'
+import { navigate } from '../flow/flow.ts'
+import { t, tf } from '../i18n/i18n.ts'
 import { walletListScreen } from './wallet-list-screen.ts'
 
 /** 'Done! I have my wallet': back to the wallets (the link screen when linking). */

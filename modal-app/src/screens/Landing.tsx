@@ -3,10 +3,10 @@ import { DestinationForm } from '../components/DestinationForm.tsx'
 import { Legal } from '../components/Legal.tsx'
 import { Logo } from '../components/Logo.tsx'
 import { SocialButtons } from '../components/SocialButtons.tsx'
-import type { AppView } from '../config.ts'
-import { navigate } from '../flow.ts'
+import { navigate } from '../flow/flow.ts'
 import { useApp, useModal } from '../hooks.ts'
-import { t } from '../i18n.ts'
+import { t } from '../i18n/i18n.ts'
+import type { AppView } from '../startup/config.ts'
 import { lazyScreen } from './lazy.tsx'
 
 // The wallet list and what a click starts (ethers, the connectors) load apart from the landing,

@@ -1,6 +1,6 @@
 import { DestinationForm } from '../components/DestinationForm.tsx'
 import { useApp } from '../hooks.ts'
-import { t, tf } from '../i18n.ts'
+import { t, tf } from '../i18n/i18n.ts'
 
 export function LinkEmail() {
   const { name } = useApp()

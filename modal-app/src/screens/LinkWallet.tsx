@@ -1,7 +1,7 @@
 import { walletConnections } from '../connectors/history.ts'
 import { WalletSection } from '../connectors/WalletSection.tsx'
 import { useApp, useModal } from '../hooks.ts'
-import { t, tf } from '../i18n.ts'
+import { t, tf } from '../i18n/i18n.ts'
 
 const short = (address: string) => `${address.slice(0, 6)}…${address.slice(-4)}`
 

@@ -1,4 +1,4 @@
-import { t } from '../i18n.ts'
+import { t } from '../i18n/i18n.ts'
 
 /** Shown while the modal is not ready (before init). */
 export function LoadingView() {

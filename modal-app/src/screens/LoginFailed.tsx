@@ -1,5 +1,5 @@
-import { exitFlow, navigate } from '../flow.ts'
-import { t } from '../i18n.ts'
+import { exitFlow, navigate } from '../flow/flow.ts'
+import { t } from '../i18n/i18n.ts'
 
 /** LOGIN_FAILED_SCREEN: a wallet link that could not sign in (e.g. Phantom without multichain). */
 export function LoginFailed() {

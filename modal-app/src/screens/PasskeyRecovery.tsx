@@ -3,27 +3,23 @@
  * is not recovered by passkey yet (passkey.ts, offerPasskeyRecovery): seal the wallet's share
  * under that passkey too, or not now. Either way link() resolves with the user.
  */
-import { isLatchError, SUCCESS_CLOSE_DELAY_MS, toLatchError } from '@latch/shared'
+import { isLatchError, toLatchError } from '@latch/shared'
 import { useState } from 'react'
-import { currentFlow } from '../flow.ts'
-import { shownError, t } from '../i18n.ts'
-import { linkedPasskey } from '../passkey.ts'
+import { finishOnScreen } from '../flow/flow.ts'
+import { shownError, t } from '../i18n/i18n.ts'
+import { sealUnderLinkedPasskey } from '../passkeys/passkey.ts'
 
 export function PasskeyRecovery() {
   const [busy, setBusy] = useState(false)
   const [done, setDone] = useState(false)
   const [error, setError] = useState<string | null>(null)
   async function confirm() {
-    const flow = currentFlow()
-    const credentialId = linkedPasskey()
-    if (!credentialId) return flow.finish()
+    const sealing = sealUnderLinkedPasskey()
     setBusy(true)
     setError(null)
     try {
-      const { addRecoveryPasskey } = await import('../wallet/flows.ts')
-      await flow.guard(addRecoveryPasskey(credentialId))
+      await sealing
       setDone(true)
-      setTimeout(() => flow.finish(), SUCCESS_CLOSE_DELAY_MS)
     } catch (e) {
       // No PRF: said plainly, the wallet keeps the recovery it has.
       setError(
@@ -54,7 +50,7 @@ export function PasskeyRecovery() {
           className="latch-button"
           disabled={busy || done}
           data-testid="passkey-recovery-later"
-          onClick={() => currentFlow().finish()}
+          onClick={finishOnScreen}
         >
           {t('pkRecLater')}
         </button>

@@ -1,8 +1,8 @@
 import { type PasskeyAccount, toLatchError } from '@latch/shared'
 import { useId, useState } from 'react'
-import { navigate } from '../flow.ts'
+import { navigate } from '../flow/flow.ts'
 import { useApp, useModal } from '../hooks.ts'
-import { shownError, t, tf } from '../i18n.ts'
+import { shownError, t, tf } from '../i18n/i18n.ts'
 import {
   createPasskey,
   finishManaging,
@@ -11,10 +11,10 @@ import {
   renamePasskey,
   signInWithPasskey,
   userPasskeys,
-} from '../passkey.ts'
+} from '../passkeys/passkey.ts'
 
 // The landing's e-mail field starts and stops its conditional request through this chunk.
-export { startConditional } from '../passkey.ts'
+export { startConditional } from '../passkeys/passkey.ts'
 
 /** A step's busy state and its error, announced (role="alert"). */
 function useStep() {
@@ -74,7 +74,7 @@ function PasskeyLogin() {
           className="latch-button"
           disabled={busy}
           data-testid="passkey-create"
-          onClick={() => void run(() => createPasskey('signup'))}
+          onClick={() => void run(() => createPasskey())}
         >
           {t('pkCreate')}
         </button>
@@ -128,7 +128,7 @@ function ManagePasskeys() {
           onClick={() =>
             void run(async () => {
               setAdded(false)
-              await createPasskey('link', tf('pkName', { n: passkeys.length + 1 }))
+              await createPasskey(tf('pkName', { n: passkeys.length + 1 }))
               setAdded(true)
             })
           }

@@ -14,9 +14,9 @@ import {
   truncateAddress,
 } from '@latch/shared'
 import { type ReactNode, useEffect, useRef } from 'react'
-import { finishFlow } from '../flow.ts'
+import { finishFlow } from '../flow/flow.ts'
 import { useModal } from '../hooks.ts'
-import { shownError, t } from '../i18n.ts'
+import { shownError, t } from '../i18n/i18n.ts'
 import {
   coinText,
   estimatedFee,

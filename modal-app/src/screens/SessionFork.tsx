@@ -1,8 +1,8 @@
 import { forkApps, forkLink } from '@latch/shared/wallet-apps'
-import { currentFlow, exitFlow } from '../flow.ts'
-import { forkPairs, openForkLink } from '../fork.ts'
+import { exitFlow, finishOnScreen } from '../flow/flow.ts'
+import { forkPairs, openForkLink } from '../fork/fork.ts'
 import { useModal } from '../hooks.ts'
-import { shownError, t } from '../i18n.ts'
+import { shownError, t } from '../i18n/i18n.ts'
 import { WalletApproval } from '../wallet/approval.tsx'
 
 /**
@@ -75,7 +75,7 @@ function PairFork() {
         type="button"
         className="latch-button"
         data-testid="fork-pair-done"
-        onClick={() => currentFlow().finish()}
+        onClick={finishOnScreen}
       >
         {t('exDone')}
       </button>

@@ -6,7 +6,7 @@
  */
 import { useRef } from 'react'
 import { useModal } from '../hooks.ts'
-import { shownError, t, tf } from '../i18n.ts'
+import { shownError, t, tf } from '../i18n/i18n.ts'
 import type { SignPayload } from '../wallet/requests.ts'
 import { useArmed } from '../wallet/review.ts'
 import { confirmSign } from '../wallet/sign.ts'

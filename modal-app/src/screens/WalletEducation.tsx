@@ -1,7 +1,7 @@
 import type { MessageKey } from '@latch/shared/i18n'
 import { appStoreUrl, COINBASE_WALLET, isMobile, METAMASK } from '../connectors/wallets.ts'
-import { navigate } from '../flow.ts'
-import { t } from '../i18n.ts'
+import { navigate } from '../flow/flow.ts'
+import { t } from '../i18n/i18n.ts'
 import type { ScreenId } from './ids.ts'
 
 interface Option {

@@ -14,7 +14,7 @@ import { type ButtonLook, parseLook } from '../connectors/coinbase-protocol.ts'
 import { phantomBrowseLink } from '../connectors/phantom.ts'
 import { appStoreUrl, PHANTOM } from '../connectors/wallets.ts'
 import { useApp } from '../hooks.ts'
-import { shownError, t } from '../i18n.ts'
+import { shownError, t } from '../i18n/i18n.ts'
 import { runtime } from '../runtime.ts'
 
 /** The modal's primary button as the frame should draw its own (computed values). */

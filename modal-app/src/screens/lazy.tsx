@@ -5,7 +5,7 @@
  * A screen shown before its chunk arrived suspends under App's Suspense (the loading view).
  */
 import type { FunctionComponent } from 'react'
-import { addEnglish, hasScreensEnglish } from '../i18n.ts'
+import { addEnglish, hasScreensEnglish } from '../i18n/i18n.ts'
 import { ErrorView } from './ErrorView.tsx'
 
 export type LazyScreen = FunctionComponent & {

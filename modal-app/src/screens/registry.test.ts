@@ -1,5 +1,5 @@
 import { expect, test } from 'vitest'
-import { mergeConfig } from '../config.ts'
+import { mergeConfig } from '../startup/config.ts'
 import { initialState, type ModalState } from '../store.ts'
 import { serverConfig } from '../test/fixtures.ts'
 import { SCREEN_IDS } from './ids.ts'

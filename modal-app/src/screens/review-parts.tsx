@@ -6,8 +6,8 @@
 import type { Hex } from '@latch/shared'
 import type { ReactNode } from 'react'
 import { useModal } from '../hooks.ts'
-import { t, tf } from '../i18n.ts'
-import { verifiedHostOrigin } from '../origin.ts'
+import { t, tf } from '../i18n/i18n.ts'
+import { verifiedHostOrigin } from '../startup/origin.ts'
 import { type DecodedCall, summarizeTypedData } from '../wallet/decode.ts'
 import { usableWallet } from '../wallet/sign.ts'
 

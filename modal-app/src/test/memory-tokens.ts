@@ -1,4 +1,4 @@
-import type { TokenStore } from '../token-store.ts'
+import type { TokenStore } from '../session/token-store.ts'
 
 /**
  * A session hint in memory, for session tests: `value` is whether a session is marked. A

@@ -8,7 +8,7 @@
  */
 import { enScreens } from '@latch/shared/i18n/screens'
 import { afterAll, afterEach, vi } from 'vitest'
-import { addEnglish } from '../i18n.ts'
+import { addEnglish } from '../i18n/i18n.ts'
 import { trackTimers } from './timers.ts'
 
 // Every root the modal's own modules make is remembered, so unmountAll() reaches those the

@@ -6,7 +6,7 @@
  * language through `Intl`, in the visitor's locale ('0,01 ETH', '25,10 $US').
  */
 import { FIAT_DECIMALS, formatEth, formatFiat, type Hex } from '@latch/shared'
-import { locale } from '../i18n.ts'
+import { locale } from '../i18n/i18n.ts'
 
 /** '0.01 ETH': an amount in wei in the chain's coin. */
 export function coinText(wei: bigint, symbol: string, decimals = 18, language = locale()): string {

@@ -11,7 +11,7 @@ import {
   type WalletApprovalKind,
 } from '@latch/shared'
 import { useEffect, useRef, useState } from 'react'
-import { locale } from '../i18n.ts'
+import { locale } from '../i18n/i18n.ts'
 import { runtime } from '../runtime.ts'
 import { frameColors } from './export.ts'
 import { showWalletFrameOver, walletFrame } from './frame.ts'

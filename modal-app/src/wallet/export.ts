@@ -22,13 +22,13 @@ import {
   WALLET_FRAME_CONNECT_TIMEOUT_MS,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
-import { blockClose, deliver } from '../deliver.ts'
-import { currentFlow, requestPending, startFlow } from '../flow.ts'
-import { locale, t } from '../i18n.ts'
+import { blockClose, deliver } from '../flow/deliver.ts'
+import { type FlowHandle, onFlow, requestPending, startFlow } from '../flow/flow.ts'
+import { withTimeout } from '../flow/timeout.ts'
+import { locale, t } from '../i18n/i18n.ts'
 import { runtime } from '../runtime.ts'
+import { themeTokens } from '../shell/theme.ts'
 import { store } from '../store.ts'
-import { themeTokens } from '../theme.ts'
-import { withTimeout } from '../timeout.ts'
 import { ensureWalletReady, ownFailureText, walletStepFailed } from './flows.ts'
 import { walletFrameUrl } from './frame.ts'
 
@@ -100,11 +100,11 @@ const exportError = (cause?: unknown) =>
  * KEY_EXPORT_MIN_DISPLAY_MS from that moment, and closing it delivers (exportWallet()
  * resolves); closed before, the flow exits. Returns the disconnect function.
  */
-export function showKey(
+export const showKey = onFlow(function showKey(
+  flow: FlowHandle,
   iframe: HTMLIFrameElement,
   onError: (error: LatchError) => void,
 ): () => void {
-  const flow = currentFlow()
   const { user } = store.getState()
   const wallet = user ? embeddedWallet(user.linkedAccounts) : undefined
   const window_ = iframe.contentWindow
@@ -118,10 +118,10 @@ export function showKey(
     async [EXPORT_MESSAGES.revealed](p) {
       // Only the page of this origin can call (penpal's allowedOrigins); it names the address
       // it showed, which must be this wallet's. A second call changes nothing.
-      if (revealed || !flow.alive() || p?.address !== wallet.address) return
+      if (revealed || p?.address !== wallet.address) return
       revealed = true
       // Shown: closing now delivers; not before the key's minimum display time, counted from
-      // the reveal.
+      // the reveal (nothing for a flow that has changed: deliver asks its handle).
       deliver(flow, wallet.address, { blockCloseMs: KEY_EXPORT_MIN_DISPLAY_MS })
     },
   }
@@ -130,24 +130,28 @@ export function showKey(
     methods: modalMethods as unknown as Record<string, (...args: never[]) => unknown>,
     timeout: WALLET_FRAME_CONNECT_TIMEOUT_MS,
   })
-  void (async () => {
-    const remote = remoteMethods<ExportFrameMethods>(await connection.promise)
-    const accessToken = await runtime().session.getAccessToken()
-    if (!accessToken) throw LatchError.of('export_not_allowed')
-    await withTimeout(
-      remote[EXPORT_MESSAGES.show]({ address: wallet.address, accessToken }),
-      WALLET_FRAME_CALL_TIMEOUT_MS,
-      exportError,
+  void flow
+    .guard(
+      (async () => {
+        const remote = remoteMethods<ExportFrameMethods>(await connection.promise)
+        const accessToken = await runtime().session.getAccessToken()
+        if (!accessToken) throw LatchError.of('export_not_allowed')
+        await withTimeout(
+          remote[EXPORT_MESSAGES.show]({ address: wallet.address, accessToken }),
+          WALLET_FRAME_CALL_TIMEOUT_MS,
+          exportError,
+        )
+      })(),
     )
-  })().catch((e: unknown) => {
-    if (!flow.alive()) return
-    console.error('Latch: the key export page could not be armed', e)
-    // Closing now is not leaving an export that worked: the caller hears the failure.
-    walletStepFailed(flow, e, '')
-    onError(exportError(e))
-  })
+    // Reached only while the flow is the one on screen: the arming is guarded.
+    .catch((e: unknown) => {
+      console.error('Latch: the key export page could not be armed', e)
+      // Closing now is not leaving an export that worked: the caller hears the failure.
+      walletStepFailed(flow, e, '')
+      onError(exportError(e))
+    })
   return () => {
     connection.destroy()
     if (store.getState().closeBlocked) blockClose(flow, false)
   }
-}
+})

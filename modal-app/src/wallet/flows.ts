@@ -15,11 +15,11 @@ import {
   type WalletCreateParams,
   type WalletRecoveryFailure,
 } from '@latch/shared'
-import { track } from '../analytics.ts'
-import { currentFlow, type FlowHandle, navigate, startFlow } from '../flow.ts'
-import { openPasskeyWindow, type PasskeyWindow } from '../passkey-window.ts'
+import { type FlowHandle, navigate, onFlow, startFlow } from '../flow/flow.ts'
+import { openPasskeyWindow, type PasskeyWindow } from '../passkeys/passkey-window.ts'
 import { callHost, runtime } from '../runtime.ts'
 import type { ScreenId } from '../screens/ids.ts'
+import { track } from '../session/analytics.ts'
 import { freshWalletState, store, type WalletState } from '../store.ts'
 import { walletFrame } from './frame.ts'
 
@@ -57,7 +57,8 @@ export function walletStepFailed(flow: FlowHandle, e: unknown, fallback: string)
     error.is('passkey_failed') ||
     error.is('insufficient_funds') ||
     error.type === 'validation_error'
-  if (flow.alive()) flow.failure = visitors ? null : error
+  // A handle that is no longer the flow on screen is never read again: no check needed.
+  flow.failure = visitors ? null : error
   return ownFailureText(error) ?? fallback
 }
 
@@ -124,10 +125,12 @@ export function createErrorText(e: unknown): string {
  * What follows: with a passcode, the created screen after a short pause (the screen's timer);
  * without one, the created screen for a user new this session, else the flow ends.
  */
-export async function createInAppWallet(passcode?: string | { passkey: true }): Promise<void> {
+export const createInAppWallet = onFlow(async function createInAppWallet(
+  flow: FlowHandle,
+  passcode?: string | { passkey: true },
+): Promise<void> {
   const state = store.getState()
   if (state.wallet?.status === 'submitting' || state.wallet?.status === 'success') return
-  const flow = currentFlow()
   // A passkey made in a window (passkey-window.ts) opens it now, on the click.
   let target: PasskeyWindow | null = null
   if (typeof passcode === 'object') {
@@ -157,7 +160,7 @@ export async function createInAppWallet(passcode?: string | { passkey: true }): 
   if (passcode !== undefined) return
   if (store.getState().newUserId === user.id) navigate('EMBEDDED_WALLET_CREATED_SCREEN')
   else flow.finish()
-}
+})
 
 /**
  * The frame creates the wallet; the server's user then has it ('user' goes to the host). With a
@@ -171,7 +174,7 @@ async function create(
   const frame = await walletFrame()
   let params: WalletCreateParams
   if (typeof passcode === 'object') {
-    const { registerRecoveryPasskey } = await import('./passkey.ts')
+    const { registerRecoveryPasskey } = await import('../passkeys/recovery-passkey.ts')
     const name = store.getState().user?.email?.address ?? 'Wallet'
     const credentialId = await registerRecoveryPasskey(
       frame,
@@ -240,8 +243,9 @@ function unpaired(e: unknown): unknown {
  * The recovery screen's pairing (an automatic wallet on a forked session): the visitor typed the
  * other device's code into the wallet frame, which paired this session; the wallet now recovers.
  */
-export async function recoverAfterPairing(): Promise<void> {
-  const flow = currentFlow()
+export const recoverAfterPairing = onFlow(async function recoverAfterPairing(
+  flow: FlowHandle,
+): Promise<void> {
   setWallet({ status: 'submitting', error: null })
   try {
     await flow.guard(connectWallet())
@@ -251,7 +255,7 @@ export async function recoverAfterPairing(): Promise<void> {
   }
   setWallet({ status: 'success', lockedUntil: null })
   proceed(flow, store.getState().wallet?.target ?? null)
-}
+})
 
 /**
  * Seals this device's share under a passkey the user just linked (PASSKEY_RECOVERY_SCREEN): an
@@ -288,8 +292,10 @@ function proceed(flow: FlowHandle, target: ScreenId | null): void {
  * wallet connects (or recovers automatically), then `target`, or the recovery screen when the
  * passcode is needed. `target` null ends the flow once the wallet is usable.
  */
-export async function ensureWalletReady(target: ScreenId | null): Promise<void> {
-  const flow = currentFlow()
+export const ensureWalletReady = onFlow(async function ensureWalletReady(
+  flow: FlowHandle,
+  target: ScreenId | null,
+): Promise<void> {
   store.setState({ wallet: freshWalletState(target) })
   navigate('EMBEDDED_WALLET_CONNECTING_SCREEN')
   flow.failure = null
@@ -308,7 +314,7 @@ export async function ensureWalletReady(target: ScreenId | null): Promise<void> 
     return
   }
   proceed(flow, target)
-}
+})
 
 /**
  * recoverWallet(): resolves at once when the wallet is usable on this device (after automatic
@@ -371,13 +377,13 @@ function reportRecoveryFailure(e: unknown): void {
  * goes on (the gate's target, or the flow ends). A locked recovery keeps the screen locked
  * for the server's Retry-After.
  */
-export async function recoverWithPasscode(
+export const recoverWithPasscode = onFlow(async function recoverWithPasscode(
+  flow: FlowHandle,
   passcode: string | { passkey: true },
-  now = Date.now,
+  now: () => number = Date.now,
 ): Promise<void> {
   const state = store.getState()
   if (state.wallet?.status === 'submitting') return
-  const flow = currentFlow()
   setWallet({ status: 'submitting', error: null })
   flow.failure = null
   track('recovery_started')
@@ -395,7 +401,7 @@ export async function recoverWithPasscode(
   }
   setWallet({ status: 'success', lockedUntil: null })
   proceed(flow, store.getState().wallet?.target ?? null)
-}
+})
 
 /**
  * The frame recovers the wallet with `passcode`. A refused passcode is told to the host even

@@ -14,9 +14,9 @@ import {
   type WalletMethods,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
-import { t } from '../i18n.ts'
+import { withTimeout } from '../flow/timeout.ts'
+import { t } from '../i18n/i18n.ts'
 import { runtime } from '../runtime.ts'
-import { withTimeout } from '../timeout.ts'
 
 /** The frame's methods, each call bounded by a timeout (but the approval, which waits for the visitor). */
 export type WalletFrame = WalletMethods

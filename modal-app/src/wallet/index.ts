@@ -14,8 +14,8 @@ import {
   type User,
   type WalletAccount,
 } from '@latch/shared'
-import type { AppView } from '../config.ts'
-import { addNextStep, type NextStepRule, navigate } from '../flow.ts'
+import { addNextStep, type NextStepRule, navigate } from '../flow/flow.ts'
+import type { AppView } from '../startup/config.ts'
 import { freshWalletState, store } from '../store.ts'
 import type { SignPayload } from './requests.ts'
 

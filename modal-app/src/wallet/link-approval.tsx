@@ -12,7 +12,7 @@ import {
   OAUTH_PROVIDER_NAMES,
 } from '@latch/shared'
 import { useModal } from '../hooks.ts'
-import { t } from '../i18n.ts'
+import { t } from '../i18n/i18n.ts'
 import { store } from '../store.ts'
 import { WalletApproval } from './approval.tsx'
 

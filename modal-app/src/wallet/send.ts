@@ -25,8 +25,8 @@ import {
   transactionUIOptionsSchema,
   validateTransactionRequest,
 } from '@latch/shared'
-import { blockClose, deliver } from '../deliver.ts'
-import { currentFlow, requestPending, startFlow } from '../flow.ts'
+import { blockClose, deliver } from '../flow/deliver.ts'
+import { type FlowHandle, onFlow, requestPending, startFlow } from '../flow/flow.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { appChains } from './chain-read.ts'
@@ -223,10 +223,11 @@ export function submitErrorText(e: unknown): string {
  * and checks it against the balance; the balance and the price are read at the same time, so
  * a request over the balance still shows the balance (in red) beside the error.
  */
-export async function prepareTransaction(): Promise<void> {
+export const prepareTransaction = onFlow(async function prepareTransaction(
+  flow: FlowHandle,
+): Promise<void> {
   const state = store.getState().transaction
   if (state?.status !== 'idle') return
-  const flow = currentFlow()
   setTransaction({ status: 'preparing' })
   const [populated, balance, price] = await flow.guard(prepare(state.request))
   if (populated.status === 'rejected') {
@@ -246,7 +247,7 @@ export async function prepareTransaction(): Promise<void> {
     balance,
     usdPrice: price,
   })
-}
+})
 
 /**
  * The request populated by the frame (nonce, gas, fees), the wallet's balance and the coin's
@@ -283,10 +284,12 @@ async function prepare(
  * closing is blocked until the outcome is known. The receipt is delivered when the modal
  * closes ('All Done' or the close button); a failure shows its reason and allows a retry.
  */
-export async function submitTransaction(shown: PopulatedRequest): Promise<void> {
+export const submitTransaction = onFlow(async function submitTransaction(
+  flow: FlowHandle,
+  shown: PopulatedRequest,
+): Promise<void> {
   const state = store.getState().transaction
   if (state?.status !== 'ready' || !state.prepared || state.prepared !== shown) return
-  const flow = currentFlow()
   setTransaction({ status: 'submitting', submitError: null })
   flow.failure = null
   blockClose(flow, true)
@@ -308,7 +311,7 @@ export async function submitTransaction(shown: PopulatedRequest): Promise<void> 
   blockClose(flow, false)
   deliver(flow, receipt)
   setTransaction({ status: 'complete', receipt })
-}
+})
 
 /**
  * The frame signs `prepared`, the API's chain proxy sends it, and its receipt is awaited; once

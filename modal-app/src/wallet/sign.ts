@@ -15,10 +15,10 @@ import {
   signMessageOptionsSchema,
   type WalletAccount,
 } from '@latch/shared'
-import { track } from '../analytics.ts'
-import { deliver } from '../deliver.ts'
-import { currentFlow, navigate, requestPending, startFlow } from '../flow.ts'
+import { deliver } from '../flow/deliver.ts'
+import { type FlowHandle, navigate, onFlow, requestPending, startFlow } from '../flow/flow.ts'
 import { runtime } from '../runtime.ts'
+import { track } from '../session/analytics.ts'
 import { store } from '../store.ts'
 import { ensureWalletReady, walletStepFailed } from './flows.ts'
 import { type WalletFrame, walletFrame } from './frame.ts'
@@ -58,11 +58,11 @@ export function provenOnDevice(frame: WalletFrame, address: Hex): void {
  * The connecting gate in front of `target`, skipped for a wallet that signed through this
  * page's frame; `again` forgets that first (the frame turned out not to hold the share).
  */
-export async function passGate(
+export const passGate = onFlow(async function passGate(
+  flow: FlowHandle,
   target: 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN' | 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN',
   again = false,
 ): Promise<void> {
-  const flow = currentFlow()
   const address = usableWallet().address.toLowerCase()
   // A frame that fails to mount is the gate's to show.
   const frame = await flow.guard(walletFrame().catch(() => null))
@@ -70,7 +70,7 @@ export async function passGate(
   if (again) addresses?.delete(address)
   if (addresses?.has(address)) navigate(target)
   else await ensureWalletReady(target)
-}
+})
 
 /** The session's access token for a call to the frame; signed out meanwhile is an error. */
 export async function walletAccessToken(): Promise<string> {
@@ -152,11 +152,13 @@ const SIGNATURE = /^0x[0-9a-fA-F]{130}$/
  * screen), and the modal closes after the pause. A failure shows 'An error has occurred,
  * please try again.' and the button stays for a retry.
  */
-export async function confirmSign(shown: SignPayload): Promise<void> {
+export const confirmSign = onFlow(async function confirmSign(
+  flow: FlowHandle,
+  shown: SignPayload,
+): Promise<void> {
   const request = store.getState().signRequest
   if (!request || request.payload !== shown) return
   if (request.status === 'signing' || request.status === 'success') return
-  const flow = currentFlow()
   setSign({ status: 'signing', error: null })
   flow.failure = null
   let signature: Hex
@@ -178,7 +180,7 @@ export async function confirmSign(shown: SignPayload): Promise<void> {
   setSign({ status: 'success' })
   // Delivered now; closing during the success pause changes nothing for the caller.
   deliver(flow, signature, { pauseMs: SUCCESS_CLOSE_DELAY_MS, now: true })
-}
+})
 
 /**
  * The frame signs `shown` with the user's wallet; the wallet is then known to be on this

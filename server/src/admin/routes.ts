@@ -6,7 +6,7 @@
  * that presented a valid secret is audited (admin_audit), and so are refused calls naming an
  * existing app, up to a budget per app and per address.
  */
-import { LatchError, validateEmail, validatePhone } from '@latch/shared'
+import { LatchError, OAUTH_PROVIDERS, validateEmail, validatePhone } from '@latch/shared'
 import { type Context, Hono, type MiddlewareHandler } from 'hono'
 import { matchedRoutes } from 'hono/route'
 import { z } from 'zod'
@@ -22,7 +22,6 @@ import {
   importUsers,
   isLoginMethod,
   listUsers,
-  SOCIAL_PROVIDERS,
   userByAccount,
   userById,
 } from './users.ts'
@@ -274,9 +273,7 @@ export function adminRoutes(deps: Deps): Hono<AdminEnv> {
   routes.get('/users/by-social', async (c) => {
     const { provider, subject } = query(
       c,
-      z
-        .object({ provider: z.enum(SOCIAL_PROVIDERS), subject: z.string().min(1).max(256) })
-        .strict(),
+      z.object({ provider: z.enum(OAUTH_PROVIDERS), subject: z.string().min(1).max(256) }).strict(),
     )
     target(c, provider, subject)
     return c.json(await userByAccount(deps, c.get('app').id, `${provider}_oauth`, subject))

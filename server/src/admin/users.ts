@@ -35,8 +35,6 @@ export const LOGIN_METHOD_ACCOUNT: Record<LoginMethod, LinkedAccount['type']> = 
   apple: 'apple_oauth',
   passkey: 'passkey',
 }
-export const SOCIAL_PROVIDERS = ['google', 'twitter', 'discord', 'github', 'apple'] as const
-export type SocialProvider = (typeof SOCIAL_PROVIDERS)[number]
 
 /** Several users with their linked accounts: two statements whatever the count. */
 async function loadUsers(

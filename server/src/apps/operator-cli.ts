@@ -6,7 +6,7 @@
  * server answers for the app.
  */
 import { readFileSync } from 'node:fs'
-import { API_PREFIX } from '@latch/shared'
+import { API_PREFIX, BaseError } from '@latch/shared'
 import type { CliIo } from '../cli-io.ts'
 import type { Env } from '../config.ts'
 import { applyOAuthFlags, type OAuthFlag } from '../oauth/cli.ts'
@@ -31,7 +31,7 @@ export interface OperatorCommand {
 const TIMEOUT_MS = 15_000
 
 /** A refusal to print and exit 1 on; `status` is the server's HTTP answer when it gave one. */
-export class OperatorCliError extends Error {
+export class OperatorCliError extends BaseError {
   override readonly name = 'OperatorCliError'
   constructor(
     message: string,

@@ -5,6 +5,7 @@
  * with 503 and Retry-After (api.ts), never 500: the same request succeeds once the database is
  * back, and nothing about it needs a person to look.
  */
+import { BaseError } from '@latch/shared'
 
 /** Seconds a client is told to wait after a lost or refused database connection. */
 export const DB_LOST_RETRY_AFTER_S = 2
@@ -18,7 +19,7 @@ export type UnavailableReason = 'busy' | 'lost'
  * Thrown by the pool wrapper (db/index.ts) when a request would wait for a connection longer
  * than the bound: the request is answered 503 at once instead of queueing.
  */
-export class DatabaseBusyError extends Error {
+export class DatabaseBusyError extends BaseError {
   override readonly name = 'DatabaseBusyError'
 }
 
@@ -63,7 +64,7 @@ const LOST_MESSAGES = [
 const BUSY_MESSAGE = /^timeout exceeded when trying to connect/
 
 /** Thrown by the pool wrapper for a connection that could not be opened (see db/index.ts). */
-export class DatabaseUnreachableError extends Error {
+export class DatabaseUnreachableError extends BaseError {
   override readonly name = 'DatabaseUnreachableError'
 }
 

@@ -5,7 +5,7 @@
  * The host page itself only does three things that a CSP governs: it runs scripts from the
  * modal origin (sdk.js or latch.js, and on first use provider.js and wallet-bridge.js, imported
  * from there), it frames the modal origin, and the SDK adds one <style> element (the dialog's
- * layout, host-sdk/src/frame.ts), admitted by its hash so the page needs no 'unsafe-inline'.
+ * layout, shared/src/frame-css.ts), admitted by its hash so the page needs no 'unsafe-inline'.
  * Nothing else: the SDK makes no fetch or WebSocket of its own (it talks to the modal by
  * postMessage), so connect-src needs nothing; the API and the wallet frame are framed by the
  * modal, not by the page, and a page's frame-src does not reach frames inside its frames (the
@@ -13,8 +13,7 @@
  * by navigation, which CSP does not restrict.
  */
 import { createHash } from 'node:crypto'
-import { validateOrigin } from '@latch/shared'
-import { FRAME_CSS } from '../../../host-sdk/src/frame.ts'
+import { FRAME_CSS, validateOrigin } from '@latch/shared'
 import { findApp } from '../apps/service.ts'
 import type { CliIo } from '../cli-io.ts'
 import type { Env } from '../config.ts'

@@ -12,7 +12,7 @@ import {
   MODAL_DIST_DIR,
   type ModalServer,
   startModalServer,
-} from '../../../modal-app/server.ts'
+} from '@latch/modal-app/server'
 import {
   ConfigError,
   type Env,
@@ -163,8 +163,8 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
   if (production && publicUrl !== null && !isSecureOrigin(publicUrl)) {
     throw new ConfigError(insecureOriginMessage('LATCH_PUBLIC_URL', publicUrl))
   }
-  // Coinbase Wallet's SDK runs on an origin of its own (modal-app/README.md, "Coinbase
-  // Wallet"): a second listener, offered only when its public origin is given.
+  // Coinbase Wallet's SDK runs on an origin of its own (docs/architecture.md, "Connect-only,
+  // Coinbase Wallet and Phantom"): a second listener, offered only when its public origin is given.
   const connectorOrigin = nonEmpty(env.LATCH_CONNECTOR_ORIGIN)
   const modalOrigin = nonEmpty(env.LATCH_MODAL_ORIGIN)
   if (connectorOrigin !== null && mode !== 'api') {

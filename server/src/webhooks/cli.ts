@@ -1,6 +1,6 @@
 /** `npm run latch -- apps webhook ...`: an app's endpoints, the delivery log, replays. */
 import { parseArgs } from 'node:util'
-import { isLatchError } from '@latch/shared'
+import { isLatchError, WEBHOOK_EVENT_TYPES } from '@latch/shared'
 import { found, OperatorCliError, operatorClient } from '../apps/operator-cli.ts'
 import type { CliIo } from '../cli-io.ts'
 import { openServices } from '../index.ts'
@@ -12,7 +12,6 @@ import {
   removeEndpoint,
   type WebhookEndpoint,
 } from './endpoints.ts'
-import { WEBHOOK_EVENT_TYPES } from './events.ts'
 import { replay } from './worker.ts'
 
 export const WEBHOOK_USAGE = `Webhooks (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature):

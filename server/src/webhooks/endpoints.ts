@@ -5,13 +5,13 @@
  */
 import { randomBytes } from 'node:crypto'
 import { isIP } from 'node:net'
-import { LatchError } from '@latch/shared'
+import { LatchError, WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@latch/shared'
 import type { Deps } from '../context.ts'
 import { randomId } from '../crypto.ts'
 import { json } from '../db/index.ts'
 import { rowMac } from '../row-mac.ts'
 import { isLoopbackHost, refusedAddress } from './addresses.ts'
-import { ALL_EVENTS, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './events.ts'
+import { ALL_EVENTS } from './events.ts'
 
 const MAX_URL_LENGTH = 2048
 /** Endpoints one app may have: each event is written once per endpoint. */

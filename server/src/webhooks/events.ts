@@ -4,22 +4,10 @@
  * of the change it reports. A change that rolls back takes its event with it, and a committed
  * change has its event stored before any process could die before sending it.
  */
+import type { WebhookEventType } from '@latch/shared'
 import { type RawBuilder, sql } from 'kysely'
 import { randomId } from '../crypto.ts'
 import type { Db } from '../db/index.ts'
-
-export const WEBHOOK_EVENT_TYPES = [
-  'user.created',
-  'user.authenticated',
-  'user.linked_account',
-  'user.unlinked_account',
-  'user.deleted',
-  'wallet.created',
-  'wallet.recovered',
-  'wallet.recovery_failed',
-] as const
-
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
 /** How long a delivery is retried before it is marked failed. */
 export const RETRY_WINDOW_MS = 24 * 60 * 60_000

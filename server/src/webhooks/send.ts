@@ -5,10 +5,12 @@
  * changes between the check and the connect cannot move the request into the private network.
  * No redirect is followed, the whole attempt has 10 s, and at most 64 KB of the answer is read.
  */
+
 import { lookup as dnsLookup } from 'node:dns/promises'
 import http from 'node:http'
 import https from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
+import { BaseError } from '@latch/shared'
 import { refusedAddress } from './addresses.ts'
 
 export const SEND_TIMEOUT_MS = 10_000
@@ -52,7 +54,7 @@ export interface SendOutcome {
 }
 
 /** A refusal before any connection: nothing was sent. */
-export class RefusedDestination extends Error {
+export class RefusedDestination extends BaseError {
   override readonly name = 'RefusedDestination'
 }
 

@@ -121,9 +121,11 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
     return rows
   }
 
-  async function deliver(row: Leased): Promise<void> {
-    const started = deps.clock.now()
-    const timestampS = Math.floor(started.getTime() / 1000)
+  /**
+   * The signed request to the endpoint, or the outcome of one never sent: a URL not written
+   * with this server secret, or a signing secret that does not open with it.
+   */
+  async function send(row: Leased, timestampS: number): Promise<SendOutcome> {
     let secret: string | null = null
     // The URL counts only under its MAC: one changed in the database without the server secret
     // is never sent to (the events carry users' addresses and numbers, validly signed).
@@ -140,31 +142,51 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       // Sealed under another server secret: an attempt that fails like any other, so the
       // delivery still ends (failed after 24 hours) instead of being leased forever.
     }
+    if (secret === null) {
+      return {
+        status: null,
+        error: urlHolds
+          ? "the endpoint's signing secret does not open with this server secret"
+          : "the endpoint's URL was not written with this server secret: not sent",
+        retryAfterS: null,
+        bytesRead: 0,
+        address: null,
+      }
+    }
+    return sendWebhook({
+      url: row.url,
+      headers: {
+        'user-agent': 'Latch-Webhooks/1',
+        'webhook-id': row.event_id,
+        'webhook-timestamp': String(timestampS),
+        'webhook-signature': signPayload(secret, row.event_id, timestampS, row.payload),
+      },
+      body: row.payload,
+      production: deps.config.production,
+      resolve: options.resolve,
+      signal: stopping.signal,
+    })
+  }
+
+  /**
+   * When a failed attempt is tried again: after the backoff or the receiver's Retry-After,
+   * whichever is later (at most MAX_RETRY_MS), and never past the delivery's retry window;
+   * null once the window is over.
+   */
+  function nextAttempt(row: Leased, outcome: SendOutcome, now: Date): Date | null {
+    const wait = Math.min(
+      Math.max(retryDelayMs(row.attempts, random), (outcome.retryAfterS ?? 0) * 1000),
+      MAX_RETRY_MS,
+    )
+    const at = Math.min(now.getTime() + wait, row.retry_until.getTime())
+    return now.getTime() < row.retry_until.getTime() ? new Date(at) : null
+  }
+
+  /** One delivery: sent, then its attempt and its new state recorded under this lease. */
+  async function deliver(row: Leased): Promise<void> {
+    const started = deps.clock.now()
     const t0 = performance.now()
-    const outcome: SendOutcome =
-      secret === null
-        ? {
-            status: null,
-            error: urlHolds
-              ? "the endpoint's signing secret does not open with this server secret"
-              : "the endpoint's URL was not written with this server secret: not sent",
-            retryAfterS: null,
-            bytesRead: 0,
-            address: null,
-          }
-        : await sendWebhook({
-            url: row.url,
-            headers: {
-              'user-agent': 'Latch-Webhooks/1',
-              'webhook-id': row.event_id,
-              'webhook-timestamp': String(timestampS),
-              'webhook-signature': signPayload(secret, row.event_id, timestampS, row.payload),
-            },
-            body: row.payload,
-            production: deps.config.production,
-            resolve: options.resolve,
-            signal: stopping.signal,
-          })
+    const outcome = await send(row, Math.floor(started.getTime() / 1000))
     // A process that is stopping leaves the row leased: another one (or this one started
     // again) sends it once the lease ends. The receiver may see it twice, as the spec allows.
     if (stopping.signal.aborted) return
@@ -183,15 +205,7 @@ export function createWebhookWorker(deps: WorkerDeps, options: WorkerOptions = {
       await gone(row, attempt, now).catch(unlessDeleted)
       return
     }
-    let next: Date | null = null
-    if (!ok) {
-      const wait = Math.min(
-        Math.max(retryDelayMs(row.attempts, random), (outcome.retryAfterS ?? 0) * 1000),
-        MAX_RETRY_MS,
-      )
-      const at = Math.min(now.getTime() + wait, row.retry_until.getTime())
-      if (now.getTime() < row.retry_until.getTime()) next = new Date(at)
-    }
+    const next = ok ? null : nextAttempt(row, outcome, now)
     const status = ok ? 'delivered' : next ? 'pending' : 'failed'
     await deps.db
       .with('attempt', (db) => db.insertInto('webhook_attempts').values(attempt))

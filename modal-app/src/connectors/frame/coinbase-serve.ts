@@ -7,7 +7,7 @@
  * over a port in a document of its own.
  */
 import { WALLET_REQUEST_TIMEOUT_MS } from '@latch/shared'
-import { withTimeout } from '../../timeout.ts'
+import { withTimeout } from '../../flow/timeout.ts'
 import { type CoinbaseInit, parseCoinbaseCall, parseInit } from '../coinbase-protocol.ts'
 import type { Eip1193 } from '../coinbase-sdk.ts'
 import { requestConnection } from '../eip1193.ts'
