@@ -1,11 +1,5 @@
 /** The modal's iframe on the host page: mounted once, hidden until needed, shown as a dialog or inline. */
-import {
-  FRAME_CSS,
-  HOST_ELEMENT_IDS,
-  LatchError,
-  MOBILE_BREAKPOINT_PX,
-  MODAL_FULL_HEIGHT_PX,
-} from '@latch/shared'
+import { FRAME_CSS, HOST_ELEMENT_IDS, LatchError, MODAL_FULL_HEIGHT_PX } from '@latch/shared'
 
 export const FRAME_SANDBOX =
   'allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox allow-storage-access-by-user-activation'

@@ -60,7 +60,6 @@ function crossings(
   return found
 }
 
-
 test('behavior: no shipped file of a workspace imports another workspace by a relative path', () => {
   const { workspaces } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     workspaces: string[]
