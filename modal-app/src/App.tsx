@@ -27,6 +27,11 @@ const LinkApprovalView = lazyScreen(() =>
   import('./wallet/link-approval.tsx').then((m) => m.LinkApprovalView),
 )
 
+/** The wallet refused this browser's credential: what to do, in place of the screen. */
+const WalletRefusedView = lazyScreen(() =>
+  import('./wallet/WalletRefused.tsx').then((m) => m.WalletRefused),
+)
+
 /** The visitor's first touch of the open modal: time to fetch the screens loaded apart. */
 const INTERACTIONS = ['pointerdown', 'keydown', 'input'] as const
 
@@ -92,7 +97,7 @@ export function App() {
     // Emptied while closed, so the first screen is announced again on the next open.
     if (!open && region) region.textContent = ''
     else announceTitle(rootRef.current)
-  }, [screen, open, status])
+  }, [screen, open, status, state.walletRefused])
   // The passive effects below listen on the document and window that hold the modal, read from
   // its element, not from the globals: the renderer may run them, and the cleanups of an unmounted
   // tree, after the next paint, from a timer; by then the element must still be there (a tree
@@ -162,7 +167,11 @@ export function App() {
     }
   }
 
-  const Screen = state.linkApproval ? LinkApprovalView : SCREENS[screen].component
+  const Screen = state.linkApproval
+    ? LinkApprovalView
+    : state.walletRefused
+      ? WalletRefusedView
+      : SCREENS[screen].component
   const back = status === 'ready' ? backTarget(screen) : null
   const label = dialogLabel()
   return (

@@ -146,6 +146,11 @@ export interface ModalState {
    * wallet's user; wallet/link-approval.ts): shown in place of the screen until approved.
    */
   linkApproval: LinkApprovalState | null
+  /**
+   * The wallet API refused this browser's wallet credential (flow.refuse): the view saying what
+   * to do is shown in place of the screen until the flow ends.
+   */
+  walletRefused: boolean
   /** The user who signed up in this page (isNewUser): they see the wallet-created screen. */
   newUserId: string | null
   /** OAuth states completed in this page: each return is completed once. */
@@ -168,6 +173,7 @@ export const FLOW_STATE_RESET = {
   sessionFork: null,
   closeBlocked: false,
   linkApproval: null,
+  walletRefused: false,
 } as const satisfies Partial<ModalState>
 
 export const initialState: ModalState = {

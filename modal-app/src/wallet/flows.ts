@@ -58,6 +58,9 @@ export function walletStepFailed(flow: FlowHandle, e: unknown, fallback: string)
     error.is('insufficient_funds') ||
     error.type === 'validation_error'
   if (flow.alive()) flow.failure = visitors ? null : error
+  // No retry or passcode brings the credential back: the caller hears it now, the visitor sees
+  // what to do.
+  if (error.is('wallet_sign_in_required')) flow.refuse(error)
   return ownFailureText(error) ?? fallback
 }
 
