@@ -11,7 +11,7 @@ import { recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { newEmail } from '../flows.ts'
 import { TEST_WALLET_KEY } from '../injected-wallet.ts'
-import { type Engine, type EngineBrowser, launchEngine, MODAL, missing } from './driver.ts'
+import { type Engine, type EngineBrowser, launchEngine, MODAL, missing, WALLET } from './driver.ts'
 import {
   createWallet,
   currentUser,
@@ -145,6 +145,19 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         )
         await page.click([MODAL], testId('wallet-refused-close'))
         await waitDialog(page, false)
+        // What a cross-site path would start from: the wallet frame has no storage access
+        // (requestStorageAccess needs a click in it and a first-party visit to the API origin).
+        expect(
+          await page.run([MODAL, WALLET], async () => ({
+            api: typeof document.requestStorageAccess,
+            granted: await document.hasStorageAccess(),
+          })),
+        ).toEqual({ api: 'function', granted: false })
+        // The refresh cookie is refused too: forking, a use of it, is refused on its screen.
+        const fork = await start(page, 'forkSession')
+        expect(await page.text([MODAL], testId('fork-error'))).toBe('User is not authenticated.')
+        await page.click([MODAL], testId('fork-close'))
+        expect(rejected(await fork.settled(), 'forkSession()').code).toBe('fork_exited')
         await page.close()
       })
     }
