@@ -115,7 +115,11 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
     return { stack, browser }
   }
 
-  describe(`${engine}, cross-site (host www.example.org, Latch on example.com)`, () => {
+  // A flow waits out the modal's pauses and drives a browser without a page clock: seconds
+  // each, several times that on a loaded machine.
+  describe(`${engine}, cross-site (host www.example.org, Latch on example.com)`, {
+    timeout: 150_000,
+  }, () => {
     if (expected.crossSiteCookies) {
       test('behavior: sign in by code, create, sign through the review screen; a fresh profile signs in, recovers without a prompt and signs with the same address', async () => {
         const { stack, browser } = lane()
@@ -199,7 +203,9 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
     })
   })
 
-  describe(`${engine}, same-site (host www.example.com, Latch on example.com)`, () => {
+  describe(`${engine}, same-site (host www.example.com, Latch on example.com)`, {
+    timeout: 150_000,
+  }, () => {
     test(
       expected.crossSiteCookies
         ? 'behavior: sign in by code, create, sign through the review screen'
