@@ -135,7 +135,8 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         const app = await stack.createApp(walletSettings)
         const page = await browser.newPage()
         await openHost(page, stack, 'cross-site', { appId: app.id })
-        await signInByEmail(page, stack, newEmail(`${engine}-refused`))
+        const email = newEmail(`${engine}-refused`)
+        await signInByEmail(page, stack, email)
         const created = await start(page, 'createWallet')
         await page.waitFor([MODAL], testId('screen-wallet-refused'))
         expect(rejected(await created.settled(), 'createWallet()').code).toBe(
@@ -162,6 +163,30 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         expect(await page.text([MODAL], testId('fork-error'))).toBe('User is not authenticated.')
         await page.click([MODAL], testId('fork-close'))
         expect(rejected(await fork.settled(), 'forkSession()').code).toBe('fork_exited')
+
+        // After a first-party visit that left a cookie on the API origin, the wallet frame has
+        // storage access (it sends that cookie), yet the credential is still refused: it is
+        // set on the answer to the modal's sign-in fetch, from the modal's frame, which has
+        // none. A cross-site path would have to set it in a first-party context of the API.
+        await page.goto(`${stack.apiUrl}/readyz`)
+        await page.run([], () => {
+          // biome-ignore lint/suspicious/noDocumentCookie: what a first-party page of the API would leave, in one line
+          document.cookie = 'visited=1; Secure; SameSite=None; Path=/; Max-Age=600'
+        })
+        await openHost(page, stack, 'cross-site', { appId: app.id })
+        await stack.ageCodes(email)
+        await signInByEmail(page, stack, email)
+        const again = await start(page, 'createWallet')
+        await page.waitFor([MODAL], testId('screen-wallet-refused'))
+        expect(rejected(await again.settled(), 'createWallet()').code).toBe(
+          'wallet_sign_in_required',
+        )
+        expect(
+          await page.run([MODAL, WALLET], async () => ({
+            granted: await document.hasStorageAccess(),
+            cookie: document.cookie,
+          })),
+        ).toEqual({ granted: true, cookie: 'visited=1' })
         await page.close()
       })
     }
