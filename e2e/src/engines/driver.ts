@@ -209,6 +209,8 @@ async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> 
     const child = spawn(XVFB_PATH, [`:${n}`, '-screen', '0', '1280x900x24', '-nolisten', 'tcp'], {
       stdio: 'ignore',
     })
+    // A failed start shows as the wait below running out, not as an uncaught 'error'.
+    child.on('error', () => {})
     const up = await until(`Xvfb :${n}`, async () =>
       child.exitCode !== null ? false : existsSync(`/tmp/.X11-unix/X${n}`) ? true : undefined,
     )
@@ -240,6 +242,7 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
       stdio: 'ignore',
       env: { ...process.env, DISPLAY: xvfb.display },
     })
+    child.on('error', () => {})
     drivers.add(child)
     try {
       await until('WebKitWebDriver', async () =>
