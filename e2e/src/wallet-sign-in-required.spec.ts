@@ -3,7 +3,8 @@
  * cookie in the cross-site frame, or a secret rotation that dropped the old secret) is not the
  * visitor declining, and nothing in the flow brings the credential back: the host's promise
  * rejects at once with wallet_sign_in_required, and the modal shows, in place of the screen,
- * what the visitor can do (titled, announced, axe clean) until they close it.
+ * what the visitor can do (titled, announced, axe clean) until they close it. Chromium itself
+ * refuses a cross-site frame's unpartitioned cookies and keeps the credential: it is Partitioned.
  */
 import type { Hex, WalletAccount } from '@latch/shared'
 import { expect, test } from 'vitest'
@@ -66,6 +67,18 @@ test('error: the credential refused after the wallet signed, signing rejects at 
   // Signed once: this page's frame holds the share, so the next request goes straight to its
   // screen and the refusal comes at 'Sign and continue'.
   await signThroughScreen(hp, 'First')
+  // Chromium keeps the credential because it is Partitioned: in the wallet frame, a cookie
+  // without that attribute is refused (third-party cookies are blocked here).
+  const walletFrame = hp.page.frames().find((f) => f.url().startsWith(`${h().apiUrl}/`))
+  const kept = await walletFrame?.evaluate(() => {
+    // biome-ignore lint/suspicious/noDocumentCookie: the two kinds of cookie, written as a frame would
+    document.cookie = 'plain=1; Secure; SameSite=None; Path=/'
+    // biome-ignore lint/suspicious/noDocumentCookie: the two kinds of cookie, written as a frame would
+    document.cookie = 'partitioned=1; Secure; SameSite=None; Path=/; Partitioned'
+    return document.cookie
+  })
+  expect(kept).toContain('partitioned=1')
+  expect(kept).not.toContain('plain=1')
   await refuseCredential(hp)
   const signed: Promise<Outcome<Hex>> = hp.page.evaluate(async () => {
     try {
