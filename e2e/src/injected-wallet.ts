@@ -77,8 +77,11 @@ interface PageConfig {
   flags: Record<string, boolean>
 }
 
-/** Runs in the page, before its scripts: the provider and its announcement. Self-contained. */
-function installProvider(config: PageConfig): void {
+/**
+ * Runs in the page, before its scripts: the provider and its announcement. Self-contained (the
+ * engine lanes install it in a loaded page: engines/flows.ts).
+ */
+export function installProvider(config: PageConfig): void {
   // Extensions inject into the top page; several inject nothing into frames.
   if (window.top !== window) return
   const listeners = new Map<string, Set<(payload: unknown) => void>>()

@@ -21,6 +21,11 @@ const LinkApprovalView = lazyScreen(() =>
   import('./wallet/link-approval.tsx').then((m) => m.LinkApprovalView),
 )
 
+/** The wallet refused this browser's credential: what to do, in place of the screen. */
+const WalletRefusedView = lazyScreen(() =>
+  import('./wallet/WalletRefused.tsx').then((m) => m.WalletRefused),
+)
+
 /**
  * Focuses the screen when it mounts, and again when Suspense reveals it after a lazy screen
  * loaded (layout effects run again on reveal; the screen-change effect ran on the fallback).
@@ -43,16 +48,21 @@ export function App() {
   const screen = useModal((s) => s.screen)
   const open = useModal((s) => s.open)
   const approving = useModal((s) => s.linkApproval !== null)
+  const walletRefused = useModal((s) => s.walletRefused)
   const closeBlocked = useModal((s) => s.closeBlocked)
   const size = useModal((s) => (s.status === 'ready' ? screenSize(s) : 'compact'))
   const rootRef = useRef<HTMLDivElement>(null)
   useThemeTokens(app)
   useReportedHeight(rootRef)
-  useScreenFocus(rootRef, screen, open, status)
+  useScreenFocus(rootRef, screen, open, status, walletRefused)
   usePreloadOnFirstTouch(rootRef, open)
   useEscapeCloses(rootRef)
 
-  const Screen = approving ? LinkApprovalView : SCREENS[screen].component
+  const Screen = approving
+    ? LinkApprovalView
+    : walletRefused
+      ? WalletRefusedView
+      : SCREENS[screen].component
   const back = status === 'ready' ? backTarget(screen) : null
   const label = dialogLabel()
   return (

@@ -151,6 +151,11 @@ export interface ModalState {
   linkApproval: LinkApprovalState | null
   /** The passkey this link('passkey') flow added: what the recovery offer seals under. */
   linkedPasskey: string | null
+  /**
+   * The wallet API refused this browser's wallet credential (flow.refuse): the view saying what
+   * to do is shown in place of the screen until the flow ends.
+   */
+  walletRefused: boolean
   /** The user who signed up in this page (isNewUser): they see the wallet-created screen. */
   newUserId: string | null
   /** OAuth states completed in this page: each return is completed once. */
@@ -174,6 +179,7 @@ export const FLOW_STATE_RESET = {
   closeBlocked: false,
   linkApproval: null,
   linkedPasskey: null,
+  walletRefused: false,
 } as const satisfies Partial<ModalState>
 
 export const initialState: ModalState = {

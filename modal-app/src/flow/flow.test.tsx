@@ -1,4 +1,4 @@
-import type { LoginResult, User } from '@latch/shared'
+import { LatchError, type LoginResult, type User } from '@latch/shared'
 import { act, cleanup } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { submitCode, submitDestination } from '../passwordless/passwordless.ts'
@@ -124,6 +124,55 @@ describe('next steps', () => {
     act(() => exitFlow(true))
     await expect(result).resolves.toEqual({ user: signedIn, isNewUser: true })
     expect(harness.emitted('login')).toEqual([{ user: signedIn, isNewUser: true }])
+  })
+})
+
+describe('a refused wallet credential (flow.refuse)', () => {
+  test('behavior: during a next step after a sign-in, the refused view shows and closing still delivers the sign-in', async () => {
+    removeStep = addNextStep(() => ({
+      pauseMs: 500,
+      start: () => navigate('EMBEDDED_WALLET_SCREEN'),
+    }))
+    const { harness, result } = await signInByCode()
+    advance(550)
+    const setOpens = () => harness.hostCalls.filter((c) => c.method === 'setOpen').length
+    const before = setOpens()
+    act(() => currentFlow().refuse(LatchError.of('wallet_sign_in_required')))
+    expect(store.getState()).toMatchObject({ open: true, walletRefused: true })
+    let settled = false
+    void result.then(() => {
+      settled = true
+    })
+    await act(async () => {})
+    // The sign-in happened: it is no failure, and it waits for the visitor as before.
+    expect(settled).toBe(false)
+    // Nothing failed for the host, so its dialog stayed open: not told again.
+    advance(10)
+    expect(setOpens()).toBe(before)
+    act(() => exitFlow(true))
+    await expect(result).resolves.toEqual({ user: signedIn, isNewUser: true })
+    expect(store.getState().walletRefused).toBe(false)
+  })
+
+  test('error: with nothing delivered yet, the caller rejects at once and the host is told to show the modal again a task later', async () => {
+    const harness = renderModal(api, { walletAuth: false })
+    let result!: Promise<LoginResult>
+    act(() => {
+      result = login()
+    })
+    const opened = () => harness.hostCalls.filter((c) => c.method === 'setOpen').length
+    const before = opened()
+    act(() => currentFlow().refuse(LatchError.of('wallet_sign_in_required')))
+    await expect(result).rejects.toMatchObject({ code: 'wallet_sign_in_required' })
+    expect(store.getState()).toMatchObject({ open: true, walletRefused: true })
+    await act(() => new Promise((r) => setTimeout(r, 0)))
+    expect(harness.hostCalls.slice(-1)[0]).toMatchObject({
+      method: 'setOpen',
+      args: [true, expect.any(String)],
+    })
+    expect(opened()).toBe(before + 1)
+    act(() => exitFlow(true))
+    expect(store.getState()).toMatchObject({ open: false, walletRefused: false })
   })
 })
 

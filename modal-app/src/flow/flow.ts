@@ -145,6 +145,14 @@ export interface FlowHandle<T extends FlowValue = FlowValue> {
    * there on a sign-in nobody waits on yet (a visitor can start again); without, it closes.
    */
   fail(error: LatchError, screen?: ScreenId): void
+  /**
+   * The wallet refused this browser (its credential cookie missing: refused by the browser, or
+   * older than the server's secrets): nothing the visitor does in this flow helps, so the caller
+   * rejects with `error` at once and the modal shows why, and what to do, in place of the screen
+   * until the visitor closes it. A sign-in that finished first (a wallet created at login) is
+   * still delivered on close.
+   */
+  refuse(error: LatchError): void
 }
 
 /**
@@ -212,6 +220,19 @@ function runningFlow(
       if (screen) store.setState({ ...flowReset(), flow: { kind: 'login' }, screen })
       else closeModal(true)
       caller?.reject(error)
+    },
+    refuse(error) {
+      if (!alive()) return
+      flow.failure = null
+      store.setState({ walletRefused: true, closeBlocked: false })
+      if (flow.result || flow.delivery) return
+      const caller = flow.waiting
+      flow.waiting = null
+      caller?.reject(error)
+      // The host closes its dialog on a failed call; told once the rejection's answer has gone
+      // out (a task later; messages keep their order), it shows the view again: the visitor
+      // still has to read what to do.
+      setTimeout(() => alive() && callHost('setOpen', true, dialogLabel()), 0)
     },
     end: () => clearTimeout(pauseTimer),
   }

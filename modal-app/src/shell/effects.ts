@@ -69,15 +69,21 @@ export function useReportedHeight(root: Root): void {
  * effect: the field has focus in the frame that shows it (passive effects may run only after
  * the next paint). Screen and status are dependencies so that it runs on every change.
  */
-export function useScreenFocus(root: Root, screen: string, open: boolean, status: string): void {
-  // biome-ignore lint/correctness/useExhaustiveDependencies: screen and status are what triggers it (a new screen, a new status), not values it reads
+export function useScreenFocus(
+  root: Root,
+  screen: string,
+  open: boolean,
+  status: string,
+  walletRefused: boolean,
+): void {
+  // biome-ignore lint/correctness/useExhaustiveDependencies: screen, status and the refused view are what triggers it (a new screen, a new status, the view shown in its place), not values it reads
   useLayoutEffect(() => {
     focusFirst(root.current)
     const region = root.current?.querySelector('[data-latch-announcer]')
     // Emptied while closed, so the first screen is announced again on the next open.
     if (!open && region) region.textContent = ''
     else announceTitle(root.current)
-  }, [root, screen, open, status])
+  }, [root, screen, open, status, walletRefused])
   useEffect(() => {
     const doc = root.current?.ownerDocument
     const win = doc?.defaultView

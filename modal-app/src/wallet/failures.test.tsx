@@ -1,8 +1,8 @@
 /**
- * Every wallet call against a failing API: the visitor sees the failure's own text where it
- * names what to do ('Sign in again on this device…'), else a retry text, and the host hears the
+ * Every wallet call against a failing API: the visitor sees a retry text and the host hears the
  * failure's code when the visitor then closes: never a rejection or an exit the visitor did not
- * choose. The failures are made by the wallet frame's own API client (wallet-frame's fetchApi)
+ * choose. A refused wallet credential (401 wallet_sign_in_required), which no retry brings back,
+ * rejects the host's call at once and shows, in place of the screen, what the visitor can do. The failures are made by the wallet frame's own API client (wallet-frame's fetchApi)
  * against the HTTP double answering 401 wallet_sign_in_required or 500, or against a closed port;
  * the frame itself is test/wallet-frame-double.ts, everything of the modal is real.
  */
@@ -172,6 +172,25 @@ const outcome = (p: Promise<unknown>) =>
 /** Closes the modal as the visitor does (the close button's exit). */
 const close = () => act(() => exitFlow(true))
 
+/**
+ * How the failure reaches the visitor and the caller: `onScreen` checks the screen's own text,
+ * then the visitor closes and the caller hears the code. A refused credential instead shows the
+ * view saying what to do, and the caller has heard before anyone closes.
+ */
+async function heard(way: Way, settled: Promise<unknown>, onScreen: () => Promise<void>) {
+  if (way.code === 'wallet_sign_in_required') {
+    await screen.findByTestId('screen-wallet-refused')
+    expect(await settled).toBe(way.code)
+    close()
+    return
+  }
+  await onScreen()
+  close()
+  const code = await settled
+  expect(code).toBe(way.code)
+  expect(DECLINED).not.toContain(code)
+}
+
 async function armed(name: string): Promise<HTMLButtonElement> {
   const button = (await screen.findByRole('button', { name })) as HTMLButtonElement
   await waitFor(() => expect(button.dataset.armed).toBe('true'), { timeout: 2000 })
@@ -180,7 +199,7 @@ async function armed(name: string): Promise<HTMLButtonElement> {
 
 // The first screens of a run load their chunks: more than the default 5 s on a busy machine.
 describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
-  test('sign (a message): the screen names the failure; closing is not a rejection', async () => {
+  test('sign (a message): the screen names the failure (or the refused view says what to do); closing is not a rejection', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
     const failure = await way.fail()
     frame({
@@ -191,11 +210,9 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     signedIn()
     const signed = outcome(methods().signMessage('Hello'))
     fireEvent.click(await armed('Sign and continue'))
-    expect((await screen.findByTestId('sign-error')).textContent).toBe(way.text)
-    close()
-    const code = await signed
-    expect(code).toBe(way.code)
-    expect(DECLINED).not.toContain(code)
+    await heard(way, signed, async () => {
+      expect((await screen.findByTestId('sign-error')).textContent).toBe(way.text)
+    })
   })
 
   test('sign (typed data): the same', async () => {
@@ -212,9 +229,9 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
       signFlow({ kind: 'typedData', typedData: { types: {}, primaryType: 'X', message: {} } }),
     )
     fireEvent.click(await armed('Sign and continue'))
-    expect((await screen.findByTestId('sign-error')).textContent).toBe(way.text)
-    close()
-    expect(await signed).toBe(way.code)
+    await heard(way, signed, async () => {
+      expect((await screen.findByTestId('sign-error')).textContent).toBe(way.text)
+    })
   })
 
   test('sign behind the connecting gate (a wallet this page has not used): the gate names the failure; closing is not a rejection', async () => {
@@ -222,11 +239,9 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     frame({ fail: ['latch:wallet:connect', await way.fail()] })
     signedIn()
     const signed = outcome(methods().signMessage('Hello'))
-    expect((await screen.findByTestId('connecting-error')).textContent).toBe(
-      way.code === 'wallet_sign_in_required' ? SIGN_IN_AGAIN : RETRY,
-    )
-    close()
-    expect(await signed).toBe(way.code)
+    await heard(way, signed, async () => {
+      expect((await screen.findByTestId('connecting-error')).textContent).toBe(RETRY)
+    })
   })
 
   test('send: a failed preparation and a failed submit keep their codes', async () => {
@@ -243,10 +258,9 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     })
     signedIn()
     const sent = outcome(methods().sendTransaction({ to: ADDRESS, value: 1n, chainId: 1 }))
-    await screen.findByTestId('transaction-error')
-    close()
-    expect(await sent).toBe(way.code)
-    expect(DECLINED).not.toContain(await sent)
+    await heard(way, sent, async () => {
+      await screen.findByTestId('transaction-error')
+    })
 
     cleanup()
     const submitFailure = await way.fail()
@@ -269,10 +283,9 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     signedIn()
     const again = outcome(methods().sendTransaction({ to: ADDRESS, value: 1n, chainId: 1 }))
     fireEvent.click(await armed('Send ETH'))
-    const text = (await screen.findByTestId('transaction-error')).textContent
-    if (way.code === 'wallet_sign_in_required') expect(text).toBe(SIGN_IN_AGAIN)
-    close()
-    expect(await again).toBe(way.code)
+    await heard(way, again, async () => {
+      await screen.findByTestId('transaction-error')
+    })
   })
 
   test('create: the error view names the failure; closing is not an exit', async () => {
@@ -280,14 +293,12 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     frame({ wallet: false, fail: ['latch:wallet:create', await way.fail()] })
     signedIn(false)
     const created = outcome(methods().createWallet())
-    await screen.findByTestId('screen-error')
-    expect(screen.getByTestId('error-detail').textContent).toBe(
-      way.code === 'wallet_sign_in_required'
-        ? SIGN_IN_AGAIN
-        : 'We’re on it. Please try again later.',
-    )
-    close()
-    expect(await created).toBe(way.code)
+    await heard(way, created, async () => {
+      await screen.findByTestId('screen-error')
+      expect(screen.getByTestId('error-detail').textContent).toBe(
+        'We’re on it. Please try again later.',
+      )
+    })
   })
 
   test('recover: the recovery screen names the failure; closing is not an exit', async () => {
@@ -302,9 +313,9 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
       clipboardData: { getData: () => 'Ab3dE9' },
     })
     fireEvent.click(screen.getByRole('button', { name: 'Recover your account' }))
-    expect((await screen.findByRole('alert')).textContent).toBe(way.text)
-    close()
-    expect(await recovered).toBe(way.code)
+    await heard(way, recovered, async () => {
+      expect((await screen.findByRole('alert')).textContent).toBe(way.text)
+    })
   })
 
   test('recover without a screen (automatic recovery): rejects with the failure itself', async () => {
@@ -318,9 +329,9 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     frame({ fail: ['latch:wallet:connect', await way.fail()] })
     signedIn()
     const exported = outcome(methods().exportWallet())
-    await screen.findByTestId('connecting-error')
-    close()
-    expect(await exported).toBe(way.code)
+    await heard(way, exported, async () => {
+      await screen.findByTestId('connecting-error')
+    })
   })
 })
 

@@ -59,6 +59,9 @@ export function walletStepFailed(flow: FlowHandle, e: unknown, fallback: string)
     error.type === 'validation_error'
   // A handle that is no longer the flow on screen is never read again: no check needed.
   flow.failure = visitors ? null : error
+  // No retry or passcode brings the credential back: the caller hears it now, the visitor sees
+  // what to do.
+  if (error.is('wallet_sign_in_required')) flow.refuse(error)
   return ownFailureText(error) ?? fallback
 }
 

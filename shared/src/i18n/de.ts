@@ -50,6 +50,11 @@ export default {
     allowTitle: 'Du hast keinen Zugriff auf diese App',
     allowDetail: 'Wurdest du eingeladen?',
     allowCta: 'Anderes Konto verwenden',
+    refusedTitle: 'Deine Wallet lässt sich in diesem Browser nicht öffnen',
+    refusedBody:
+      'Dieser Browser hat die Anmeldung deiner Wallet für diese App nicht behalten, oft weil er Cookies anderer Websites blockiert.',
+    refusedHelp:
+      'Melde dich ab und auf diesem Gerät erneut an. Passiert das wieder, erlaube websiteübergreifende Cookies für diese App in den Browser-Einstellungen oder nutze einen anderen Browser.',
     oauthVerifying: 'Verbindung mit {provider} wird geprüft',
     oauthWait: 'Nur noch einen Moment',
     oauthDone: 'Erfolgreich mit {provider} verbunden',

@@ -25,6 +25,11 @@ export const enScreens = {
   allowTitle: "You don't have access to this app",
   allowDetail: 'Have you been invited?',
   allowCta: 'Try another account',
+  refusedTitle: 'Your wallet can’t open in this browser',
+  refusedBody:
+    'This browser did not keep your wallet’s sign-in for this app, often because it blocks cookies from other sites.',
+  refusedHelp:
+    'Log out and sign in again on this device. If this comes back, allow cross-site cookies for this app in your browser’s settings, or use another browser.',
   oauthVerifying: 'Verifying connection to {provider}',
   oauthWait: 'Just a few moments more',
   oauthDone: 'Successfully connected with {provider}',

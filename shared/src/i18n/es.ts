@@ -50,6 +50,11 @@ export default {
     allowTitle: 'No tienes acceso a esta aplicación',
     allowDetail: '¿Te han invitado?',
     allowCta: 'Probar con otra cuenta',
+    refusedTitle: 'Tu billetera no se puede abrir en este navegador',
+    refusedBody:
+      'Este navegador no conservó el inicio de sesión de tu billetera para esta app, a menudo porque bloquea las cookies de otros sitios.',
+    refusedHelp:
+      'Cierra sesión y vuelve a iniciarla en este dispositivo. Si vuelve a ocurrir, permite las cookies entre sitios para esta app en los ajustes de tu navegador o usa otro navegador.',
     oauthVerifying: 'Verificando la conexión con {provider}',
     oauthWait: 'Solo unos momentos más',
     oauthDone: 'Conectado correctamente con {provider}',

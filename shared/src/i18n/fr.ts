@@ -52,6 +52,11 @@ export default {
     allowTitle: 'Vous n’avez pas accès à cette application',
     allowDetail: 'Avez-vous été invité ?',
     allowCta: 'Essayer un autre compte',
+    refusedTitle: 'Votre portefeuille ne peut pas s’ouvrir dans ce navigateur',
+    refusedBody:
+      'Ce navigateur n’a pas conservé la connexion de votre portefeuille pour cette application, souvent parce qu’il bloque les cookies d’autres sites.',
+    refusedHelp:
+      'Déconnectez-vous puis reconnectez-vous sur cet appareil. Si cela se reproduit, autorisez les cookies intersites pour cette application dans les réglages de votre navigateur, ou utilisez un autre navigateur.',
     oauthVerifying: 'Vérification de la connexion à {provider}',
     oauthWait: 'Encore quelques instants',
     oauthDone: 'Connecté avec {provider}',

@@ -50,6 +50,11 @@ export default {
     allowTitle: 'このアプリへのアクセス権がありません',
     allowDetail: '招待を受けていますか？',
     allowCta: '別のアカウントを試す',
+    refusedTitle: 'このブラウザではウォレットを開けません',
+    refusedBody:
+      'このブラウザはこのアプリでのウォレットのログイン情報を保持しませんでした。多くの場合、他のサイトの Cookie をブロックしていることが原因です。',
+    refusedHelp:
+      'ログアウトして、この端末でもう一度ログインしてください。再び表示される場合は、ブラウザの設定でこのアプリのクロスサイト Cookie を許可するか、別のブラウザを使ってください。',
     oauthVerifying: '{provider} との接続を確認しています',
     oauthWait: 'もう少しお待ちください',
     oauthDone: '{provider} と接続しました',

@@ -50,6 +50,11 @@ export default {
     allowTitle: 'Você não tem acesso a este app',
     allowDetail: 'Você recebeu um convite?',
     allowCta: 'Tentar outra conta',
+    refusedTitle: 'Sua carteira não pode ser aberta neste navegador',
+    refusedBody:
+      'Este navegador não manteve o login da sua carteira neste app, geralmente porque bloqueia cookies de outros sites.',
+    refusedHelp:
+      'Saia e entre novamente neste dispositivo. Se isso voltar a acontecer, permita cookies entre sites para este app nas configurações do navegador ou use outro navegador.',
     oauthVerifying: 'Verificando a conexão com {provider}',
     oauthWait: 'Só mais alguns instantes',
     oauthDone: 'Conectado com sucesso com {provider}',

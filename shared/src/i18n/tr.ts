@@ -52,6 +52,11 @@ export default {
     allowTitle: 'Bu uygulamaya erişiminiz yok',
     allowDetail: 'Davet edildiniz mi?',
     allowCta: 'Başka bir hesap deneyin',
+    refusedTitle: 'Cüzdanınız bu tarayıcıda açılamıyor',
+    refusedBody:
+      'Bu tarayıcı, bu uygulamadaki cüzdan girişinizi saklamadı; bunun nedeni çoğu zaman diğer sitelerin çerezlerini engellemesidir.',
+    refusedHelp:
+      'Çıkış yapıp bu cihazda yeniden giriş yapın. Bu tekrar olursa tarayıcı ayarlarınızda bu uygulama için siteler arası çerezlere izin verin veya başka bir tarayıcı kullanın.',
     oauthVerifying: '{provider} bağlantısı doğrulanıyor',
     oauthWait: 'Birkaç saniye daha',
     oauthDone: '{provider} ile bağlantı kuruldu',

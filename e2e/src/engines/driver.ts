@@ -1,0 +1,379 @@
+/**
+ * Firefox and WebKit behind one small interface, for the engine lanes (the Chromium suite keeps
+ * Playwright's): a page of a fresh profile, and a few things a visitor does in it, each in a
+ * frame named by the path of `data-testid`s of the iframes that lead to it ([] is the page,
+ * [MODAL] the modal, [MODAL, WALLET] the wallet frame inside it).
+ *
+ * - Firefox: puppeteer-core over WebDriver BiDi, the protocol Firefox speaks itself, so no
+ *   driver binary; Debian's firefox-esr, a fresh profile per browser context.
+ * - WebKit: selenium-webdriver (the Selenium project's client, no install script, nothing
+ *   downloaded when given a server) speaking W3C WebDriver classic to Debian's WebKitWebDriver,
+ *   which runs MiniBrowser under Xvfb; a fresh profile per session (MiniBrowser keeps an
+ *   automation session's data apart, in memory). WebDriver classic runs one command at a time
+ *   and switches frames per session, so every step here takes the page's lock.
+ *
+ * Both browsers reach Latch's names through the stack's forward proxy and accept its throwaway
+ * certificate. Every wait has a timeout (WAIT_MS).
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { HOST_ELEMENT_IDS } from '@latch/shared'
+import type { Browser as PuppeteerBrowser, Frame as PuppeteerFrame } from 'puppeteer-core'
+import { freePort, WAIT_MS, withTimeout } from '../harness.ts'
+
+export type Engine = 'firefox' | 'webkit'
+
+export const FIREFOX_PATH = '/usr/bin/firefox-esr'
+export const WEBKIT_DRIVER_PATH = '/usr/bin/WebKitWebDriver'
+/** Debian's webkit2gtk-driver puts MiniBrowser beside the engine's processes. */
+export const MINIBROWSER_PATH = ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu']
+  .map((dir) => `${dir}/webkit2gtk-4.1/MiniBrowser`)
+  .find((path) => existsSync(path))
+export const XVFB_PATH = '/usr/bin/Xvfb'
+
+/** Why an engine cannot run here, or null when it can. */
+export function missing(engine: Engine): string | null {
+  if (engine === 'firefox') {
+    return existsSync(FIREFOX_PATH)
+      ? null
+      : `${FIREFOX_PATH} is missing (apt-get install firefox-esr)`
+  }
+  const absent = [
+    existsSync(WEBKIT_DRIVER_PATH) ? null : WEBKIT_DRIVER_PATH,
+    MINIBROWSER_PATH ? null : 'MiniBrowser',
+    existsSync(XVFB_PATH) ? null : XVFB_PATH,
+  ].filter(Boolean)
+  return absent.length === 0
+    ? null
+    : `${absent.join(', ')} missing (apt-get install webkit2gtk-driver xvfb)`
+}
+
+export const MODAL = HOST_ELEMENT_IDS.frame
+export const WALLET = 'latch-wallet-frame'
+
+export interface EnginePage {
+  engine: Engine
+  goto(url: string): Promise<void>
+  /** Runs `fn` (self-contained) in the frame with `arg`; answers its JSON-able result. */
+  run<T>(path: string[], fn: (arg: never) => T | Promise<T>, arg?: unknown): Promise<T>
+  /** Waits until `css` matches an element that is displayed, in the frame. */
+  waitFor(path: string[], css: string): Promise<void>
+  click(path: string[], css: string): Promise<void>
+  /** Types `text` into the (empty) field, as keystrokes. */
+  type(path: string[], css: string, text: string): Promise<void>
+  text(path: string[], css: string): Promise<string>
+  close(): Promise<void>
+}
+
+export interface EngineBrowser {
+  engine: Engine
+  /** A page in a fresh profile: no cookies, no storage. */
+  newPage(): Promise<EnginePage>
+  close(): Promise<void>
+}
+
+/** Polls `check` until it answers a value other than undefined, within WAIT_MS. */
+async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const started = Date.now()
+  let last: unknown
+  for (;;) {
+    try {
+      const value = await check()
+      if (value !== undefined) return value
+    } catch (e) {
+      last = e
+    }
+    if (Date.now() - started > WAIT_MS) {
+      throw new Error(`${what}: not within ${WAIT_MS} ms${last ? ` (${String(last)})` : ''}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+/** Whether the element is displayed (has a box, not hidden by style). Runs in the page. */
+function displayed(el: Element): boolean {
+  const style = getComputedStyle(el)
+  const box = el.getBoundingClientRect()
+  return (
+    style.visibility !== 'hidden' && style.display !== 'none' && box.width > 0 && box.height > 0
+  )
+}
+
+// ---- Firefox -----------------------------------------------------------------------------
+
+export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
+  const { launch } = await import('puppeteer-core')
+  const browser: PuppeteerBrowser = await withTimeout(
+    launch({
+      browser: 'firefox',
+      executablePath: FIREFOX_PATH,
+      headless: true,
+      acceptInsecureCerts: true,
+      protocolTimeout: 60_000,
+      extraPrefsFirefox: {
+        'network.proxy.type': 1,
+        'network.proxy.ssl': '127.0.0.1',
+        'network.proxy.ssl_port': proxyPort,
+        'network.proxy.http': '127.0.0.1',
+        'network.proxy.http_port': proxyPort,
+        'network.proxy.no_proxies_on': '',
+        'network.proxy.allow_hijacking_localhost': true,
+        // A site's own DNS over HTTPS would go around the proxy.
+        'network.trr.mode': 5,
+      },
+    }),
+    60_000,
+    'launching Firefox',
+  )
+  return {
+    engine: 'firefox',
+    async newPage() {
+      const context = await browser.createBrowserContext()
+      const page = await context.newPage()
+      page.setDefaultTimeout(WAIT_MS)
+      const frameOf = async (path: string[]): Promise<PuppeteerFrame> => {
+        let frame = page.mainFrame()
+        for (const id of path) {
+          const el = await frame.waitForSelector(`iframe[data-testid="${id}"]`, {
+            timeout: WAIT_MS,
+          })
+          const inner = await el?.contentFrame()
+          if (!inner) throw new Error(`no frame ${id}`)
+          frame = inner
+        }
+        return frame
+      }
+      const shown = async (path: string[], css: string) => {
+        const frame = await frameOf(path)
+        await until(`${css} shown in ${path.join(' > ') || 'the page'}`, async () =>
+          (await frame.$$eval(css, (els) =>
+            // displayed(), inline: the frame's CSP allows no eval of a passed source.
+            els.some((el) => {
+              const style = getComputedStyle(el)
+              const box = el.getBoundingClientRect()
+              return (
+                style.visibility !== 'hidden' &&
+                style.display !== 'none' &&
+                box.width > 0 &&
+                box.height > 0
+              )
+            }),
+          ))
+            ? true
+            : undefined,
+        )
+        return frame
+      }
+      return {
+        engine: 'firefox',
+        async goto(url) {
+          await page.goto(url, { waitUntil: 'load', timeout: WAIT_MS * 2 })
+        },
+        run: async <T>(path: string[], fn: (arg: never) => T | Promise<T>, arg?: unknown) => {
+          const frame = await frameOf(path)
+          const value: unknown = await frame.evaluate(fn as (arg: unknown) => unknown, arg ?? null)
+          return value as T
+        },
+        waitFor: async (path, css) => {
+          await shown(path, css)
+        },
+        async click(path, css) {
+          const frame = await shown(path, css)
+          await frame.locator(css).setTimeout(WAIT_MS).click()
+        },
+        async type(path, css, text) {
+          const frame = await shown(path, css)
+          const el = await frame.$(css)
+          if (!el) throw new Error(`no ${css}`)
+          await el.focus()
+          await page.keyboard.type(text)
+        },
+        async text(path, css) {
+          const frame = await shown(path, css)
+          return frame.$eval(css, (e) => e.textContent ?? '')
+        },
+        close: () => context.close(),
+      }
+    },
+    close: () => withTimeout(browser.close(), 20_000, 'closing Firefox'),
+  }
+}
+
+// ---- WebKit ------------------------------------------------------------------------------
+
+/** Starts Xvfb on a free display; answers it and its stop. */
+async function startXvfb(): Promise<{ display: string; stop(): Promise<void> }> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const n = 90 + Math.floor(Math.random() * 400)
+    if (existsSync(`/tmp/.X11-unix/X${n}`) || existsSync(`/tmp/.X${n}-lock`)) continue
+    const child = spawn(XVFB_PATH, [`:${n}`, '-screen', '0', '1280x900x24', '-nolisten', 'tcp'], {
+      stdio: 'ignore',
+    })
+    // A failed start shows as the wait below running out, not as an uncaught 'error'.
+    child.on('error', () => {})
+    const up = await until(`Xvfb :${n}`, async () =>
+      child.exitCode !== null ? false : existsSync(`/tmp/.X11-unix/X${n}`) ? true : undefined,
+    )
+    if (up) return { display: `:${n}`, stop: () => stopChild(child) }
+  }
+  throw new Error('Xvfb did not start on a free display')
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    child.kill('SIGTERM')
+  })
+}
+
+export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
+  const { Builder, By } = await import('selenium-webdriver')
+  const xvfb = await startXvfb()
+  // WebKitWebDriver holds one session at a time: a driver per page (a profile each).
+  const drivers = new Set<ChildProcess>()
+  const startDriver = async () => {
+    const port = await freePort()
+    const child = spawn(WEBKIT_DRIVER_PATH, [`--port=${port}`], {
+      stdio: 'ignore',
+      env: { ...process.env, DISPLAY: xvfb.display },
+    })
+    child.on('error', () => {})
+    drivers.add(child)
+    try {
+      await until('WebKitWebDriver', async () =>
+        (await fetch(`http://127.0.0.1:${port}/status`)
+          .then((r) => r.ok)
+          .catch(() => false))
+          ? true
+          : undefined,
+      )
+    } catch (e) {
+      await stopChild(child)
+      throw e
+    }
+    return { port, child }
+  }
+  const sessions = new Set<{ quit(): Promise<void> }>()
+  return {
+    engine: 'webkit',
+    async newPage() {
+      const server = await startDriver()
+      const driver = await withTimeout(
+        new Builder()
+          .usingServer(`http://127.0.0.1:${server.port}`)
+          .withCapabilities({
+            browserName: 'MiniBrowser',
+            acceptInsecureCerts: true,
+            // MiniBrowser's own flags: WebDriver's proxy capability names no scheme for the
+            // proxy itself, and WebKitGTK then speaks TLS to it. Its cookie policy stays the
+            // default, no-third-party.
+            'webkitgtk:browserOptions': {
+              binary: MINIBROWSER_PATH,
+              args: [
+                '--automation',
+                `--proxy=http://127.0.0.1:${proxyPort}`,
+                '--ignore-tls-errors',
+              ],
+            },
+          })
+          .build(),
+        60_000,
+        'starting a MiniBrowser session',
+      )
+      sessions.add(driver)
+      await driver.manage().setTimeouts({ script: WAIT_MS, pageLoad: WAIT_MS * 2 })
+      // One command at a time, and the frame a command runs in is the session's.
+      let lock: Promise<unknown> = Promise.resolve()
+      const locked = <T>(work: () => Promise<T>): Promise<T> => {
+        const next = lock.then(work, work)
+        lock = next.catch(() => {})
+        return next
+      }
+      const enter = async (path: string[]) => {
+        await driver.switchTo().defaultContent()
+        for (const id of path) {
+          const [frame] = await driver.findElements(By.css(`iframe[data-testid="${id}"]`))
+          if (!frame) throw new Error(`no frame ${id}`)
+          await driver.switchTo().frame(frame)
+        }
+      }
+      const shownNow = (path: string[], css: string) =>
+        locked(async () => {
+          await enter(path)
+          return (await driver.executeScript(
+            `return Array.from(document.querySelectorAll(arguments[0])).some(${displayed.toString()})`,
+            css,
+          )) as boolean
+        })
+      const shown = (path: string[], css: string) =>
+        until(`${css} shown in ${path.join(' > ') || 'the page'}`, async () =>
+          (await shownNow(path, css)) ? true : undefined,
+        )
+      return {
+        engine: 'webkit',
+        goto: (url) =>
+          locked(async () => {
+            await driver.switchTo().defaultContent()
+            await driver.get(url)
+          }),
+        run: (path, fn, arg) =>
+          locked(async () => {
+            await enter(path)
+            return driver.executeScript(
+              `return (${fn.toString()})(arguments[0])`,
+              arg ?? null,
+            ) as never
+          }),
+        waitFor: async (path, css) => {
+          await shown(path, css)
+        },
+        async click(path, css) {
+          await shown(path, css)
+          await locked(async () => {
+            await enter(path)
+            await driver.findElement(By.css(css)).click()
+          })
+        },
+        async type(path, css, text) {
+          await shown(path, css)
+          await locked(async () => {
+            await enter(path)
+            // Element Send Keys finds fields in the modal's cross-site frame 'not focusable' in
+            // WebKitGTK: a click focuses it, then the keys go to the focused element.
+            await driver.findElement(By.css(css)).click()
+            await driver.actions().sendKeys(text).perform()
+          })
+        },
+        async text(path, css) {
+          await shown(path, css)
+          return locked(async () => {
+            await enter(path)
+            return (await driver.executeScript(
+              'return document.querySelector(arguments[0])?.textContent ?? ""',
+              css,
+            )) as string
+          })
+        },
+        async close() {
+          sessions.delete(driver)
+          await withTimeout(driver.quit(), 20_000, 'closing a MiniBrowser session').catch(() => {})
+          drivers.delete(server.child)
+          await stopChild(server.child)
+        },
+      }
+    },
+    async close() {
+      for (const s of sessions) await withTimeout(s.quit(), 20_000, 'quitting').catch(() => {})
+      for (const child of drivers) await stopChild(child)
+      await xvfb.stop()
+    },
+  }
+}
+
+export const launchEngine = (engine: Engine, proxyPort: number) =>
+  engine === 'firefox' ? launchFirefox(proxyPort) : launchWebKit(proxyPort)

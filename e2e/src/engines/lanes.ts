@@ -1,0 +1,251 @@
+/**
+ * The engine lanes: the same visitor's flows in Firefox and in WebKit (firefox.spec.ts,
+ * webkit.spec.ts), one stack and one browser per file, a fresh profile per page, on the stack's
+ * `example.com`-style names: the host page on www.example.org (cross-site) or www.example.com
+ * (same-site: Latch on the host's own subdomains). Skipped, saying why, only where the browser's
+ * binaries are absent (.ci/run installs them).
+ */
+import type { Hex } from '@latch/shared'
+import { TABLES } from '@latch/shared/i18n/all'
+import { recoverMessageAddress } from 'viem'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { newEmail } from '../flows.ts'
+import { TEST_WALLET_KEY } from '../injected-wallet.ts'
+import { type Engine, type EngineBrowser, launchEngine, MODAL, missing, WALLET } from './driver.ts'
+import {
+  createWallet,
+  currentUser,
+  forkThroughMetaMask,
+  injectWallet,
+  ok,
+  openHost,
+  rejected,
+  screenOf,
+  signInByEmail,
+  signThroughScreen,
+  start,
+  testId,
+  waitDialog,
+} from './flows.ts'
+import { type EngineStack, type Layout, startEngineStack } from './stack.ts'
+
+export interface LaneExpectations {
+  /**
+   * Whether the browser keeps Latch's cookies (the refresh cookie, the wallet credential) in
+   * the cross-site frames: then the wallet and the fork work cross-site; otherwise the wallet
+   * refuses at once with wallet_sign_in_required there, and the fork is run same-site.
+   */
+  crossSiteCookies: boolean
+}
+
+const walletSettings = {
+  embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
+} as const
+
+/**
+ * Signs in, creates an automatic-recovery wallet and signs through the review screen; with
+ * `freshProfile`, then signs in again on a fresh profile, where signing recovers the wallet
+ * without a prompt: the same address signs.
+ */
+async function walletFlow(
+  stack: EngineStack,
+  browser: EngineBrowser,
+  layout: Layout,
+  freshProfile: boolean,
+): Promise<void> {
+  const app = await stack.createApp(walletSettings)
+  const email = newEmail(`${browser.engine}-wallet`)
+  const first = await browser.newPage()
+  await openHost(first, stack, layout, { appId: app.id })
+  await signInByEmail(first, stack, email)
+  const wallet = await createWallet(first)
+  const signsAs = async (message: string, signature: Hex) =>
+    expect((await recoverMessageAddress({ message, signature })).toLowerCase()).toBe(
+      wallet.address.toLowerCase(),
+    )
+  const message = `Signed in ${browser.engine}, ${layout}`
+  await signsAs(message, await signThroughScreen(first, message))
+  await first.close()
+  if (!freshProfile) return
+
+  const fresh = await browser.newPage()
+  await openHost(fresh, stack, layout, { appId: app.id })
+  await stack.ageCodes(email)
+  await signInByEmail(fresh, stack, email)
+  const again = `Recovered in ${browser.engine}, ${layout}`
+  await signsAs(again, await signThroughScreen(fresh, again))
+  await fresh.close()
+}
+
+/** forkSession() through MetaMask's link; the page it opens, on a fresh profile, is the user's. */
+async function forkFlow(stack: EngineStack, browser: EngineBrowser, layout: Layout) {
+  const page = await browser.newPage()
+  await openHost(page, stack, layout)
+  const { user } = await signInByEmail(page, stack, newEmail(`${browser.engine}-fork`))
+  const forked = await forkThroughMetaMask(page)
+  const host = stack.hostUrl(layout)
+  expect(new URL(forked).origin).toBe(host)
+  await page.close()
+  const elsewhere = await browser.newPage()
+  await openHost(elsewhere, stack, layout, { path: forked.slice(host.length) })
+  expect((await currentUser(elsewhere))?.id).toBe(user.id)
+  await elsewhere.close()
+}
+
+export function engineLanes(engine: Engine, expected: LaneExpectations): void {
+  const absent = missing(engine)
+  if (absent) {
+    describe(`${engine} lane`, () => {
+      test.skip(`skipped: ${absent}`, () => {})
+    })
+    return
+  }
+  let stack: EngineStack | undefined
+  let browser: EngineBrowser | undefined
+  beforeAll(async () => {
+    stack = await startEngineStack()
+    browser = await launchEngine(engine, stack.proxyPort)
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await stack?.close()
+  })
+  const lane = () => {
+    if (!stack || !browser) throw new Error(`the ${engine} lane did not start (see beforeAll)`)
+    return { stack, browser }
+  }
+
+  // A flow waits out the modal's pauses and drives a browser without a page clock: seconds
+  // each, several times that on a loaded machine.
+  describe(`${engine}, cross-site (host www.example.org, Latch on example.com)`, {
+    timeout: 150_000,
+  }, () => {
+    if (expected.crossSiteCookies) {
+      test('behavior: sign in by code, create, sign through the review screen; a fresh profile signs in, recovers without a prompt and signs with the same address', async () => {
+        const { stack, browser } = lane()
+        await walletFlow(stack, browser, 'cross-site', true)
+      })
+      test('behavior: the session fork: the link MetaMask would open signs the same user in on a fresh profile', async () => {
+        const { stack, browser } = lane()
+        await forkFlow(stack, browser, 'cross-site')
+      })
+    } else {
+      test('error: the browser refuses the wallet credential in the cross-site frame: createWallet() rejects at once with wallet_sign_in_required and the modal says what to do', async () => {
+        const { stack, browser } = lane()
+        const app = await stack.createApp(walletSettings)
+        const page = await browser.newPage()
+        await openHost(page, stack, 'cross-site', { appId: app.id })
+        const email = newEmail(`${engine}-refused`)
+        await signInByEmail(page, stack, email)
+        const created = await start(page, 'createWallet')
+        await page.waitFor([MODAL], testId('screen-wallet-refused'))
+        expect(rejected(await created.settled(), 'createWallet()').code).toBe(
+          'wallet_sign_in_required',
+        )
+        expect(await page.text([MODAL], '.latch-body h1')).toBe(
+          'Your wallet can’t open in this browser',
+        )
+        expect(await page.text([MODAL], '[data-latch-announcer]')).toBe(
+          'Your wallet can’t open in this browser',
+        )
+        await page.click([MODAL], testId('wallet-refused-close'))
+        await waitDialog(page, false)
+        // What a cross-site path would start from: the wallet frame has no storage access
+        // (requestStorageAccess needs a click in it and a first-party visit to the API origin).
+        expect(
+          await page.run([MODAL, WALLET], async () => ({
+            api: typeof document.requestStorageAccess,
+            granted: await document.hasStorageAccess(),
+          })),
+        ).toEqual({ api: 'function', granted: false })
+        // The refresh cookie is refused too: forking, a use of it, is refused on its screen.
+        const fork = await start(page, 'forkSession')
+        expect(await page.text([MODAL], testId('fork-error'))).toBe('User is not authenticated.')
+        await page.click([MODAL], testId('fork-close'))
+        expect(rejected(await fork.settled(), 'forkSession()').code).toBe('fork_exited')
+
+        // After a first-party visit that left a cookie on the API origin, the wallet frame has
+        // storage access (it sends that cookie), yet the credential is still refused: it is
+        // set on the answer to the modal's sign-in fetch, from the modal's frame, which has
+        // none. A cross-site path would have to set it in a first-party context of the API.
+        await page.goto(`${stack.apiUrl}/readyz`)
+        await page.run([], () => {
+          // biome-ignore lint/suspicious/noDocumentCookie: what a first-party page of the API would leave, in one line
+          document.cookie = 'visited=1; Secure; SameSite=None; Path=/; Max-Age=600'
+        })
+        await openHost(page, stack, 'cross-site', { appId: app.id })
+        await stack.ageCodes(email)
+        await signInByEmail(page, stack, email)
+        const again = await start(page, 'createWallet')
+        await page.waitFor([MODAL], testId('screen-wallet-refused'))
+        expect(rejected(await again.settled(), 'createWallet()').code).toBe(
+          'wallet_sign_in_required',
+        )
+        expect(
+          await page.run([MODAL, WALLET], async () => ({
+            granted: await document.hasStorageAccess(),
+            cookie: document.cookie,
+          })),
+        ).toEqual({ granted: true, cookie: 'visited=1' })
+        await page.close()
+      })
+    }
+
+    test('behavior: a browser wallet (EIP-6963) signs in; the Arabic landing is right to left', async () => {
+      const { stack, browser } = lane()
+      const app = await stack.createApp({
+        loginMethods: ['wallet', 'email'],
+        appearance: { showWalletLoginFirst: false },
+      })
+      const page = await browser.newPage()
+      await openHost(page, stack, 'cross-site', { appId: app.id })
+      const wallet = await injectWallet(page, TEST_WALLET_KEY)
+      try {
+        const login = await start<{ user: { linkedAccounts: { address?: string }[] } }>(
+          page,
+          'login',
+        )
+        await page.click([MODAL], testId('section-wallet-toggle'))
+        await page.click([MODAL], testId('wallet-option'))
+        const result = ok(await login.settled(), 'login()')
+        expect(result.user.linkedAccounts.map((a) => a.address)).toContain(wallet.address)
+      } finally {
+        await wallet.stop()
+      }
+
+      await openHost(page, stack, 'cross-site', { lang: 'ar' })
+      await start(page, 'login')
+      await page.waitFor([MODAL], screenOf('LANDING'))
+      const ar = TABLES.ar.m
+      expect(await page.text([MODAL], `${screenOf('LANDING')} h1`)).toBe(ar.title)
+      expect(
+        await page.run([MODAL], () => ({
+          lang: document.documentElement.lang,
+          dir: document.documentElement.dir,
+        })),
+      ).toEqual({ lang: 'ar', dir: 'rtl' })
+      await page.close()
+    })
+  })
+
+  describe(`${engine}, same-site (host www.example.com, Latch on example.com)`, {
+    timeout: 150_000,
+  }, () => {
+    test(
+      expected.crossSiteCookies
+        ? 'behavior: sign in by code, create, sign through the review screen'
+        : 'behavior: sign in by code, create, sign through the review screen; a fresh profile signs in, recovers without a prompt and signs with the same address',
+      async () => {
+        const { stack, browser } = lane()
+        // Where cross-site already walked both profiles, one is enough here.
+        await walletFlow(stack, browser, 'same-site', !expected.crossSiteCookies)
+      },
+    )
+    if (!expected.crossSiteCookies) {
+      test('behavior: the session fork: the link MetaMask would open signs the same user in on a fresh profile', async () => {
+        const { stack, browser } = lane()
+        await forkFlow(stack, browser, 'same-site')
+      })
+    }
+  })
+}
