@@ -32,6 +32,7 @@ import { cspCommand } from './ops/csp.ts'
 import { migrationState, runMigrations } from './ops/migrations.ts'
 import { secretCommand } from './ops/rotate.ts'
 import { type RunningLatch, type ServeMode, serveLatch, shutdownTimeoutMs } from './ops/serve.ts'
+import { delegateCommand } from './sponsor/delegate-cli.ts'
 import { webhookCommand } from './webhooks/cli.ts'
 
 export const USAGE = `Latch server
@@ -56,6 +57,9 @@ Usage: npm run latch -- <command> [options]
   apps create --name <name> --origin <url> [--origin <url> ...] [settings] [--json]
                                  Create an app and print its 25-character id
   apps list [--json]             List the apps
+  delegate address | deploy --chain <id> (--key-file <path> | --key-env <VAR>)
+                                 Latch's EIP-7702 delegate (gas sponsoring) on a chain, at its
+                                 deterministic address (npm run latch -- delegate help)
   apps <any command> ... --server <url>
                                  The same through a running server's operator API (key from
                                  LATCH_ADMIN_KEY or LATCH_ADMIN_KEY_FILE): on either database,
@@ -336,6 +340,7 @@ interface AppsCommand {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'apps' && argv[1] === 'webhook') return webhookCommand(argv.slice(2), io)
   if (argv[0] === 'secret') return secretCommand(argv.slice(1), io)
+  if (argv[0] === 'delegate') return delegateCommand(argv.slice(1), io)
   const parsed = parseCommand(argv)
   if (typeof parsed === 'string') {
     io.err(`${parsed}\n\n${USAGE}`)
