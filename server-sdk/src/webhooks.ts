@@ -18,6 +18,7 @@ export type WebhookEventType =
   | 'wallet.created'
   | 'wallet.recovered'
   | 'wallet.recovery_failed'
+  | 'wallet.batch_sponsored'
 
 export interface WebhookPayload {
   type: WebhookEventType
