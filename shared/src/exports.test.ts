@@ -202,6 +202,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "walletPasskeyOptionsSchema",
       "walletRecoverSchema",
       "walletRpcSchema",
+      "walletSendCallsSchema",
       "walletVerifyBody",
       "withForkToken",
     ]
