@@ -11,7 +11,7 @@
 import { getChain, LatchError, type WalletSendCallsParams } from '@latch/shared'
 import { fill, isRtl, LOCALES, type Locale, loadLocale } from '@latch/shared/i18n'
 import { enApproval } from '@latch/shared/i18n/approval'
-import { ARM_MS } from '../approval.ts'
+import { armWhenVisible } from '../arm.ts'
 import type { KeyHolder } from '../rpc.ts'
 import type { WalletApi } from '../wallet.ts'
 import { decodeErc20 } from './decode.ts'
@@ -51,10 +51,6 @@ const delegatedTo = (code: string) =>
 
 const css = (el: HTMLElement, rules: Record<string, string>) => {
   for (const [name, value] of Object.entries(rules)) el.style.setProperty(name, value)
-}
-
-interface VisibilityEntry extends IntersectionObserverEntry {
-  isVisible?: boolean
 }
 
 export interface BatchReview {
@@ -145,7 +141,12 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
 
     const root = doc.createElement('section')
     root.dataset.testid = 'wallet-batch'
-    css(root, { padding: '4px', display: 'grid', gap: '8px' })
+    css(root, {
+      padding: '4px',
+      display: 'grid',
+      'grid-template-columns': 'minmax(0, 1fr)',
+      gap: '8px',
+    })
     const title = doc.createElement('h1')
     title.id = 'batch-title'
     title.textContent = text('apBatchTitle')
@@ -186,7 +187,13 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
         rows.push([text('txAmount'), `${coin(call.value)} ${symbol}`])
       }
       const dl = doc.createElement('dl')
-      css(dl, { margin: '0', display: 'grid', 'grid-template-columns': 'auto 1fr', gap: '2px 8px' })
+      css(dl, {
+        margin: '0',
+        display: 'grid',
+        // minmax(0, …): a long address or calldata wraps instead of widening the frame.
+        'grid-template-columns': 'auto minmax(0, 1fr)',
+        gap: '2px 8px',
+      })
       for (const [label, value] of rows) {
         const dt = doc.createElement('dt')
         dt.textContent = label
@@ -223,44 +230,14 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
     root.append(title, list, fee, button)
     doc.body.replaceChildren(root)
 
-    let armed = false
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const disarm = () => {
-      armed = false
-      clearTimeout(timer)
-      button.setAttribute('aria-disabled', 'true')
-    }
-    disarm()
-    const observer = new IntersectionObserver(
-      (entries) => {
-        const entry = entries[entries.length - 1] as VisibilityEntry | undefined
-        if (!entry) return
-        const visible =
-          entry.isIntersecting && entry.intersectionRatio >= 0.99 && entry.isVisible !== false
-        disarm()
-        if (visible) {
-          timer = setTimeout(() => {
-            armed = true
-            button.removeAttribute('aria-disabled')
-          }, ARM_MS)
-        }
-      },
-      { threshold: [0, 0.99, 1], trackVisibility: true, delay: 100 } as IntersectionObserverInit,
-    )
-    observer.observe(button)
-    const onHidden = () => {
-      if (doc.visibilityState !== 'visible') disarm()
-    }
-    doc.addEventListener('visibilitychange', onHidden)
+    const arming = armWhenVisible(doc, button)
 
     let busy = false
     return new Promise<{ id: string }>((resolve, reject) => {
       const mine = {
         reject,
         teardown() {
-          observer.disconnect()
-          disarm()
-          doc.removeEventListener('visibilitychange', onHidden)
+          arming.stop()
           root.remove()
         },
       }
@@ -310,7 +287,7 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
       button.addEventListener('click', (event) => {
         // A script's click() or dispatchEvent is not trusted, and no other origin reaches this
         // document; an unarmed button (just shown, moved, covered) ignores even the visitor.
-        if (!event.isTrusted || !armed || busy) return
+        if (!event.isTrusted || !arming.armed() || busy) return
         void act()
       })
     })
