@@ -393,10 +393,10 @@ export async function sponsorBatch(
       now,
       data: {
         id,
-        user_id: userId,
-        chain_id: chainId,
+        userId,
+        chainId,
         account,
-        transaction_hash: hash,
+        transactionHash: hash,
         calls: calls.length,
         delegated: authorization !== undefined,
       },

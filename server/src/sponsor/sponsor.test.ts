@@ -21,11 +21,7 @@ import { mainnet } from 'viem/chains'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { linkInAppWallet } from '../accounts/service.ts'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../testing/anvil.ts'
-import {
-  type Answer,
-  describeBackends,
-  type TestSignIn,
-} from '../testing/test-server.ts'
+import { type Answer, describeBackends, type TestSignIn } from '../testing/test-server.ts'
 import { type Compiled, compile } from './contracts/compile.ts'
 import { deployDelegate } from './deploy.ts'
 import type { CallsStatus } from './service.ts'
@@ -265,6 +261,11 @@ describeBackends(
       expect(await client.getBalance({ address: v.key.address })).toBe(0n)
       const sponsorBefore = await client.getBalance({ address: sponsor })
 
+      const hook = await operator(`/apps/${appId}/webhooks`, {
+        url: 'https://hooks.example.com/latch',
+        events: 'wallet.batch_sponsored',
+      })
+      expect(hook.status, JSON.stringify(hook.body)).toBe(201)
       const calls = [call('approve', [recipient, 50n]), call('transfer', [recipient, 100n])]
       const res = await send(v, {
         ...(await signBatch(v, calls)),
@@ -272,6 +273,20 @@ describeBackends(
       })
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       expect(res.body.id).toMatch(/^0x[0-9a-f]{64}$/)
+      const delivery = await get()
+        .deps.db.selectFrom('webhook_deliveries')
+        .select(['event_type', 'payload'])
+        .where('app_id', '=', appId)
+        .executeTakeFirstOrThrow()
+      expect(delivery.event_type).toBe('wallet.batch_sponsored')
+      expect(JSON.parse(String(delivery.payload)).data).toMatchObject({
+        id: res.body.id,
+        userId: v.auth.user.id,
+        chainId: CHAIN_ID,
+        account: v.key.address,
+        calls: 2,
+        delegated: true,
+      })
 
       const done = await status(v, res.body.id)
       expect(done.body).toMatchObject({
