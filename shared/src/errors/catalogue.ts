@@ -471,57 +471,6 @@ export const ERRORS = {
     retryable: false,
   },
 
-  // Batches of calls the app pays for (server/src/sponsor): each refusal changes nothing.
-  /** No sponsor of the app on the chain, or a chain without EIP-7702 (the Prague rules). */
-  sponsor_unavailable: {
-    type: 'embedded_wallet_error',
-    status: 400,
-    message: 'This app does not pay network fees on this network',
-    retryable: false,
-  },
-  /** A call to a contract or function the app's policy does not pay for, or over its gas cap. */
-  sponsor_policy_refused: {
-    type: 'embedded_wallet_error',
-    status: 403,
-    message: 'This app does not pay network fees for this request',
-    retryable: false,
-  },
-  /** The app's daily budget for this user, or for all its users, is spent (Retry-After). */
-  sponsor_budget_exhausted: {
-    type: 'embedded_wallet_error',
-    status: 429,
-    message: 'This app’s budget for network fees is used up for today',
-    retryable: true,
-  },
-  /** The app's sponsor account holds too little to pay. */
-  sponsor_out_of_funds: {
-    type: 'embedded_wallet_error',
-    status: 503,
-    message: 'This app cannot pay network fees right now',
-    retryable: true,
-  },
-  /** A batch not signed by the wallet's key, past its deadline, or of another user's wallet. */
-  batch_invalid: {
-    type: 'embedded_wallet_error',
-    status: 400,
-    message: 'Invalid batch of calls',
-    retryable: false,
-  },
-  /** The batch's simulation reverted: sent, it would fail (details: which call, why). */
-  batch_reverted: {
-    type: 'embedded_wallet_error',
-    status: 422,
-    message: 'This batch of calls would fail',
-    retryable: false,
-  },
-  /** An EIP-7702 authorization to anything but Latch's delegate contract. */
-  delegation_refused: {
-    type: 'embedded_wallet_error',
-    status: 400,
-    message: 'The wallet delegates only to Latch’s contract',
-    retryable: false,
-  },
-
   // Recovery.
   recovery_failed: { type: 'flow_error', message: GENERIC_RETRY, retryable: true },
   recovery_not_allowed: {
