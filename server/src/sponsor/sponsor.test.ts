@@ -302,9 +302,17 @@ describeBackends(
       expect(await client.getBalance({ address: sponsor })).toBeLessThan(sponsorBefore)
 
       // Delegated now: the next batch needs no authorization.
-      const next = await send(v, await signBatch(v, [call('transfer', [recipient, 1n])]))
+      const nextBody = await signBatch(v, [call('transfer', [recipient, 1n])])
+      const next = await send(v, nextBody)
       expect(next.status, JSON.stringify(next.body)).toBe(200)
       expect((await status(v, next.body.id)).body.status).toBe(200)
+      expect(await balanceOf(recipient)).toBe(101n)
+      // The same batch again: its nonce is spent, the simulation says so, nothing is sent.
+      const replay = await send(v, nextBody)
+      expect(replay.status).toBe(422)
+      expect(replay.body.error?.message).toBe(
+        'This batch of calls would fail: The batch nonce is not the account’s next',
+      )
       expect(await balanceOf(recipient)).toBe(101n)
 
       // Another user reads nothing of it.
@@ -355,6 +363,16 @@ describeBackends(
       })
       expect(evil.status).toBe(400)
       expect(evil.body.error?.code).toBe('delegation_refused')
+
+      const expired = await send(v, {
+        ...(await signBatch(v, calls)),
+        deadline: Math.floor(Date.now() / 1000) - 1,
+        authorization: auth,
+      })
+      expect(expired.status).toBe(400)
+      expect(expired.body.error?.message).toBe(
+        'The batch deadline is past or more than an hour ahead',
+      )
 
       const noAuth = await send(v, await signBatch(v, calls))
       expect(noAuth.status).toBe(400)
@@ -445,6 +463,16 @@ describeBackends(
       })
       expect(broke.status).toBe(503)
       expect(broke.body.error?.code).toBe('sponsor_out_of_funds')
+
+      // Over the gas cap: refused before any budget is counted.
+      await operator(`/apps/${appId}/sponsors/${CHAIN_ID}/policy`, {
+        appDailyWei: parseEther('1').toString(),
+        gasCapPerBatch: 30_000,
+      })
+      const heavy = await send(v, await signBatch(v, [call('transfer', [recipient, 1n])]))
+      expect(heavy.status).toBe(403)
+      expect(heavy.body.error?.code).toBe('sponsor_policy_refused')
+      expect(String(heavy.body.error?.message)).toContain('over the app’s cap of 30000 per batch')
     })
 
     test('no sponsor on the chain, or a chain without the Prague rules: refused', async () => {
