@@ -31,11 +31,13 @@ import {
   encodeFunctionData,
   getAddress,
   type Hex,
+  HttpRequestError,
   http,
   isAddressEqual,
   type PublicClient,
   recoverTypedDataAddress,
   type SignedAuthorization,
+  TimeoutError,
   type Transport,
   toHex,
 } from 'viem'
@@ -204,6 +206,27 @@ function revertReason(e: unknown): string {
   return 'The node refused the batch'
 }
 
+/** The node could not be reached or did not answer in time (as opposed to refusing the batch). */
+function nodeDown(e: unknown): boolean {
+  return (
+    e instanceof BaseError &&
+    e.walk((x) => x instanceof HttpRequestError || x instanceof TimeoutError) !== null
+  )
+}
+
+/** A read or send through the chain's node; its failure is a clear 502, never a 500. */
+async function node<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work
+  } catch (e) {
+    if (e instanceof LatchError) throw e
+    throw LatchError.of('rpc_internal', {
+      status: 502,
+      message: `The chain's node did not answer: ${e instanceof BaseError ? e.shortMessage : 'no answer'}`,
+    })
+  }
+}
+
 const secondsToMidnight = (now: Date) =>
   Math.max(
     1,
@@ -282,15 +305,17 @@ export async function sponsorBatch(
   }
 
   const { chain, transport, client } = access(deps, app, chainId)
-  if (!(await runsPrague(deps, `${chainId} ${rpcUrlFor(deps.config, app, chainId)}`, client))) {
+  if (
+    !(await node(runsPrague(deps, `${chainId} ${rpcUrlFor(deps.config, app, chainId)}`, client)))
+  ) {
     throw refuse(
       'sponsor_unavailable',
       `Chain ${chainId} does not run EIP-7702 (the Prague rules): the app cannot pay its fees here`,
     )
   }
-  const code = ((await client.getCode({ address: account })) ?? '0x').toLowerCase()
+  const code = ((await node(client.getCode({ address: account }))) ?? '0x').toLowerCase()
   if (authorization) {
-    const accountNonce = await client.getTransactionCount({ address: account })
+    const accountNonce = await node(client.getTransactionCount({ address: account }))
     if (authorization.nonce !== accountNonce) {
       throw refuse('batch_invalid', 'The authorization’s nonce is not the account’s current one')
     }
@@ -318,6 +343,7 @@ export async function sponsorBatch(
   try {
     estimate = await client.estimateGas(request)
   } catch (e) {
+    if (nodeDown(e)) return node(Promise.reject(e))
     throw refuse('batch_reverted', `This batch of calls would fail: ${revertReason(e)}`)
   }
   const cap = BigInt(sponsor.policy.gasCapPerBatch)
@@ -328,7 +354,7 @@ export async function sponsorBatch(
     )
   }
   const gas = estimate + estimate / GAS_HEADROOM > cap ? cap : estimate + estimate / GAS_HEADROOM
-  const fees = await client.estimateFeesPerGas()
+  const fees = await node(client.estimateFeesPerGas())
   const maxFeePerGas = fees.maxFeePerGas
   const cost = gas * maxFeePerGas
 
@@ -351,25 +377,29 @@ export async function sponsorBatch(
     if (spent.app + cost > BigInt(sponsor.policy.appDailyWei)) {
       throw LatchError.of('sponsor_budget_exhausted', { retryAfter })
     }
-    const [balance, sponsorNonce] = await Promise.all([
-      client.getBalance({ address: sponsor.address }),
-      client.getTransactionCount({ address: sponsor.address, blockTag: 'pending' }),
-    ])
+    const [balance, sponsorNonce] = await node(
+      Promise.all([
+        client.getBalance({ address: sponsor.address }),
+        client.getTransactionCount({ address: sponsor.address, blockTag: 'pending' }),
+      ]),
+    )
     if (balance < cost) {
       deps.log(
         `[latch] sponsor ${sponsor.address} of app ${app.id} on chain ${chainId} holds too little to pay a batch`,
       )
       throw LatchError.of('sponsor_out_of_funds')
     }
-    const hash = await wallet.sendTransaction({
-      to: account,
-      data,
-      gas,
-      maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-      nonce: sponsorNonce,
-      ...(authorization && { authorizationList: [authorization] }),
-    })
+    const hash = await node(
+      wallet.sendTransaction({
+        to: account,
+        data,
+        gas,
+        maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+        nonce: sponsorNonce,
+        ...(authorization && { authorizationList: [authorization] }),
+      }),
+    )
     await trx
       .insertInto('sponsored_batches')
       .values({

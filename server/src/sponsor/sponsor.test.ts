@@ -514,6 +514,22 @@ describeBackends(
       }
     })
 
+    test('a node that does not answer: a clear 502, nothing written', async () => {
+      const app = await get().newApp({ rpcUrls: { [String(CHAIN_ID)]: 'http://127.0.0.1:9' } })
+      await operator(`/apps/${app.id}/sponsors`, { chainId: CHAIN_ID })
+      await operator(`/apps/${app.id}/sponsors/${CHAIN_ID}/policy`, {
+        contracts: { [token]: ['*'] },
+      })
+      const v = await visitor(app.id)
+      const down = await send(
+        v,
+        await signBatch(v, [call('approve', [v.key.address, 1n])], { nonce: 0n }),
+      )
+      expect(down.status).toBe(502)
+      expect(down.body.error?.code).toBe('rpc_internal')
+      expect(String(down.body.error?.message)).toContain("The chain's node did not answer")
+    })
+
     test('the operator API refuses a bad policy and an unknown chain', async () => {
       const app = await get().newApp()
       expect((await operator(`/apps/${app.id}/sponsors`, { chainId: 999_999_999 })).status).toBe(
