@@ -5,6 +5,8 @@
  */
 import {
   API_PREFIX,
+  APP_ID_HEADER,
+  CLIENT_HEADER,
   chainClient,
   DEFAULT_CHAIN_ID,
   exposeMethods,
@@ -111,6 +113,22 @@ function start(origin: string): void {
         const app = (await res.json().catch(() => null)) as { name?: unknown } | null
         if (!res.ok || typeof app?.name !== 'string') throw LatchError.of('embedded_wallet_error')
         return app.name
+      },
+      sponsored: async (chainId, accessToken) => {
+        const res = await fetch(`${location.origin}${API_PREFIX}/calls/capabilities`, {
+          headers: {
+            authorization: `Bearer ${accessToken}`,
+            [APP_ID_HEADER]: appId,
+            [CLIENT_HEADER]: 'latch-wallet-frame',
+          },
+          signal: AbortSignal.timeout(15_000),
+        })
+        const caps = (await res.json().catch(() => null)) as Record<
+          string,
+          { paymasterService?: { supported?: boolean } }
+        > | null
+        if (!res.ok || !caps) throw LatchError.of('embedded_wallet_error')
+        return caps[`0x${chainId.toString(16)}`]?.paymasterService?.supported === true
       },
     },
     LATCH_DELEGATE_ADDRESS,

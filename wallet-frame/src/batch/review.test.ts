@@ -127,6 +127,16 @@ test('a wallet with 0 ETH approves and transfers in one batch on the visitor’s
     // Wrapped: an async function returning the promise would wait for it.
     return { answer }
   }
+  // A chain the app does not pay on: refused before anything is drawn.
+  const base = await h.call(page, 'latch:wallet:send-calls', {
+    address,
+    accessToken: auth.token,
+    chainId: 8453,
+    calls: [{ to: token, data: data('approve', spender, 1n) }],
+  })
+  expect(base.error?.code).toBe('sponsor_unavailable')
+  expect(await frame.getByTestId('wallet-batch').count()).toBe(0)
+
   const mint = encodeFunctionData({ abi: tokenAbi, functionName: 'mint', args: [address, 1n] })
   const refused = await show([{ to: token, data: mint }])
   await button.click()

@@ -31,6 +31,8 @@ export interface BatchReviewDeps {
   read: ChainRead
   /** The app's name as the API knows it (never the modal's word for it). */
   appName(): Promise<string>
+  /** Whether the app pays fees on the chain, as the API answers (its capabilities). */
+  sponsored(chainId: number, accessToken: string): Promise<boolean>
   /** Unix seconds now. */
   now?: () => number
 }
@@ -116,6 +118,15 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
       deadline: now() + MAX_BATCH_DEADLINE_S / 2,
     }
     checkBatch(shape)
+    // The fee line says the app pays: only where it does (nothing is drawn otherwise).
+    if (!(await deps.sponsored(params.chainId, params.accessToken))) {
+      throw new LatchError({
+        code: 'sponsor_unavailable',
+        type: 'api_error',
+        message: 'This app does not pay network fees on this network',
+        retryable: false,
+      })
+    }
     const locale = (LOCALES as readonly string[]).includes(params.locale ?? '')
       ? (params.locale as Locale)
       : null
