@@ -7,24 +7,31 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { getChain, LATCH_DELEGATE_ADDRESS } from '@latch/shared'
 import { type Hex, isHex } from 'viem'
+import { findApp } from '../apps/service.ts'
+import { rpcUrlFor } from '../chains/rpc-urls.ts'
 import type { CliIo } from '../cli-io.ts'
+import { openServices } from '../index.ts'
 import { DeployError, deployDelegate } from './deploy.ts'
+import { findSponsor, sponsorKey } from './store.ts'
 
 export const DELEGATE_USAGE = `Usage: npm run latch -- delegate <command>
 
   delegate address               Print the delegate's address (the same on every chain)
-  delegate deploy --chain <id> (--key-file <path> | --key-env <VAR>) [--rpc-url <url>] [--json]
+  delegate deploy --chain <id> (--key-file <path> | --key-env <VAR> | --app <id>)
+                  [--rpc-url <url>] [--json]
                                  Deploy the delegate to a chain through the deterministic-
-                                 deployment proxy (CREATE2, salt zero), the key's account paying;
+                                 deployment proxy (CREATE2, salt zero), the key's account paying
+                                 (--app: the app's sponsor on that chain, through the app's node);
                                  nothing is sent when it is already there. The node: --rpc-url,
-                                 else LATCH_RPC_URL_<chainId>, else the chain's public node
+                                 else the app's, else LATCH_RPC_URL_<chainId>, else the chain's
+                                 public node
 `
 
 function keyFrom(values: { 'key-file'?: string; 'key-env'?: string }, io: CliIo): Hex | string {
   const file = values['key-file']
   const envName = values['key-env']
   if ((file === undefined) === (envName === undefined)) {
-    return 'delegate deploy needs exactly one of --key-file and --key-env'
+    return 'delegate deploy needs exactly one of --key-file, --key-env and --app'
   }
   let raw: string | undefined
   if (file !== undefined) {
@@ -70,13 +77,31 @@ export async function delegateCommand(argv: string[], io: CliIo): Promise<number
     io.err(`delegate deploy needs --chain <id>\n\n${DELEGATE_USAGE}`)
     return 2
   }
-  const key = keyFrom(values, io)
+  let key: string
+  let appRpcUrl: string | undefined
+  if (values.app !== undefined) {
+    if (values['key-file'] !== undefined || values['key-env'] !== undefined) {
+      io.err(
+        `delegate deploy needs exactly one of --key-file, --key-env and --app\n\n${DELEGATE_USAGE}`,
+      )
+      return 2
+    }
+    const sponsor = await sponsorOf(values.app, chainId, io)
+    if (typeof sponsor === 'string') {
+      io.err(sponsor)
+      return 1
+    }
+    ;({ key, rpcUrl: appRpcUrl } = sponsor)
+  } else {
+    key = keyFrom(values, io)
+  }
   if (!key.startsWith('0x')) {
     io.err(`${key}\n\n${DELEGATE_USAGE}`)
     return 2
   }
   const rpcUrl =
     values['rpc-url'] ??
+    appRpcUrl ??
     io.env[`LATCH_RPC_URL_${chainId}`] ??
     process.env[`LATCH_RPC_URL_${chainId}`] ??
     getChain(chainId)?.rpcUrl
@@ -103,6 +128,26 @@ export async function delegateCommand(argv: string[], io: CliIo): Promise<number
   }
 }
 
+/** The app's sponsor key on the chain and the app's node for it; or what is missing. */
+async function sponsorOf(
+  appId: string,
+  chainId: number,
+  io: CliIo,
+): Promise<{ key: Hex; rpcUrl: string | undefined } | string> {
+  const services = await openServices({ env: io.env, log: io.err })
+  try {
+    const deps = services.deps
+    const app = await findApp(deps, appId)
+    if (!app) return `No app with id '${appId}'`
+    const sponsor = await findSponsor(deps, appId, chainId)
+    if (!sponsor) return `App ${appId} has no sponsor on chain ${chainId} (sponsor create)`
+    const rpcUrl = getChain(chainId) ? rpcUrlFor(deps.config, app, chainId) : undefined
+    return { key: await sponsorKey(deps, sponsor.id), rpcUrl }
+  } finally {
+    await services.close()
+  }
+}
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
@@ -113,6 +158,7 @@ function parse(argv: string[]) {
       'key-file': { type: 'string' },
       'key-env': { type: 'string' },
       'rpc-url': { type: 'string' },
+      app: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },

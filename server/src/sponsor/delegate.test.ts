@@ -213,7 +213,7 @@ describe('deployment (latch delegate deploy)', () => {
     const to = ['--rpc-url', anvil.url]
     const noKey = await latchCli(env, 'delegate', 'deploy', '--chain', String(CHAIN_ID), ...to)
     expect(noKey.code).toBe(2)
-    expect(noKey.err).toContain('exactly one of --key-file and --key-env')
+    expect(noKey.err).toContain('exactly one of --key-file, --key-env and --app')
     const bad = await latchCli(
       { K: 'nope' },
       ...['delegate', 'deploy', '--chain', String(CHAIN_ID), ...to, '--key-env', 'K'],
