@@ -473,6 +473,16 @@ describeBackends(
       expect(heavy.status).toBe(403)
       expect(heavy.body.error?.code).toBe('sponsor_policy_refused')
       expect(String(heavy.body.error?.message)).toContain('over the app’s cap of 30000 per batch')
+
+      // Each outcome is counted.
+      const counted = await get().deps.metrics?.registry.getSingleMetricAsString(
+        'latch_sponsored_batches_total',
+      )
+      expect(counted).toMatch(/latch_sponsored_batches_total\{outcome="success"\} [1-9]/)
+      expect(counted).toMatch(
+        /latch_sponsored_batches_total\{outcome="sponsor_budget_exhausted"\} [1-9]/,
+      )
+      expect(counted).toMatch(/latch_sponsored_batches_total\{outcome="sponsor_out_of_funds"\} 1/)
     })
 
     test('no sponsor on the chain, or a chain without the Prague rules: refused', async () => {
@@ -549,5 +559,9 @@ describeBackends(
       expect(cap.status).toBe(400)
     })
   },
-  { LATCH_ADMIN_KEY: KEY },
+  {
+    LATCH_ADMIN_KEY: KEY,
+    LATCH_METRICS: '1',
+    LATCH_METRICS_TOKEN: 'metrics-token-metrics-token-0123456789',
+  },
 )
