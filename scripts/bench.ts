@@ -5,6 +5,7 @@
  *   wallet  the in-app wallet frame: size, create and passcode recovery in Chromium
  *   sign    signMessage(): to the sign screen, and Sign and continue to the signature
  *   export  key export page and provider chunk sizes; the export page showing the key
+ *   batch   a batch the app pays for: the visitor's click in the frame → the sponsor's transaction
  */
 import { existsSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'

@@ -46,6 +46,7 @@ import { priceRoutes } from './price/routes.ts'
 import { sessionRoutes } from './sessions/routes.ts'
 import { siweRoutes } from './siwe/routes.ts'
 import { smsRoutes } from './sms/routes.ts'
+import { sponsorRoutes } from './sponsor/routes.ts'
 import { forkPairRoutes } from './wallets/fork-pair.ts'
 import { walletFrameRoutes } from './wallets/frame.ts'
 import { walletRoutes } from './wallets/routes.ts'
@@ -179,6 +180,7 @@ export function createApi(deps: Deps): Hono<HonoEnv> {
   v1.route('/wallets', walletRoutes(deps))
   v1.route('/siwe', siweRoutes(deps))
   v1.route('/passkeys', passkeyRoutes(deps))
+  v1.route('/calls', sponsorRoutes(deps))
 
   // The user API authenticates by app secret, not by the app id header.
   api.route(`${API_PREFIX}/admin`, adminRoutes(deps))

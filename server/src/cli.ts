@@ -33,6 +33,8 @@ import { cspCommand } from './ops/csp.ts'
 import { migrationState, runMigrations } from './ops/migrations.ts'
 import { secretCommand } from './ops/rotate.ts'
 import { type RunningLatch, type ServeMode, serveLatch, shutdownTimeoutMs } from './ops/serve.ts'
+import { sponsorCommand } from './sponsor/cli.ts'
+import { delegateCommand } from './sponsor/delegate-cli.ts'
 import { webhookCommand } from './webhooks/cli.ts'
 
 export const USAGE = `Latch server
@@ -57,6 +59,12 @@ Usage: npm run latch -- <command> [options]
   apps create --name <name> --origin <url> [--origin <url> ...] [settings] [--json]
                                  Create an app and print its 25-character id
   apps list [--json]             List the apps
+  delegate address | deploy --chain <id> (--key-file <path> | --key-env <VAR>)
+                                 Latch's EIP-7702 delegate (gas sponsoring) on a chain, at its
+                                 deterministic address (npm run latch -- delegate help)
+  sponsor create|list|policy --app <id> ...
+                                 The account that pays an app's users' batches on a chain, and
+                                 what it pays for (npm run latch -- sponsor help)
   apps <any command> ... --server <url>
                                  The same through a running server's operator API (key from
                                  LATCH_ADMIN_KEY or LATCH_ADMIN_KEY_FILE): on either database,
@@ -337,6 +345,8 @@ interface AppsCommand {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'apps' && argv[1] === 'webhook') return webhookCommand(argv.slice(2), io)
   if (argv[0] === 'secret') return secretCommand(argv.slice(1), io)
+  if (argv[0] === 'delegate') return delegateCommand(argv.slice(1), io)
+  if (argv[0] === 'sponsor') return sponsorCommand(argv.slice(1), io)
   const parsed = parseCommand(argv)
   if (typeof parsed === 'string') {
     io.err(`${parsed}\n\n${USAGE}`)

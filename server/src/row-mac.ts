@@ -87,6 +87,14 @@ const FIELDS = {
     r.counter,
     r.state_mac,
   ],
+  /** An app's sponsor on a chain: which account pays, and the policy of what it pays for. */
+  sponsor: (r: {
+    id: string
+    app_id: string
+    chain_id: number
+    address: string
+    policy: string
+  }): Field[] => [r.id, r.app_id, r.chain_id, r.address, r.policy],
 } as const
 
 export type RowKind = keyof typeof FIELDS

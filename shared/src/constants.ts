@@ -120,6 +120,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'wallet.created',
   'wallet.recovered',
   'wallet.recovery_failed',
+  'wallet.batch_sponsored',
 ] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 

@@ -19,6 +19,7 @@ import {
   type WalletPasskeyOptionsParams,
   type WalletRecoverParams,
   type WalletRpcParams,
+  type WalletSendCallsParams,
 } from './protocol.ts'
 import { isQuantity } from './transaction-check.ts'
 import type {
@@ -139,6 +140,30 @@ export const walletApprovalSchema: z.ZodMiniType<WalletApprovalParams> = z.objec
       identifier: nonEmpty(320),
     }),
   ),
+  colors: z.optional(
+    z.object({
+      background: z.optional(hexColor),
+      foreground: z.optional(hexColor),
+      accent: z.optional(hexColor),
+      accentForeground: z.optional(hexColor),
+    }),
+  ),
+})
+const callValue = z.string().check(z.regex(/^(0|[1-9][0-9]{0,77}|0x[0-9a-fA-F]{1,64})$/))
+export const walletSendCallsSchema: z.ZodMiniType<WalletSendCallsParams> = z.object({
+  address,
+  accessToken,
+  chainId: z.number().check(z.int(), z.positive()),
+  calls: z
+    .array(
+      z.object({
+        to: address,
+        value: z.optional(callValue),
+        data: z.optional(z.string().check(z.regex(/^0x(?:[0-9a-fA-F]{2})*$/), z.maxLength(65_538))),
+      }),
+    )
+    .check(z.minLength(1), z.maxLength(16)),
+  locale: z.optional(nonEmpty(16)),
   colors: z.optional(
     z.object({
       background: z.optional(hexColor),

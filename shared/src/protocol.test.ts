@@ -34,6 +34,7 @@ test('behavior: wallet frame message names', () => {
     'latch:wallet:dismiss-approval',
     'latch:wallet:add-passkey',
     'latch:wallet:passkey-options',
+    'latch:wallet:send-calls',
   ])
 })
 

@@ -85,6 +85,12 @@ export const WALLET_MESSAGES = {
   addPasskey: 'latch:wallet:add-passkey',
   /** The RP ID and name for a passkey the modal registers for the frame. */
   passkeyOptions: 'latch:wallet:passkey-options',
+  /**
+   * Shows a batch of calls the app pays for on the frame's own review (every call decoded, the
+   * fee line); only the visitor's trusted click there signs it and sends it to the app's sponsor.
+   * `dismissApproval` takes it away too.
+   */
+  sendCalls: 'latch:wallet:send-calls',
 } as const
 
 /**
@@ -354,6 +360,16 @@ export interface WalletConfirmForkParams {
   /** The fork token of the link the visitor chose a wallet app for. */
   forkToken: string
 }
+/** A batch of calls for the app's sponsor (EIP-5792 `wallet_sendCalls`, paid by the app). */
+export interface WalletSendCallsParams {
+  address: Hex
+  accessToken: string
+  chainId: number
+  calls: { to: Hex; value?: string; data?: string }[]
+  /** The modal's language: the frame's texts follow it. */
+  locale?: string
+  colors?: WalletApprovalParams['colors']
+}
 export interface WalletRpcParams {
   address: Hex
   accessToken: string
@@ -382,6 +398,12 @@ export interface WalletMethods {
   [WALLET_MESSAGES.passkeyOptions](
     params: WalletPasskeyOptionsParams,
   ): Promise<WalletPasskeyOptions>
+}
+
+/** The frame's batch review (wallet-frame/src/batch/review.ts), apart until the modal calls it. */
+export interface WalletBatchMethods {
+  /** Resolves with the batch's EIP-5792 id once the visitor confirmed and the sponsor sent it. */
+  [WALLET_MESSAGES.sendCalls](params: WalletSendCallsParams): Promise<{ id: string }>
 }
 
 // Kept in their own module so a bundle that needs only these leaves zod out (host SDK budget).

@@ -20,15 +20,8 @@
 import { LatchError, type WalletApprovalKind, type WalletApprovalParams } from '@latch/shared'
 import { fill, isRtl, LOCALES, type Locale, loadLocale } from '@latch/shared/i18n'
 import { enApproval } from '@latch/shared/i18n/approval'
+import { armWhenVisible } from './arm.ts'
 import type { WalletApi } from './wallet.ts'
-
-/** How long the button must have been visible and unchanged before a click counts. */
-export const ARM_MS = 500
-
-/** Chromium's IntersectionObserver v2 fields (absent elsewhere: visibility is then intersection). */
-interface VisibilityEntry extends IntersectionObserverEntry {
-  isVisible?: boolean
-}
 
 interface Pending {
   reject(e: unknown): void
@@ -149,45 +142,14 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
     doc.body.replaceChildren(root)
 
     // Armed only while visible and unchanged for ARM_MS; any change of visibility disarms.
-    let armed = false
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const disarm = () => {
-      armed = false
-      clearTimeout(timer)
-      button.setAttribute('aria-disabled', 'true')
-    }
-    disarm()
-    const observer = new IntersectionObserver(
-      (entries) => {
-        const entry = entries[entries.length - 1] as VisibilityEntry | undefined
-        if (!entry) return
-        const visible =
-          entry.isIntersecting && entry.intersectionRatio >= 0.99 && entry.isVisible !== false
-        disarm()
-        if (visible) {
-          timer = setTimeout(() => {
-            armed = true
-            button.removeAttribute('aria-disabled')
-          }, ARM_MS)
-        }
-      },
-      // trackVisibility asks Chromium whether anything covers, fades or transforms the button.
-      { threshold: [0, 0.99, 1], trackVisibility: true, delay: 100 } as IntersectionObserverInit,
-    )
-    observer.observe(button)
-    const onHidden = () => {
-      if (doc.visibilityState !== 'visible') disarm()
-    }
-    doc.addEventListener('visibilitychange', onHidden)
+    const arming = armWhenVisible(doc, button)
 
     let busy = false
     return new Promise<{ done: true }>((resolve, reject) => {
       const mine: Pending = {
         reject,
         teardown() {
-          observer.disconnect()
-          disarm()
-          doc.removeEventListener('visibilitychange', onHidden)
+          arming.stop()
           root.remove()
         },
       }
@@ -212,7 +174,7 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
             })
             prompt.textContent = text('apPairCode')
             button.replaceWith(shown)
-            observer.disconnect()
+            arming.stop()
           } else if (params.kind === 'fork-enter-code') {
             const code = (input?.value ?? '').replace(/\s+/g, '')
             await api(PATHS[params.kind], { code }, params.accessToken)
@@ -249,7 +211,7 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
       button.addEventListener('click', (event) => {
         // A script's click() or dispatchEvent is not trusted, and no other origin reaches this
         // document; an unarmed button (just shown, moved, covered) ignores even the visitor.
-        if (!event.isTrusted || !armed || busy) return
+        if (!event.isTrusted || !arming.armed() || busy) return
         void act()
       })
     })

@@ -4,12 +4,17 @@
  * methods of `WalletMethods`; every failure crosses as a LatchError.
  */
 import {
+  API_PREFIX,
+  APP_ID_HEADER,
+  CLIENT_HEADER,
   chainClient,
   DEFAULT_CHAIN_ID,
   exposeMethods,
+  LATCH_DELEGATE_ADDRESS,
   LatchError,
   proxyRpc,
   WALLET_MESSAGES,
+  type WalletBatchMethods,
   type WalletMethods,
   walletAddPasskeySchema,
   walletApprovalSchema,
@@ -18,9 +23,11 @@ import {
   walletPasskeyOptionsSchema,
   walletRecoverSchema,
   walletRpcSchema,
+  walletSendCallsSchema,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
 import { approvalSurface } from './approval.ts'
+import { batchReview } from './batch/review.ts'
 import { browserAuthenticator } from './passkey.ts'
 import { walletRpc } from './rpc.ts'
 import { answerShareAsks } from './share-channel.ts'
@@ -82,7 +89,52 @@ function start(origin: string): void {
       ),
     defaultChainId: DEFAULT_CHAIN_ID,
   })
-  const methods: WalletMethods & { [WALLET_MESSAGES.ready](): Promise<{ persistent: boolean }> } = {
+  // Batches the app pays for: reviewed and confirmed in this frame (batch/review.ts).
+  const batches = batchReview(
+    document,
+    {
+      api,
+      wallet: core,
+      read: (chainId, accessToken, method, params) =>
+        proxyRpc({
+          apiUrl: location.origin,
+          appId,
+          chainId,
+          accessToken,
+          clientName: 'latch-wallet-frame',
+        })(method, params),
+      appName: async () => {
+        const res = await fetch(
+          `${location.origin}${API_PREFIX}/apps/${encodeURIComponent(appId)}`,
+          {
+            signal: AbortSignal.timeout(15_000),
+          },
+        )
+        const app = (await res.json().catch(() => null)) as { name?: unknown } | null
+        if (!res.ok || typeof app?.name !== 'string') throw LatchError.of('embedded_wallet_error')
+        return app.name
+      },
+      sponsored: async (chainId, accessToken) => {
+        const res = await fetch(`${location.origin}${API_PREFIX}/calls/capabilities`, {
+          headers: {
+            authorization: `Bearer ${accessToken}`,
+            [APP_ID_HEADER]: appId,
+            [CLIENT_HEADER]: 'latch-wallet-frame',
+          },
+          signal: AbortSignal.timeout(15_000),
+        })
+        const caps = (await res.json().catch(() => null)) as Record<
+          string,
+          { paymasterService?: { supported?: boolean } }
+        > | null
+        if (!res.ok || !caps) throw LatchError.of('embedded_wallet_error')
+        return caps[`0x${chainId.toString(16)}`]?.paymasterService?.supported === true
+      },
+    },
+    LATCH_DELEGATE_ADDRESS,
+  )
+  const methods: WalletMethods &
+    WalletBatchMethods & { [WALLET_MESSAGES.ready](): Promise<{ persistent: boolean }> } = {
     [WALLET_MESSAGES.ready]: async () => ({ persistent: store.persistent }),
     [WALLET_MESSAGES.create]: async (p) => {
       requireSecureContext()
@@ -120,6 +172,11 @@ function start(origin: string): void {
     },
     [WALLET_MESSAGES.dismissApproval]: async () => {
       approvals.dismiss()
+      batches.dismiss()
+    },
+    [WALLET_MESSAGES.sendCalls]: async (p) => {
+      requireSecureContext()
+      return batches.show(checked(walletSendCallsSchema, p))
     },
   }
   const connection = connect({

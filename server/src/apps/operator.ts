@@ -35,6 +35,7 @@ import type { Deps } from '../context.ts'
 import { clientIp, readBody } from '../http.ts'
 import type { OAuthSettings } from '../oauth/settings.ts'
 import { countEach, hit, type Limit, refund } from '../ratelimit.ts'
+import { createSponsor, listSponsors, spentTodayOfApp, updatePolicy } from '../sponsor/store.ts'
 import { addEndpoint, deliveryLog, listEndpoints, removeEndpoint } from '../webhooks/endpoints.ts'
 import { replay } from '../webhooks/worker.ts'
 import {
@@ -224,6 +225,34 @@ const endpointBody = z.object({
   events: z.string().max(1024).optional(),
 })
 
+/** A policy change: each field is checked by sponsor/store.ts (applyPolicy). */
+const policyBody = z.object({
+  contracts: z.record(z.string(), z.array(z.string())).optional(),
+  gasCapPerBatch: z.number().optional(),
+  userDailyWei: z.string().optional(),
+  appDailyWei: z.string().optional(),
+})
+
+async function sponsorViews(deps: Deps, appId: string) {
+  const now = deps.clock.now()
+  return Promise.all(
+    (await listSponsors(deps, appId)).map(async (s) => ({
+      chainId: s.chainId,
+      address: s.address,
+      policy: s.policy,
+      spentTodayWei: (await spentTodayOfApp(deps.db, s.id, now)).toString(),
+    })),
+  )
+}
+
+async function sponsorView(deps: Deps, appId: string, chainId: number) {
+  const found = (await sponsorViews(deps, appId)).find((s) => s.chainId === chainId)
+  if (!found) {
+    throw LatchError.of('not_found', { message: `App ${appId} has no sponsor on chain ${chainId}` })
+  }
+  return found
+}
+
 /** Any JSON object: its settings are checked by the apps service (parsePatch). */
 const settingsBody = z.record(z.string(), z.unknown())
 
@@ -340,6 +369,25 @@ export function operatorRoutes(deps: Deps): Hono<OperatorEnv> {
   })
   routes.post('/webhooks/:id/replay', async (c) => {
     return c.json(await replay(deps, c.req.param('id')))
+  })
+
+  // The app's sponsors (sponsor/store.ts), as `latch sponsor`: never their keys.
+  routes.get('/apps/:id/sponsors', async (c) => {
+    const app = await existing(c.req.param('id'))
+    return c.json({ sponsors: await sponsorViews(deps, app.id) })
+  })
+  routes.post('/apps/:id/sponsors', async (c) => {
+    const app = await existing(c.req.param('id'))
+    const { chainId } = await readBody(c, z.object({ chainId: z.number().int().positive() }))
+    await createSponsor(deps, app.id, chainId)
+    return c.json(await sponsorView(deps, app.id, chainId), 201)
+  })
+  routes.post('/apps/:id/sponsors/:chainId/policy', async (c) => {
+    const app = await existing(c.req.param('id'))
+    const chainId = Number(c.req.param('chainId'))
+    const patch = await readBody(c, policyBody)
+    await updatePolicy(deps, app.id, chainId, patch)
+    return c.json(await sponsorView(deps, app.id, chainId))
   })
 
   // `latch apps rotate-keys`: new tokens are signed with the app's next key.

@@ -590,6 +590,55 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('apps').addColumn('chains', 'jsonb').execute()
     },
   },
+  '0020_sponsors': {
+    async up(db: Kysely<unknown>) {
+      // An app's sponsor on a chain (server/src/sponsor): the account whose key, sealed under the
+      // server secret for its own row, pays for its users' batches, and the policy of what it
+      // pays for, kept as the exact JSON text its MAC covers.
+      await db.schema
+        .createTable('sponsors')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull().references('apps.id').onDelete('cascade'))
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('private_sealed', 'text', (c) => c.notNull())
+        .addColumn('policy', 'text', (c) => c.notNull())
+        .addColumn('mac', 'text', (c) => c.notNull())
+        .addColumn('created_at', time, (c) => c.notNull())
+        .addColumn('updated_at', time, (c) => c.notNull())
+        .addUniqueConstraint('sponsors_app_chain', ['app_id', 'chain_id'])
+        .execute()
+      // Each batch a sponsor sent: its EIP-5792 id, whose it is, and what it may cost (the gas
+      // limit at the fee cap, until its receipt says what it did cost): the daily budgets sum it.
+      await db.schema
+        .createTable('sponsored_batches')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('sponsor_id', 'text', (c) =>
+          c.notNull().references('sponsors.id').onDelete('cascade'),
+        )
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('chain_id', 'integer', (c) => c.notNull())
+        .addColumn('user_id', 'text', (c) => c.notNull())
+        .addColumn('account', 'text', (c) => c.notNull())
+        .addColumn('transaction_hash', 'text', (c) => c.notNull())
+        .addColumn('calls', 'integer', (c) => c.notNull())
+        .addColumn('cost_wei', 'numeric(78, 0)', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('receipt', 'text')
+        .addColumn('created_at', time, (c) => c.notNull())
+        .execute()
+      await db.schema
+        .createIndex('sponsored_batches_spend')
+        .on('sponsored_batches')
+        .columns(['sponsor_id', 'created_at'])
+        .execute()
+      await db.schema
+        .createIndex('sponsored_batches_user')
+        .on('sponsored_batches')
+        .columns(['user_id', 'created_at'])
+        .execute()
+    },
+  },
   '0019_refresh_retry_id': {
     async up(db: Kysely<unknown>) {
       // The hash of the Latch-Refresh-Id of the request that rotated a token: a retry of that

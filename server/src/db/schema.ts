@@ -359,6 +359,42 @@ export interface PasskeyChallengesTable {
   created_at: Time
 }
 
+/** An app's sponsor on a chain (server/src/sponsor). */
+export interface SponsorsTable {
+  id: string
+  app_id: string
+  chain_id: number
+  /** The sponsor account's address, EIP-55. */
+  address: string
+  /** Its private key, sealed under the server secret for this row (`sponsor-key:<id>`). */
+  private_sealed: string
+  /** The policy as JSON text, exactly as its MAC covers it. */
+  policy: string
+  /** MAC of id, app, chain, address and policy under the server secret (row-mac.ts). */
+  mac: string
+  created_at: Time
+  updated_at: Time
+}
+
+/** A batch a sponsor sent (EIP-5792 id). */
+export interface SponsoredBatchesTable {
+  id: string
+  sponsor_id: string
+  app_id: string
+  chain_id: number
+  user_id: string
+  account: string
+  transaction_hash: string
+  calls: number
+  /** Wei, as decimal text: the most it may cost until the receipt, then what it cost. */
+  cost_wei: ColumnType<string, string, string>
+  /** 'pending', 'confirmed' or 'reverted'. */
+  status: string
+  /** The receipt as JSON text, once read. */
+  receipt: string | null
+  created_at: Time
+}
+
 export interface Database {
   apps: AppsTable
   users: UsersTable
@@ -384,6 +420,8 @@ export interface Database {
   passkeys: PasskeysTable
   wallet_attempts: WalletAttemptsTable
   passkey_challenges: PasskeyChallengesTable
+  sponsors: SponsorsTable
+  sponsored_batches: SponsoredBatchesTable
 }
 
 export type Db = Kysely<Database>

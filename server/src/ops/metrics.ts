@@ -64,6 +64,7 @@ const CODES_SENT: Record<string, string> = {
   [`POST ${API_PREFIX}${CODE_ROUTE_PATHS.email}/init`]: 'email',
   [`POST ${API_PREFIX}${CODE_ROUTE_PATHS.sms}/init`]: 'sms',
 }
+const SPONSORED_BATCHES = `POST ${API_PREFIX}/calls`
 const WALLET_OPERATIONS: Record<string, string> = {
   [`POST ${API_PREFIX}/wallets`]: 'create',
   [`POST ${API_PREFIX}/wallets/recover`]: 'recover',
@@ -113,6 +114,12 @@ export function createMetrics(
     name: 'latch_wallet_operations_total',
     help: 'In-app wallet creations, recoveries and passcode checks, by outcome (success or the error code; invalid_recovery_pin is a wrong passcode)',
     labelNames: ['operation', 'outcome'] as const,
+    registers,
+  })
+  const sponsored = new Counter({
+    name: 'latch_sponsored_batches_total',
+    help: "Batches of calls the apps' sponsors were asked to pay for, by outcome (success or the refusal's error code)",
+    labelNames: ['outcome'] as const,
     registers,
   })
   const refusals = new Counter({
@@ -203,6 +210,7 @@ export function createMetrics(
       if (channel && r.status < 400) codesSent.inc({ channel })
       const operation = WALLET_OPERATIONS[key]
       if (operation) wallets.inc({ operation, outcome })
+      if (key === SPONSORED_BATCHES) sponsored.inc({ outcome })
       if (r.status === 429) refusals.inc({ route: r.route, code: r.errorCode ?? 'unknown' })
     },
   }

@@ -48,6 +48,12 @@ const TABLES: readonly SealedTable[] = [
     columns: [{ name: 'secret_sealed', aad: (id) => `webhook-secret:${id}` }],
   },
   {
+    table: 'sponsors',
+    key: 'id',
+    // sponsor/store.ts seals each sponsor's key for its own row.
+    columns: [{ name: 'private_sealed', aad: (id) => `sponsor-key:${id}` }],
+  },
+  {
     table: 'refresh_tokens',
     key: 'hash',
     columns: [{ name: 'child_sealed' }],
@@ -118,6 +124,20 @@ const MAC_TABLES: readonly MacTable<RowKind>[] = [
       user_id: text(r.user_id),
       public_key: text(r.public_key),
       user_handle: text(r.user_handle),
+    }),
+  }),
+  macTable({
+    table: 'sponsors',
+    key: 'id',
+    kind: 'sponsor',
+    mac: 'mac',
+    columns: ['app_id', 'chain_id', 'address', 'policy'],
+    row: (r) => ({
+      id: text(r.id),
+      app_id: text(r.app_id),
+      chain_id: Number(r.chain_id),
+      address: text(r.address),
+      policy: text(r.policy),
     }),
   }),
   macTable({

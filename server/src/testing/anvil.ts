@@ -62,6 +62,8 @@ export interface AnvilOptions {
   baseFee?: bigint
   /** Legacy chain (no EIP-1559 base fee), as some networks behave. */
   legacy?: boolean
+  /** The rules to run, e.g. 'prague' (EIP-7702) or 'cancun' (none); anvil's latest otherwise. */
+  hardfork?: string
 }
 
 /** The anvil binary installed by @foundry-rs/anvil for this platform. */
@@ -117,6 +119,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<RunningAnv
   ]
   if (options.baseFee !== undefined) args.push('--base-fee', options.baseFee.toString())
   if (options.legacy) args.push('--hardfork', 'berlin')
+  else if (options.hardfork) args.push('--hardfork', options.hardfork)
   const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
   child.stderr?.on('data', (d: Buffer) => {

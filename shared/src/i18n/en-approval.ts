@@ -17,4 +17,21 @@ export const enApproval = {
   apLink: 'Let {method} sign in to your account and open your wallet?',
   apAllow: 'Allow',
   apPasskey: 'a passkey',
+  // A batch of calls the app pays for, reviewed in the frame (wallet-frame/src/batch/review.ts);
+  // the decoded calls' words are the review screens' own.
+  apBatchTitle: 'Confirm these calls',
+  apBatchCall: 'Call {n}',
+  apBatchFee: 'Network fee: paid by {app}',
+  apBatchConfirm: 'Confirm',
+  txFrom: 'From',
+  txTo: 'To',
+  txAmount: 'Amount',
+  rUnlimited: 'Unlimited',
+  rBaseUnits: '{amount} (token base units)',
+  rOnToken: 'on token {token}',
+  rSpender: 'Spender',
+  rRecipient: 'Recipient',
+  rAllowance: 'Allowance',
+  rTokenAmount: 'Token amount',
+  rCallData: 'Call data ({n} bytes)',
 } as const satisfies Record<string, string>

@@ -1,0 +1,316 @@
+/**
+ * LatchDelegate as compiled by solc 0.8.37+commit.f401782d.Emscripten.clang (contracts/compile.ts writes this file;
+ * delegate.test.ts compiles the source again and compares).
+ */
+export const LATCH_DELEGATE_COMPILER = '0.8.37+commit.f401782d.Emscripten.clang'
+
+export const LATCH_DELEGATE_ABI = [
+  {
+    inputs: [
+      {
+        internalType: 'uint256',
+        name: 'expected',
+        type: 'uint256',
+      },
+    ],
+    name: 'BadNonce',
+    type: 'error',
+  },
+  {
+    inputs: [],
+    name: 'BadSignature',
+    type: 'error',
+  },
+  {
+    inputs: [
+      {
+        internalType: 'uint256',
+        name: 'index',
+        type: 'uint256',
+      },
+      {
+        internalType: 'bytes',
+        name: 'reason',
+        type: 'bytes',
+      },
+    ],
+    name: 'CallFailed',
+    type: 'error',
+  },
+  {
+    inputs: [],
+    name: 'Expired',
+    type: 'error',
+  },
+  {
+    inputs: [],
+    name: 'Reentered',
+    type: 'error',
+  },
+  {
+    anonymous: false,
+    inputs: [
+      {
+        indexed: true,
+        internalType: 'uint256',
+        name: 'nonce',
+        type: 'uint256',
+      },
+      {
+        indexed: false,
+        internalType: 'bytes32',
+        name: 'digest',
+        type: 'bytes32',
+      },
+    ],
+    name: 'BatchExecuted',
+    type: 'event',
+  },
+  {
+    inputs: [
+      {
+        components: [
+          {
+            internalType: 'address',
+            name: 'to',
+            type: 'address',
+          },
+          {
+            internalType: 'uint256',
+            name: 'value',
+            type: 'uint256',
+          },
+          {
+            internalType: 'bytes',
+            name: 'data',
+            type: 'bytes',
+          },
+        ],
+        internalType: 'struct LatchDelegate.Call[]',
+        name: 'calls',
+        type: 'tuple[]',
+      },
+      {
+        internalType: 'uint256',
+        name: 'nonce',
+        type: 'uint256',
+      },
+      {
+        internalType: 'uint256',
+        name: 'deadline',
+        type: 'uint256',
+      },
+    ],
+    name: 'batchDigest',
+    outputs: [
+      {
+        internalType: 'bytes32',
+        name: '',
+        type: 'bytes32',
+      },
+    ],
+    stateMutability: 'view',
+    type: 'function',
+  },
+  {
+    inputs: [],
+    name: 'batchNonce',
+    outputs: [
+      {
+        internalType: 'uint256',
+        name: 'n',
+        type: 'uint256',
+      },
+    ],
+    stateMutability: 'view',
+    type: 'function',
+  },
+  {
+    inputs: [
+      {
+        components: [
+          {
+            internalType: 'address',
+            name: 'to',
+            type: 'address',
+          },
+          {
+            internalType: 'uint256',
+            name: 'value',
+            type: 'uint256',
+          },
+          {
+            internalType: 'bytes',
+            name: 'data',
+            type: 'bytes',
+          },
+        ],
+        internalType: 'struct LatchDelegate.Call[]',
+        name: 'calls',
+        type: 'tuple[]',
+      },
+      {
+        internalType: 'uint256',
+        name: 'nonce',
+        type: 'uint256',
+      },
+      {
+        internalType: 'uint256',
+        name: 'deadline',
+        type: 'uint256',
+      },
+      {
+        internalType: 'bytes',
+        name: 'signature',
+        type: 'bytes',
+      },
+    ],
+    name: 'execute',
+    outputs: [],
+    stateMutability: 'nonpayable',
+    type: 'function',
+  },
+  {
+    inputs: [
+      {
+        internalType: 'bytes32',
+        name: 'hash',
+        type: 'bytes32',
+      },
+      {
+        internalType: 'bytes',
+        name: 'signature',
+        type: 'bytes',
+      },
+    ],
+    name: 'isValidSignature',
+    outputs: [
+      {
+        internalType: 'bytes4',
+        name: '',
+        type: 'bytes4',
+      },
+    ],
+    stateMutability: 'view',
+    type: 'function',
+  },
+  {
+    inputs: [
+      {
+        internalType: 'address',
+        name: '',
+        type: 'address',
+      },
+      {
+        internalType: 'address',
+        name: '',
+        type: 'address',
+      },
+      {
+        internalType: 'uint256[]',
+        name: '',
+        type: 'uint256[]',
+      },
+      {
+        internalType: 'uint256[]',
+        name: '',
+        type: 'uint256[]',
+      },
+      {
+        internalType: 'bytes',
+        name: '',
+        type: 'bytes',
+      },
+    ],
+    name: 'onERC1155BatchReceived',
+    outputs: [
+      {
+        internalType: 'bytes4',
+        name: '',
+        type: 'bytes4',
+      },
+    ],
+    stateMutability: 'pure',
+    type: 'function',
+  },
+  {
+    inputs: [
+      {
+        internalType: 'address',
+        name: '',
+        type: 'address',
+      },
+      {
+        internalType: 'address',
+        name: '',
+        type: 'address',
+      },
+      {
+        internalType: 'uint256',
+        name: '',
+        type: 'uint256',
+      },
+      {
+        internalType: 'uint256',
+        name: '',
+        type: 'uint256',
+      },
+      {
+        internalType: 'bytes',
+        name: '',
+        type: 'bytes',
+      },
+    ],
+    name: 'onERC1155Received',
+    outputs: [
+      {
+        internalType: 'bytes4',
+        name: '',
+        type: 'bytes4',
+      },
+    ],
+    stateMutability: 'pure',
+    type: 'function',
+  },
+  {
+    inputs: [
+      {
+        internalType: 'address',
+        name: '',
+        type: 'address',
+      },
+      {
+        internalType: 'address',
+        name: '',
+        type: 'address',
+      },
+      {
+        internalType: 'uint256',
+        name: '',
+        type: 'uint256',
+      },
+      {
+        internalType: 'bytes',
+        name: '',
+        type: 'bytes',
+      },
+    ],
+    name: 'onERC721Received',
+    outputs: [
+      {
+        internalType: 'bytes4',
+        name: '',
+        type: 'bytes4',
+      },
+    ],
+    stateMutability: 'pure',
+    type: 'function',
+  },
+  {
+    stateMutability: 'payable',
+    type: 'receive',
+  },
+] as const
+
+export const LATCH_DELEGATE_BYTECODE =
+  '0x6080604052348015600e575f5ffd5b50610cff8061001c5f395ff3fe608060405260043610610071575f3560e01c806374b506ec1161004c57806374b506ec14610111578063bc197c8114610132578063c75f3cb614610160578063f23a6e6114610193575f5ffd5b8063150b7a021461007c5780631626ba7e146100c55780635f0d5b04146100e4575f5ffd5b3661007857005b5f5ffd5b348015610087575f5ffd5b506100a76100963660046108cd565b630a85bd0160e11b95945050505050565b6040516001600160e01b031990911681526020015b60405180910390f35b3480156100d0575f5ffd5b506100a76100df366004610936565b6101bf565b3480156100ef575f5ffd5b506101036100fe3660046109bd565b6101fb565b6040519081526020016100bc565b34801561011c575f5ffd5b5061013061012b366004610a09565b6104d7565b005b34801561013d575f5ffd5b506100a761014c366004610a89565b63bc197c8160e01b98975050505050505050565b34801561016b575f5ffd5b507f30303820efb71652358c71e921354ad7932c82d00e4b49bf6446c6e6d98cfe0054610103565b34801561019e575f5ffd5b506100a76101ad366004610b45565b63f23a6e6160e01b9695505050505050565b5f306101cc858585610755565b6001600160a01b0316146101e8576001600160e01b03196101f1565b630b135d3f60e11b5b90505b9392505050565b5f80846001600160401b0381111561021557610215610b99565b60405190808252806020026020018201604052801561023e578160200160208202803683370190505b5090505f5b85811015610378577f9085b19ea56248c94d86174b3784cfaaa8673d1041d6441f61ff52752dac848387878381811061027e5761027e610bad565b90506020028101906102909190610bc1565b61029e906020810190610bdf565b8888848181106102b0576102b0610bad565b90506020028101906102c29190610bc1565b602001358989858181106102d8576102d8610bad565b90506020028101906102ea9190610bc1565b6102f8906040810190610bf8565b604051610306929190610c3a565b60405190819003812061033d949392916020019384526001600160a01b039290921660208401526040830152606082015260800190565b6040516020818303038152906040528051906020012082828151811061036557610365610bad565b6020908102919091010152600101610243565b505f7f33e3d506a87a0221b2504794f6f14490cb91b21416e80af0c3edcbb0c7fe5a48826040516020016103ac9190610c49565b60408051808303601f190181528282528051602091820120818401949094528282019390935260608201979097526080808201969096528651808203909601865260a0810187528551958201959095207f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f60c08701527fdcf45ed878ddbc1fe3d52ca2d7b3017777f50f30ec3e8428ab2a4eb9d059c48e60e08701527fc89efdaa54c0f20c7adf612882df0950f5a951637e0307cdcb4c672f298b8bc6610100870152466101208701523061014080880191909152875180880390910181526101608701885280519083012061190160f01b6101808801526101828701526101a280870191909152865180870390910181526101c29095019095525050815191909201209392505050565b7f87460e48bbab0bde7a06d01fb87e182bf127d8466b484846f70a69057d4991005c80156105185760405163b5dfd9e560e01b815260040160405180910390fd5b8342111561053957604051630407b05b60e31b815260040160405180910390fd5b7f30303820efb71652358c71e921354ad7932c82d00e4b49bf6446c6e6d98cfe00548581146105835760405163676fddcb60e11b8152600481018290526024015b60405180910390fd5b5f610590898989896101fb565b90503061059e828787610755565b6001600160a01b0316146105c557604051635cd5d23360e01b815260040160405180910390fd5b600182017f30303820efb71652358c71e921354ad7932c82d00e4b49bf6446c6e6d98cfe005560017f87460e48bbab0bde7a06d01fb87e182bf127d8466b484846f70a69057d4991005d5f5b888110156106ec57368a8a8381811061062c5761062c610bad565b905060200281019061063e9190610bc1565b90505f8061064f6020840184610bdf565b6001600160a01b0316602084013561066a6040860186610bf8565b604051610678929190610c3a565b5f6040518083038185875af1925050503d805f81146106b2576040519150601f19603f3d011682016040523d82523d5f602084013e6106b7565b606091505b5091509150816106de578381604051635c0dee5d60e01b815260040161057a929190610c7e565b505050806001019050610611565b505f7f87460e48bbab0bde7a06d01fb87e182bf127d8466b484846f70a69057d4991005d867fd5acd4c41698e6a8df10253c094b270db40a0b7925122635c5632cde2f387bdc8260405161074291815260200190565b60405180910390a2505050505050505050565b5f6041821461076557505f6101f4565b5f6107736020828587610cba565b61077c91610ce1565b90505f61078d604060208688610cba565b61079691610ce1565b90505f858560408181106107ac576107ac610bad565b919091013560f81c9150507f7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a08211806107f857508060ff16601b141580156107f857508060ff16601c14155b15610808575f93505050506101f4565b604080515f81526020810180835289905260ff831691810191909152606081018490526080810183905260019060a0016020604051602081039080840390855afa158015610858573d5f5f3e3d5ffd5b5050604051601f19015198975050505050505050565b80356001600160a01b0381168114610884575f5ffd5b919050565b5f5f83601f840112610899575f5ffd5b5081356001600160401b038111156108af575f5ffd5b6020830191508360208285010111156108c6575f5ffd5b9250929050565b5f5f5f5f5f608086880312156108e1575f5ffd5b6108ea8661086e565b94506108f86020870161086e565b93506040860135925060608601356001600160401b03811115610919575f5ffd5b61092588828901610889565b969995985093965092949392505050565b5f5f5f60408486031215610948575f5ffd5b8335925060208401356001600160401b03811115610964575f5ffd5b61097086828701610889565b9497909650939450505050565b5f5f83601f84011261098d575f5ffd5b5081356001600160401b038111156109a3575f5ffd5b6020830191508360208260051b85010111156108c6575f5ffd5b5f5f5f5f606085870312156109d0575f5ffd5b84356001600160401b038111156109e5575f5ffd5b6109f18782880161097d565b90989097506020870135966040013595509350505050565b5f5f5f5f5f5f60808789031215610a1e575f5ffd5b86356001600160401b03811115610a33575f5ffd5b610a3f89828a0161097d565b909750955050602087013593506040870135925060608701356001600160401b03811115610a6b575f5ffd5b610a7789828a01610889565b979a9699509497509295939492505050565b5f5f5f5f5f5f5f5f60a0898b031215610aa0575f5ffd5b610aa98961086e565b9750610ab760208a0161086e565b965060408901356001600160401b03811115610ad1575f5ffd5b610add8b828c0161097d565b90975095505060608901356001600160401b03811115610afb575f5ffd5b610b078b828c0161097d565b90955093505060808901356001600160401b03811115610b25575f5ffd5b610b318b828c01610889565b999c989b5096995094979396929594505050565b5f5f5f5f5f5f60a08789031215610b5a575f5ffd5b610b638761086e565b9550610b716020880161086e565b9450604087013593506060870135925060808701356001600160401b03811115610a6b575f5ffd5b634e487b7160e01b5f52604160045260245ffd5b634e487b7160e01b5f52603260045260245ffd5b5f8235605e19833603018112610bd5575f5ffd5b9190910192915050565b5f60208284031215610bef575f5ffd5b6101f48261086e565b5f5f8335601e19843603018112610c0d575f5ffd5b8301803591506001600160401b03821115610c26575f5ffd5b6020019150368190038213156108c6575f5ffd5b818382375f9101908152919050565b81515f90829060208501835b82811015610c73578151845260209384019390910190600101610c55565b509195945050505050565b828152604060208201525f82518060408401528060208501606085015e5f606082850101526060601f19601f8301168401019150509392505050565b5f5f85851115610cc8575f5ffd5b83861115610cd4575f5ffd5b5050820193919092039150565b80356020831015610cf9575f19602084900360031b1b165b9291505056' as const

@@ -1,0 +1,62 @@
+/**
+ * A button the visitor's click may act on only once it has been visible, unobscured where the
+ * browser can tell (IntersectionObserver v2's `isVisible`), for ARM_MS without a change: a
+ * button slid under the pointer, or shown under something that hides it, does not take the
+ * click. The approvals (approval.ts) and the batch review (batch/review.ts) arm this way.
+ */
+
+/** How long the button must have been visible and unchanged before a click counts. */
+export const ARM_MS = 500
+
+/** Chromium's IntersectionObserver v2 fields (absent elsewhere: visibility is then intersection). */
+interface VisibilityEntry extends IntersectionObserverEntry {
+  isVisible?: boolean
+}
+
+export interface Arming {
+  /** Whether a click now counts. */
+  armed(): boolean
+  /** Disarms for good (the screen is going away). */
+  stop(): void
+}
+
+export function armWhenVisible(doc: Document, button: HTMLElement): Arming {
+  let armed = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const disarm = () => {
+    armed = false
+    clearTimeout(timer)
+    button.setAttribute('aria-disabled', 'true')
+  }
+  disarm()
+  const observer = new IntersectionObserver(
+    (entries) => {
+      const entry = entries[entries.length - 1] as VisibilityEntry | undefined
+      if (!entry) return
+      const visible =
+        entry.isIntersecting && entry.intersectionRatio >= 0.99 && entry.isVisible !== false
+      disarm()
+      if (visible) {
+        timer = setTimeout(() => {
+          armed = true
+          button.removeAttribute('aria-disabled')
+        }, ARM_MS)
+      }
+    },
+    // trackVisibility asks Chromium whether anything covers, fades or transforms the button.
+    { threshold: [0, 0.99, 1], trackVisibility: true, delay: 100 } as IntersectionObserverInit,
+  )
+  observer.observe(button)
+  const onHidden = () => {
+    if (doc.visibilityState !== 'visible') disarm()
+  }
+  doc.addEventListener('visibilitychange', onHidden)
+  return {
+    armed: () => armed,
+    stop() {
+      observer.disconnect()
+      disarm()
+      doc.removeEventListener('visibilitychange', onHidden)
+    },
+  }
+}
