@@ -377,6 +377,7 @@ test('refusal: the key on the modal origin finds no operator API there (serve, b
   }
   const lines: string[] = []
   const latch = await serveLatch({
+    ...migratedMemory(),
     env: {
       ...baseEnv,
       ...assets,

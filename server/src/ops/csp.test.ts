@@ -16,6 +16,7 @@ import { freePort, launchChromium } from '../../../e2e/src/harness.ts'
 import { latchScript } from '../../../e2e/src/host-server.ts'
 import { FRAME_CSS } from '../../../host-sdk/src/frame.ts'
 import { latchCli as cli } from '../testing/cli.ts'
+import { migratedMemory } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { frameStyleHash, hostPageCsp } from './csp.ts'
 import { type RunningLatch, serveLatch } from './serve.ts'
@@ -127,6 +128,7 @@ describe('the printed policy on a real host page', () => {
     const dirs = await buildFrontendOnce()
     const modalPort = await freePort()
     latch = await serveLatch({
+      ...migratedMemory(),
       env: {
         DATABASE_URL: 'memory://',
         LATCH_SECRET: TEST_SECRET,

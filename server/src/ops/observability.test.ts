@@ -385,7 +385,12 @@ describe('serve in JSON', () => {
       LATCH_MODAL_PORT: '0',
       LATCH_LOG_FORMAT: 'json',
     }
-    const latch = await serveLatch({ env, migrate: true, log: (line) => lines.push(line) })
+    const latch = await serveLatch({
+      env,
+      migrate: true,
+      log: (line) => lines.push(line),
+      ...migratedMemory(),
+    })
     try {
       latch.log(`Latch API listening on ${latch.api?.url}`)
       expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({

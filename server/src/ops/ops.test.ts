@@ -355,6 +355,7 @@ describe('latch serve', () => {
 
   test('behavior: split across processes, the modal-only server calls the API at LATCH_PUBLIC_URL and is ready only while that API is', async () => {
     const api = await serveLatch({
+      ...migratedMemory(),
       mode: 'api',
       env: { ...assets, DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET, LATCH_API_PORT: '0' },
       migrate: true,
