@@ -237,7 +237,7 @@ const workerBrowsers = new Map<string, Promise<Browser>>()
  * launched again for the next harness. It goes with the worker process (Playwright closes the
  * browsers it launched when the process exits, and Chromium exits when its pipe closes).
  */
-function workerChromium(extraArgs: string[]): Promise<Browser> {
+export function workerChromium(extraArgs: string[] = []): Promise<Browser> {
   const key = extraArgs.join('\n')
   const known = workerBrowsers.get(key)
   if (known) return known
@@ -250,8 +250,15 @@ function workerChromium(extraArgs: string[]): Promise<Browser> {
   return launched
 }
 
+/** Closes the worker's browsers, for a process that ends without Vitest (a bench script). */
+export async function closeWorkerBrowsers(): Promise<void> {
+  const launched = [...workerBrowsers.values()]
+  workerBrowsers.clear()
+  await Promise.allSettled(launched.map(async (up) => (await up).close()))
+}
+
 /** Closes every context of a shared browser: what a spec file opened goes with it. */
-async function closeAllContexts(browser: Browser): Promise<void> {
+export async function closeAllContexts(browser: Browser): Promise<void> {
   await Promise.all(
     browser.contexts().map((c) => withTimeout(c.close(), 10_000, 'closing a browser context')),
   )
