@@ -18,11 +18,12 @@ export default defineConfig({
   test: {
     // One worker per core (Vitest's default leaves one core to itself: on CI's 2 cores that is
     // one worker, one file at a time). The e2e specs share the workers with the unit files: each
-    // starts its own servers, chain and browser on ports it picks, and the frontend build is
-    // made once per run (e2e/src/build.ts).
+    // starts its own servers and chain on ports it picks, on the worker's Chromium (a context per
+    // test), and the frontend build and the PGlite template are made once per run, before the
+    // workers (e2e/src/global-setup.ts).
     maxWorkers: '100%',
     // The Node projects that start servers share each worker's modules across their test files
-    // (a file still gets its own servers, databases and browser, and stops them in its
+    // (a file still gets its own servers, databases and browser contexts, and stops them in its
     // afterAll): the server, Playwright and the build tools are imported once per worker instead
     // of once per file. The DOM projects, whose files mock modules and render into one document,
     // and `shared`, whose tests check what a module graph loads, stay isolated.
@@ -100,6 +101,8 @@ export default defineConfig({
           environment: 'node',
           isolate: false,
           include: ['src/**/*.spec.ts'],
+          // The frontend build and the PGlite template, once before the workers (see the file).
+          globalSetup: ['src/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },

@@ -20,6 +20,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { mainnet } from 'viem/chains'
+import { closeWorkerBrowsers } from '../e2e/src/harness.ts'
 import { updateAppRecord } from '../server/src/apps/service.ts'
 import { compile } from '../server/src/sponsor/contracts/compile.ts'
 import { deployDelegate } from '../server/src/sponsor/deploy.ts'
@@ -154,5 +155,7 @@ export default async function run(args: string[]): Promise<void> {
   } finally {
     await h.close()
     await anvil.stop()
+    // The harness takes the process's shared Chromium; nothing else uses it here.
+    await closeWorkerBrowsers()
   }
 }

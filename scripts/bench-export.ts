@@ -12,6 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
+import { closeWorkerBrowsers } from '../e2e/src/harness.ts'
 import { buildHostSdk } from '../host-sdk/build.ts'
 import { startWalletHarness } from '../wallet-frame/src/test/harness.ts'
 
@@ -105,5 +106,7 @@ export default async function run(args: string[]): Promise<void> {
     )
   } finally {
     await h.close()
+    // The harness takes the process's shared Chromium; nothing else uses it here.
+    await closeWorkerBrowsers()
   }
 }

@@ -13,6 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
+import { closeWorkerBrowsers } from '../e2e/src/harness.ts'
 import { startWalletHarness } from '../wallet-frame/src/test/harness.ts'
 
 const MIN_RUNS = 20
@@ -98,5 +99,7 @@ export default async function run(args: string[]): Promise<void> {
     )
   } finally {
     await h.close()
+    // The harness takes the process's shared Chromium; nothing else uses it here.
+    await closeWorkerBrowsers()
   }
 }

@@ -1,8 +1,8 @@
 /**
- * Builds the frontend (host SDK, modal app and wallet frame) once per run into a private folder: the e2e spec
- * files each run in their own worker, so a marker beside the cache (the run's id and a hash of
- * the sources) tells a worker that an earlier one of the same run, or an earlier run of the same
- * sources, already built them. Each build goes into a folder of its own under `builds/`, and the
+ * Builds the frontend (host SDK, modal app and wallet frame) once per run into a private folder: the e2e
+ * global setup builds before the workers start, and a marker beside the cache (the run's id and
+ * a hash of the sources) tells a worker (or a test of another project that serves the frontend)
+ * that this run, or an earlier run of the same sources, already built them. Each build goes into a folder of its own under `builds/`, and the
  * served paths (FRONTEND_DIRS) are links switched to it in one rename each: another vitest
  * process building meanwhile (another session in the same tree) never empties what a running
  * harness serves, and a page loaded from an older build still finds its files.
@@ -107,6 +107,12 @@ function readMarker(path = MARKER): Marker | null {
 const markerFits = (marker: Marker | null, hash: string, renderer: ModalRenderer) =>
   (marker?.renderer ?? 'react') === renderer && (marker?.hash === hash || marker?.runId === runId())
 
+/** Whether a marker's build may be served: with LATCH_E2E_REBUILD=1, only one of this run. */
+const builtFor = (marker: Marker | null, hash: string, renderer: ModalRenderer) =>
+  process.env.LATCH_E2E_REBUILD === '1'
+    ? (marker?.renderer ?? 'react') === renderer && marker?.runId === runId()
+    : markerFits(marker, hash, renderer)
+
 /** Each build's own folder; FRONTEND_DIRS link to the newest complete one. */
 const BUILDS_DIR = join(CACHE_DIR, 'builds')
 /** Older builds go when a new one is linked in; a run that started on one lasts minutes. */
@@ -148,14 +154,14 @@ let pending: Promise<void> | undefined
 /**
  * Builds the host SDK, the modal app and the wallet frame into FRONTEND_DIRS, unless this run or
  * these exact sources built them already with the same modal renderer (React DOM, or Preact with
- * LATCH_MODAL_RENDERER=preact, modal-app/renderer.ts). Set LATCH_E2E_REBUILD=1 to force a build.
+ * LATCH_MODAL_RENDERER=preact, modal-app/renderer.ts). Set LATCH_E2E_REBUILD=1 to build once in
+ * this run whatever was built before (the e2e global setup builds, the workers then use it).
  */
 export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
   pending ??= (async () => {
     const hash = frontendSourceHash()
     const renderer = modalRenderer()
-    const force = process.env.LATCH_E2E_REBUILD === '1'
-    if (!force && outputsExist() && markerFits(readMarker(), hash, renderer)) return
+    if (outputsExist() && builtFor(readMarker(), hash, renderer)) return
     const out = join(BUILDS_DIR, `${Date.now()}-${process.pid}`)
     const dirs = {
       sdk: join(out, 'sdk'),
@@ -208,9 +214,8 @@ export function buildModalOnce(renderer: ModalRenderer): Promise<string> {
       const link = otherRendererModalDir(renderer)
       const marker = `${link}.json`
       const hash = frontendSourceHash()
-      const force = process.env.LATCH_E2E_REBUILD === '1'
-      if (!force && existsSync(join(link, 'index.html'))) {
-        if (markerFits(readMarker(marker), hash, renderer)) return link
+      if (existsSync(join(link, 'index.html')) && builtFor(readMarker(marker), hash, renderer)) {
+        return link
       }
       const out = join(BUILDS_DIR, `${Date.now()}-${process.pid}-${renderer}`)
       mkdirSync(out, { recursive: true })

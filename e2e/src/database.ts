@@ -66,6 +66,14 @@ async function makeTemplate(): Promise<string> {
   return dir
 }
 
+/**
+ * Makes this run's template unless one is published: the e2e global setup calls it once before
+ * the workers start, so they copy it instead of each making one.
+ */
+export async function ensureTemplate(): Promise<void> {
+  if (!currentTemplate()) await makeTemplate()
+}
+
 let template: Promise<string> | undefined
 /** Copies of the template tried before giving up (see freshDataDir). */
 const COPY_ATTEMPTS = 6

@@ -13,7 +13,9 @@
  * The modal server's connector origin (Coinbase Wallet's frame, its second listener) is
  * http://connect.localhost:C (Chromium resolves every *.localhost name to the loopback), or
  * https://connect.example.test:P same-site.
- * One harness (and one browser) per spec file; one browser context per test.
+ * One harness per spec file, on the worker's Chromium (one per launch flags, launched by the
+ * first harness that needs it and kept for the worker's later spec files); one browser
+ * context per test.
  */
 import { rm } from 'node:fs/promises'
 import { type AddressInfo, createServer as createNetServer } from 'node:net'
@@ -224,6 +226,44 @@ export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   )
 }
 
+/** The worker's Chromium for each set of extra flags (see workerChromium). */
+const workerBrowsers = new Map<string, Promise<Browser>>()
+
+/**
+ * The Chromium this worker's harnesses share, launched with `extraArgs` on first use. A launch
+ * costs a second or more of the two cores per spec file; what a spec file may see of another is
+ * in its browser contexts, and the harness closes every context of the browser when its spec
+ * file ends (`close`), as closing the browser did. A browser that went away (a crash) is
+ * launched again for the next harness. It goes with the worker process (Playwright closes the
+ * browsers it launched when the process exits, and Chromium exits when its pipe closes).
+ */
+export function workerChromium(extraArgs: string[] = []): Promise<Browser> {
+  const key = extraArgs.join('\n')
+  const known = workerBrowsers.get(key)
+  if (known) return known
+  const launched = launchChromium(extraArgs)
+  workerBrowsers.set(key, launched)
+  const forget = () => {
+    if (workerBrowsers.get(key) === launched) workerBrowsers.delete(key)
+  }
+  launched.then((browser) => browser.on('disconnected', forget), forget)
+  return launched
+}
+
+/** Closes the worker's browsers, for a process that ends without Vitest (a bench script). */
+export async function closeWorkerBrowsers(): Promise<void> {
+  const launched = [...workerBrowsers.values()]
+  workerBrowsers.clear()
+  await Promise.allSettled(launched.map(async (up) => (await up).close()))
+}
+
+/** Closes every context of a shared browser: what a spec file opened goes with it. */
+export async function closeAllContexts(browser: Browser): Promise<void> {
+  await Promise.all(
+    browser.contexts().map((c) => withTimeout(c.close(), 10_000, 'closing a browser context')),
+  )
+}
+
 let sequence = 0
 /** A unique name for this run, e.g. for e-mail addresses and app names. */
 export function unique(tag: string): string {
@@ -265,8 +305,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       'building the frontend',
     )
     const browserUp = started(
-      launchChromium(options.sameSite ? SAME_SITE_CHROMIUM_ARGS : []),
-      (b) => b.close(),
+      workerChromium(options.sameSite ? SAME_SITE_CHROMIUM_ARGS : []),
+      closeAllContexts,
     )
     // Awaited below; these only keep an early failure from going unhandled.
     buildDone.catch(() => {})

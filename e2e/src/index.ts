@@ -2,11 +2,14 @@ export { buildFrontendOnce } from './build.ts'
 export {
   CHROMIUM_ARGS,
   CHROMIUM_PATH,
+  closeAllContexts,
+  closeWorkerBrowsers,
   type Harness,
   type HostPage,
   launchChromium,
   startHarness,
   withTimeout,
+  workerChromium,
 } from './harness.ts'
 export { type HostServer, INLINE_PARENT_ID, startHostServer } from './host-server.ts'
 export {

@@ -4,13 +4,12 @@
  * speaks the real protocol (penpal 7, serialized LatchErrors). The real modal is tested with the
  * SDK end to end in e2e/.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { launchChromium } from '@latch/e2e'
+import { buildFrontendOnce, launchChromium } from '@latch/e2e'
 import {
   API_TIMEOUT_MS,
   ERRORS,
@@ -20,7 +19,6 @@ import {
 } from '@latch/shared'
 import type { Browser, Frame, Page } from 'playwright-core'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { buildHostSdk } from '../build.ts'
 import { PENDING_FLOW_KEY } from './oauth.ts'
 
 const APP_ID = 'cl0000000000000000000000a'
@@ -152,9 +150,9 @@ const REDIRECT = 'redirect'
 const HTML = 'text/html'
 
 beforeAll(async () => {
-  outDir = mkdtempSync(join(tmpdir(), 'latch-sdk-link-'))
-  const [built, launched] = await Promise.all([buildHostSdk({ outDir }), launchChromium()])
-  void built
+  // The run's build of the SDK (e2e/src/build.ts: once per run, of the current sources).
+  const [built, launched] = await Promise.all([buildFrontendOnce(), launchChromium()])
+  outDir = built.sdk
   browser = launched
   ;[hostServer, host] = await serve((path) => {
     if (path === '/latch.js') return [JS, readFileSync(join(outDir, 'latch.js'), 'utf8')]
@@ -178,7 +176,6 @@ afterAll(async () => {
   await browser?.close()
   await new Promise((resolve) => hostServer?.close(resolve))
   await new Promise((resolve) => modalServer?.close(resolve))
-  rmSync(outDir, { recursive: true, force: true })
 })
 
 afterEach(async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { API_PREFIX } from '@latch/shared'
 import { afterAll, expect, test } from 'vitest'
 import { startServer } from './index.ts'
+import { migratedMemory } from './testing/global-setup.ts'
 import { postgresAvailable, runPostgres } from './testing/index.ts'
 import { TEST_SECRET } from './testing/test-server.ts'
 
@@ -159,6 +160,7 @@ test.skipIf(!postgresAvailable())(
 
 test("behavior: a started server keys per-address budgets by the connection's address, never by a forwarded one it does not trust", async () => {
   const server = await startServer({
+    ...migratedMemory(),
     port: 0,
     host: '127.0.0.1',
     env: { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET, SMTP_URL: '' },

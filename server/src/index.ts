@@ -58,6 +58,8 @@ export interface StartOptions {
    * False: refuse to start unless the schema is current (`latch serve` without `--migrate`).
    */
   migrate?: boolean
+  /** A PGlite data folder (dumpDataDir) an in-memory database starts from, e.g. a migrated one. */
+  pgliteData?: Blob
 }
 
 export interface Admin {

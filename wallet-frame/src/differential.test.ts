@@ -4,6 +4,9 @@
  * generated input with one value broken (a checksum, a type name, a width, a length, a coercible
  * type, an unknown field) is refused, never signed. Recursive structs, which ethers cannot
  * encode, are refused too. The inputs come from fast-check with fixed seeds, so a failure repeats.
+ * Each property also counts the kinds of input it generated and checks that every kind (each
+ * method, transaction type and way of breaking an input) came up many times, so the number of
+ * runs is enough for what the property claims.
  */
 import { CHAINS, type Hex, isLatchError } from '@latch/shared'
 import fc from 'fast-check'
@@ -22,7 +25,26 @@ import { privateKeyToAccount, signMessage, signTypedData } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { type KeyHolder, signTransactionFields, typedDataDigest, walletRpc } from './rpc.ts'
 
-const RUNS = 2_000
+const RUNS = 1_000
+/** How often each kind of generated input must have come up in a property's runs. */
+const EACH_KIND_AT_LEAST = 25
+
+/** Counts generated inputs by kind, and checks every expected kind came up often enough. */
+function tally() {
+  const counts = new Map<string, number>()
+  return {
+    add(kind: string) {
+      counts.set(kind, (counts.get(kind) ?? 0) + 1)
+    },
+    expectEach(kinds: readonly string[]) {
+      const seen = Object.fromEntries(kinds.map((k) => [k, counts.get(k) ?? 0]))
+      const few = Object.entries(seen).filter(([, n]) => n < EACH_KIND_AT_LEAST)
+      expect(few, `kinds generated fewer than ${EACH_KIND_AT_LEAST} times`).toEqual([])
+      // Nothing counted under a name the test does not expect (a renamed kind would hide).
+      expect([...counts.keys()].filter((k) => !kinds.includes(k))).toEqual([])
+    },
+  }
+}
 
 /** Eight keys (viem's accounts give each address); each case signs with one of them. */
 const KEYS = Array.from({ length: 8 }, (_, i) => {
@@ -89,6 +111,7 @@ const hexOf = (b: Uint8Array) => bytesToHex(b)
 
 describe('personal_sign and eth_sign against viem', () => {
   it(`signs ${RUNS} generated messages (text, unicode, bytes) to viem's hash and signature; a wrong checksum is refused`, async () => {
+    const kinds = tally()
     await fc.assert(
       fc.asyncProperty(
         key,
@@ -104,6 +127,7 @@ describe('personal_sign and eth_sign against viem', () => {
             ? { raw: message as Hex }
             : message
           const method = personal ? 'personal_sign' : 'eth_sign'
+          kinds.add(`${method} ${typeof expectedMessage === 'string' ? 'text' : 'bytes'}`)
           const params = (a: string) => (personal ? [message, a] : [a, message])
           const ours = await call(k.address, method, params(k.address))
           expect(ours).toBe(
@@ -114,11 +138,21 @@ describe('personal_sign and eth_sign against viem', () => {
             await recoverAddress({ hash: hashMessage(expectedMessage), signature: ours as Hex }),
           ).toBe(k.address)
           const wrong = wrongChecksum(k.address, pick)
-          if (wrong) expect(await refused(call(k.address, method, params(wrong)))).toBe(true)
+          if (wrong) {
+            kinds.add('wrong checksum')
+            expect(await refused(call(k.address, method, params(wrong)))).toBe(true)
+          }
         },
       ),
       { numRuns: RUNS, seed: 21_001 },
     )
+    kinds.expectEach([
+      'personal_sign text',
+      'personal_sign bytes',
+      'eth_sign text',
+      'eth_sign bytes',
+      'wrong checksum',
+    ])
   }, 300_000)
 })
 
@@ -364,6 +398,7 @@ function breakings(d: Typed, pick: number): { what: string; data: Typed }[] {
 describe('eth_signTypedData_v4 against viem', () => {
   it(`gives viem's digest and signature for ${RUNS} generated typed data, and refuses each with one value broken`, async () => {
     let brokenCount = 0
+    const kinds = tally()
     await fc.assert(
       fc.asyncProperty(key, typedDataArb, fc.nat(), fc.boolean(), async (k, data, pick, asJson) => {
         const d = data as unknown as Typed
@@ -381,6 +416,7 @@ describe('eth_signTypedData_v4 against viem', () => {
         )
         for (const { what, data: bad } of breakings(d, pick)) {
           brokenCount++
+          kinds.add(what)
           expect(
             await refused(call(k.address, 'eth_signTypedData_v4', [k.address, bad])),
             what,
@@ -390,6 +426,23 @@ describe('eth_signTypedData_v4 against viem', () => {
       { numRuns: RUNS, seed: 21_002 },
     )
     expect(brokenCount).toBeGreaterThan(RUNS * 5)
+    kinds.expectEach([
+      'uint without width',
+      'int without width',
+      'uint08',
+      'bytes032',
+      'struct named uint256',
+      'struct name with a space',
+      'struct name with parentheses',
+      'duplicate field',
+      'unknown message field',
+      'missing message field',
+      'coercible value',
+      'verifyingContract checksum',
+      'address checksum',
+      'bytesN length',
+      'EIP712Domain order',
+    ])
   }, 300_000)
 
   it('refuses recursive structs (viem hashes them; ethers has no encoding for them)', async () => {
@@ -491,8 +544,10 @@ async function viemSigned(t: GenTx, privateKey: Hex): Promise<Hex> {
 
 describe('eth_signTransaction against viem', () => {
   it(`serializes and signs ${RUNS} generated transactions of types 0, 1 and 2 to viem's bytes, and refuses each with one value broken`, async () => {
+    const kinds = tally()
     await fc.assert(
       fc.asyncProperty(key, txArb, fc.nat(), fc.gen(), async (k, t, pick, g) => {
+        kinds.add(`type ${t.type}${t.to ? '' : ' deploying'}`)
         const tip = (t.maxFeePerGas * BigInt(t.tipShare)) / 100n
         const request: Record<string, unknown> = {
           from: g(fc.constantFrom, k.address, k.address.toLowerCase()),
@@ -569,11 +624,37 @@ describe('eth_signTransaction against viem', () => {
           ])
         }
         for (const [what, bad] of broken) {
+          kinds.add(what)
           expect(await refused(call(k.address, 'eth_signTransaction', [bad])), what).toBe(true)
         }
       }),
       { numRuns: RUNS, seed: 21_003 },
     )
+    kinds.expectEach([
+      ...[0, 1, 2].flatMap((type) => [`type ${type}`, `type ${type} deploying`]),
+      'type true',
+      'type [2]',
+      'type "2.0"',
+      'type ""',
+      'type 4',
+      'authorizationList',
+      'input',
+      'gas',
+      'nonce as a decimal string',
+      'negative value',
+      'odd-length data',
+      'chainId as a string',
+      'unsupported chain',
+      'another from',
+      'gasPrice on type 2',
+      'maxFeePerGas on a legacy family',
+      'tip above max fee',
+      'access list on type 0',
+      'from checksum',
+      'to checksum',
+      'access list checksum',
+      'access list key length',
+    ])
   }, 300_000)
 
   it("signs large chain ids as viem does (the serialization, below the frame's chain check)", async () => {

@@ -5,18 +5,16 @@
  * modal origin that calls HostMethods over penpal as the modal does, and a third origin that
  * tries to call them too. The real modal's path is in e2e/src/wallet-bridge.spec.ts.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type InjectedWallet, injectWallet, launchChromium } from '@latch/e2e'
+import { buildFrontendOnce, type InjectedWallet, injectWallet, launchChromium } from '@latch/e2e'
 import { WALLET_REQUEST_TIMEOUT_MS } from '@latch/shared'
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core'
 import { verifyMessage } from 'viem'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { buildHostSdk } from '../../build.ts'
 
 const APP_ID = 'cl0000000000000000000000a'
 const WALLET_UUID = '5b0c1f0e-7a55-4c8e-9d6e-2f1a3b4c5d6e'
@@ -101,8 +99,10 @@ const JS = 'text/javascript'
 const HTML = 'text/html'
 
 beforeAll(async () => {
-  outDir = mkdtempSync(join(tmpdir(), 'latch-sdk-bridge-'))
-  ;[, browser] = await Promise.all([buildHostSdk({ outDir }), launchChromium()])
+  // The run's build of the SDK (e2e/src/build.ts: once per run, of the current sources).
+  let built: { sdk: string }
+  ;[built, browser] = await Promise.all([buildFrontendOnce(), launchChromium()])
+  outDir = built.sdk
   host = await serve((path) => {
     if (path === '/latch.js') return [JS, readFileSync(join(outDir, 'latch.js'), 'utf8')]
     if (path === '/') return [HTML, hostPage()]
@@ -133,7 +133,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close()
   for (const server of servers) await new Promise((resolve) => server.close(resolve))
-  rmSync(outDir, { recursive: true, force: true })
 })
 
 afterEach(async () => {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../index.ts'
 import { serveLatch } from '../ops/serve.ts'
 import { latchCli } from '../testing/cli.ts'
+import { migratedMemory } from '../testing/global-setup.ts'
 import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/postgres.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { OPERATOR_FAILURE_LIMIT, REFUSAL_AUDIT_IP_LIMIT } from './operator.ts'
@@ -52,11 +53,13 @@ describe('operator API [pglite]', () => {
 
   beforeAll(async () => {
     server = await startServer({
+      ...migratedMemory(),
       port: 0,
       log: (line) => logs.push(line),
       env: { ...baseEnv, DATABASE_URL: 'memory://', LATCH_ADMIN_KEY: KEY },
     })
     off = await startServer({
+      ...migratedMemory(),
       port: 0,
       log: () => {},
       env: { ...baseEnv, DATABASE_URL: 'memory://' },
@@ -374,6 +377,7 @@ test('refusal: the key on the modal origin finds no operator API there (serve, b
   }
   const lines: string[] = []
   const latch = await serveLatch({
+    ...migratedMemory(),
     env: {
       ...baseEnv,
       ...assets,

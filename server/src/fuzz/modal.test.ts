@@ -14,6 +14,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { type ModalServer, startModalServer } from '../../../modal-app/server.ts'
 import { type RunningServer, startServer } from '../index.ts'
+import { migratedMemory } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { send, sendRaw, type WireOutcome, type WireRequest } from './wire.ts'
 
@@ -45,6 +46,7 @@ beforeAll(async () => {
   await writeFile(join(dir, 'secret.txt'), SECRET_TEXT)
   await writeFile(join(dir, 'dist-secret.txt'), SECRET_TEXT)
   api = await startServer({
+    ...migratedMemory(),
     port: 0,
     env: { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET, SMTP_URL: '' },
     log: () => {},

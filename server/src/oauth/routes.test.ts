@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { authenticateWithAccount } from '../accounts/service.ts'
 import { type RunningServer, startServer } from '../index.ts'
 import { createSession, logoutSession } from '../sessions/service.ts'
+import { migratedMemory } from '../testing/global-setup.ts'
 import {
   authorizeAtMock,
   type MockProviders,
@@ -40,6 +41,7 @@ const logs: string[] = []
 beforeAll(async () => {
   mock = await startMockProviders()
   api = await startServer({
+    ...migratedMemory(),
     port: 0,
     host: '127.0.0.1',
     env: {
@@ -668,6 +670,7 @@ describe('GET /apps/{id} (public settings, no secrets)', () => {
 
 test('param: LATCH_OAUTH_<PROVIDER>_<FIELD> given to startServer moves the provider endpoint, under the app’s own overrides', async () => {
   const server = await startServer({
+    ...migratedMemory(),
     port: 0,
     host: '127.0.0.1',
     env: {

@@ -15,6 +15,7 @@ import { buildFrontendOnce } from '../../../e2e/src/build.ts'
 import { freePort, launchChromium } from '../../../e2e/src/harness.ts'
 import { latchScript } from '../../../e2e/src/host-server.ts'
 import { latchCli as cli } from '../testing/cli.ts'
+import { migratedMemory } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { frameStyleHash, hostPageCsp } from './csp.ts'
 import { type RunningLatch, serveLatch } from './serve.ts'
@@ -126,6 +127,7 @@ describe('the printed policy on a real host page', () => {
     const dirs = await buildFrontendOnce()
     const modalPort = await freePort()
     latch = await serveLatch({
+      ...migratedMemory(),
       env: {
         DATABASE_URL: 'memory://',
         LATCH_SECRET: TEST_SECRET,
@@ -179,8 +181,16 @@ describe('the printed policy on a real host page', () => {
     await latch?.close()
   })
 
-  /** Loads a page, clicks Sign in, and reports what the browser refused and what showed. */
-  async function visit(path: string, patienceMs = 20_000) {
+  /**
+   * Loads a page, clicks Sign in, and reports what the browser refused and what showed. With
+   * `refusal` (the start of the violation a refusal test expects), the page is first waited on
+   * until the browser reports that violation: what it refused then never loads, so the checks
+   * after it look once instead of waiting for something that cannot come. Without the violation
+   * (the policy let it through), they wait as for a page that works, and the test's assertions
+   * on the violations fail.
+   */
+  async function visit(path: string, refusal?: string) {
+    const patienceMs = 20_000
     const context = await browser.newContext()
     try {
       const tab = await context.newPage()
@@ -191,29 +201,49 @@ describe('the printed policy on a real host page', () => {
           seen.push(`${e.effectiveDirective} ${e.blockedURI}`)
         })
       })
+      // Waits for the load event: the SDK's classic script has run, or was refused, by then.
       await tab.goto(`${hostUrl}${path}`)
-      // The SDK mounts the (hidden) frame at once; give the page time to load it or be refused.
-      const sdk = await tab
-        .waitForFunction(() => 'latch' in window, undefined, { timeout: patienceMs })
-        .then(() => true)
-        .catch(() => false)
+      const refused =
+        refusal !== undefined &&
+        (await tab
+          .waitForFunction(
+            (start) =>
+              (window as unknown as { violations: string[] }).violations.some((v) =>
+                v.startsWith(start),
+              ),
+            refusal,
+            { timeout: patienceMs },
+          )
+          .then(() => true)
+          .catch(() => false))
+      const sdk = refused
+        ? await tab.evaluate(() => 'latch' in window)
+        : await tab
+            .waitForFunction(() => 'latch' in window, undefined, { timeout: patienceMs })
+            .then(() => true)
+            .catch(() => false)
       let emailField = false
       let dialogOpen = false
       let frameBorder = ''
       if (sdk) {
         await tab.getByRole('button', { name: 'Sign in' }).click()
-        dialogOpen = await tab
-          .waitForSelector(`[data-testid="${HOST_ELEMENT_IDS.dialog}"][open]`, {
-            timeout: patienceMs,
-          })
-          .then(() => true)
-          .catch(() => false)
-        emailField = await tab
+        const dialog = `[data-testid="${HOST_ELEMENT_IDS.dialog}"][open]`
+        const email = tab
           .frameLocator(`[data-testid="${HOST_ELEMENT_IDS.frame}"]`)
           .getByTestId('email-input')
-          .waitFor({ timeout: patienceMs })
-          .then(() => true)
-          .catch(() => false)
+        if (refused) {
+          dialogOpen = (await tab.locator(dialog).count()) > 0
+          emailField = (await email.count()) > 0
+        } else {
+          dialogOpen = await tab
+            .waitForSelector(dialog, { timeout: patienceMs })
+            .then(() => true)
+            .catch(() => false)
+          emailField = await email
+            .waitFor({ timeout: patienceMs })
+            .then(() => true)
+            .catch(() => false)
+        }
         // The SDK's style takes the frame's border off (a browser's own default is 2px inset).
         frameBorder = await tab
           .locator(`[data-testid="${HOST_ELEMENT_IDS.frame}"]`)
@@ -241,20 +271,20 @@ describe('the printed policy on a real host page', () => {
   }, 90_000)
 
   test('refusal: without the script-src line, sdk.js is refused and nothing of Latch runs', async () => {
-    const seen = await visit('/no-script', 4_000)
+    const seen = await visit('/no-script', `script-src-elem ${policy.modalOrigin}/sdk.js`)
     expect(seen.sdk).toBe(false)
     expect(seen.violations).toContain(`script-src-elem ${policy.modalOrigin}/sdk.js`)
   }, 90_000)
 
   test('refusal: without the frame-src line, the modal frame is refused', async () => {
-    const seen = await visit('/no-frame', 4_000)
+    const seen = await visit('/no-frame', 'frame-src ')
     expect(seen.sdk).toBe(true)
     expect(seen.emailField).toBe(false)
     expect(seen.violations.some((v) => v.startsWith('frame-src '))).toBe(true)
   }, 90_000)
 
   test('refusal: without the style hash, the SDK’s style is refused and the frame keeps the browser’s border', async () => {
-    const seen = await visit('/no-style', 4_000)
+    const seen = await visit('/no-style')
     expect(seen.violations).toContain('style-src-elem inline')
     expect(seen.frameBorder).toBe('2px')
   }, 90_000)

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { migratedMemory } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { STRICT_TRANSPORT_SECURITY, strictTransportSecurity } from './hsts.ts'
 import { serveLatch } from './serve.ts'
@@ -33,6 +34,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 /** The header on an API 404, an API refusal, the API's probe-free route, and the modal's files. */
 async function headersSeen(env: Record<string, string>): Promise<(string | null)[]> {
   const latch = await serveLatch({
+    ...migratedMemory(),
     env: {
       ...assets,
       DATABASE_URL: 'memory://',

@@ -22,6 +22,7 @@ import { type RunningServer, startServer } from '../index.ts'
 import { browserHashOf } from '../oauth/flow.ts'
 import { parseTrustProxy } from '../ratelimit.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
+import { migratedMemory } from '../testing/global-setup.ts'
 import {
   authorizeAtMock,
   type MockProviders,
@@ -307,6 +308,7 @@ describe('request ids', () => {
     ] as const) {
       const logs: string[] = []
       const api = await startServer({
+        ...migratedMemory(),
         port: 0,
         env: {
           DATABASE_URL: 'memory://',
@@ -341,6 +343,7 @@ describe('request ids', () => {
   test('behavior: text, the default, keeps the human lines and adds no request lines', async () => {
     const logs: string[] = []
     const api = await startServer({
+      ...migratedMemory(),
       port: 0,
       env: { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET, LATCH_LOG_FORMAT: '' },
       log: (line) => logs.push(line),
@@ -382,7 +385,12 @@ describe('serve in JSON', () => {
       LATCH_MODAL_PORT: '0',
       LATCH_LOG_FORMAT: 'json',
     }
-    const latch = await serveLatch({ env, migrate: true, log: (line) => lines.push(line) })
+    const latch = await serveLatch({
+      env,
+      migrate: true,
+      log: (line) => lines.push(line),
+      ...migratedMemory(),
+    })
     try {
       latch.log(`Latch API listening on ${latch.api?.url}`)
       expect(JSON.parse(lines.at(-1) ?? '')).toMatchObject({
@@ -416,6 +424,7 @@ describe('metrics', () => {
 
   beforeAll(async () => {
     api = await startServer({
+      ...migratedMemory(),
       port: 0,
       env: {
         DATABASE_URL: 'memory://',
@@ -623,6 +632,7 @@ describe('metrics', () => {
 
   test('refusal: off unless LATCH_METRICS=1; on, it needs a long token', async () => {
     const off = await startServer({
+      ...migratedMemory(),
       port: 0,
       env: { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET, LATCH_METRICS: '' },
       log: () => {},

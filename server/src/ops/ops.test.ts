@@ -16,6 +16,7 @@ import { ConfigError, loadConfig } from '../config.ts'
 import { openDatabase } from '../db/index.ts'
 import { startServer } from '../index.ts'
 import { latchCli as cli } from '../testing/cli.ts'
+import { migratedMemory } from '../testing/global-setup.ts'
 import { type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { databaseReadiness, reuseFor } from './health.ts'
@@ -82,6 +83,7 @@ describe('migrations', () => {
 describe('probes', () => {
   test('behavior: /healthz answers while /readyz follows the schema: 503 with a missing migration, 200 once current', async () => {
     const api = await startServer({
+      ...migratedMemory(),
       port: 0,
       env: { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET },
     })
@@ -353,6 +355,7 @@ describe('latch serve', () => {
 
   test('behavior: split across processes, the modal-only server calls the API at LATCH_PUBLIC_URL and is ready only while that API is', async () => {
     const api = await serveLatch({
+      ...migratedMemory(),
       mode: 'api',
       env: { ...assets, DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET, LATCH_API_PORT: '0' },
       migrate: true,

@@ -45,6 +45,8 @@ export interface ServeOptions {
   log?: Log
   /** The modal server's log; `log` when absent. */
   modalLog?: Log
+  /** A PGlite data folder (dumpDataDir) an in-memory database starts from (startServer's). */
+  pgliteData?: Blob
 }
 
 export interface RunningLatch {
@@ -189,6 +191,7 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
       env: apiEnv,
       log,
       migrate: options.migrate === true || env.LATCH_MIGRATE === '1',
+      ...(options.pgliteData ? { pgliteData: options.pgliteData } : {}),
     })
   }
 

@@ -332,8 +332,10 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
   let streaming = true
 
   try {
-    await a.start(0)
-    await b.start(0)
+    // Side by side: each process spends its start loading the server, on a core of its own when
+    // one is free. Both settle before a failure is thrown, so none is left starting.
+    const starts = await Promise.allSettled([a.start(0), b.start(0)])
+    for (const start of starts) if (start.status === 'rejected') throw start.reason
 
     /**
      * One request to process `i`, counted by outcome. As the modal's credentialed fetch: a

@@ -4,15 +4,19 @@
  * 'localhost' (another site) that speaks the real protocol (penpal 7, serialized LatchErrors),
  * optionally inside a host page on a third origin. Not part of the frame's bundle.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type ServerType, serve } from '@hono/node-server'
-import { launchChromium, SAME_SITE_CHROMIUM_ARGS, testCertificate } from '@latch/e2e'
+import {
+  buildFrontendOnce,
+  closeAllContexts,
+  SAME_SITE_CHROMIUM_ARGS,
+  testCertificate,
+  workerChromium,
+} from '@latch/e2e'
 import {
   API_PREFIX,
   APP_ID_HEADER,
@@ -33,7 +37,6 @@ import {
   type TestServer,
 } from '../../../server/src/testing/test-server.ts'
 import { walletFrameRoutes } from '../../../server/src/wallets/frame.ts'
-import { buildWalletFrame } from '../../build.ts'
 
 const PENPAL = readFileSync(
   fileURLToPath(new URL('../../../node_modules/penpal/dist/penpal.min.js', import.meta.url)),
@@ -103,7 +106,7 @@ export interface WalletHarness {
   /** The host page's origin: the modal's server named 127.0.0.1; the app registers it. */
   hostOrigin: string
   appId: string
-  /** This harness's build of the frame. */
+  /** The run's build of the frame (e2e/src/build.ts). */
   distDir: string
   modalUrl(base: string, timeoutMs: number, app?: string, exportQuery?: string): string
   /** Loads the stand-in modal (with the frame) as the top-level page. */
@@ -129,9 +132,6 @@ export async function startWalletHarness(
   // Subdomains need HTTPS: the frame's WebCrypto exists only in a secure context, and only
   // localhost and 127.0.0.1 are one over plain http. A throwaway certificate for the site.
   const tls = options.sameSite ? testCertificate() : undefined
-  // A build of its own: test files run side by side, and one build swapping wallet-frame/dist
-  // under another's server would make pages vanish for a moment.
-  const distDir = join(mkdtempSync(join(tmpdir(), 'latch-wallet-frame-')), 'dist')
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     if (req.url === '/penpal.min.js') {
       res.writeHead(200, { 'content-type': 'text/javascript' }).end(PENPAL)
@@ -168,10 +168,12 @@ export async function startWalletHarness(
   // browser refuses the frame storage. sameSite: three subdomains of example.test over HTTPS.
   const modalOrigin = tls ? `https://modal.example.test:${port}` : `http://localhost:${port}`
   const hostOrigin = tls ? `https://www.example.test:${port}` : `http://127.0.0.1:${port}`
-  const [, started, browser] = await Promise.all([
-    buildWalletFrame({ outDir: distDir }),
+  // The run's frontend build (made once, never swapped under a running server: build.ts), and
+  // the worker's Chromium for these flags (each harness closes the contexts it leaves).
+  const [{ walletFrame: distDir }, started, browser] = await Promise.all([
+    buildFrontendOnce(),
     startTestServer('pglite', 'memory://', { LATCH_MODAL_ORIGIN: modalOrigin }),
-    launchChromium(options.sameSite ? SAME_SITE_CHROMIUM_ARGS : []),
+    workerChromium(options.sameSite ? SAME_SITE_CHROMIUM_ARGS : []),
   ])
   // The API as createApi builds it, with the frame's routes over this harness's build.
   const frameRoutes = new Hono<HonoEnv>()
@@ -261,11 +263,10 @@ export async function startWalletHarness(
         [name, arg] as const,
       ),
     async close() {
-      await browser.close()
+      await closeAllContexts(browser)
       await new Promise((resolve) => api.close(resolve))
       await new Promise((resolve) => parent.close(resolve))
       await started.close()
-      rmSync(join(distDir, '..'), { recursive: true, force: true })
     },
   }
 }
