@@ -6,5 +6,5 @@
 export * from './keys.ts'
 export * from './passcode.ts'
 export * from './passkey.ts'
-export * from './rpc.ts'
+export * from './rpc/typed-data.ts'
 export * from './wallet.ts'

@@ -19,7 +19,7 @@ import {
 } from '@latch/shared'
 import { SigningKey } from 'ethers/crypto'
 import { hashAuthorization, TypedDataEncoder } from 'ethers/hash'
-import { checkedAddress } from '../rpc.ts'
+import { checkedAddress } from '../rpc/typed-data.ts'
 
 /** The most calls in one batch (the server's limit too). */
 export const MAX_BATCH_CALLS = 16
