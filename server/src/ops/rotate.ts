@@ -20,8 +20,8 @@ import { macMade } from '../crypto.ts'
 import { openServices } from '../index.ts'
 import { type RowKind, type RowOf, refreshTokenKeys, rowMac, rowMacMade } from '../row-mac.ts'
 import { pairedValue } from '../wallets/fork-pair.ts'
+import { resealCounter, resealedWallet, WALLET_COLUMNS } from '../wallets/records.ts'
 import { placeOfPasskey } from '../wallets/sealed.ts'
-import { resealCounter, resealedWallet, WALLET_COLUMNS } from '../wallets/service.ts'
 
 /** What one table holds and how each of its sealed columns was sealed. */
 interface SealedTable {

@@ -36,7 +36,7 @@ import {
   verifyPasscode,
   walletChallenge,
   walletInfo,
-} from './service.ts'
+} from './records.ts'
 
 /**
  * Starts of a passcode creation. Each evaluates under a fresh OPRF key (a guess there tells
