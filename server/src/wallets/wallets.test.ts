@@ -29,7 +29,7 @@ import {
   type TestServer,
   type TestSignIn,
 } from '../testing/test-server.ts'
-import { lockMs, MAX_PASSCODE_FAILURES } from './records.ts'
+import { lockMs, MAX_PASSCODE_FAILURES } from './passcode.ts'
 import { PASSCODE_BEGIN_IP_LIMIT, PASSCODE_BEGIN_USER_LIMIT } from './routes.ts'
 
 let n = 0
