@@ -15,7 +15,7 @@ import {
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core'
 import { expect } from 'vitest'
 import { walletCredentialName, walletCredentialValue } from '../../server/src/wallets/credential.ts'
-import { openWalletRecord } from '../../server/src/wallets/service.ts'
+import { openWalletRecord } from '../../server/src/wallets/records.ts'
 import {
   combineShares,
   fetchApi,

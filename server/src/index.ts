@@ -34,7 +34,7 @@ import { migrationState } from './ops/migrations.ts'
 import { closeGracefully } from './ops/shutdown.ts'
 import { createPriceSource } from './price/source.ts'
 import { startSweeper } from './sweep.ts'
-import { upgradeWalletRecords } from './wallets/service.ts'
+import { upgradeWalletRecords } from './wallets/reseal.ts'
 import { startWebhookWorker } from './webhooks/worker.ts'
 
 export { createAppSecret } from './admin/secrets.ts'

@@ -23,7 +23,10 @@ import {
 } from 'viem'
 import { privateKeyToAccount, signMessage, signTypedData } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { type KeyHolder, signTransactionFields, typedDataDigest, walletRpc } from './rpc.ts'
+import type { KeyHolder } from './rpc/call.ts'
+import { walletRpc } from './rpc/dispatch.ts'
+import { signTransactionFields } from './rpc/transaction.ts'
+import { typedDataDigest } from './rpc/typed-data.ts'
 
 const RUNS = 1_000
 /** How often each kind of generated input must have come up in a property's runs. */

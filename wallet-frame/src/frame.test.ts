@@ -9,7 +9,7 @@ import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, type ForkResponse } from '@la
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { forkTokenKey } from '../../server/src/sessions/service.ts'
-import { openWalletRecord } from '../../server/src/wallets/service.ts'
+import { openWalletRecord } from '../../server/src/wallets/records.ts'
 import { type Answer, startWalletHarness, type WalletHarness } from './test/harness.ts'
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 180_000 })

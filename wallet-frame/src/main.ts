@@ -29,7 +29,7 @@ import { connect, WindowMessenger } from 'penpal'
 import { approvalSurface } from './approval.ts'
 import { batchReview } from './batch/review.ts'
 import { browserAuthenticator } from './passkey.ts'
-import { walletRpc } from './rpc.ts'
+import { walletRpc } from './rpc/dispatch.ts'
 import { answerShareAsks } from './share-channel.ts'
 import { fetchApi, shareStore, walletCore } from './wallet.ts'
 

@@ -271,7 +271,7 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
     })
     // Loaded here, not imported above: the export page shares this file and never creates,
     // so ethers' signing code stays out of its JavaScript.
-    const { signPersonalMessage } = await import('./rpc.ts')
+    const { signPersonalMessage } = await import('./rpc/message.ts')
     const signature = signPersonalMessage(
       new TextEncoder().encode(walletCreationMessage(address, digest)),
       key,

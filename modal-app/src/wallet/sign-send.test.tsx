@@ -68,7 +68,7 @@ const methods = () =>
 
 type RpcAnswer = (request: WalletRpcParams['request']) => unknown
 
-/** The frame's rpc as wallet-frame/src/rpc.ts answers it, unless a test answers otherwise. */
+/** The frame's rpc as wallet-frame/src/rpc/dispatch.ts answers it, unless a test answers otherwise. */
 const frameRpc: RpcAnswer = ({ method, params }) => {
   const list = params as unknown[]
   if (method === 'personal_sign' || method === 'eth_signTypedData_v4') return SIGNATURE

@@ -21,7 +21,7 @@ import { macMade, randomId } from '../crypto.ts'
 import { type HonoEnv, readBody, requireAuth } from '../http.ts'
 import { requireWalletCredential } from '../wallets/credential.ts'
 import { walletHandedOver } from '../wallets/fork-pair.ts'
-import { walletRecoveryMethod } from '../wallets/service.ts'
+import { walletRecoveryMethod } from '../wallets/records.ts'
 
 /** How long an approval waits for its link: the rest of a code's or a signature's round trip. */
 export const LINK_APPROVAL_TTL_MS = 10 * 60_000

@@ -376,7 +376,7 @@ const migrations: Record<string, Migration> = {
   },
   '0009_wallet_binding': {
     async up(db: Kysely<unknown>) {
-      // A passcode wallet's attempt state under a MAC of the server secret (wallets/service.ts),
+      // A passcode wallet's attempt state under a MAC of the server secret (wallets/attempts.ts),
       // and the failures in all since the last right passcode, after which a new sign-in is
       // needed. Rows of before are sealed again with their place and given a MAC at start.
       await db.schema

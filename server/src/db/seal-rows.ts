@@ -2,7 +2,7 @@
  * Seals the rows that grant access under the server secret, for the migration that gave them
  * MACs (0018): every existing row gets its MAC, refresh tokens are keyed by the secret, and
  * each wallet whose attempt state already has a MAC gets its attempt counter. Wallets from before
- * that MAC (0009) get theirs when they are sealed again at start (wallets/service.ts).
+ * that MAC (0009) get theirs when they are sealed again at start (wallets/reseal.ts).
  */
 import { type Kysely, sql } from 'kysely'
 import type { Secrets } from '../crypto.ts'

@@ -20,8 +20,8 @@ import { macMade } from '../crypto.ts'
 import { openServices } from '../index.ts'
 import { type RowKind, type RowOf, refreshTokenKeys, rowMac, rowMacMade } from '../row-mac.ts'
 import { pairedValue } from '../wallets/fork-pair.ts'
+import { resealCounter, resealedWallet, WALLET_COLUMNS } from '../wallets/reseal.ts'
 import { placeOfPasskey } from '../wallets/sealed.ts'
-import { resealCounter, resealedWallet, WALLET_COLUMNS } from '../wallets/service.ts'
 
 /** What one table holds and how each of its sealed columns was sealed. */
 interface SealedTable {
@@ -34,7 +34,7 @@ interface SealedTable {
 
 /**
  * Every value sealed with the server secret's encryption key outside the wallets (whose values,
- * sealed with their place, and attempt-state MAC are handled by wallets/service.ts). Short-lived
+ * sealed with their place, and attempt-state MAC are handled by wallets/reseal.ts). Short-lived
  * values are here too: a rotated refresh token's sealed child lives 10 s, but sealing it again
  * costs nothing and lets `--check` mean "nothing left", whatever the timing.
  */

@@ -19,7 +19,7 @@ import { REFRESH_COOKIE_PREFIX } from '../sessions/refresh-cookie.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
 import { describeBackends, type TestServer } from '../testing/test-server.ts'
 import { walletCredentialName } from './credential.ts'
-import { PASSCODE_FAILURES_BEFORE_SIGN_IN } from './service.ts'
+import { PASSCODE_FAILURES_BEFORE_SIGN_IN } from './passcode.ts'
 
 let n = 0
 const email = () => `attack.${++n}.${Date.now()}@example.com`

@@ -13,7 +13,7 @@ import { softAuthenticator } from '../testing/authenticator.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
 import { describeBackends, type TestServer, type TestSignIn } from '../testing/test-server.ts'
 import { MAX_WALLET_PASSKEYS, passkeyRpId } from './passkeys.ts'
-import { openWalletRecord } from './service.ts'
+import { openWalletRecord } from './records.ts'
 
 let n = 0
 const email = () => `passkey.${++n}.${Date.now()}@example.com`

@@ -18,8 +18,8 @@ import {
 import type { Config } from '../config.ts'
 import type { Deps } from '../context.ts'
 import { defaultRpId } from '../passkeys/rp-id.ts'
+import { authShareOf, ownWallet, type WalletRow } from './records.ts'
 import { insertPasskey, placeOfPasskey } from './sealed.ts'
-import { authShareOf, ownWallet, type WalletRow } from './service.ts'
 
 /** Passkeys that may seal one wallet's share (each is one more way in; a few are plenty). */
 export const MAX_WALLET_PASSKEYS = 10

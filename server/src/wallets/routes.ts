@@ -25,18 +25,11 @@ import { Hono } from 'hono'
 import type { Deps } from '../context.ts'
 import { clientIp, type HonoEnv, readBody, requireAuth } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
+import { beginPasscode, createWallet, walletChallenge } from './create.ts'
 import { requireWalletCredential } from './credential.ts'
+import { evaluatePasscode, verifyPasscode } from './passcode.ts'
 import { addPasskey, passkeyOptions, recoverWithPasskey } from './passkeys.ts'
-import {
-  authShare,
-  beginPasscode,
-  createWallet,
-  evaluatePasscode,
-  recoverLatch,
-  verifyPasscode,
-  walletChallenge,
-  walletInfo,
-} from './service.ts'
+import { authShare, recoverLatch, walletInfo } from './recovery.ts'
 
 /**
  * Starts of a passcode creation. Each evaluates under a fresh OPRF key (a guess there tells

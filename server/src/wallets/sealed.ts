@@ -1,6 +1,6 @@
 /**
  * Where a wallet's sealed values belong (the associated data each is sealed with), and the row
- * of a passkey's sealing: below service.ts and passkeys.ts, which both write them.
+ * of a passkey's sealing: below records.ts, create.ts and passkeys.ts, which write them.
  */
 import type { WalletPasskeySealing } from '@latch/shared'
 import { normalizeIdentifier } from '../accounts/service.ts'

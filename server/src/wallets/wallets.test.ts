@@ -29,8 +29,8 @@ import {
   type TestServer,
   type TestSignIn,
 } from '../testing/test-server.ts'
+import { lockMs, MAX_PASSCODE_FAILURES } from './passcode.ts'
 import { PASSCODE_BEGIN_IP_LIMIT, PASSCODE_BEGIN_USER_LIMIT } from './routes.ts'
-import { lockMs, MAX_PASSCODE_FAILURES } from './service.ts'
 
 let n = 0
 const email = () => `wallet.${++n}.${Date.now()}@example.com`

@@ -5,8 +5,8 @@
  * authorization, which delegates ONLY to Latch's delegate: the address is this module's constant,
  * never an input, so nothing the modal sends can delegate the account to other code.
  *
- * Every input is checked strictly first, as rpc.ts checks a transaction; ethers hashes and signs
- * with a SigningKey made for the one signature (rpc.ts, signDigest).
+ * Every input is checked strictly first, as rpc/transaction.ts checks a transaction; ethers hashes
+ * and signs with a SigningKey made for the one signature (rpc/message.ts, signDigest).
  */
 import {
   BATCH_DOMAIN,
@@ -19,7 +19,7 @@ import {
 } from '@latch/shared'
 import { SigningKey } from 'ethers/crypto'
 import { hashAuthorization, TypedDataEncoder } from 'ethers/hash'
-import { checkedAddress } from '../rpc.ts'
+import { checkedAddress } from '../rpc/call.ts'
 
 /** The most calls in one batch (the server's limit too). */
 export const MAX_BATCH_CALLS = 16

@@ -25,11 +25,12 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../../server/src/testing/anvil.ts'
-import { frameFetch } from '../../server/src/testing/frame-fetch.ts'
-import { startTestServer, type TestServer } from '../../server/src/testing/test-server.ts'
-import { type KeyHolder, type RpcDeps, walletRpc } from './rpc.ts'
-import { fetchApi, type ShareStore, walletCore } from './wallet.ts'
+import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../../../server/src/testing/anvil.ts'
+import { frameFetch } from '../../../server/src/testing/frame-fetch.ts'
+import { startTestServer, type TestServer } from '../../../server/src/testing/test-server.ts'
+import { fetchApi, type ShareStore, walletCore } from '../wallet.ts'
+import type { KeyHolder, RpcDeps } from './call.ts'
+import { walletRpc } from './dispatch.ts'
 
 const OWNER = ANVIL_ACCOUNTS[0]
 const viemAccount = privateKeyToAccount(OWNER.privateKey)

@@ -3,7 +3,7 @@ import { bytesToHex } from '@noble/hashes/utils.js'
 import fc from 'fast-check'
 import { hashTypedData, type TypedDataDefinition } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { typedDataDigest } from './rpc.ts'
+import { typedDataDigest } from './typed-data.ts'
 
 const ours = (data: unknown) => typedDataDigest(data)
 const viems = (data: unknown) => hashTypedData(data as TypedDataDefinition)
