@@ -234,10 +234,13 @@ const workerBrowsers = new Map<string, Promise<Browser>>()
  * costs a second or more of the two cores per spec file; what a spec file may see of another is
  * in its browser contexts, and the harness closes every context of the browser when its spec
  * file ends (`close`), as closing the browser did. A browser that went away (a crash) is
- * launched again for the next harness. It goes with the worker process (Playwright closes the
- * browsers it launched when the process exits, and Chromium exits when its pipe closes).
+ * launched again for the next harness. Once a spec file's contexts are closed, the browsers
+ * linger for `WORKER_BROWSER_LINGER_MS` for the worker's next file and then close: a browser's
+ * pipe keeps the worker's event loop alive, so a worker whose last file has ended could not
+ * exit when Vitest ends it, and would be killed after Vitest's teardown timeout instead.
  */
 export function workerChromium(extraArgs: string[] = []): Promise<Browser> {
+  clearTimeout(lingering)
   const key = extraArgs.join('\n')
   const known = workerBrowsers.get(key)
   if (known) return known
@@ -257,11 +260,20 @@ export async function closeWorkerBrowsers(): Promise<void> {
   await Promise.allSettled(launched.map(async (up) => (await up).close()))
 }
 
-/** Closes every context of a shared browser: what a spec file opened goes with it. */
+/** How long the worker's browsers wait for its next spec file after one ended (see workerChromium). */
+export const WORKER_BROWSER_LINGER_MS = 2_000
+let lingering: NodeJS.Timeout | undefined
+
+/**
+ * Closes every context of a shared browser: what a spec file opened goes with it. The worker's
+ * browsers then close unless another harness takes one within `WORKER_BROWSER_LINGER_MS`.
+ */
 export async function closeAllContexts(browser: Browser): Promise<void> {
   await Promise.all(
     browser.contexts().map((c) => withTimeout(c.close(), 10_000, 'closing a browser context')),
   )
+  clearTimeout(lingering)
+  lingering = setTimeout(() => void closeWorkerBrowsers(), WORKER_BROWSER_LINGER_MS)
 }
 
 let sequence = 0
