@@ -16,8 +16,8 @@ import { walletStepFailed } from './flows.ts'
 import { showWalletFrameOver, walletFrame } from './frame.ts'
 import { usableWallet, walletAccessToken } from './sign.ts'
 
-/** Room for the title, a call's rows and the fee line; more calls scroll inside the frame. */
-const slotHeight = (calls: number) => Math.min(140 + 120 * calls, 480)
+/** Room for the title, a call with its calldata wrapped, the fee line and the button; more calls scroll inside the frame. */
+const slotHeight = (calls: number) => Math.min(260 + 200 * calls, 560)
 
 export function BatchReview() {
   const batch = useModal((s) => (s.flow?.kind === 'send-transaction' ? s.flow.batch : undefined))
@@ -65,7 +65,7 @@ export function BatchReview() {
   }, [batch])
   if (!batch) return null
   return (
-    <div className="latch-screen" data-testid="screen-BATCH_REVIEW">
+    <div className="latch-screen" data-testid="screen-EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN">
       {error ? (
         <p className="latch-error" role="alert" data-testid="batch-error">
           {error}
