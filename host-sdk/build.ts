@@ -88,7 +88,9 @@ function errorCatalogue(codes: ReadonlySet<string>): Plugin {
  *   method directly (`r.init(...)`), never through them;
  * - the error reply penpal retries with when an answer cannot be cloned (DataCloneError): the
  *   host methods answer undefined, strings and the wallet bridge's checked plain data;
- * - PenpalError's field declaration (its constructor sets `code`).
+ * - PenpalError's field declaration (its constructor sets `code`);
+ * - the long texts of sending before the handshake set the port or the origin: the SDK sends
+ *   calls only after it, so they never show (a short text stays).
  * The edits are exact; if penpal's text changes, the build fails here instead of growing.
  */
 const PENPAL_EDITS: [RegExp, string][] = [
@@ -145,6 +147,10 @@ const PENPAL_EDITS: [RegExp, string][] = [
   [
     /try \{\s*(?:\(void 0\)\?\.\([^;]*;\s*)?messenger\.sendMessage\(replyMessage, transferables\);\s*\} catch \(error\) \{\s*if \(error\.name === "DataCloneError"\) \{[\s\S]*?\}\s*throw error;\s*\}/g,
     'messenger.sendMessage(replyMessage, transferables);',
+  ],
+  [
+    /"Cannot send message because the (?:MessagePort is not connected|remote origin is not established)"/g,
+    '"Not connected"',
   ],
   // PenpalError's `code;`, the only such line.
   [/^ {2}code;$/m, ''],

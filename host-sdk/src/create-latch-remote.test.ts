@@ -32,7 +32,11 @@ const initResult: InitResult = {
   user: null,
 }
 
-let modal: { init: ReturnType<typeof vi.fn>; signMessage: ReturnType<typeof vi.fn> }
+let modal: {
+  init: ReturnType<typeof vi.fn>
+  signMessage: ReturnType<typeof vi.fn>
+  rpc: ReturnType<typeof vi.fn>
+}
 let host: HostMethods | undefined
 let latch: LatchClient | undefined
 
@@ -47,7 +51,7 @@ beforeAll(() => {
 })
 
 beforeEach(() => {
-  modal = { init: vi.fn(async () => initResult), signMessage: vi.fn() }
+  modal = { init: vi.fn(async () => initResult), signMessage: vi.fn(), rpc: vi.fn() }
   host = undefined
   vi.mocked(connect).mockImplementation((({ methods }: { methods: HostMethods }) => {
     host = methods
@@ -128,6 +132,22 @@ test("behavior: a flow refused with -32002 ('Request already pending') leaves th
   modal.signMessage.mockRejectedValueOnce(serializeError(LatchError.of('signature_rejected')))
   const rejected = await client.signMessage('first').catch((e: unknown) => e)
   expect((rejected as LatchError).code).toBe('signature_rejected')
+  expect(dialog().open).toBe(false)
+})
+
+test("behavior: sendCalls() sends wallet_sendCalls by name through the modal's rpc and resolves with its { id }; a closed review rejects with transaction_exited and the dialog closes", async () => {
+  const client = await started()
+  const id = `0x${'ab'.repeat(32)}`
+  const request = { chainId: '0x1', calls: [{ to: `0x${'12'.repeat(20)}`, data: '0x' }] }
+  modal.rpc.mockResolvedValueOnce({ id })
+  await expect(client.sendCalls(request)).resolves.toEqual({ id })
+  expect(modal.rpc.mock.calls[0]).toEqual([0, 'wallet_sendCalls', [request]])
+  await host?.setOpen(true)
+  modal.rpc.mockRejectedValueOnce(
+    serializeError(LatchError.of('transaction_exited', { message: 'User exited the modal' })),
+  )
+  const closed = await client.sendCalls(request).catch((e: unknown) => e)
+  expect((closed as LatchError).code).toBe('transaction_exited')
   expect(dialog().open).toBe(false)
 })
 

@@ -239,6 +239,11 @@ export function createLatch(options: LatchOptions): LatchClient {
       import(/* @vite-ignore */ /* webpackIgnore: true */ `${base}/provider.js`).then(
         (m: ProviderModule) => m.default(client, call, flow, options),
       ),
+    // By name through the modal's rpc, as the provider sends it: no entry of its own.
+    sendCalls: (request) =>
+      flow((r) => r.rpc(0, 'wallet_sendCalls', [request]), 'modal_unreachable') as Promise<{
+        id: string
+      }>,
     on: events.on,
     off: events.off,
     destroy() {

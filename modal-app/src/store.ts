@@ -7,6 +7,7 @@
  */
 import type {
   CodeChannel,
+  Hex,
   LatchError,
   LinkApprovalMethod,
   OAuthProvider,
@@ -25,13 +26,20 @@ export type CodeStatus = 'idle' | 'submitting' | 'success' | 'error'
  * What the visitor is doing: signing in, linking an account to the signed-in user, creating
  * the in-app wallet (createWallet()) or recovering it on this device (recoverWallet()).
  */
+/** A batch of calls the app pays for, checked, as the wallet frame's review takes it. */
+export interface BatchRequest {
+  chainId: number
+  calls: { to: Hex; value: string; data: string }[]
+}
+
 export type Flow =
   | { kind: 'login' }
   | { kind: 'link'; account: 'email' | 'phone' | 'wallet' | 'passkey' | OAuthProvider }
   | { kind: 'create-wallet' }
   | { kind: 'recover-wallet' }
   | { kind: 'sign' }
-  | { kind: 'send-transaction' }
+  /** sendTransaction(), or with `batch` EIP-5792's wallet_sendCalls (wallet/calls.ts). */
+  | { kind: 'send-transaction'; batch?: BatchRequest }
   | { kind: 'export-wallet' }
   /** connectWallet(): a wallet connected without signing in. */
   | { kind: 'connect-wallet' }

@@ -79,8 +79,30 @@ export interface LatchClient
    * page through EIP-6963 (name 'Latch', rdns 'dev.latch.wallet').
    */
   getEthereumProvider(options?: EthereumProviderOptions): Promise<LatchEthereumProvider>
+  /**
+   * EIP-5792's `wallet_sendCalls` on the promise API: a batch of calls the app pays for, shown
+   * on the wallet frame's review; resolves with the batch's `{ id }` (for the provider's
+   * `wallet_getCallsStatus`) once the visitor's click there sent it. Closing the review rejects
+   * with 'User exited the modal before submitting the transaction'; a sponsor's refusal with its
+   * own code (host-sdk/README.md, "Batches the app pays for").
+   */
+  sendCalls(request: SendCallsRequest): Promise<{ id: string }>
   /** Removes the frame and its listeners; pending and later calls reject. */
   destroy(): void
+}
+
+/** `wallet_sendCalls`'s parameter (EIP-5792). */
+export interface SendCallsRequest {
+  version?: string
+  /** A hex chain id of one of the app's chains. */
+  chainId: string
+  /** The in-app wallet's address (optional). */
+  from?: string
+  atomicRequired?: boolean
+  /** 1 to 16 calls; `value` a hex quantity, `data` hex bytes. */
+  calls: { to: string; value?: string; data?: string }[]
+  /** `paymasterService` is honoured where the app pays; any other must be `optional`. */
+  capabilities?: Record<string, unknown>
 }
 
 /** Attributes and test ids of the elements the SDK adds to the host page. */

@@ -168,7 +168,11 @@ export interface ModalMethods {
   exportWallet(): Promise<void>
   /**
    * A read of the chain `chainId` (the API's chain proxy and its allowlist): the host page's
-   * EIP-1193 provider forwards read methods here. Answers the node's result.
+   * EIP-1193 provider forwards read methods here. Answers the node's result. EIP-5792's
+   * `wallet_sendCalls`, `wallet_getCapabilities`, `wallet_getCallsStatus` and
+   * `wallet_showCallsStatus` come the same way, by name with their JSON-RPC params (the chain
+   * is theirs); `wallet_sendCalls` opens the wallet frame's review of the batch and answers
+   * `{ id }` once the visitor's click there sent it.
    */
   rpc(chainId: number, method: string, params?: unknown): Promise<unknown>
   /**

@@ -19,15 +19,19 @@ import {
   createStorage,
   disconnect,
   getAccount,
+  getCallsStatus,
+  getCapabilities,
   getConnectorClient,
   http,
   reconnect,
+  sendCalls,
   sendTransaction,
   signMessage,
   signTypedData,
   switchChain,
   verifyMessage,
   verifyTypedData,
+  waitForCallsStatus,
   waitForTransactionReceipt,
 } from '@wagmi/core'
 import { type Hex, isHex, parseEther } from 'viem'
@@ -67,6 +71,45 @@ const userWithWallet = (): User => ({
   ],
 })
 
+/** The sponsor's capabilities on chain 1, as the API answers them. */
+const CAPABILITIES = {
+  '0x1': { atomic: { status: 'supported' }, paymasterService: { supported: true } },
+}
+
+/** What the modal sent for each batch id (modal-app/src/wallet/calls.ts answers the real ones). */
+const sentBatches = new Map<string, { params: unknown; hashes: Hex[] }>()
+
+/**
+ * The modal's EIP-5792 as the stand-in answers it: a batch the review "approved" is sent call by
+ * call from the anvil-unlocked account (the app's sponsor and the delegate are the server's
+ * tests and the e2e spec's), its id a hash of the first transaction.
+ */
+async function batches(method: string, params: unknown[]): Promise<unknown> {
+  if (method === 'wallet_getCapabilities') return CAPABILITIES
+  if (method === 'wallet_sendCalls') {
+    const { calls } = params[0] as { calls: { to: Hex; value?: Hex; data?: Hex }[] }
+    const hashes: Hex[] = []
+    for (const call of calls) {
+      const hash = await anvil.rpc<Hex>('eth_sendTransaction', [{ from: account.address, ...call }])
+      hashes.push(hash)
+      await anvil.receipt(hash)
+    }
+    const id = `0x${(hashes[0] ?? '').slice(2).padStart(64, '0')}`
+    sentBatches.set(id, { params: params[0], hashes })
+    return { id }
+  }
+  if (method === 'wallet_getCallsStatus') {
+    const batch = sentBatches.get(params[0] as string)
+    if (!batch) throw LatchError.of('not_found')
+    const receipts = await Promise.all(
+      batch.hashes.map((h) => anvil.rpc<Record<string, unknown>>('eth_getTransactionReceipt', [h])),
+    )
+    return { version: '2.0.0', id: params[0], chainId: '0x1', status: 200, atomic: true, receipts }
+  }
+  if (method === 'wallet_showCallsStatus') return null
+  throw LatchError.of('rpc_unsupported_method')
+}
+
 /** A client whose modal approves every screen; `signedIn` says whether a session exists. */
 function standInClient(signedIn: boolean) {
   let user: User | null = signedIn ? userWithWallet() : null
@@ -101,7 +144,9 @@ function standInClient(signedIn: boolean) {
       return { transactionHash: hash } as unknown as TransactionReceipt
     },
     rpc: (_chainId: number, method: string, params?: unknown) =>
-      anvil.rpc(method, (params ?? []) as unknown[]),
+      method.startsWith('wallet_')
+        ? batches(method, (params ?? []) as unknown[])
+        : anvil.rpc(method, (params ?? []) as unknown[]),
   } as unknown as ModalMethods
   const run = <T>(fn: (m: ModalMethods) => Promise<T>) => fn(modal)
   const login = vi.fn(async () => {
@@ -191,6 +236,43 @@ test('behavior: connect signs in when needed; wagmi’s signMessage, signTypedDa
   expect(receipt.from.toLowerCase()).toBe(account.address.toLowerCase())
   const after = BigInt(await anvil.rpc<string>('eth_getBalance', [RECIPIENT, 'latest']))
   expect(after - before).toBe(parseEther('0.01'))
+})
+
+test('behavior: wagmi’s getCapabilities, sendCalls, getCallsStatus and waitForCallsStatus reach the modal through the provider unfiltered (wallet_sendCalls with the calls and paymasterService), and the status reaches success', async () => {
+  const { client } = standInClient(true)
+  const config = wagmiConfig(client)
+  await connect(config, { connector: first(config), chainId: mainnet.id })
+  const capabilities = await getCapabilities(config, { chainId: mainnet.id })
+  expect(capabilities).toMatchObject({
+    atomic: { status: 'supported' },
+    paymasterService: { supported: true },
+  })
+  const { id } = await sendCalls(config, {
+    chainId: mainnet.id,
+    calls: [
+      { to: RECIPIENT, value: parseEther('0.001') },
+      { to: RECIPIENT, value: parseEther('0.002') },
+    ],
+    capabilities: { paymasterService: { url: 'https://app.example/paymaster' } },
+  })
+  expect(id).toMatch(/^0x[0-9a-f]{64}$/)
+  expect(sentBatches.get(id)?.params).toMatchObject({
+    version: '2.0.0',
+    chainId: '0x1',
+    from: account.address,
+    calls: [
+      { to: RECIPIENT, value: '0x38d7ea4c68000' },
+      { to: RECIPIENT, value: '0x71afd498d0000' },
+    ],
+    capabilities: { paymasterService: { url: 'https://app.example/paymaster' } },
+  })
+  const status = await getCallsStatus(config, { id })
+  expect(status).toMatchObject({ status: 'success', atomic: true })
+  expect(status.receipts).toHaveLength(2)
+  await expect(waitForCallsStatus(config, { id, timeout: 5000 })).resolves.toMatchObject({
+    status: 'success',
+  })
+  await disconnect(config)
 })
 
 test('behavior: a signed-in visitor connects without the sign-in; closing the sign-in is wagmi’s UserRejectedRequestError (4001)', async () => {

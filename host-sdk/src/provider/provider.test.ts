@@ -430,6 +430,81 @@ describe('signing and sending go through the modal’s screens', () => {
   })
 })
 
+describe('EIP-5792', () => {
+  const ID = `0x${'ef'.repeat(32)}`
+  const batch = {
+    version: '2.0.0',
+    chainId: '0x1',
+    from: ADDRESS,
+    atomicRequired: true,
+    calls: [{ to: ADDRESS, value: '0x1' }],
+  }
+
+  test('behavior: wallet_sendCalls, wallet_getCapabilities, wallet_getCallsStatus and wallet_showCallsStatus reach the modal by name with their params and answer what it answers', async () => {
+    const capabilities = {
+      '0x1': { atomic: { status: 'supported' }, paymasterService: { supported: true } },
+    }
+    const status = { version: '2.0.0', id: ID, chainId: '0x1', status: 200, atomic: true }
+    const answers: Record<string, unknown> = {
+      wallet_sendCalls: { id: ID },
+      wallet_getCapabilities: capabilities,
+      wallet_getCallsStatus: status,
+      wallet_showCallsStatus: null,
+    }
+    const { provider, calls } = setup(withWallet(), {
+      rpc: async (_chainId, method) => answers[method],
+    })
+    await expect(
+      provider.request({ method: 'wallet_sendCalls', params: [batch] }),
+    ).resolves.toEqual({
+      id: ID,
+    })
+    await expect(
+      provider.request({ method: 'wallet_getCapabilities', params: [ADDRESS, ['0x1']] }),
+    ).resolves.toEqual(capabilities)
+    await expect(
+      provider.request({ method: 'wallet_getCallsStatus', params: [ID] }),
+    ).resolves.toEqual(status)
+    await expect(
+      provider.request({ method: 'wallet_showCallsStatus', params: [ID] }),
+    ).resolves.toBeNull()
+    expect(calls).toEqual([
+      { method: 'rpc', args: [1, 'wallet_sendCalls', [batch]] },
+      { method: 'rpc', args: [1, 'wallet_getCapabilities', [ADDRESS, ['0x1']]] },
+      { method: 'rpc', args: [1, 'wallet_getCallsStatus', [ID]] },
+      { method: 'rpc', args: [1, 'wallet_showCallsStatus', [ID]] },
+    ])
+  })
+
+  test("refusal: the modal's refusals keep their meaning: a closed review 4001, another account 4100, a bad batch -32602, a sponsor's refusal its Latch code", async () => {
+    const answers: LatchError[] = [
+      LatchError.of('transaction_exited'),
+      LatchError.of('rpc_unauthorized'),
+      LatchError.of('invalid_request_arguments', { message: 'wallet_sendCalls: 1 to 16 calls' }),
+      new LatchError({
+        code: 'sponsor_policy_refused',
+        type: 'api_error',
+        message: 'Call 1 calls function 0x40c10f19 of 0x…, which the app does not pay for',
+        retryable: false,
+      }),
+    ]
+    const { provider } = setup(withWallet(), {
+      rpc: async () => {
+        throw answers.shift()
+      },
+    })
+    const send = () => rejection(provider.request({ method: 'wallet_sendCalls', params: [batch] }))
+    expect(await send()).toMatchObject({ code: 4001 })
+    expect(await send()).toMatchObject({ code: 4100 })
+    expect(await send()).toMatchObject({ code: -32602, message: 'wallet_sendCalls: 1 to 16 calls' })
+    expect(await send()).toMatchObject({
+      code: -32603,
+      message: 'Call 1 calls function 0x40c10f19 of 0x…, which the app does not pay for',
+      data: { latchCode: 'sponsor_policy_refused' },
+    })
+  })
+})
+
 describe('refusals and errors', () => {
   test('refusal: unsupported methods are 4200 without reaching the modal, eth_sendRawTransaction and wallet_addEthereumChain included; a request without a method is -32600', async () => {
     const { provider, calls } = setup(withWallet(), { rpc: async () => '0x0' })

@@ -62,6 +62,7 @@ const CODES: Record<string, number> = {
   sign_without_wallet: 4100,
   rpc_unauthorized: 4100,
   rpc_unsupported_method: 4200,
+  invalid_request_arguments: -32602,
   unsupported_chain: 4901,
 }
 
@@ -291,6 +292,14 @@ export function createProvider(
         const receipt = await flow((r) => r.sendTransaction(request), 'modal_unreachable')
         return receipt.transactionHash
       }
+      // EIP-5792, by name through the modal's rpc (modal-app/src/wallet/calls.ts): the batch
+      // waits on the visitor's review in the wallet frame, the other three read the API.
+      case 'wallet_sendCalls':
+        return flow((r) => r.rpc(chainId, method, [...params]), 'modal_unreachable')
+      case 'wallet_getCapabilities':
+      case 'wallet_getCallsStatus':
+      case 'wallet_showCallsStatus':
+        return call((r) => r.rpc(chainId, method, [...params]))
       default:
         if (READS.has(method)) return call((r) => r.rpc(chainId, method, [...params]))
         throw new ProviderError(4200, `The in-app wallet does not support ${method.slice(0, 64)}`)

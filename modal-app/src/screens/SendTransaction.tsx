@@ -24,6 +24,7 @@ import {
   isPlainTransfer,
   overBalance,
 } from '../wallet/amounts.ts'
+import { BatchReview } from '../wallet/batch.tsx'
 import { decodeCalldata } from '../wallet/decode.ts'
 import type { TransactionState } from '../wallet/requests.ts'
 import { useArmed } from '../wallet/review.ts'
@@ -126,7 +127,13 @@ function Sender({ info }: { info: NonNullable<TransactionState['options']['sende
   )
 }
 
+/** The screen: a transaction's review, or the wallet frame's review of a batch (wallet_sendCalls). */
 export function SendTransaction() {
+  const batch = useModal((s) => s.flow?.kind === 'send-transaction' && s.flow.batch !== undefined)
+  return batch ? <BatchReview /> : <TransactionReview />
+}
+
+function TransactionReview() {
   const tx = useModal((s) => s.transaction)
   const status = tx?.status
   // The whole screen is watched, not the button: a disabled button is drawn translucent, and

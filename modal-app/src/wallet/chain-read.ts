@@ -3,7 +3,8 @@
  * reads here, and the modal sends them through the API's chain proxy with the session's token
  * (server/README.md "Chain reads": the node and its key stay on the server). Only the proxy's
  * read methods pass: eth_sendRawTransaction is left out, so anything the host page broadcasts
- * for the visitor goes through the review screen (eth_sendTransaction). Loaded lazily.
+ * for the visitor goes through the review screen (eth_sendTransaction). EIP-5792's `wallet_`
+ * methods go on to calls.ts. Loaded lazily.
  */
 import {
   CHAIN_RPC_METHODS,
@@ -30,6 +31,10 @@ export const PROVIDER_READ_METHODS: readonly string[] = CHAIN_RPC_METHODS.filter
 const MAX_PARAMS = 8
 
 export async function chainRead(chainId: unknown, method: unknown, params?: unknown) {
+  // EIP-5792 comes by name the same way, so the landing carries no entry of its own for it.
+  if (typeof method === 'string' && method.startsWith('wallet_')) {
+    return import('./calls.ts').then((m) => m.walletCalls(method, params))
+  }
   if (typeof method !== 'string' || !PROVIDER_READ_METHODS.includes(method)) {
     throw LatchError.of('rpc_unsupported_method', {
       message: `The in-app wallet does not support ${String(method).slice(0, 64)}`,

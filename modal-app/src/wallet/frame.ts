@@ -11,6 +11,7 @@ import {
   WALLET_FRAME_CALL_TIMEOUT_MS,
   WALLET_FRAME_CONNECT_TIMEOUT_MS,
   WALLET_MESSAGES,
+  type WalletBatchMethods,
   type WalletMethods,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
@@ -18,8 +19,11 @@ import { withTimeout } from '../flow/timeout.ts'
 import { t } from '../i18n/i18n.ts'
 import { runtime } from '../runtime.ts'
 
-/** The frame's methods, each call bounded by a timeout (but the approval, which waits for the visitor). */
-export type WalletFrame = WalletMethods
+/**
+ * The frame's methods, each call bounded by a timeout (but the approval and the batch review,
+ * which wait for the visitor). The batch review is optional for tests' stand-ins.
+ */
+export type WalletFrame = WalletMethods & Partial<WalletBatchMethods>
 
 export interface MountOptions {
   apiUrl: string
@@ -81,7 +85,7 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
     console.error(`Latch: the wallet frame at ${src} did not load or answer`, e)
     throw frameError('The wallet could not be loaded, please try again.', e)
   }
-  const methods = remoteMethods<WalletMethods>(remote)
+  const methods = remoteMethods<WalletMethods & WalletBatchMethods>(remote)
   const callTimeout = options.callTimeoutMs ?? WALLET_FRAME_CALL_TIMEOUT_MS
   const bounded = <K extends keyof WalletMethods>(name: K): WalletMethods[K] =>
     ((params: never) =>
@@ -96,6 +100,7 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
     [WALLET_MESSAGES.confirmFork]: bounded(WALLET_MESSAGES.confirmFork),
     // The visitor takes their time: the screen that asked takes the approval away when it goes.
     [WALLET_MESSAGES.approval]: methods[WALLET_MESSAGES.approval],
+    [WALLET_MESSAGES.sendCalls]: methods[WALLET_MESSAGES.sendCalls],
     [WALLET_MESSAGES.dismissApproval]: bounded(WALLET_MESSAGES.dismissApproval),
     [WALLET_MESSAGES.addPasskey]: bounded(WALLET_MESSAGES.addPasskey),
     [WALLET_MESSAGES.passkeyOptions]: bounded(WALLET_MESSAGES.passkeyOptions),

@@ -52,6 +52,7 @@ export function fakeClient(initialUser: User | null = null): FakeClient {
     recoverWallet: vi.fn(pending),
     signMessage: vi.fn(pending),
     sendTransaction: vi.fn(pending),
+    sendCalls: vi.fn(pending),
     exportWallet: vi.fn(pending),
     connectWallet: vi.fn(pending),
     forkSession: vi.fn(pending),

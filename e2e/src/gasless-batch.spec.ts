@@ -1,0 +1,202 @@
+/**
+ * Batches the app pays for, through the SDK in Chromium (docs/behaviour.md, "Batches the app pays
+ * for"): anvil under Prague rules as chain 1 with Latch's delegate and a test token, the app's
+ * sponsor funded and allowed the token's approve and transfer. A visitor whose new in-app wallet
+ * holds 0 ETH calls `latch.sendCalls` with an approve and a transfer: the modal shows the wallet
+ * frame's review, the visitor's click there sends it, the call resolves with the batch's id and
+ * the provider's wallet_getCallsStatus reaches 200. A batch outside the policy is refused with its
+ * reason, shown on screen, and closing rejects with it.
+ */
+import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
+import type { Page } from 'playwright-core'
+import {
+  type Abi,
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  erc20Abi,
+  type Hex,
+  http,
+  parseEther,
+  toFunctionSelector,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { mainnet } from 'viem/chains'
+import { afterAll, beforeAll, expect, test, vi } from 'vitest'
+import { compile } from '../../server/src/sponsor/contracts/compile.ts'
+import { deployDelegate } from '../../server/src/sponsor/deploy.ts'
+import { createSponsor, updatePolicy } from '../../server/src/sponsor/store.ts'
+import { newEmail, type Outcome, settle, signInByEmail, visit } from './flows.ts'
+import { type HostPage, WAIT_MS } from './harness.ts'
+import { useHarness } from './use-harness.ts'
+import { createWallet } from './wallet-flows.ts'
+
+vi.setConfig({ testTimeout: 120_000 })
+
+const h = useHarness()
+let anvil: RunningAnvil
+let token: Hex
+let tokenAbi: Abi
+let appId: string
+const funder = privateKeyToAccount(ANVIL_ACCOUNTS[0].privateKey as Hex)
+
+beforeAll(async () => {
+  anvil = await startAnvil({ chainId: 1, hardfork: 'prague' })
+  const transport = http(anvil.url)
+  const client = createPublicClient({ chain: mainnet, transport })
+  const wallet = createWalletClient({ account: funder, chain: mainnet, transport })
+  await deployDelegate({ rpcUrl: anvil.url, chainId: 1, privateKey: ANVIL_ACCOUNTS[1].privateKey })
+  const t = compile(['test/TestToken.sol']).TestToken
+  if (!t) throw new Error('no TestToken')
+  tokenAbi = t.abi
+  const deployed = await wallet.deployContract({ abi: t.abi, bytecode: t.bytecode })
+  token = (await client.waitForTransactionReceipt({ hash: deployed })).contractAddress as Hex
+  const app = await h().createApp({
+    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
+    rpcUrls: { '1': anvil.url },
+  })
+  appId = app.id
+  const deps = h().api.deps
+  const sponsor = await createSponsor(deps, appId, 1)
+  await updatePolicy(deps, appId, 1, {
+    contracts: {
+      [token]: [
+        toFunctionSelector('function approve(address,uint256)'),
+        toFunctionSelector('function transfer(address,uint256)'),
+      ],
+    },
+  })
+  await client.waitForTransactionReceipt({
+    hash: await wallet.sendTransaction({ to: sponsor.address, value: parseEther('1') }),
+  })
+}, 180_000)
+afterAll(async () => {
+  await anvil?.stop()
+})
+
+const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
+
+/** Runs `body` with `window.latch` in the page; answers how it settled. */
+function inPage<T>(page: Page, body: string, arg: unknown): Promise<Outcome<T>> {
+  return page.evaluate(
+    async ([source, value]) => {
+      try {
+        const run = new Function('latch', 'arg', `return (async () => { ${source} })()`)
+        return { ok: true as const, value: (await run(window.latch, value)) as T }
+      } catch (e) {
+        const err = (e ?? {}) as { code?: unknown; message?: unknown; name?: unknown }
+        return {
+          ok: false as const,
+          error: {
+            code: typeof err.code === 'string' ? err.code : null,
+            message: typeof err.message === 'string' ? err.message : String(e),
+            name: typeof err.name === 'string' ? err.name : null,
+          },
+        }
+      }
+    },
+    [body, arg] as const,
+  ) as Promise<Outcome<T>>
+}
+
+const sendCalls = (page: Page, request: unknown) =>
+  inPage<{ id: string }>(page, 'return latch.sendCalls(arg)', request)
+
+/** The wallet frame's confirm button inside the modal, once armed, clicked by the visitor. */
+async function confirmInFrame(hp: HostPage, pending: Promise<unknown>): Promise<void> {
+  // A refusal before anything shows answers at once: fail with it rather than wait.
+  const early = await Promise.race([
+    pending,
+    // The send screen, checked by axe, with the frame's review over it.
+    visit(hp, SEND).then(() => null),
+  ])
+  if (early) throw new Error(`answered before the review: ${JSON.stringify(early)}`)
+  const button = hp.modal
+    .frameLocator('[data-testid="latch-wallet-frame"]')
+    .getByTestId('wallet-batch-confirm')
+  await button.waitFor({ state: 'visible', timeout: WAIT_MS })
+  // A long batch scrolls inside the frame, as the visitor would scroll it.
+  await button.scrollIntoViewIfNeeded()
+  await expect.poll(() => button.getAttribute('aria-disabled'), { timeout: WAIT_MS }).toBeNull()
+  await button.click()
+}
+
+const data = (functionName: 'approve' | 'transfer', who: Hex, amount: bigint) =>
+  encodeFunctionData({ abi: erc20Abi, functionName, args: [who, amount] })
+
+test('behavior: a wallet with 0 ETH approves and transfers in one batch through the review; sendCalls resolves with the id and wallet_getCallsStatus reaches 200; a batch outside the policy rejects with its reason', async () => {
+  const hp = await h().open({ appId })
+  await signInByEmail(h(), hp, newEmail('batch'))
+  const { address } = await createWallet(hp)
+  const transport = http(anvil.url)
+  const client = createPublicClient({ chain: mainnet, transport })
+  const funderWallet = createWalletClient({ account: funder, chain: mainnet, transport })
+  await client.waitForTransactionReceipt({
+    hash: await funderWallet.writeContract({
+      address: token,
+      abi: tokenAbi,
+      functionName: 'mint',
+      args: [address, 1000n],
+    }),
+  })
+  expect(await client.getBalance({ address })).toBe(0n)
+  const spender = ANVIL_ACCOUNTS[2].address as Hex
+  const recipient = privateKeyToAccount(`0x${'07'.repeat(32)}`).address
+
+  const pending = sendCalls(hp.page, {
+    version: '2.0.0',
+    chainId: '0x1',
+    from: address,
+    atomicRequired: true,
+    calls: [
+      { to: token, data: data('approve', spender, 5n) },
+      { to: token, data: data('transfer', recipient, 7n) },
+    ],
+    capabilities: { paymasterService: { url: 'https://unused.example' } },
+  })
+  await confirmInFrame(hp, pending)
+  const outcome = await settle(pending, 'sendCalls()')
+  if (!outcome.ok) throw new Error(`sendCalls rejected: ${JSON.stringify(outcome.error)}`)
+  expect(outcome.value.id).toMatch(/^0x[0-9a-f]{64}$/)
+  const status = async () => {
+    const answer = await inPage<{ status: number }>(
+      hp.page,
+      `const p = await latch.getEthereumProvider()
+       return p.request({ method: 'wallet_getCallsStatus', params: [arg] })`,
+      outcome.value.id,
+    )
+    return answer.ok ? answer.value.status : JSON.stringify(answer.error)
+  }
+  await expect.poll(status, { timeout: WAIT_MS }).toBe(200)
+  const balanceOf = (who: Hex) =>
+    client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] })
+  expect(await balanceOf(recipient)).toBe(7n)
+  expect(
+    await client.readContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'allowance',
+      args: [address, spender],
+    }),
+  ).toBe(5n)
+  expect(await client.getBalance({ address })).toBe(0n)
+
+  // Outside the policy (a mint): the reason on screen, and closing rejects with it.
+  const mint = encodeFunctionData({ abi: tokenAbi, functionName: 'mint', args: [address, 1n] })
+  const refused = sendCalls(hp.page, {
+    version: '2.0.0',
+    chainId: '0x1',
+    calls: [{ to: token, data: mint }],
+  })
+  await confirmInFrame(hp, refused)
+  const error = hp.modal.getByTestId('batch-error')
+  await error.waitFor({ state: 'visible', timeout: WAIT_MS })
+  expect(await error.textContent()).toContain('which the app does not pay for')
+  await hp.modal.getByTestId('close-button').click()
+  const rejected = await settle(refused, 'sendCalls() refused')
+  expect(rejected.ok).toBe(false)
+  if (!rejected.ok) {
+    expect(rejected.error.code).toBe('sponsor_policy_refused')
+    expect(rejected.error.message).toContain('which the app does not pay for')
+  }
+})

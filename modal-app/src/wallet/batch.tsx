@@ -1,0 +1,83 @@
+/**
+ * wallet_sendCalls on the send screen: the wallet frame draws its own review of the batch (every
+ * call decoded, who pays the fee, its own armed button) over this slot, and only the visitor's
+ * click there signs it and sends it to the app's sponsor (wallet-frame/src/batch/review.ts). The
+ * modal hears the batch's id and hands it to the caller; a refusal stays on screen, and leaving
+ * then rejects with it. Leaving the screen takes the review away.
+ */
+import { toLatchError, WALLET_MESSAGES } from '@latch/shared'
+import { useEffect, useRef, useState } from 'react'
+import { deliver } from '../flow/deliver.ts'
+import { currentFlow } from '../flow/flow.ts'
+import { useModal } from '../hooks.ts'
+import { locale } from '../i18n/i18n.ts'
+import { frameColors } from './export.ts'
+import { walletStepFailed } from './flows.ts'
+import { showWalletFrameOver, walletFrame } from './frame.ts'
+import { usableWallet, walletAccessToken } from './sign.ts'
+
+/** Room for the title, a call with its calldata wrapped, the fee line and the button; more calls scroll inside the frame. */
+const slotHeight = (calls: number) => Math.min(260 + 200 * calls, 560)
+
+export function BatchReview() {
+  const batch = useModal((s) => (s.flow?.kind === 'send-transaction' ? s.flow.batch : undefined))
+  const slot = useRef<HTMLDivElement>(null)
+  const [error, setError] = useState<string | null>(null)
+  useEffect(() => {
+    if (!batch) return
+    const flow = currentFlow()
+    let alive = true
+    let hide = () => {}
+    void (async () => {
+      try {
+        const frame = await walletFrame()
+        const accessToken = await walletAccessToken()
+        const review = frame[WALLET_MESSAGES.sendCalls]
+        if (!alive || !slot.current) return
+        if (!review) throw new Error('The wallet frame cannot show a batch')
+        hide = showWalletFrameOver(slot.current)
+        const { id } = await flow.guard(
+          review({
+            address: usableWallet().address,
+            accessToken,
+            chainId: batch.chainId,
+            calls: batch.calls,
+            locale: locale(),
+            colors: frameColors(),
+          }),
+        )
+        hide()
+        deliver(flow, id)
+        flow.finish()
+      } catch (e) {
+        if (!alive) return
+        hide()
+        setError(walletStepFailed(flow, e, toLatchError(e).message))
+      }
+    })()
+    return () => {
+      alive = false
+      hide()
+      void walletFrame()
+        .then((frame) => frame[WALLET_MESSAGES.dismissApproval]())
+        .catch(() => {})
+    }
+  }, [batch])
+  if (!batch) return null
+  return (
+    <div className="latch-screen" data-testid="screen-EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN">
+      {error ? (
+        <p className="latch-error" role="alert" data-testid="batch-error">
+          {error}
+        </p>
+      ) : (
+        <div
+          ref={slot}
+          className="latch-wallet-approval"
+          data-testid="wallet-batch-slot"
+          style={{ height: `${slotHeight(batch.calls.length)}px`, width: '100%' }}
+        />
+      )}
+    </div>
+  )
+}
