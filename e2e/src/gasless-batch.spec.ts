@@ -124,7 +124,7 @@ async function confirmInFrame(hp: HostPage, pending: Promise<unknown>): Promise<
 const data = (functionName: 'approve' | 'transfer', who: Hex, amount: bigint) =>
   encodeFunctionData({ abi: erc20Abi, functionName, args: [who, amount] })
 
-test('behavior: a wallet with 0 ETH approves and transfers in one batch through the review; sendCalls resolves with the id and wallet_getCallsStatus reaches 200; a batch outside the policy rejects with its reason', async () => {
+test('behavior: a wallet with 0 ETH approves and transfers in one batch through the review; Escape right after the click is refused and sendCalls resolves with the id and wallet_getCallsStatus reaches 200; a batch outside the policy rejects with its reason', async () => {
   const hp = await h().open({ appId })
   await signInByEmail(h(), hp, newEmail('batch'))
   const { address } = await createWallet(hp)
@@ -155,6 +155,10 @@ test('behavior: a wallet with 0 ETH approves and transfers in one batch through 
     capabilities: { paymasterService: { url: 'https://unused.example' } },
   })
   await confirmInFrame(hp, pending)
+  // The visitor leaves at once, before the sponsor answered: the batch may be sent, so closing is
+  // refused until the answer and the caller still hears its id, never a 4001.
+  await hp.modal.getByTestId('close-button').focus()
+  await hp.page.keyboard.press('Escape')
   const outcome = await settle(pending, 'sendCalls()')
   if (!outcome.ok) throw new Error(`sendCalls rejected: ${JSON.stringify(outcome.error)}`)
   expect(outcome.value.id).toMatch(/^0x[0-9a-f]{64}$/)

@@ -35,6 +35,7 @@ test('behavior: wallet frame message names', () => {
     'latch:wallet:add-passkey',
     'latch:wallet:passkey-options',
     'latch:wallet:send-calls',
+    'latch:wallet:batch-sending',
   ])
 })
 

@@ -91,6 +91,12 @@ export const WALLET_MESSAGES = {
    * `dismissApproval` takes it away too.
    */
   sendCalls: 'latch:wallet:send-calls',
+  /**
+   * The frame to the modal (the one method the modal exposes to it): the visitor's click on the
+   * batch review started sending it. Informational, with no arguments: the modal refuses closing
+   * until the review's answer comes, so a batch that may be sent is never reported as refused.
+   */
+  batchSending: 'latch:wallet:batch-sending',
 } as const
 
 /**
@@ -408,6 +414,10 @@ export interface WalletMethods {
 export interface WalletBatchMethods {
   /** Resolves with the batch's EIP-5792 id once the visitor confirmed and the sponsor sent it. */
   [WALLET_MESSAGES.sendCalls](params: WalletSendCallsParams): Promise<{ id: string }>
+}
+/** What the modal exposes to the wallet frame: news only, nothing it could approve. */
+export interface WalletModalMethods {
+  [WALLET_MESSAGES.batchSending](): Promise<void>
 }
 
 // Kept in their own module so a bundle that needs only these leaves zod out (host SDK budget).

@@ -13,9 +13,11 @@ import {
   LATCH_DELEGATE_ADDRESS,
   LatchError,
   proxyRpc,
+  remoteMethods,
   WALLET_MESSAGES,
   type WalletBatchMethods,
   type WalletMethods,
+  type WalletModalMethods,
   walletAddPasskeySchema,
   walletApprovalSchema,
   walletConnectSchema,
@@ -89,6 +91,7 @@ function start(origin: string): void {
       ),
     defaultChainId: DEFAULT_CHAIN_ID,
   })
+  let modal: WalletModalMethods | null = null
   // Batches the app pays for: reviewed and confirmed in this frame (batch/review.ts).
   const batches = batchReview(
     document,
@@ -130,6 +133,8 @@ function start(origin: string): void {
         if (!res.ok || !caps) throw LatchError.of('embedded_wallet_error')
         return caps[`0x${chainId.toString(16)}`]?.paymasterService?.supported === true
       },
+      // An older modal exposes nothing: the review still answers, closing is then not held.
+      sending: () => void modal?.[WALLET_MESSAGES.batchSending]().catch(() => {}),
     },
     LATCH_DELEGATE_ADDRESS,
   )
@@ -184,9 +189,14 @@ function start(origin: string): void {
     methods: exposeMethods(methods) as unknown as Record<string, (...args: never[]) => unknown>,
     timeout: 30_000,
   })
-  connection.promise.catch((e: unknown) => {
-    console.error('Latch wallet frame: the modal did not connect', e)
-  })
+  connection.promise.then(
+    (remote) => {
+      modal = remoteMethods<WalletModalMethods>(remote)
+    },
+    (e: unknown) => {
+      console.error('Latch wallet frame: the modal did not connect', e)
+    },
+  )
 }
 
 if (!modalOrigin || modalOrigin.startsWith('%') || !appId) {

@@ -3,17 +3,19 @@
  * call decoded, who pays the fee, its own armed button) over this slot, and only the visitor's
  * click there signs it and sends it to the app's sponsor (wallet-frame/src/batch/review.ts). The
  * modal hears the batch's id and hands it to the caller; a refusal stays on screen, and leaving
- * then rejects with it. Leaving the screen takes the review away.
+ * then rejects with it. Leaving the screen takes the review away, but not once the frame said the
+ * click started sending: from then until its answer, closing is refused (the batch may be sent,
+ * so the caller must not hear a rejection).
  */
 import { toLatchError, WALLET_MESSAGES } from '@latch/shared'
 import { useEffect, useRef, useState } from 'react'
-import { deliver } from '../flow/deliver.ts'
+import { blockClose, deliver } from '../flow/deliver.ts'
 import { currentFlow } from '../flow/flow.ts'
 import { useModal } from '../hooks.ts'
 import { locale } from '../i18n/i18n.ts'
 import { frameColors } from './export.ts'
 import { walletStepFailed } from './flows.ts'
-import { showWalletFrameOver, walletFrame } from './frame.ts'
+import { onBatchSending, showWalletFrameOver, walletFrame } from './frame.ts'
 import { usableWallet, walletAccessToken } from './sign.ts'
 
 /** Room for the title, a call with its calldata wrapped, the fee line and the button; more calls scroll inside the frame. */
@@ -28,6 +30,9 @@ export function BatchReview() {
     const flow = currentFlow()
     let alive = true
     let hide = () => {}
+    onBatchSending(() => {
+      if (alive) blockClose(flow, true)
+    })
     void (async () => {
       try {
         const frame = await walletFrame()
@@ -46,10 +51,12 @@ export function BatchReview() {
             colors: frameColors(),
           }),
         )
+        blockClose(flow, false)
         hide()
         deliver(flow, id)
         flow.finish()
       } catch (e) {
+        blockClose(flow, false)
         if (!alive) return
         hide()
         setError(walletStepFailed(flow, e, toLatchError(e).message))
@@ -57,6 +64,7 @@ export function BatchReview() {
     })()
     return () => {
       alive = false
+      onBatchSending(null)
       hide()
       void walletFrame()
         .then((frame) => frame[WALLET_MESSAGES.dismissApproval]())

@@ -25,7 +25,7 @@ import { type ApiDouble, apiError, startApiDouble } from '../test/api-double.ts'
 import { jwt, serverConfig, user } from '../test/fixtures.ts'
 import { type Harness, renderModal } from '../test/harness.tsx'
 import { walletAccount, walletFrameDouble } from '../test/wallet-frame-double.ts'
-import { provideWalletFrame } from './frame.ts'
+import { batchSendingHeard, provideWalletFrame } from './frame.ts'
 
 let api: ApiDouble
 beforeAll(async () => {
@@ -175,6 +175,50 @@ describe('wallet_sendCalls', () => {
     expect((await screen.findByTestId('batch-error')).textContent).toBe(reason)
     fireEvent.click(screen.getByTestId('close-button'))
     expect(await refused).toMatchObject({ code: 'sponsor_policy_refused', message: reason })
+  })
+
+  test('behavior: once the frame says the click started sending, closing is refused (button, Escape, the host, another request) until its answer: an id resolves { id }, a refusal shows and closing then rejects with its code', async () => {
+    const review = frameWithReview()
+    signedIn()
+    const m = methods()
+    const sent = m.rpc(1, 'wallet_sendCalls', [batch()])
+    await shownCount(review, 1)
+    // What the frame posts on the visitor's click (penpal's batchSending, no arguments).
+    act(() => batchSendingHeard())
+    const close = screen.getByTestId('close-button') as HTMLButtonElement
+    expect(close.disabled).toBe(true)
+    fireEvent.click(close)
+    fireEvent.keyDown(document, { key: 'Escape' })
+    await m.close()
+    expect(store.getState().open).toBe(true)
+    expect(review.dismissed).toBe(0)
+    expect(await rejection(m.signMessage('meanwhile'))).toMatchObject({
+      message: 'Request already pending',
+    })
+    review.answer({ id: BATCH_ID })
+    await expect(sent).resolves.toEqual({ id: BATCH_ID })
+    expect(store.getState().closeBlocked).toBe(false)
+
+    const refused = rejection(m.rpc(1, 'wallet_sendCalls', [batch()]))
+    await shownCount(review, 2)
+    act(() => batchSendingHeard())
+    fireEvent.keyDown(document, { key: 'Escape' })
+    expect(store.getState().open).toBe(true)
+    review.answer(
+      new LatchError({
+        code: 'sponsor_budget_exhausted',
+        type: 'api_error',
+        message: 'The app’s budget for today is spent',
+        retryable: false,
+      }),
+    )
+    expect((await screen.findByTestId('batch-error')).textContent).toBe(
+      'The app’s budget for today is spent',
+    )
+    expect((screen.getByTestId('close-button') as HTMLButtonElement).disabled).toBe(false)
+    fireEvent.keyDown(document, { key: 'Escape' })
+    expect(await refused).toMatchObject({ code: 'sponsor_budget_exhausted' })
+    expect(store.getState().open).toBe(false)
   })
 
   test('error: a batch that fails its checks, another account, an unknown required capability or a user without a wallet is refused and nothing opens', async () => {

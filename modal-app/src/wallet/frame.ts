@@ -73,7 +73,8 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
   frameElement = iframe
   const connection = connect<Record<string, (...args: never[]) => Promise<unknown>>>({
     messenger: new WindowMessenger({ remoteWindow: contentWindow(), allowedOrigins: [origin] }),
-    methods: {},
+    // News only: the frame says a batch's click started sending; it can approve nothing here.
+    methods: { [WALLET_MESSAGES.batchSending]: async () => batchSendingHeard() },
     timeout: options.connectTimeoutMs ?? WALLET_FRAME_CONNECT_TIMEOUT_MS,
   })
   let remote: object
@@ -140,6 +141,18 @@ export function showWalletFrameOver(slot: HTMLElement): () => void {
     iframe.setAttribute('aria-hidden', 'true')
     iframe.tabIndex = -1
   }
+}
+
+let batchSending: (() => void) | null = null
+
+/** What the screen showing a batch review does when the frame says its click started sending. */
+export function onBatchSending(listener: (() => void) | null): void {
+  batchSending = listener
+}
+
+/** The frame's `batchSending` (exported for tests, which stand in for the frame). */
+export function batchSendingHeard(): void {
+  batchSending?.()
 }
 
 let frame: Promise<WalletFrame> | null = null

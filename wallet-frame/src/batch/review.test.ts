@@ -141,6 +141,10 @@ test('a wallet with 0 ETH approves and transfers in one batch on the visitor’s
   const refused = await show([{ to: token, data: mint }])
   await button.click()
   expect((await refused.answer).error?.code).toBe('sponsor_policy_refused')
+  // The click told the modal it started sending (so the modal holds closing): no arguments.
+  const sendingNews = () =>
+    page.evaluate(() => (window as unknown as { batchSending: string[] }).batchSending)
+  expect(await sendingNews()).toEqual(['[]'])
 
   const { answer } = await show([
     { to: token, data: data('approve', spender, 300n) },
@@ -159,9 +163,11 @@ test('a wallet with 0 ETH approves and transfers in one batch on the visitor’s
   await button.dispatchEvent('click')
   await new Promise((r) => setTimeout(r, 300))
   expect(await h.latch.deps.db.selectFrom('sponsored_batches').select('id').execute()).toEqual([])
+  expect(await sendingNews()).toEqual(['[]'])
   await button.click()
   const ok = (await answer).ok as { id?: string } | undefined
   expect(ok?.id).toMatch(/^0x[0-9a-f]{64}$/)
+  expect(await sendingNews()).toEqual(['[]', '[]'])
   await expect
     .poll(
       () =>

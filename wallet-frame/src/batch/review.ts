@@ -6,7 +6,8 @@
  * screens decode a single transaction, says who pays the network fee, and on the visitor's click
  * rebuilds the key once, signs the batch (and, the first time on this chain, the authorization
  * delegating to Latch's contract, which nothing the modal sends can change) and sends both to the
- * app's sponsor with its own fetch. The modal hears the batch's id, nothing more.
+ * app's sponsor with its own fetch. The modal hears that the click started sending (so it keeps
+ * the screen open until the answer) and the batch's id, nothing more.
  */
 import { getChain, LatchError, type WalletSendCallsParams } from '@latch/shared'
 import { fill, isRtl, LOCALES, type Locale, loadLocale } from '@latch/shared/i18n'
@@ -35,6 +36,11 @@ export interface BatchReviewDeps {
   sponsored(chainId: number, accessToken: string): Promise<boolean>
   /** Unix seconds now. */
   now?: () => number
+  /**
+   * Tells the modal the visitor's click started sending (it then refuses closing until the
+   * answer): news only, carrying nothing.
+   */
+  sending?(): void
 }
 
 /** Wei as the chain's coin, every digit kept (no rounding on a review). */
@@ -256,6 +262,7 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
       const act = async () => {
         busy = true
         button.setAttribute('aria-busy', 'true')
+        deps.sending?.()
         try {
           // The deadline counts from the click: a review left open does not shorten it.
           const signedBatch = { ...batch, deadline: BigInt(now() + MAX_BATCH_DEADLINE_S / 2) }

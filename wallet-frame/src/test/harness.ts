@@ -82,12 +82,15 @@ window.exportCall = async (arg) => {
 ${exporter}
 <script>
 window.received = []
+window.batchSending = []
 addEventListener('message', (e) => window.received.push(JSON.stringify(e.data)))
 window.wallet = Penpal.connect({
   messenger: new Penpal.WindowMessenger({
     remoteWindow: document.getElementById('wallet').contentWindow,
     allowedOrigins: ['${frameOrigin}'],
   }),
+  // As the modal: the batch review's news that the visitor's click started sending.
+  methods: { 'latch:wallet:batch-sending': (...args) => { window.batchSending.push(JSON.stringify(args)) } },
   timeout: ${timeoutMs},
 }).promise
 window.call = async (name, arg) => {
