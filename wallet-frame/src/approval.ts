@@ -20,7 +20,7 @@
 import { LatchError, type WalletApprovalKind, type WalletApprovalParams } from '@latch/shared'
 import { fill, isRtl, LOCALES, type Locale, loadLocale } from '@latch/shared/i18n'
 import { enApproval } from '@latch/shared/i18n/approval'
-import { armWhenVisible } from './arm.ts'
+import { armWhenVisible, onTrustedClick } from './arm.ts'
 import type { WalletApi } from './wallet.ts'
 
 interface Pending {
@@ -144,7 +144,6 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
     // Armed only while visible and unchanged for ARM_MS; any change of visibility disarms.
     const arming = armWhenVisible(doc, button)
 
-    let busy = false
     return new Promise<{ done: true }>((resolve, reject) => {
       const mine: Pending = {
         reject,
@@ -155,8 +154,6 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
       }
       pending = mine
       const act = async () => {
-        busy = true
-        button.setAttribute('aria-busy', 'true')
         status.textContent = ''
         try {
           if (params.kind === 'fork-show-code') {
@@ -203,17 +200,9 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
             : e instanceof Error
               ? e.message
               : String(e)
-        } finally {
-          busy = false
-          button.removeAttribute('aria-busy')
         }
       }
-      button.addEventListener('click', (event) => {
-        // A script's click() or dispatchEvent is not trusted, and no other origin reaches this
-        // document; an unarmed button (just shown, moved, covered) ignores even the visitor.
-        if (!event.isTrusted || !arming.armed() || busy) return
-        void act()
-      })
+      onTrustedClick(button, arming, act)
     })
   }
 

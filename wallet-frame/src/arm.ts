@@ -60,3 +60,27 @@ export function armWhenVisible(doc: Document, button: HTMLElement): Arming {
     },
   }
 }
+
+/**
+ * Runs `act` on the visitor's click of `button`, and only then: a trusted event (a script's
+ * click() or dispatchEvent is not, and no other origin reaches this document), on an armed
+ * button (an unarmed one, just shown, moved or covered, ignores even the visitor), and not while
+ * the previous act still runs (`aria-busy` meanwhile). `act` handles its own failures.
+ */
+export function onTrustedClick(
+  button: HTMLElement,
+  arming: Arming,
+  act: () => Promise<void>,
+): void {
+  let busy = false
+  const done = () => {
+    busy = false
+    button.removeAttribute('aria-busy')
+  }
+  button.addEventListener('click', (event) => {
+    if (!event.isTrusted || !arming.armed() || busy) return
+    busy = true
+    button.setAttribute('aria-busy', 'true')
+    act().then(done, done)
+  })
+}

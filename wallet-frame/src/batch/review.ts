@@ -12,7 +12,7 @@
 import { getChain, LatchError, type WalletSendCallsParams } from '@latch/shared'
 import { fill, isRtl, LOCALES, type Locale, loadLocale } from '@latch/shared/i18n'
 import { enApproval } from '@latch/shared/i18n/approval'
-import { armWhenVisible } from '../arm.ts'
+import { armWhenVisible, onTrustedClick } from '../arm.ts'
 import type { KeyHolder } from '../rpc/call.ts'
 import type { WalletApi } from '../wallet.ts'
 import { decodeErc20 } from './decode.ts'
@@ -249,7 +249,6 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
 
     const arming = armWhenVisible(doc, button)
 
-    let busy = false
     return new Promise<{ id: string }>((resolve, reject) => {
       const mine = {
         reject,
@@ -260,8 +259,6 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
       }
       pending = mine
       const act = async () => {
-        busy = true
-        button.setAttribute('aria-busy', 'true')
         deps.sending?.()
         try {
           // The deadline counts from the click: a review left open does not shorten it.
@@ -297,17 +294,9 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
           pending = null
           mine.teardown()
           reject(e)
-        } finally {
-          busy = false
-          button.removeAttribute('aria-busy')
         }
       }
-      button.addEventListener('click', (event) => {
-        // A script's click() or dispatchEvent is not trusted, and no other origin reaches this
-        // document; an unarmed button (just shown, moved, covered) ignores even the visitor.
-        if (!event.isTrusted || !arming.armed() || busy) return
-        void act()
-      })
+      onTrustedClick(button, arming, act)
     })
   }
 
