@@ -39,7 +39,7 @@ import {
   type WalletAccount,
 } from '@latch/shared'
 import { t, tf } from '../i18n/i18n.ts'
-import { callHost, runtime } from '../runtime.ts'
+import { callHost, runtime, signedOutError } from '../runtime.ts'
 import type { ScreenId } from '../screens/ids.ts'
 import { track } from '../session/analytics.ts'
 import { type AppView, mergeConfig } from '../startup/config.ts'
@@ -369,7 +369,7 @@ export function link(kind: LinkKind): Promise<User> {
   if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
   if (!Object.hasOwn(LINK_SCREENS, kind))
     return Promise.reject(LatchError.of('method_not_available'))
-  if (!user) return Promise.reject(LatchError.of('not_authenticated'))
+  if (!user) return Promise.reject(signedOutError())
   const account = kind as keyof typeof LINK_SCREENS
   return startFlow<User>({ kind: 'link', account }, LINK_SCREENS[account]).promise
 }

@@ -162,6 +162,13 @@ describe('forkSession', () => {
     expect(
       await screen.findByRole('heading', { name: 'Your wallet can’t open in this browser' }),
     ).toBeTruthy()
+    // The other calls that need a session say the same, not 'User is not authenticated.'.
+    fireEvent.click(screen.getByTestId('wallet-refused-close'))
+    const signing = await rejection(methods().signMessage('hello'))
+    expect(signing).toMatchObject({ code: 'session_cookie_refused' })
+    expect(await rejection(methods().unlink({ type: 'email', address: 'a@b.co' }))).toMatchObject({
+      code: 'session_cookie_refused',
+    })
   })
 
   test('error: a refresh without the cookie of a session this page did not sign in (a reload) is a plain sign-out', async () => {
