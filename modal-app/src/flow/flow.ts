@@ -482,13 +482,14 @@ export function exitFlow(tellHost: boolean): void {
  * The visitor was signed out (logout(), a revoked session, a failed refresh) or another user
  * signed in under a wallet request: it cannot be answered for them any more. One already
  * answered (a receipt, a key shown) is delivered; any other rejects with 'User is not
- * authenticated.' at once, and the modal closes, so the next request starts clean.
+ * authenticated.' (session_cookie_refused when this browser refused the session's cookie) at
+ * once, and the modal closes, so the next request starts clean.
  */
 function endWalletRequest(): void {
   const { flow } = store.getState()
   if (!flow || !WALLET_REQUESTS.has(flow.kind)) return
   if (current.delivery) finishFlow()
-  else current.fail(LatchError.of('not_authenticated'))
+  else current.fail(signedOutError())
 }
 
 store.subscribe((state, previous) => {
