@@ -1,5 +1,5 @@
 /** The modal's connections to the outside: the API, the session and the host page. */
-import type { ApiClient, HostMethods } from '@latch/shared'
+import { type ApiClient, type HostMethods, LatchError } from '@latch/shared'
 import type { Session } from './session/session.ts'
 
 export interface Runtime {
@@ -27,6 +27,17 @@ export function setRuntime(runtime: Runtime | null): void {
 export function runtime(): Runtime {
   if (!current) throw new Error('Latch modal runtime is not set up')
   return current
+}
+
+/**
+ * The error of a call that needs a session when there is none: 'session_cookie_refused' when it
+ * ended because this browser refuses its cookie in the frame (Session.cookieRefused), otherwise
+ * 'not_authenticated'.
+ */
+export function signedOutError(): LatchError {
+  return LatchError.of(
+    current?.session.cookieRefused() ? 'session_cookie_refused' : 'not_authenticated',
+  )
 }
 
 /** The host is connected: calls made before the handshake finished go out now, in order. */

@@ -183,3 +183,9 @@ export const ANNOUNCED_RDNS = 'dev.latch.wallet'
 /** A 96×96 rounded square with a latch, as an SVG data URI (EIP-6963 asks for a square image). */
 export const ANNOUNCED_ICON =
   "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 96 96'%3E%3Crect width='96' height='96' rx='20' fill='%235F66EB'/%3E%3Cpath d='M30 44V34a18 18 0 0 1 36 0v10' fill='none' stroke='%23fff' stroke-width='8'/%3E%3Crect x='22' y='44' width='52' height='34' rx='6' fill='%23fff'/%3E%3C/svg%3E"
+
+/**
+ * The message of the 401 `invalid_refresh_token` a refresh or fork without the refresh cookie
+ * gets: the modal tells by it a cookie the browser never sent from one the server refused.
+ */
+export const NO_REFRESH_COOKIE_MESSAGE = 'No refresh token: the session cookie was not sent'

@@ -194,7 +194,8 @@ export interface ModalMethods {
   /**
    * Forks the session into a wallet app's in-app browser: the visitor picks the app on
    * SESSION_FORK_SCREEN; resolves with the deep link opened, rejects with 'fork_exited' when
-   * the modal closes first and 'not_authenticated' when signed out.
+   * the modal closes first, 'not_authenticated' when signed out and 'session_cookie_refused' at
+   * once when this browser refused the session's cookie in the frame.
    */
   forkSession(): Promise<string>
   /**

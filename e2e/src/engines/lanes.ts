@@ -158,11 +158,13 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
             granted: await document.hasStorageAccess(),
           })),
         ).toEqual({ api: 'function', granted: false })
-        // The refresh cookie is refused too: forking, a use of it, is refused on its screen.
+        // The refresh cookie is refused too: forking, a use of it, ends the session, and the
+        // call rejects at once with why while the modal shows the refused-browser view.
         const fork = await start(page, 'forkSession')
-        expect(await page.text([MODAL], testId('fork-error'))).toBe('User is not authenticated.')
-        await page.click([MODAL], testId('fork-close'))
-        expect(rejected(await fork.settled(), 'forkSession()').code).toBe('fork_exited')
+        await page.waitFor([MODAL], testId('screen-wallet-refused'))
+        expect(rejected(await fork.settled(), 'forkSession()').code).toBe('session_cookie_refused')
+        await page.click([MODAL], testId('wallet-refused-close'))
+        await waitDialog(page, false)
 
         // After a first-party visit that left a cookie on the API origin, the wallet frame has
         // storage access (it sends that cookie), yet the credential is still refused: it is

@@ -39,7 +39,7 @@ import {
   type WalletAccount,
 } from '@latch/shared'
 import { t, tf } from '../i18n/i18n.ts'
-import { callHost, runtime } from '../runtime.ts'
+import { callHost, runtime, signedOutError } from '../runtime.ts'
 import type { ScreenId } from '../screens/ids.ts'
 import { track } from '../session/analytics.ts'
 import { type AppView, mergeConfig } from '../startup/config.ts'
@@ -369,7 +369,7 @@ export function link(kind: LinkKind): Promise<User> {
   if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
   if (!Object.hasOwn(LINK_SCREENS, kind))
     return Promise.reject(LatchError.of('method_not_available'))
-  if (!user) return Promise.reject(LatchError.of('not_authenticated'))
+  if (!user) return Promise.reject(signedOutError())
   const account = kind as keyof typeof LINK_SCREENS
   return startFlow<User>({ kind: 'link', account }, LINK_SCREENS[account]).promise
 }
@@ -482,13 +482,14 @@ export function exitFlow(tellHost: boolean): void {
  * The visitor was signed out (logout(), a revoked session, a failed refresh) or another user
  * signed in under a wallet request: it cannot be answered for them any more. One already
  * answered (a receipt, a key shown) is delivered; any other rejects with 'User is not
- * authenticated.' at once, and the modal closes, so the next request starts clean.
+ * authenticated.' (session_cookie_refused when this browser refused the session's cookie) at
+ * once, and the modal closes, so the next request starts clean.
  */
 function endWalletRequest(): void {
   const { flow } = store.getState()
   if (!flow || !WALLET_REQUESTS.has(flow.kind)) return
   if (current.delivery) finishFlow()
-  else current.fail(LatchError.of('not_authenticated'))
+  else current.fail(signedOutError())
 }
 
 store.subscribe((state, previous) => {

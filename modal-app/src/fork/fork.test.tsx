@@ -1,4 +1,9 @@
-import { FORK_RETURN_PARAM, isLatchError, type User } from '@latch/shared'
+import {
+  FORK_RETURN_PARAM,
+  isLatchError,
+  NO_REFRESH_COOKIE_MESSAGE,
+  type User,
+} from '@latch/shared'
 import { act, cleanup, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test, vi } from 'vitest'
 import { createModalMethods } from '../startup/methods.ts'
@@ -132,6 +137,48 @@ describe('forkSession', () => {
     expect(e).toMatchObject({ code: 'not_authenticated' })
     expect(harness.tokens.value).toBe(false)
     expect(store.getState().user).toBeNull()
+  })
+
+  test('error: a fork without the cookie a sign-in in this page set rejects at once with session_cookie_refused and shows why, not the signed-out text', async () => {
+    api.on('POST /sessions/fork', apiError(401, 'invalid_refresh_token', NO_REFRESH_COOKIE_MESSAGE))
+    const harness = signedIn()
+    const e = await rejection(methods().forkSession())
+    expect(e).toMatchObject({
+      code: 'session_cookie_refused',
+      message:
+        'This browser refused the sign-in cookie in this app’s frame. Allow cross-site cookies for this app, or use another browser.',
+    })
+    expect(
+      await screen.findByRole('heading', { name: 'Your wallet can’t open in this browser' }),
+    ).toBeTruthy()
+    expect(screen.queryByText('User is not authenticated.')).toBeNull()
+    expect(harness.tokens.value).toBe(false)
+    expect(store.getState().user).toBeNull()
+    // Asked again, it says the same at once and asks the API nothing.
+    fireEvent.click(screen.getByTestId('wallet-refused-close'))
+    const again = await rejection(methods().forkSession())
+    expect(again).toMatchObject({ code: 'session_cookie_refused' })
+    expect(api.calls('POST /sessions/fork')).toHaveLength(1)
+    expect(
+      await screen.findByRole('heading', { name: 'Your wallet can’t open in this browser' }),
+    ).toBeTruthy()
+    // The other calls that need a session say the same, not 'User is not authenticated.'.
+    fireEvent.click(screen.getByTestId('wallet-refused-close'))
+    const signing = await rejection(methods().signMessage('hello'))
+    expect(signing).toMatchObject({ code: 'session_cookie_refused' })
+    expect(await rejection(methods().unlink({ type: 'email', address: 'a@b.co' }))).toMatchObject({
+      code: 'session_cookie_refused',
+    })
+  })
+
+  test('error: a refresh without the cookie of a session this page did not sign in (a reload) is a plain sign-out', async () => {
+    api.on('POST /sessions', apiError(401, 'invalid_refresh_token', NO_REFRESH_COOKIE_MESSAGE))
+    const harness = renderModal(api)
+    harness.tokens.mark()
+    expect(await harness.session.restore()).toBeNull()
+    expect(harness.session.cookieRefused()).toBe(false)
+    const e = await rejection(methods().forkSession())
+    expect(e).toMatchObject({ code: 'not_authenticated' })
   })
 
   test('error: signed out, forkSession rejects with not_authenticated and asks nothing', async () => {

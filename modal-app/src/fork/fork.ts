@@ -35,12 +35,18 @@ export const FORK_QUERY_WARNING = 'Ignored a session link: its token was in the 
 
 /**
  * forkSession(): resolves with the deep link the visitor opened; rejects with
- * 'not_authenticated' when signed out and 'fork_exited' when the modal closes first.
+ * 'not_authenticated' when signed out, 'session_cookie_refused' at once when the session ended
+ * because this browser refuses its cookie in the frame (the modal says why), and 'fork_exited'
+ * when the modal closes first.
  */
 export function forkSession(): Promise<string> {
   const { user } = store.getState()
-  if (!user || !runtime().session.isAuthenticated()) {
-    return Promise.reject(LatchError.of('not_authenticated'))
+  const { session } = runtime()
+  if (!user || !session.isAuthenticated()) {
+    if (!session.cookieRefused()) return Promise.reject(LatchError.of('not_authenticated'))
+    const flow = startFlow<string>({ kind: 'fork-session' }, 'SESSION_FORK_SCREEN')
+    flow.refuse(LatchError.of('session_cookie_refused'))
+    return flow.promise
   }
   const flow = startFlow<string>({ kind: 'fork-session' }, 'SESSION_FORK_SCREEN')
   store.setState({ sessionFork: { page: null, error: null } })
@@ -55,7 +61,11 @@ async function prepareFork(flow: FlowHandle): Promise<void> {
     const { page, token } = await flow.guard(forkedPage())
     store.setState({ sessionFork: { page: withForkToken(page, token), error: null } })
   } catch (e) {
-    store.setState({ sessionFork: { page: null, error: toLatchError(e).message } })
+    const error = toLatchError(e)
+    // Nothing on this screen brings a refused cookie back: the caller hears why at once and the
+    // visitor reads what to do (WalletRefused).
+    if (error.is('session_cookie_refused')) return flow.refuse(error)
+    store.setState({ sessionFork: { page: null, error: error.message } })
   }
 }
 

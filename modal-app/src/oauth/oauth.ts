@@ -36,7 +36,7 @@ import {
   type User,
 } from '@latch/shared'
 import { type FlowHandle, navigate, onFlow, sameFlow, startFlow } from '../flow/flow.ts'
-import { runtime } from '../runtime.ts'
+import { runtime, signedOutError } from '../runtime.ts'
 import { type Flow, type OAuthState, store } from '../store.ts'
 
 const base64url = (bytes: Uint8Array) =>
@@ -139,7 +139,7 @@ export function linkOAuth(provider: OAuthProvider): Promise<User> {
   if (!app.methods.social.includes(provider)) {
     return Promise.reject(LatchError.of('method_not_available'))
   }
-  if (!user) return Promise.reject(LatchError.of('not_authenticated'))
+  if (!user) return Promise.reject(signedOutError())
   const flow: Flow = { kind: 'link', account: provider }
   const joining = sameFlow(store.getState().flow, flow)
   const { promise } = startFlow<User>(flow, 'AWAITING_OAUTH_SCREEN')

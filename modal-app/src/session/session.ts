@@ -10,6 +10,7 @@ import {
   type ForkResponse,
   isLatchError,
   LatchError,
+  NO_REFRESH_COOKIE_MESSAGE,
   REFRESH_ID_HEADER,
   type RefreshResponse,
   TOKEN_EXPIRY_MARGIN_MS,
@@ -38,6 +39,13 @@ export interface Session {
   logout(): Promise<void>
   clear(): void
   isAuthenticated(): boolean
+  /**
+   * Whether the session ended because this browser refuses the refresh cookie in this frame: a
+   * sign-in in this page started it, and its first refresh or fork came without the cookie that
+   * sign-in set. Calls that need a session then reject with `session_cookie_refused`, not as
+   * signed out. A new sign-in or a logout forgets it.
+   */
+  cookieRefused(): boolean
 }
 
 export interface SessionOptions {
@@ -102,6 +110,11 @@ export function createSession(options: SessionOptions): Session {
   let accessToken: string | null = null
   let inflight: Promise<string | null> | null = null
   let user: User | null = null
+  // The refresh cookie's fate in this browser: a sign-in here set one (startedHere), a rotation
+  // carried one (cookieSent), or the first call that needed it came without it (refused).
+  let startedHere = false
+  let cookieSent = false
+  let refused = false
   const setUser = (next: User | null): void => {
     user = next
     options.onUser?.(next)
@@ -111,6 +124,7 @@ export function createSession(options: SessionOptions): Session {
     options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
   const clear = (): void => {
+    refused = false
     accessToken = null
     options.tokens.clear()
     setUser(null)
@@ -153,12 +167,16 @@ export function createSession(options: SessionOptions): Session {
     try {
       const res = headers ? await send({}) : await sendRefresh(send)
       accessToken = res.token
+      cookieSent = true
       options.tokens.mark()
       apply(res)
       return res.token
     } catch (e) {
       if (isLatchError(e) && e.is('invalid_refresh_token')) {
+        const cookieNeverKept =
+          startedHere && !cookieSent && e.message === NO_REFRESH_COOKIE_MESSAGE
         clear()
+        refused = cookieNeverKept
         return null
       }
       throw e
@@ -183,6 +201,9 @@ export function createSession(options: SessionOptions): Session {
       return accessToken ? user : null
     },
     start(tokens, next) {
+      startedHere = true
+      cookieSent = false
+      refused = false
       accessToken = tokens.token
       options.tokens.mark()
       setUser(next)
@@ -234,10 +255,13 @@ export function createSession(options: SessionOptions): Session {
         )
         if (!res) break
       }
-      if (!out.token) throw LatchError.of('not_authenticated')
+      if (!out.token) {
+        throw LatchError.of(refused ? 'session_cookie_refused' : 'not_authenticated')
+      }
       return out.token
     },
     clear,
     isAuthenticated: () => accessToken !== null,
+    cookieRefused: () => refused,
   }
 }

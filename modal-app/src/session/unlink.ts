@@ -10,7 +10,7 @@ import {
   type User,
   unlinkTargetSchema,
 } from '@latch/shared'
-import { runtime } from '../runtime.ts'
+import { runtime, signedOutError } from '../runtime.ts'
 import { store } from '../store.ts'
 import { setUser } from './account.ts'
 
@@ -24,7 +24,7 @@ export function checkUnlinkTarget(input: unknown): UnlinkTarget {
 /** Removes a linked account; answers the updated user. */
 export async function unlink(target: UnlinkTarget): Promise<User> {
   const account = checkUnlinkTarget(target)
-  if (!store.getState().user) throw LatchError.of('not_authenticated')
+  if (!store.getState().user) throw signedOutError()
   let path: string
   let body: Record<string, string>
   if (account.type === 'email') {

@@ -17,7 +17,7 @@ import {
 } from '@latch/shared'
 import { deliver } from '../flow/deliver.ts'
 import { type FlowHandle, navigate, onFlow, requestPending, startFlow } from '../flow/flow.ts'
-import { runtime } from '../runtime.ts'
+import { runtime, signedOutError } from '../runtime.ts'
 import { track } from '../session/analytics.ts'
 import { store } from '../store.ts'
 import { ensureWalletReady, walletStepFailed } from './flows.ts'
@@ -27,12 +27,12 @@ import { snapshot } from './review.ts'
 
 /**
  * The signed-in user's in-app wallet, or the error for a caller who may not use it: signed
- * out ('User is not authenticated.'), or without an in-app wallet ('Must have a wallet before
- * signing').
+ * out ('User is not authenticated.', or session_cookie_refused when this browser refused the
+ * session's cookie), or without an in-app wallet ('Must have a wallet before signing').
  */
 export function usableWallet(): WalletAccount {
   const { user } = store.getState()
-  if (!user || !runtime().session.isAuthenticated()) throw LatchError.of('not_authenticated')
+  if (!user || !runtime().session.isAuthenticated()) throw signedOutError()
   const wallet = embeddedWallet(user.linkedAccounts)
   if (!wallet) throw LatchError.of('sign_without_wallet')
   return wallet
@@ -75,7 +75,7 @@ export const passGate = onFlow(async function passGate(
 /** The session's access token for a call to the frame; signed out meanwhile is an error. */
 export async function walletAccessToken(): Promise<string> {
   const token = await runtime().session.getAccessToken()
-  if (!token) throw LatchError.of('not_authenticated')
+  if (!token) throw signedOutError()
   return token
 }
 

@@ -19,7 +19,12 @@
  *   (the API origin's own pages, the wallet frame and the export page, have no business here).
  *   Whether it is `same-site` or `cross-site` depends on the deployment, so `Origin` binds it.
  */
-import { API_PREFIX, LatchError, REFRESH_TOKEN_MAX_AGE_S } from '@latch/shared'
+import {
+  API_PREFIX,
+  LatchError,
+  NO_REFRESH_COOKIE_MESSAGE,
+  REFRESH_TOKEN_MAX_AGE_S,
+} from '@latch/shared'
 import type { Context, MiddlewareHandler } from 'hono'
 import type { Deps } from '../context.ts'
 import type { HonoEnv } from '../http.ts'
@@ -83,7 +88,7 @@ export function requireRefreshCookie(c: Context, appId: string): string {
   const token = readRefreshCookie(c, appId)
   if (!token) {
     throw LatchError.of('invalid_refresh_token', {
-      message: 'No refresh token: the session cookie was not sent',
+      message: NO_REFRESH_COOKIE_MESSAGE,
     })
   }
   return token

@@ -619,6 +619,19 @@ export const ERRORS = {
     message: 'User exited the modal before opening a wallet app',
     retryable: true,
   },
+  /**
+   * The session a sign-in in this page started ended at its first refresh or fork, which came
+   * without the refresh cookie the sign-in set: this browser refuses the API's cookie in the
+   * modal's cross-site frame (WebKit's and Safari's default), so no session outlives one access
+   * token here.
+   */
+  session_cookie_refused: {
+    type: 'flow_error',
+    status: 401,
+    message:
+      'This browser refused the sign-in cookie in this app’s frame. Allow cross-site cookies for this app, or use another browser.',
+    retryable: false,
+  },
   method_not_available: {
     type: 'flow_error',
     status: 403,
