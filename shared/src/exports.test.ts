@@ -67,6 +67,7 @@ test('behavior: the public exports of @latch/shared', () => {
       "MODAL_FULL_HEIGHT_PX",
       "MODAL_MEDIUM_MIN_HEIGHT_PX",
       "MODAL_WIDTH_PX",
+      "NO_REFRESH_COOKIE_MESSAGE",
       "OAUTH_ERROR_DISPLAY",
       "OAUTH_PROVIDERS",
       "OAUTH_PROVIDER_NAMES",
