@@ -18,9 +18,10 @@
  * nothing more (a pairing code is shown here, never answered).
  */
 import { LatchError, type WalletApprovalKind, type WalletApprovalParams } from '@latch/shared'
-import { fill, isRtl, LOCALES, type Locale, loadLocale } from '@latch/shared/i18n'
-import { enApproval } from '@latch/shared/i18n/approval'
+import { fill } from '@latch/shared/i18n'
+import type { enApproval } from '@latch/shared/i18n/approval'
 import { armWhenVisible, onTrustedClick } from './arm.ts'
+import { css, dressDocument, surfaceLocale, surfaceTexts } from './surface.ts'
 import type { WalletApi } from './wallet.ts'
 
 interface Pending {
@@ -40,10 +41,6 @@ const PATHS: Record<WalletApprovalKind, string> = {
   link: '/wallets/approvals',
 }
 
-const css = (el: HTMLElement, rules: Record<string, string>) => {
-  for (const [name, value] of Object.entries(rules)) el.style.setProperty(name, value)
-}
-
 export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface {
   let pending: Pending | null = null
 
@@ -54,36 +51,16 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
     was?.reject(LatchError.of('embedded_wallet_error', { message: 'The approval was closed' }))
   }
 
-  async function textsFor(locale: Locale | null): Promise<Record<string, string>> {
-    if (!locale || locale === 'en') return enApproval
-    try {
-      return { ...enApproval, ...(await loadLocale(locale)).m }
-    } catch (e) {
-      console.error('Latch wallet frame: the language could not be loaded; English stays', e)
-      return enApproval
-    }
-  }
-
   async function show(params: WalletApprovalParams): Promise<{ done: true }> {
     dismiss()
     if (params.kind === 'link' && (!params.method || !params.label)) {
       throw LatchError.of('invalid_request_arguments')
     }
-    const locale = (LOCALES as readonly string[]).includes(params.locale ?? '')
-      ? (params.locale as Locale)
-      : null
-    const texts = await textsFor(locale)
+    const locale = surfaceLocale(params.locale)
+    const texts = await surfaceTexts(locale)
     const text = (key: keyof typeof enApproval) => texts[key] ?? key
-    const html = doc.documentElement
-    html.lang = locale ?? 'en'
-    html.dir = locale && isRtl(locale) ? 'rtl' : 'ltr'
     const colors = params.colors ?? {}
-    css(doc.body, {
-      margin: '0',
-      background: colors.background ?? 'transparent',
-      color: colors.foreground ?? '#1e1e1d',
-      font: '14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif',
-    })
+    dressDocument(doc, locale, colors)
 
     const root = doc.createElement('div')
     root.setAttribute('role', 'group')

@@ -10,10 +10,11 @@
  * the screen open until the answer) and the batch's id, nothing more.
  */
 import { getChain, LatchError, type WalletSendCallsParams } from '@latch/shared'
-import { fill, isRtl, LOCALES, type Locale, loadLocale } from '@latch/shared/i18n'
-import { enApproval } from '@latch/shared/i18n/approval'
+import { fill } from '@latch/shared/i18n'
+import type { enApproval } from '@latch/shared/i18n/approval'
 import { armWhenVisible, onTrustedClick } from '../arm.ts'
 import type { KeyHolder } from '../rpc/call.ts'
+import { css, dressDocument, surfaceLocale, surfaceTexts } from '../surface.ts'
 import type { WalletApi } from '../wallet.ts'
 import { decodeErc20 } from './decode.ts'
 import { type CheckedBatch, checkBatch, MAX_BATCH_DEADLINE_S, signBatch } from './sign.ts'
@@ -57,10 +58,6 @@ const BATCH_NONCE = '0xc75f3cb6'
 const delegatedTo = (code: string) =>
   /^0xef0100[0-9a-f]{40}$/i.test(code) ? `0x${code.slice(8).toLowerCase()}` : null
 
-const css = (el: HTMLElement, rules: Record<string, string>) => {
-  for (const [name, value] of Object.entries(rules)) el.style.setProperty(name, value)
-}
-
 export interface BatchReview {
   show(params: WalletSendCallsParams): Promise<{ id: string }>
   dismiss(): void
@@ -103,15 +100,6 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
     was?.reject(LatchError.of('transaction_exited'))
   }
 
-  async function textsFor(locale: Locale | null): Promise<Record<string, string>> {
-    if (!locale || locale === 'en') return enApproval
-    try {
-      return { ...enApproval, ...(await loadLocale(locale)).m }
-    } catch {
-      return enApproval
-    }
-  }
-
   async function show(params: WalletSendCallsParams): Promise<{ id: string }> {
     dismiss()
     const now = deps.now ?? (() => Math.floor(Date.now() / 1000))
@@ -133,27 +121,17 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
         retryable: false,
       })
     }
-    const locale = (LOCALES as readonly string[]).includes(params.locale ?? '')
-      ? (params.locale as Locale)
-      : null
+    const locale = surfaceLocale(params.locale)
     const [texts, app, state] = await Promise.all([
-      textsFor(locale),
+      surfaceTexts(locale),
       deps.appName(),
       accountState(deps, params, delegate),
     ])
     const batch: CheckedBatch = checkBatch({ ...shape, nonce: state.nonce.toString() })
     const text = (key: keyof typeof enApproval, values?: Record<string, string>) =>
       values ? fill(texts[key] ?? key, values) : (texts[key] ?? key)
-    const html = doc.documentElement
-    html.lang = locale ?? 'en'
-    html.dir = locale && isRtl(locale) ? 'rtl' : 'ltr'
     const colors = params.colors ?? {}
-    css(doc.body, {
-      margin: '0',
-      background: colors.background ?? 'transparent',
-      color: colors.foreground ?? '#1e1e1d',
-      font: '14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif',
-    })
+    dressDocument(doc, locale, colors)
     const symbol = getChain(batch.chainId)?.nativeCurrency.symbol ?? 'ETH'
 
     const root = doc.createElement('section')
