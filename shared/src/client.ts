@@ -1,6 +1,6 @@
 /** The public API of the host SDK (`createLatch`), shared so the modal and the docs agree on it. */
 import type { AnalyticsEventName } from './constants.ts'
-import type { HostEventName, ModalMethods, WalletRecoveryFailure } from './protocol.ts'
+import type { HostEventName, ModalMethods, WalletRecoveryFailure } from './protocol/host-modal.ts'
 import type { HostAppConfig, LoginResult, User } from './types.ts'
 
 /** What a host passes to `createLatch`. */
