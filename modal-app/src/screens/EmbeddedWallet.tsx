@@ -106,7 +106,7 @@ function SetPasscode() {
       </button>
     ),
     whyBlock: <WhyPasscode open={why} onToggle={() => setWhy(!why)} />,
-    // A passkey seals the backup instead of a passcode (wallet-frame/README.md, "Recovery by
+    // A passkey seals the backup instead of a passcode (docs/architecture.md, "Recovery by
     // passkey"); where the authenticator has no PRF, the error says so and the passcode stays.
     passkeyButton:
       typeof window !== 'undefined' && 'PublicKeyCredential' in window ? (
