@@ -84,7 +84,7 @@ export interface LatchClient
    * on the wallet frame's review; resolves with the batch's `{ id }` (for the provider's
    * `wallet_getCallsStatus`) once the visitor's click there sent it. Closing the review rejects
    * with 'User exited the modal before submitting the transaction'; a sponsor's refusal with its
-   * own code (host-sdk/README.md, "Batches the app pays for").
+   * own code (docs/behaviour.md, "Batches the app pays for").
    */
   sendCalls(request: SendCallsRequest): Promise<{ id: string }>
   /** Removes the frame and its listeners; pending and later calls reject. */
