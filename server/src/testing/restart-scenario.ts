@@ -28,10 +28,10 @@ import {
 } from '@latch/shared'
 import pg from 'pg'
 import { hashToken } from '../crypto.ts'
-import { send } from '../fuzz/wire.ts'
 import { openServices } from '../index.ts'
 import { REFRESH_COOKIE_PREFIX, refreshCookieName } from '../sessions/refresh-cookie.ts'
 import type { ControlledPostgres } from './postgres.ts'
+import { send } from './wire.ts'
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))

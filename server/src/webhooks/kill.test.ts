@@ -18,8 +18,8 @@ import { afterAll, expect, test } from 'vitest'
 import { openServices } from '../index.ts'
 import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
+import { type Receiver, startReceiver } from '../testing/webhook-receiver.ts'
 import { addEndpoint } from './endpoints.ts'
-import { type Receiver, startReceiver } from './receiver.ts'
 import { LEASE_MS } from './worker.ts'
 
 const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
