@@ -506,10 +506,11 @@ describe('EIP-5792', () => {
 })
 
 describe('EIP-5792 error codes', () => {
-  test('refusal: the refusals EIP-5792 names answer with its codes: 5700 a required capability, 5710 a chain without batches, 5730 an unknown batch id, 5740 too many calls, 5760 atomicity the chain cannot give; the Latch code rides along', async () => {
+  test('refusal: the refusals EIP-5792 names answer with its codes: 5700 a required capability, 5710 a chain without batches, 5720 an id used already, 5730 an unknown batch id, 5740 too many calls, 5760 atomicity the chain cannot give; the Latch code rides along', async () => {
     const cases = [
       ['calls_capability_unsupported', 5700],
       ['calls_chain_unsupported', 5710],
+      ['calls_duplicate_id', 5720],
       ['calls_unknown_id', 5730],
       ['calls_too_many', 5740],
       ['calls_atomic_unsupported', 5760],

@@ -71,6 +71,7 @@ export function BatchReview() {
             accessToken,
             chainId: batch.chainId,
             calls: batch.calls,
+            ...(batch.id && { id: batch.id }),
             locale: locale(),
             colors: frameColors(),
           }),

@@ -252,15 +252,19 @@ describe('wallet_sendCalls', () => {
       // One of the app's chains where it does not pay: no batch is sent there, atomic or not.
       [batch({ chainId: '0xa' }), 'calls_atomic_unsupported'],
       [batch({ chainId: '0xa', atomicRequired: false }), 'calls_chain_unsupported'],
+      [batch({ id: 'c0ffee' }), 'invalid_request_arguments'],
+      [batch({ id: `0x${'ab'.repeat(4097)}` }), 'invalid_request_arguments'],
     ]
     for (const [param, code] of cases) {
       expect(await rejection(m.rpc(1, 'wallet_sendCalls', [param]))).toMatchObject({ code })
     }
-    // An unknown capability the dapp marked optional is ignored.
+    // An unknown capability the dapp marked optional is ignored; the dapp's own id reaches the
+    // frame (which hands it to the API).
     const optional = m.rpc(1, 'wallet_sendCalls', [
-      batch({ capabilities: { auxiliaryFunds: { optional: true } } }),
+      batch({ capabilities: { auxiliaryFunds: { optional: true } }, id: '0xC0FFEE' }),
     ])
     await shownCount(review, 1)
+    expect(review.shown[0]?.id).toBe('0xc0ffee')
     review.answer({ id: BATCH_ID })
     await expect(optional).resolves.toEqual({ id: BATCH_ID })
     cleanup()
@@ -328,7 +332,7 @@ describe('the other EIP-5792 methods', () => {
     ).resolves.toEqual(status)
     await expect(m.rpc(1, 'wallet_showCallsStatus', [BATCH_ID])).resolves.toBeNull()
     expect(store.getState().open).toBe(false)
-    expect(await rejection(m.rpc(1, 'wallet_getCallsStatus', ['0x12']))).toMatchObject({
+    expect(await rejection(m.rpc(1, 'wallet_getCallsStatus', ['c0ffee']))).toMatchObject({
       code: 'invalid_request_arguments',
     })
     const other = `0x${'cd'.repeat(32)}`

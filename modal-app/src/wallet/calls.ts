@@ -19,7 +19,8 @@ const MAX_CALLS = 16
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/
 const BYTES = /^0x([0-9a-fA-F]{2})*$/
-const BATCH_ID = /^0x[0-9a-fA-F]{64}$/
+/** EIP-5792's batch id: 0x and hex, at most 4096 bytes (Latch's are 32). */
+const BATCH_ID = /^0x[0-9a-fA-F]{1,8192}$/
 
 const invalid = (message: string) => LatchError.of('invalid_request_arguments', { message })
 
@@ -55,6 +56,9 @@ export function batchRequest(param: unknown, wallet: Hex): BatchRequest {
     throw LatchError.of('rpc_unauthorized')
   }
   const chainId = chainOf(p.chainId)
+  if (p.id !== undefined && (typeof p.id !== 'string' || !BATCH_ID.test(p.id))) {
+    throw invalid('wallet_sendCalls: id is 0x and hex, at most 4096 bytes')
+  }
   if (p.atomicRequired !== undefined && typeof p.atomicRequired !== 'boolean') {
     throw invalid('wallet_sendCalls: atomicRequired is a boolean')
   }
@@ -96,7 +100,7 @@ export function batchRequest(param: unknown, wallet: Hex): BatchRequest {
       data: (call.data as string | undefined) ?? '0x',
     }
   })
-  return { chainId, calls }
+  return { chainId, calls, ...(typeof p.id === 'string' && { id: p.id.toLowerCase() }) }
 }
 
 /**
@@ -184,7 +188,7 @@ async function capabilities(params: readonly unknown[]): Promise<Record<string, 
 /** A batch id as the API keys it. */
 function batchId(value: unknown, method: string): string {
   if (typeof value !== 'string' || !BATCH_ID.test(value)) {
-    throw invalid(`${method}: the id is 0x and 64 hex digits`)
+    throw invalid(`${method}: the id is 0x and hex, at most 4096 bytes`)
   }
   return value.toLowerCase()
 }

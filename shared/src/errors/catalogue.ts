@@ -270,6 +270,13 @@ export const ERRORS = {
     message: 'The wallet does not send batches of calls on this chain',
     retryable: false,
   },
+  calls_duplicate_id: {
+    type: 'wallet_error',
+    status: 409,
+    rpcCode: 5720,
+    message: 'A batch with this id was already sent',
+    retryable: false,
+  },
   calls_unknown_id: {
     type: 'wallet_error',
     rpcCode: 5730,
