@@ -157,6 +157,8 @@ test('behavior: a wallet with 0 ETH approves and transfers in one batch through 
       { to: token, data: data('transfer', recipient, 7n) },
     ],
     capabilities: { paymasterService: { url: 'https://unused.example' } },
+    // The dapp's own id for the batch: the answer and the status use it.
+    id: '0x5792C0FFEE',
   })
   await confirmInFrame(hp, pending)
   // The visitor leaves at once, before the sponsor answered: the batch may be sent, so closing is
@@ -165,7 +167,7 @@ test('behavior: a wallet with 0 ETH approves and transfers in one batch through 
   await hp.page.keyboard.press('Escape')
   const outcome = await settle(pending, 'sendCalls()')
   if (!outcome.ok) throw new Error(`sendCalls rejected: ${JSON.stringify(outcome.error)}`)
-  expect(outcome.value.id).toMatch(/^0x[0-9a-f]{64}$/)
+  expect(outcome.value.id).toBe('0x5792c0ffee')
   const status = async () => {
     const answer = await inPage<{ status: number }>(
       hp.page,
@@ -236,6 +238,8 @@ test('error: the budget per user per day runs out: the next batch is refused bef
   await confirmInFrame(hp, first)
   const sent = await settle(first, 'the first sendCalls()')
   if (!sent.ok) throw new Error(`the first batch was refused: ${JSON.stringify(sent.error)}`)
+  // Without an id of the dapp's, Latch makes one.
+  expect(sent.value.id).toMatch(/^0x[0-9a-f]{64}$/)
 
   // The user's budget for the day set just over what that batch cost: the next one would pass it.
   const deps = h().api.deps
