@@ -103,6 +103,11 @@ export interface SendCallsRequest {
   calls: { to: string; value?: string; data?: string }[]
   /** `paymasterService` is honoured where the app pays; any other must be `optional`. */
   capabilities?: Record<string, unknown>
+  /**
+   * The batch's id of your choosing (0x and hex, at most 4096 bytes), answered back and used by
+   * `wallet_getCallsStatus`; an id the user already sent a batch under is refused (5720).
+   */
+  id?: string
 }
 
 /** Attributes and test ids of the elements the SDK adds to the host page. */

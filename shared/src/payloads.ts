@@ -163,6 +163,8 @@ export const walletSendCallsSchema: z.ZodMiniType<WalletSendCallsParams> = z.obj
       }),
     )
     .check(z.minLength(1), z.maxLength(16)),
+  // The dapp's own id for the batch (EIP-5792), as the modal lowercased it.
+  id: z.optional(z.string().check(z.regex(/^0x[0-9a-f]{1,8192}$/))),
   locale: z.optional(nonEmpty(16)),
   colors: z.optional(
     z.object({

@@ -7,16 +7,40 @@
  * click started sending: from then until its answer, closing is refused (the batch may be sent,
  * so the caller must not hear a rejection).
  */
-import { toLatchError, WALLET_MESSAGES } from '@latch/shared'
+import { type LatchError, toLatchError, WALLET_MESSAGES } from '@latch/shared'
+import type { MessageKey } from '@latch/shared/i18n'
 import { useEffect, useRef, useState } from 'react'
 import { blockClose, deliver } from '../flow/deliver.ts'
 import { currentFlow } from '../flow/flow.ts'
 import { useModal } from '../hooks.ts'
-import { locale } from '../i18n/i18n.ts'
+import { locale, t } from '../i18n/i18n.ts'
 import { frameColors } from './export.ts'
 import { walletStepFailed } from './flows.ts'
 import { onBatchSending, showWalletFrameOver, walletFrame } from './frame.ts'
 import { usableWallet, walletAccessToken } from './sign.ts'
+
+/**
+ * The sponsor's refusals, in the visitor's language; each says nothing was sent. Where the
+ * server's message names what it refused (which call, which contract, which chain), it follows as
+ * the detail, as the server wrote it.
+ */
+const REFUSALS: Record<string, { key: MessageKey; detail: boolean }> = {
+  sponsor_budget_exhausted: { key: 'batchBudget', detail: false },
+  sponsor_out_of_funds: { key: 'batchNoFunds', detail: false },
+  sponsor_policy_refused: { key: 'batchPolicy', detail: true },
+  sponsor_unavailable: { key: 'batchUnavailable', detail: true },
+  batch_reverted: { key: 'batchReverted', detail: true },
+}
+
+/** What the screen shows of a refusal: its text, and the server's reason under it. */
+export function refusalText(
+  error: LatchError,
+  fallback: string,
+): { text: string; detail?: string } {
+  const refusal = REFUSALS[error.code]
+  if (!refusal) return { text: fallback }
+  return refusal.detail ? { text: t(refusal.key), detail: error.message } : { text: t(refusal.key) }
+}
 
 /** Room for the title, a call with its calldata wrapped, the fee line and the button; more calls scroll inside the frame. */
 const slotHeight = (calls: number) => Math.min(260 + 200 * calls, 560)
@@ -24,7 +48,7 @@ const slotHeight = (calls: number) => Math.min(260 + 200 * calls, 560)
 export function BatchReview() {
   const batch = useModal((s) => (s.flow?.kind === 'send-transaction' ? s.flow.batch : undefined))
   const slot = useRef<HTMLDivElement>(null)
-  const [error, setError] = useState<string | null>(null)
+  const [error, setError] = useState<{ text: string; detail?: string } | null>(null)
   useEffect(() => {
     if (!batch) return
     const flow = currentFlow()
@@ -47,6 +71,7 @@ export function BatchReview() {
             accessToken,
             chainId: batch.chainId,
             calls: batch.calls,
+            ...(batch.id && { id: batch.id }),
             locale: locale(),
             colors: frameColors(),
           }),
@@ -59,7 +84,8 @@ export function BatchReview() {
         blockClose(flow, false)
         if (!alive) return
         hide()
-        setError(walletStepFailed(flow, e, toLatchError(e).message))
+        const failure = toLatchError(e)
+        setError(refusalText(failure, walletStepFailed(flow, e, failure.message)))
       }
     })()
     return () => {
@@ -75,9 +101,10 @@ export function BatchReview() {
   return (
     <div className="latch-screen" data-testid="screen-EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN">
       {error ? (
-        <p className="latch-error" role="alert" data-testid="batch-error">
-          {error}
-        </p>
+        <div role="alert" data-testid="batch-error">
+          <p className="latch-error">{error.text}</p>
+          {error.detail && <p className="latch-small latch-muted">{error.detail}</p>}
+        </div>
       ) : (
         <div
           ref={slot}

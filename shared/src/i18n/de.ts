@@ -224,6 +224,15 @@ export default {
     apBatchCall: 'Aufruf {n}',
     apBatchFee: 'Netzwerkgebühr: bezahlt von {app}',
     apBatchConfirm: 'Bestätigen',
+    batchBudget:
+      'Das Budget dieser App für deine Netzwerkgebühren ist für heute aufgebraucht. Es wurde nichts gesendet; versuche es morgen erneut.',
+    batchPolicy:
+      'Diese App bezahlt die Netzwerkgebühr für diese Aufrufe nicht. Es wurde nichts gesendet.',
+    batchNoFunds:
+      'Diese App kann gerade keine Netzwerkgebühren bezahlen. Es wurde nichts gesendet; versuche es später erneut.',
+    batchUnavailable:
+      'Diese App bezahlt in diesem Netzwerk keine Netzwerkgebühren. Es wurde nichts gesendet.',
+    batchReverted: 'Diese Aufrufe würden fehlschlagen, daher wurde nichts gesendet.',
     passkey: 'Passkey verwenden',
     protectedBy: 'Geschützt durch Latch',
     walletFrame: 'Latch-Wallet',

@@ -144,6 +144,13 @@ export const enScreens = {
   txSet: "You're all set.",
   txAllDone: 'All Done',
   txHash: 'Transaction hash',
+  // A batch the app's sponsor refused (modal-app/src/wallet/batch.tsx): nothing was sent.
+  batchBudget:
+    'This app’s budget for your network fees is used up for today. Nothing was sent; try again tomorrow.',
+  batchPolicy: 'This app does not pay the network fee for these calls. Nothing was sent.',
+  batchNoFunds: 'This app cannot pay network fees right now. Nothing was sent; try again later.',
+  batchUnavailable: 'This app does not pay network fees on this network. Nothing was sent.',
+  batchReverted: 'These calls would fail, so nothing was sent.',
   exTitle: 'Export your wallet',
   exShown: 'Your private key is shown below, inside a frame only Latch’s wallet can read.',
   exReveal:

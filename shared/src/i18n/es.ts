@@ -219,6 +219,13 @@ export default {
     apBatchCall: 'Llamada {n}',
     apBatchFee: 'Comisión de red: la paga {app}',
     apBatchConfirm: 'Confirmar',
+    batchBudget:
+      'El presupuesto de esta app para tus comisiones de red se ha agotado por hoy. No se envió nada; inténtalo de nuevo mañana.',
+    batchPolicy: 'Esta app no paga la comisión de red de estas llamadas. No se envió nada.',
+    batchNoFunds:
+      'Esta app no puede pagar comisiones de red ahora. No se envió nada; inténtalo de nuevo más tarde.',
+    batchUnavailable: 'Esta app no paga comisiones de red en esta red. No se envió nada.',
+    batchReverted: 'Estas llamadas fallarían, así que no se envió nada.',
     passkey: 'Usar una llave de acceso',
     protectedBy: 'Protegido por Latch',
     walletFrame: 'Billetera de Latch',

@@ -226,6 +226,14 @@ export default {
     apBatchCall: 'Appel {n}',
     apBatchFee: 'Frais de réseau : payés par {app}',
     apBatchConfirm: 'Confirmer',
+    batchBudget:
+      'Le budget de cette app pour vos frais de réseau est épuisé pour aujourd’hui. Rien n’a été envoyé ; réessayez demain.',
+    batchPolicy: 'Cette app ne paie pas les frais de réseau de ces appels. Rien n’a été envoyé.',
+    batchNoFunds:
+      'Cette app ne peut pas payer de frais de réseau pour le moment. Rien n’a été envoyé ; réessayez plus tard.',
+    batchUnavailable:
+      'Cette app ne paie pas de frais de réseau sur ce réseau. Rien n’a été envoyé.',
+    batchReverted: 'Ces appels échoueraient, donc rien n’a été envoyé.',
     passkey: 'Utiliser une clé d’accès',
     protectedBy: 'Protégé par Latch',
     walletFrame: 'Portefeuille Latch',

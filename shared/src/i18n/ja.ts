@@ -219,6 +219,15 @@ export default {
     apBatchCall: '呼び出し {n}',
     apBatchFee: 'ネットワーク手数料：{app} が支払います',
     apBatchConfirm: '確認',
+    batchBudget:
+      'このアプリが今日あなたのネットワーク手数料に使える予算は使い切られました。何も送信されていません。明日もう一度お試しください。',
+    batchPolicy:
+      'このアプリはこれらの呼び出しのネットワーク手数料を支払いません。何も送信されていません。',
+    batchNoFunds:
+      'このアプリは現在ネットワーク手数料を支払えません。何も送信されていません。後でもう一度お試しください。',
+    batchUnavailable:
+      'このアプリはこのネットワークではネットワーク手数料を支払いません。何も送信されていません。',
+    batchReverted: 'これらの呼び出しは失敗するため、何も送信されていません。',
     passkey: 'パスキーを使う',
     protectedBy: 'Latch による保護',
     walletFrame: 'Latch ウォレット',

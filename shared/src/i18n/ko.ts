@@ -213,6 +213,15 @@ export default {
     apBatchCall: '호출 {n}',
     apBatchFee: '네트워크 수수료: {app}에서 부담',
     apBatchConfirm: '확인',
+    batchBudget:
+      '이 앱이 오늘 회원님의 네트워크 수수료에 쓸 수 있는 예산을 모두 썼습니다. 아무것도 전송되지 않았습니다. 내일 다시 시도하세요.',
+    batchPolicy:
+      '이 앱은 이 호출들의 네트워크 수수료를 내지 않습니다. 아무것도 전송되지 않았습니다.',
+    batchNoFunds:
+      '이 앱은 지금 네트워크 수수료를 낼 수 없습니다. 아무것도 전송되지 않았습니다. 나중에 다시 시도하세요.',
+    batchUnavailable:
+      '이 앱은 이 네트워크에서 네트워크 수수료를 내지 않습니다. 아무것도 전송되지 않았습니다.',
+    batchReverted: '이 호출들은 실패할 것이므로 아무것도 전송되지 않았습니다.',
     passkey: '패스키 사용',
     protectedBy: 'Latch로 보호됨',
     walletFrame: 'Latch 지갑',

@@ -216,6 +216,13 @@ export default {
     apBatchCall: 'Chamada {n}',
     apBatchFee: 'Taxa de rede: paga por {app}',
     apBatchConfirm: 'Confirmar',
+    batchBudget:
+      'O orçamento deste app para suas taxas de rede acabou por hoje. Nada foi enviado; tente novamente amanhã.',
+    batchPolicy: 'Este app não paga a taxa de rede destas chamadas. Nada foi enviado.',
+    batchNoFunds:
+      'Este app não pode pagar taxas de rede agora. Nada foi enviado; tente novamente mais tarde.',
+    batchUnavailable: 'Este app não paga taxas de rede nesta rede. Nada foi enviado.',
+    batchReverted: 'Estas chamadas falhariam, então nada foi enviado.',
     passkey: 'Usar uma chave de acesso',
     protectedBy: 'Protegido por Latch',
     walletFrame: 'Carteira Latch',

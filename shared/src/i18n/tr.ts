@@ -220,6 +220,13 @@ export default {
     apBatchCall: 'Çağrı {n}',
     apBatchFee: 'Ağ ücreti: {app} tarafından ödenir',
     apBatchConfirm: 'Onayla',
+    batchBudget:
+      'Bu uygulamanın ağ ücretleriniz için bugünkü bütçesi tükendi. Hiçbir şey gönderilmedi; yarın yeniden deneyin.',
+    batchPolicy: 'Bu uygulama bu çağrıların ağ ücretini ödemiyor. Hiçbir şey gönderilmedi.',
+    batchNoFunds:
+      'Bu uygulama şu anda ağ ücreti ödeyemiyor. Hiçbir şey gönderilmedi; daha sonra yeniden deneyin.',
+    batchUnavailable: 'Bu uygulama bu ağda ağ ücreti ödemiyor. Hiçbir şey gönderilmedi.',
+    batchReverted: 'Bu çağrılar başarısız olacağı için hiçbir şey gönderilmedi.',
     passkey: 'Geçiş anahtarı kullan',
     protectedBy: 'Latch tarafından korunuyor',
     walletFrame: 'Latch cüzdanı',

@@ -132,6 +132,8 @@ export interface WalletSendCallsParams {
   accessToken: string
   chainId: number
   calls: { to: Hex; value?: string; data?: string }[]
+  /** The dapp's own id for the batch (EIP-5792's `id`): a label the API keeps, never signed. */
+  id?: string
   /** The modal's language: the frame's texts follow it. */
   locale?: string
   colors?: WalletApprovalParams['colors']
