@@ -11,9 +11,10 @@ import { type LatchError, toLatchError, WALLET_MESSAGES } from '@latch/shared'
 import type { MessageKey } from '@latch/shared/i18n'
 import { useEffect, useRef, useState } from 'react'
 import { blockClose, deliver } from '../flow/deliver.ts'
-import { currentFlow } from '../flow/flow.ts'
+import { onFlow } from '../flow/flow.ts'
 import { useModal } from '../hooks.ts'
 import { locale, t } from '../i18n/i18n.ts'
+import type { BatchRequest } from '../store.ts'
 import { frameColors } from './export.ts'
 import { walletStepFailed } from './flows.ts'
 import { onBatchSending, showWalletFrameOver, walletFrame } from './frame.ts'
@@ -45,13 +46,19 @@ export function refusalText(
 /** Room for the title, a call with its calldata wrapped, the fee line and the button; more calls scroll inside the frame. */
 const slotHeight = (calls: number) => Math.min(260 + 200 * calls, 560)
 
-export function BatchReview() {
-  const batch = useModal((s) => (s.flow?.kind === 'send-transaction' ? s.flow.batch : undefined))
-  const slot = useRef<HTMLDivElement>(null)
-  const [error, setError] = useState<{ text: string; detail?: string } | null>(null)
-  useEffect(() => {
-    if (!batch) return
-    const flow = currentFlow()
+/**
+ * A step of the flow on screen: lays the frame's review of `batch` over `slot`, delivers the
+ * batch's id once the frame sent it, or hands a refusal to `refused`. Returns how to take the
+ * review away (the screen leaving); from the frame's news that the click started sending until
+ * its answer, the flow refuses to close.
+ */
+const reviewBatch = onFlow(
+  (
+    flow,
+    batch: BatchRequest,
+    slot: HTMLElement,
+    refused: (r: { text: string; detail?: string }) => void,
+  ): (() => void) => {
     let alive = true
     let hide = () => {}
     onBatchSending(() => {
@@ -62,9 +69,9 @@ export function BatchReview() {
         const frame = await walletFrame()
         const accessToken = await walletAccessToken()
         const review = frame[WALLET_MESSAGES.sendCalls]
-        if (!alive || !slot.current) return
+        if (!alive) return
         if (!review) throw new Error('The wallet frame cannot show a batch')
-        hide = showWalletFrameOver(slot.current)
+        hide = showWalletFrameOver(slot)
         const { id } = await flow.guard(
           review({
             address: usableWallet().address,
@@ -85,7 +92,7 @@ export function BatchReview() {
         if (!alive) return
         hide()
         const failure = toLatchError(e)
-        setError(refusalText(failure, walletStepFailed(flow, e, failure.message)))
+        refused(refusalText(failure, walletStepFailed(flow, e, failure.message)))
       }
     })()
     return () => {
@@ -96,6 +103,16 @@ export function BatchReview() {
         .then((frame) => frame[WALLET_MESSAGES.dismissApproval]())
         .catch(() => {})
     }
+  },
+)
+
+export function BatchReview() {
+  const batch = useModal((s) => (s.flow?.kind === 'send-transaction' ? s.flow.batch : undefined))
+  const slot = useRef<HTMLDivElement>(null)
+  const [error, setError] = useState<{ text: string; detail?: string } | null>(null)
+  useEffect(() => {
+    if (!batch || !slot.current) return
+    return reviewBatch(batch, slot.current, setError)
   }, [batch])
   if (!batch) return null
   return (
