@@ -318,10 +318,34 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     })
   })
 
-  test('recover without a screen (automatic recovery): rejects with the failure itself', async () => {
+  test('recover without a screen (automatic recovery): rejects with the failure itself (a refused credential also opens the view saying what to do)', async () => {
     frame({ fail: ['latch:wallet:connect', await way.fail()] })
     signedIn()
-    expect(await outcome(methods().recoverWallet())).toBe(way.code)
+    const recovered = outcome(methods().recoverWallet())
+    expect(await recovered).toBe(way.code)
+    if (way.code === 'wallet_sign_in_required') {
+      await screen.findByTestId('screen-wallet-refused')
+      close()
+    } else {
+      expect(screen.queryByTestId('screen-wallet-refused')).toBeNull()
+    }
+  })
+
+  test('recover of a passcode wallet not on this device: a refused credential rejects before the passcode is asked', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    frame({
+      recovery: 'user-passcode',
+      onDevice: false,
+      fail: ['latch:wallet:connect', await way.fail()],
+    })
+    signedIn(true, 'user-passcode')
+    const recovered = outcome(methods().recoverWallet())
+    expect(await recovered).toBe(way.code)
+    expect(screen.queryByTestId('screen-EMBEDDED_WALLET_RECOVERY_SCREEN')).toBeNull()
+    if (way.code === 'wallet_sign_in_required') {
+      await screen.findByTestId('screen-wallet-refused')
+      close()
+    }
   })
 
   test('export: the gate names the failure; closing is not an exit', async () => {
