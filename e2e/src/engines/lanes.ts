@@ -191,6 +191,32 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         ).toEqual({ granted: true, cookie: 'visited=1' })
         await page.close()
       })
+      test('error: a wallet made where the credential is kept (same-site), used cross-site: recoverWallet(), signMessage() and exportWallet() reject at once with wallet_sign_in_required, each showing what to do', async () => {
+        const { stack, browser } = lane()
+        const app = await stack.createApp(walletSettings)
+        const email = newEmail(`${engine}-refused-recover`)
+        const home = await browser.newPage()
+        await openHost(home, stack, 'same-site', { appId: app.id })
+        await signInByEmail(home, stack, email)
+        await createWallet(home)
+        await home.close()
+
+        const page = await browser.newPage()
+        await openHost(page, stack, 'cross-site', { appId: app.id })
+        await stack.ageCodes(email)
+        await signInByEmail(page, stack, email)
+        for (const method of ['recoverWallet', 'signMessage', 'exportWallet']) {
+          const call = await start(page, method, ...(method === 'signMessage' ? ['Hello'] : []))
+          await page.waitFor([MODAL], testId('screen-wallet-refused'))
+          expect(rejected(await call.settled(), `${method}()`).code).toBe('wallet_sign_in_required')
+          expect(await page.text([MODAL], '.latch-body h1')).toBe(
+            'Your wallet can’t open in this browser',
+          )
+          await page.click([MODAL], testId('wallet-refused-close'))
+          await waitDialog(page, false)
+        }
+        await page.close()
+      })
     }
 
     test('behavior: a browser wallet (EIP-6963) signs in; the Arabic landing is right to left', async () => {
