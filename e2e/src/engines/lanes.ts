@@ -217,6 +217,21 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         }
         await page.close()
       })
+      test('behavior: cookies the API set in a first-party context reach the cross-site frames: a visitor signed in on a same-site page, then on the cross-site page in the same profile, keeps the session and signs', async () => {
+        const { stack, browser } = lane()
+        const app = await stack.createApp(walletSettings)
+        const page = await browser.newPage()
+        await openHost(page, stack, 'same-site', { appId: app.id })
+        const { user } = await signInByEmail(page, stack, newEmail(`${engine}-first-party`))
+        const wallet = await createWallet(page)
+        await openHost(page, stack, 'cross-site', { appId: app.id })
+        expect((await currentUser(page))?.id).toBe(user.id)
+        const signature = await signThroughScreen(page, 'First party first')
+        expect(
+          (await recoverMessageAddress({ message: 'First party first', signature })).toLowerCase(),
+        ).toBe(wallet.address.toLowerCase())
+        await page.close()
+      })
     }
 
     test('behavior: a browser wallet (EIP-6963) signs in; the Arabic landing is right to left', async () => {
