@@ -217,6 +217,45 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         }
         await page.close()
       })
+      test('behavior: the refused view\'s "Sign in again in a new window": a sign-in by code in a window of the modal origin sets the credential first-party; the wallet then creates and signs cross-site, and a reload keeps the session', async () => {
+        const { stack, browser } = lane()
+        const app = await stack.createApp(walletSettings)
+        const email = newEmail(`${engine}-window`)
+        const page = await browser.newPage()
+        await openHost(page, stack, 'cross-site', { appId: app.id })
+        const { user } = await signInByEmail(page, stack, email)
+        const refused = await start(page, 'createWallet')
+        await page.waitFor([MODAL], testId('screen-wallet-refused'))
+        expect(rejected(await refused.settled(), 'createWallet()').code).toBe(
+          'wallet_sign_in_required',
+        )
+        await page.click([MODAL], testId('wallet-refused-window'))
+        const window = await page.popup()
+        await window.waitFor([], testId('credential-window'))
+        expect(await window.text([], 'h1')).toBe('Enter confirmation code')
+        await window.type([], testId('credential-code'), await stack.emailCode(email))
+        await window.click([], testId('credential-submit'))
+        expect(await page.text([MODAL], testId('wallet-refused-status'))).toBe(
+          'Signed in again. Your wallet can open now: try again.',
+        )
+        await page.click([MODAL], testId('wallet-refused-close'))
+        await waitDialog(page, false)
+        expect((await currentUser(page))?.id).toBe(user.id)
+
+        const wallet = await createWallet(page)
+        const signsAs = async (message: string, signature: Hex) =>
+          expect((await recoverMessageAddress({ message, signature })).toLowerCase()).toBe(
+            wallet.address.toLowerCase(),
+          )
+        await signsAs('After the window', await signThroughScreen(page, 'After the window'))
+        // The refresh cookie came first-party too: a reload restores the session, and the
+        // wallet recovers without a prompt in the new frame and signs.
+        await openHost(page, stack, 'cross-site', { appId: app.id })
+        expect((await currentUser(page))?.id).toBe(user.id)
+        await signsAs('After a reload', await signThroughScreen(page, 'After a reload'))
+        await page.close()
+      })
+
       test('behavior: cookies the API set in a first-party context reach the cross-site frames: a visitor signed in on a same-site page, then on the cross-site page in the same profile, keeps the session and signs', async () => {
         const { stack, browser } = lane()
         const app = await stack.createApp(walletSettings)

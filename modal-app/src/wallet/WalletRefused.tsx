@@ -3,16 +3,84 @@
  * set is missing, most often because the browser refuses cookies in a frame of another site.
  * Nothing in the flow can bring it back, so the host's call has already been rejected with
  * wallet_sign_in_required; this view tells the visitor what they can do, and closes.
+ *
+ * A visitor still signed in with an e-mail address may sign in again in a window of the modal's
+ * own origin (credential-window.ts), where the browser keeps the new session's credential; the
+ * modal then takes that session over and the next wallet call works.
  */
+import { ERRORS } from '@latch/shared'
+import { useState } from 'react'
 import { exitFlow } from '../flow/flow.ts'
-import { t } from '../i18n/i18n.ts'
+import { useModal } from '../hooks.ts'
+import { locale, shownError, t, tf } from '../i18n/i18n.ts'
+import { runtime } from '../runtime.ts'
+import { store } from '../store.ts'
+import { type CredentialWindow, openCredentialWindow, signInInWindow } from './credential-window.ts'
+
+type Again = 'idle' | 'waiting' | 'done' | 'failed'
+
+/** The sign-in in the window; the session is taken over only for the user signed in here. */
+async function signInAgain(target: CredentialWindow, email: string): Promise<boolean> {
+  const { apiUrl, appId, session } = runtime()
+  const { lang, dir } = document.documentElement
+  const signed = await signInInWindow(target, {
+    apiUrl,
+    appId,
+    email,
+    locale: locale(),
+    texts: {
+      title: t('codeTitle'),
+      body: tf('codeEmail', { destination: email }),
+      legend: t('codeLegend'),
+      button: t('continue'),
+      wrong: shownError(ERRORS.invalid_verification_code.message),
+      failed: shownError(ERRORS.code_verification_failed.message),
+      lang,
+      dir,
+    },
+  })
+  if (signed.user.id !== store.getState().user?.id) return false
+  session.start({ token: signed.token }, signed.user)
+  return true
+}
 
 export function WalletRefused() {
+  const email = useModal((s) => s.user?.email?.address ?? null)
+  const [again, setAgain] = useState<Again>('idle')
+  // Only a session still alive can be signed into again as the same user: a refused refresh
+  // cookie (session_cookie_refused) has ended it.
+  const offer = email !== null && runtime().session.isAuthenticated() && again !== 'done'
   return (
     <div className="latch-screen latch-center" data-testid="screen-wallet-refused">
       <h1 className="latch-title">{t('refusedTitle')}</h1>
       <p className="latch-description">{t('refusedBody')}</p>
       <p className="latch-description">{t('refusedHelp')}</p>
+      {offer ? (
+        <button
+          type="button"
+          className="latch-button"
+          data-testid="wallet-refused-window"
+          disabled={again === 'waiting'}
+          onClick={() => {
+            // Opened in the click, before anything is awaited.
+            const target = openCredentialWindow()
+            if (!target) {
+              setAgain('failed')
+              return
+            }
+            setAgain('waiting')
+            signInAgain(target, email).then(
+              (ok) => setAgain(ok ? 'done' : 'failed'),
+              () => setAgain('failed'),
+            )
+          }}
+        >
+          {t('refusedWindow')}
+        </button>
+      ) : null}
+      <p className="latch-description" role="status" data-testid="wallet-refused-status">
+        {again === 'done' ? t('refusedAgain') : again === 'failed' ? t('refusedNotAgain') : ''}
+      </p>
       <button
         type="button"
         className="latch-button latch-button-primary"

@@ -55,6 +55,9 @@ export default {
       '이 브라우저가 이 앱의 지갑 로그인 정보를 유지하지 않았습니다. 다른 사이트의 쿠키를 차단하는 경우가 많습니다.',
     refusedHelp:
       '로그아웃한 뒤 이 기기에서 다시 로그인해 주세요. 다시 표시되면 브라우저 설정에서 이 앱의 교차 사이트 쿠키를 허용하거나 다른 브라우저를 사용해 주세요.',
+    refusedWindow: '새 창에서 다시 로그인',
+    refusedAgain: '다시 로그인했습니다. 이제 지갑을 열 수 있습니다. 다시 시도하세요.',
+    refusedNotAgain: '다시 로그인되지 않았습니다. 다시 시도하세요.',
     oauthVerifying: '{provider} 연결을 확인하는 중',
     oauthWait: '조금만 기다려 주세요',
     oauthDone: '{provider}에 연결되었습니다',
