@@ -56,6 +56,11 @@ export interface EnginePage {
   goto(url: string): Promise<void>
   /** Runs `fn` (self-contained) in the frame with `arg`; answers its JSON-able result. */
   run<T>(path: string[], fn: (arg: never) => T | Promise<T>, arg?: unknown): Promise<T>
+  /**
+   * Runs a script's source in the frame as the driver does (the page's CSP does not govern it):
+   * axe-core's browser build, which then stays on the frame's window.
+   */
+  inject(path: string[], source: string): Promise<void>
   /** Waits until `css` matches an element that is displayed, in the frame. */
   waitFor(path: string[], css: string): Promise<void>
   click(path: string[], css: string): Promise<void>
@@ -175,6 +180,10 @@ export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
           const frame = await frameOf(path)
           const value: unknown = await frame.evaluate(fn as (arg: unknown) => unknown, arg ?? null)
           return value as T
+        },
+        inject: async (path, source) => {
+          const frame = await frameOf(path)
+          await frame.evaluate(source)
         },
         waitFor: async (path, css) => {
           await shown(path, css)
@@ -336,6 +345,11 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
                 `return (${fn.toString()})(arguments[0])`,
                 arg ?? null,
               ) as Promise<T>
+            }),
+          inject: (path: string[], source: string) =>
+            locked(async () => {
+              await enter(path, handle)
+              await driver.executeScript(source)
             }),
           waitFor: async (path: string[], css: string) => {
             await shown(path, css)

@@ -15,6 +15,7 @@ import { type Engine, type EngineBrowser, launchEngine, MODAL, missing, WALLET }
 import {
   createWallet,
   currentUser,
+  expectAccessible,
   forkThroughMetaMask,
   injectWallet,
   ok,
@@ -139,6 +140,7 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         await signInByEmail(page, stack, email)
         const created = await start(page, 'createWallet')
         await page.waitFor([MODAL], testId('screen-wallet-refused'))
+        await expectAccessible(page, [MODAL], 'the refused view')
         expect(rejected(await created.settled(), 'createWallet()').code).toBe(
           'wallet_sign_in_required',
         )
@@ -232,12 +234,14 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         await page.click([MODAL], testId('wallet-refused-window'))
         const window = await page.popup()
         await window.waitFor([], testId('credential-window'))
+        await expectAccessible(window, [], 'the credential window')
         expect(await window.text([], 'h1')).toBe('Enter confirmation code')
         await window.type([], testId('credential-code'), await stack.emailCode(email))
         await window.click([], testId('credential-submit'))
         expect(await page.text([MODAL], testId('wallet-refused-status'))).toBe(
           'Signed in again. Your wallet can open now: try again.',
         )
+        await expectAccessible(page, [MODAL], 'the refused view, signed in again')
         await page.click([MODAL], testId('wallet-refused-close'))
         await waitDialog(page, false)
         expect((await currentUser(page))?.id).toBe(user.id)
@@ -300,6 +304,7 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
       await page.waitFor([MODAL], screenOf('LANDING'))
       const ar = TABLES.ar.m
       expect(await page.text([MODAL], `${screenOf('LANDING')} h1`)).toBe(ar.title)
+      await expectAccessible(page, [MODAL], 'LANDING in Arabic')
       expect(
         await page.run([MODAL], () => ({
           lang: document.documentElement.lang,
