@@ -359,6 +359,98 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
   })
 })
 
+describe('the refused view\'s "Sign in again in a new window"', { timeout: 20_000 }, () => {
+  const TAG = 'latch:credential-window'
+
+  /** A window as the view sees one, opened by its click; answers its nonce. */
+  function windowOpened() {
+    const sent: unknown[] = []
+    const popup = {
+      closed: false,
+      postMessage: (message: unknown) => sent.push(message),
+      close() {
+        popup.closed = true
+      },
+    }
+    let url = ''
+    vi.spyOn(window, 'open').mockImplementation((u) => {
+      url = String(u)
+      return popup as unknown as Window
+    })
+    const from = (data: Record<string, unknown>) =>
+      act(() => {
+        window.dispatchEvent(
+          new MessageEvent('message', {
+            data: { tag: TAG, nonce: new URL(url).hash.slice(1), ...data },
+            origin: location.origin,
+            source: popup as unknown as Window,
+          }),
+        )
+      })
+    return { sent, popup, from, url: () => url }
+  }
+
+  async function refusedView() {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    frame({
+      wallet: false,
+      fail: ['latch:wallet:create', LatchError.of('wallet_sign_in_required')],
+    })
+    signedIn(false)
+    const created = outcome(methods().createWallet())
+    await screen.findByTestId('screen-wallet-refused')
+    expect(await created).toBe('wallet_sign_in_required')
+  }
+
+  test('behavior: the window of this origin signs the same user in; the modal takes that session over and says the wallet can open now', async () => {
+    await refusedView()
+    const opened = windowOpened()
+    fireEvent.click(screen.getByTestId('wallet-refused-window'))
+    expect(opened.url()).toMatch(
+      /^http:\/\/localhost(:\d+)?\/\?latch-credential-window#[0-9a-f]{32}$/,
+    )
+    opened.from({ type: 'ready' })
+    expect(opened.sent).toEqual([
+      expect.objectContaining({
+        type: 'start',
+        email: 'ada@example.com',
+        appId: expect.any(String),
+      }),
+    ])
+    const token = jwt(Math.floor(Date.now() / 1000) + 7200)
+    opened.from({ type: 'signed-in', token, user: user() })
+    await waitFor(() =>
+      expect(screen.getByTestId('wallet-refused-status').textContent).toBe(
+        'Signed in again. Your wallet can open now: try again.',
+      ),
+    )
+    expect(await methods().getAccessToken()).toBe(token)
+    expect(opened.popup.closed).toBe(true)
+    close()
+  })
+
+  test('refusal: another user signed in in the window is not taken over', async () => {
+    await refusedView()
+    const before = await methods().getAccessToken()
+    const opened = windowOpened()
+    fireEvent.click(screen.getByTestId('wallet-refused-window'))
+    opened.from({ type: 'ready' })
+    const token = jwt(Math.floor(Date.now() / 1000) + 7200, 'did:latch:mallory')
+    opened.from({
+      type: 'signed-in',
+      token,
+      user: user('mallory@example.com', 'did:latch:mallory'),
+    })
+    await waitFor(() =>
+      expect(screen.getByTestId('wallet-refused-status').textContent).toBe(
+        'You were not signed in again. Please try again.',
+      ),
+    )
+    expect(await methods().getAccessToken()).toBe(before)
+    close()
+  })
+})
+
 test('behavior: a request over the balance is no failure of the API: closing then is leaving (transaction_exited)', async () => {
   vi.spyOn(console, 'error').mockImplementation(() => {})
   api.on('GET /token_price?chainId=1', apiError(503, 'price_unavailable', 'No price'))
