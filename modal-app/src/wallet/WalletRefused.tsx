@@ -8,7 +8,7 @@
  * own origin (credential-window.ts), where the browser keeps the new session's credential; the
  * modal then takes that session over and the next wallet call works.
  */
-import { ERRORS } from '@latch/shared'
+import { ERRORS, isLatchError } from '@latch/shared'
 import { useState } from 'react'
 import { exitFlow } from '../flow/flow.ts'
 import { useModal } from '../hooks.ts'
@@ -16,11 +16,18 @@ import { locale, shownError, t, tf } from '../i18n/i18n.ts'
 import { runtime } from '../runtime.ts'
 import { store } from '../store.ts'
 import { type CredentialWindow, openCredentialWindow, signInInWindow } from './credential-window.ts'
+import { walletFrame } from './frame.ts'
 
-type Again = 'idle' | 'waiting' | 'done' | 'failed'
+type Again = 'idle' | 'waiting' | 'done' | 'failed' | 'still'
 
-/** The sign-in in the window; the session is taken over only for the user signed in here. */
-async function signInAgain(target: CredentialWindow, email: string): Promise<boolean> {
+/**
+ * The sign-in in the window; the session is taken over only for the user signed in here. Then
+ * the wallet API is asked whether the credential now comes along (a read, the passkey options):
+ * a browser that also withholds cookies set first-party from its cross-site frames (Chromium
+ * blocking third-party cookies outright) still refuses, and the view says so instead of
+ * promising a wallet that would not open.
+ */
+async function signInAgain(target: CredentialWindow, email: string): Promise<Again> {
   const { apiUrl, appId, session } = runtime()
   const { lang, dir } = document.documentElement
   const signed = await signInInWindow(target, {
@@ -39,9 +46,15 @@ async function signInAgain(target: CredentialWindow, email: string): Promise<boo
       dir,
     },
   })
-  if (signed.user.id !== store.getState().user?.id) return false
+  if (signed.user.id !== store.getState().user?.id) return 'failed'
   session.start({ token: signed.token }, signed.user)
-  return true
+  try {
+    const frame = await walletFrame()
+    await frame['latch:wallet:passkey-options']({ accessToken: signed.token })
+  } catch (e) {
+    if (isLatchError(e) && e.is('wallet_sign_in_required')) return 'still'
+  }
+  return 'done'
 }
 
 export function WalletRefused() {
@@ -49,7 +62,8 @@ export function WalletRefused() {
   const [again, setAgain] = useState<Again>('idle')
   // Only a session still alive can be signed into again as the same user: a refused refresh
   // cookie (session_cookie_refused) has ended it.
-  const offer = email !== null && runtime().session.isAuthenticated() && again !== 'done'
+  const offer =
+    email !== null && runtime().session.isAuthenticated() && again !== 'done' && again !== 'still'
   return (
     <div className="latch-screen latch-center" data-testid="screen-wallet-refused">
       <h1 className="latch-title">{t('refusedTitle')}</h1>
@@ -69,17 +83,20 @@ export function WalletRefused() {
               return
             }
             setAgain('waiting')
-            signInAgain(target, email).then(
-              (ok) => setAgain(ok ? 'done' : 'failed'),
-              () => setAgain('failed'),
-            )
+            signInAgain(target, email).then(setAgain, () => setAgain('failed'))
           }}
         >
           {t('refusedWindow')}
         </button>
       ) : null}
       <p className="latch-description" role="status" data-testid="wallet-refused-status">
-        {again === 'done' ? t('refusedAgain') : again === 'failed' ? t('refusedNotAgain') : ''}
+        {again === 'done'
+          ? t('refusedAgain')
+          : again === 'failed'
+            ? t('refusedNotAgain')
+            : again === 'still'
+              ? t('refusedStill')
+              : ''}
       </p>
       <button
         type="button"

@@ -429,6 +429,29 @@ describe('the refused view\'s "Sign in again in a new window"', { timeout: 20_00
     close()
   })
 
+  test('error: a browser that withholds even the credential set first-party: the view says it still refuses, not that the wallet can open', async () => {
+    await refusedView()
+    const opened = windowOpened()
+    fireEvent.click(screen.getByTestId('wallet-refused-window'))
+    opened.from({ type: 'ready' })
+    frame({
+      wallet: false,
+      fail: ['latch:wallet:passkey-options', LatchError.of('wallet_sign_in_required')],
+    })
+    opened.from({
+      type: 'signed-in',
+      token: jwt(Math.floor(Date.now() / 1000) + 7200),
+      user: user(),
+    })
+    await waitFor(() =>
+      expect(screen.getByTestId('wallet-refused-status').textContent).toBe(
+        'This browser still refuses your wallet’s sign-in here. Allow cross-site cookies for this app, or use another browser.',
+      ),
+    )
+    expect(screen.queryByTestId('wallet-refused-window')).toBeNull()
+    close()
+  })
+
   test('refusal: another user signed in in the window is not taken over', async () => {
     await refusedView()
     const before = await methods().getAccessToken()

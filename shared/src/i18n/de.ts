@@ -59,6 +59,8 @@ export default {
     refusedAgain:
       'Erneut angemeldet. Deine Wallet lässt sich jetzt öffnen: versuche es noch einmal.',
     refusedNotAgain: 'Du wurdest nicht erneut angemeldet. Bitte versuche es noch einmal.',
+    refusedStill:
+      'Dieser Browser verweigert die Anmeldung deiner Wallet hier weiterhin. Erlaube websiteübergreifende Cookies für diese App oder nutze einen anderen Browser.',
     oauthVerifying: 'Verbindung mit {provider} wird geprüft',
     oauthWait: 'Nur noch einen Moment',
     oauthDone: 'Erfolgreich mit {provider} verbunden',

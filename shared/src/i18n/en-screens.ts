@@ -33,6 +33,8 @@ export const enScreens = {
   refusedWindow: 'Sign in again in a new window',
   refusedAgain: 'Signed in again. Your wallet can open now: try again.',
   refusedNotAgain: 'You were not signed in again. Please try again.',
+  refusedStill:
+    'This browser still refuses your wallet’s sign-in here. Allow cross-site cookies for this app, or use another browser.',
   oauthVerifying: 'Verifying connection to {provider}',
   oauthWait: 'Just a few moments more',
   oauthDone: 'Successfully connected with {provider}',

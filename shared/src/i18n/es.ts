@@ -58,6 +58,8 @@ export default {
     refusedWindow: 'Volver a iniciar sesión en una ventana nueva',
     refusedAgain: 'Sesión iniciada de nuevo. Tu billetera ya se puede abrir: inténtalo otra vez.',
     refusedNotAgain: 'No se volvió a iniciar sesión. Inténtalo de nuevo.',
+    refusedStill:
+      'Este navegador sigue rechazando aquí el inicio de sesión de tu billetera. Permite las cookies entre sitios para esta app o usa otro navegador.',
     oauthVerifying: 'Verificando la conexión con {provider}',
     oauthWait: 'Solo unos momentos más',
     oauthDone: 'Conectado correctamente con {provider}',

@@ -60,6 +60,8 @@ export default {
     refusedWindow: 'Se reconnecter dans une nouvelle fenêtre',
     refusedAgain: 'Vous êtes reconnecté. Votre portefeuille peut maintenant s’ouvrir : réessayez.',
     refusedNotAgain: 'Vous n’avez pas été reconnecté. Veuillez réessayer.',
+    refusedStill:
+      'Ce navigateur refuse toujours ici la connexion de votre portefeuille. Autorisez les cookies intersites pour cette app ou utilisez un autre navigateur.',
     oauthVerifying: 'Vérification de la connexion à {provider}',
     oauthWait: 'Encore quelques instants',
     oauthDone: 'Connecté avec {provider}',

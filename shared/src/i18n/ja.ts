@@ -59,6 +59,8 @@ export default {
     refusedAgain:
       '再度ログインしました。ウォレットを開けるようになりました。もう一度お試しください。',
     refusedNotAgain: '再度ログインされませんでした。もう一度お試しください。',
+    refusedStill:
+      'このブラウザーは、ここでのウォレットのログインを引き続き拒否しています。このアプリのクロスサイト Cookie を許可するか、別のブラウザーをお使いください。',
     oauthVerifying: '{provider} との接続を確認しています',
     oauthWait: 'もう少しお待ちください',
     oauthDone: '{provider} と接続しました',

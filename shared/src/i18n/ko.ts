@@ -58,6 +58,8 @@ export default {
     refusedWindow: '새 창에서 다시 로그인',
     refusedAgain: '다시 로그인했습니다. 이제 지갑을 열 수 있습니다. 다시 시도하세요.',
     refusedNotAgain: '다시 로그인되지 않았습니다. 다시 시도하세요.',
+    refusedStill:
+      '이 브라우저는 여기에서 지갑 로그인을 여전히 거부합니다. 이 앱의 교차 사이트 쿠키를 허용하거나 다른 브라우저를 사용하세요.',
     oauthVerifying: '{provider} 연결을 확인하는 중',
     oauthWait: '조금만 기다려 주세요',
     oauthDone: '{provider}에 연결되었습니다',

@@ -60,6 +60,8 @@ export default {
     refusedWindow: 'Yeni bir pencerede yeniden giriş yapın',
     refusedAgain: 'Yeniden giriş yapıldı. Cüzdanınız artık açılabilir: tekrar deneyin.',
     refusedNotAgain: 'Yeniden giriş yapılmadı. Lütfen tekrar deneyin.',
+    refusedStill:
+      'Bu tarayıcı cüzdanınızın girişini burada hâlâ reddediyor. Bu uygulama için siteler arası çerezlere izin verin veya başka bir tarayıcı kullanın.',
     oauthVerifying: '{provider} bağlantısı doğrulanıyor',
     oauthWait: 'Birkaç saniye daha',
     oauthDone: '{provider} ile bağlantı kuruldu',

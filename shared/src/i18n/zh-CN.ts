@@ -58,6 +58,7 @@ export default {
     refusedWindow: '在新窗口中重新登录',
     refusedAgain: '已重新登录。现在可以打开你的钱包了，请重试。',
     refusedNotAgain: '未能重新登录，请重试。',
+    refusedStill: '此浏览器仍在此处拒绝你的钱包登录。请为此应用允许跨站 Cookie，或使用其他浏览器。',
     oauthVerifying: '正在验证与 {provider} 的连接',
     oauthWait: '请再稍等片刻',
     oauthDone: '已成功连接 {provider}',
