@@ -348,6 +348,23 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     }
   })
 
+  test('sendCalls behind the gate: the gate names the failure (a refused credential: the view, at once)', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    frame({ onDevice: false, fail: ['latch:wallet:connect', await way.fail()] })
+    signedIn()
+    const batch = {
+      version: '2.0.0',
+      chainId: '0x1',
+      from: ADDRESS,
+      atomicRequired: true,
+      calls: [{ to: `0x${'34'.repeat(20)}`, data: '0x' }],
+    }
+    const sent = outcome(methods().rpc(1, 'wallet_sendCalls', [batch]))
+    await heard(way, sent, async () => {
+      await screen.findByTestId('connecting-error')
+    })
+  })
+
   test('export: the gate names the failure; closing is not an exit', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
     frame({ fail: ['latch:wallet:connect', await way.fail()] })
