@@ -260,8 +260,8 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
             wallet.address.toLowerCase(),
           )
         await signsAs('After the window', await signThroughScreen(page, 'After the window'))
-        // The refresh cookie came first-party too: a reload restores the session, and the
-        // wallet recovers without a prompt in the new frame and signs.
+        // The refresh cookie came first-party too: a reload restores the session, and the new
+        // frame (its credential sent) signs with the same address.
         await openHost(page, stack, 'cross-site', { appId: app.id })
         expect((await currentUser(page))?.id).toBe(user.id)
         await signsAs('After a reload', await signThroughScreen(page, 'After a reload'))
