@@ -109,6 +109,38 @@ describe('runCredentialWindow', () => {
     expect(root.querySelector('[data-testid="credential-code"]')).not.toBeNull()
   })
 
+  test('behavior: the code request refused as too soon (the window opened again within a minute) says nothing, the earlier code still works; another failure says so; a wrong code says so', async () => {
+    const { win: opener } = fakeWindow()
+    const root = asWindow(opener)
+    const answers: Response[] = [
+      new Response(JSON.stringify({ error: { code: 'too_many_requests', message: 'Too many' } }), {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '30' },
+      }),
+      new Response(
+        JSON.stringify({ error: { code: 'invalid_verification_code', message: 'Invalid' } }),
+        { status: 422, headers: { 'content-type': 'application/json' } },
+      ),
+    ]
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => answers.shift() ?? new Response('down', { status: 500 })),
+    )
+    runCredentialWindow()
+    from(opener, { tag: TAG, nonce: NONCE, type: 'start', ...start })
+    const status = () => root.querySelector('[data-testid="credential-status"]')?.textContent
+    await vi.waitFor(() => expect(fetch).toHaveBeenCalledTimes(1))
+    await new Promise((r) => setTimeout(r, 20))
+    expect(status()).toBe('')
+    const input = root.querySelector('input') as HTMLInputElement
+    input.value = '123456'
+    root.querySelector('form')?.requestSubmit()
+    await vi.waitFor(() => expect(status()).toBe('Invalid'))
+    const runAgain = root.querySelector('form') as HTMLFormElement
+    runAgain.requestSubmit()
+    await vi.waitFor(() => expect(status()).toBe('Failed'))
+  })
+
   test('refusal: a start from another origin or another window shows nothing and asks the API nothing', () => {
     const { win: opener } = fakeWindow()
     const root = asWindow(opener)

@@ -209,7 +209,8 @@ function show(
   screen.append(title, body, form, status)
   root.replaceChildren(screen)
   input.focus()
-  api.request(`${path}/init`, { email, locale: start.locale }, { auth: false }).catch(() => {
-    status.textContent = texts.failed
+  api.request(`${path}/init`, { email, locale: start.locale }, { auth: false }).catch((e) => {
+    // A code sent less than a minute ago (the window opened again) still works: nothing to say.
+    if (!(isLatchError(e) && e.status === 429)) status.textContent = texts.failed
   })
 }
