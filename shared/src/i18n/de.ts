@@ -55,6 +55,12 @@ export default {
       'Dieser Browser hat die Anmeldung deiner Wallet für diese App nicht behalten, oft weil er Cookies anderer Websites blockiert.',
     refusedHelp:
       'Melde dich ab und auf diesem Gerät erneut an. Passiert das wieder, erlaube websiteübergreifende Cookies für diese App in den Browser-Einstellungen oder nutze einen anderen Browser.',
+    refusedWindow: 'In einem neuen Fenster erneut anmelden',
+    refusedAgain:
+      'Erneut angemeldet. Deine Wallet lässt sich jetzt öffnen: versuche es noch einmal.',
+    refusedNotAgain: 'Du wurdest nicht erneut angemeldet. Bitte versuche es noch einmal.',
+    refusedStill:
+      'Dieser Browser verweigert die Anmeldung deiner Wallet hier weiterhin. Erlaube websiteübergreifende Cookies für diese App oder nutze einen anderen Browser.',
     oauthVerifying: 'Verbindung mit {provider} wird geprüft',
     oauthWait: 'Nur noch einen Moment',
     oauthDone: 'Erfolgreich mit {provider} verbunden',

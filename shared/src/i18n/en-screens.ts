@@ -30,6 +30,11 @@ export const enScreens = {
     'This browser did not keep your wallet’s sign-in for this app, often because it blocks cookies from other sites.',
   refusedHelp:
     'Log out and sign in again on this device. If this comes back, allow cross-site cookies for this app in your browser’s settings, or use another browser.',
+  refusedWindow: 'Sign in again in a new window',
+  refusedAgain: 'Signed in again. Your wallet can open now: try again.',
+  refusedNotAgain: 'You were not signed in again. Please try again.',
+  refusedStill:
+    'This browser still refuses your wallet’s sign-in here. Allow cross-site cookies for this app, or use another browser.',
   oauthVerifying: 'Verifying connection to {provider}',
   oauthWait: 'Just a few moments more',
   oauthDone: 'Successfully connected with {provider}',

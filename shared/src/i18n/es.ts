@@ -55,6 +55,11 @@ export default {
       'Este navegador no conservó el inicio de sesión de tu billetera para esta app, a menudo porque bloquea las cookies de otros sitios.',
     refusedHelp:
       'Cierra sesión y vuelve a iniciarla en este dispositivo. Si vuelve a ocurrir, permite las cookies entre sitios para esta app en los ajustes de tu navegador o usa otro navegador.',
+    refusedWindow: 'Volver a iniciar sesión en una ventana nueva',
+    refusedAgain: 'Sesión iniciada de nuevo. Tu billetera ya se puede abrir: inténtalo otra vez.',
+    refusedNotAgain: 'No se volvió a iniciar sesión. Inténtalo de nuevo.',
+    refusedStill:
+      'Este navegador sigue rechazando aquí el inicio de sesión de tu billetera. Permite las cookies entre sitios para esta app o usa otro navegador.',
     oauthVerifying: 'Verificando la conexión con {provider}',
     oauthWait: 'Solo unos momentos más',
     oauthDone: 'Conectado correctamente con {provider}',

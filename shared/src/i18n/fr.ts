@@ -57,6 +57,11 @@ export default {
       'Ce navigateur n’a pas conservé la connexion de votre portefeuille pour cette application, souvent parce qu’il bloque les cookies d’autres sites.',
     refusedHelp:
       'Déconnectez-vous puis reconnectez-vous sur cet appareil. Si cela se reproduit, autorisez les cookies intersites pour cette application dans les réglages de votre navigateur, ou utilisez un autre navigateur.',
+    refusedWindow: 'Se reconnecter dans une nouvelle fenêtre',
+    refusedAgain: 'Vous êtes reconnecté. Votre portefeuille peut maintenant s’ouvrir : réessayez.',
+    refusedNotAgain: 'Vous n’avez pas été reconnecté. Veuillez réessayer.',
+    refusedStill:
+      'Ce navigateur refuse toujours ici la connexion de votre portefeuille. Autorisez les cookies intersites pour cette app ou utilisez un autre navigateur.',
     oauthVerifying: 'Vérification de la connexion à {provider}',
     oauthWait: 'Encore quelques instants',
     oauthDone: 'Connecté avec {provider}',

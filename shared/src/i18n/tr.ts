@@ -57,6 +57,11 @@ export default {
       'Bu tarayıcı, bu uygulamadaki cüzdan girişinizi saklamadı; bunun nedeni çoğu zaman diğer sitelerin çerezlerini engellemesidir.',
     refusedHelp:
       'Çıkış yapıp bu cihazda yeniden giriş yapın. Bu tekrar olursa tarayıcı ayarlarınızda bu uygulama için siteler arası çerezlere izin verin veya başka bir tarayıcı kullanın.',
+    refusedWindow: 'Yeni bir pencerede yeniden giriş yapın',
+    refusedAgain: 'Yeniden giriş yapıldı. Cüzdanınız artık açılabilir: tekrar deneyin.',
+    refusedNotAgain: 'Yeniden giriş yapılmadı. Lütfen tekrar deneyin.',
+    refusedStill:
+      'Bu tarayıcı cüzdanınızın girişini burada hâlâ reddediyor. Bu uygulama için siteler arası çerezlere izin verin veya başka bir tarayıcı kullanın.',
     oauthVerifying: '{provider} bağlantısı doğrulanıyor',
     oauthWait: 'Birkaç saniye daha',
     oauthDone: '{provider} ile bağlantı kuruldu',

@@ -55,6 +55,10 @@ export default {
       '此浏览器没有保留你在此应用中的钱包登录状态，通常是因为它阻止了其他网站的 Cookie。',
     refusedHelp:
       '请退出登录，然后在此设备上重新登录。如果仍然出现此提示，请在浏览器设置中允许此应用的跨站 Cookie，或改用其他浏览器。',
+    refusedWindow: '在新窗口中重新登录',
+    refusedAgain: '已重新登录。现在可以打开你的钱包了，请重试。',
+    refusedNotAgain: '未能重新登录，请重试。',
+    refusedStill: '此浏览器仍在此处拒绝你的钱包登录。请为此应用允许跨站 Cookie，或使用其他浏览器。',
     oauthVerifying: '正在验证与 {provider} 的连接',
     oauthWait: '请再稍等片刻',
     oauthDone: '已成功连接 {provider}',
