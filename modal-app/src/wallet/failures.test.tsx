@@ -352,6 +352,10 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
     frame({ onDevice: false, fail: ['latch:wallet:connect', await way.fail()] })
     signedIn()
+    // The app pays on chain 1, so the batch reaches the gate (elsewhere it is refused before).
+    api.on('GET /calls/capabilities', {
+      body: { '0x1': { atomic: { status: 'supported' }, paymasterService: { supported: true } } },
+    })
     const batch = {
       version: '2.0.0',
       chainId: '0x1',
