@@ -122,6 +122,8 @@ export interface HarnessOptions {
    * (React DOM unless LATCH_MODAL_RENDERER says otherwise); the other parts are the run's.
    */
   modalRenderer?: ModalRenderer
+  /** The modal server renders the landing (modal-app/ssr.ts); its own default otherwise. */
+  modalSsr?: boolean
 }
 
 export interface OpenOptions {
@@ -395,6 +397,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           ? { walletConnectRelayUrl: options.walletConnectRelayUrl }
           : {}),
         ...(options.coinbaseKeysUrl ? { coinbaseKeysUrl: options.coinbaseKeysUrl } : {}),
+        ...(options.modalSsr === undefined ? {} : { ssr: options.modalSsr }),
       }),
       WAIT_MS,
       'starting the modal server',
