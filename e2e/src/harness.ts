@@ -137,6 +137,8 @@ export interface OpenOptions {
   context?: BrowserContext
   /** Wait for `latch.ready` before returning (default true). */
   waitReady?: boolean
+  /** What the page's navigation waits for (default 'load', which waits for the frame's too). */
+  waitUntil?: 'load' | 'domcontentloaded'
   /** Runs on a fresh context before its page opens, e.g. to add init scripts or bindings. */
   prepare?: (context: BrowserContext) => Promise<void>
   /** Options of a fresh context, e.g. `{ locale: 'ja-JP' }` (the browser's languages). */
@@ -453,7 +455,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const base = opts.origin ?? hostUrl
       const url = new URL(opts.path ?? '/', base)
       if (opts.appId) url.searchParams.set('appId', opts.appId)
-      await page.goto(url.toString(), { waitUntil: 'load' })
+      await page.goto(url.toString(), { waitUntil: opts.waitUntil ?? 'load' })
       const hostPage: HostPage = {
         context,
         page,
