@@ -171,12 +171,11 @@ const PENPAL_EDITS: [RegExp, string][] = [
     'value: error instanceof Error ? error.message : error',
   ],
   [/isSerializedErrorInstance \? deserializeError\(value\) : value/g, 'value'],
-  // A shorter text for a call the destroyed connection ends (its code says it; the SDK's
+  // A short text for a call the destroyed connection ends (its code says it; the SDK's
   // destroy() rejects its own calls with modal_unreachable first).
   [
     /`Method call \$\{formatMethodPath\(\s*methodPath\s*\)\}\(\) failed due to destroyed connection`/g,
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the replacement is penpal's source
-    '`${formatMethodPath(methodPath)}(): connection destroyed`',
+    '"Connection destroyed"',
   ],
   // The handshake's sends without their catch: a SYN, ACK1 or ACK2 (plain data, to a window
   // whose origin the SYN set) does not throw; if one ever did, the connection times out.

@@ -98,7 +98,8 @@ export interface ModalServerOptions {
   strictTransportSecurity?: string
   /**
    * Renders the landing into the page (ssr.ts) where the frame's query carries the host's
-   * landing configuration and the build hydrates (React DOM). Off unless true.
+   * landing configuration and the build hydrates (React DOM): on unless false
+   * (LATCH_MODAL_SSR=off in `latch serve`).
    */
   ssr?: boolean
 }
@@ -949,7 +950,7 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
     modalOrigin: '',
     coinbaseMeta: '',
     lookupApp,
-    landing: options.ssr ? createLandingRenderer(log) : null,
+    landing: options.ssr === false ? null : createLandingRenderer(log),
     compress: createCompressor(),
     probe: options.probe,
   }

@@ -183,6 +183,7 @@ describe('the landing rendered on the server', () => {
       apiUrl: api.url,
       distDir: join(dir, 'dist'),
       sdkDir: join(dir, 'dist'),
+      ssr: false,
     })
     try {
       expect((await load(preact, `?app=${appId}${landing()}`)).rendered).toBe(false)

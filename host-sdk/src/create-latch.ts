@@ -86,9 +86,15 @@ export function createLatch(options: LatchOptions): LatchClient {
     kill = reject
   })
   const setOpen = (open: boolean) => frame?.setOpen(open)
-  // The name of the landing the modal page painted from the server's HTML, while its JavaScript
-  // has not connected yet (modal-app/src/ssr/before-hydration.ts posts it first).
-  let painted: string | undefined
+  // The height of the landing the modal page painted from the server's HTML, while its
+  // JavaScript has not connected yet (modal-app/src/ssr/before-hydration.ts posts it first); and
+  // whether login() was called meanwhile. Both: the frame shows that landing at once (what the
+  // visitor types or clicks meanwhile, the modal carries out once it runs; a visitor signed in
+  // already, the modal closes it again: flow.ts login()). The modal names the dialog as it
+  // takes the frame over.
+  let painted = 0
+  let wanted = false
+  const showPainted = () => painted && wanted && frame?.setOpen(true)
   const init = (remote: ModalMethods, timeout: number | undefined, ...args: InitArgs) =>
     calls.invoke(remote, (r) => r.init(options.config ?? {}, ...args), timeout)
 
@@ -135,12 +141,13 @@ export function createLatch(options: LatchOptions): LatchClient {
     // destroyed meanwhile has taken the frame off the page: no modal writes from it any more, and
     // the wait ends at the timeout (the client's promises were rejected at once).
     const first = await modalWindow(frame.iframe, modalUrl.origin, MODAL_CONNECT_TIMEOUT_MS)
-    // The modal page's first message: its painted landing's height and name, when the server
+    // The modal page's first message: its painted landing's height, when the server
     // rendered it (resize() takes only a height > 0); else the modal's handshake.
     const landing = first.data?.latchLanding
     if (landing) {
-      painted = first.data.label
+      painted = landing
       frame.resize(landing)
+      showPainted()
     }
     const connection = connect({
       messenger: new WindowMessenger({
@@ -165,7 +172,7 @@ export function createLatch(options: LatchOptions): LatchClient {
     const remote = (await connection.promise.catch((e) => {
       throw unreachable(e instanceof Error ? e.message : undefined)
     })) as unknown as ModalMethods
-    painted = undefined
+    painted = 0
     // The modal reports configuration warnings itself, through emit('warning'). Calls go out
     // right behind init, not after its reply (a hop less on the first open): the modal holds
     // them until init settled, and fails them with init's error (startup.ts).
@@ -225,11 +232,9 @@ export function createLatch(options: LatchOptions): LatchClient {
 
   const client: LatchClient = {
     ready,
-    // Before the modal connected, over a landing the server painted: shown at once (what the
-    // visitor types or clicks meanwhile, the modal carries out once it runs; a visitor signed in
-    // already, the modal closes it again: flow.ts login()).
     login: () => {
-      if (painted) frame?.setOpen(true, painted)
+      wanted = true
+      showPainted()
       return flow((r) => r.login(), 'login_exited')
     },
     link: (kind) => flow((r) => r.link(kind), 'link_exited'),

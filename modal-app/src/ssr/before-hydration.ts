@@ -6,8 +6,8 @@
  *   hydrated and the host's sign-in is on screen (main.tsx, `replayBeforeHydration`); the
  *   form's own submission, which would navigate the frame, is stopped (the CSP's
  *   `form-action 'none'` refuses it anyway);
- * - tells the host page that a landing is painted, how tall it is and its name (the dialog's
- *   'Log in to {app}'; nothing else of the page), so its `login()` may show
+ * - tells the host page that a landing is painted and how tall it is (nothing else of the
+ *   page), so its `login()` may show
  *   the frame before the modal's JavaScript answers (host-sdk/src/create-latch.ts). Not where
  *   this browser may hold a session of the app (the modal's session hint, token-store.ts): a
  *   signed-in visitor's `login()` answers without a landing.
@@ -41,4 +41,4 @@ function submit(e){e.preventDefault()}
 r.addEventListener('keydown',key,true);r.addEventListener('click',click,true);r.addEventListener('submit',submit,true);
 w.${BEFORE_HYDRATION_KEY}={actions:a,stop:function(){r.removeEventListener('keydown',key,true);r.removeEventListener('click',click,true);r.removeEventListener('submit',submit,true)}};
 try{if(/(^|;\\s*)latch-session-[^=]*=1/.test(d.cookie))return;for(var i=0;i<localStorage.length;i++)if(/^latch-session-/.test(localStorage.key(i)))return}catch(x){}
-var m=r.firstElementChild;if(m&&w.parent!==w)w.parent.postMessage({${LANDING_PAINTED_MESSAGE}:Math.ceil(m.getBoundingClientRect().height),label:m.getAttribute('aria-label')},'*')})()`
+var m=r.firstElementChild;if(m&&w.parent!==w)w.parent.postMessage({${LANDING_PAINTED_MESSAGE}:Math.ceil(m.getBoundingClientRect().height)},'*')})()`
