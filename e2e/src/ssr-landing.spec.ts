@@ -167,6 +167,51 @@ describe('the server-rendered landing', () => {
     expect(expectOk(await settle(pending, 'login()')).user.email?.address).toBe(email)
   })
 
+  test('behavior: a page whose browser speaks another language than the server rendered in renders the landing afresh in its language, stops holding the visitor’s keys and clicks, and signs in', async () => {
+    const email = newEmail('ssr-german')
+    let release = () => {}
+    const hp = await h().open({
+      waitReady: false,
+      waitUntil: 'domcontentloaded',
+      contextOptions: { locale: 'de-DE' },
+      prepare: async (context) => {
+        release = await holdModalScript(context)
+        // The server reads English from the page's request; the page's own languages say German.
+        const page = (url: URL) => url.origin === h().modalUrl && url.pathname === '/'
+        await context.route(page, (route) =>
+          route.continue({ headers: { ...route.request().headers(), 'accept-language': 'en' } }),
+        )
+      },
+    })
+    const frame = hp.page.getByTestId(HOST_ELEMENT_IDS.frame)
+    await expect
+      .poll(() => frame.evaluate((f) => (f as HTMLIFrameElement).style.height), {
+        timeout: WAIT_MS,
+      })
+      .not.toBe('620px')
+    const pending = latchCall<LoginResult>(hp.page, 'login')
+    const input = hp.modal.getByTestId('email-input')
+    await input.click()
+    await input.pressSequentially(email)
+    await input.press('Enter')
+    release()
+    // Rendered afresh in German (the field empty again); the Enter held before is carried out
+    // with what the new field holds: nothing, so no code goes out.
+    await expect
+      .poll(() => hp.modal.getByTestId('email-submit').textContent(), { timeout: WAIT_MS })
+      .not.toBe('Submit')
+    // The page handles clicks and keys itself again: the sign-in works.
+    await submitEmail(hp.modal, email)
+    await enterCode(hp.modal, await waitEmailCode(h(), email))
+    await runOutPause(
+      hp.page,
+      hp.modal.getByTestId('code-success'),
+      SUCCESS_CLOSE_DELAY_MS,
+      pending,
+    )
+    expect(expectOk(await settle(pending, 'login()')).user.email?.address).toBe(email)
+  })
+
   test('refusal: a browser asking for another language gets the landing rendered client-side, in its language', async () => {
     const hp = await h().open({ contextOptions: { locale: 'de-DE' } })
     const modal = await modalFrame(hp.page)

@@ -32,14 +32,38 @@ export function Hydrated({ done, children }: { done?: () => void; children: Reac
 }
 
 /**
+ * What the inline script held, once: it stops holding (from here the page handles what the
+ * visitor does), and what it held is carried out once the sign-in shows, whoever renders the
+ * landing (its code loads only for a visitor who acted before the JavaScript ran).
+ */
+function takeHeld(win: Window): () => void {
+  const held = (win as Window & { [BEFORE_HYDRATION_KEY]?: BeforeHydration })[BEFORE_HYDRATION_KEY]
+  held?.stop()
+  return () => {
+    if (held?.actions.length) {
+      void import('./replay.ts').then((m) => m.replayWhenSignInShows(win, held.actions))
+    }
+  }
+}
+
+/**
  * Sets the store up as the server rendered the landing: true when it did, so the root may be
- * hydrated; false leaves the store as it was (the page renders after init).
+ * hydrated; false leaves the store as it was (the page renders after init, replacing any markup
+ * of the server's, and carries out what the visitor did meanwhile as a hydrated one would).
  */
 export function serverLandingState(win: Window, root: HTMLElement): boolean {
   const rendered = root.getAttribute(SERVER_RENDERED_ATTR)
+  if (rendered === null) return false
+  if (sameInput(win, rendered)) return true
+  takeHeld(win)()
+  return false
+}
+
+/** Sets the store from the server's input, if this page may hydrate with it. */
+function sameInput(win: Window, rendered: string): boolean {
   const appId = appIdFromHash(win.location.hash)
   const block = win.document.getElementById(EMBEDDED_CONFIG_ID)
-  if (!rendered || !appId || !block || block.getAttribute('data-app-id') !== appId) return false
+  if (!appId || !block || block.getAttribute('data-app-id') !== appId) return false
   try {
     const host = JSON.parse(rendered) as HostAppConfig
     if (!speaksEnglish(host, win.navigator.languages)) return false
@@ -52,18 +76,14 @@ export function serverLandingState(win: Window, root: HTMLElement): boolean {
 
 /** Hydrates the server's landing; `hydrated` runs once React committed it. */
 export function hydrateLanding(win: Window, root: HTMLElement, hydrated?: () => void): void {
-  const held = (win as Window & { [BEFORE_HYDRATION_KEY]?: BeforeHydration })[BEFORE_HYDRATION_KEY]
   // From here React handles the visitor's events itself (a click or key before the commit
   // hydrates what it lands on first).
-  held?.stop()
+  const replay = takeHeld(win)
   hydrateRoot(
     root,
     <Hydrated
       done={() => {
-        // Its code loads only for a visitor who acted before the JavaScript ran.
-        if (held?.actions.length) {
-          void import('./replay.ts').then((m) => m.replayWhenSignInShows(win, held.actions))
-        }
+        replay()
         hydrated?.()
       }}
     >
