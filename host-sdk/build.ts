@@ -90,7 +90,10 @@ function errorCatalogue(codes: ReadonlySet<string>): Plugin {
  *   host methods answer undefined, strings and the wallet bridge's checked plain data;
  * - PenpalError's field declaration (its constructor sets `code`);
  * - the long texts of sending before the handshake set the port or the origin: the SDK sends
- *   calls only after it, so they never show (a short text stays).
+ *   calls only after it, so they never show (a short text stays);
+ * - serialized Error instances in replies: both sides answer failures as plain LatchError
+ *   objects (exposeMethods); penpal's own METHOD_NOT_FOUND crosses as its text;
+ * - the catch around each handshake message's send (plain data that does not throw).
  * The edits are exact; if penpal's text changes, the build fails here instead of growing.
  */
 const PENPAL_EDITS: [RegExp, string][] = [
@@ -158,6 +161,27 @@ const PENPAL_EDITS: [RegExp, string][] = [
   [
     /if \(path\.length && methodsToTreatAsNative\.has\(prop\)\) \{\s*return Reflect\.get\(target, prop\);\s*\}/g,
     '',
+  ], // Errors as penpal's own objects: exposeMethods answers every failure of a host method, and of
+  // a modal method, as a plain LatchError object, so the only Error instance left is penpal's
+  // METHOD_NOT_FOUND (the other side newer than this one), whose text alone crosses; and a
+  // reply never carries a serialized Error to rebuild (toLatchError makes either an
+  // internal_error, as it did the rebuilt PenpalError).
+  [
+    /\.\.\.error instanceof Error \? \{ value: serializeError\(error\), isSerializedErrorInstance: true \} : \{ value: error \}/g,
+    'value: error instanceof Error ? error.message : error',
+  ],
+  [/isSerializedErrorInstance \? deserializeError\(value\) : value/g, 'value'],
+  // A short text for a call the destroyed connection ends (its code says it; the SDK's
+  // destroy() rejects its own calls with modal_unreachable first).
+  [
+    /`Method call \$\{formatMethodPath\(\s*methodPath\s*\)\}\(\) failed due to destroyed connection`/g,
+    '"Connection destroyed"',
+  ],
+  // The handshake's sends without their catch: a SYN, ACK1 or ACK2 (plain data, to a window
+  // whose origin the SYN set) does not throw; if one ever did, the connection times out.
+  [
+    /try \{\s*messenger\.sendMessage\((syn|ack1|ack2)Message\);\s*\} catch \(error\) \{\s*reject\(new PenpalError_default\("TRANSMISSION_FAILED", error\.message\)\);\s*(?:return;\s*)?\}/g,
+    'messenger.sendMessage($1Message);',
   ],
 ]
 const penpalTrimmed: Plugin = {

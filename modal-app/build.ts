@@ -215,6 +215,23 @@ function inlineEarlyScript(code: string): Plugin {
 }
 
 /**
+ * Marks the root element of a React DOM build `data-latch-hydrate`: its page may hydrate a
+ * landing the modal server rendered (ssr.ts). The Preact build's page renders client-side.
+ */
+function hydratingRoot(renderer: ModalRenderer): Plugin {
+  return {
+    name: 'latch-hydrating-root',
+    transformIndexHtml(html) {
+      if (renderer !== 'react') return html
+      if (!html.includes('<div id="root">') || !html.includes('<!--/latch-root-->')) {
+        throw new Error('index.html has no root element with its end marker')
+      }
+      return html.replace('<div id="root">', '<div id="root" data-latch-hydrate>')
+    },
+  }
+}
+
+/**
  * V8's explicit compile hint on the landing's chunk: its functions are compiled eagerly, on a
  * background thread while the file streams in, instead of one by one on the main thread the
  * first time each runs (nearly all of them run before the first screen: the renderer, the
@@ -341,6 +358,7 @@ async function viteBuild(outDir: string, renderer: ModalRenderer): Promise<void>
     resolve: { alias: rendererAliases(renderer) },
     plugins: [
       inlineEarlyScript(early),
+      hydratingRoot(renderer),
       pureZodCalls(),
       withoutWalletConnectParts(),
       penpalWithoutDebugLines(),

@@ -37,6 +37,7 @@ import {
 } from './src/startup/early.ts'
 // The refusal page's data block id and shape (the page's script reads them).
 import { REFUSAL_DATA_ID, REFUSAL_SCRIPT, type RefusalData } from './src/startup/refusal-data.ts'
+import { createLandingRenderer, type LandingRenderer } from './ssr.ts'
 
 export const MODAL_DIST_DIR = fileURLToPath(new URL('./dist', import.meta.url))
 export const HOST_SDK_DIST_DIR = fileURLToPath(new URL('../host-sdk/dist', import.meta.url))
@@ -99,6 +100,12 @@ export interface ModalServerOptions {
   probe?: (pathname: string) => Promise<{ status: number; body: Record<string, unknown> } | null>
   /** Strict-Transport-Security's value on every answer (`latch serve` in production over https). */
   strictTransportSecurity?: string
+  /**
+   * Renders the landing into the page (ssr.ts) where the frame's query carries the host's
+   * landing configuration and the build hydrates (React DOM): on unless false
+   * (LATCH_MODAL_SSR=off in `latch serve`).
+   */
+  ssr?: boolean
 }
 
 /**
@@ -244,6 +251,11 @@ export function modalCsp(
   frames: readonly string[] = [],
   /** Other origins the page's images may come from (the app's logo). */
   images: readonly string[] = [],
+  /**
+   * The hashes of the page's inline `<style>` elements (a server-rendered landing's styles):
+   * with them, style elements are this origin's stylesheets and these alone.
+   */
+  styleHashes: readonly string[] = [],
 ): string {
   const imageSources = [...new Set(["'self'", 'data:', ...images, ...ancestors])]
   return [
@@ -251,6 +263,9 @@ export function modalCsp(
     ['script-src', "'self'", ...scriptHashes].join(' '),
     // React sets style properties through the CSSOM; the theme tokens are inline custom properties.
     "style-src 'self' 'unsafe-inline'",
+    // A server-rendered page's inline styles by hash: no injected <style> applies there. Style
+    // attributes stay as style-src says (none is in the rendered markup).
+    ...(styleHashes.length ? [['style-src-elem', "'self'", ...styleHashes].join(' ')] : []),
     ['img-src', ...imageSources].join(' '),
     ['connect-src', "'self'", apiOrigin, ...connect].join(' '),
     // The wallet frame (the API's origin), the connector frame (this origin, sandboxed into an
@@ -497,6 +512,8 @@ interface Site {
   /** The meta tags coinbase.html gets: the modal's origin, the keys page. */
   coinbaseMeta: string
   lookupApp: (appId: string, fresh?: boolean) => Promise<AppLookup>
+  /** The landing's server renderer, or null when it is off. */
+  landing: LandingRenderer | null
   compress: ReturnType<typeof createCompressor>
   probe: ModalServerOptions['probe']
 }
@@ -659,7 +676,20 @@ async function sendPage(
     return
   }
   const embedded = appId && app.config ? embeddedConfigTag(appId, app.config) : ''
-  const html = await loadIndex(raw, site.meta, embedded).catch(() => null)
+  const index = await loadIndex(raw, site.meta, embedded).catch(() => null)
+  // The landing rendered into the page where the query, the build and the visitor's language
+  // allow it (ssr.ts); the page as built otherwise, which renders it client-side.
+  const rendered =
+    index !== null && appId && app.config && site.landing && !query.has(PASSKEY_WINDOW_QUERY)
+      ? await site.landing.page(index, {
+          distDir: site.distDir,
+          appId,
+          config: app.config,
+          query,
+          acceptLanguage: req.headers['accept-language'],
+        })
+      : null
+  const html = rendered?.html ?? index
   if (html === null) {
     send(
       res,
@@ -686,6 +716,7 @@ async function sendPage(
         [site.relayOrigin],
         site.connectorOrigin ? [site.connectorOrigin] : [],
         logoOrigin(app.config),
+        rendered?.styleHashes,
       ),
       'referrer-policy': 'no-referrer',
       // The passkey window (src/passkeys/passkey-window.ts) and the credential window
@@ -925,6 +956,7 @@ export async function startModalServer(options: ModalServerOptions): Promise<Mod
     modalOrigin: '',
     coinbaseMeta: '',
     lookupApp,
+    landing: options.ssr === false ? null : createLandingRenderer(log),
     compress: createCompressor(),
     probe: options.probe,
   }

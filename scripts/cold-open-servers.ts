@@ -9,6 +9,7 @@
  *   LATCH_BENCH_SDK_DIR    sdk.js and latch.js
  *   LATCH_BENCH_LOGIN_METHODS  the app's login methods, comma-separated; a social provider gets
  *                          a client id, so that its button shows on the landing
+ *   LATCH_BENCH_SSR        `off`: the modal server does not render the landing (modal-app/ssr.ts)
  * Answers its parent with `{ hostUrl, modalUrl }` once listening; stops when the parent
  * disconnects (it ended, or crashed).
  */
@@ -77,6 +78,7 @@ async function main(): Promise<void> {
     apiUrl: new URL(api.url).origin,
     distDir: required('LATCH_BENCH_MODAL_DIR'),
     sdkDir: required('LATCH_BENCH_SDK_DIR'),
+    ssr: process.env.LATCH_BENCH_SSR !== 'off',
   })
   stops.push(() => modal.close())
   let appId = ''

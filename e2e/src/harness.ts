@@ -122,6 +122,8 @@ export interface HarnessOptions {
    * (React DOM unless LATCH_MODAL_RENDERER says otherwise); the other parts are the run's.
    */
   modalRenderer?: ModalRenderer
+  /** The modal server renders the landing (modal-app/ssr.ts); its own default otherwise. */
+  modalSsr?: boolean
 }
 
 export interface OpenOptions {
@@ -135,6 +137,8 @@ export interface OpenOptions {
   context?: BrowserContext
   /** Wait for `latch.ready` before returning (default true). */
   waitReady?: boolean
+  /** What the page's navigation waits for (default 'load', which waits for the frame's too). */
+  waitUntil?: 'load' | 'domcontentloaded'
   /** Runs on a fresh context before its page opens, e.g. to add init scripts or bindings. */
   prepare?: (context: BrowserContext) => Promise<void>
   /** Options of a fresh context, e.g. `{ locale: 'ja-JP' }` (the browser's languages). */
@@ -395,6 +399,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
           ? { walletConnectRelayUrl: options.walletConnectRelayUrl }
           : {}),
         ...(options.coinbaseKeysUrl ? { coinbaseKeysUrl: options.coinbaseKeysUrl } : {}),
+        ...(options.modalSsr === undefined ? {} : { ssr: options.modalSsr }),
       }),
       WAIT_MS,
       'starting the modal server',
@@ -450,7 +455,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       const base = opts.origin ?? hostUrl
       const url = new URL(opts.path ?? '/', base)
       if (opts.appId) url.searchParams.set('appId', opts.appId)
-      await page.goto(url.toString(), { waitUntil: 'load' })
+      await page.goto(url.toString(), { waitUntil: opts.waitUntil ?? 'load' })
       const hostPage: HostPage = {
         context,
         page,

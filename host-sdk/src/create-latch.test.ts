@@ -2,7 +2,7 @@
  * What createLatch does before the modal answers. The link itself (handshake, calls, events,
  * closing, reloads) is tested across two origins in Chromium: link.test.ts.
  */
-import { ERRORS, LatchError, MODAL_CONNECT_TIMEOUT_MS } from '@latch/shared'
+import { ERRORS, LatchError, type LatchOptions, MODAL_CONNECT_TIMEOUT_MS } from '@latch/shared'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { createLatch } from './create-latch.ts'
 
@@ -61,8 +61,10 @@ describe('frame', () => {
     const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example/base/' })
     const frames = document.querySelectorAll<HTMLIFrameElement>('[data-testid="latch-frame"]')
     expect(frames).toHaveLength(1)
+    // With the landing's configuration (none here), for the server to render the landing.
+    const ssr = encodeURIComponent('[null,null,null]')
     expect(frames[0]?.getAttribute('src')).toBe(
-      `https://modal.example/base/?app=${APP_ID}#app=${APP_ID}`,
+      `https://modal.example/base/?app=${APP_ID}&ssr=${ssr}#app=${APP_ID}`,
     )
     expect(frames[0]?.getAttribute('aria-hidden')).toBe('true')
     expect(frames[0]?.tabIndex).toBe(-1)
@@ -70,6 +72,26 @@ describe('frame', () => {
       false,
     )
     latch.destroy()
+  })
+
+  test('behavior: the landing’s part of the configuration goes in the query; one that says more than it carries (texts, legal links, inline) leaves it out', () => {
+    const src = (config: LatchOptions['config']) => {
+      const latch = createLatch({ appId: APP_ID, modalUrl: 'https://modal.example', config })
+      const frame = document.querySelector<HTMLIFrameElement>('[data-testid="latch-frame"]')
+      const url = new URL(frame?.getAttribute('src') ?? '')
+      latch.destroy()
+      return url.searchParams.get('ssr')
+    }
+    const appearance = { theme: 'dark', accentColor: '#ff0000' } as const
+    expect(
+      JSON.parse(src({ appearance, loginMethods: ['wallet', 'email'], locale: 'en' }) ?? ''),
+    ).toEqual([appearance, ['wallet', 'email'], 'en'])
+    expect(src({ texts: { en: { title: 'Hi' } } })).toBeNull()
+    expect(src({ legal: { privacyPolicyUrl: 'https://x.example/p' } })).toBeNull()
+    const box = document.body.appendChild(document.createElement('div'))
+    box.id = 'box'
+    expect(src({ render: { inParentNodeId: 'box' } })).toBeNull()
+    box.remove()
   })
 
   describe('while the page still loads', () => {

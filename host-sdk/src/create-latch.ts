@@ -12,6 +12,7 @@ import { createCalls, type FlowExit } from './calls.ts'
 import { createEvents } from './events.ts'
 import { type Frame, mountFrame } from './frame.ts'
 import { bridgeLoader, createHostMethods } from './host-methods.ts'
+import { landingQuery } from './landing-query.ts'
 import { type OAuthReturn, takeOAuthReturn } from './oauth.ts'
 import type { ProviderModule } from './provider/index.ts'
 
@@ -44,20 +45,20 @@ function parseModalUrl(modalUrl: string | undefined): URL | undefined {
  * handshake needs the window only once the modal is there to answer it.
  */
 function modalWindow(iframe: HTMLIFrameElement, modalOrigin: string, timeout: number) {
-  return new Promise<Window>((resolve, reject) => {
+  return new Promise<MessageEvent>((resolve, reject) => {
     // Whichever comes first settles it and stops the other: no timer outlives the handshake
     // (one left would reach for the page's globals up to `timeout` ms after the page, or a
     // test's environment, was gone).
-    const settle = (win?: Window) => {
+    const settle = (first?: MessageEvent) => {
       clearTimeout(timer)
       removeEventListener('message', onMessage)
-      win ? resolve(win) : reject(unreachable(`Connection timed out after ${timeout}ms`))
+      first ? resolve(first) : reject(unreachable(`Connection timed out after ${timeout}ms`))
     }
     // The frame's window is asked for only once the origin is the modal's: when the frame holds
     // the modal (or another window of its origin wrote). Both null: the frame was taken off the
     // page, and the modal is unreachable.
     const onMessage = (e: MessageEvent) => {
-      if (e.origin === modalOrigin && e.source === iframe.contentWindow) settle(e.source as Window)
+      if (e.origin === modalOrigin && e.source === iframe.contentWindow) settle(e)
     }
     const timer = setTimeout(settle, timeout)
     addEventListener('message', onMessage)
@@ -85,6 +86,15 @@ export function createLatch(options: LatchOptions): LatchClient {
     kill = reject
   })
   const setOpen = (open: boolean) => frame?.setOpen(open)
+  // The height of the landing the modal page painted from the server's HTML, while its
+  // JavaScript has not connected yet (modal-app/src/ssr/before-hydration.ts posts it first); and
+  // whether login() was called meanwhile. Both: the frame shows that landing at once (what the
+  // visitor types or clicks meanwhile, the modal carries out once it runs; a visitor signed in
+  // already, the modal closes it again: flow.ts login()). The modal names the dialog as it
+  // takes the frame over.
+  let painted = 0
+  let wanted = false
+  const showPainted = () => painted && wanted && frame?.setOpen(true)
   const init = (remote: ModalMethods, timeout: number | undefined, ...args: InitArgs) =>
     calls.invoke(remote, (r) => r.init(options.config ?? {}, ...args), timeout)
 
@@ -109,8 +119,9 @@ export function createLatch(options: LatchOptions): LatchClient {
     if (destroyed) throw unreachable()
     const app = encodeURIComponent(appId)
     frame = mountFrame(
-      // The query lets the modal server answer frame-ancestors with this app's origins.
-      `${base}/?app=${app}#app=${app}`,
+      // The query lets the modal server answer frame-ancestors with this app's origins, and
+      // render the landing of this configuration.
+      `${base}/?app=${app}${landingQuery(options.config)}#app=${app}`,
       parentId,
       // The dialog stays until the modal answers: it closes it itself (setOpen), unless the
       // flow on screen may not be left (a transaction being submitted).
@@ -129,10 +140,18 @@ export function createLatch(options: LatchOptions): LatchClient {
     // The handshake starts once the frame holds the modal's document (modalWindow). A client
     // destroyed meanwhile has taken the frame off the page: no modal writes from it any more, and
     // the wait ends at the timeout (the client's promises were rejected at once).
-    const contentWindow = await modalWindow(frame.iframe, modalUrl.origin, MODAL_CONNECT_TIMEOUT_MS)
+    const first = await modalWindow(frame.iframe, modalUrl.origin, MODAL_CONNECT_TIMEOUT_MS)
+    // The modal page's first message: its painted landing's height, when the server
+    // rendered it (resize() takes only a height > 0); else the modal's handshake.
+    const landing = first.data?.latchLanding
+    if (landing) {
+      painted = landing
+      frame.resize(landing)
+      showPainted()
+    }
     const connection = connect({
       messenger: new WindowMessenger({
-        remoteWindow: contentWindow,
+        remoteWindow: first.source as Window,
         allowedOrigins: [modalUrl.origin],
       }),
       methods: exposeMethods(
@@ -153,6 +172,7 @@ export function createLatch(options: LatchOptions): LatchClient {
     const remote = (await connection.promise.catch((e) => {
       throw unreachable(e instanceof Error ? e.message : undefined)
     })) as unknown as ModalMethods
+    painted = 0
     // The modal reports configuration warnings itself, through emit('warning'). Calls go out
     // right behind init, not after its reply (a hop less on the first open): the modal holds
     // them until init settled, and fails them with init's error (startup.ts).
@@ -212,7 +232,11 @@ export function createLatch(options: LatchOptions): LatchClient {
 
   const client: LatchClient = {
     ready,
-    login: () => flow((r) => r.login(), 'login_exited'),
+    login: () => {
+      wanted = true
+      showPainted()
+      return flow((r) => r.login(), 'login_exited')
+    },
     link: (kind) => flow((r) => r.link(kind), 'link_exited'),
     unlink: (account) => call((r) => r.unlink(account)),
     logout: () => call((r) => r.logout()),

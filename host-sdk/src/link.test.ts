@@ -773,7 +773,7 @@ describe('rendering', () => {
     await page.waitForFunction(() => window.latch !== undefined)
     await page.evaluate(() => window.latch?.ready)
     expect(await page.locator('[data-testid="latch-frame"]').getAttribute('src')).toBe(
-      `${modal}/?app=${APP_ID}#app=${APP_ID}`,
+      `${modal}/?app=${APP_ID}&ssr=${encodeURIComponent('[null,null,null]')}#app=${APP_ID}`,
     )
     await page.click('#sign-in')
     await page.waitForFunction(

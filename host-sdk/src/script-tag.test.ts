@@ -58,7 +58,7 @@ test('behavior: installs window.latch and opens sign-in on [data-latch-login] cl
   const latch = installFromScript(script)
   expect(window.latch).toBe(latch)
   expect(document.querySelector('[data-testid="latch-frame"]')?.getAttribute('src')).toBe(
-    `https://auth.example.com/?app=${APP_ID}#app=${APP_ID}`,
+    `https://auth.example.com/?app=${APP_ID}&ssr=${encodeURIComponent('[null,null,null]')}#app=${APP_ID}`,
   )
   const login = vi.spyOn(latch as NonNullable<typeof latch>, 'login').mockResolvedValue({} as never)
   document.body.insertAdjacentHTML(

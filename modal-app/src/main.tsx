@@ -1,12 +1,13 @@
 import { flushSync } from 'react-dom'
 import { createRoot } from 'react-dom/client'
 import { App } from './App.tsx'
+import { hydrateLanding, serverLandingState } from './ssr/hydrate.tsx'
 import { CREDENTIAL_WINDOW_QUERY, PASSKEY_WINDOW_QUERY } from './startup/early.ts'
 import { start } from './startup/startup.ts'
 import './styles.css'
 
 const root = document.getElementById('root')
-// The first render waits for the host's init: the landing is then rendered once, with the app and
+// Without a landing from the server, the first render waits for the host's init: the landing is then rendered once, with the app and
 // the host configuration, instead of a loading view first and the landing over it (each render of
 // the tree costs main-thread time the host page shares on a phone's first open). Until then,
 // index.html shows the loading view's markup without JavaScript; the host shows the frame only once
@@ -21,4 +22,9 @@ if (query.has(PASSKEY_WINDOW_QUERY)) {
 } else if (query.has(CREDENTIAL_WINDOW_QUERY)) {
   // Where the browser refused the wallet credential cross-site: one sign-in, first-party.
   void import('./wallet/credential-window.ts').then((m) => m.runCredentialWindow())
+} else if (root && serverLandingState(window, root)) {
+  // The modal server rendered the landing (ssr/): hydrated now, before the host's init, which
+  // then only updates it.
+  start()
+  hydrateLanding(window, root)
 } else start(root ? { render: () => flushSync(() => createRoot(root).render(<App />)) } : {})

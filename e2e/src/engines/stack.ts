@@ -57,6 +57,11 @@ export interface EngineStack {
   emailCode(email: string): Promise<string>
   /** The last code to `email` a minute older: a returning sign-in gets a new one at once. */
   ageCodes(email: string): Promise<void>
+  /**
+   * Holds the modal's entry script (`/assets/index-*.js`) until the returned function runs: the
+   * modal page without its JavaScript (the server-rendered landing before hydration).
+   */
+  holdModalScript(): () => void
   close(): Promise<void>
 }
 
@@ -72,8 +77,13 @@ export async function startEngineStack(): Promise<EngineStack> {
   }
   try {
     const routes = new Map<string, number>()
-    const router = createHttpsServer(testCertificate(), (req, res) => {
-      const target = routes.get((req.headers.host ?? '').replace(/:\d+$/, ''))
+    let held: Promise<void> | null = null
+    const router = createHttpsServer(testCertificate(), async (req, res) => {
+      const name = (req.headers.host ?? '').replace(/:\d+$/, '')
+      if (held && name === NAMES.modal && /^\/assets\/index-[^/]+\.js$/.test(req.url ?? '')) {
+        await held
+      }
+      const target = routes.get(name)
       if (target === undefined) {
         res.writeHead(502, { 'content-type': 'text/plain' }).end('no route')
         return
@@ -236,6 +246,16 @@ export async function startEngineStack(): Promise<EngineStack> {
           WAIT_MS + 1000,
           `the code mail to ${email}`,
         ),
+      holdModalScript() {
+        let release = () => {}
+        held = new Promise<void>((resolve) => {
+          release = resolve
+        })
+        return () => {
+          held = null
+          release()
+        }
+      },
       async ageCodes(email) {
         await api.deps.db
           .updateTable('verification_codes')

@@ -1,5 +1,5 @@
 import { type CodeChannel, ERRORS, validateEmail } from '@latch/shared'
-import { useEffect, useId, useState } from 'react'
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react'
 import { useModal } from '../hooks.ts'
 import { shownError, t } from '../i18n/i18n.ts'
 import { loadPhoneTools, phoneCountries, phoneTools } from '../passwordless/phone.ts'
@@ -48,6 +48,13 @@ export function DestinationForm({
   passkeys?: boolean
 }) {
   const [value, setValue] = useState('')
+  const field = useRef<HTMLInputElement>(null)
+  // A field the modal server rendered keeps what the visitor typed before the JavaScript ran
+  // (React hydrates it with the text on screen and an empty state): taken as typed.
+  useLayoutEffect(() => {
+    const typed = field.current?.value
+    if (typed) setValue(typed)
+  }, [])
   const submitting = useModal((s) => s.submitting)
   const error = useModal((s) => s.submitError)
   const id = useId()
@@ -100,6 +107,7 @@ export function DestinationForm({
           </span>
         )}
         <input
+          ref={field}
           id={id}
           className="latch-input"
           type={email ? 'email' : 'tel'}

@@ -273,3 +273,43 @@ describe('a step of the flow on screen', () => {
     expect(await settled(thirdStep)).toBe(false)
   })
 })
+
+describe('login() for a visitor signed in already', () => {
+  const hides = (harness: Harness, from: number) =>
+    harness.hostCalls.slice(from).filter((c) => c.method === 'setOpen' && c.args[0] === false)
+      .length
+
+  test('behavior: answers at once and hides the frame the host may have shown over a server-rendered landing', async () => {
+    const { harness, result } = await signInByCode()
+    advance(2000)
+    await result
+    expect(store.getState().open).toBe(false)
+    const from = harness.hostCalls.length
+    let again!: Promise<LoginResult>
+    act(() => {
+      again = login()
+    })
+    await expect(again).resolves.toEqual({ user: signedIn, isNewUser: false })
+    expect(hides(harness, from)).toBe(1)
+  })
+
+  test('error: not while another screen is open: the frame stays', async () => {
+    const { harness, result } = await signInByCode()
+    advance(2000)
+    await result
+    let linked!: Promise<User>
+    act(() => {
+      linked = link('email')
+    })
+    linked.catch(() => {})
+    const from = harness.hostCalls.length
+    let again!: Promise<LoginResult>
+    act(() => {
+      again = login()
+    })
+    await expect(again).resolves.toEqual({ user: signedIn, isNewUser: false })
+    expect(hides(harness, from)).toBe(0)
+    expect(store.getState()).toMatchObject({ open: true, screen: 'LINK_EMAIL_SCREEN' })
+    act(() => exitFlow(true))
+  })
+})

@@ -348,8 +348,12 @@ export function login(): Promise<LoginResult> {
   const { app, user, flow } = store.getState()
   if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
   // A sign-in in progress (an OAuth return) is joined, so its result keeps isNewUser.
-  if (user && runtime().session.isAuthenticated() && flow?.kind !== 'login')
+  if (user && runtime().session.isAuthenticated() && flow?.kind !== 'login') {
+    // The host may have shown the frame over a server-rendered landing before this answer
+    // (host-sdk create-latch.ts): a modal with no screen open hides it again.
+    if (!store.getState().open) callHost('setOpen', false)
     return Promise.resolve({ user, isNewUser: false })
+  }
   return startFlow<LoginResult>({ kind: 'login' }, 'LANDING').promise
 }
 

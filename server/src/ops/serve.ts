@@ -224,6 +224,8 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
         ...(keys ? { coinbaseKeysUrl: keys } : {}),
         ...(hsts ? { strictTransportSecurity: hsts } : {}),
         ...(modalOrigin ? { modalOrigin } : {}),
+        // The landing rendered into the modal page (modal-app/ssr.ts) unless turned off.
+        ...(/^(0|off|false|no)$/i.test(env.LATCH_MODAL_SSR?.trim() ?? '') ? { ssr: false } : {}),
         ...(connectorOrigin
           ? {
               connectorOrigin,

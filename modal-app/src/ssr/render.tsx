@@ -1,0 +1,54 @@
+/**
+ * The landing rendered on the modal server (server.ts), before the modal's JavaScript arrives:
+ * the same shell and screens as the page, with React DOM's server renderer, from the same input
+ * the page hydrates with (main.tsx): the app configuration embedded in the page and the host's
+ * landing configuration from the frame's query (landing-query.ts). English only: another
+ * language's table loads with its chunk on the page, which then renders client-side.
+ *
+ * The store and the text table are the module's own, as in the page; a render runs
+ * synchronously from setting them to the string, so requests cannot interleave.
+ */
+import type { HostAppConfig, ServerAppConfig } from '@latch/shared'
+import { renderToString } from 'react-dom/server'
+import { App } from '../App.tsx'
+import { initialize } from '../flow/flow.ts'
+import { themeTokens } from '../shell/theme.ts'
+import { resetStore, store } from '../store.ts'
+import { Hydrated } from './hydrate.tsx'
+
+export interface RenderedLanding {
+  /** The markup inside the page's root element. */
+  html: string
+  /** The theme's tokens as one CSS rule: the page's layout effect sets the same values. */
+  tokens: string
+}
+
+/**
+ * The landing for this app and host configuration, or null where the page would not show it
+ * first (the configuration has no login method the landing can show, and the page shows an
+ * error instead).
+ */
+export function renderLanding(
+  server: ServerAppConfig,
+  host: HostAppConfig,
+): RenderedLanding | null {
+  resetStore()
+  try {
+    initialize(server, host)
+  } catch {
+    return null
+  }
+  const app = store.getState().app
+  if (!app) return null
+  // The tree the page hydrates (hydrate.tsx), so that both give the same ids.
+  const html = renderToString(
+    <Hydrated>
+      <App />
+    </Hydrated>,
+  )
+  resetStore()
+  const tokens = Object.entries(themeTokens(app.theme, app.accentColor, app.palette))
+    .map(([name, value]) => `${name}:${value}`)
+    .join(';')
+  return { html, tokens: `:root{${tokens}}` }
+}

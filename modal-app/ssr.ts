@@ -1,0 +1,138 @@
+/**
+ * The modal server's side of the server-rendered landing (server.ts): decides whether a page
+ * request gets it, renders it (src/ssr/render.tsx, React DOM's server renderer, loaded once),
+ * keeps the renders, and writes them into the page with their styles inline and the script that
+ * holds the visitor's actions until hydration (src/ssr/before-hydration.ts).
+ *
+ * A page gets the landing only when all of these hold, else the page as built (the landing
+ * renders client-side as it always did):
+ * - the build hydrates (React DOM: build.ts marks the root element `data-latch-hydrate`);
+ * - the frame's query carries the host's landing configuration and the rules take it
+ *   (src/startup/landing-query.ts);
+ * - the app is known (its configuration is embedded in the page, the one the page hydrates with);
+ * - the visitor's language is English by the host's locale, else by Accept-Language.
+ */
+import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
+import { join, normalize, sep } from 'node:path'
+import type { HostAppConfig, ServerAppConfig } from '@latch/shared'
+import { BEFORE_HYDRATION_SCRIPT, SERVER_RENDERED_ATTR } from './src/ssr/before-hydration.ts'
+import {
+  acceptedLanguages,
+  landingConfigFromQuery,
+  speaksEnglish,
+} from './src/startup/landing-query.ts'
+
+/** The root element of a build whose page hydrates, up to the marker after it (index.html). */
+const HYDRATING_ROOT = /<div id="root" data-latch-hydrate>[\s\S]*?<!--\/latch-root-->/
+/** The build's stylesheet link (Vite's), inlined in a rendered page. */
+const STYLESHEET = /<link rel="stylesheet"[^>]*href="(\/assets\/[^"]+\.css)"[^>]*>/
+/** Renders kept, the oldest dropped first: per app, settings, language and landing config. */
+const RENDER_CACHE_MAX = 200
+
+export interface LandingRequest {
+  distDir: string
+  appId: string
+  /** The app's public configuration as the page embeds it. */
+  config: Record<string, unknown>
+  query: URLSearchParams
+  acceptLanguage: string | undefined
+}
+
+export interface LandingRenderer {
+  /** The page with the landing in it, and the CSP hashes of its inline styles; null: not here. */
+  page(
+    index: string,
+    request: LandingRequest,
+  ): Promise<{ html: string; styleHashes: string[] } | null>
+}
+
+interface Rendered {
+  root: string
+  style: string
+  styleHash: string
+}
+
+const escapeAttr = (value: string) =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64')
+
+export function createLandingRenderer(log: (line: string) => void): LandingRenderer {
+  // Loaded at the first page that needs it: React DOM's server renderer and the modal's screens.
+  let renderer: Promise<typeof import('./src/ssr/render.tsx')> | null = null
+  const cache = new Map<string, Promise<Rendered | null>>()
+  const stylesheets = new Map<string, Promise<string | null>>()
+  const stylesheet = (distDir: string, href: string) => {
+    const path = normalize(join(distDir, href))
+    if (!path.startsWith(distDir + sep)) return Promise.resolve(null)
+    // Hashed names: a rebuild's stylesheet has another name.
+    let css = stylesheets.get(path)
+    if (!css) {
+      css = readFile(path, 'utf8').catch(() => null)
+      if (stylesheets.size > 16) stylesheets.clear()
+      stylesheets.set(path, css)
+    }
+    return css
+  }
+  const render = async (
+    server: ServerAppConfig,
+    host: HostAppConfig,
+    css: string,
+  ): Promise<Rendered | null> => {
+    renderer ??= import('./src/ssr/render.tsx')
+    const landing = (await renderer).renderLanding(server, host)
+    if (!landing) return null
+    // `</` cannot end the element: the build's CSS and the tokens (colours checked by the rules).
+    const style = `${css}${landing.tokens}`.replace(/<\//g, '<\\/')
+    return { root: landing.html, style, styleHash: `'sha256-${sha256(style)}'` }
+  }
+  return {
+    async page(index, request) {
+      const root = HYDRATING_ROOT.exec(index)
+      const link = STYLESHEET.exec(index)
+      const host = landingConfigFromQuery(request.query)
+      if (!root || !link?.[1] || !host) return null
+      if (!speaksEnglish(host, acceptedLanguages(request.acceptLanguage))) return null
+      const css = await stylesheet(request.distDir, link[1])
+      if (css === null) return null
+      // The app's settings as served (their digest is their version: a change the lookup
+      // brings, within its 2 s, is a new key), the language (English), the landing config.
+      const key = [
+        request.appId,
+        sha256(JSON.stringify(request.config)),
+        'en',
+        JSON.stringify(host),
+        link[1],
+      ].join('\n')
+      let rendered = cache.get(key)
+      if (rendered) {
+        // Most recently used last.
+        cache.delete(key)
+      } else {
+        rendered = render(request.config as unknown as ServerAppConfig, host, css).catch((e) => {
+          log(`modal server: the landing of app ${request.appId} did not render: ${String(e)}`)
+          cache.delete(key)
+          return null
+        })
+        if (cache.size >= RENDER_CACHE_MAX) {
+          const oldest = cache.keys().next().value
+          if (oldest !== undefined) cache.delete(oldest)
+        }
+      }
+      cache.set(key, rendered)
+      const done = await rendered
+      if (!done) return null
+      const html = index
+        .replace(STYLESHEET, () => `<style>${done.style}</style>`)
+        .replace(
+          HYDRATING_ROOT,
+          () =>
+            // The host configuration it was rendered with: the page hydrates with the same.
+            `<div id="root" data-latch-hydrate ${SERVER_RENDERED_ATTR}="${escapeAttr(JSON.stringify(host))}">${done.root}</div>` +
+            `<script>${BEFORE_HYDRATION_SCRIPT}</script>`,
+        )
+      return { html, styleHashes: [done.styleHash] }
+    },
+  }
+}
