@@ -5,8 +5,10 @@
  *   each test server gets a copy of it (runPostgres().createDatabase(name, template));
  * - a migrated PGlite data folder, dumped to a file; each in-memory test server loads it.
  * Starting a PostgreSQL, creating a PGlite cluster and running every migration for each test
- * file is what the server's tests spent most of their time on. Both are stopped and removed
- * when the run ends. A second project's setup in the same run reuses what the first made.
+ * file is what the server's tests spent most of their time on;
+ * - the `latch` command bundled for the tests that spawn it (cli-bundle.ts).
+ * All are stopped and removed when the run ends. A second project's setup in the same run
+ * reuses what the first made.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,6 +18,7 @@ import { Kysely } from 'kysely'
 import { openDatabase } from '../db/index.ts'
 import { migrate } from '../db/migrations.ts'
 import { pgliteDialect } from '../db/pglite-dialect.ts'
+import { bundleCli, CLI_BUNDLE_ENV } from './cli-bundle.ts'
 import { MIGRATED_TEMPLATE, RUN_POSTGRES_ENV, startPostgres } from './postgres.ts'
 
 /** Where the run's migrated PGlite data folder (a tar file) is. */
@@ -58,7 +61,8 @@ async function pgliteTemplate(): Promise<{ file: string; remove(): void }> {
 
 export default async function setup(): Promise<() => Promise<void>> {
   if (process.env[RUN_POSTGRES_ENV] || process.env[PGLITE_DATA_ENV]) return async () => {}
-  const [template, postgres] = await Promise.all([
+  const [cli, template, postgres] = await Promise.all([
+    bundleCli(),
     pgliteTemplate(),
     startPostgres().then(async (running) => {
       if (!running) return null
@@ -74,10 +78,13 @@ export default async function setup(): Promise<() => Promise<void>> {
     }),
   ])
   process.env[PGLITE_DATA_ENV] = template.file
+  process.env[CLI_BUNDLE_ENV] = cli.file
   if (postgres) process.env[RUN_POSTGRES_ENV] = postgres.url
   return async () => {
     delete process.env[PGLITE_DATA_ENV]
     delete process.env[RUN_POSTGRES_ENV]
+    delete process.env[CLI_BUNDLE_ENV]
+    cli.remove()
     template.remove()
     await postgres?.close()
   }

@@ -18,7 +18,6 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import {
   API_PREFIX,
   APP_ID_HEADER,
@@ -31,10 +30,9 @@ import { hashToken } from '../crypto.ts'
 import { send } from '../fuzz/wire.ts'
 import { openServices } from '../index.ts'
 import { REFRESH_COOKIE_PREFIX, refreshCookieName } from '../sessions/refresh-cookie.ts'
+import { latchCommand, REPO_ROOT } from './cli-bundle.ts'
 import type { ControlledPostgres } from './postgres.ts'
 
-const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const START_TIMEOUT_MS = 60_000
 const CODE_TIMEOUT_MS = 10_000
 /** How long a client keeps sending a request again (refused connections, 503s). */
@@ -142,7 +140,7 @@ class ApiProcess {
 
   /** Starts the process (on `port`, 0 for any) and waits for its "listening" line. */
   async start(port: number): Promise<void> {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--api-only'], {
+    const child = spawn(process.execPath, latchCommand('serve', '--api-only'), {
       cwd: REPO_ROOT,
       env: { ...this.env, LATCH_API_PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
