@@ -1,14 +1,16 @@
 /**
  * Fresh data folders for the API server, fast: creating a PGlite cluster and running the
  * migrations takes 10-20 s on two busy cores, copying an empty migrated one takes a second. The
- * first harness of a run makes the template (a real server start and stop on an empty folder);
- * every harness then starts on its own copy.
+ * e2e global setup makes the run's template (from the server tests' migrated dump when they run
+ * too, else a real server start and stop on an empty folder); every harness then starts on its
+ * own copy.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer } from '@latch/server'
+import { writeMigratedFolder } from '../../server/src/testing/global-setup.ts'
 import { CACHE_DIR, runId } from './build.ts'
 
 /** Names the current template folder and the run it was made for; replaced with one rename. */
@@ -42,13 +44,18 @@ async function makeTemplate(): Promise<string> {
   const tag = runId().replace(/[^A-Za-z0-9-]/g, '_')
   const dir = await mkdtemp(join(CACHE_DIR, `${PREFIX}${tag}-`))
   try {
-    const api = await startServer({
-      host: '127.0.0.1',
-      port: 0,
-      log: () => {},
-      env: { NODE_ENV: 'test', LATCH_DATA_DIR: dir, DATABASE_URL: '' },
-    })
-    await api.close()
+    // In a run with the server's tests, their global setup (which runs first) made a migrated
+    // dump: loaded into the server's folder it is the same empty, migrated database. Each
+    // harness's server then writes its own secret file beside it.
+    if (!(await writeMigratedFolder(join(dir, 'pglite')))) {
+      const api = await startServer({
+        host: '127.0.0.1',
+        port: 0,
+        log: () => {},
+        env: { NODE_ENV: 'test', LATCH_DATA_DIR: dir, DATABASE_URL: '' },
+      })
+      await api.close()
+    }
   } catch (error) {
     await rm(dir, { recursive: true, force: true })
     throw error

@@ -19,7 +19,12 @@ import { openDatabase } from '../db/index.ts'
 import { migrate } from '../db/migrations.ts'
 import { pgliteDialect } from '../db/pglite-dialect.ts'
 import { bundleCli, CLI_BUNDLE_ENV } from './cli-bundle.ts'
-import { MIGRATED_TEMPLATE, RUN_POSTGRES_ENV, startPostgres } from './postgres.ts'
+import {
+  MIGRATED_TEMPLATE,
+  RUN_POSTGRES_ENV,
+  type RunningPostgres,
+  startPostgres,
+} from './postgres.ts'
 
 /** Where the run's migrated PGlite data folder (a tar file) is. */
 export const PGLITE_DATA_ENV = 'LATCH_TEST_PGLITE_DATA'
@@ -44,6 +49,23 @@ export function migratedMemory(): { pgliteData?: Blob } {
   return data ? { pgliteData: data } : {}
 }
 
+/**
+ * Writes the run's migrated PGlite data folder into `folder` (empty or absent), as a server on
+ * that folder keeps it (LATCH_DATA_DIR's `pglite`), in about a second: loading the dump instead
+ * of creating a cluster and running every migration. False outside a run (nothing written).
+ */
+export async function writeMigratedFolder(folder: string): Promise<boolean> {
+  const data = runPgliteData()
+  if (!data) return false
+  const client = new PGlite(folder, { loadDataDir: data })
+  try {
+    await client.waitReady
+  } finally {
+    await client.close()
+  }
+  return true
+}
+
 async function pgliteTemplate(): Promise<{ file: string; remove(): void }> {
   const client = new PGlite()
   const db = new Kysely<unknown>({ dialect: pgliteDialect(client) })
@@ -59,33 +81,64 @@ async function pgliteTemplate(): Promise<{ file: string; remove(): void }> {
   }
 }
 
-export default async function setup(): Promise<() => Promise<void>> {
-  if (process.env[RUN_POSTGRES_ENV] || process.env[PGLITE_DATA_ENV]) return async () => {}
-  const [cli, template, postgres] = await Promise.all([
-    bundleCli(),
-    pgliteTemplate(),
-    startPostgres().then(async (running) => {
-      if (!running) return null
-      try {
-        const url = await running.createDatabase(MIGRATED_TEMPLATE)
-        const { close } = await openDatabase({ databaseUrl: url, dataDir: null })
-        await close()
-      } catch (error) {
-        await running.close()
-        throw error
-      }
-      return running
-    }),
-  ])
+/**
+ * Makes the run's migrated PGlite dump unless an earlier setup of the run made it, and answers
+ * how to remove it (nothing to do when it was not made here). The e2e setup calls it too: the
+ * projects' setups run in the order of the run's first files, so either may come first.
+ */
+export async function ensurePgliteData(): Promise<() => void> {
+  if (process.env[PGLITE_DATA_ENV]) return () => {}
+  const template = await pgliteTemplate()
   process.env[PGLITE_DATA_ENV] = template.file
-  process.env[CLI_BUNDLE_ENV] = cli.file
-  if (postgres) process.env[RUN_POSTGRES_ENV] = postgres.url
-  return async () => {
+  return () => {
     delete process.env[PGLITE_DATA_ENV]
-    delete process.env[RUN_POSTGRES_ENV]
-    delete process.env[CLI_BUNDLE_ENV]
-    cli.remove()
     template.remove()
-    await postgres?.close()
   }
+}
+
+async function startRunPostgres(): Promise<RunningPostgres | null> {
+  const running = await startPostgres()
+  if (!running) return null
+  try {
+    const url = await running.createDatabase(MIGRATED_TEMPLATE)
+    const { close } = await openDatabase({ databaseUrl: url, dataDir: null })
+    await close()
+  } catch (error) {
+    await running.close()
+    throw error
+  }
+  return running
+}
+
+/** Each part is made unless an earlier setup of the run made it (the env names it). */
+export default async function setup(): Promise<() => Promise<void>> {
+  const made = await Promise.allSettled([
+    ensurePgliteData(),
+    process.env[CLI_BUNDLE_ENV] ? null : bundleCli(),
+    process.env[RUN_POSTGRES_ENV] ? null : startRunPostgres(),
+  ] as const)
+  const [data, cli, postgres] = made.map((m) => (m.status === 'fulfilled' ? m.value : null)) as [
+    (() => void) | null,
+    Awaited<ReturnType<typeof bundleCli>> | null,
+    RunningPostgres | null,
+  ]
+  const teardown = async () => {
+    data?.()
+    if (cli) {
+      delete process.env[CLI_BUNDLE_ENV]
+      cli.remove()
+    }
+    if (postgres) {
+      delete process.env[RUN_POSTGRES_ENV]
+      await postgres.close()
+    }
+  }
+  const failed = made.find((m) => m.status === 'rejected')
+  if (failed) {
+    await teardown()
+    throw failed.reason
+  }
+  if (cli) process.env[CLI_BUNDLE_ENV] = cli.file
+  if (postgres) process.env[RUN_POSTGRES_ENV] = postgres.url
+  return teardown
 }
