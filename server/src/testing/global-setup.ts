@@ -49,23 +49,6 @@ export function migratedMemory(): { pgliteData?: Blob } {
   return data ? { pgliteData: data } : {}
 }
 
-/**
- * Writes the run's migrated PGlite data folder into `folder` (empty or absent), as a server on
- * that folder keeps it (LATCH_DATA_DIR's `pglite`), in about a second: loading the dump instead
- * of creating a cluster and running every migration. False outside a run (nothing written).
- */
-export async function writeMigratedFolder(folder: string): Promise<boolean> {
-  const data = runPgliteData()
-  if (!data) return false
-  const client = new PGlite(folder, { loadDataDir: data })
-  try {
-    await client.waitReady
-  } finally {
-    await client.close()
-  }
-  return true
-}
-
 async function pgliteTemplate(): Promise<{ file: string; remove(): void }> {
   const client = new PGlite()
   const db = new Kysely<unknown>({ dialect: pgliteDialect(client) })
