@@ -11,6 +11,7 @@ import { afterEach, expect, test } from 'vitest'
 import { runCli } from './cli.ts'
 import { ConfigError, isSecureOrigin, loadConfig } from './config.ts'
 import { openServices, type RunningServer, startServer } from './index.ts'
+import { migratedMemory } from './testing/global-setup.ts'
 import { TEST_SECRET } from './testing/test-server.ts'
 
 const PROD = {
@@ -80,7 +81,14 @@ async function withOAuthApp(
   env: Record<string, string>,
   fn: (api: RunningServer, appId: string) => Promise<void>,
 ): Promise<void> {
-  const api = await startServer({ port: 0, host: '127.0.0.1', env, log: () => {} })
+  // Every env here is in memory: the run's migrated database, not a cluster made per start.
+  const api = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    env,
+    log: () => {},
+    ...migratedMemory(),
+  })
   try {
     const app = await api.admin.createApp({
       name: 'Redirects',
