@@ -15,7 +15,7 @@ export const MODAL_DIST = fileURLToPath(new URL('./dist', import.meta.url))
 
 /** Statically reachable from the entry, yet needed only by lazy chunks. */
 const LAZY_ONLY =
-  /[\\/](libphonenumber-js[\\/]|shared[\\/]src[\\/](phone|transaction-check|call-shapes)\.ts$)/
+  /[\\/](libphonenumber-js[\\/]|shared[\\/]src[\\/](phone|transaction-check|protocol[\\/]call-shapes)\.ts$)/
 
 export interface BuildModalOptions {
   /** Where to write; modal-app/dist by default. */

@@ -64,15 +64,17 @@ test('behavior: index.html with the API URL injected (escaped), CSP and no cachi
   expect(html).not.toContain('<script>')
 })
 
-test('behavior: the modal page keeps its opener policy; the passkey window (the same page) has none, so it can answer the modal frame that opened it, and no one may frame it', async () => {
+test('behavior: the modal page keeps its opener policy; the passkey and credential windows (the same page) have none, so they can answer the modal frame that opened them, and no one may frame them', async () => {
   const page = await fetch(`${server.url}/`)
   expect(page.headers.get('cross-origin-opener-policy')).toBe('same-origin-allow-popups')
   await page.body?.cancel()
-  const win = await fetch(`${server.url}/?latch-passkey-window`)
-  expect(win.status).toBe(200)
-  expect(win.headers.get('cross-origin-opener-policy')).toBe('unsafe-none')
-  expect(win.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
-  await win.body?.cancel()
+  for (const query of ['latch-passkey-window', 'latch-credential-window']) {
+    const win = await fetch(`${server.url}/?${query}`)
+    expect(win.status).toBe(200)
+    expect(win.headers.get('cross-origin-opener-policy')).toBe('unsafe-none')
+    expect(win.headers.get('content-security-policy')).toContain("frame-ancestors 'none'")
+    await win.body?.cancel()
+  }
 })
 
 test('behavior: hashed assets are immutable with their content types', async () => {

@@ -30,7 +30,11 @@ import {
   WALLETCONNECT_RELAY_META,
 } from './src/connectors/walletconnect-config.ts'
 // The id the page's early script reads the embedded configuration by.
-import { EMBEDDED_CONFIG_ID, PASSKEY_WINDOW_QUERY } from './src/startup/early.ts'
+import {
+  CREDENTIAL_WINDOW_QUERY,
+  EMBEDDED_CONFIG_ID,
+  PASSKEY_WINDOW_QUERY,
+} from './src/startup/early.ts'
 // The refusal page's data block id and shape (the page's script reads them).
 import { REFUSAL_DATA_ID, REFUSAL_SCRIPT, type RefusalData } from './src/startup/refusal-data.ts'
 
@@ -684,12 +688,14 @@ async function sendPage(
         logoOrigin(app.config),
       ),
       'referrer-policy': 'no-referrer',
-      // The passkey window (src/passkeys/passkey-window.ts) answers the modal frame that opened it:
-      // a policy of its own would cut it off from that opener, whose top-level page is the
-      // host's. It speaks only to the modal's origin and only with the frame's nonce.
-      'cross-origin-opener-policy': query.has(PASSKEY_WINDOW_QUERY)
-        ? 'unsafe-none'
-        : 'same-origin-allow-popups',
+      // The passkey window (src/passkeys/passkey-window.ts) and the credential window
+      // (src/wallet/credential-window.ts) answer the modal frame that opened them: a policy of
+      // their own would cut them off from that opener, whose top-level page is the host's. They
+      // speak only to the modal's origin and only with the frame's nonce.
+      'cross-origin-opener-policy':
+        query.has(PASSKEY_WINDOW_QUERY) || query.has(CREDENTIAL_WINDOW_QUERY)
+          ? 'unsafe-none'
+          : 'same-origin-allow-popups',
     },
     head,
   )

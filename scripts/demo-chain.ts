@@ -9,10 +9,27 @@
  * under the endpoint's secret, so nobody but this Latch server can make it fund an address. It
  * pays from anvil's first default account, only a wallet whose balance is 0; nothing of it
  * exists outside the demo.
+ *
+ * The chain also shows batches the app pays for (`startDemoSponsor`): Latch's delegate at its
+ * deterministic address, a demo ERC-20 (anyone may mint; the funder gives each wallet 100), and
+ * the demo app's sponsor, funded from anvil's third account, whose policy pays for the token's
+ * `approve` and `transfer` and nothing else. The page's batch button then approves and
+ * transfers in one batch whose gas the app pays, from a wallet that may hold no ETH at all.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { DEFAULT_CHAIN_ID, embeddedWallet, type User } from '@latch/shared'
+import {
+  createWalletClient,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  toFunctionSelector,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { compile } from '../server/src/sponsor/contracts/compile.ts'
+import { chainClients, deployDelegate } from '../server/src/sponsor/deploy.ts'
+import { createSponsor, findSponsor, updatePolicy } from '../server/src/sponsor/store.ts'
 import {
   ANVIL_ACCOUNTS,
   anvilBinary,
@@ -26,6 +43,10 @@ import { verifyWebhook, WebhookVerificationError } from '../server-sdk/src/webho
 export const DEMO_FUNDING_WEI = 10n ** 18n
 /** The demo app's chain: the wallet's default chain, served by the local anvil. */
 export const DEMO_CHAIN_ID = DEFAULT_CHAIN_ID
+/** What each new in-app wallet of the demo app gets of the demo token: 100 (no decimals). */
+export const DEMO_TOKEN_FUNDING = 100n
+/** What the demo's sponsor is given at each start, and the least it keeps before a top-up. */
+const SPONSOR_FUNDING_WEI = 10n * 10n ** 18n
 /** The webhook path the funder listens on; an endpoint of the demo app with it is the funder's. */
 const HOOK_PATH = '/demo-funding'
 /** A webhook body is small; anything larger is not Latch's. */
@@ -58,6 +79,126 @@ export async function startDemoChain(
 }
 
 type EndpointDeps = Parameters<typeof addEndpoint>[0]
+type SponsorDeps = Parameters<typeof createSponsor>[0]
+
+export interface DemoSponsor {
+  /** The demo token the sponsor pays for. */
+  token: Hex
+  /** The sponsor's account. */
+  address: Hex
+}
+
+/** The one account that deploys and funds the demo's contracts (the funder pays from the first). */
+const SETUP_ACCOUNT = ANVIL_ACCOUNTS[2]
+
+const MINT_ABI = [
+  {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'value', type: 'uint256' },
+    ],
+    outputs: [],
+  },
+  {
+    type: 'function',
+    name: 'balanceOf',
+    stateMutability: 'view',
+    inputs: [{ name: 'who', type: 'address' }],
+    outputs: [{ name: '', type: 'uint256' }],
+  },
+] as const
+
+/**
+ * Latch's delegate and the demo token on the demo's chain, and the demo app's sponsor there
+ * (kept from an earlier start, or made), funded and paying for the token's approve and transfer.
+ * Null, said, when any of it fails: the rest of the demo runs without batches.
+ */
+export async function startDemoSponsor(options: {
+  deps: SponsorDeps
+  appId: string
+  anvil: RunningAnvil
+  say: Say
+}): Promise<DemoSponsor | null> {
+  const { deps, appId, anvil, say } = options
+  try {
+    const { chain, transport, client } = await chainClients(anvil.url, anvil.chainId)
+    const block = (await client.request({
+      method: 'eth_getBlockByNumber',
+      params: ['latest', false],
+    })) as { requestsHash?: string } | null
+    if (typeof block?.requestsHash !== 'string') {
+      say('the local chain does not run EIP-7702 (Prague rules): no batches paid by the app')
+      return null
+    }
+    await deployDelegate({
+      rpcUrl: anvil.url,
+      chainId: anvil.chainId,
+      privateKey: SETUP_ACCOUNT.privateKey,
+    })
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(SETUP_ACCOUNT.privateKey),
+      chain,
+      transport,
+    })
+    const source = compile(['test/TestToken.sol']).TestToken
+    if (!source) throw new Error('no TestToken contract to deploy as the demo token')
+    const deployed = await client.waitForTransactionReceipt({
+      hash: await wallet.deployContract({ abi: source.abi, bytecode: source.bytecode }),
+      timeout: 30_000,
+    })
+    const token = deployed.contractAddress && getAddress(deployed.contractAddress)
+    if (!token) throw new Error('the demo token deployment made no contract')
+    const sponsor =
+      (await findSponsor(deps, appId, anvil.chainId)) ??
+      (await createSponsor(deps, appId, anvil.chainId))
+    await updatePolicy(deps, appId, anvil.chainId, {
+      contracts: {
+        [token]: [
+          toFunctionSelector('function approve(address,uint256)'),
+          toFunctionSelector('function transfer(address,uint256)'),
+        ],
+      },
+    })
+    if ((await client.getBalance({ address: sponsor.address })) < SPONSOR_FUNDING_WEI / 10n) {
+      await client.waitForTransactionReceipt({
+        hash: await wallet.sendTransaction({ to: sponsor.address, value: SPONSOR_FUNDING_WEI }),
+        timeout: 30_000,
+      })
+    }
+    return { token, address: sponsor.address }
+  } catch (error) {
+    say(`no batches paid by the app on the local chain: ${String(error)}`)
+    return null
+  }
+}
+
+/** Gives `address` the demo token's funding when it holds none of it. */
+async function fundToken(anvil: RunningAnvil, token: Hex, address: Hex): Promise<boolean> {
+  const held = await anvil.rpc<string>('eth_call', [
+    {
+      to: token,
+      data: encodeFunctionData({ abi: MINT_ABI, functionName: 'balanceOf', args: [address] }),
+    },
+    'latest',
+  ])
+  if (BigInt(held) > 0n) return false
+  const hash = await anvil.rpc<string>('eth_sendTransaction', [
+    {
+      from: ANVIL_ACCOUNTS[0].address,
+      to: token,
+      data: encodeFunctionData({
+        abi: MINT_ABI,
+        functionName: 'mint',
+        args: [address, DEMO_TOKEN_FUNDING],
+      }),
+    },
+  ])
+  await anvil.receipt(hash)
+  return true
+}
 
 export interface Funder {
   url: string
@@ -104,8 +245,10 @@ export async function startFunder(options: {
   appId: string
   anvil: RunningAnvil
   say: Say
+  /** The demo token each wallet also gets 100 of, when the demo has one. */
+  token?: Hex | null
 }): Promise<Funder> {
-  const { deps, appId, anvil, say } = options
+  const { deps, appId, anvil, say, token } = options
   let secret = ''
   let queue: Promise<unknown> = Promise.resolve()
 
@@ -113,6 +256,9 @@ export async function startFunder(options: {
     res.writeHead(status, { 'content-length': 0 }).end()
   }
   const fund = async (address: `0x${string}`) => {
+    if (token && (await fundToken(anvil, token, address))) {
+      say(`gave the in-app wallet ${address} ${DEMO_TOKEN_FUNDING} demo tokens`)
+    }
     if (BigInt(await anvil.rpc<string>('eth_getBalance', [address, 'latest'])) > 0n) return
     const hash = await anvil.rpc<string>('eth_sendTransaction', [
       {

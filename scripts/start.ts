@@ -10,7 +10,9 @@
  * settings SMS codes too.
  * With anvil installed (a dev dependency) it also runs a local chain as the demo app's chain 1
  * and funds every in-app wallet of the demo app there (scripts/demo-chain.ts), so the page's
- * Send works; LATCH_DEMO_CHAIN=off runs the demo without it. Ctrl-C stops everything, anvil too.
+ * Send works; there the demo app also pays the gas of batched calls to a demo token (its sponsor,
+ * scripts/demo-chain.ts), so the page's batch button works from a wallet holding no ETH.
+ * LATCH_DEMO_CHAIN=off runs the demo without it. Ctrl-C stops everything, anvil too.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
@@ -26,7 +28,7 @@ import { buildFrontendOnce } from '../e2e/src/build.ts'
 import { type DemoPageConfig, startHostServer } from '../e2e/src/host-server.ts'
 import { serveLatch } from '../server/src/ops/serve.ts'
 import { ANVIL_ACCOUNTS } from '../server/src/testing/anvil.ts'
-import { DEMO_CHAIN_ID, startDemoChain, startFunder } from './demo-chain.ts'
+import { DEMO_CHAIN_ID, startDemoChain, startDemoSponsor, startFunder } from './demo-chain.ts'
 
 const DEMO_APP_FILE = 'demo-app.json'
 
@@ -203,6 +205,8 @@ async function main(): Promise<void> {
             name: getChain(chain.chainId)?.name ?? `chain ${chain.chainId}`,
             funding: '1 ETH',
             recipient,
+            // Set once the sponsor is ready (below), before anyone opens the page.
+            token: null,
           }
         : null,
     }
@@ -220,11 +224,26 @@ async function main(): Promise<void> {
     const app = await demoApp(api.admin, dataDir, host.url, chain?.url ?? null)
     appId = app.id
     say(`demo app   ${app.id} (${app.name}), allowed on ${host.url}`)
-    if (chain) {
-      const funder = await startFunder({ deps: api.deps, appId: app.id, anvil: chain, say })
+    if (chain && demo.chain) {
+      const sponsor = await startDemoSponsor({ deps: api.deps, appId: app.id, anvil: chain, say })
+      demo.chain.token = sponsor?.token ?? null
+      const funder = await startFunder({
+        deps: api.deps,
+        appId: app.id,
+        anvil: chain,
+        say,
+        token: sponsor?.token,
+      })
       stops.push({ name: 'wallet funder', stop: () => funder.close() })
       say(`chain      ${chain.url} (anvil as chain ${chain.chainId})`)
-      say(`funder     ${funder.url} (every in-app wallet gets 1 ETH, told by a signed webhook)`)
+      say(
+        `funder     ${funder.url} (every in-app wallet gets 1 ETH${sponsor ? ' and 100 demo tokens' : ''}, told by a signed webhook)`,
+      )
+      if (sponsor) {
+        say(
+          `sponsor    ${sponsor.address} pays the gas of batches calling approve and transfer of the demo token ${sponsor.token}`,
+        )
+      }
     }
     say('')
     say(`Open ${host.url}/ and click Sign in (inline variant: ${host.url}/inline).`)

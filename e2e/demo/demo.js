@@ -3,11 +3,17 @@
 const userEl = document.querySelector('[data-testid="user"]')
 const statusEl = document.querySelector('[data-testid="status"]')
 const chainEl = document.querySelector('[data-testid="chain"]')
+const batchEl = document.querySelector('[data-testid="send-batch"]')
 const unlinkEl = document.getElementById('unlink-account')
 
 /** 0.001 ETH, what 'Send' pays. */
 const SEND_VALUE = '0x38d7ea4c68000'
 const SIGN_TEXT = 'Hello from the Latch demo'
+/** The batch: allow the recipient 10 demo tokens, and transfer it 1 (the token has no decimals). */
+const BATCH_ALLOWANCE = 10n
+const BATCH_TRANSFER = 1n
+/** How long the batch's result waits for its block. */
+const BATCH_STATUS_MS = 30_000
 
 /** What `npm start` tells the page (host-server.ts); absent on the e2e specs' pages. */
 function demoConfig() {
@@ -22,6 +28,8 @@ function demoConfig() {
 const config = demoConfig()
 
 function showChain() {
+  // The batch needs the demo app's sponsor, which only npm start's chain has.
+  if (!config?.chain?.token) batchEl.remove()
   if (!config) {
     chainEl.remove()
     return
@@ -30,7 +38,14 @@ function showChain() {
   chainEl.textContent = chain
     ? `Send uses a local chain on this machine (anvil, as ${chain.name}, chain ${chain.id}): each in-app wallet gets ${chain.funding} there a moment after it is created, and Send pays 0.001 ETH to ${chain.recipient}.`
     : 'Send needs a chain: npm start runs a local one when anvil is installed (npm install installs it), then restart npm start.'
+  if (chain?.token) {
+    chainEl.textContent += ` Each wallet also gets 100 demo tokens (${chain.token}); the batch button allows ${chain.recipient} ${BATCH_ALLOWANCE} of them and transfers it ${BATCH_TRANSFER}, in one batch whose network fee the app pays: it works from a wallet holding no ETH.`
+  }
 }
+
+/** One 32-byte ABI word of an address or a whole number, as hex digits. */
+const word = (value) =>
+  (typeof value === 'bigint' ? value.toString(16) : value.slice(2).toLowerCase()).padStart(64, '0')
 
 /** JSON that survives the bigints a receipt may carry. */
 const json = (value) =>
@@ -135,6 +150,30 @@ async function main() {
     const { status, transactionHash, blockNumber, from } = receipt
     return { status, transactionHash, blockNumber, from, to: receipt.to }
   }
+  /** latch.sendCalls with the token's approve and transfer, then its status once in a block. */
+  const batch = async () => {
+    const chain = config?.chain
+    if (!chain?.token) throw new Error('The batch needs the demo app’s sponsor: restart npm start')
+    const { id } = await latch.sendCalls({
+      version: '2.0.0',
+      chainId: `0x${chain.id.toString(16)}`,
+      atomicRequired: true,
+      calls: [
+        { to: chain.token, data: `0x095ea7b3${word(chain.recipient)}${word(BATCH_ALLOWANCE)}` },
+        { to: chain.token, data: `0xa9059cbb${word(chain.recipient)}${word(BATCH_TRANSFER)}` },
+      ],
+    })
+    const provider = await latch.getEthereumProvider()
+    const started = Date.now()
+    for (;;) {
+      const status = await provider.request({ method: 'wallet_getCallsStatus', params: [id] })
+      if (status.status !== 100) {
+        return { id, status: status.status, transactionHash: status.receipts?.[0]?.transactionHash }
+      }
+      if (Date.now() - started > BATCH_STATUS_MS) return { id, status: status.status }
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+  }
   const askProvider = async () => {
     const provider = await latch.getEthereumProvider()
     const accounts = await provider.request({ method: 'eth_accounts' })
@@ -162,6 +201,7 @@ async function main() {
     'recover-wallet': () => run('recover wallet', () => latch.recoverWallet()),
     sign: () => run('sign message', () => latch.signMessage(SIGN_TEXT)),
     send: () => run('send transaction', send),
+    batch: () => run('batch', batch),
     export: () =>
       run('export wallet', async () => {
         await latch.exportWallet()

@@ -1,11 +1,11 @@
 /**
- * Only the wallet origin approves (wallet-frame/README.md, "Approvals"), tried as the attackers
- * would in Chromium across the three origins: a script running on the modal's origin (an XSS
- * there, or a compromised wallet SDK the modal bundles) with no click from the visitor, forking
- * and asking the wallet frame to approve by message, or linking its own Ethereum account; and
- * what it then redeems from outside any browser. It gets a signed-in session at most, never a
- * share, and no sign-in method of its own; the visitor's own wallet still signs, and a link the
- * visitor approves in the wallet frame goes through (the controls).
+ * Only the wallet origin approves (docs/architecture.md, "Approvals: only the frame's own click"),
+ * tried as the attackers would in Chromium across the three origins: a script running on the
+ * modal's origin (an XSS there, or a compromised wallet SDK the modal bundles) with no click from
+ * the visitor, forking and asking the wallet frame to approve by message, or linking its own
+ * Ethereum account; and what it then redeems from outside any browser. It gets a signed-in session
+ * at most, never a share, and no sign-in method of its own; the visitor's own wallet still signs,
+ * and a link the visitor approves in the wallet frame goes through (the controls).
  */
 import { readFile } from 'node:fs/promises'
 import { API_PREFIX, type RefreshResponse, type User, type WalletAccount } from '@latch/shared'

@@ -15,7 +15,7 @@ export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] as const
 
 let source: string | undefined
 /** axe-core's browser build, read once per run. */
-function axeSource(): string {
+export function axeSource(): string {
   source ??= readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
   return source
 }

@@ -6,7 +6,9 @@
  * against the harness's API and modal and anvil as chain 1 (the app's RPC override). In
  * Chromium a visitor signs in by e-mail, creates the in-app wallet, signs a message that viem's
  * verifyMessage accepts and sends 0.01 ETH whose receipt waitForTransactionReceipt sees; the
- * React example also shows wagmi's own verification and its useWaitForTransactionReceipt.
+ * React example also shows wagmi's own verification and its useWaitForTransactionReceipt, and,
+ * with the app's sponsor on the chain, a visitor holding no ETH approves and transfers an ERC-20
+ * in one batch through wagmi's useSendCalls (useCapabilities says the app pays).
  * One visitor path per example: the suite's time is budgeted.
  */
 import { execFile } from 'node:child_process'
@@ -28,6 +30,7 @@ import { packPackages } from '../../scripts/packages.ts'
 import { WAGMI_EXTERNAL } from '../../wagmi/build.ts'
 import { enterCode, newEmail, screen, submitEmail, visit, waitEmailCode } from './flows.ts'
 import { freePort, type HostPage, WAIT_MS, withTimeout } from './harness.ts'
+import { confirmBatch, type SponsoredChain, sponsoredChain } from './sponsored-chain.ts'
 import { useHarness } from './use-harness.ts'
 
 const run = promisify(execFile)
@@ -46,6 +49,7 @@ let site: { origin: string; server: Server }
 /** The clean copies of the examples, removed after the file (React's node_modules is large). */
 let work = ''
 let appId = ''
+let sponsored: SponsoredChain
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html',
@@ -214,13 +218,15 @@ beforeAll(async () => {
   const [, app] = await Promise.all([
     withTimeout(packedPackages(), 180_000, 'building and packing @latch/react and @latch/wagmi'),
     (async () => {
-      anvil = await startAnvil({ chainId: 1 })
+      anvil = await startAnvil({ chainId: 1, hardfork: 'prague' })
       await deployMulticall3(anvil)
-      return h().createApp({
+      const created = await h().createApp({
         allowedOrigins: [origin],
         embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
         rpcUrls: { '1': anvil.url },
       })
+      sponsored = await sponsoredChain(anvil, h().api.deps, created.id)
+      return created
     })(),
   ])
   appId = app.id
@@ -229,6 +235,7 @@ beforeAll(async () => {
     VITE_LATCH_APP_ID: appId,
     VITE_LATCH_MODAL_URL: h().modalUrl,
     VITE_RPC_URL: anvil.url,
+    VITE_TOKEN_ADDRESS: sponsored.token,
   })
   const html = await plainPageExample(h().modalUrl, appId)
   site = { origin, server: await serveExamples(port, join(project, 'dist'), html) }
@@ -325,6 +332,46 @@ test('behavior: examples/react-wagmi: sign in with LatchLoginButton, create the 
   const receipt = await chain().waitForTransactionReceipt({ hash, timeout: WAIT_MS })
   expect(receipt).toMatchObject({ status: 'success', to: RECIPIENT.toLowerCase() })
   expect(receipt.from.toLowerCase()).toBe(address.toLowerCase())
+})
+
+test('behavior: examples/react-wagmi: a visitor whose wallet holds 0 ETH approves and transfers an ERC-20 in one batch through wagmi’s useSendCalls (useCapabilities says the app pays); the wallet frame’s review is confirmed, useWaitForCallsStatus sees success and the app’s sponsor paid the gas', async () => {
+  const hp = await openExample('/')
+  const email = newEmail('react-batch')
+  await signIn(hp, email)
+  await expect.poll(() => text(hp.page, 'signed-in'), { timeout: WAIT_MS }).toContain(email)
+  await hp.page.getByRole('button', { name: 'Create wallet' }).click()
+  const address = (await text(hp.page, 'address')) as Hex
+  expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+  await sponsored.mint(address, 100n)
+  expect(await sponsored.balanceOf(address)).toBe(0n)
+  const sponsorBefore = await sponsored.balanceOf(sponsored.sponsor)
+  await expect
+    .poll(() => text(hp.page, 'capabilities'), { timeout: WAIT_MS })
+    .toBe('Batches: the app pays the network fee')
+
+  // Filled once wagmi's account settled (a reconnect would render the section anew).
+  const recipient = hp.page.getByLabel('Token recipient')
+  await expect
+    .poll(
+      async () => {
+        await recipient.fill(RECIPIENT)
+        await new Promise((r) => setTimeout(r, 300))
+        return recipient.inputValue()
+      },
+      { timeout: WAIT_MS },
+    )
+    .toBe(RECIPIENT)
+  await hp.page.getByRole('button', { name: 'Approve and transfer in one batch' }).click()
+  await confirmBatch(hp)
+  await expect
+    .poll(() => text(hp.page, 'batch-status'), { timeout: 2 * WAIT_MS })
+    .toMatch(/^success in transaction 0x[0-9a-f]{64}$/)
+  expect(await text(hp.page, 'batch-id')).toMatch(/^0x[0-9a-f]{64}$/)
+  expect(await sponsored.tokensOf(address)).toBe(99n)
+  expect(await sponsored.tokensOf(RECIPIENT)).toBe(1n)
+  expect(await sponsored.allowance(address, RECIPIENT)).toBe(10n)
+  expect(await sponsored.balanceOf(address)).toBe(0n)
+  expect(await sponsored.balanceOf(sponsored.sponsor)).toBeLessThan(sponsorBefore)
 })
 
 test('error: both examples on an origin the app does not list show origin_not_allowed with the origin and the command that adds it, within 3 s', async () => {

@@ -5,7 +5,9 @@
  * holds 0 ETH calls `latch.sendCalls` with an approve and a transfer: the modal shows the wallet
  * frame's review, the visitor's click there sends it, the call resolves with the batch's id and
  * the provider's wallet_getCallsStatus reaches 200. A batch outside the policy is refused with its
- * reason, shown on screen, and closing rejects with it.
+ * reason, shown on screen, and closing rejects with it. Once the user's budget for the day is
+ * spent, the next batch is refused before anything is sent, said in the visitor's language. On
+ * one of the app's chains without a sponsor nothing opens: EIP-5792's 5760 or 5710.
  */
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
 import type { Page } from 'playwright-core'
@@ -15,6 +17,7 @@ import {
   createWalletClient,
   encodeFunctionData,
   erc20Abi,
+  getAddress,
   type Hex,
   http,
   parseEther,
@@ -25,7 +28,8 @@ import { mainnet } from 'viem/chains'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { compile } from '../../server/src/sponsor/contracts/compile.ts'
 import { deployDelegate } from '../../server/src/sponsor/deploy.ts'
-import { createSponsor, updatePolicy } from '../../server/src/sponsor/store.ts'
+import { createSponsor, findSponsor, updatePolicy } from '../../server/src/sponsor/store.ts'
+import { expectAccessible } from './axe.ts'
 import { newEmail, type Outcome, settle, signInByEmail, visit } from './flows.ts'
 import { type HostPage, WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
@@ -153,6 +157,8 @@ test('behavior: a wallet with 0 ETH approves and transfers in one batch through 
       { to: token, data: data('transfer', recipient, 7n) },
     ],
     capabilities: { paymasterService: { url: 'https://unused.example' } },
+    // The dapp's own id for the batch: the answer and the status use it.
+    id: '0x5792C0FFEE',
   })
   await confirmInFrame(hp, pending)
   // The visitor leaves at once, before the sponsor answered: the batch may be sent, so closing is
@@ -161,7 +167,7 @@ test('behavior: a wallet with 0 ETH approves and transfers in one batch through 
   await hp.page.keyboard.press('Escape')
   const outcome = await settle(pending, 'sendCalls()')
   if (!outcome.ok) throw new Error(`sendCalls rejected: ${JSON.stringify(outcome.error)}`)
-  expect(outcome.value.id).toMatch(/^0x[0-9a-f]{64}$/)
+  expect(outcome.value.id).toBe('0x5792c0ffee')
   const status = async () => {
     const answer = await inPage<{ status: number }>(
       hp.page,
@@ -203,4 +209,139 @@ test('behavior: a wallet with 0 ETH approves and transfers in one batch through 
     expect(rejected.error.code).toBe('sponsor_policy_refused')
     expect(rejected.error.message).toContain('which the app does not pay for')
   }
+})
+
+test('error: the budget per user per day runs out: the next batch is refused before anything is sent, the modal says so in the visitor’s language (German here) and closing rejects with sponsor_budget_exhausted', async () => {
+  const hp = await h().open({ appId, contextOptions: { locale: 'de-DE' } })
+  await signInByEmail(h(), hp, newEmail('budget'))
+  const { address } = await createWallet(hp)
+  const account = address as Hex
+  const transport = http(anvil.url)
+  const client = createPublicClient({ chain: mainnet, transport })
+  const funderWallet = createWalletClient({ account: funder, chain: mainnet, transport })
+  await client.waitForTransactionReceipt({
+    hash: await funderWallet.writeContract({
+      address: token,
+      abi: tokenAbi,
+      functionName: 'mint',
+      args: [account, 1000n],
+    }),
+  })
+  const recipient = privateKeyToAccount(`0x${'0b'.repeat(32)}`).address
+  const batch = {
+    version: '2.0.0',
+    chainId: '0x1',
+    calls: [{ to: token, data: data('transfer', recipient, 3n) }],
+  }
+  // The first batch of the day goes through.
+  const first = sendCalls(hp.page, batch)
+  await confirmInFrame(hp, first)
+  const sent = await settle(first, 'the first sendCalls()')
+  if (!sent.ok) throw new Error(`the first batch was refused: ${JSON.stringify(sent.error)}`)
+  // Without an id of the dapp's, Latch makes one.
+  expect(sent.value.id).toMatch(/^0x[0-9a-f]{64}$/)
+
+  // The user's budget for the day set just over what that batch cost: the next one would pass it.
+  const deps = h().api.deps
+  const spentRows = () =>
+    deps.db
+      .selectFrom('sponsored_batches')
+      .select(['cost_wei'])
+      .where('app_id', '=', appId)
+      .where('account', '=', getAddress(account))
+      .execute()
+  const rows = await spentRows()
+  expect(rows).toHaveLength(1)
+  const spent = rows.reduce((sum, r) => sum + BigInt(r.cost_wei), 0n)
+  const sponsor = await findSponsor(deps, appId, 1)
+  if (!sponsor) throw new Error('no sponsor')
+  const before = sponsor.policy.userDailyWei
+  await updatePolicy(deps, appId, 1, { userDailyWei: (spent + 1n).toString() })
+  try {
+    const sponsorNonce = await client.getTransactionCount({ address: sponsor.address })
+    const refused = sendCalls(hp.page, batch)
+    await confirmInFrame(hp, refused)
+    const error = hp.modal.getByTestId('batch-error')
+    await error.waitFor({ state: 'visible', timeout: WAIT_MS })
+    expect(await error.textContent()).toBe(
+      'Das Budget dieser App für deine Netzwerkgebühren ist für heute aufgebraucht. Es wurde nichts gesendet; versuche es morgen erneut.',
+    )
+    await expectAccessible(hp.page, 'the batch refused for the budget, in German')
+    await hp.modal.getByTestId('close-button').click()
+    const rejected = await settle(refused, 'sendCalls() over the budget')
+    expect(rejected.ok).toBe(false)
+    if (!rejected.ok) {
+      expect(rejected.error.code).toBe('sponsor_budget_exhausted')
+      // The caller hears the server's English reason.
+      expect(rejected.error.message).toBe(
+        'This app’s budget for your network fees is used up for today',
+      )
+    }
+    // Nothing was sent: no transaction from the sponsor, no batch recorded, the tokens unmoved.
+    expect(await client.getTransactionCount({ address: sponsor.address })).toBe(sponsorNonce)
+    expect(await spentRows()).toHaveLength(1)
+    const balanceOf = (who: Hex) =>
+      client.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [who] })
+    expect(await balanceOf(recipient)).toBe(3n)
+    expect(await balanceOf(account)).toBe(997n)
+  } finally {
+    await updatePolicy(deps, appId, 1, { userDailyWei: before })
+  }
+})
+
+test('refusal: on one of the app’s chains where it has no sponsor, the batch is refused before anything opens (5760 with atomicRequired, 5710 without) and wallet_getCapabilities says atomic batches are unsupported there', async () => {
+  const hp = await h().open({ appId })
+  await signInByEmail(h(), hp, newEmail('unpaid'))
+  const { address } = await createWallet(hp)
+  // The provider's rejection as a dapp sees it: EIP-5792's code, the message, the Latch code.
+  const request = (atomicRequired: boolean) =>
+    hp.page.evaluate(
+      async (param) => {
+        const latch = window.latch
+        if (!latch) throw new Error('no window.latch')
+        const p = await latch.getEthereumProvider()
+        try {
+          await p.request({ method: 'wallet_sendCalls', params: [param] })
+          return null
+        } catch (e) {
+          const err = e as { code?: unknown; message?: unknown; data?: { latchCode?: unknown } }
+          return { code: err.code, message: err.message, latchCode: err.data?.latchCode }
+        }
+      },
+      {
+        version: '2.0.0',
+        chainId: '0xa',
+        from: address,
+        atomicRequired,
+        calls: [{ to: token, data: data('transfer', address as Hex, 1n) }],
+      },
+    )
+  const message =
+    'This app does not pay network fees on chain 10, and the in-app wallet sends batches of calls only where the app pays them (wallet_getCapabilities lists those chains)'
+  expect(await request(true)).toEqual({
+    code: 5760,
+    message,
+    latchCode: 'calls_atomic_unsupported',
+  })
+  expect(await request(false)).toEqual({
+    code: 5710,
+    message,
+    latchCode: 'calls_chain_unsupported',
+  })
+  expect(
+    await hp.page.getByTestId('latch-dialog').evaluate((d) => (d as HTMLDialogElement).open),
+  ).toBe(false)
+  const capabilities = await inPage<Record<string, unknown>>(
+    hp.page,
+    `const p = await latch.getEthereumProvider()
+     return p.request({ method: 'wallet_getCapabilities', params: [arg, ['0x1', '0xa']] })`,
+    address,
+  )
+  expect(capabilities).toEqual({
+    ok: true,
+    value: {
+      '0x1': { atomic: { status: 'supported' }, paymasterService: { supported: true } },
+      '0xa': { atomic: { status: 'unsupported' } },
+    },
+  })
 })

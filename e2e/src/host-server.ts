@@ -41,7 +41,17 @@ export interface HostServerOptions {
 }
 
 export interface DemoPageConfig {
-  chain: { id: number; name: string; funding: string; recipient: string } | null
+  chain: {
+    id: number
+    name: string
+    funding: string
+    recipient: string
+    /**
+     * The demo token whose approve and transfer the demo app's sponsor pays for (the page's
+     * batch button), or null when the demo has no sponsor.
+     */
+    token?: string | null
+  } | null
 }
 
 export interface HostServer {

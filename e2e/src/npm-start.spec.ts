@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Browser, Page } from 'playwright-core'
-import { type Hex, recoverMessageAddress } from 'viem'
+import { encodeFunctionData, erc20Abi, type Hex, recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { virtualAuthenticator } from './authenticator.ts'
 import { expectAccessible } from './axe.ts'
@@ -188,14 +188,20 @@ const ETHER = 10n ** 18n
 const SEND = 'EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN'
 const SIGN = 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
 
-test('behavior: npm start serves the demo, a person signs in with the code from the log, creates a wallet the demo funds on its anvil and sends from it, Ctrl-C stops it and anvil; the demo app is kept, and without a chain the page says send needs one; there a visitor signs up with a passkey and signs in by SMS', async () => {
+test('behavior: npm start serves the demo, a person signs in with the code from the log, creates a wallet the demo funds on its anvil and sends from it, then, holding no ETH, approves and transfers the demo token in one batch the demo app pays for, Ctrl-C stops it and anvil; the demo app is kept, and without a chain the page says send needs one; there a visitor signs up with a passkey and signs in by SMS', async () => {
   const { started: first, ports, demoUrl } = await startOnFreePorts(dataDir)
   const { api, modal, host } = ports
   expect(demoUrl).toBe(`http://localhost:${host}/`)
   const [, appId] = await waitForOutput(first, /demo app\s+(\S{25}) /, 1000)
   const [, chain] = await waitForOutput(first, /chain\s+(http:\/\/127\.0\.0\.1:\d+) \(anvil/, 1000)
   const [, funder] = await waitForOutput(first, /funder\s+(http:\/\/127\.0\.0\.1:\d+\/\S+) /, 1000)
-  if (!chain || !funder) throw new Error('no chain or funder in the log')
+  const [, sponsor, token] = await waitForOutput(
+    first,
+    /sponsor\s+(0x[0-9a-fA-F]{40}) pays .* demo token (0x[0-9a-fA-F]{40})/,
+    1000,
+  )
+  if (!chain || !funder || !sponsor || !token)
+    throw new Error('no chain, funder or sponsor in the log')
   // Only Latch's signed webhook makes the demo pay: a forged one is refused, nothing is paid.
   const stranger = '0x000000000000000000000000000000000000dEaD'
   for (const secret of [undefined, `whsec_${randomBytes(32).toString('base64')}`]) {
@@ -274,6 +280,50 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
   expect((await recoverMessageAddress({ message, signature })).toLowerCase()).toBe(
     address.toLowerCase(),
   )
+  // The batch the app pays for: the wallet emptied of ETH (as a new one elsewhere would be)
+  // approves and transfers the demo token in one batch through the wallet frame's review.
+  await chainCall(chain, 'anvil_setBalance', [address, '0x0'])
+  expect(await balanceOf(chain, address)).toBe(0n)
+  const readToken = async (data: Hex) =>
+    BigInt(await chainCall<string>(chain, 'eth_call', [{ to: token, data }, 'latest']))
+  const tokensOf = (who: Hex) =>
+    readToken(encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [who] }))
+  const wallet = address as Hex
+  const demoRecipient = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+  await expect.poll(() => tokensOf(wallet), { timeout: WAIT_MS }).toBe(100n)
+  expect(await page.getByTestId('chain').textContent()).toContain('network fee the app pays')
+  await page.getByTestId('send-batch').click()
+  await visit(hp, SEND)
+  const confirm = modalFrame
+    .frameLocator('[data-testid="latch-wallet-frame"]')
+    .getByTestId('wallet-batch-confirm')
+  await confirm.waitFor({ state: 'visible', timeout: WAIT_MS })
+  await confirm.scrollIntoViewIfNeeded()
+  await expect.poll(() => confirm.getAttribute('aria-disabled'), { timeout: WAIT_MS }).toBeNull()
+  await confirm.click()
+  const batch = JSON.parse(await result(page, 'batch')) as { status: number; transactionHash: Hex }
+  expect(batch.status).toBe(200)
+  const batchReceipt = await chainCall<{ status: string; from: string; to: string }>(
+    chain,
+    'eth_getTransactionReceipt',
+    [batch.transactionHash],
+  )
+  expect(batchReceipt.status).toBe('0x1')
+  // Sent by the sponsor to the wallet's own address (its delegated code runs the batch).
+  expect(batchReceipt.from.toLowerCase()).toBe(sponsor.toLowerCase())
+  expect(batchReceipt.to.toLowerCase()).toBe(wallet.toLowerCase())
+  expect(await tokensOf(wallet)).toBe(99n)
+  expect(await tokensOf(demoRecipient)).toBe(1n)
+  expect(
+    await readToken(
+      encodeFunctionData({
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [wallet, demoRecipient],
+      }),
+    ),
+  ).toBe(10n)
+  expect(await balanceOf(chain, address)).toBe(0n)
   await page.getByTestId('link-google').click()
   await expect
     .poll(() => page.getByTestId('status').textContent(), { timeout: WAIT_MS })

@@ -1,7 +1,7 @@
 import { flushSync } from 'react-dom'
 import { createRoot } from 'react-dom/client'
 import { App } from './App.tsx'
-import { PASSKEY_WINDOW_QUERY } from './startup/early.ts'
+import { CREDENTIAL_WINDOW_QUERY, PASSKEY_WINDOW_QUERY } from './startup/early.ts'
 import { start } from './startup/startup.ts'
 import './styles.css'
 
@@ -15,6 +15,10 @@ const root = document.getElementById('root')
 // on the page; Preact renders at once either way.
 // The window a passkey is created in where the frame may not create one (passkey-window.ts):
 // the same page on the same origin, one ceremony for its opener and nothing else.
-if (new URLSearchParams(location.search).has(PASSKEY_WINDOW_QUERY)) {
+const query = new URLSearchParams(location.search)
+if (query.has(PASSKEY_WINDOW_QUERY)) {
   void import('./passkeys/passkey-window.ts').then((m) => m.runPasskeyWindow())
+} else if (query.has(CREDENTIAL_WINDOW_QUERY)) {
+  // Where the browser refused the wallet credential cross-site: one sign-in, first-party.
+  void import('./wallet/credential-window.ts').then((m) => m.runCredentialWindow())
 } else start(root ? { render: () => flushSync(() => createRoot(root).render(<App />)) } : {})

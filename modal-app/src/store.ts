@@ -30,6 +30,8 @@ export type CodeStatus = 'idle' | 'submitting' | 'success' | 'error'
 export interface BatchRequest {
   chainId: number
   calls: { to: Hex; value: string; data: string }[]
+  /** The dapp's own id for the batch (EIP-5792's `id`), lowercase. */
+  id?: string
 }
 
 export type Flow =

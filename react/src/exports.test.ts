@@ -46,6 +46,7 @@ test('behavior: the built module exports exactly the public API and imports only
       "useFork",
       "useLatch",
       "useLogin",
+      "useSendCalls",
       "useWallet",
     ]
   `)

@@ -16,9 +16,8 @@ vi.mock('../../host-sdk/src/create-latch.ts', async (importOriginal) => ({
   }),
 }))
 
-const { LatchProvider, LatchLoginButton, useLatch, useLogin, useWallet, LatchError } = await import(
-  './index.ts'
-)
+const { LatchProvider, LatchLoginButton, useLatch, useLogin, useSendCalls, useWallet, LatchError } =
+  await import('./index.ts')
 
 const APP = 'cl0000000000000000000000a'
 const MODAL = 'https://auth.example.com'
@@ -174,6 +173,66 @@ test('behavior: calls before the provider started reject with modal_unreachable;
   const error = await wallet.export().catch((e: unknown) => e)
   expect(error).toBeInstanceOf(LatchError)
   expect((error as InstanceType<typeof LatchError>).code).toBe('modal_unreachable')
+})
+
+function Batch(options: Parameters<typeof useSendCalls>[0]) {
+  const { sendCalls, id, status, error, pending } = useSendCalls(options)
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() => void sendCalls({ chainId: '0x1', calls: [{ to: WALLET, data: '0x' }] })}
+      >
+        send
+      </button>
+      <p data-testid="batch">
+        {pending ? 'pending' : 'idle'} {id ?? 'no-id'} {status?.status ?? 'no-status'}{' '}
+        {error?.code ?? 'no-error'}
+      </p>
+    </>
+  )
+}
+
+test('behavior: useSendCalls sends the batch through the client, keeps its id, reads its status (wallet_getCallsStatus) until it leaves pending, and reports a refusal in error and onError, never as a rejection', async () => {
+  const onSuccess = vi.fn()
+  const onError = vi.fn()
+  render(tree(<Batch onSuccess={onSuccess} onError={onError} pollMs={5} />))
+  const client = await started(made[0])
+  const ID = `0x${'ab'.repeat(32)}`
+  const answers = [100, 100, 200]
+  const request = vi.fn(async ({ method, params }: { method: string; params: unknown[] }) => {
+    expect({ method, params }).toEqual({ method: 'wallet_getCallsStatus', params: [ID] })
+    return { version: '2.0.0', id: ID, chainId: '0x1', status: answers.shift(), atomic: true }
+  })
+  vi.mocked(client.getEthereumProvider).mockResolvedValue({ request } as never)
+  let send: (v: { id: string }) => void = () => {}
+  vi.mocked(client.sendCalls).mockReturnValueOnce(new Promise((r) => (send = r)))
+  const batch = () => screen.getByTestId('batch').textContent
+  expect(batch()).toBe('idle no-id no-status no-error')
+  fireEvent.click(screen.getByText('send'))
+  expect(client.sendCalls).toHaveBeenCalledWith({
+    chainId: '0x1',
+    calls: [{ to: WALLET, data: '0x' }],
+  })
+  expect(batch()).toBe('pending no-id no-status no-error')
+  await act(async () => send({ id: ID }))
+  expect(onSuccess).toHaveBeenCalledWith({ id: ID })
+  await vi.waitFor(() => expect(batch()).toBe(`idle ${ID} 200 no-error`))
+  // Read until it left pending, then no more.
+  expect(request).toHaveBeenCalledTimes(3)
+  await act(() => new Promise((r) => setTimeout(r, 30)))
+  expect(request).toHaveBeenCalledTimes(3)
+
+  const refused = new LatchError({
+    code: 'sponsor_budget_exhausted',
+    type: 'api_error',
+    message: 'This app’s budget for your network fees is used up for today',
+    retryable: true,
+  })
+  vi.mocked(client.sendCalls).mockRejectedValueOnce(refused)
+  fireEvent.click(screen.getByText('send'))
+  await vi.waitFor(() => expect(batch()).toBe('idle no-id no-status sponsor_budget_exhausted'))
+  expect(onError).toHaveBeenCalledWith(refused)
 })
 
 test('behavior: a client that cannot start reports its error and stays not ready', async () => {

@@ -3,9 +3,16 @@
  * or 'logout' event re-renders exactly the components that read it) and hands out the client's
  * methods as stable functions, typed from the client's own signatures.
  */
-import type { LatchClient, LatchError, LoginResult, User, WalletAccount } from '@latch/shared'
-import { embeddedWallet } from '@latch/shared'
-import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react'
+import type {
+  LatchClient,
+  LatchError,
+  LoginResult,
+  SendCallsRequest,
+  User,
+  WalletAccount,
+} from '@latch/shared'
+import { embeddedWallet, toLatchError } from '@latch/shared'
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react'
 import { useLatchStore } from './provider.tsx'
 import { INITIAL_STATE, type LatchState, type LatchStore } from './store.ts'
 
@@ -73,6 +80,8 @@ export interface UseWallet {
   recover: LatchClient['recoverWallet']
   signMessage: LatchClient['signMessage']
   sendTransaction: LatchClient['sendTransaction']
+  /** A batch of calls the app pays for (EIP-5792); `useSendCalls` also follows its status. */
+  sendCalls: LatchClient['sendCalls']
   export: LatchClient['exportWallet']
 }
 
@@ -90,6 +99,7 @@ export function useWallet(): UseWallet {
       recover: bind(store, 'recoverWallet'),
       signMessage: bind(store, 'signMessage'),
       sendTransaction: bind(store, 'sendTransaction'),
+      sendCalls: bind(store, 'sendCalls'),
       export: bind(store, 'exportWallet'),
     }),
     [store],
@@ -162,4 +172,105 @@ export function useConnectWallet(options: UseConnectWalletOptions = {}): {
 export function useFork(): { forkSession: LatchClient['forkSession'] } {
   const store = useLatchStore()
   return useMemo(() => ({ forkSession: bind(store, 'forkSession') }), [store])
+}
+
+/** A batch's status as `wallet_getCallsStatus` answers it (EIP-5792). */
+export interface CallsStatus {
+  version: string
+  id: string
+  chainId: string
+  /** 100 pending, 200 confirmed, 500 reverted on chain. */
+  status: number
+  atomic: boolean
+  receipts?: {
+    logs: { address: string; data: string; topics: string[] }[]
+    status: string
+    blockHash: string
+    blockNumber: string
+    gasUsed: string
+    transactionHash: string
+  }[]
+}
+
+export interface UseSendCallsOptions {
+  /** The batch was sent: its id (before it is in a block). */
+  onSuccess?: (result: { id: string }) => void
+  /** `sendCalls()` failed: closed before the click (`transaction_exited`) or refused. */
+  onError?: (error: LatchError) => void
+  /** How often the status is read while pending, in ms (1000). */
+  pollMs?: number
+}
+
+export interface UseSendCalls {
+  /**
+   * `latch.sendCalls`: the batch on the wallet frame's review; resolves with its id once the
+   * visitor's click sent it. Never needs a catch: its failure is also in `error`.
+   */
+  sendCalls: (request: SendCallsRequest) => Promise<{ id: string } | null>
+  /** The last batch sent, until the next call. */
+  id: string | null
+  /** Its status, read (wallet_getCallsStatus) until it leaves pending; null before the first read. */
+  status: CallsStatus | null
+  /** Why the last call failed, or the status could not be read. */
+  error: LatchError | null
+  /** A batch is on the review or being sent. */
+  pending: boolean
+}
+
+/** Batches the app pays for (EIP-5792): the call, its outcome, and its status until in a block. */
+export function useSendCalls(options: UseSendCallsOptions = {}): UseSendCalls {
+  const store = useLatchStore()
+  const latest = useLatest(options)
+  const [state, setState] = useState<Omit<UseSendCalls, 'sendCalls'>>({
+    id: null,
+    status: null,
+    error: null,
+    pending: false,
+  })
+  // Which call is the last: an earlier one settling late changes nothing.
+  const call = useRef(0)
+  const sendCalls = useCallback(
+    async (request: SendCallsRequest) => {
+      const mine = ++call.current
+      setState({ id: null, status: null, error: null, pending: true })
+      try {
+        const result = await bind(store, 'sendCalls')(request)
+        if (mine === call.current) setState((s) => ({ ...s, id: result.id, pending: false }))
+        latest.current.onSuccess?.(result)
+        return result
+      } catch (e) {
+        const error = toLatchError(e)
+        if (mine === call.current) setState((s) => ({ ...s, error, pending: false }))
+        latest.current.onError?.(error)
+        return null
+      }
+    },
+    [store, latest],
+  )
+  const { id } = state
+  useEffect(() => {
+    if (!id) return
+    let alive = true
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const read = async () => {
+      try {
+        const provider = await store.client().getEthereumProvider()
+        const status = (await provider.request({
+          method: 'wallet_getCallsStatus',
+          params: [id],
+        })) as CallsStatus
+        if (!alive) return
+        setState((s) => (s.id === id ? { ...s, status } : s))
+        if (status.status === 100) timer = setTimeout(read, latest.current.pollMs ?? 1000)
+      } catch (e) {
+        if (alive) setState((s) => (s.id === id ? { ...s, error: toLatchError(e) } : s))
+      }
+    }
+    void read()
+    return () => {
+      alive = false
+      clearTimeout(timer)
+    }
+  }, [id, store, latest])
+  return { sendCalls, ...state }
 }

@@ -7,16 +7,20 @@ export type {
   User,
 } from '@latch/host-sdk'
 export { LatchError } from '@latch/host-sdk'
-export type { WalletAccount } from '@latch/shared'
+export type { SendCallsRequest, WalletAccount } from '@latch/shared'
 export {
+  type CallsStatus,
   type UseConnectWalletOptions,
   type UseLatch,
   type UseLoginOptions,
+  type UseSendCalls,
+  type UseSendCallsOptions,
   type UseWallet,
   useConnectWallet,
   useFork,
   useLatch,
   useLogin,
+  useSendCalls,
   useWallet,
 } from './hooks.ts'
 export { LatchLoginButton, type LatchLoginButtonProps } from './login-button.tsx'

@@ -2,8 +2,8 @@ import type { Server } from 'node:http'
 import { type AddressInfo, connect, type Socket } from 'node:net'
 import { expect, test } from 'vitest'
 import { ConfigError, type HttpLimits, httpLimitsFrom } from './config.ts'
-import { sendRaw } from './fuzz/wire.ts'
 import { listen } from './listen.ts'
+import { sendRaw } from './testing/wire.ts'
 
 /** Small limits, so the trickling clients below are cut within a second. */
 const TIGHT: HttpLimits = {

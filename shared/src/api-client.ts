@@ -7,7 +7,7 @@ import { API_PREFIX } from './api.ts'
 import { API_TIMEOUT_MS, CLIENT_NAME } from './constants.ts'
 import { fromApiError, parseRetryAfter } from './errors/http.ts'
 import { LatchError } from './errors/latch-error.ts'
-import { APP_ID_HEADER, CLIENT_HEADER } from './protocol.ts'
+import { APP_ID_HEADER, CLIENT_HEADER } from './protocol/http.ts'
 
 export interface RequestOptions {
   /** Adds the bearer access token. Session refresh and fork recovery go without it. */

@@ -7,7 +7,7 @@ import { API_PREFIX } from './api.ts'
 import { fromApiError, parseRetryAfter } from './errors/http.ts'
 import { LatchError } from './errors/latch-error.ts'
 import { rpcErrorCode } from './errors/serialize.ts'
-import { APP_ID_HEADER, CLIENT_HEADER } from './protocol.ts'
+import { APP_ID_HEADER, CLIENT_HEADER } from './protocol/http.ts'
 import type { Hex, Log, TransactionReceipt } from './types.ts'
 
 /** The methods the proxy forwards; any other answers JSON-RPC -32601. */

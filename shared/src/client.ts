@@ -1,6 +1,6 @@
 /** The public API of the host SDK (`createLatch`), shared so the modal and the docs agree on it. */
 import type { AnalyticsEventName } from './constants.ts'
-import type { HostEventName, ModalMethods, WalletRecoveryFailure } from './protocol.ts'
+import type { HostEventName, ModalMethods, WalletRecoveryFailure } from './protocol/host-modal.ts'
 import type { HostAppConfig, LoginResult, User } from './types.ts'
 
 /** What a host passes to `createLatch`. */
@@ -84,7 +84,7 @@ export interface LatchClient
    * on the wallet frame's review; resolves with the batch's `{ id }` (for the provider's
    * `wallet_getCallsStatus`) once the visitor's click there sent it. Closing the review rejects
    * with 'User exited the modal before submitting the transaction'; a sponsor's refusal with its
-   * own code (host-sdk/README.md, "Batches the app pays for").
+   * own code (docs/behaviour.md, "Batches the app pays for").
    */
   sendCalls(request: SendCallsRequest): Promise<{ id: string }>
   /** Removes the frame and its listeners; pending and later calls reject. */
@@ -103,6 +103,11 @@ export interface SendCallsRequest {
   calls: { to: string; value?: string; data?: string }[]
   /** `paymasterService` is honoured where the app pays; any other must be `optional`. */
   capabilities?: Record<string, unknown>
+  /**
+   * The batch's id of your choosing (0x and hex, at most 4096 bytes), answered back and used by
+   * `wallet_getCallsStatus`; an id the user already sent a batch under is refused (5720).
+   */
+  id?: string
 }
 
 /** Attributes and test ids of the elements the SDK adds to the host page. */

@@ -5,7 +5,7 @@
  * frame the modal and the page waits out the connection timeout with no reason given.
  */
 import { LatchError } from './errors/index.ts'
-import type { ModalMethods } from './protocol.ts'
+import type { ModalMethods } from './protocol/host-modal.ts'
 
 /** The refusal, with the origin in its message and the command that adds it in its details. */
 export function originNotAllowed(origin: string, appId: string): LatchError {

@@ -3,24 +3,24 @@
  * the signing and transaction options, the wallet frame's messages, and the enums api.ts builds
  * on. zod/mini is tree-shakable (full zod cost the frames ~17 KB gzip more) and its schemas are
  * zod 4 schemas all the same, usable inside full-zod objects as api.ts does. They live apart
- * from protocol.ts so that a bundle importing the contracts (the modal's landing) carries none
+ * from protocol/ so that a bundle importing the contracts (the modal's landing) carries none
  * of them: each lands in the chunk of the screen that checks it.
  */
 import * as z from 'zod/mini'
 import { ANALYTICS_EVENTS, LOGIN_METHODS, OAUTH_PROVIDERS } from './constants.ts'
-import {
-  ADDRESS_PATTERN,
-  HTTP_URL_RULES,
-  type WalletAddPasskeyParams,
-  type WalletApprovalParams,
-  type WalletConfirmForkParams,
-  type WalletConnectParams,
-  type WalletCreateParams,
-  type WalletPasskeyOptionsParams,
-  type WalletRecoverParams,
-  type WalletRpcParams,
-  type WalletSendCallsParams,
-} from './protocol.ts'
+import { ADDRESS_PATTERN } from './protocol/call-shapes.ts'
+import { HTTP_URL_RULES } from './protocol/config-shape.ts'
+import type {
+  WalletAddPasskeyParams,
+  WalletApprovalParams,
+  WalletConfirmForkParams,
+  WalletConnectParams,
+  WalletCreateParams,
+  WalletPasskeyOptionsParams,
+  WalletRecoverParams,
+  WalletRpcParams,
+  WalletSendCallsParams,
+} from './protocol/modal-wallet.ts'
 import { isQuantity } from './transaction-check.ts'
 import type {
   Hex,
@@ -163,6 +163,8 @@ export const walletSendCallsSchema: z.ZodMiniType<WalletSendCallsParams> = z.obj
       }),
     )
     .check(z.minLength(1), z.maxLength(16)),
+  // The dapp's own id for the batch (EIP-5792), as the modal lowercased it.
+  id: z.optional(z.string().check(z.regex(/^0x[0-9a-f]{1,8192}$/))),
   locale: z.optional(nonEmpty(16)),
   colors: z.optional(
     z.object({

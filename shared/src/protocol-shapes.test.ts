@@ -4,11 +4,11 @@
  */
 import { expect, test } from 'vitest'
 import {
-  hostAppConfigSchema,
   oauthReturnParamsSchema,
   pendingOAuthFlowSchema,
   unlinkTargetSchema,
-} from './protocol.ts'
+} from './protocol/call-shapes.ts'
+import { hostAppConfigSchema } from './protocol/config-shape.ts'
 
 const issues = (input: unknown) => hostAppConfigSchema.safeParse(input).error?.issues ?? []
 

@@ -9,17 +9,16 @@ import {
   SUCCESS_CLOSE_DELAY_MS,
 } from './index.ts'
 import { transactionRequestSchema } from './payloads.ts'
+import { pendingOAuthFlowSchema } from './protocol/call-shapes.ts'
+import { hostAppConfigSchema } from './protocol/config-shape.ts'
 import {
-  exposeMethods,
-  hostAppConfigSchema,
-  pendingOAuthFlowSchema,
-  remoteMethods,
   WALLET_EXPORT_ROUTE,
   WALLET_FRAME_ROUTE,
-  WALLET_MESSAGES,
   walletExportPath,
   walletFramePath,
-} from './protocol.ts'
+} from './protocol/http.ts'
+import { WALLET_MESSAGES } from './protocol/modal-wallet.ts'
+import { exposeMethods, remoteMethods } from './remote.ts'
 import { buildUser } from './user.ts'
 
 test('behavior: wallet frame message names', () => {

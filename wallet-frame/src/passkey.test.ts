@@ -15,7 +15,7 @@ import {
   toBase64url,
 } from './passkey.ts'
 
-/** The documented scheme, written again from the README with Node's own primitives. */
+/** The documented scheme (docs/architecture.md), written again with Node's own primitives. */
 function nodeKey(prf: Uint8Array): Buffer {
   return Buffer.from(hkdfSync('sha256', prf, Buffer.alloc(0), 'latch passkey recovery key v1', 32))
 }

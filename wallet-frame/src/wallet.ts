@@ -368,7 +368,22 @@ export function walletCore({ api, store, kdf = KDF_PARAMS, chainId, passkeys }: 
       }
     },
 
+    /**
+     * Checks the wallet is usable here. A device without the share asks the API for the
+     * wallet's recovery first: a browser that refused this session's wallet credential then
+     * hears wallet_sign_in_required at once, before the modal asks for a passcode or passkey
+     * that could not help.
+     */
     async connect({ address, accessToken }: { address: Hex; accessToken: string }) {
+      if (!store.get(address)) {
+        // Any other failure is the recovery's to meet and name, as before.
+        const refused = await api<WalletInfoResponse>('/wallets/info', { address }, accessToken)
+          .then(() => null)
+          .catch((e: unknown) =>
+            e instanceof LatchError && e.is('wallet_sign_in_required') ? e : null,
+          )
+        throw refused ?? LatchError.of('wallet_not_on_device')
+      }
       await check(await sharesHere(address, accessToken), address)
       return { address }
     },

@@ -56,12 +56,19 @@ export interface EnginePage {
   goto(url: string): Promise<void>
   /** Runs `fn` (self-contained) in the frame with `arg`; answers its JSON-able result. */
   run<T>(path: string[], fn: (arg: never) => T | Promise<T>, arg?: unknown): Promise<T>
+  /**
+   * Runs a script's source in the frame as the driver does (the page's CSP does not govern it):
+   * axe-core's browser build, which then stays on the frame's window.
+   */
+  inject(path: string[], source: string): Promise<void>
   /** Waits until `css` matches an element that is displayed, in the frame. */
   waitFor(path: string[], css: string): Promise<void>
   click(path: string[], css: string): Promise<void>
   /** Types `text` into the (empty) field, as keystrokes. */
   type(path: string[], css: string, text: string): Promise<void>
   text(path: string[], css: string): Promise<string>
+  /** The window this page opened (window.open), once it is there; its steps as a page's. */
+  popup(): Promise<EnginePage>
   close(): Promise<void>
 }
 
@@ -174,6 +181,10 @@ export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
           const value: unknown = await frame.evaluate(fn as (arg: unknown) => unknown, arg ?? null)
           return value as T
         },
+        inject: async (path, source) => {
+          const frame = await frameOf(path)
+          await frame.evaluate(source)
+        },
         waitFor: async (path, css) => {
           await shown(path, css)
         },
@@ -191,6 +202,9 @@ export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
         async text(path, css) {
           const frame = await shown(path, css)
           return frame.$eval(css, (e) => e.textContent ?? '')
+        },
+        popup: () => {
+          throw new Error('no Firefox lane opens a window')
         },
         close: () => context.close(),
       }
@@ -294,7 +308,14 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
         lock = next.catch(() => {})
         return next
       }
-      const enter = async (path: string[]) => {
+      // The window each command runs in: the page's own, or a window it opened (popup()).
+      const main: string = await driver.getWindowHandle()
+      let windowNow = main
+      const enter = async (path: string[], handle = main) => {
+        if (windowNow !== handle) {
+          await driver.switchTo().window(handle)
+          windowNow = handle
+        }
         await driver.switchTo().defaultContent()
         for (const id of path) {
           const [frame] = await driver.findElements(By.css(`iframe[data-testid="${id}"]`))
@@ -302,63 +323,88 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
           await driver.switchTo().frame(frame)
         }
       }
-      const shownNow = (path: string[], css: string) =>
-        locked(async () => {
-          await enter(path)
-          return (await driver.executeScript(
-            `return Array.from(document.querySelectorAll(arguments[0])).some(${displayed.toString()})`,
-            css,
-          )) as boolean
-        })
-      const shown = (path: string[], css: string) =>
-        until(`${css} shown in ${path.join(' > ') || 'the page'}`, async () =>
-          (await shownNow(path, css)) ? true : undefined,
+      /** The steps a visitor takes in the window `handle`. */
+      const steps = (handle: string) => {
+        const shownNow = (path: string[], css: string) =>
+          locked(async () => {
+            await enter(path, handle)
+            return (await driver.executeScript(
+              `return Array.from(document.querySelectorAll(arguments[0])).some(${displayed.toString()})`,
+              css,
+            )) as boolean
+          })
+        const shown = (path: string[], css: string) =>
+          until(`${css} shown in ${path.join(' > ') || 'the page'}`, async () =>
+            (await shownNow(path, css)) ? true : undefined,
+          )
+        return {
+          run: <T>(path: string[], fn: (arg: never) => T | Promise<T>, arg?: unknown) =>
+            locked(async () => {
+              await enter(path, handle)
+              return driver.executeScript(
+                `return (${fn.toString()})(arguments[0])`,
+                arg ?? null,
+              ) as Promise<T>
+            }),
+          inject: (path: string[], source: string) =>
+            locked(async () => {
+              await enter(path, handle)
+              await driver.executeScript(source)
+            }),
+          waitFor: async (path: string[], css: string) => {
+            await shown(path, css)
+          },
+          async click(path: string[], css: string) {
+            await shown(path, css)
+            await locked(async () => {
+              await enter(path, handle)
+              await driver.findElement(By.css(css)).click()
+            })
+          },
+          async type(path: string[], css: string, text: string) {
+            await shown(path, css)
+            await locked(async () => {
+              await enter(path, handle)
+              // Element Send Keys finds fields in the modal's cross-site frame 'not focusable' in
+              // WebKitGTK: a click focuses it, then the keys go to the focused element.
+              await driver.findElement(By.css(css)).click()
+              await driver.actions().sendKeys(text).perform()
+            })
+          },
+          async text(path: string[], css: string) {
+            await shown(path, css)
+            return locked(async () => {
+              await enter(path, handle)
+              return (await driver.executeScript(
+                'return document.querySelector(arguments[0])?.textContent ?? ""',
+                css,
+              )) as string
+            })
+          },
+        }
+      }
+      const popup = async (): Promise<EnginePage> => {
+        const handle = await until('a window the page opened', async () =>
+          (await locked(() => driver.getAllWindowHandles())).find((h: string) => h !== main),
         )
+        return {
+          engine: 'webkit',
+          ...steps(handle),
+          goto: () => Promise.reject(new Error('a window the page opened is not navigated')),
+          popup: () => Promise.reject(new Error('one window deep')),
+          // The window closes itself; a step after that fails.
+          close: async () => {},
+        }
+      }
       return {
         engine: 'webkit',
         goto: (url) =>
           locked(async () => {
-            await driver.switchTo().defaultContent()
+            await enter([])
             await driver.get(url)
           }),
-        run: (path, fn, arg) =>
-          locked(async () => {
-            await enter(path)
-            return driver.executeScript(
-              `return (${fn.toString()})(arguments[0])`,
-              arg ?? null,
-            ) as never
-          }),
-        waitFor: async (path, css) => {
-          await shown(path, css)
-        },
-        async click(path, css) {
-          await shown(path, css)
-          await locked(async () => {
-            await enter(path)
-            await driver.findElement(By.css(css)).click()
-          })
-        },
-        async type(path, css, text) {
-          await shown(path, css)
-          await locked(async () => {
-            await enter(path)
-            // Element Send Keys finds fields in the modal's cross-site frame 'not focusable' in
-            // WebKitGTK: a click focuses it, then the keys go to the focused element.
-            await driver.findElement(By.css(css)).click()
-            await driver.actions().sendKeys(text).perform()
-          })
-        },
-        async text(path, css) {
-          await shown(path, css)
-          return locked(async () => {
-            await enter(path)
-            return (await driver.executeScript(
-              'return document.querySelector(arguments[0])?.textContent ?? ""',
-              css,
-            )) as string
-          })
-        },
+        ...steps(main),
+        popup,
         async close() {
           sessions.delete(driver)
           await withTimeout(driver.quit(), 20_000, 'closing a MiniBrowser session').catch(() => {})

@@ -9,6 +9,7 @@ import type { Hex, LoginResult, User, WalletAccount } from '@latch/shared'
 import { isHex, numberToHex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { expect } from 'vitest'
+import { AXE_TAGS, axeSource, formatViolations } from '../axe.ts'
 import type { CallError, Outcome } from '../flows.ts'
 import { WAIT_MS } from '../harness.ts'
 import { installProvider } from '../injected-wallet.ts'
@@ -85,6 +86,55 @@ export function rejected<T>(outcome: Outcome<T>, what: string): CallError {
   return outcome.error
 }
 
+/** Screens axe passed in this file's browser, by engine and name: each is checked once. */
+const accessible = new Set<string>()
+
+/**
+ * Runs axe-core (the Chromium suite's rules, axe.ts) in the frame at `path` and fails on any
+ * violation, once per `where` in this browser: the screens of these flows are the Chromium
+ * suite's, held to axe there in every state; here they are checked once in each engine.
+ */
+export async function expectAccessible(
+  page: EnginePage,
+  path: string[],
+  where: string,
+): Promise<void> {
+  const key = `${page.engine}:${where}`
+  if (accessible.has(key)) return
+  const loaded = await page.run(path, () => typeof (window as { axe?: unknown }).axe === 'object')
+  if (!loaded) await page.inject(path, axeSource())
+  const violations = await page.run(
+    path,
+    async (tags: string[]) => {
+      type AxeNode = { target: unknown[]; failureSummary?: string }
+      type AxeResult = { id: string; impact?: string | null; help: string; nodes: AxeNode[] }
+      const axe = (
+        window as unknown as {
+          axe: { run(ctx: Document, o: unknown): Promise<{ violations: AxeResult[] }> }
+        }
+      ).axe
+      const result = await axe.run(document, {
+        runOnly: { type: 'tag', values: tags },
+        resultTypes: ['violations'],
+        iframes: false,
+      })
+      return result.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact ?? null,
+        help: v.help,
+        nodes: v.nodes.map((n) => ({
+          target: n.target.map(String).join(' '),
+          summary: n.failureSummary ?? '',
+        })),
+      }))
+    },
+    [...AXE_TAGS],
+  )
+  if (violations.length > 0)
+    throw new Error(formatViolations(`${where} (${page.engine})`, violations))
+  accessible.add(key)
+}
+
 export const testId = (id: string) => `[data-testid="${id}"]`
 export const screenOf = (id: string) => testId(`screen-${id}`)
 
@@ -157,10 +207,12 @@ export async function signInByEmail(
   const login = await start<LoginResult>(page, 'login')
   await waitDialog(page, true)
   await page.waitFor([MODAL], screenOf('LANDING'))
+  await expectAccessible(page, [MODAL], 'LANDING')
   await page.type([MODAL], testId('email-input'), email)
   await page.click([MODAL], testId('email-submit'))
   const code = await stack.emailCode(email)
   await page.waitFor([MODAL], screenOf('AWAITING_PASSWORDLESS_CODE'))
+  await expectAccessible(page, [MODAL], 'AWAITING_PASSWORDLESS_CODE')
   await typeBoxes(page, 'code-input-', code)
   const result = ok(await login.settled(WAIT_MS + 5000), 'login()')
   expect(result.user.email?.address).toBe(email)
@@ -181,7 +233,10 @@ export async function createWallet(page: EnginePage): Promise<WalletAccount> {
 export async function signThroughScreen(page: EnginePage, message: string): Promise<Hex> {
   const signed = await start<Hex>(page, 'signMessage', message)
   await page.waitFor([MODAL], screenOf('EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'))
-  await page.click([MODAL], `${testId('sign-submit')}[data-armed="true"]`)
+  const armed = `${testId('sign-submit')}[data-armed="true"]`
+  await page.waitFor([MODAL], armed)
+  await expectAccessible(page, [MODAL], 'EMBEDDED_WALLET_SIGN_REQUEST_SCREEN')
+  await page.click([MODAL], armed)
   const signature = ok(await signed.settled(), 'signMessage()')
   await waitDialog(page, false)
   return signature
@@ -207,6 +262,7 @@ export async function forkThroughMetaMask(page: EnginePage): Promise<string> {
     testId('fork-error'),
   )
   if (refused !== null) throw new Error(`the fork screen says: ${refused}`)
+  await expectAccessible(page, [MODAL], 'SESSION_FORK_SCREEN')
   await page.click([MODAL], live)
   const link = new URL(ok(await fork.settled(), 'forkSession()'))
   expect(link.origin).toBe('https://metamask.app.link')

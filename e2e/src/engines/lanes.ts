@@ -15,6 +15,7 @@ import { type Engine, type EngineBrowser, launchEngine, MODAL, missing, WALLET }
 import {
   createWallet,
   currentUser,
+  expectAccessible,
   forkThroughMetaMask,
   injectWallet,
   ok,
@@ -139,6 +140,7 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         await signInByEmail(page, stack, email)
         const created = await start(page, 'createWallet')
         await page.waitFor([MODAL], testId('screen-wallet-refused'))
+        await expectAccessible(page, [MODAL], 'the refused view')
         expect(rejected(await created.settled(), 'createWallet()').code).toBe(
           'wallet_sign_in_required',
         )
@@ -150,8 +152,8 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         )
         await page.click([MODAL], testId('wallet-refused-close'))
         await waitDialog(page, false)
-        // What a cross-site path would start from: the wallet frame has no storage access
-        // (requestStorageAccess needs a click in it and a first-party visit to the API origin).
+        // The wallet frame starts without storage access (requestStorageAccess() on a click
+        // would grant it with no prompt here, and still no cookie: wallet-frame/README.md).
         expect(
           await page.run([MODAL, WALLET], async () => ({
             api: typeof document.requestStorageAccess,
@@ -163,13 +165,21 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         const fork = await start(page, 'forkSession')
         await page.waitFor([MODAL], testId('screen-wallet-refused'))
         expect(rejected(await fork.settled(), 'forkSession()').code).toBe('session_cookie_refused')
+        // The session has ended: no window can sign it in again as it was.
+        expect(
+          await page.run(
+            [MODAL],
+            (css: string) => document.querySelector(css) === null,
+            testId('wallet-refused-window'),
+          ),
+        ).toBe(true)
         await page.click([MODAL], testId('wallet-refused-close'))
         await waitDialog(page, false)
 
         // After a first-party visit that left a cookie on the API origin, the wallet frame has
         // storage access (it sends that cookie), yet the credential is still refused: it is
         // set on the answer to the modal's sign-in fetch, from the modal's frame, which has
-        // none. A cross-site path would have to set it in a first-party context of the API.
+        // none. The path sets it in a first-party window (the credential window test).
         await page.goto(`${stack.apiUrl}/readyz`)
         await page.run([], () => {
           // biome-ignore lint/suspicious/noDocumentCookie: what a first-party page of the API would leave, in one line
@@ -189,6 +199,72 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
             cookie: document.cookie,
           })),
         ).toEqual({ granted: true, cookie: 'visited=1' })
+        await page.close()
+      })
+      test('error: a wallet made where the credential is kept (same-site), used cross-site: recoverWallet(), signMessage() and exportWallet() reject at once with wallet_sign_in_required, each showing what to do', async () => {
+        const { stack, browser } = lane()
+        const app = await stack.createApp(walletSettings)
+        const email = newEmail(`${engine}-refused-recover`)
+        const home = await browser.newPage()
+        await openHost(home, stack, 'same-site', { appId: app.id })
+        await signInByEmail(home, stack, email)
+        await createWallet(home)
+        await home.close()
+
+        const page = await browser.newPage()
+        await openHost(page, stack, 'cross-site', { appId: app.id })
+        await stack.ageCodes(email)
+        await signInByEmail(page, stack, email)
+        for (const method of ['recoverWallet', 'signMessage', 'exportWallet']) {
+          const call = await start(page, method, ...(method === 'signMessage' ? ['Hello'] : []))
+          await page.waitFor([MODAL], testId('screen-wallet-refused'))
+          expect(rejected(await call.settled(), `${method}()`).code).toBe('wallet_sign_in_required')
+          expect(await page.text([MODAL], '.latch-body h1')).toBe(
+            'Your wallet can’t open in this browser',
+          )
+          await page.click([MODAL], testId('wallet-refused-close'))
+          await waitDialog(page, false)
+        }
+        await page.close()
+      })
+      test('behavior: the refused view\'s "Sign in again in a new window": a sign-in by code in a window of the modal origin sets the credential first-party; the wallet then creates and signs cross-site, and a reload keeps the session', async () => {
+        const { stack, browser } = lane()
+        const app = await stack.createApp(walletSettings)
+        const email = newEmail(`${engine}-window`)
+        const page = await browser.newPage()
+        await openHost(page, stack, 'cross-site', { appId: app.id })
+        const { user } = await signInByEmail(page, stack, email)
+        const refused = await start(page, 'createWallet')
+        await page.waitFor([MODAL], testId('screen-wallet-refused'))
+        expect(rejected(await refused.settled(), 'createWallet()').code).toBe(
+          'wallet_sign_in_required',
+        )
+        await page.click([MODAL], testId('wallet-refused-window'))
+        const window = await page.popup()
+        await window.waitFor([], testId('credential-window'))
+        await expectAccessible(window, [], 'the credential window')
+        expect(await window.text([], 'h1')).toBe('Enter confirmation code')
+        await window.type([], testId('credential-code'), await stack.emailCode(email))
+        await window.click([], testId('credential-submit'))
+        expect(await page.text([MODAL], testId('wallet-refused-status'))).toBe(
+          'Signed in again. Your wallet can open now: try again.',
+        )
+        await expectAccessible(page, [MODAL], 'the refused view, signed in again')
+        await page.click([MODAL], testId('wallet-refused-close'))
+        await waitDialog(page, false)
+        expect((await currentUser(page))?.id).toBe(user.id)
+
+        const wallet = await createWallet(page)
+        const signsAs = async (message: string, signature: Hex) =>
+          expect((await recoverMessageAddress({ message, signature })).toLowerCase()).toBe(
+            wallet.address.toLowerCase(),
+          )
+        await signsAs('After the window', await signThroughScreen(page, 'After the window'))
+        // The refresh cookie came first-party too: a reload restores the session, and the new
+        // frame (its credential sent) signs with the same address.
+        await openHost(page, stack, 'cross-site', { appId: app.id })
+        expect((await currentUser(page))?.id).toBe(user.id)
+        await signsAs('After a reload', await signThroughScreen(page, 'After a reload'))
         await page.close()
       })
     }
@@ -220,6 +296,7 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
       await page.waitFor([MODAL], screenOf('LANDING'))
       const ar = TABLES.ar.m
       expect(await page.text([MODAL], `${screenOf('LANDING')} h1`)).toBe(ar.title)
+      await expectAccessible(page, [MODAL], 'LANDING in Arabic')
       expect(
         await page.run([MODAL], () => ({
           lang: document.documentElement.lang,

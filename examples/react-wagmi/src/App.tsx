@@ -1,16 +1,21 @@
 import { LatchLoginButton, useLatch, useWallet } from '@latch/react'
 import { useState } from 'react'
-import { type Address, formatEther, parseEther } from 'viem'
+import { type Address, erc20Abi, formatEther, isAddress, parseEther } from 'viem'
 import {
   useAccount,
   useBalance,
+  useCapabilities,
+  useChainId,
   useConnect,
   useDisconnect,
+  useSendCalls,
   useSendTransaction,
   useSignMessage,
   useVerifyMessage,
+  useWaitForCallsStatus,
   useWaitForTransactionReceipt,
 } from 'wagmi'
+import { TOKEN } from './wagmi.ts'
 
 export function App() {
   const { ready, error, authenticated, user } = useLatch()
@@ -57,6 +62,7 @@ function Wallet() {
       <Balance address={address} />
       <Sign address={address} />
       <Send address={address} />
+      {TOKEN && <Batch address={address} token={TOKEN} />}
       <button type="button" onClick={() => disconnect()}>
         Sign out
       </button>
@@ -123,6 +129,58 @@ function Send({ address }: { address: Address }) {
       )}
       {error && <p role="alert">{error.message}</p>}
       {receiptError && <p role="alert">No receipt: {receiptError.message}</p>}
+    </section>
+  )
+}
+
+/**
+ * An ERC-20's approve and transfer in one batch (EIP-5792), through wagmi's useSendCalls. Where
+ * the app's sponsor pays for them (useCapabilities says paymasterService), the wallet needs no
+ * ETH: the review in the wallet frame says who pays the network fee.
+ */
+function Batch({ address, token }: { address: Address; token: Address }) {
+  const [to, setTo] = useState<string>(address)
+  const chainId = useChainId()
+  const { data: capabilities, error: capabilitiesError } = useCapabilities({ chainId })
+  const { sendCalls, data, error } = useSendCalls()
+  const { data: status, error: statusError } = useWaitForCallsStatus({
+    id: data?.id,
+    query: { enabled: Boolean(data) },
+  })
+  const sponsored = capabilities?.paymasterService?.supported === true
+  const send = () => {
+    if (!isAddress(to)) return
+    sendCalls({
+      calls: [
+        { to: token, abi: erc20Abi, functionName: 'approve', args: [to, 10n] },
+        { to: token, abi: erc20Abi, functionName: 'transfer', args: [to, 1n] },
+      ],
+    })
+  }
+  return (
+    <section>
+      <p data-testid="capabilities">
+        {capabilities === undefined
+          ? '…'
+          : sponsored
+            ? 'Batches: the app pays the network fee'
+            : 'Batches: the app does not pay network fees on this chain'}
+      </p>
+      <label>
+        Token recipient <input value={to} onChange={(e) => setTo(e.target.value)} />
+      </label>
+      <button type="button" onClick={send}>
+        Approve and transfer in one batch
+      </button>
+      {data && <p data-testid="batch-id">{data.id}</p>}
+      {status && (
+        <p data-testid="batch-status">
+          {status.status} in transaction {status.receipts?.[0]?.transactionHash}
+        </p>
+      )}
+      {capabilitiesError && <p role="alert">{capabilitiesError.message}</p>}
+      {error && <p role="alert">{error.message}</p>}
+      {statusError && <p role="alert">No status: {statusError.message}</p>}
     </section>
   )
 }

@@ -505,6 +505,34 @@ describe('EIP-5792', () => {
   })
 })
 
+describe('EIP-5792 error codes', () => {
+  test('refusal: the refusals EIP-5792 names answer with its codes: 5700 a required capability, 5710 a chain without batches, 5720 an id used already, 5730 an unknown batch id, 5740 too many calls, 5760 atomicity the chain cannot give; the Latch code rides along', async () => {
+    const cases = [
+      ['calls_capability_unsupported', 5700],
+      ['calls_chain_unsupported', 5710],
+      ['calls_duplicate_id', 5720],
+      ['calls_unknown_id', 5730],
+      ['calls_too_many', 5740],
+      ['calls_atomic_unsupported', 5760],
+    ] as const
+    const answers = cases.map(([code]) => LatchError.of(code, { message: `refused: ${code}` }))
+    const { provider } = setup(withWallet(), {
+      rpc: async () => {
+        throw answers.shift()
+      },
+    })
+    for (const [code, rpcCode] of cases) {
+      const method = code === 'calls_unknown_id' ? 'wallet_getCallsStatus' : 'wallet_sendCalls'
+      const params = method === 'wallet_sendCalls' ? [{ chainId: '0x1', calls: [] }] : ['0x00']
+      expect(await rejection(provider.request({ method, params }))).toMatchObject({
+        code: rpcCode,
+        message: `refused: ${code}`,
+        data: { latchCode: code },
+      })
+    }
+  })
+})
+
 describe('refusals and errors', () => {
   test('refusal: unsupported methods are 4200 without reaching the modal, eth_sendRawTransaction and wallet_addEthereumChain included; a request without a method is -32600', async () => {
     const { provider, calls } = setup(withWallet(), { rpc: async () => '0x0' })

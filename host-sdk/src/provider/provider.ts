@@ -64,6 +64,13 @@ const CODES: Record<string, number> = {
   rpc_unsupported_method: 4200,
   invalid_request_arguments: -32602,
   unsupported_chain: 4901,
+  // EIP-5792's, from wallet_sendCalls and wallet_getCallsStatus (modal-app/src/wallet/calls.ts).
+  calls_capability_unsupported: 5700,
+  calls_chain_unsupported: 5710,
+  calls_duplicate_id: 5720,
+  calls_unknown_id: 5730,
+  calls_too_many: 5740,
+  calls_atomic_unsupported: 5760,
 }
 
 /** A rejection from the SDK (a LatchError) as a ProviderRpcError; anything else is -32603. */

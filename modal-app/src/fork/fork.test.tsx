@@ -1,6 +1,7 @@
 import {
   FORK_RETURN_PARAM,
   isLatchError,
+  LatchError,
   NO_REFRESH_COOKIE_MESSAGE,
   type User,
 } from '@latch/shared'
@@ -236,6 +237,24 @@ describe('forkSession', () => {
     fireEvent.click(screen.getByTestId('fork-pair-done'))
     await waitFor(() => expect(screen.queryByTestId('wallet-approval-slot')).toBeNull())
     expect(harness.emitted('warning')).toEqual([])
+  })
+
+  test('error: the pairing approval refused by the wallet API for a refused credential shows what to do in place of the screen, not a retry text', async () => {
+    forkAnswers()
+    const frame = walletFrameDouble({ wallet: walletAccount(ADDRESS, 'latch') })
+    frame.failNext('latch:wallet:approval', LatchError.of('wallet_sign_in_required'))
+    provideWalletFrame(frame.frame)
+    signedIn(walletUser())
+    vi.spyOn(window, 'open').mockImplementation(() => null)
+    const result = methods().forkSession()
+    const metamask = (await screen.findByTestId('fork-wallet-metamask')) as HTMLButtonElement
+    await waitFor(() => expect(metamask.disabled).toBe(false))
+    fireEvent.click(metamask)
+    // The link was already answered; the pairing cannot happen in this browser.
+    await result
+    await screen.findByTestId('screen-wallet-refused')
+    expect(screen.queryByTestId('wallet-approval-error')).toBeNull()
+    expect(screen.queryByTestId('wallet-approval-slot')).toBeNull()
   })
 
   test('behavior: a user without an in-app wallet hands nothing over', async () => {

@@ -1,5 +1,5 @@
 /**
- * The modal's part in recovery by passkey (wallet-frame/README.md, "Recovery by passkey"):
+ * The modal's part in recovery by passkey (docs/architecture.md, "Recovery by passkey"):
  * registering the passkey on the visitor's click. Chromium refuses `create` to the wallet frame,
  * a cross-origin frame without a click of its own, so the modal registers it under the frame's
  * RP ID with the PRF extension enabled and no input: no PRF output ever reaches the modal. The

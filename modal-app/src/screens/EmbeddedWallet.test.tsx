@@ -4,7 +4,7 @@
  * the generate and copy labels' timers, the recovery screen. The wallet frame is
  * test/wallet-frame-double.ts; everything of the modal is real.
  */
-import type { WalletAccount } from '@latch/shared'
+import { LatchError, type WalletAccount } from '@latch/shared'
 import { act, cleanup, fireEvent, screen } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
 import { store } from '../store.ts'
@@ -61,6 +61,25 @@ async function toCreateScreen(): Promise<{
 }
 
 describe('EMBEDDED_WALLET_SCREEN: set your passcode', () => {
+  test('error: a browser that refused the wallet credential: createWallet() rejects with wallet_sign_in_required before any passcode is asked, and the modal says what to do', async () => {
+    const double = walletFrameDouble()
+    double.failNext('latch:wallet:passkey-options', LatchError.of('wallet_sign_in_required'))
+    provideWalletFrame(double.frame)
+    const harness = renderModal(api, {
+      embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: true },
+    })
+    act(() => {
+      harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, user())
+    })
+    let created!: Promise<WalletAccount>
+    act(() => {
+      created = createWallet()
+    })
+    await expect(created).rejects.toMatchObject({ code: 'wallet_sign_in_required' })
+    await screen.findByTestId('screen-wallet-refused')
+    expect(double.calls.map((c) => c.method)).toEqual(['latch:wallet:passkey-options'])
+  })
+
   test('behavior: the screen texts, the hint in a live line, six named boxes', async () => {
     await toCreateScreen()
     expect(screen.getByRole('button', { name: 'Generate passcode' })).toBeTruthy()

@@ -17,7 +17,7 @@ import { navigate } from '../flow/flow.ts'
 import { useApp, useModal } from '../hooks.ts'
 import { shownError, t, tf } from '../i18n/i18n.ts'
 import { announceTitle } from '../shell/focus.ts'
-import { createInAppWallet } from '../wallet/flows.ts'
+import { checkWalletCredential, createInAppWallet } from '../wallet/flows.ts'
 import { ErrorView } from './ErrorView.tsx'
 
 /** A label that reads `done` for `ms` after `flash()`, e.g. 'Copied' for 1.5 s. */
@@ -76,6 +76,10 @@ function SetPasscode() {
   const [generatedLabel, flashGenerated] = useFlash(GENERATED_LABEL_MS)
   const status = wallet?.status ?? 'idle'
   const busy = status === 'submitting' || status === 'success'
+  // A browser that refused the wallet credential hears it before choosing a passcode.
+  useEffect(() => {
+    void checkWalletCredential()
+  }, [])
 
   // Created with the passcode: the created screen follows after a short pause.
   useEffect(() => {
@@ -106,7 +110,7 @@ function SetPasscode() {
       </button>
     ),
     whyBlock: <WhyPasscode open={why} onToggle={() => setWhy(!why)} />,
-    // A passkey seals the backup instead of a passcode (wallet-frame/README.md, "Recovery by
+    // A passkey seals the backup instead of a passcode (docs/architecture.md, "Recovery by
     // passkey"); where the authenticator has no PRF, the error says so and the passcode stays.
     passkeyButton:
       typeof window !== 'undefined' && 'PublicKeyCredential' in window ? (

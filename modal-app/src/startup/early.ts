@@ -33,6 +33,12 @@ export const EMBEDDED_CONFIG_ID = 'latch-app-config'
 export const PASSKEY_WINDOW_QUERY = 'latch-passkey-window'
 
 /**
+ * The query that makes the modal's page the window a visitor signs in again in, where the
+ * browser refused the wallet credential in the cross-site frames (credential-window.ts).
+ */
+export const CREDENTIAL_WINDOW_QUERY = 'latch-credential-window'
+
+/**
  * The configuration the modal server put in the page, as the answer the API would give, if it
  * is there and for this app; null otherwise. The server embeds the API's answer of at most 30 s
  * ago (the age of its frame-ancestors header), its allowed origins being the header's.

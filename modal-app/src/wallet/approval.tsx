@@ -5,12 +5,14 @@
  * was done. Leaving the screen takes the approval away.
  */
 import {
+  type LatchError,
   type LinkApprovalMethod,
   toLatchError,
   WALLET_MESSAGES,
   type WalletApprovalKind,
 } from '@latch/shared'
 import { useEffect, useRef, useState } from 'react'
+import { currentFlow } from '../flow/flow.ts'
 import { locale } from '../i18n/i18n.ts'
 import { runtime } from '../runtime.ts'
 import { frameColors } from './export.ts'
@@ -23,21 +25,30 @@ export interface WalletApprovalProps {
   method?: { type: LinkApprovalMethod; identifier: string }
   /** The visitor's click in the frame did it. */
   onDone?: () => void
+  /**
+   * The wallet API refused this browser's wallet credential: the flow is refused (its caller
+   * hears wallet_sign_in_required at once, the modal says what to do); `onRefused` ends what
+   * waited on the approval.
+   */
+  onRefused?: (error: LatchError) => void
 }
 
 /** Room for the frame's text, input, button and status line. */
 const SLOT_HEIGHT_PX = 190
 
-export function WalletApproval({ kind, label, method, onDone }: WalletApprovalProps) {
+export function WalletApproval({ kind, label, method, onDone, onRefused }: WalletApprovalProps) {
   const slot = useRef<HTMLDivElement>(null)
   const done = useRef(onDone)
   done.current = onDone
+  const refused = useRef(onRefused)
+  refused.current = onRefused
   const [error, setError] = useState<string | null>(null)
   const type = method?.type
   const identifier = method?.identifier
   useEffect(() => {
     let alive = true
     let hide = () => {}
+    const flow = currentFlow()
     void (async () => {
       try {
         const frame = await walletFrame()
@@ -55,7 +66,15 @@ export function WalletApproval({ kind, label, method, onDone }: WalletApprovalPr
         })
         if (alive) done.current?.()
       } catch (e) {
-        if (alive) setError(toLatchError(e).message)
+        if (!alive) return
+        const error = toLatchError(e)
+        // No click in the frame brings the credential back.
+        if (error.is('wallet_sign_in_required')) {
+          flow.refuse(error)
+          refused.current?.(error)
+          return
+        }
+        setError(error.message)
       }
     })()
     return () => {

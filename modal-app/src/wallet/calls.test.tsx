@@ -7,6 +7,7 @@
  * (wallet-frame/src/batch/review.ts); the API is the HTTP double; everything of the modal is real.
  */
 import {
+  DEFAULT_CHAIN_IDS,
   exposeMethods,
   type Hex,
   LatchError,
@@ -103,7 +104,13 @@ function withWallet(base: User): User {
   return { ...base, linkedAccounts: [...base.linkedAccounts, wallet], wallet }
 }
 
+/** What the API answers by default: the app pays on chain 1 only. */
+const PAID_ON_1 = {
+  '0x1': { atomic: { status: 'supported' }, paymasterService: { supported: true } },
+}
+
 function signedIn(base: User = withWallet(user())): Harness {
+  api.on('GET /calls/capabilities', { body: PAID_ON_1 })
   const harness = renderModal(api)
   act(() => {
     harness.session.start({ token: jwt(Math.floor(Date.now() / 1000) + 3600) }, base)
@@ -172,7 +179,12 @@ describe('wallet_sendCalls', () => {
         retryable: false,
       }),
     )
-    expect((await screen.findByTestId('batch-error')).textContent).toBe(reason)
+    // The refusal in the visitor's words, the server's reason (which call) under it.
+    const shown = await screen.findByTestId('batch-error')
+    expect([...shown.querySelectorAll('p')].map((p) => p.textContent)).toEqual([
+      'This app does not pay the network fee for these calls. Nothing was sent.',
+      reason,
+    ])
     fireEvent.click(screen.getByTestId('close-button'))
     expect(await refused).toMatchObject({ code: 'sponsor_policy_refused', message: reason })
   })
@@ -213,7 +225,7 @@ describe('wallet_sendCalls', () => {
       }),
     )
     expect((await screen.findByTestId('batch-error')).textContent).toBe(
-      'The app’s budget for today is spent',
+      'This app’s budget for your network fees is used up for today. Nothing was sent; try again tomorrow.',
     )
     expect((screen.getByTestId('close-button') as HTMLButtonElement).disabled).toBe(false)
     fireEvent.keyDown(document, { key: 'Escape' })
@@ -227,25 +239,32 @@ describe('wallet_sendCalls', () => {
     const m = methods()
     const cases: [unknown, string][] = [
       [batch({ calls: [] }), 'invalid_request_arguments'],
-      [
-        batch({ calls: Array.from({ length: 17 }, () => ({ to: TOKEN })) }),
-        'invalid_request_arguments',
-      ],
+      [batch({ calls: Array.from({ length: 17 }, () => ({ to: TOKEN })) }), 'calls_too_many'],
       [batch({ calls: [{ to: 'not an address' }] }), 'invalid_request_arguments'],
       [batch({ calls: [{ to: TOKEN, value: 12 }] }), 'invalid_request_arguments'],
       [batch({ calls: [{ to: TOKEN, data: '0x123' }] }), 'invalid_request_arguments'],
       [batch({ from: TOKEN }), 'rpc_unauthorized'],
-      [batch({ chainId: '0x2a' }), 'unsupported_chain'],
-      [batch({ capabilities: { auxiliaryFunds: { supported: true } } }), 'rpc_unsupported_method'],
+      [batch({ chainId: '0x2a' }), 'calls_chain_unsupported'],
+      [
+        batch({ capabilities: { auxiliaryFunds: { supported: true } } }),
+        'calls_capability_unsupported',
+      ],
+      // One of the app's chains where it does not pay: no batch is sent there, atomic or not.
+      [batch({ chainId: '0xa' }), 'calls_atomic_unsupported'],
+      [batch({ chainId: '0xa', atomicRequired: false }), 'calls_chain_unsupported'],
+      [batch({ id: 'c0ffee' }), 'invalid_request_arguments'],
+      [batch({ id: `0x${'ab'.repeat(4097)}` }), 'invalid_request_arguments'],
     ]
     for (const [param, code] of cases) {
       expect(await rejection(m.rpc(1, 'wallet_sendCalls', [param]))).toMatchObject({ code })
     }
-    // An unknown capability the dapp marked optional is ignored.
+    // An unknown capability the dapp marked optional is ignored; the dapp's own id reaches the
+    // frame (which hands it to the API).
     const optional = m.rpc(1, 'wallet_sendCalls', [
-      batch({ capabilities: { auxiliaryFunds: { optional: true } } }),
+      batch({ capabilities: { auxiliaryFunds: { optional: true } }, id: '0xC0FFEE' }),
     ])
     await shownCount(review, 1)
+    expect(review.shown[0]?.id).toBe('0xc0ffee')
     review.answer({ id: BATCH_ID })
     await expect(optional).resolves.toEqual({ id: BATCH_ID })
     cleanup()
@@ -271,9 +290,23 @@ describe('the other EIP-5792 methods', () => {
     }
     api.on('GET /calls/capabilities', { body: capabilities })
     const m = methods()
-    await expect(m.rpc(1, 'wallet_getCapabilities', [ADDRESS])).resolves.toEqual(capabilities)
-    await expect(m.rpc(1, 'wallet_getCapabilities', [ADDRESS, ['0x7a69']])).resolves.toEqual({
+    // The app's other chains say atomic batches are unsupported there.
+    const unpaid = Object.fromEntries(
+      DEFAULT_CHAIN_IDS.filter((id) => id !== 1 && id !== 0x7a69).map((id) => [
+        `0x${id.toString(16)}`,
+        { atomic: { status: 'unsupported' } },
+      ]),
+    )
+    expect(Object.keys(unpaid)).toContain('0xa')
+    await expect(m.rpc(1, 'wallet_getCapabilities', [ADDRESS])).resolves.toEqual({
+      ...capabilities,
+      ...unpaid,
+    })
+    await expect(
+      m.rpc(1, 'wallet_getCapabilities', [ADDRESS, ['0x7a69', '0xa', '0x2a']]),
+    ).resolves.toEqual({
       '0x7a69': capabilities['0x7a69'],
+      '0xa': { atomic: { status: 'unsupported' } },
     })
     expect(api.calls('GET /calls/capabilities')[0]?.headers.authorization).toMatch(/^Bearer /)
     expect(await rejection(m.rpc(1, 'wallet_getCapabilities', [TOKEN]))).toMatchObject({
@@ -299,13 +332,16 @@ describe('the other EIP-5792 methods', () => {
     ).resolves.toEqual(status)
     await expect(m.rpc(1, 'wallet_showCallsStatus', [BATCH_ID])).resolves.toBeNull()
     expect(store.getState().open).toBe(false)
-    expect(await rejection(m.rpc(1, 'wallet_getCallsStatus', ['0x12']))).toMatchObject({
+    expect(await rejection(m.rpc(1, 'wallet_getCallsStatus', ['c0ffee']))).toMatchObject({
       code: 'invalid_request_arguments',
     })
     const other = `0x${'cd'.repeat(32)}`
     api.on(`GET /calls/${other}`, apiError(404, 'not_found', 'No batch with this id'))
     expect(await rejection(m.rpc(1, 'wallet_getCallsStatus', [other]))).toMatchObject({
-      code: 'not_found',
+      code: 'calls_unknown_id',
+    })
+    expect(await rejection(m.rpc(1, 'wallet_showCallsStatus', [other]))).toMatchObject({
+      code: 'calls_unknown_id',
     })
     expect(await rejection(m.rpc(1, 'wallet_sendTransaction', []))).toMatchObject({
       code: 'rpc_unsupported_method',

@@ -2,9 +2,12 @@
  * EIP-5792 for the host's provider (ModalMethods.rpc, by method name; chain-read.ts): `wallet_sendCalls` opens the wallet
  * frame's own review of the batch (docs/behaviour.md, "Batches the app pays for"), whose visitor
  * click signs it and sends it to the app's sponsor; the caller gets the batch's id. The other
- * three read the API (`/calls/capabilities`, `/calls/{id}`). Loaded lazily.
+ * three read the API (`/calls/capabilities`, `/calls/{id}`). Loaded lazily. Refusals EIP-5792
+ * names carry its codes through the provider: 5700 a required capability unknown here, 5710 a
+ * chain where the wallet sends no batch (the app does not pay there), 5730 an unknown batch id,
+ * 5740 more calls than a batch takes, 5760 atomicity required where no batch can be sent.
  */
-import { type Hex, isSupportedChainId, LatchError } from '@latch/shared'
+import { type Hex, isSupportedChainId, LatchError, toLatchError } from '@latch/shared'
 import { requestPending, startFlow } from '../flow/flow.ts'
 import { runtime } from '../runtime.ts'
 import { type BatchRequest, store } from '../store.ts'
@@ -16,17 +19,22 @@ const MAX_CALLS = 16
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/
 const BYTES = /^0x([0-9a-fA-F]{2})*$/
-const BATCH_ID = /^0x[0-9a-fA-F]{64}$/
+/** EIP-5792's batch id: 0x and hex, at most 4096 bytes (Latch's are 32). */
+const BATCH_ID = /^0x[0-9a-fA-F]{1,8192}$/
 
 const invalid = (message: string) => LatchError.of('invalid_request_arguments', { message })
 
 const record = (v: unknown): Record<string, unknown> | null =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null
 
-/** A hex chain id of one of the app's chains, or unsupported_chain. */
+/** A hex chain id of one of the app's chains, or calls_chain_unsupported (5710). */
 function chainOf(value: unknown): number {
   const id = typeof value === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(value) ? Number(value) : NaN
-  if (!isSupportedChainId(id, appChains())) throw LatchError.of('unsupported_chain')
+  if (!isSupportedChainId(id, appChains())) {
+    throw LatchError.of('calls_chain_unsupported', {
+      message: `The app does not use chain ${String(value).slice(0, 20)}`,
+    })
+  }
   return id
 }
 
@@ -48,6 +56,9 @@ export function batchRequest(param: unknown, wallet: Hex): BatchRequest {
     throw LatchError.of('rpc_unauthorized')
   }
   const chainId = chainOf(p.chainId)
+  if (p.id !== undefined && (typeof p.id !== 'string' || !BATCH_ID.test(p.id))) {
+    throw invalid('wallet_sendCalls: id is 0x and hex, at most 4096 bytes')
+  }
   if (p.atomicRequired !== undefined && typeof p.atomicRequired !== 'boolean') {
     throw invalid('wallet_sendCalls: atomicRequired is a boolean')
   }
@@ -55,13 +66,18 @@ export function batchRequest(param: unknown, wallet: Hex): BatchRequest {
   if (!capabilities) throw invalid('wallet_sendCalls: capabilities is an object')
   for (const [name, value] of Object.entries(capabilities)) {
     if (!KNOWN_CAPABILITIES.has(name) && record(value)?.optional !== true) {
-      throw LatchError.of('rpc_unsupported_method', {
+      throw LatchError.of('calls_capability_unsupported', {
         message: `The in-app wallet does not support the capability ${name.slice(0, 64)}`,
       })
     }
   }
-  if (!Array.isArray(p.calls) || p.calls.length < 1 || p.calls.length > MAX_CALLS) {
+  if (!Array.isArray(p.calls) || p.calls.length < 1) {
     throw invalid(`wallet_sendCalls: 1 to ${MAX_CALLS} calls`)
+  }
+  if (p.calls.length > MAX_CALLS) {
+    throw LatchError.of('calls_too_many', {
+      message: `A batch takes at most ${MAX_CALLS} calls, not ${p.calls.length}`,
+    })
   }
   const calls = p.calls.map((c: unknown, i) => {
     const call = record(c)
@@ -84,7 +100,7 @@ export function batchRequest(param: unknown, wallet: Hex): BatchRequest {
       data: (call.data as string | undefined) ?? '0x',
     }
   })
-  return { chainId, calls }
+  return { chainId, calls, ...(typeof p.id === 'string' && { id: p.id.toLowerCase() }) }
 }
 
 /**
@@ -102,13 +118,25 @@ export function sendCallsFlow(param: unknown): Promise<{ id: string }> {
   } catch (e) {
     return Promise.reject(e)
   }
-  const { promise } = startFlow<string>(
-    { kind: 'send-transaction', batch },
-    'EMBEDDED_WALLET_CONNECTING_SCREEN',
-  )
-  store.setState({ transaction: null })
-  void passGate('EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN')
-  return promise.then((id) => ({ id }))
+  const atomicRequired = record(param)?.atomicRequired === true
+  return sponsoredChains().then((sponsored) => {
+    // A batch goes only through the app's sponsor: where it has none, nothing opens and the
+    // dapp hears why (it may send the calls one by one with eth_sendTransaction instead).
+    if (!sponsored.has(batch.chainId)) {
+      const why = `This app does not pay network fees on chain ${batch.chainId}, and the in-app wallet sends batches of calls only where the app pays them (wallet_getCapabilities lists those chains)`
+      throw LatchError.of(atomicRequired ? 'calls_atomic_unsupported' : 'calls_chain_unsupported', {
+        message: why,
+      })
+    }
+    if (requestPending({ kind: 'send-transaction' })) throw LatchError.of('rpc_request_pending')
+    const { promise } = startFlow<string>(
+      { kind: 'send-transaction', batch },
+      'EMBEDDED_WALLET_CONNECTING_SCREEN',
+    )
+    store.setState({ transaction: null })
+    void passGate('EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN')
+    return promise.then((id) => ({ id }))
+  })
 }
 
 /** A GET of the API with the session's token. */
@@ -117,9 +145,17 @@ async function read<T>(path: string): Promise<T> {
   return runtime().api.request<T>(path, undefined, { method: 'GET', bearer })
 }
 
+/** The chains where the app's sponsor pays, from the API's capabilities. */
+async function sponsoredChains(): Promise<Set<number>> {
+  const all = await read<Record<string, unknown>>('/calls/capabilities')
+  return new Set(Object.keys(all).map(Number))
+}
+
 /**
  * `wallet_getCapabilities` ([address?, chainIds?]): per hex chain id where the app pays,
- * `atomic` and `paymasterService`; only the asked chains when given.
+ * `atomic` and `paymasterService`; the app's other chains (or those asked) say atomic is
+ * unsupported there, since no batch is sent where the app does not pay. Only the asked chains
+ * when given.
  */
 async function capabilities(params: readonly unknown[]): Promise<Record<string, unknown>> {
   const [address, chains] = params
@@ -134,17 +170,37 @@ async function capabilities(params: readonly unknown[]): Promise<Record<string, 
     throw invalid('wallet_getCapabilities: the chain ids are a list')
   }
   const all = await read<Record<string, unknown>>('/calls/capabilities')
-  if (!chains) return all
-  const asked = new Set(chains.map((c) => (typeof c === 'string' ? Number(c) : NaN)))
-  return Object.fromEntries(Object.entries(all).filter(([id]) => asked.has(Number(id))))
+  const paid = new Set(Object.keys(all).map(Number))
+  const asked = chains?.map((c) =>
+    typeof c === 'string' && /^0x[0-9a-fA-F]{1,16}$/.test(c) ? Number(c) : NaN,
+  )
+  const out: Record<string, unknown> = asked
+    ? Object.fromEntries(Object.entries(all).filter(([id]) => asked.includes(Number(id))))
+    : { ...all }
+  for (const id of asked ?? appChains() ?? []) {
+    if (!paid.has(id) && isSupportedChainId(id, appChains())) {
+      out[`0x${id.toString(16)}`] = { atomic: { status: 'unsupported' } }
+    }
+  }
+  return out
 }
 
 /** A batch id as the API keys it. */
 function batchId(value: unknown, method: string): string {
   if (typeof value !== 'string' || !BATCH_ID.test(value)) {
-    throw invalid(`${method}: the id is 0x and 64 hex digits`)
+    throw invalid(`${method}: the id is 0x and hex, at most 4096 bytes`)
   }
   return value.toLowerCase()
+}
+
+/** A batch's status; an id the API knows of no batch of this user's is calls_unknown_id (5730). */
+async function status(id: string): Promise<unknown> {
+  try {
+    return await read(`/calls/${id}`)
+  } catch (e) {
+    if (toLatchError(e).is('not_found')) throw LatchError.of('calls_unknown_id')
+    throw e
+  }
 }
 
 /** The four EIP-5792 methods, by name; anything else is rpc_unsupported_method. */
@@ -157,11 +213,11 @@ export async function walletCalls(method: unknown, params: unknown): Promise<unk
       return capabilities(list)
     case 'wallet_getCallsStatus':
       usableWallet()
-      return read(`/calls/${batchId(list[0], method)}`)
+      return status(batchId(list[0], method))
     case 'wallet_showCallsStatus':
       // The status is the dapp's to show (wallet_getCallsStatus): checked to be the user's, no screen.
       usableWallet()
-      await read(`/calls/${batchId(list[0], method)}`)
+      await status(batchId(list[0], method))
       return null
     default:
       throw LatchError.of('rpc_unsupported_method', {

@@ -1,7 +1,7 @@
 /**
  * ModalMethods.rpc: the host page's EIP-1193 provider (host-sdk/src/provider/) forwards chain
  * reads here, and the modal sends them through the API's chain proxy with the session's token
- * (server/README.md "Chain reads": the node and its key stay on the server). Only the proxy's
+ * (docs/behaviour.md "Chain reads": the node and its key stay on the server). Only the proxy's
  * read methods pass: eth_sendRawTransaction is left out, so anything the host page broadcasts
  * for the visitor goes through the review screen (eth_sendTransaction). EIP-5792's `wallet_`
  * methods go on to calls.ts. Loaded lazily.

@@ -318,10 +318,55 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     })
   })
 
-  test('recover without a screen (automatic recovery): rejects with the failure itself', async () => {
+  test('recover without a screen (automatic recovery): rejects with the failure itself (a refused credential also opens the view saying what to do)', async () => {
     frame({ fail: ['latch:wallet:connect', await way.fail()] })
     signedIn()
-    expect(await outcome(methods().recoverWallet())).toBe(way.code)
+    const recovered = outcome(methods().recoverWallet())
+    expect(await recovered).toBe(way.code)
+    if (way.code === 'wallet_sign_in_required') {
+      await screen.findByTestId('screen-wallet-refused')
+      close()
+    } else {
+      expect(screen.queryByTestId('screen-wallet-refused')).toBeNull()
+    }
+  })
+
+  test('recover of a passcode wallet not on this device: a refused credential rejects before the passcode is asked', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    frame({
+      recovery: 'user-passcode',
+      onDevice: false,
+      fail: ['latch:wallet:connect', await way.fail()],
+    })
+    signedIn(true, 'user-passcode')
+    const recovered = outcome(methods().recoverWallet())
+    expect(await recovered).toBe(way.code)
+    expect(screen.queryByTestId('screen-EMBEDDED_WALLET_RECOVERY_SCREEN')).toBeNull()
+    if (way.code === 'wallet_sign_in_required') {
+      await screen.findByTestId('screen-wallet-refused')
+      close()
+    }
+  })
+
+  test('sendCalls behind the gate: the gate names the failure (a refused credential: the view, at once)', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    frame({ onDevice: false, fail: ['latch:wallet:connect', await way.fail()] })
+    signedIn()
+    // The app pays on chain 1, so the batch reaches the gate (elsewhere it is refused before).
+    api.on('GET /calls/capabilities', {
+      body: { '0x1': { atomic: { status: 'supported' }, paymasterService: { supported: true } } },
+    })
+    const batch = {
+      version: '2.0.0',
+      chainId: '0x1',
+      from: ADDRESS,
+      atomicRequired: true,
+      calls: [{ to: `0x${'34'.repeat(20)}`, data: '0x' }],
+    }
+    const sent = outcome(methods().rpc(1, 'wallet_sendCalls', [batch]))
+    await heard(way, sent, async () => {
+      await screen.findByTestId('connecting-error')
+    })
   })
 
   test('export: the gate names the failure; closing is not an exit', async () => {
@@ -332,6 +377,121 @@ describe.each(WAYS)('the API failing: $name', { timeout: 20_000 }, (way) => {
     await heard(way, exported, async () => {
       await screen.findByTestId('connecting-error')
     })
+  })
+})
+
+describe('the refused view\'s "Sign in again in a new window"', { timeout: 20_000 }, () => {
+  const TAG = 'latch:credential-window'
+
+  /** A window as the view sees one, opened by its click; answers its nonce. */
+  function windowOpened() {
+    const sent: unknown[] = []
+    const popup = {
+      closed: false,
+      postMessage: (message: unknown) => sent.push(message),
+      close() {
+        popup.closed = true
+      },
+    }
+    let url = ''
+    vi.spyOn(window, 'open').mockImplementation((u) => {
+      url = String(u)
+      return popup as unknown as Window
+    })
+    const from = (data: Record<string, unknown>) =>
+      act(() => {
+        window.dispatchEvent(
+          new MessageEvent('message', {
+            data: { tag: TAG, nonce: new URL(url).hash.slice(1), ...data },
+            origin: location.origin,
+            source: popup as unknown as Window,
+          }),
+        )
+      })
+    return { sent, popup, from, url: () => url }
+  }
+
+  async function refusedView() {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    frame({
+      wallet: false,
+      fail: ['latch:wallet:create', LatchError.of('wallet_sign_in_required')],
+    })
+    signedIn(false)
+    const created = outcome(methods().createWallet())
+    await screen.findByTestId('screen-wallet-refused')
+    expect(await created).toBe('wallet_sign_in_required')
+  }
+
+  test('behavior: the window of this origin signs the same user in; the modal takes that session over and says the wallet can open now', async () => {
+    await refusedView()
+    const opened = windowOpened()
+    fireEvent.click(screen.getByTestId('wallet-refused-window'))
+    expect(opened.url()).toMatch(
+      /^http:\/\/localhost(:\d+)?\/\?latch-credential-window#[0-9a-f]{32}$/,
+    )
+    opened.from({ type: 'ready' })
+    expect(opened.sent).toEqual([
+      expect.objectContaining({
+        type: 'start',
+        email: 'ada@example.com',
+        appId: expect.any(String),
+      }),
+    ])
+    const token = jwt(Math.floor(Date.now() / 1000) + 7200)
+    opened.from({ type: 'signed-in', token, user: user() })
+    await waitFor(() =>
+      expect(screen.getByTestId('wallet-refused-status').textContent).toBe(
+        'Signed in again. Your wallet can open now: try again.',
+      ),
+    )
+    expect(await methods().getAccessToken()).toBe(token)
+    expect(opened.popup.closed).toBe(true)
+    close()
+  })
+
+  test('error: a browser that withholds even the credential set first-party: the view says it still refuses, not that the wallet can open', async () => {
+    await refusedView()
+    const opened = windowOpened()
+    fireEvent.click(screen.getByTestId('wallet-refused-window'))
+    opened.from({ type: 'ready' })
+    frame({
+      wallet: false,
+      fail: ['latch:wallet:passkey-options', LatchError.of('wallet_sign_in_required')],
+    })
+    opened.from({
+      type: 'signed-in',
+      token: jwt(Math.floor(Date.now() / 1000) + 7200),
+      user: user(),
+    })
+    await waitFor(() =>
+      expect(screen.getByTestId('wallet-refused-status').textContent).toBe(
+        'This browser still refuses your wallet’s sign-in here. Allow cross-site cookies for this app, or use another browser.',
+      ),
+    )
+    expect(screen.queryByTestId('wallet-refused-window')).toBeNull()
+    close()
+  })
+
+  test('refusal: another user signed in in the window is not taken over', async () => {
+    await refusedView()
+    const before = await methods().getAccessToken()
+    const opened = windowOpened()
+    fireEvent.click(screen.getByTestId('wallet-refused-window'))
+    opened.from({ type: 'ready' })
+    const token = jwt(Math.floor(Date.now() / 1000) + 7200, 'did:latch:mallory')
+    opened.from({
+      type: 'signed-in',
+      token,
+      user: user('mallory@example.com', 'did:latch:mallory'),
+    })
+    await waitFor(() =>
+      expect(screen.getByTestId('wallet-refused-status').textContent).toBe(
+        'You were not signed in again. Please try again.',
+      ),
+    )
+    expect(await methods().getAccessToken()).toBe(before)
+    close()
   })
 })
 

@@ -104,6 +104,26 @@ export function createWallet(): Promise<WalletAccount> {
 }
 
 /**
+ * Before the create screen asks for a passcode or passkey: whether this browser kept the
+ * session's wallet credential, asked through a wallet route that reads nothing secret (the
+ * passkey options the frame fetches for a creation anyway). A refused credential refuses the
+ * flow at once (the caller hears wallet_sign_in_required, the modal says what to do) instead
+ * of after the visitor chose a passcode no creation could use. Any other failure is left to
+ * the creation itself.
+ */
+export const checkWalletCredential = onFlow(async function checkWalletCredential(
+  flow: FlowHandle,
+): Promise<void> {
+  try {
+    const token = await accessToken('create_not_authenticated')
+    const frame = await walletFrame()
+    await flow.guard(frame['latch:wallet:passkey-options']({ accessToken: token }))
+  } catch (e) {
+    if (isLatchError(e) && e.is('wallet_sign_in_required')) flow.refuse(e)
+  }
+})
+
+/**
  * The create screen's text for a failure (the catalogue's own text for the errors it names, else
  * create_failed's).
  */
@@ -323,13 +343,24 @@ export const ensureWalletReady = onFlow(async function ensureWalletReady(
  * recoverWallet(): resolves at once when the wallet is usable on this device (after automatic
  * recovery if needed, no screen); otherwise opens the recovery screen and resolves once the
  * passcode recovered it. Exiting rejects with 'User exited before their wallet could be
- * recovered'.
+ * recovered'. A wallet credential this browser refused rejects at once with
+ * wallet_sign_in_required, and the modal opens on the view saying what to do: no passcode or
+ * retry brings the credential back.
  */
 export async function recoverWallet(): Promise<WalletAccount> {
   if (!store.getState().app) throw LatchError.of('something_went_wrong')
   try {
     return await connectWallet()
   } catch (e) {
+    if (isLatchError(e) && e.is('wallet_sign_in_required')) {
+      const flow = startFlow<WalletAccount>(
+        { kind: 'recover-wallet' },
+        'EMBEDDED_WALLET_RECOVERY_SCREEN',
+      )
+      store.setState({ wallet: freshWalletState() })
+      flow.refuse(e)
+      return flow.promise
+    }
     if (!(isLatchError(e) && e.is('wallet_not_on_device'))) throw e
   }
   const { promise } = startFlow<WalletAccount>(

@@ -79,6 +79,7 @@ export function LinkApprovalView() {
         label={approval.label || t('apPasskey')}
         method={approval.method}
         onDone={() => waiting?.resolve()}
+        onRefused={(error) => waiting?.reject(error)}
       />
     </div>
   )

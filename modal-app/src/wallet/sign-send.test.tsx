@@ -3,7 +3,7 @@
  * "EMBEDDED_WALLET_SIGN_REQUEST_SCREEN" and "EMBEDDED_WALLET_SEND_TRANSACTION_SCREEN"): the texts,
  * the 1400 ms success, the errors, the review screen's amounts and the blocked close. The wallet
  * frame is stood in for by test/wallet-frame-double.ts with an rpc answering as the frame's
- * (wallet-frame/README.md); the API, its chain proxy and token price are the HTTP double;
+ * (docs/behaviour.md, "Signing"); the API, its chain proxy and token price are the HTTP double;
  * everything of the modal is real.
  */
 import {

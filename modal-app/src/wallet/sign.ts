@@ -136,7 +136,7 @@ function setSign(patch: Partial<SignState>): void {
   if (current) store.setState({ signRequest: { ...current, ...patch } })
 }
 
-/** The frame's request for a payload (`latch:wallet:rpc`, wallet-frame/README.md). */
+/** The frame's request for a payload (`latch:wallet:rpc`, docs/behaviour.md). */
 function rpcRequest(payload: SignPayload, address: Hex): { method: string; params: unknown[] } {
   return payload.kind === 'message'
     ? { method: 'personal_sign', params: [payload.message, address] }

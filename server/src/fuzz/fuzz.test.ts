@@ -36,7 +36,7 @@ import {
   startAnvil,
 } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
-import { send, sendRaw, type WireOutcome, type WireRequest } from './wire.ts'
+import { send, sendRaw, type WireOutcome, type WireRequest } from '../testing/wire.ts'
 
 const SEED = Number(process.env.LATCH_FUZZ_SEED ?? 20_261_123)
 const RUNS = Number(process.env.LATCH_FUZZ_RUNS ?? 2_200)

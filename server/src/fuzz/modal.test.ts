@@ -16,7 +16,7 @@ import { type ModalServer, startModalServer } from '../../../modal-app/server.ts
 import { type RunningServer, startServer } from '../index.ts'
 import { migratedMemory } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
-import { send, sendRaw, type WireOutcome, type WireRequest } from './wire.ts'
+import { send, sendRaw, type WireOutcome, type WireRequest } from '../testing/wire.ts'
 
 const SEED = Number(process.env.LATCH_FUZZ_SEED ?? 20_261_123)
 const RUNS = Math.ceil(Number(process.env.LATCH_FUZZ_RUNS ?? 2_200) / 3)

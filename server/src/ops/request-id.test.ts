@@ -15,10 +15,10 @@ import {
 } from '@latch/shared'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { sendRaw } from '../fuzz/wire.ts'
 import { type RunningServer, startServer } from '../index.ts'
 import { migratedMemory } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
+import { sendRaw } from '../testing/wire.ts'
 import { REQUEST_ID_HEADER } from './log.ts'
 
 const METRICS_TOKEN = randomBytes(24).toString('hex')

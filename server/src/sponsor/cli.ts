@@ -4,7 +4,7 @@
  * /api/v1/operator/apps/{id}/sponsors).
  */
 import { parseArgs } from 'node:util'
-import { LatchError } from '@latch/shared'
+import { BaseError, LatchError } from '@latch/shared'
 import { formatEther, isAddress, parseEther, toFunctionSelector } from 'viem'
 import type { CliIo } from '../cli-io.ts'
 import { openServices } from '../index.ts'
@@ -54,7 +54,9 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const
 
-class UsageError extends Error {}
+class UsageError extends BaseError {
+  override readonly name = 'UsageError'
+}
 
 /** Wei from '123' (wei) or '0.01eth'. */
 export function parseAmount(value: string, flag: string): string {

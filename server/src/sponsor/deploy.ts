@@ -3,7 +3,7 @@
  * deterministic-deployment proxy (salt zero), so the address is the same on every chain and
  * anyone may deploy it; what lands there is this exact code, whoever pays.
  */
-import { DETERMINISTIC_DEPLOYER, LATCH_DELEGATE_ADDRESS } from '@latch/shared'
+import { BaseError, DETERMINISTIC_DEPLOYER, LATCH_DELEGATE_ADDRESS } from '@latch/shared'
 import {
   concat,
   createPublicClient,
@@ -37,7 +37,7 @@ export interface DeployResult {
   transactionHash: Hex | null
 }
 
-export class DeployError extends Error {
+export class DeployError extends BaseError {
   override readonly name = 'DeployError'
 }
 

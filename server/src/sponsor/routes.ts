@@ -1,10 +1,12 @@
 /**
  * Batches the app pays for (EIP-5792 through EIP-7702), `/api/v1/calls`:
  *
- * - `POST /calls` {chainId, account, calls, nonce, deadline, signature, authorization?} → {id}:
+ * - `POST /calls` {chainId, account, calls, nonce, deadline, signature, authorization?, id?} → {id}:
  *   the wallet frame's request after the visitor's click (service.ts). Like every wallet route it
  *   needs the owner's access token AND the session's wallet credential with same-origin fetch
- *   metadata: only the wallet frame gets past. At most 30 per user in 10 minutes.
+ *   metadata: only the wallet frame gets past. At most 30 per user in 10 minutes. `id` is the
+ *   dapp's own id for the batch (EIP-5792), refused as `calls_duplicate_id` when the user already
+ *   sent one under it.
  * - `GET /calls/capabilities` → EIP-5792 capabilities per chain (access token).
  * - `GET /calls/{id}` → `wallet_getCallsStatus`'s answer, the user's own batches only.
  */
@@ -29,7 +31,11 @@ const word = z
   .string()
   .regex(/^0x[0-9a-fA-F]{1,64}$/, 'must be 0x-prefixed hex of at most 32 bytes')
 
+/** EIP-5792's batch id: 0x and hex, at most 4096 bytes (the dapp's own, or Latch's). */
+const BATCH_ID = /^0x[0-9a-fA-F]{1,8192}$/
+
 const sponsorBatchBody = z.object({
+  id: z.string().regex(BATCH_ID, 'must be 0x-prefixed hex of at most 4096 bytes').optional(),
   chainId: z
     .number()
     .int()
@@ -81,8 +87,8 @@ export function sponsorRoutes(deps: Deps): Hono<HonoEnv> {
   routes.get('/capabilities', async (c) => c.json(await capabilities(deps, c.get('app'))))
 
   routes.get('/:id', async (c) => {
-    const id = c.req.param('id')
-    if (!/^0x[0-9a-f]{64}$/.test(id)) {
+    const id = c.req.param('id').toLowerCase()
+    if (!BATCH_ID.test(id)) {
       throw LatchError.of('not_found', { message: 'No batch with this id' })
     }
     return c.json(await callsStatus(deps, c.get('app'), c.get('auth').sub, id))

@@ -12,7 +12,7 @@
  * account), the chain's rules (Prague), the account's delegation, the simulation, the gas cap,
  * then under the sponsor's row lock: the day's budgets, the sponsor's balance, the send.
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import {
   BATCH_DOMAIN,
   BATCH_TYPES,
@@ -82,6 +82,8 @@ export interface SponsorBatchBody {
   signature: string
   /** The account's EIP-7702 authorization, when it has not delegated yet. */
   authorization?: SignedAuthorizationBody
+  /** The dapp's own id for the batch (EIP-5792's `id`, 0x and hex), when it gave one. */
+  id?: string
 }
 
 export interface CallsStatus {
@@ -227,6 +229,35 @@ async function node<T>(work: Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The row key of a batch whose id the dapp chose: a hash of the app, the user and that id, so
+ * two users' (or apps') equal ids never meet and a duplicate is one user's own. Ids Latch makes
+ * are stored as they are.
+ */
+export function dappBatchKey(appId: string, userId: string, id: string): string {
+  return `0x${createHash('sha256').update(`latch-batch\n${appId}\n${userId}\n${id.toLowerCase()}`).digest('hex')}`
+}
+
+const isUniqueViolation = (e: unknown) =>
+  typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23505'
+
+const duplicateId = () =>
+  LatchError.of('calls_duplicate_id', {
+    message: 'A batch with this id was already sent: give each batch its own id',
+  })
+
+/** Whether the user already has a batch under this dapp id (stored hashed, or as Latch made it). */
+async function idTaken(db: Deps['db'], appId: string, userId: string, id: string) {
+  const row = await db
+    .selectFrom('sponsored_batches')
+    .select('id')
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .where('id', 'in', [id.toLowerCase(), dappBatchKey(appId, userId, id)])
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 const secondsToMidnight = (now: Date) =>
   Math.max(
     1,
@@ -259,6 +290,8 @@ export async function sponsorBatch(
   }
   const outside = outsidePolicy(sponsor, body.calls)
   if (outside) throw refuse('sponsor_policy_refused', outside)
+  const dappId = body.id?.toLowerCase()
+  if (dappId && (await idTaken(deps.db, app.id, userId, dappId))) throw duplicateId()
 
   const calls = body.calls.map((c) => ({
     to: getAddress(c.to),
@@ -358,7 +391,8 @@ export async function sponsorBatch(
   const maxFeePerGas = fees.maxFeePerGas
   const cost = gas * maxFeePerGas
 
-  const id = `0x${randomBytes(32).toString('hex')}`
+  const id = dappId ?? `0x${randomBytes(32).toString('hex')}`
+  const rowId = dappId ? dappBatchKey(app.id, userId, dappId) : id
   const key = await sponsorKey(deps, sponsor.id)
   const wallet = createWalletClient({ account: privateKeyToAccount(key), chain, transport })
 
@@ -389,6 +423,30 @@ export async function sponsorBatch(
       )
       throw LatchError.of('sponsor_out_of_funds')
     }
+    // The row first, its hash once sent: an id another request of this user is sending under
+    // waits for that one and is refused, before anything is sent.
+    try {
+      await trx
+        .insertInto('sponsored_batches')
+        .values({
+          id: rowId,
+          sponsor_id: sponsor.id,
+          app_id: app.id,
+          chain_id: chainId,
+          user_id: userId,
+          account,
+          transaction_hash: '',
+          calls: calls.length,
+          cost_wei: cost.toString(),
+          status: 'pending',
+          receipt: null,
+          created_at: now,
+        })
+        .execute()
+    } catch (e) {
+      if (isUniqueViolation(e)) throw duplicateId()
+      throw e
+    }
     const hash = await node(
       wallet.sendTransaction({
         to: account,
@@ -401,21 +459,9 @@ export async function sponsorBatch(
       }),
     )
     await trx
-      .insertInto('sponsored_batches')
-      .values({
-        id,
-        sponsor_id: sponsor.id,
-        app_id: app.id,
-        chain_id: chainId,
-        user_id: userId,
-        account,
-        transaction_hash: hash,
-        calls: calls.length,
-        cost_wei: cost.toString(),
-        status: 'pending',
-        receipt: null,
-        created_at: now,
-      })
+      .updateTable('sponsored_batches')
+      .set({ transaction_hash: hash })
+      .where('id', '=', rowId)
       .execute()
     await eventInsert({
       appId: app.id,
@@ -446,10 +492,11 @@ export async function callsStatus(
   userId: string,
   id: string,
 ): Promise<CallsStatus> {
+  // Latch's own ids are the row's; a dapp's are hashed with the app and the user.
   const row = await deps.db
     .selectFrom('sponsored_batches')
     .selectAll()
-    .where('id', '=', id)
+    .where('id', 'in', [id, dappBatchKey(app.id, userId, id)])
     .where('app_id', '=', app.id)
     .where('user_id', '=', userId)
     .executeTakeFirst()
@@ -486,7 +533,7 @@ export async function callsStatus(
           // The budgets count what the batch did cost from now on.
           cost_wei: (found.gasUsed * found.effectiveGasPrice).toString(),
         })
-        .where('id', '=', id)
+        .where('id', '=', row.id)
         .where('status', '=', 'pending')
         .execute()
     }

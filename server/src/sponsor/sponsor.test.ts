@@ -246,6 +246,60 @@ describeBackends(
 
     const batches = () => get().deps.db.selectFrom('sponsored_batches').select('id').execute()
 
+    test('a batch under the dapp’s own id answers that id and its status by it; the same id again, or an id Latch gave an earlier batch, is refused (calls_duplicate_id, 409) before anything is sent; another user may choose the same id', async () => {
+      const { appId, sponsor } = await sponsoredApp()
+      const recipient = privateKeyToAccount(generatePrivateKey()).address
+      const mint = async (who: Hex) =>
+        client.waitForTransactionReceipt({
+          hash: await funderWallet.writeContract({
+            account: funder,
+            chain: mainnet,
+            address: token,
+            abi: tokenAbi(),
+            functionName: 'mint',
+            args: [who, 10n],
+          }),
+        })
+      const transfer = () => [call('transfer', [recipient, 1n])]
+      const v = await visitor(appId)
+      await mint(v.key.address)
+      const first = await send(v, {
+        ...(await signBatch(v, transfer())),
+        authorization: await authorization(v),
+        id: '0xC0FFEE01',
+      })
+      expect(first.status, JSON.stringify(first.body)).toBe(200)
+      expect(first.body.id).toBe('0xc0ffee01')
+      expect((await status(v, '0xC0FFEE01')).body).toMatchObject({ id: '0xc0ffee01', status: 200 })
+
+      const sponsorNonce = await client.getTransactionCount({ address: sponsor })
+      const again = await send(v, { ...(await signBatch(v, transfer())), id: '0xc0ffee01' })
+      expect(again.status).toBe(409)
+      expect(again.body.error?.code).toBe('calls_duplicate_id')
+      expect(await client.getTransactionCount({ address: sponsor })).toBe(sponsorNonce)
+
+      const own = await send(v, await signBatch(v, transfer()))
+      expect(own.status, JSON.stringify(own.body)).toBe(200)
+      expect((await status(v, own.body.id)).body.status).toBe(200)
+      const reused = await send(v, { ...(await signBatch(v, transfer())), id: own.body.id })
+      expect(reused.body.error?.code).toBe('calls_duplicate_id')
+
+      // The ids are each user's own: another user's equal id is a batch of theirs.
+      const w = await visitor(appId)
+      await mint(w.key.address)
+      const theirs = await send(w, {
+        ...(await signBatch(w, transfer())),
+        authorization: await authorization(w),
+        id: '0xc0ffee01',
+      })
+      expect(theirs.status, JSON.stringify(theirs.body)).toBe(200)
+      expect((await status(w, '0xc0ffee01')).body.status).toBe(200)
+      expect(await balanceOf(recipient)).toBe(3n)
+      // A malformed id is refused before anything else.
+      const bad = await send(v, { ...(await signBatch(v, transfer())), id: 'c0ffee' })
+      expect(bad.status).toBe(400)
+    })
+
     test('a visitor with 0 ETH approves and transfers in one batch; the sponsor pays', async () => {
       const { appId, sponsor } = await sponsoredApp()
       const v = await visitor(appId)

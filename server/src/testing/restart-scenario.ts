@@ -27,11 +27,11 @@ import {
 } from '@latch/shared'
 import pg from 'pg'
 import { hashToken } from '../crypto.ts'
-import { send } from '../fuzz/wire.ts'
 import { openServices } from '../index.ts'
 import { REFRESH_COOKIE_PREFIX, refreshCookieName } from '../sessions/refresh-cookie.ts'
 import { latchCommand, REPO_ROOT } from './cli-bundle.ts'
 import type { ControlledPostgres } from './postgres.ts'
+import { send } from './wire.ts'
 
 const START_TIMEOUT_MS = 60_000
 const CODE_TIMEOUT_MS = 10_000

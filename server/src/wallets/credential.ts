@@ -20,7 +20,7 @@
  *
  * A browser that keeps no such cookie for a cross-site frame (third-party cookies blocked
  * outright) gets `wallet_sign_in_required` and no token-only fallback; the same-site
- * deployment (docs: wallet-frame/README.md, "Who gets the wallet credential") is its answer.
+ * deployment (docs/architecture.md, "The wallet credential: a token is not enough") is its answer.
  */
 import { LatchError } from '@latch/shared'
 import type { Context, MiddlewareHandler } from 'hono'

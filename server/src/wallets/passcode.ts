@@ -1,5 +1,5 @@
 /**
- * Recovery by passcode, the server's half (wallet-frame/README.md, "The passcode scheme"). The
+ * Recovery by passcode, the server's half (docs/architecture.md, "Recovery methods"). The
  * passcode never reaches the server: every guess is one OPRF evaluation here, and each
  * evaluation counts as a failure until the frame proves, with the verifier only the right
  * passcode yields, that it was right.

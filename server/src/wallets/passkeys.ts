@@ -1,5 +1,5 @@
 /**
- * Recovery by passkey, the server's half (wallet-frame/README.md, "Recovery by passkey"). The
+ * Recovery by passkey, the server's half (docs/architecture.md, "Recovery by passkey"). The
  * wallet frame seals a share under a key it derives from a passkey's PRF output; the server keeps
  * the credential id, the PRF salt and that sealing, and hands them back only to the wallet frame
  * of the owner's signed-in browser (the routes' gates). It never sees the PRF output, so nothing

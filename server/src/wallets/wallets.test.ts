@@ -11,12 +11,14 @@ import {
 import {
   addressOf,
   blind,
+  fetchApi,
   finish,
   newPrivateKey,
   sealShare,
   splitKey,
   stretch,
   toHex,
+  walletCore,
 } from '@latch/wallet-frame'
 import { sql } from 'kysely'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -124,6 +126,33 @@ describeBackends('wallets', (get) => {
       address,
     })
     await expect(laptop.connect({ address, accessToken: auth.token })).resolves.toEqual({ address })
+  })
+
+  test('refusal: a browser that refused the wallet credential hears wallet_sign_in_required from connect at once, not wallet_not_on_device (no passcode would help)', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const { address } = await device(s, appId).create({ accessToken: auth.token })
+    // The frame's own code in a browser that kept no cookie for it: fetch metadata only.
+    const noCookie = ((url: string, init: RequestInit = {}) => {
+      const headers = new Headers(init.headers)
+      headers.set('sec-fetch-site', 'same-origin')
+      return s.api.request(url, { ...init, headers })
+    }) as typeof fetch
+    const shares = new Map<string, Uint8Array>()
+    const refused = walletCore({
+      api: fetchApi('', appId, noCookie),
+      store: {
+        persistent: false,
+        get: (a) => shares.get(a.toLowerCase()),
+        set: (a, share) => void shares.set(a.toLowerCase(), share),
+      },
+      kdf,
+    })
+    const heard = await refusal(refused.connect({ address, accessToken: auth.token }))
+    expect(heard.code).toBe('wallet_sign_in_required')
+    // A browser that keeps it and lacks the share still hears that the wallet is not here.
+    const laptop = await refusal(device(s, appId).connect({ address, accessToken: auth.token }))
+    expect(laptop.code).toBe('wallet_not_on_device')
   })
 
   test('behavior: the in-app wallet cannot be unlinked', async () => {

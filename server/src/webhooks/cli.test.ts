@@ -7,8 +7,8 @@ import { openServices } from '../index.ts'
 import { latchCli } from '../testing/cli.ts'
 import { type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
+import { startReceiver } from '../testing/webhook-receiver.ts'
 import { enqueueEvent } from './events.ts'
-import { startReceiver } from './receiver.ts'
 import { createWebhookWorker } from './worker.ts'
 
 let pg: RunningPostgres | null = null

@@ -18,8 +18,8 @@ import { openServices } from '../index.ts'
 import { latchCommand, REPO_ROOT } from '../testing/cli-bundle.ts'
 import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
+import { type Receiver, startReceiver } from '../testing/webhook-receiver.ts'
 import { addEndpoint } from './endpoints.ts'
-import { type Receiver, startReceiver } from './receiver.ts'
 import { LEASE_MS } from './worker.ts'
 
 const START_TIMEOUT_MS = 60_000

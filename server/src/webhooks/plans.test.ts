@@ -10,9 +10,9 @@ import type { Database } from '../db/schema.ts'
 import { openServices } from '../index.ts'
 import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
+import { type Receiver, startReceiver } from '../testing/webhook-receiver.ts'
 import { addEndpoint } from './endpoints.ts'
 import { enqueueEvent } from './events.ts'
-import { type Receiver, startReceiver } from './receiver.ts'
 import { createWebhookWorker, replay } from './worker.ts'
 
 const ROWS = 50_000

@@ -9,8 +9,8 @@ import { afterEach, expect, test } from 'vitest'
 // The e2e harness's throwaway certificate for *.example.test (openssl), reused.
 import { testCertificate } from '../../../e2e/src/same-site.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
+import { type Receiver, startReceiver } from '../testing/webhook-receiver.ts'
 import { refusedAddress } from './addresses.ts'
-import { type Receiver, startReceiver } from './receiver.ts'
 import { MAX_RESPONSE_BYTES, type Resolver, SEND_TIMEOUT_MS, sendWebhook } from './send.ts'
 
 const receivers: Receiver[] = []

@@ -7,9 +7,9 @@ import { verifyWebhook } from '../../../server-sdk/src/index.ts'
 import { linkAccount, unlinkAccount } from '../accounts/service.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
 import { describeBackends, type TestServer } from '../testing/test-server.ts'
+import { type Receiver, startReceiver } from '../testing/webhook-receiver.ts'
 import { addEndpoint, checkEndpointUrl, parseEventFilter } from './endpoints.ts'
 import { enqueueEvent, forgetUserEvents } from './events.ts'
-import { type Receiver, startReceiver } from './receiver.ts'
 import { createWebhookWorker, LEASE_MS, replay, retryDelayMs } from './worker.ts'
 
 /**

@@ -257,6 +257,44 @@ export const ERRORS = {
     message: 'The provider does not support the requested method.',
     retryable: false,
   },
+  // EIP-5792's own provider errors (wallet_sendCalls, wallet_getCallsStatus).
+  calls_capability_unsupported: {
+    type: 'wallet_error',
+    rpcCode: 5700,
+    message: 'The wallet does not support a capability the request requires',
+    retryable: false,
+  },
+  calls_chain_unsupported: {
+    type: 'wallet_error',
+    rpcCode: 5710,
+    message: 'The wallet does not send batches of calls on this chain',
+    retryable: false,
+  },
+  calls_duplicate_id: {
+    type: 'wallet_error',
+    status: 409,
+    rpcCode: 5720,
+    message: 'A batch with this id was already sent',
+    retryable: false,
+  },
+  calls_unknown_id: {
+    type: 'wallet_error',
+    rpcCode: 5730,
+    message: 'No batch of calls with this id',
+    retryable: false,
+  },
+  calls_too_many: {
+    type: 'wallet_error',
+    rpcCode: 5740,
+    message: 'The batch has more calls than the wallet sends at once',
+    retryable: false,
+  },
+  calls_atomic_unsupported: {
+    type: 'wallet_error',
+    rpcCode: 5760,
+    message: 'The wallet cannot send these calls atomically on this chain',
+    retryable: false,
+  },
   rpc_disconnected: {
     type: 'wallet_error',
     rpcCode: 4900,

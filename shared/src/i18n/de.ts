@@ -55,6 +55,12 @@ export default {
       'Dieser Browser hat die Anmeldung deiner Wallet für diese App nicht behalten, oft weil er Cookies anderer Websites blockiert.',
     refusedHelp:
       'Melde dich ab und auf diesem Gerät erneut an. Passiert das wieder, erlaube websiteübergreifende Cookies für diese App in den Browser-Einstellungen oder nutze einen anderen Browser.',
+    refusedWindow: 'In einem neuen Fenster erneut anmelden',
+    refusedAgain:
+      'Erneut angemeldet. Deine Wallet lässt sich jetzt öffnen: versuche es noch einmal.',
+    refusedNotAgain: 'Du wurdest nicht erneut angemeldet. Bitte versuche es noch einmal.',
+    refusedStill:
+      'Dieser Browser verweigert die Anmeldung deiner Wallet hier weiterhin. Erlaube websiteübergreifende Cookies für diese App oder nutze einen anderen Browser.',
     oauthVerifying: 'Verbindung mit {provider} wird geprüft',
     oauthWait: 'Nur noch einen Moment',
     oauthDone: 'Erfolgreich mit {provider} verbunden',
@@ -224,6 +230,15 @@ export default {
     apBatchCall: 'Aufruf {n}',
     apBatchFee: 'Netzwerkgebühr: bezahlt von {app}',
     apBatchConfirm: 'Bestätigen',
+    batchBudget:
+      'Das Budget dieser App für deine Netzwerkgebühren ist für heute aufgebraucht. Es wurde nichts gesendet; versuche es morgen erneut.',
+    batchPolicy:
+      'Diese App bezahlt die Netzwerkgebühr für diese Aufrufe nicht. Es wurde nichts gesendet.',
+    batchNoFunds:
+      'Diese App kann gerade keine Netzwerkgebühren bezahlen. Es wurde nichts gesendet; versuche es später erneut.',
+    batchUnavailable:
+      'Diese App bezahlt in diesem Netzwerk keine Netzwerkgebühren. Es wurde nichts gesendet.',
+    batchReverted: 'Diese Aufrufe würden fehlschlagen, daher wurde nichts gesendet.',
     passkey: 'Passkey verwenden',
     protectedBy: 'Geschützt durch Latch',
     walletFrame: 'Latch-Wallet',

@@ -30,6 +30,11 @@ export const enScreens = {
     'This browser did not keep your wallet’s sign-in for this app, often because it blocks cookies from other sites.',
   refusedHelp:
     'Log out and sign in again on this device. If this comes back, allow cross-site cookies for this app in your browser’s settings, or use another browser.',
+  refusedWindow: 'Sign in again in a new window',
+  refusedAgain: 'Signed in again. Your wallet can open now: try again.',
+  refusedNotAgain: 'You were not signed in again. Please try again.',
+  refusedStill:
+    'This browser still refuses your wallet’s sign-in here. Allow cross-site cookies for this app, or use another browser.',
   oauthVerifying: 'Verifying connection to {provider}',
   oauthWait: 'Just a few moments more',
   oauthDone: 'Successfully connected with {provider}',
@@ -144,6 +149,13 @@ export const enScreens = {
   txSet: "You're all set.",
   txAllDone: 'All Done',
   txHash: 'Transaction hash',
+  // A batch the app's sponsor refused (modal-app/src/wallet/batch.tsx): nothing was sent.
+  batchBudget:
+    'This app’s budget for your network fees is used up for today. Nothing was sent; try again tomorrow.',
+  batchPolicy: 'This app does not pay the network fee for these calls. Nothing was sent.',
+  batchNoFunds: 'This app cannot pay network fees right now. Nothing was sent; try again later.',
+  batchUnavailable: 'This app does not pay network fees on this network. Nothing was sent.',
+  batchReverted: 'These calls would fail, so nothing was sent.',
   exTitle: 'Export your wallet',
   exShown: 'Your private key is shown below, inside a frame only Latch’s wallet can read.',
   exReveal:

@@ -55,6 +55,11 @@ export default {
       'Este navegador no conservó el inicio de sesión de tu billetera para esta app, a menudo porque bloquea las cookies de otros sitios.',
     refusedHelp:
       'Cierra sesión y vuelve a iniciarla en este dispositivo. Si vuelve a ocurrir, permite las cookies entre sitios para esta app en los ajustes de tu navegador o usa otro navegador.',
+    refusedWindow: 'Volver a iniciar sesión en una ventana nueva',
+    refusedAgain: 'Sesión iniciada de nuevo. Tu billetera ya se puede abrir: inténtalo otra vez.',
+    refusedNotAgain: 'No se volvió a iniciar sesión. Inténtalo de nuevo.',
+    refusedStill:
+      'Este navegador sigue rechazando aquí el inicio de sesión de tu billetera. Permite las cookies entre sitios para esta app o usa otro navegador.',
     oauthVerifying: 'Verificando la conexión con {provider}',
     oauthWait: 'Solo unos momentos más',
     oauthDone: 'Conectado correctamente con {provider}',
@@ -219,6 +224,13 @@ export default {
     apBatchCall: 'Llamada {n}',
     apBatchFee: 'Comisión de red: la paga {app}',
     apBatchConfirm: 'Confirmar',
+    batchBudget:
+      'El presupuesto de esta app para tus comisiones de red se ha agotado por hoy. No se envió nada; inténtalo de nuevo mañana.',
+    batchPolicy: 'Esta app no paga la comisión de red de estas llamadas. No se envió nada.',
+    batchNoFunds:
+      'Esta app no puede pagar comisiones de red ahora. No se envió nada; inténtalo de nuevo más tarde.',
+    batchUnavailable: 'Esta app no paga comisiones de red en esta red. No se envió nada.',
+    batchReverted: 'Estas llamadas fallarían, así que no se envió nada.',
     passkey: 'Usar una llave de acceso',
     protectedBy: 'Protegido por Latch',
     walletFrame: 'Billetera de Latch',

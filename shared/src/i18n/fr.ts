@@ -57,6 +57,11 @@ export default {
       'Ce navigateur n’a pas conservé la connexion de votre portefeuille pour cette application, souvent parce qu’il bloque les cookies d’autres sites.',
     refusedHelp:
       'Déconnectez-vous puis reconnectez-vous sur cet appareil. Si cela se reproduit, autorisez les cookies intersites pour cette application dans les réglages de votre navigateur, ou utilisez un autre navigateur.',
+    refusedWindow: 'Se reconnecter dans une nouvelle fenêtre',
+    refusedAgain: 'Vous êtes reconnecté. Votre portefeuille peut maintenant s’ouvrir : réessayez.',
+    refusedNotAgain: 'Vous n’avez pas été reconnecté. Veuillez réessayer.',
+    refusedStill:
+      'Ce navigateur refuse toujours ici la connexion de votre portefeuille. Autorisez les cookies intersites pour cette app ou utilisez un autre navigateur.',
     oauthVerifying: 'Vérification de la connexion à {provider}',
     oauthWait: 'Encore quelques instants',
     oauthDone: 'Connecté avec {provider}',
@@ -226,6 +231,14 @@ export default {
     apBatchCall: 'Appel {n}',
     apBatchFee: 'Frais de réseau : payés par {app}',
     apBatchConfirm: 'Confirmer',
+    batchBudget:
+      'Le budget de cette app pour vos frais de réseau est épuisé pour aujourd’hui. Rien n’a été envoyé ; réessayez demain.',
+    batchPolicy: 'Cette app ne paie pas les frais de réseau de ces appels. Rien n’a été envoyé.',
+    batchNoFunds:
+      'Cette app ne peut pas payer de frais de réseau pour le moment. Rien n’a été envoyé ; réessayez plus tard.',
+    batchUnavailable:
+      'Cette app ne paie pas de frais de réseau sur ce réseau. Rien n’a été envoyé.',
+    batchReverted: 'Ces appels échoueraient, donc rien n’a été envoyé.',
     passkey: 'Utiliser une clé d’accès',
     protectedBy: 'Protégé par Latch',
     walletFrame: 'Portefeuille Latch',

@@ -55,6 +55,11 @@ export default {
       '이 브라우저가 이 앱의 지갑 로그인 정보를 유지하지 않았습니다. 다른 사이트의 쿠키를 차단하는 경우가 많습니다.',
     refusedHelp:
       '로그아웃한 뒤 이 기기에서 다시 로그인해 주세요. 다시 표시되면 브라우저 설정에서 이 앱의 교차 사이트 쿠키를 허용하거나 다른 브라우저를 사용해 주세요.',
+    refusedWindow: '새 창에서 다시 로그인',
+    refusedAgain: '다시 로그인했습니다. 이제 지갑을 열 수 있습니다. 다시 시도하세요.',
+    refusedNotAgain: '다시 로그인되지 않았습니다. 다시 시도하세요.',
+    refusedStill:
+      '이 브라우저는 여기에서 지갑 로그인을 여전히 거부합니다. 이 앱의 교차 사이트 쿠키를 허용하거나 다른 브라우저를 사용하세요.',
     oauthVerifying: '{provider} 연결을 확인하는 중',
     oauthWait: '조금만 기다려 주세요',
     oauthDone: '{provider}에 연결되었습니다',
@@ -213,6 +218,15 @@ export default {
     apBatchCall: '호출 {n}',
     apBatchFee: '네트워크 수수료: {app}에서 부담',
     apBatchConfirm: '확인',
+    batchBudget:
+      '이 앱이 오늘 회원님의 네트워크 수수료에 쓸 수 있는 예산을 모두 썼습니다. 아무것도 전송되지 않았습니다. 내일 다시 시도하세요.',
+    batchPolicy:
+      '이 앱은 이 호출들의 네트워크 수수료를 내지 않습니다. 아무것도 전송되지 않았습니다.',
+    batchNoFunds:
+      '이 앱은 지금 네트워크 수수료를 낼 수 없습니다. 아무것도 전송되지 않았습니다. 나중에 다시 시도하세요.',
+    batchUnavailable:
+      '이 앱은 이 네트워크에서 네트워크 수수료를 내지 않습니다. 아무것도 전송되지 않았습니다.',
+    batchReverted: '이 호출들은 실패할 것이므로 아무것도 전송되지 않았습니다.',
     passkey: '패스키 사용',
     protectedBy: 'Latch로 보호됨',
     walletFrame: 'Latch 지갑',

@@ -55,6 +55,11 @@ export default {
       'Este navegador não manteve o login da sua carteira neste app, geralmente porque bloqueia cookies de outros sites.',
     refusedHelp:
       'Saia e entre novamente neste dispositivo. Se isso voltar a acontecer, permita cookies entre sites para este app nas configurações do navegador ou use outro navegador.',
+    refusedWindow: 'Entrar novamente em uma nova janela',
+    refusedAgain: 'Você entrou novamente. Sua carteira já pode ser aberta: tente de novo.',
+    refusedNotAgain: 'Você não entrou novamente. Tente de novo.',
+    refusedStill:
+      'Este navegador ainda recusa aqui o login da sua carteira. Permita cookies entre sites para este app ou use outro navegador.',
     oauthVerifying: 'Verificando a conexão com {provider}',
     oauthWait: 'Só mais alguns instantes',
     oauthDone: 'Conectado com sucesso com {provider}',
@@ -216,6 +221,13 @@ export default {
     apBatchCall: 'Chamada {n}',
     apBatchFee: 'Taxa de rede: paga por {app}',
     apBatchConfirm: 'Confirmar',
+    batchBudget:
+      'O orçamento deste app para suas taxas de rede acabou por hoje. Nada foi enviado; tente novamente amanhã.',
+    batchPolicy: 'Este app não paga a taxa de rede destas chamadas. Nada foi enviado.',
+    batchNoFunds:
+      'Este app não pode pagar taxas de rede agora. Nada foi enviado; tente novamente mais tarde.',
+    batchUnavailable: 'Este app não paga taxas de rede nesta rede. Nada foi enviado.',
+    batchReverted: 'Estas chamadas falhariam, então nada foi enviado.',
     passkey: 'Usar uma chave de acesso',
     protectedBy: 'Protegido por Latch',
     walletFrame: 'Carteira Latch',

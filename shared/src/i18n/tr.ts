@@ -57,6 +57,11 @@ export default {
       'Bu tarayıcı, bu uygulamadaki cüzdan girişinizi saklamadı; bunun nedeni çoğu zaman diğer sitelerin çerezlerini engellemesidir.',
     refusedHelp:
       'Çıkış yapıp bu cihazda yeniden giriş yapın. Bu tekrar olursa tarayıcı ayarlarınızda bu uygulama için siteler arası çerezlere izin verin veya başka bir tarayıcı kullanın.',
+    refusedWindow: 'Yeni bir pencerede yeniden giriş yapın',
+    refusedAgain: 'Yeniden giriş yapıldı. Cüzdanınız artık açılabilir: tekrar deneyin.',
+    refusedNotAgain: 'Yeniden giriş yapılmadı. Lütfen tekrar deneyin.',
+    refusedStill:
+      'Bu tarayıcı cüzdanınızın girişini burada hâlâ reddediyor. Bu uygulama için siteler arası çerezlere izin verin veya başka bir tarayıcı kullanın.',
     oauthVerifying: '{provider} bağlantısı doğrulanıyor',
     oauthWait: 'Birkaç saniye daha',
     oauthDone: '{provider} ile bağlantı kuruldu',
@@ -220,6 +225,13 @@ export default {
     apBatchCall: 'Çağrı {n}',
     apBatchFee: 'Ağ ücreti: {app} tarafından ödenir',
     apBatchConfirm: 'Onayla',
+    batchBudget:
+      'Bu uygulamanın ağ ücretleriniz için bugünkü bütçesi tükendi. Hiçbir şey gönderilmedi; yarın yeniden deneyin.',
+    batchPolicy: 'Bu uygulama bu çağrıların ağ ücretini ödemiyor. Hiçbir şey gönderilmedi.',
+    batchNoFunds:
+      'Bu uygulama şu anda ağ ücreti ödeyemiyor. Hiçbir şey gönderilmedi; daha sonra yeniden deneyin.',
+    batchUnavailable: 'Bu uygulama bu ağda ağ ücreti ödemiyor. Hiçbir şey gönderilmedi.',
+    batchReverted: 'Bu çağrılar başarısız olacağı için hiçbir şey gönderilmedi.',
     passkey: 'Geçiş anahtarı kullan',
     protectedBy: 'Latch tarafından korunuyor',
     walletFrame: 'Latch cüzdanı',

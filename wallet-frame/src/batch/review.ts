@@ -259,6 +259,8 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
               deadline: Number(signedBatch.deadline),
               signature: signed.signature,
               ...(signed.authorization && { authorization: signed.authorization }),
+              // The dapp's label, checked by the API (which refuses one the user used already).
+              ...(typeof params.id === 'string' && { id: params.id }),
             },
             params.accessToken,
           )

@@ -1,10 +1,12 @@
 /**
  * Shapes the modal checks only past its landing, in code loaded apart: an OAuth return, the flow
- * the host keeps for it, an unlink target (protocol.ts re-exports them).
+ * the host keeps for it, an unlink target. A module of its own: the modal's landing reaches
+ * config-shape.ts, and only code loaded after it these (modal-app/build.ts keeps them out of the
+ * landing).
  */
-import { OAUTH_PROVIDERS } from './constants.ts'
-import * as s from './shape.ts'
-import type { Hex, OAuthReturnParams, PendingOAuthFlow, UnlinkTarget } from './types.ts'
+import { OAUTH_PROVIDERS } from '../constants.ts'
+import * as s from '../shape.ts'
+import type { Hex, OAuthReturnParams, PendingOAuthFlow, UnlinkTarget } from '../types.ts'
 
 export const ADDRESS_PATTERN = /^0x[0-9a-fA-F]{40}$/
 
