@@ -49,6 +49,25 @@ export function migratedMemory(): { pgliteData?: Blob } {
   return data ? { pgliteData: data } : {}
 }
 
+/**
+ * A data folder (LATCH_DATA_DIR) whose PGlite database is the run's migrated one, for a test
+ * whose subject needs the database to outlive a process but not its creation: creating a
+ * cluster and migrating it in a folder costs seconds each time. Outside a run the folder stays
+ * empty (the server creates the cluster as usual).
+ * @example const env = { LATCH_DATA_DIR: await migratedFolder(mkdtempSync(...)), DATABASE_URL: '' }
+ */
+export async function migratedFolder(dataDir: string): Promise<string> {
+  const data = runPgliteData()
+  if (!data) return dataDir
+  const client = new PGlite(join(dataDir, 'pglite'), { loadDataDir: data })
+  try {
+    await client.waitReady
+  } finally {
+    await client.close()
+  }
+  return dataDir
+}
+
 async function pgliteTemplate(): Promise<{ file: string; remove(): void }> {
   const client = new PGlite()
   const db = new Kysely<unknown>({ dialect: pgliteDialect(client) })
