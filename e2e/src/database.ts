@@ -1,14 +1,16 @@
 /**
- * Fresh data folders for the API server, fast: creating a PGlite cluster and running the
- * migrations takes 10-20 s on two busy cores, copying an empty migrated one takes a second. The
- * first harness of a run makes the template (a real server start and stop on an empty folder);
- * every harness then starts on its own copy.
+ * Fresh databases for the harness's API server, fast: creating a PGlite cluster and running the
+ * migrations takes 10-20 s on two busy cores. In a test run each server loads the run's migrated
+ * dump into memory (freshDatabase). Outside one (a bench script), the first harness makes a
+ * template folder (a real server start and stop on an empty folder) and every harness starts on
+ * its own copy of it (freshDataDir).
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer } from '@latch/server'
+import { runPgliteData } from '../../server/src/testing/global-setup.ts'
 import { CACHE_DIR, runId } from './build.ts'
 
 /** Names the current template folder and the run it was made for; replaced with one rename. */
@@ -66,14 +68,6 @@ async function makeTemplate(): Promise<string> {
   return dir
 }
 
-/**
- * Makes this run's template unless one is published: the e2e global setup calls it once before
- * the workers start, so they copy it instead of each making one.
- */
-export async function ensureTemplate(): Promise<void> {
-  if (!currentTemplate()) await makeTemplate()
-}
-
 let template: Promise<string> | undefined
 /** Copies of the template tried before giving up (see freshDataDir). */
 const COPY_ATTEMPTS = 6
@@ -100,4 +94,26 @@ export async function freshDataDir(): Promise<string> {
       await new Promise((resolve) => setTimeout(resolve, 500 * attempt))
     }
   }
+}
+
+/** A harness server's database: what its environment and start options get. */
+export interface FreshDatabase {
+  /** LATCH_DATA_DIR, a temporary folder holding the database; the caller removes it. */
+  dataDir?: string
+  /** DATABASE_URL, when the database is not the folder's PGlite. */
+  databaseUrl?: string
+  /** startServer's pgliteData. */
+  pgliteData?: Blob
+}
+
+/**
+ * An empty, migrated database for a harness's server. In a test run, an in-memory PGlite loaded
+ * from the run's migrated dump (made by the global setup, read once per worker): no 40 MB
+ * folder to copy and open per spec file. Elsewhere (a bench script) a copy of the template
+ * folder.
+ */
+export async function freshDatabase(): Promise<FreshDatabase> {
+  const pgliteData = runPgliteData()
+  if (!pgliteData) return { dataDir: await freshDataDir() }
+  return { databaseUrl: 'memory://', pgliteData }
 }

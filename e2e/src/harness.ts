@@ -1,7 +1,7 @@
 /**
- * The end-to-end harness: the API server on a fresh PGlite database with a real SMTP server and
- * a Twilio double, the modal server, the demo host page, and headless Chromium, on three
- * origins so the frames are cross-site as in production:
+ * The end-to-end harness: the API server on a fresh PGlite database (database.ts) with a real
+ * SMTP server and a Twilio double, the modal server, the demo host page, and headless Chromium,
+ * on three origins so the frames are cross-site as in production:
  *   API   http://127.0.0.1:A
  *   modal http://127.0.0.1:M
  *   host  http://localhost:H
@@ -35,7 +35,7 @@ import {
 import type { ModalRenderer } from '../../modal-app/renderer.ts'
 import { startModalServer } from '../../modal-app/server.ts'
 import { buildFrontendOnce, buildModalOnce, FRONTEND_DIRS } from './build.ts'
-import { freshDataDir } from './database.ts'
+import { freshDatabase } from './database.ts'
 import { type HostServer, startHostServer } from './host-server.ts'
 import { SAME_SITE_CHROMIUM_ARGS, type SameSiteProxy, startSameSiteProxy } from './same-site.ts'
 
@@ -327,8 +327,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     // Awaited below; these only keep an early failure from going unhandled.
     buildDone.catch(() => {})
     browserUp.catch(() => {})
-    const [dataDir, smtp, twilio] = await Promise.all([
-      started(freshDataDir(), (dir) => rm(dir, { recursive: true, force: true })),
+    const [database, smtp, twilio] = await Promise.all([
+      started(freshDatabase(), async (d) => {
+        if (d.dataDir) await rm(d.dataDir, { recursive: true, force: true })
+      }),
       started(withTimeout(startSmtpCatcher(), WAIT_MS, 'starting the SMTP catcher'), (x) =>
         x.close(),
       ),
@@ -358,11 +360,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         host: '127.0.0.1',
         port: 0,
         log: () => {},
+        ...(database.pgliteData ? { pgliteData: database.pgliteData } : {}),
         env: {
           // The frontend may be building meanwhile, and Vite sets NODE_ENV while it does.
           NODE_ENV: 'test',
           LATCH_MODAL_ORIGIN: modalUrl,
-          LATCH_DATA_DIR: dataDir,
+          ...(database.dataDir ? { LATCH_DATA_DIR: database.dataDir } : {}),
+          ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
           // Read per request, so the server may start before the build has written it.
           LATCH_WALLET_FRAME_DIR: FRONTEND_DIRS.walletFrame,
           SMTP_URL: smtp.url,

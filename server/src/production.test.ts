@@ -11,6 +11,7 @@ import { afterEach, expect, test } from 'vitest'
 import { runCli } from './cli.ts'
 import { ConfigError, isSecureOrigin, loadConfig } from './config.ts'
 import { openServices, type RunningServer, startServer } from './index.ts'
+import { migratedFolder, migratedMemory } from './testing/global-setup.ts'
 import { TEST_SECRET } from './testing/test-server.ts'
 
 const PROD = {
@@ -80,7 +81,14 @@ async function withOAuthApp(
   env: Record<string, string>,
   fn: (api: RunningServer, appId: string) => Promise<void>,
 ): Promise<void> {
-  const api = await startServer({ port: 0, host: '127.0.0.1', env, log: () => {} })
+  // Every env here is in memory: the run's migrated database, not a cluster made per start.
+  const api = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    env,
+    log: () => {},
+    ...migratedMemory(),
+  })
   try {
     const app = await api.admin.createApp({
       name: 'Redirects',
@@ -170,7 +178,8 @@ test('behavior: secure origins are https: and loopback http: only', () => {
 })
 
 test('error: production refuses http: allowed origins in apps create and update, and refuses to start while an app lists one', async () => {
-  const dir = tempDir()
+  // A folder (the app must outlive the development server) holding the run's migrated database.
+  const dir = await migratedFolder(tempDir())
   const devEnv = { LATCH_DATA_DIR: dir, DATABASE_URL: '', LATCH_SECRET: TEST_SECRET }
   const prodEnv = { ...PROD, ...devEnv, NODE_ENV: 'production' }
   // An app made in development with a plain-http page.

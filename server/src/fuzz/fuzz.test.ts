@@ -27,6 +27,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { createAppSecret, type RunningServer, startServer } from '../index.ts'
 import { refreshCookieName } from '../sessions/refresh-cookie.ts'
+import { migratedMemory } from '../testing/global-setup.ts'
 import {
   POSTGRES_BIN,
   type RunningAnvil,
@@ -111,6 +112,7 @@ beforeAll(async () => {
   }
   api = await startServer({
     port: 0,
+    ...(databaseUrl === 'memory://' ? migratedMemory() : {}),
     env: {
       NODE_ENV: 'test',
       DATABASE_URL: databaseUrl,

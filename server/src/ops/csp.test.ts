@@ -15,7 +15,7 @@ import { buildFrontendOnce } from '../../../e2e/src/build.ts'
 import { freePort, launchChromium } from '../../../e2e/src/harness.ts'
 import { latchScript } from '../../../e2e/src/host-server.ts'
 import { latchCli as cli } from '../testing/cli.ts'
-import { migratedMemory } from '../testing/global-setup.ts'
+import { migratedFolder, migratedMemory } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { frameStyleHash, hostPageCsp } from './csp.ts'
 import { type RunningLatch, serveLatch } from './serve.ts'
@@ -87,7 +87,7 @@ describe('latch csp', () => {
   })
 
   test('behavior: with --app, names the pages the policy is for (the app’s registered origins)', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'latch-csp-'))
+    const dataDir = await migratedFolder(mkdtempSync(join(tmpdir(), 'latch-csp-')))
     try {
       const env = { LATCH_DATA_DIR: dataDir, LATCH_SECRET: TEST_SECRET, DATABASE_URL: '' }
       const created = await cli(

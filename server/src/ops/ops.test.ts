@@ -8,7 +8,6 @@ import { createServer, request as httpRequest, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -16,15 +15,13 @@ import { ConfigError, loadConfig } from '../config.ts'
 import { openDatabase } from '../db/index.ts'
 import { startServer } from '../index.ts'
 import { latchCli as cli } from '../testing/cli.ts'
+import { latchCommand, REPO_ROOT } from '../testing/cli-bundle.ts'
 import { migratedMemory } from '../testing/global-setup.ts'
 import { type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { databaseReadiness, reuseFor } from './health.ts'
 import { serveLatch } from './serve.ts'
 import { closeGracefully } from './shutdown.ts'
-
-const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 let postgres: RunningPostgres | null = null
 let dir = ''
@@ -474,7 +471,7 @@ describe('latch serve', () => {
       LATCH_API_PORT: '0',
       LATCH_MODAL_PORT: '0',
     }
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--migrate'], {
+    const child = spawn(process.execPath, latchCommand('serve', '--migrate'), {
       cwd: REPO_ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -16,6 +16,7 @@ import {
 import { sql } from 'kysely'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../index.ts'
+import { migratedMemory } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { sendRaw } from '../testing/wire.ts'
 import { REQUEST_ID_HEADER } from './log.ts'
@@ -28,6 +29,7 @@ beforeAll(async () => {
   server = await startServer({
     port: 0,
     log: () => {},
+    ...migratedMemory(),
     env: {
       NODE_ENV: 'test',
       DATABASE_URL: 'memory://',

@@ -9,13 +9,13 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import type { AuthResponse } from '@latch/shared'
 import pg from 'pg'
 import { afterAll, describe, expect, test } from 'vitest'
 import { findApp } from '../apps/service.ts'
 import { runCli } from '../cli.ts'
 import { softAuthenticator } from '../testing/authenticator.ts'
+import { latchCommand, REPO_ROOT } from '../testing/cli-bundle.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
 import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/postgres.ts'
 import { freshIp, startTestServer, TEST_SECRET, type TestServer } from '../testing/test-server.ts'
@@ -26,9 +26,6 @@ const NEW_SECRET = 'the-new-secret-the-new-secret-the-new-0123456789'
 const PASSCODE = 'Vb7k2Q'
 const GITHUB = { clientId: 'gh-client', clientSecret: 'gh-client-secret-kept-sealed' }
 const NODE_URL = 'https://node.example/v1/api-key-kept-sealed'
-
-const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 
 /**
  * Runs `secret rotate --batch 1` as a child process while another connection holds the first
@@ -43,11 +40,11 @@ async function killedInsideABatch(databaseUrl: string, env: Record<string, strin
   try {
     await holder.query('BEGIN')
     await holder.query('SELECT id FROM wallets ORDER BY id LIMIT 1 FOR UPDATE')
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', CLI, 'secret', 'rotate', '--batch', '1'],
-      { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-    )
+    const child = spawn(process.execPath, latchCommand('secret', 'rotate', '--batch', '1'), {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     const guard = () => child.kill('SIGKILL')
     process.once('exit', guard)
     let err = ''

@@ -4,7 +4,9 @@
  * and mid-stream a PostgreSQL restart, a failover (the server gone for seconds), a stall, or
  * every Latch backend terminated. No process exits, nothing answered 200 is lost, requests
  * meanwhile answer 503 with Retry-After (never another 5xx), and service returns by itself.
- * Heavier figures: `npm run bench -- restart`.
+ * The four faults run one after another on one database and one pair of processes, each with its
+ * own app and users: a fault leaves the processes as they are, and the next one is as much a
+ * test of them. Heavier figures: `npm run bench -- restart`.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
@@ -14,18 +16,27 @@ import {
   startPostgres,
 } from '../testing/postgres.ts'
 import {
+  type ApiPair,
   describeFigures,
   type Fault,
   type Figures,
   runRestartScenario,
+  startApiPair,
 } from '../testing/restart-scenario.ts'
 
 // These tests stop and freeze their server: one of their own, not the run's.
 let pg: ControlledPostgres | null = null
+let databaseUrl = ''
+let pair: ApiPair | undefined
 beforeAll(async () => {
-  if (postgresAvailable()) pg = await startPostgres()
-}, 60_000)
+  if (!postgresAvailable()) return
+  pg = await startPostgres()
+  if (!pg) return
+  databaseUrl = await pg.createDatabase()
+  pair = await startApiPair({ databaseUrl })
+}, 90_000)
 afterAll(async () => {
+  await pair?.close()
   await pg?.close()
 })
 
@@ -34,9 +45,10 @@ if (!postgresAvailable()) {
 }
 
 async function run(fault: Fault): Promise<Figures> {
-  if (!pg) throw new Error('PostgreSQL did not start')
+  if (!pg || !pair) throw new Error('PostgreSQL or the API processes did not start')
   const figures = await runRestartScenario({
-    databaseUrl: await pg.createDatabase(),
+    databaseUrl,
+    pair,
     postgres: pg,
     fault,
     clients: 8,

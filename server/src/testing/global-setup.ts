@@ -5,8 +5,10 @@
  *   each test server gets a copy of it (runPostgres().createDatabase(name, template));
  * - a migrated PGlite data folder, dumped to a file; each in-memory test server loads it.
  * Starting a PostgreSQL, creating a PGlite cluster and running every migration for each test
- * file is what the server's tests spent most of their time on. Both are stopped and removed
- * when the run ends. A second project's setup in the same run reuses what the first made.
+ * file is what the server's tests spent most of their time on;
+ * - the `latch` command bundled for the tests that spawn it (cli-bundle.ts).
+ * All are stopped and removed when the run ends. A second project's setup in the same run
+ * reuses what the first made.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,7 +18,13 @@ import { Kysely } from 'kysely'
 import { openDatabase } from '../db/index.ts'
 import { migrate } from '../db/migrations.ts'
 import { pgliteDialect } from '../db/pglite-dialect.ts'
-import { MIGRATED_TEMPLATE, RUN_POSTGRES_ENV, startPostgres } from './postgres.ts'
+import { bundleCli, CLI_BUNDLE_ENV } from './cli-bundle.ts'
+import {
+  MIGRATED_TEMPLATE,
+  RUN_POSTGRES_ENV,
+  type RunningPostgres,
+  startPostgres,
+} from './postgres.ts'
 
 /** Where the run's migrated PGlite data folder (a tar file) is. */
 export const PGLITE_DATA_ENV = 'LATCH_TEST_PGLITE_DATA'
@@ -41,6 +49,25 @@ export function migratedMemory(): { pgliteData?: Blob } {
   return data ? { pgliteData: data } : {}
 }
 
+/**
+ * A data folder (LATCH_DATA_DIR) whose PGlite database is the run's migrated one, for a test
+ * whose subject needs the database to outlive a process but not its creation: creating a
+ * cluster and migrating it in a folder costs seconds each time. Outside a run the folder stays
+ * empty (the server creates the cluster as usual).
+ * @example const env = { LATCH_DATA_DIR: await migratedFolder(mkdtempSync(...)), DATABASE_URL: '' }
+ */
+export async function migratedFolder(dataDir: string): Promise<string> {
+  const data = runPgliteData()
+  if (!data) return dataDir
+  const client = new PGlite(join(dataDir, 'pglite'), { loadDataDir: data })
+  try {
+    await client.waitReady
+  } finally {
+    await client.close()
+  }
+  return dataDir
+}
+
 async function pgliteTemplate(): Promise<{ file: string; remove(): void }> {
   const client = new PGlite()
   const db = new Kysely<unknown>({ dialect: pgliteDialect(client) })
@@ -56,29 +83,64 @@ async function pgliteTemplate(): Promise<{ file: string; remove(): void }> {
   }
 }
 
-export default async function setup(): Promise<() => Promise<void>> {
-  if (process.env[RUN_POSTGRES_ENV] || process.env[PGLITE_DATA_ENV]) return async () => {}
-  const [template, postgres] = await Promise.all([
-    pgliteTemplate(),
-    startPostgres().then(async (running) => {
-      if (!running) return null
-      try {
-        const url = await running.createDatabase(MIGRATED_TEMPLATE)
-        const { close } = await openDatabase({ databaseUrl: url, dataDir: null })
-        await close()
-      } catch (error) {
-        await running.close()
-        throw error
-      }
-      return running
-    }),
-  ])
+/**
+ * Makes the run's migrated PGlite dump unless an earlier setup of the run made it, and answers
+ * how to remove it (nothing to do when it was not made here). The e2e setup calls it too: the
+ * projects' setups run in the order of the run's first files, so either may come first.
+ */
+export async function ensurePgliteData(): Promise<() => void> {
+  if (process.env[PGLITE_DATA_ENV]) return () => {}
+  const template = await pgliteTemplate()
   process.env[PGLITE_DATA_ENV] = template.file
-  if (postgres) process.env[RUN_POSTGRES_ENV] = postgres.url
-  return async () => {
+  return () => {
     delete process.env[PGLITE_DATA_ENV]
-    delete process.env[RUN_POSTGRES_ENV]
     template.remove()
-    await postgres?.close()
   }
+}
+
+async function startRunPostgres(): Promise<RunningPostgres | null> {
+  const running = await startPostgres()
+  if (!running) return null
+  try {
+    const url = await running.createDatabase(MIGRATED_TEMPLATE)
+    const { close } = await openDatabase({ databaseUrl: url, dataDir: null })
+    await close()
+  } catch (error) {
+    await running.close()
+    throw error
+  }
+  return running
+}
+
+/** Each part is made unless an earlier setup of the run made it (the env names it). */
+export default async function setup(): Promise<() => Promise<void>> {
+  const made = await Promise.allSettled([
+    ensurePgliteData(),
+    process.env[CLI_BUNDLE_ENV] ? null : bundleCli(),
+    process.env[RUN_POSTGRES_ENV] ? null : startRunPostgres(),
+  ] as const)
+  const [data, cli, postgres] = made.map((m) => (m.status === 'fulfilled' ? m.value : null)) as [
+    (() => void) | null,
+    Awaited<ReturnType<typeof bundleCli>> | null,
+    RunningPostgres | null,
+  ]
+  const teardown = async () => {
+    data?.()
+    if (cli) {
+      delete process.env[CLI_BUNDLE_ENV]
+      cli.remove()
+    }
+    if (postgres) {
+      delete process.env[RUN_POSTGRES_ENV]
+      await postgres.close()
+    }
+  }
+  const failed = made.find((m) => m.status === 'rejected')
+  if (failed) {
+    await teardown()
+    throw failed.reason
+  }
+  if (cli) process.env[CLI_BUNDLE_ENV] = cli.file
+  if (postgres) process.env[RUN_POSTGRES_ENV] = postgres.url
+  return teardown
 }

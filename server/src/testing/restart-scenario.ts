@@ -18,7 +18,6 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import {
   API_PREFIX,
   APP_ID_HEADER,
@@ -30,11 +29,10 @@ import pg from 'pg'
 import { hashToken } from '../crypto.ts'
 import { openServices } from '../index.ts'
 import { REFRESH_COOKIE_PREFIX, refreshCookieName } from '../sessions/refresh-cookie.ts'
+import { latchCommand, REPO_ROOT } from './cli-bundle.ts'
 import type { ControlledPostgres } from './postgres.ts'
 import { send } from './wire.ts'
 
-const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const START_TIMEOUT_MS = 60_000
 const CODE_TIMEOUT_MS = 10_000
 /** How long a client keeps sending a request again (refused connections, 503s). */
@@ -58,8 +56,14 @@ export type Fault =
   | { kind: 'pg-terminate'; times: number; everyMs: number }
 
 export interface ScenarioOptions {
-  /** postgres://… of an empty database. */
+  /** postgres://… of an empty database (or the pair's). */
   databaseUrl: string
+  /**
+   * Processes already serving `databaseUrl` (startApiPair), kept running afterwards: scenarios
+   * run one after another on them need not start two processes and migrate a database each.
+   * Without it the scenario starts its own pair with `env` and stops it at the end.
+   */
+  pair?: ApiPair
   clients: number
   durationMs: number
   /** When, from the start of the stream, the fault happens. */
@@ -142,7 +146,7 @@ class ApiProcess {
 
   /** Starts the process (on `port`, 0 for any) and waits for its "listening" line. */
   async start(port: number): Promise<void> {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--api-only'], {
+    const child = spawn(process.execPath, latchCommand('serve', '--api-only'), {
       cwd: REPO_ROOT,
       env: { ...this.env, LATCH_API_PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -215,6 +219,74 @@ class ApiProcess {
   }
 }
 
+/** The `latch serve` processes a scenario streams to, and what they were started with. */
+export interface ApiPair {
+  readonly procs: readonly [ApiProcess, ApiProcess]
+  readonly env: Record<string, string>
+  /** What each process prints, line by line, goes to these (the scenario running). */
+  readonly listeners: Set<(line: string) => void>
+  /** The clients' addresses go on counting across scenarios (rate limits are per address). */
+  nextIp: number
+  /** Scenarios run so far on the pair: each gives its e-mail addresses its own tag. */
+  runs: number
+  /** Stops both processes and removes the stand-in wallet frame. */
+  close(): Promise<void>
+}
+
+/**
+ * Migrates `databaseUrl` and starts two `latch serve --api-only` processes on it.
+ * @example const pair = await startApiPair({ databaseUrl }); try { await runRestartScenario({ databaseUrl, pair, ... }) } finally { await pair.close() }
+ */
+export async function startApiPair(opts: {
+  databaseUrl: string
+  env?: Record<string, string>
+}): Promise<ApiPair> {
+  // `serve` refuses to start without the wallet frame's build; this scenario never loads the
+  // frame, so two empty pages stand in for it.
+  const frameDir = mkdtempSync(join(tmpdir(), 'latch-restart-frame-'))
+  for (const page of ['index.html', 'export.html']) writeFileSync(join(frameDir, page), '')
+  const env: Record<string, string> = {
+    LATCH_WALLET_FRAME_DIR: frameDir,
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'test',
+    DATABASE_URL: opts.databaseUrl,
+    LATCH_SECRET: SCENARIO_SECRET,
+    LATCH_API_HOST: '127.0.0.1',
+    // Each sign-in comes from its own address, as many clients would.
+    LATCH_TRUST_PROXY: '1',
+    SMTP_URL: '',
+    LATCH_PRICE_URL: '',
+    LATCH_MODAL_ORIGIN: SCENARIO_MODAL_ORIGIN,
+    ...opts.env,
+  }
+  const listeners = new Set<(line: string) => void>()
+  const onLine = (line: string) => {
+    for (const listener of listeners) listener(line)
+  }
+  const procs = [
+    new ApiProcess('api-a', env, onLine),
+    new ApiProcess('api-b', env, onLine),
+  ] as const
+  const close = async () => {
+    await Promise.all(procs.map((p) => p.kill('SIGTERM')))
+    rmSync(frameDir, { recursive: true, force: true })
+  }
+  try {
+    // The migrations run here, before either process starts (so `serve` starts on a current
+    // schema without --migrate).
+    const services = await openServices({ env, log: () => {} })
+    await services.close()
+    // Side by side: each process spends its start loading the server, on a core of its own when
+    // one is free. Both settle before a failure is thrown, so none is left starting.
+    const starts = await Promise.allSettled(procs.map((p) => p.start(0)))
+    for (const start of starts) if (start.status === 'rejected') throw start.reason
+  } catch (error) {
+    await close()
+    throw error
+  }
+  return { procs, env, listeners, nextIp: 0, runs: 0, close }
+}
+
 interface Answer {
   status: number
   body: Record<string, unknown>
@@ -266,34 +338,21 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     record[key] = (record[key] ?? 0) + 1
   }
 
-  // `serve` refuses to start without the wallet frame's build; this scenario never loads the
-  // frame, so two empty pages stand in for it.
-  const frameDir = mkdtempSync(join(tmpdir(), 'latch-restart-frame-'))
-  for (const page of ['index.html', 'export.html']) writeFileSync(join(frameDir, page), '')
+  const pair = opts.pair ?? (await startApiPair(opts))
+  const { procs } = pair
+  const [a, b] = procs
+  const tag = `r${pair.runs++}`
+  const exitsBefore = a.exits.length + b.exits.length
 
-  // The app, made once; the migrations run here, before either process starts (so `serve`
-  // starts on a current schema without --migrate).
-  const env: Record<string, string> = {
-    LATCH_WALLET_FRAME_DIR: frameDir,
-    PATH: process.env.PATH ?? '',
-    NODE_ENV: 'test',
-    DATABASE_URL: opts.databaseUrl,
-    LATCH_SECRET: SCENARIO_SECRET,
-    LATCH_API_HOST: '127.0.0.1',
-    // Each sign-in comes from its own address, as many clients would.
-    LATCH_TRUST_PROXY: '1',
-    SMTP_URL: '',
-    LATCH_PRICE_URL: '',
-    LATCH_MODAL_ORIGIN: SCENARIO_MODAL_ORIGIN,
-    ...opts.env,
-  }
-  const services = await openServices({ env, log: () => {} })
-  const app = await services.admin.createApp({
-    name: 'Reliability',
-    allowedOrigins: ['http://localhost:5173'],
-    loginMethods: ['email'],
-  })
-  await services.close()
+  // The scenario's own app.
+  const services = await openServices({ env: pair.env, log: () => {} })
+  const app = await services.admin
+    .createApp({
+      name: 'Reliability',
+      allowedOrigins: ['http://localhost:5173'],
+      loginMethods: ['email'],
+    })
+    .finally(() => services.close())
 
   // Codes arrive as log lines of whichever process sent them.
   const codes = new Map<string, string>()
@@ -320,23 +379,13 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     })
   }
 
-  const procs = [
-    new ApiProcess('api-a', env, onLine),
-    new ApiProcess('api-b', env, onLine),
-  ] as const
-  const [a, b] = procs
+  pair.listeners.add(onLine)
   let restartedAt = Number.POSITIVE_INFINITY
   let faultStart = Number.POSITIVE_INFINITY
   let faultEnd = Number.POSITIVE_INFINITY
-  let nextIp = 0
   let streaming = true
 
   try {
-    // Side by side: each process spends its start loading the server, on a core of its own when
-    // one is free. Both settle before a failure is thrown, so none is left starting.
-    const starts = await Promise.allSettled([a.start(0), b.start(0)])
-    for (const start of starts) if (start.status === 'rejected') throw start.reason
-
     /**
      * One request to process `i`, counted by outcome. As the modal's credentialed fetch: a
      * `refresh_token` of a session route's body goes in the refresh cookie (with the modal's
@@ -505,8 +554,8 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
 
     const client = async (n: number) => {
       for (let round = 0; Date.now() < end; round++) {
-        const email = `c${n}-${round}@example.com`
-        const ip = `10.${n}.${(++nextIp >> 8) & 255}.${nextIp & 255}`
+        const email = `c${n}-${round}-${tag}@example.com`
+        const ip = `10.${n}.${(++pair.nextIp >> 8) & 255}.${pair.nextIp & 255}`
         const init = await call('/passwordless/init', { email }, ip)
         // 429: a code was issued by a process that died before answering; it may be in its log.
         if (init.status !== 200 && !(init.status === 429 && codes.has(email))) {
@@ -647,9 +696,9 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
       await db.end()
     }
   } finally {
-    figures.processExits = a.exits.length + b.exits.length
-    await Promise.all(procs.map((p) => p.kill('SIGTERM')))
-    rmSync(frameDir, { recursive: true, force: true })
+    figures.processExits = a.exits.length + b.exits.length - exitsBefore
+    pair.listeners.delete(onLine)
+    if (!opts.pair) await pair.close()
   }
   return figures
 }

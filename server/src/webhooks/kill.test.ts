@@ -12,18 +12,16 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
 import { afterAll, expect, test } from 'vitest'
 import { openServices } from '../index.ts'
+import { latchCommand, REPO_ROOT } from '../testing/cli-bundle.ts'
 import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/index.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { type Receiver, startReceiver } from '../testing/webhook-receiver.ts'
 import { addEndpoint } from './endpoints.ts'
 import { LEASE_MS } from './worker.ts'
 
-const CLI = fileURLToPath(new URL('../cli.ts', import.meta.url))
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const START_TIMEOUT_MS = 60_000
 
 interface Child {
@@ -46,7 +44,7 @@ afterAll(async () => {
 
 /** `latch serve --api-only` on a free port; resolves once it listens. */
 function serve(env: Record<string, string>): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--api-only'], {
+  const child = spawn(process.execPath, latchCommand('serve', '--api-only'), {
     cwd: REPO_ROOT,
     env: { ...env, LATCH_API_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
