@@ -19,12 +19,17 @@
  */
 import { LatchError } from '@latch/shared'
 import { t } from '../i18n/i18n.ts'
+import {
+  type JobWindow,
+  jobWindowSide,
+  openJobWindow,
+  watchJobWindow,
+} from '../shell/job-window.ts'
 import { PASSKEY_WINDOW_QUERY } from '../startup/early.ts'
 
 const TAG = 'latch:passkey-window'
 /** The longest the frame waits for the window: the ceremony's own timeout and the visitor's click. */
 const WINDOW_MS = 120_000
-const CLOSED_POLL_MS = 400
 
 /** What the window shows, in the modal's language (it loads no message table of its own). */
 export interface WindowTexts {
@@ -85,10 +90,7 @@ export function createNeedsWindow(): boolean {
 }
 
 /** A window opened for one ceremony, with the nonce its messages carry. */
-export interface PasskeyWindow {
-  window: Window
-  nonce: string
-}
+export type PasskeyWindow = JobWindow
 
 /**
  * Opens the window on the visitor's click, before anything is awaited (a browser lets a page
@@ -97,13 +99,9 @@ export interface PasskeyWindow {
  */
 export function openPasskeyWindow(): PasskeyWindow | null {
   if (!createNeedsWindow()) return null
-  const nonce = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
-    b.toString(16).padStart(2, '0'),
-  ).join('')
-  const url = `${location.origin}/?${PASSKEY_WINDOW_QUERY}#${nonce}`
-  const opened = window.open(url, `latch-passkey-${nonce}`, 'popup,width=420,height=560')
+  const opened = openJobWindow(PASSKEY_WINDOW_QUERY, 'latch-passkey', 420)
   if (!opened) throw LatchError.of('passkey_failed')
-  return { window: opened, nonce }
+  return opened
 }
 
 /** Closes the window of a ceremony that ended before it did (an error on the frame's side). */
@@ -125,31 +123,29 @@ export function createInWindow(
   const { window: popup, nonce } = target
   return new Promise<CreatedCredential>((resolve, reject) => {
     const end = (settle: () => void) => {
-      window.removeEventListener('message', onMessage)
-      clearInterval(poll)
-      clearTimeout(timer)
+      stop()
       signal?.removeEventListener('abort', onAbort)
-      closePasskeyWindow(target)
       settle()
     }
     const cancel = (why: string) => end(() => reject(new DOMException(why, 'NotAllowedError')))
-    const onMessage = (event: MessageEvent) => {
-      if (event.origin !== location.origin || event.source !== popup) return
-      if (!isMessage(event.data, nonce)) return
-      const data = event.data
-      if (data.type === 'ready') {
-        const message: Message = { tag: TAG, nonce, type: 'create', publicKey, texts }
-        popup.postMessage(message, location.origin)
-      } else if (data.type === 'created') end(() => resolve(data.created))
-      else if (data.type === 'failed') end(() => reject(new DOMException(data.message, data.name)))
-    }
+    const stop = watchJobWindow(
+      target,
+      WINDOW_MS,
+      (data) => isMessage(data, nonce),
+      (data) => {
+        const message = data as Message
+        if (message.type === 'ready') {
+          const reply: Message = { tag: TAG, nonce, type: 'create', publicKey, texts }
+          popup.postMessage(reply, location.origin)
+        } else if (message.type === 'created') end(() => resolve(message.created))
+        else if (message.type === 'failed')
+          end(() => reject(new DOMException(message.message, message.name)))
+      },
+      (why) =>
+        cancel(why === 'closed' ? 'The passkey window was closed' : 'The passkey window timed out'),
+    )
     const onAbort = () => cancel('The passkey window was replaced')
-    window.addEventListener('message', onMessage)
     signal?.addEventListener('abort', onAbort)
-    const poll = setInterval(() => {
-      if (popup.closed) cancel('The passkey window was closed')
-    }, CLOSED_POLL_MS)
-    const timer = setTimeout(() => cancel('The passkey window timed out'), WINDOW_MS)
   })
 }
 
@@ -195,18 +191,13 @@ export function registrationJson(credential: PublicKeyCredential): CreatedCreden
 
 /** The window's side: one ceremony for the frame that opened it, then it closes. */
 export function runPasskeyWindow(): void {
-  const nonce = location.hash.slice(1)
-  const opener = window.opener as Window | null
-  const root = document.getElementById('root')
-  if (!/^[0-9a-f]{32}$/.test(nonce) || !opener || !root) {
-    window.close()
-    return
-  }
-  const send = (message: Message) => opener.postMessage(message, location.origin)
-  window.addEventListener('message', (event: MessageEvent) => {
-    if (event.origin !== location.origin || event.source !== opener) return
-    if (!isMessage(event.data, nonce) || event.data.type !== 'create') return
-    const { publicKey, texts } = event.data
+  const side = jobWindowSide()
+  if (!side) return
+  const { nonce, root } = side
+  const send = (message: Message) => side.send(message)
+  side.listen((data) => {
+    if (!isMessage(data, nonce) || data.type !== 'create') return
+    const { publicKey, texts } = data
     show(root, texts, () => create(publicKey), nonce, send)
   })
   send({ tag: TAG, nonce, type: 'ready' })

@@ -13,7 +13,7 @@
  *
  * Both ends are here: `openCredentialWindow` and `signInInWindow` in the modal's frame, and
  * `runCredentialWindow` in the window (main.tsx starts it for `/?latch-credential-window`).
- * Messages as in passkey-window.ts: each names the nonce the frame made (in the window's
+ * Messages as every job window's (shell/job-window.ts): each names the nonce the frame made (in the window's
  * fragment, which no server sees), goes to the modal's origin only, and each end reads only
  * messages of that origin from the one window it expects. A page of another origin that opens
  * the window hears nothing and cannot start it.
@@ -26,12 +26,17 @@ import {
   LatchError,
   type User,
 } from '@latch/shared'
+import {
+  type JobWindow,
+  jobWindowSide,
+  openJobWindow,
+  watchJobWindow,
+} from '../shell/job-window.ts'
 import { CREDENTIAL_WINDOW_QUERY } from '../startup/early.ts'
 
 const TAG = 'latch:credential-window'
 /** Long enough to find the mail and type the code. */
 const WINDOW_MS = 10 * 60_000
-const CLOSED_POLL_MS = 400
 
 /** What the window shows, in the modal's language (it loads no message table of its own). */
 export interface CredentialWindowTexts {
@@ -67,22 +72,14 @@ const isMessage = (data: unknown, nonce: string): data is Message =>
   (data as { nonce?: unknown }).nonce === nonce
 
 /** A window opened for one sign-in, with the nonce its messages carry. */
-export interface CredentialWindow {
-  window: Window
-  nonce: string
-}
+export type CredentialWindow = JobWindow
 
 /**
  * Opens the window on the visitor's click, before anything is awaited (a browser lets a page
  * open a window only while the click's activation lasts); null when the browser blocked it.
  */
 export function openCredentialWindow(): CredentialWindow | null {
-  const nonce = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
-    b.toString(16).padStart(2, '0'),
-  ).join('')
-  const url = `${location.origin}/?${CREDENTIAL_WINDOW_QUERY}#${nonce}`
-  const opened = window.open(url, `latch-credential-${nonce}`, 'popup,width=440,height=560')
-  return opened ? { window: opened, nonce } : null
+  return openJobWindow(CREDENTIAL_WINDOW_QUERY, 'latch-credential', 440)
 }
 
 /**
@@ -96,54 +93,43 @@ export function signInInWindow(
 ): Promise<{ token: string; user: User }> {
   const { window: popup, nonce } = target
   return new Promise((resolve, reject) => {
-    const end = (settle: () => void) => {
-      window.removeEventListener('message', onMessage)
-      clearInterval(poll)
-      clearTimeout(timer)
-      if (!popup.closed) popup.close()
-      settle()
-    }
-    const onMessage = (event: MessageEvent) => {
-      if (event.origin !== location.origin || event.source !== popup) return
-      if (!isMessage(event.data, nonce)) return
-      const data = event.data
-      if (data.type === 'ready') {
-        const message: Message = { tag: TAG, nonce, type: 'start', ...start }
-        popup.postMessage(message, location.origin)
-      } else if (data.type === 'signed-in') {
-        end(() => resolve({ token: data.token, user: data.user }))
-      }
-    }
-    window.addEventListener('message', onMessage)
-    const gone = () => end(() => reject(LatchError.of('not_authenticated')))
-    const poll = setInterval(() => {
-      if (popup.closed) gone()
-    }, CLOSED_POLL_MS)
-    const timer = setTimeout(gone, WINDOW_MS)
+    const stop = watchJobWindow(
+      target,
+      WINDOW_MS,
+      (data) => isMessage(data, nonce),
+      (data) => {
+        const message = data as Message
+        if (message.type === 'ready') {
+          const reply: Message = { tag: TAG, nonce, type: 'start', ...start }
+          popup.postMessage(reply, location.origin)
+        } else if (message.type === 'signed-in') {
+          stop()
+          resolve({ token: message.token, user: message.user })
+        }
+      },
+      () => {
+        stop()
+        reject(LatchError.of('not_authenticated'))
+      },
+    )
   })
 }
 
 /** The window's side: one sign-in for the frame that opened it, then it closes. */
 export function runCredentialWindow(): void {
-  const nonce = location.hash.slice(1)
-  const opener = window.opener as Window | null
-  const root = document.getElementById('root')
-  if (!/^[0-9a-f]{32}$/.test(nonce) || !opener || !root) {
-    window.close()
-    return
-  }
-  const send = (message: Message) => opener.postMessage(message, location.origin)
+  const side = jobWindowSide()
+  if (!side) return
+  const { nonce, root } = side
   let started = false
-  window.addEventListener('message', (event: MessageEvent) => {
-    if (event.origin !== location.origin || event.source !== opener || started) return
-    if (!isMessage(event.data, nonce) || event.data.type !== 'start') return
+  side.listen((data) => {
+    if (started || !isMessage(data, nonce) || data.type !== 'start') return
     started = true
-    show(root, event.data, (token, user) => {
-      send({ tag: TAG, nonce, type: 'signed-in', token, user })
+    show(root, data, (token, user) => {
+      side.send({ tag: TAG, nonce, type: 'signed-in', token, user } satisfies Message)
       window.close()
     })
   })
-  send({ tag: TAG, nonce, type: 'ready' })
+  side.send({ tag: TAG, nonce, type: 'ready' } satisfies Message)
 }
 
 /** The window's one view: the code sent to the address, its field and Continue. */
