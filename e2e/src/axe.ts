@@ -38,42 +38,41 @@ export function formatViolations(where: string, violations: AxeViolation[]): str
   return `axe found ${violations.length} violation(s) on ${where}:\n${lines.join('\n')}`
 }
 
+/**
+ * Runs in the page (serialized by the driver): axe over this document only (each document is
+ * checked on its own: the modal's frame is cross-origin to the page), its violations as plain
+ * data.
+ */
+export async function runAxeInPage(tags: string[]): Promise<AxeViolation[]> {
+  type AxeNode = { target: unknown[]; failureSummary?: string }
+  type AxeResult = { id: string; impact?: string | null; help: string; nodes: AxeNode[] }
+  const axe = (
+    window as unknown as {
+      axe: { run(ctx: Document, o: unknown): Promise<{ violations: AxeResult[] }> }
+    }
+  ).axe
+  const result = await axe.run(document, {
+    runOnly: { type: 'tag', values: tags },
+    resultTypes: ['violations'],
+    iframes: false,
+  })
+  return result.violations.map((v) => ({
+    id: v.id,
+    impact: v.impact ?? null,
+    help: v.help,
+    nodes: v.nodes.map((n) => ({
+      target: n.target.map(String).join(' '),
+      summary: n.failureSummary ?? '',
+    })),
+  }))
+}
+
 /** The violations axe reports for the document of a page or frame (nothing thrown). */
 export async function axeViolations(target: Page | Frame): Promise<AxeViolation[]> {
   // Evaluated over the debugging protocol, so the modal's Content-Security-Policy does not apply.
   const loaded = await target.evaluate('typeof window.axe === "object"')
   if (!loaded) await target.evaluate(axeSource())
-  return withTimeout(
-    target.evaluate(
-      async (tags) => {
-        type AxeNode = { target: unknown[]; failureSummary?: string }
-        type AxeResult = { id: string; impact?: string | null; help: string; nodes: AxeNode[] }
-        const axe = (
-          window as unknown as {
-            axe: { run(ctx: Document, o: unknown): Promise<{ violations: AxeResult[] }> }
-          }
-        ).axe
-        const result = await axe.run(document, {
-          runOnly: { type: 'tag', values: tags },
-          resultTypes: ['violations'],
-          // Each document is checked on its own: the modal's frame is cross-origin to the page.
-          iframes: false,
-        })
-        return result.violations.map((v) => ({
-          id: v.id,
-          impact: v.impact ?? null,
-          help: v.help,
-          nodes: v.nodes.map((n) => ({
-            target: n.target.map(String).join(' '),
-            summary: n.failureSummary ?? '',
-          })),
-        }))
-      },
-      [...AXE_TAGS],
-    ),
-    WAIT_MS,
-    'the axe run',
-  )
+  return withTimeout(target.evaluate(runAxeInPage, [...AXE_TAGS]), WAIT_MS, 'the axe run')
 }
 
 /** The modal's frame inside a host page (playwright's Frame, which axe is evaluated in). */

@@ -9,7 +9,7 @@ import type { Hex, LoginResult, User, WalletAccount } from '@latch/shared'
 import { isHex, numberToHex } from 'viem'
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { expect } from 'vitest'
-import { AXE_TAGS, axeSource, formatViolations } from '../axe.ts'
+import { AXE_TAGS, axeSource, formatViolations, runAxeInPage } from '../axe.ts'
 import type { CallError, Outcome } from '../flows.ts'
 import { WAIT_MS } from '../harness.ts'
 import { installProvider } from '../injected-wallet.ts'
@@ -103,33 +103,7 @@ export async function expectAccessible(
   if (accessible.has(key)) return
   const loaded = await page.run(path, () => typeof (window as { axe?: unknown }).axe === 'object')
   if (!loaded) await page.inject(path, axeSource())
-  const violations = await page.run(
-    path,
-    async (tags: string[]) => {
-      type AxeNode = { target: unknown[]; failureSummary?: string }
-      type AxeResult = { id: string; impact?: string | null; help: string; nodes: AxeNode[] }
-      const axe = (
-        window as unknown as {
-          axe: { run(ctx: Document, o: unknown): Promise<{ violations: AxeResult[] }> }
-        }
-      ).axe
-      const result = await axe.run(document, {
-        runOnly: { type: 'tag', values: tags },
-        resultTypes: ['violations'],
-        iframes: false,
-      })
-      return result.violations.map((v) => ({
-        id: v.id,
-        impact: v.impact ?? null,
-        help: v.help,
-        nodes: v.nodes.map((n) => ({
-          target: n.target.map(String).join(' '),
-          summary: n.failureSummary ?? '',
-        })),
-      }))
-    },
-    [...AXE_TAGS],
-  )
+  const violations = await page.run(path, runAxeInPage, [...AXE_TAGS])
   if (violations.length > 0)
     throw new Error(formatViolations(`${where} (${page.engine})`, violations))
   accessible.add(key)
