@@ -278,6 +278,24 @@ function penpalWithoutDebugLines(): Plugin {
 }
 
 /**
+ * React's scheduler explains a wrong `unstable_forceFrameRate(fps)` in a 110-character sentence
+ * that every page carries; the modal never calls it (nor does React DOM), so a short text does.
+ * The build fails if the scheduler's text changes, instead of silently growing.
+ */
+function schedulerShortFrameRateText(): Plugin {
+  const TEXT =
+    '"forceFrameRate takes a positive int between 0 and 125, forcing frame rates higher than 125 fps is not supported"'
+  return {
+    name: 'latch-scheduler-short-frame-rate-text',
+    transform(code, id) {
+      if (!/[\\/]scheduler[\\/]cjs[\\/]scheduler\.production\.js$/.test(id)) return null
+      if (!code.includes(TEXT)) this.error('scheduler changed: no forceFrameRate text to shorten')
+      return { code: code.replace(TEXT, '"forceFrameRate: 0 to 125"'), map: null }
+    },
+  }
+}
+
+/**
  * Vite's helper behind each lazy import, in the few lines the modal needs: it preloads the
  * chunk's own imports (`<link rel=modulepreload>`, once per file, none that index.html already
  * links) in parallel with the chunk, then imports it. Vite's own also handles stylesheets
@@ -362,6 +380,7 @@ async function viteBuild(outDir: string, renderer: ModalRenderer): Promise<void>
       pureZodCalls(),
       withoutWalletConnectParts(),
       penpalWithoutDebugLines(),
+      schedulerShortFrameRateText(),
       leanPreloadHelper(),
       eagerCompileHint(),
     ],

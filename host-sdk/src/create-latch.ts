@@ -92,9 +92,9 @@ export function createLatch(options: LatchOptions): LatchClient {
   // visitor types or clicks meanwhile, the modal carries out once it runs; a visitor signed in
   // already, the modal closes it again: flow.ts login()). The modal names the dialog as it
   // takes the frame over.
-  let painted = 0
+  let painted: number | undefined
   let wanted = false
-  const showPainted = () => painted && wanted && frame?.setOpen(true)
+  const showPainted = () => painted && wanted && setOpen(true)
   const init = (remote: ModalMethods, timeout: number | undefined, ...args: InitArgs) =>
     calls.invoke(remote, (r) => r.init(options.config ?? {}, ...args), timeout)
 
@@ -121,7 +121,7 @@ export function createLatch(options: LatchOptions): LatchClient {
     frame = mountFrame(
       // The query lets the modal server answer frame-ancestors with this app's origins, and
       // render the landing of this configuration.
-      `${base}/?app=${app}${landingQuery(options.config)}#app=${app}`,
+      `${base}/?app=${app}${landingQuery(options.config, parentId)}#app=${app}`,
       parentId,
       // The dialog stays until the modal answers: it closes it itself (setOpen), unless the
       // flow on screen may not be left (a transaction being submitted).
@@ -143,10 +143,9 @@ export function createLatch(options: LatchOptions): LatchClient {
     const first = await modalWindow(frame.iframe, modalUrl.origin, MODAL_CONNECT_TIMEOUT_MS)
     // The modal page's first message: its painted landing's height, when the server
     // rendered it (resize() takes only a height > 0); else the modal's handshake.
-    const landing = first.data?.latchLanding
-    if (landing) {
-      painted = landing
-      frame.resize(landing)
+    painted = first.data?.latchLanding
+    if (painted) {
+      frame.resize(painted)
       showPainted()
     }
     const connection = connect({

@@ -7,10 +7,10 @@ import type { HostAppConfig } from '@latch/shared'
  * the locale. The page's look, nothing personal, nothing secret (an appearance with more than the
  * theme, the accent colour and wallets first, a logo or a palette, the server refuses). Empty when
  * the configuration says more about the landing than the query carries (texts, legal links, an
- * inline modal): the landing then renders client-side.
+ * inline modal, `inline` being its element's id): the landing then renders client-side.
  */
-export function landingQuery(c: HostAppConfig = {}): string {
-  return c.texts || c.legal || c.render?.inParentNodeId
+export function landingQuery(c: HostAppConfig = {}, inline?: string | null): string {
+  return c.texts || c.legal || inline
     ? ''
     : `&ssr=${encodeURIComponent(JSON.stringify([c.appearance, c.loginMethods, c.locale]))}`
 }
