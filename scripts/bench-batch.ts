@@ -22,7 +22,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { mainnet } from 'viem/chains'
 import { closeWorkerBrowsers } from '../e2e/src/harness.ts'
 import { updateAppRecord } from '../server/src/apps/service.ts'
-import { compile } from '../server/src/sponsor/contracts/compile.ts'
+import { TEST_CONTRACTS } from '../server/src/sponsor/contracts/test/artifact.ts'
 import { deployDelegate } from '../server/src/sponsor/deploy.ts'
 import { createSponsor, updatePolicy } from '../server/src/sponsor/store.ts'
 import { ANVIL_ACCOUNTS, startAnvil } from '../server/src/testing/anvil.ts'
@@ -54,7 +54,7 @@ export default async function run(args: string[]): Promise<void> {
       chainId: 1,
       privateKey: ANVIL_ACCOUNTS[1].privateKey,
     })
-    const t = compile(['test/TestToken.sol']).TestToken
+    const t = TEST_CONTRACTS.TestToken
     if (!t) throw new Error('no TestToken')
     const tokenAbi: Abi = t.abi
     const token = (

@@ -27,7 +27,7 @@ import {
   toFunctionSelector,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { compile } from '../server/src/sponsor/contracts/compile.ts'
+import { TEST_CONTRACTS } from '../server/src/sponsor/contracts/test/artifact.ts'
 import { chainClients, deployDelegate } from '../server/src/sponsor/deploy.ts'
 import { createSponsor, findSponsor, updatePolicy } from '../server/src/sponsor/store.ts'
 import {
@@ -143,7 +143,7 @@ export async function startDemoSponsor(options: {
       chain,
       transport,
     })
-    const source = compile(['test/TestToken.sol']).TestToken
+    const source = TEST_CONTRACTS.TestToken
     if (!source) throw new Error('no TestToken contract to deploy as the demo token')
     const deployed = await client.waitForTransactionReceipt({
       hash: await wallet.deployContract({ abi: source.abi, bytecode: source.bytecode }),

@@ -22,10 +22,20 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { buildHostSdk } from '../../host-sdk/build.ts'
-import { buildModalApp } from '../../modal-app/build.ts'
 import { type ModalRenderer, modalRenderer } from '../../modal-app/renderer.ts'
-import { buildWalletFrame } from '../../wallet-frame/build.ts'
+
+/**
+ * The three builds, loaded only when a build is due: they bring vite and rollup (seconds of CPU
+ * to load), which a process serving an existing build (a worker, `npm start`) never needs.
+ */
+async function builders() {
+  const [{ buildHostSdk }, { buildModalApp }, { buildWalletFrame }] = await Promise.all([
+    import('../../host-sdk/build.ts'),
+    import('../../modal-app/build.ts'),
+    import('../../wallet-frame/build.ts'),
+  ])
+  return { buildHostSdk, buildModalApp, buildWalletFrame }
+}
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 export const CACHE_DIR = join(ROOT, 'node_modules', '.cache', 'latch-e2e')
@@ -175,6 +185,7 @@ export function buildFrontendOnce(): Promise<typeof FRONTEND_DIRS> {
     const nodeEnv = process.env.NODE_ENV
     process.env.NODE_ENV = 'production'
     try {
+      const { buildHostSdk, buildModalApp, buildWalletFrame } = await builders()
       await buildHostSdk({ outDir: dirs.sdk })
       await buildModalApp({ outDir: dirs.modal, renderer })
       await buildWalletFrame({ outDir: dirs.walletFrame })
@@ -222,6 +233,7 @@ export function buildModalOnce(renderer: ModalRenderer): Promise<string> {
       const nodeEnv = process.env.NODE_ENV
       process.env.NODE_ENV = 'production'
       try {
+        const { buildModalApp } = await builders()
         await buildModalApp({ outDir: join(out, 'modal'), renderer })
       } catch (error) {
         rmSync(out, { recursive: true, force: true })

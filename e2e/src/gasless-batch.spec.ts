@@ -26,7 +26,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { mainnet } from 'viem/chains'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
-import { compile } from '../../server/src/sponsor/contracts/compile.ts'
+import { TEST_CONTRACTS } from '../../server/src/sponsor/contracts/test/artifact.ts'
 import { deployDelegate } from '../../server/src/sponsor/deploy.ts'
 import { createSponsor, findSponsor, updatePolicy } from '../../server/src/sponsor/store.ts'
 import { expectAccessible } from './axe.ts'
@@ -50,7 +50,7 @@ beforeAll(async () => {
   const client = createPublicClient({ chain: mainnet, transport })
   const wallet = createWalletClient({ account: funder, chain: mainnet, transport })
   await deployDelegate({ rpcUrl: anvil.url, chainId: 1, privateKey: ANVIL_ACCOUNTS[1].privateKey })
-  const t = compile(['test/TestToken.sol']).TestToken
+  const t = TEST_CONTRACTS.TestToken
   if (!t) throw new Error('no TestToken')
   tokenAbi = t.abi
   const deployed = await wallet.deployContract({ abi: t.abi, bytecode: t.bytecode })

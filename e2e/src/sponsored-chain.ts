@@ -19,7 +19,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { expect } from 'vitest'
-import { compile } from '../../server/src/sponsor/contracts/compile.ts'
+import { TEST_CONTRACTS } from '../../server/src/sponsor/contracts/test/artifact.ts'
 import { deployDelegate } from '../../server/src/sponsor/deploy.ts'
 import { createSponsor, type PolicyPatch, updatePolicy } from '../../server/src/sponsor/store.ts'
 import { visit } from './flows.ts'
@@ -62,7 +62,7 @@ export async function sponsoredChain(
     chainId: anvil.chainId,
     privateKey: ANVIL_ACCOUNTS[1].privateKey,
   })
-  const t = compile(['test/TestToken.sol']).TestToken
+  const t = TEST_CONTRACTS.TestToken
   if (!t) throw new Error('no TestToken')
   const deployed = await wallet.deployContract({ abi: t.abi, bytecode: t.bytecode })
   const token = (await client.waitForTransactionReceipt({ hash: deployed })).contractAddress as Hex

@@ -34,6 +34,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../testing/anvil.ts'
 import { latchCli } from '../testing/cli.ts'
 import { type Compiled, compile, compileDelegate } from './contracts/compile.ts'
+import { TEST_CONTRACTS } from './contracts/test/artifact.ts'
 import { LATCH_DELEGATE_ABI, LATCH_DELEGATE_BYTECODE } from './delegate-artifact.ts'
 import { DeployError, delegateAddress, deployDelegate } from './deploy.ts'
 
@@ -175,6 +176,11 @@ describe('the compiled delegate', () => {
     expect(delegate.bytecode).toBe(LATCH_DELEGATE_BYTECODE)
     expect(delegate.abi).toEqual(LATCH_DELEGATE_ABI)
     expect(delegateAddress(delegate.bytecode)).toBe(getAddress(LATCH_DELEGATE_ADDRESS))
+  })
+
+  test('the checked-in test contracts (the demo token among them) are what their source compiles to', () => {
+    expect(Object.keys(TEST_CONTRACTS).sort()).toEqual(Object.keys(contracts).sort())
+    expect(TEST_CONTRACTS).toEqual(contracts)
   })
 
   test('its storage slots are ERC-7201 namespaces', async () => {

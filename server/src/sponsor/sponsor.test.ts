@@ -22,7 +22,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { linkInAppWallet } from '../accounts/service.ts'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../testing/anvil.ts'
 import { type Answer, describeBackends, type TestSignIn } from '../testing/test-server.ts'
-import { type Compiled, compile } from './contracts/compile.ts'
+import type { Compiled } from './contracts/compile.ts'
+import { TEST_CONTRACTS } from './contracts/test/artifact.ts'
 import { deployDelegate } from './deploy.ts'
 import type { CallsStatus } from './service.ts'
 
@@ -38,10 +39,8 @@ let funderWallet: ReturnType<typeof createWalletClient>
 let token: Hex
 
 beforeAll(async () => {
-  ;[anvil, contracts] = await Promise.all([
-    startAnvil({ chainId: CHAIN_ID, hardfork: 'prague' }),
-    Promise.resolve().then(() => compile(['test/TestToken.sol'])),
-  ])
+  anvil = await startAnvil({ chainId: CHAIN_ID, hardfork: 'prague' })
+  contracts = TEST_CONTRACTS
   const transport = http(anvil.url)
   client = createPublicClient({ chain: mainnet, transport })
   funderWallet = createWalletClient({ account: funder, chain: mainnet, transport })

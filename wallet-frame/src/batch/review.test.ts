@@ -25,7 +25,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { mainnet } from 'viem/chains'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { updateAppRecord } from '../../../server/src/apps/service.ts'
-import { compile } from '../../../server/src/sponsor/contracts/compile.ts'
+import { TEST_CONTRACTS } from '../../../server/src/sponsor/contracts/test/artifact.ts'
 import { deployDelegate } from '../../../server/src/sponsor/deploy.ts'
 import { createSponsor, updatePolicy } from '../../../server/src/sponsor/store.ts'
 import { startWalletHarness, type WalletHarness } from '../test/harness.ts'
@@ -49,7 +49,7 @@ beforeAll(async () => {
   client = createPublicClient({ chain: mainnet, transport })
   const wallet = createWalletClient({ account: funder, chain: mainnet, transport })
   await deployDelegate({ rpcUrl: anvil.url, chainId: 1, privateKey: ANVIL_ACCOUNTS[1].privateKey })
-  const t = compile(['test/TestToken.sol']).TestToken
+  const t = TEST_CONTRACTS.TestToken
   if (!t) throw new Error('no TestToken')
   tokenAbi = t.abi
   const deployed = await wallet.deployContract({ abi: t.abi, bytecode: t.bytecode })

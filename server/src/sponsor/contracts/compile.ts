@@ -2,8 +2,11 @@
  * Compiles the delegate (and the test contracts) from source with solc-js (pure JS, no download).
  * The delegate's bytecode is also checked in (`../delegate-artifact.ts`): its CREATE2 address is
  * what the server and the wallet frame accept as the only delegation, and a production server
- * has no compiler. `delegate.test.ts` compiles again and compares; after changing the Solidity
- * source, write the artifact again:
+ * has no compiler. The test contracts (`test/TestToken.sol`: the demo's token and the tests'
+ * spender and reentrancy probe) are checked in the same way (`test/artifact.ts`), so the demo,
+ * the benches and the tests deploy them without loading the compiler (seconds of CPU per
+ * process). `delegate.test.ts` compiles both again and compares; after changing a Solidity
+ * source, write the artifacts again:
  *   npx tsx server/src/sponsor/contracts/compile.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -73,9 +76,36 @@ export const LATCH_DELEGATE_BYTECODE =
 `
 }
 
+/** The test contracts' artifact's source text, as checked in. */
+export function testArtifactSource(contracts: Record<string, Compiled>, compiler: string): string {
+  const entries = Object.keys(contracts)
+    .sort()
+    .map((name) => {
+      const c = contracts[name] as Compiled
+      return `  ${name}: {\n    abi: ${JSON.stringify(c.abi)},\n    bytecode: '${c.bytecode}',\n  },`
+    })
+  return `/**
+ * The contracts of TestToken.sol as compiled by solc ${compiler} (../compile.ts writes this
+ * file; delegate.test.ts compiles the source again and compares).
+ */
+import type { Compiled } from '../compile.ts'
+
+export const TEST_CONTRACTS: Readonly<Record<string, Compiled>> = {
+${entries.join('\n')}
+}
+`
+}
+
+/** The contracts of `test/TestToken.sol`, compiled. */
+export const compileTestContracts = (): Record<string, Compiled> => compile([TEST_SOURCE])
+const TEST_SOURCE = 'test/TestToken.sol'
+
 const isMain = process.argv[1]?.endsWith('/sponsor/contracts/compile.ts')
 if (isMain) {
   const target = join(here, '..', 'delegate-artifact.ts')
   writeFileSync(target, artifactSource(compileDelegate()))
   console.log(`wrote ${target}`)
+  const tests = join(here, 'test', 'artifact.ts')
+  writeFileSync(tests, testArtifactSource(compileTestContracts(), solc.version()))
+  console.log(`wrote ${tests}`)
 }

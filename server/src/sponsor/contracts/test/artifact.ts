@@ -1,0 +1,133 @@
+/**
+ * The contracts of TestToken.sol as compiled by solc 0.8.37+commit.f401782d.Emscripten.clang (../compile.ts writes this
+ * file; delegate.test.ts compiles the source again and compares).
+ */
+import type { Compiled } from '../compile.ts'
+
+export const TEST_CONTRACTS: Readonly<Record<string, Compiled>> = {
+  TestReenterer: {
+    abi: [
+      {
+        inputs: [
+          { internalType: 'address', name: 'target', type: 'address' },
+          { internalType: 'bytes', name: 'payload', type: 'bytes' },
+        ],
+        name: 'reenter',
+        outputs: [],
+        stateMutability: 'nonpayable',
+        type: 'function',
+      },
+    ],
+    bytecode:
+      '0x6080604052348015600e575f5ffd5b5061014f8061001c5f395ff3fe608060405234801561000f575f5ffd5b5060043610610029575f3560e01c8063903dd84f1461002d575b5f5ffd5b61004061003b3660046100b5565b610042565b005b5f5f846001600160a01b0316848460405161005e929190610140565b5f604051808303815f865af19150503d805f8114610097576040519150601f19603f3d011682016040523d82523d5f602084013e61009c565b606091505b5091509150816100ae57805160208201fd5b5050505050565b5f5f5f604084860312156100c7575f5ffd5b83356001600160a01b03811681146100dd575f5ffd5b9250602084013567ffffffffffffffff8111156100f8575f5ffd5b8401601f81018613610108575f5ffd5b803567ffffffffffffffff81111561011e575f5ffd5b86602082840101111561012f575f5ffd5b939660209190910195509293505050565b818382375f910190815291905056',
+  },
+  TestSpender: {
+    abi: [
+      {
+        inputs: [
+          { internalType: 'contract TestToken', name: 'token', type: 'address' },
+          { internalType: 'address', name: 'from', type: 'address' },
+          { internalType: 'address', name: 'to', type: 'address' },
+          { internalType: 'uint256', name: 'value', type: 'uint256' },
+        ],
+        name: 'pull',
+        outputs: [],
+        stateMutability: 'nonpayable',
+        type: 'function',
+      },
+    ],
+    bytecode:
+      '0x6080604052348015600e575f5ffd5b506101898061001c5f395ff3fe608060405234801561000f575f5ffd5b5060043610610029575f3560e01c8063dc772e941461002d575b5f5ffd5b61004061003b366004610115565b610042565b005b6040516323b872dd60e01b81526001600160a01b0384811660048301528381166024830152604482018390528516906323b872dd906064016020604051808303815f875af1158015610096573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906100ba9190610163565b6100f85760405162461bcd60e51b81526004016100ef906020808252600490820152631c1d5b1b60e21b604082015260600190565b60405180910390fd5b50505050565b6001600160a01b0381168114610112575f5ffd5b50565b5f5f5f5f60808587031215610128575f5ffd5b8435610133816100fe565b93506020850135610143816100fe565b92506040850135610153816100fe565b9396929550929360600135925050565b5f60208284031215610173575f5ffd5b81518015158114610182575f5ffd5b939250505056',
+  },
+  TestToken: {
+    abi: [
+      {
+        anonymous: false,
+        inputs: [
+          { indexed: true, internalType: 'address', name: 'owner', type: 'address' },
+          { indexed: true, internalType: 'address', name: 'spender', type: 'address' },
+          { indexed: false, internalType: 'uint256', name: 'value', type: 'uint256' },
+        ],
+        name: 'Approval',
+        type: 'event',
+      },
+      {
+        anonymous: false,
+        inputs: [
+          { indexed: true, internalType: 'address', name: 'from', type: 'address' },
+          { indexed: true, internalType: 'address', name: 'to', type: 'address' },
+          { indexed: false, internalType: 'uint256', name: 'value', type: 'uint256' },
+        ],
+        name: 'Transfer',
+        type: 'event',
+      },
+      {
+        inputs: [
+          { internalType: 'address', name: '', type: 'address' },
+          { internalType: 'address', name: '', type: 'address' },
+        ],
+        name: 'allowance',
+        outputs: [{ internalType: 'uint256', name: '', type: 'uint256' }],
+        stateMutability: 'view',
+        type: 'function',
+      },
+      {
+        inputs: [
+          { internalType: 'address', name: 'spender', type: 'address' },
+          { internalType: 'uint256', name: 'value', type: 'uint256' },
+        ],
+        name: 'approve',
+        outputs: [{ internalType: 'bool', name: '', type: 'bool' }],
+        stateMutability: 'nonpayable',
+        type: 'function',
+      },
+      {
+        inputs: [{ internalType: 'address', name: '', type: 'address' }],
+        name: 'balanceOf',
+        outputs: [{ internalType: 'uint256', name: '', type: 'uint256' }],
+        stateMutability: 'view',
+        type: 'function',
+      },
+      {
+        inputs: [
+          { internalType: 'address', name: 'to', type: 'address' },
+          { internalType: 'uint256', name: 'value', type: 'uint256' },
+        ],
+        name: 'mint',
+        outputs: [],
+        stateMutability: 'nonpayable',
+        type: 'function',
+      },
+      {
+        inputs: [],
+        name: 'totalSupply',
+        outputs: [{ internalType: 'uint256', name: '', type: 'uint256' }],
+        stateMutability: 'view',
+        type: 'function',
+      },
+      {
+        inputs: [
+          { internalType: 'address', name: 'to', type: 'address' },
+          { internalType: 'uint256', name: 'value', type: 'uint256' },
+        ],
+        name: 'transfer',
+        outputs: [{ internalType: 'bool', name: '', type: 'bool' }],
+        stateMutability: 'nonpayable',
+        type: 'function',
+      },
+      {
+        inputs: [
+          { internalType: 'address', name: 'from', type: 'address' },
+          { internalType: 'address', name: 'to', type: 'address' },
+          { internalType: 'uint256', name: 'value', type: 'uint256' },
+        ],
+        name: 'transferFrom',
+        outputs: [{ internalType: 'bool', name: '', type: 'bool' }],
+        stateMutability: 'nonpayable',
+        type: 'function',
+      },
+    ],
+    bytecode:
+      '0x6080604052348015600e575f5ffd5b506105ab8061001c5f395ff3fe608060405234801561000f575f5ffd5b506004361061007a575f3560e01c806340c10f191161005857806340c10f19146100d057806370a08231146100e5578063a9059cbb14610104578063dd62ed3e14610117575f5ffd5b8063095ea7b31461007e57806318160ddd146100a657806323b872dd146100bd575b5f5ffd5b61009161008c3660046104be565b610141565b60405190151581526020015b60405180910390f35b6100af60025481565b60405190815260200161009d565b6100916100cb3660046104e6565b6101ad565b6100e36100de3660046104be565b610349565b005b6100af6100f3366004610520565b5f6020819052908152604090205481565b6100916101123660046104be565b6103cf565b6100af610125366004610540565b600160209081525f928352604080842090915290825290205481565b335f8181526001602090815260408083206001600160a01b038716808552925280832085905551919290917f8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b9259061019b9086815260200190565b60405180910390a35060015b92915050565b6001600160a01b0383165f908152602081905260408120548211156102035760405162461bcd60e51b815260206004820152600760248201526662616c616e636560c81b60448201526064015b60405180910390fd5b6001600160a01b0384165f9081526001602090815260408083203384529091529020548211156102615760405162461bcd60e51b8152602060048201526009602482015268616c6c6f77616e636560b81b60448201526064016101fa565b6001600160a01b0384165f90815260016020908152604080832033845290915281208054849290610293908490610585565b90915550506001600160a01b0384165f90815260208190526040812080548492906102bf908490610585565b90915550506001600160a01b0383165f90815260208190526040812080548492906102eb908490610598565b92505081905550826001600160a01b0316846001600160a01b03167fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef8460405161033791815260200190565b60405180910390a35060019392505050565b8060025f82825461035a9190610598565b90915550506001600160a01b0382165f9081526020819052604081208054839290610386908490610598565b90915550506040518181526001600160a01b038316905f907fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef9060200160405180910390a35050565b335f908152602081905260408120548211156104175760405162461bcd60e51b815260206004820152600760248201526662616c616e636560c81b60448201526064016101fa565b335f9081526020819052604081208054849290610435908490610585565b90915550506001600160a01b0383165f9081526020819052604081208054849290610461908490610598565b90915550506040518281526001600160a01b0384169033907fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef9060200161019b565b80356001600160a01b03811681146104b9575f5ffd5b919050565b5f5f604083850312156104cf575f5ffd5b6104d8836104a3565b946020939093013593505050565b5f5f5f606084860312156104f8575f5ffd5b610501846104a3565b925061050f602085016104a3565b929592945050506040919091013590565b5f60208284031215610530575f5ffd5b610539826104a3565b9392505050565b5f5f60408385031215610551575f5ffd5b61055a836104a3565b9150610568602084016104a3565b90509250929050565b634e487b7160e01b5f52601160045260245ffd5b818103818111156101a7576101a7610571565b808201808211156101a7576101a761057156',
+  },
+}
