@@ -79,11 +79,12 @@ function sameInput(win: Window, rendered: string): boolean {
 
 /** Hydrates the server's landing; `hydrated` runs once React committed it. */
 export function hydrateLanding(win: Window, root: HTMLElement, hydrated?: () => void): void {
-  // From here React handles the visitor's events itself (a click or key before the commit
-  // hydrates what it lands on first).
-  const replay = takeHeld(win)
-  // In the server's language (a shipped one: no warning), its table first where not English.
-  const hydrate = () =>
+  // In the server's language (a shipped one: no warning), its table first where not English:
+  // until then the inline script keeps holding what the visitor does.
+  const hydrate = () => {
+    // From here React handles the visitor's events itself (a click or key before the commit
+    // hydrates what it lands on first).
+    const replay = takeHeld(win)
     hydrateRoot(
       root,
       <Hydrated
@@ -99,6 +100,7 @@ export function hydrateLanding(win: Window, root: HTMLElement, hydrated?: () => 
         onRecoverableError: (e) => console.warn('Latch: the landing rendered client-side', e),
       },
     )
+  }
   // A table that did not load leaves English: React then renders the root afresh.
   void applyLocale({ locale: win.document.documentElement.lang }).then(hydrate, hydrate)
 }
