@@ -171,6 +171,10 @@ const PENPAL_EDITS: [RegExp, string][] = [
     'value: error instanceof Error ? error.message : error',
   ],
   [/isSerializedErrorInstance \? deserializeError\(value\) : value/g, 'value'],
+  [
+    /const \{ callId, value, isError, isSerializedErrorInstance \} = message;/g,
+    'const { callId, value, isError } = message;',
+  ],
   // A short text for a call the destroyed connection ends (its code says it; the SDK's
   // destroy() rejects its own calls with modal_unreachable first).
   [

@@ -148,7 +148,6 @@ describe('the landing rendered on the server', () => {
     ['e-mail and SMS (the rules warn)', landing(null, ['email', 'sms'])],
     ['social without a code method (the rules refuse)', landing(null, ['google'])],
     ['a locale that is no tag', landing(null, null, '<x>')],
-    ['another language than English', landing(null, null, 'de')],
     ['an oversized value', landing(null, Array(80).fill('email'))],
   ])(
     'refusal: %s: the page as built, rendered client-side, its policy as without',
@@ -162,16 +161,35 @@ describe('the landing rendered on the server', () => {
     },
   )
 
-  test('refusal: a browser asking for another language, an unknown app, a build that does not hydrate (Preact), or the switch off: client-side', async () => {
-    const german = await load(modal, `?app=${appId}${landing()}`, {
-      'accept-language': 'de-DE,de;q=0.9',
-    })
-    expect(german.rendered).toBe(false)
-    // The host's English locale wins over the browser's, as it does in the modal.
-    const english = await load(modal, `?app=${appId}${landing(null, null, 'en')}`, {
-      'accept-language': 'de-DE',
-    })
-    expect(english.rendered).toBe(true)
+  test.each([
+    // The browser's languages, by preference, as the page's navigator.languages.
+    ['de', 'ltr', '', 'fr-CH;q=0.5, de-DE,en;q=0.8', 'Bei Rendered anmelden', 'Senden'],
+    ['ar', 'rtl', '', 'ar', 'سجّل الدخول إلى Rendered', 'إرسال'],
+    // The host's locale wins over the browser's, as it does in the modal.
+    ['ar', 'rtl', 'ar', 'de-DE', 'سجّل الدخول إلى Rendered', 'إرسال'],
+    ['en', 'ltr', 'en', 'de-DE', 'Log in to Rendered', 'Submit'],
+    // A locale Latch does not ship: English, as the modal speaks (its init warns the host).
+    ['en', 'ltr', 'xx', 'de-DE', 'Log in to Rendered', 'Submit'],
+    ['en', 'ltr', '', '', 'Log in to Rendered', 'Submit'],
+  ])(
+    'behavior: rendered in %s (%s) for the locale "%s" and Accept-Language "%s"',
+    async (lang, dir, locale, accept, label, submit) => {
+      const page = await load(modal, `?app=${appId}${landing(null, null, locale || null)}`, {
+        'accept-language': accept,
+      })
+      expect(page.rendered).toBe(true)
+      expect(page.html).toContain(`<html lang="${lang}" dir="${dir}">`)
+      expect(page.html).toContain(`aria-label="${label}"`)
+      expect(page.html).toMatch(new RegExp(`data-testid="email-submit"[^>]*>${submit}<`))
+      // Kept apart from the other languages' renders.
+      const again = await load(modal, `?app=${appId}${landing(null, null, locale || null)}`, {
+        'accept-language': accept,
+      })
+      expect(again.html).toBe(page.html)
+    },
+  )
+
+  test('refusal: an unknown app, a build that does not hydrate (Preact), or the switch off: client-side', async () => {
     expect((await load(modal, `?app=${'c'.repeat(25)}${landing()}`)).rendered).toBe(false)
     const preact = await startModalServer({
       apiUrl: api.url,

@@ -9,22 +9,24 @@
  * - the build hydrates (React DOM: build.ts marks the root element `data-latch-hydrate`);
  * - the frame's query carries the host's landing configuration and the rules take it
  *   (src/startup/landing-query.ts);
- * - the app is known (its configuration is embedded in the page, the one the page hydrates with);
- * - the visitor's language is English by the host's locale, else by Accept-Language.
+ * - the app is known (its configuration is embedded in the page, the one the page hydrates with).
+ *
+ * The landing is in the visitor's language, picked as the page picks it (i18n-load.ts) from the
+ * host's locale, else from Accept-Language (the browser's languages, which the page reads as
+ * `navigator.languages`); the page's `lang` and `dir` say it, and the page hydrates in it.
  */
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { join, normalize, sep } from 'node:path'
 import type { HostAppConfig, ServerAppConfig } from '@latch/shared'
+import { isRtl, type Locale, pickLocale } from '@latch/shared/i18n'
 import { BEFORE_HYDRATION_SCRIPT, SERVER_RENDERED_ATTR } from './src/ssr/before-hydration.ts'
-import {
-  acceptedLanguages,
-  landingConfigFromQuery,
-  speaksEnglish,
-} from './src/startup/landing-query.ts'
+import { acceptedLanguages, landingConfigFromQuery } from './src/startup/landing-query.ts'
 
 /** The root element of a build whose page hydrates, up to the marker after it (index.html). */
 const HYDRATING_ROOT = /<div id="root" data-latch-hydrate>[\s\S]*?<!--\/latch-root-->/
+/** The page's language as built (index.html): a rendered page says the one it is in. */
+const HTML_LANG = /<html lang="en">/
 /** The build's stylesheet link (Vite's), inlined in a rendered page. */
 const STYLESHEET = /<link rel="stylesheet"[^>]*href="(\/assets\/[^"]+\.css)"[^>]*>/
 /** Renders kept, the oldest dropped first: per app, settings, language and landing config. */
@@ -78,10 +80,11 @@ export function createLandingRenderer(log: (line: string) => void): LandingRende
   const render = async (
     server: ServerAppConfig,
     host: HostAppConfig,
+    locale: Locale,
     css: string,
   ): Promise<Rendered | null> => {
     renderer ??= import('./src/ssr/render.tsx')
-    const landing = (await renderer).renderLanding(server, host)
+    const landing = await (await renderer).renderLanding(server, host, locale)
     if (!landing) return null
     // `</` cannot end the element: the build's CSS and the tokens (colours checked by the rules).
     const style = `${css}${landing.tokens}`.replace(/<\//g, '<\\/')
@@ -92,16 +95,18 @@ export function createLandingRenderer(log: (line: string) => void): LandingRende
       const root = HYDRATING_ROOT.exec(index)
       const link = STYLESHEET.exec(index)
       const host = landingConfigFromQuery(request.query)
-      if (!root || !link?.[1] || !host) return null
-      if (!speaksEnglish(host, acceptedLanguages(request.acceptLanguage))) return null
+      if (!root || !link?.[1] || !host || !HTML_LANG.test(index)) return null
+      const locale = pickLocale(
+        host.locale ? [host.locale] : acceptedLanguages(request.acceptLanguage),
+      )
       const css = await stylesheet(request.distDir, link[1])
       if (css === null) return null
       // The app's settings as served (their digest is their version: a change the lookup
-      // brings, within its 2 s, is a new key), the language (English), the landing config.
+      // brings, within its 2 s, is a new key), the language, the landing config.
       const key = [
         request.appId,
         sha256(JSON.stringify(request.config)),
-        'en',
+        locale,
         JSON.stringify(host),
         link[1],
       ].join('\n')
@@ -110,11 +115,13 @@ export function createLandingRenderer(log: (line: string) => void): LandingRende
         // Most recently used last.
         cache.delete(key)
       } else {
-        rendered = render(request.config as unknown as ServerAppConfig, host, css).catch((e) => {
-          log(`modal server: the landing of app ${request.appId} did not render: ${String(e)}`)
-          cache.delete(key)
-          return null
-        })
+        rendered = render(request.config as unknown as ServerAppConfig, host, locale, css).catch(
+          (e) => {
+            log(`modal server: the landing of app ${request.appId} did not render: ${String(e)}`)
+            cache.delete(key)
+            return null
+          },
+        )
         if (cache.size >= RENDER_CACHE_MAX) {
           const oldest = cache.keys().next().value
           if (oldest !== undefined) cache.delete(oldest)
@@ -124,6 +131,7 @@ export function createLandingRenderer(log: (line: string) => void): LandingRende
       const done = await rendered
       if (!done) return null
       const html = index
+        .replace(HTML_LANG, () => `<html lang="${locale}" dir="${isRtl(locale) ? 'rtl' : 'ltr'}">`)
         .replace(STYLESHEET, () => `<style>${done.style}</style>`)
         .replace(
           HYDRATING_ROOT,

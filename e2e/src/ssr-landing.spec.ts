@@ -1,13 +1,14 @@
 /**
  * The landing rendered by the modal server (modal-app/ssr.ts): it paints from the HTML, the host
  * shows it at login() before the modal's JavaScript has run, what the visitor does meanwhile is
- * carried out once, after hydration; a hydration React cannot complete and a language the
- * server does not render both leave a landing that renders and works client-side.
+ * carried out once, after hydration; it is in the visitor's language; a hydration React cannot
+ * complete and a page that cannot hydrate both leave a landing that renders and works
+ * client-side, with what the visitor typed and did before kept.
  */
 import { HOST_ELEMENT_IDS, type LoginResult, SUCCESS_CLOSE_DELAY_MS } from '@latch/shared'
 import type { BrowserContext, Route } from 'playwright-core'
 import { describe, expect, test } from 'vitest'
-import { expectModalAccessible, modalFrame } from './axe.ts'
+import { expectAccessible, expectModalAccessible, modalFrame } from './axe.ts'
 import {
   enterCode,
   expectOk,
@@ -76,6 +77,16 @@ describe('the server-rendered landing', () => {
     await expect.poll(() => dialog.isVisible(), { timeout: WAIT_MS }).toBe(true)
     await hp.modal.getByTestId('screen-LANDING').waitFor({ state: 'visible' })
     await expectModalAccessible(hp.page, 'the server-rendered landing before its JavaScript')
+    // The host's dialog and frame carry the modal's name from the first paint, not from the
+    // connection: a screen reader announces the dialog's title as it opens.
+    const named = await modal.evaluate(
+      () => document.querySelector('[data-testid="latch-modal"]')?.getAttribute('aria-label') ?? '',
+    )
+    expect(named).toMatch(/^Log in to ./)
+    expect(await hp.page.getByRole('dialog', { name: named, exact: true }).count()).toBe(1)
+    expect(await frame.getAttribute('title')).toBe(named)
+    await expectAccessible(hp.page, 'the host page with the painted landing before its JavaScript')
+    expect(await rootState(modal)).toEqual({ serverRendered: true, hydrated: false })
 
     const input = hp.modal.getByTestId('email-input')
     await input.click()
@@ -132,7 +143,59 @@ describe('the server-rendered landing', () => {
     await expect.poll(() => dialog.isVisible(), { timeout: WAIT_MS }).toBe(false)
   })
 
-  test('error: a landing React cannot hydrate renders client-side, and signs in', async () => {
+  test.each([
+    [
+      'a landing React cannot hydrate (its markup altered)',
+      () => {
+        const heading = document.querySelector('h1')
+        if (heading) heading.textContent = 'Something else'
+      },
+    ],
+    [
+      'a landing the page cannot hydrate (the configuration it was rendered with unreadable)',
+      () => document.getElementById('root')?.setAttribute('data-latch-ssr', '{'),
+    ],
+  ])(
+    'error: %s renders client-side with the text typed before put back, and the Enter pressed then carried out once',
+    async (_, breakIt) => {
+      const email = newEmail('ssr-fallback')
+      let release = () => {}
+      const hp = await h().open({
+        waitReady: false,
+        waitUntil: 'domcontentloaded',
+        prepare: async (context) => {
+          release = await holdModalScript(context)
+        },
+      })
+      const modal = await modalFrame(hp.page)
+      const pending = latchCall<LoginResult>(hp.page, 'login')
+      await hp.modal.getByTestId('screen-LANDING').waitFor({ state: 'visible' })
+      const input = hp.modal.getByTestId('email-input')
+      await input.click()
+      await input.pressSequentially(email)
+      await input.press('Enter')
+      await input.press('Enter')
+      await modal.evaluate(breakIt)
+      const typedIn = await input.elementHandle()
+      release()
+      // Sent from the field rendered afresh, which holds the text again: one code for two Enters.
+      const code = await waitEmailCode(h(), email)
+      await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
+      expect(await typedIn?.evaluate((el) => el.isConnected)).toBe(false)
+      await hp.page.waitForTimeout(500)
+      expect(h().smtp.messages.filter((m) => m.to === email)).toHaveLength(1)
+      await enterCode(hp.modal, code)
+      await runOutPause(
+        hp.page,
+        hp.modal.getByTestId('code-success'),
+        SUCCESS_CLOSE_DELAY_MS,
+        pending,
+      )
+      expect(expectOk(await settle(pending, 'login()')).user.email?.address).toBe(email)
+    },
+  )
+
+  test('error: a landing React cannot hydrate, nothing typed: rendered client-side, and signs in', async () => {
     const email = newEmail('ssr-mismatch')
     let release = () => {}
     const hp = await h().open({
@@ -167,7 +230,7 @@ describe('the server-rendered landing', () => {
     expect(expectOk(await settle(pending, 'login()')).user.email?.address).toBe(email)
   })
 
-  test('behavior: a page whose browser speaks another language than the server rendered in renders the landing afresh in its language, stops holding the visitor’s keys and clicks, and signs in', async () => {
+  test('behavior: a page whose browser speaks another language than the server rendered in hydrates in the server’s, then shows its own; the text typed and the Enter pressed before are kept and carried out once', async () => {
     const email = newEmail('ssr-german')
     let release = () => {}
     const hp = await h().open({
@@ -189,20 +252,21 @@ describe('the server-rendered landing', () => {
         timeout: WAIT_MS,
       })
       .not.toBe('620px')
+    const modal = await modalFrame(hp.page)
     const pending = latchCall<LoginResult>(hp.page, 'login')
     const input = hp.modal.getByTestId('email-input')
+    expect(await hp.modal.getByTestId('email-submit').textContent()).toBe('Submit')
     await input.click()
     await input.pressSequentially(email)
     await input.press('Enter')
     release()
-    // Rendered afresh in German (the field empty again); the Enter held before is carried out
-    // with what the new field holds: nothing, so no code goes out.
-    await expect
-      .poll(() => hp.modal.getByTestId('email-submit').textContent(), { timeout: WAIT_MS })
-      .not.toBe('Submit')
-    // The page handles clicks and keys itself again: the sign-in works.
-    await submitEmail(hp.modal, email)
-    await enterCode(hp.modal, await waitEmailCode(h(), email))
+    const code = await waitEmailCode(h(), email)
+    await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
+    // Hydrated (no fresh render), then in German once the host's init ran.
+    expect(hp.console.some((line) => line.includes('the landing rendered client-side'))).toBe(false)
+    expect(await modal.evaluate(() => document.documentElement.lang)).toBe('de')
+    expect(h().smtp.messages.filter((m) => m.to === email)).toHaveLength(1)
+    await enterCode(hp.modal, code)
     await runOutPause(
       hp.page,
       hp.modal.getByTestId('code-success'),
@@ -212,12 +276,69 @@ describe('the server-rendered landing', () => {
     expect(expectOk(await settle(pending, 'login()')).user.email?.address).toBe(email)
   })
 
-  test('refusal: a browser asking for another language gets the landing rendered client-side, in its language', async () => {
-    const hp = await h().open({ contextOptions: { locale: 'de-DE' } })
+  test('behavior: an Arabic visitor’s landing paints from the HTML in Arabic, right to left, named, and hydrates in it; what the visitor does while its table loads is held and carried out once', async () => {
+    const email = newEmail('ssr-arabic')
+    let release = () => {}
+    // The Arabic table, held too: the page's JavaScript runs and waits for it.
+    let tableAsked = false
+    let releaseTable = () => {}
+    const table = new Promise<void>((resolve) => {
+      releaseTable = resolve
+    })
+    const hp = await h().open({
+      waitReady: false,
+      waitUntil: 'domcontentloaded',
+      contextOptions: { locale: 'ar' },
+      prepare: async (context) => {
+        release = await holdModalScript(context)
+        await context.route(`${h().modalUrl}/assets/ar-*.js`, async (route: Route) => {
+          tableAsked = true
+          await table
+          await route.continue()
+        })
+      },
+    })
     const modal = await modalFrame(hp.page)
-    expect((await rootState(modal)).serverRendered).toBe(false)
-    void latchCall<LoginResult>(hp.page, 'login')
-    await visit(hp, 'LANDING')
-    expect(await hp.modal.getByTestId('email-submit').textContent()).not.toBe('Submit')
+    const pending = latchCall<LoginResult>(hp.page, 'login')
+    await hp.modal.getByTestId('screen-LANDING').waitFor({ state: 'visible' })
+    const painted = () =>
+      modal.evaluate(() => ({
+        lang: document.documentElement.lang,
+        dir: document.documentElement.dir,
+        submit: document.querySelector('[data-testid="email-submit"]')?.textContent,
+      }))
+    expect(await rootState(modal)).toEqual({ serverRendered: true, hydrated: false })
+    expect(await painted()).toEqual({ lang: 'ar', dir: 'rtl', submit: 'إرسال' })
+    await expectModalAccessible(hp.page, 'the Arabic landing before its JavaScript')
+    expect(
+      await hp.page.getByRole('dialog', { name: /^سجّل الدخول إلى / }).count(),
+      'the host dialog named in Arabic from the first paint',
+    ).toBe(1)
+    release()
+    // The page's JavaScript ran and asked for its table: typed and pressed meanwhile.
+    await expect.poll(() => tableAsked, { timeout: WAIT_MS }).toBe(true)
+    const input = hp.modal.getByTestId('email-input')
+    await input.click()
+    await input.pressSequentially(email)
+    await input.press('Enter')
+    expect(await rootState(modal)).toEqual({ serverRendered: true, hydrated: false })
+    releaseTable()
+    // Its table loaded, React takes the markup over as it is, and the Enter held sends once.
+    const code = await waitEmailCode(h(), email)
+    await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
+    expect((await rootState(modal)).hydrated).toBe(true)
+    expect(await modal.evaluate(() => document.documentElement.dir)).toBe('rtl')
+    expect(hp.console.some((line) => line.includes('the landing rendered client-side'))).toBe(false)
+    await hp.page.waitForTimeout(500)
+    expect(h().smtp.messages.filter((m) => m.to === email)).toHaveLength(1)
+    await enterCode(hp.modal, code)
+    await runOutPause(
+      hp.page,
+      hp.modal.getByTestId('code-success'),
+      SUCCESS_CLOSE_DELAY_MS,
+      pending,
+    )
+    expect(expectOk(await settle(pending, 'login()')).user.email?.address).toBe(email)
+    expect(hp.errors).toEqual([])
   })
 })

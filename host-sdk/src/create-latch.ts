@@ -141,10 +141,12 @@ export function createLatch(options: LatchOptions): LatchClient {
     // destroyed meanwhile has taken the frame off the page: no modal writes from it any more, and
     // the wait ends at the timeout (the client's promises were rejected at once).
     const first = await modalWindow(frame.iframe, modalUrl.origin, MODAL_CONNECT_TIMEOUT_MS)
-    // The modal page's first message: its painted landing's height, when the server
-    // rendered it (resize() takes only a height > 0); else the modal's handshake.
+    // The modal page's first message: its painted landing's height and name, when the server
+    // rendered it (resize() takes only a height > 0); else the modal's handshake. The dialog
+    // and frame are named from the first paint, as the modal names them (setOpen's label).
     painted = first.data?.latchLanding
     if (painted) {
+      frame.setOpen(false, first.data.title)
       frame.resize(painted)
       showPainted()
     }

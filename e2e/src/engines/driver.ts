@@ -74,8 +74,12 @@ export interface EnginePage {
 
 export interface EngineBrowser {
   engine: Engine
-  /** A page in a fresh profile: no cookies, no storage. */
-  newPage(): Promise<EnginePage>
+  /**
+   * A page in a fresh profile: no cookies, no storage. `pageLoadStrategy: 'none'` (WebDriver's
+   * capability; WebKit only, Firefox's client never waits for a load): the driver's commands do
+   * not wait for the page's load first.
+   */
+  newPage(options?: { pageLoadStrategy?: 'none' }): Promise<EnginePage>
   close(): Promise<void>
 }
 
@@ -282,7 +286,7 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
   const sessions = new Set<{ quit(): Promise<void> }>()
   return {
     engine: 'webkit',
-    async newPage() {
+    async newPage(options) {
       const server = await startDriver()
       const driver = await withTimeout(
         new Builder()
@@ -290,6 +294,7 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
           .withCapabilities({
             browserName: 'MiniBrowser',
             acceptInsecureCerts: true,
+            ...options,
             // MiniBrowser's own flags: WebDriver's proxy capability names no scheme for the
             // proxy itself, and WebKitGTK then speaks TLS to it. Its cookie policy stays the
             // default, no-third-party.

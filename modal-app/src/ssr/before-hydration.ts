@@ -1,14 +1,16 @@
 /**
  * The server-rendered page's one inline script (server.ts puts it after the root element; the
  * CSP allows it by its hash). Until the modal's JavaScript hydrates the landing it:
- * - keeps what the visitor does: Enter in a field and a click on a button are held (the page
- *   cannot act on them yet) and handed to the page, which carries each out once the landing is
- *   hydrated and the host's sign-in is on screen (main.tsx, `replayBeforeHydration`); the
+ * - keeps what the visitor does: the text typed in each field (with the field, so the page can
+ *   tell whether the field is still the one typed in), Enter in a field and a click on a button
+ *   are held (the page cannot act on them yet) and handed to the page, which puts the text back
+ *   where the landing was rendered afresh and carries each action out once the landing is
+ *   hydrated and the host's sign-in is on screen (hydrate.tsx, replay.ts); the
  *   form's own submission, which would navigate the frame, is stopped (the CSP's
  *   `form-action 'none'` refuses it anyway);
- * - tells the host page that a landing is painted and how tall it is (nothing else of the
- *   page), so its `login()` may show
- *   the frame before the modal's JavaScript answers (host-sdk/src/create-latch.ts). Not where
+ * - tells the host page that a landing is painted, how tall it is and the modal's name as a
+ *   dialog (nothing else of the page), so its `login()` may show the frame, named, before the
+ *   modal's JavaScript answers (host-sdk/src/create-latch.ts). Not where
  *   this browser may hold a session of the app (the modal's session hint, token-store.ts): a
  *   signed-in visitor's `login()` answers without a landing.
  *
@@ -24,10 +26,20 @@ export const BEFORE_HYDRATION_KEY = 'latchBeforeHydration'
 /** The message the host SDK reads: the landing's height in CSS pixels. */
 export const LANDING_PAINTED_MESSAGE = 'latchLanding'
 
+/** Beside it, the modal's name as a dialog (its aria-label, in the visitor's language). */
+export const LANDING_LABEL_MESSAGE = 'title'
+
+export type HeldAction =
+  | { kind: 'submit' | 'click'; testId: string }
+  | { kind: 'type'; testId: string; value: string; field: HTMLInputElement }
+
 /** What the script leaves on the window. */
 export interface BeforeHydration {
-  /** The held actions, in order: a submit by Enter in the field of this test id, a click. */
-  actions: { kind: 'submit' | 'click'; testId: string }[]
+  /**
+   * The held actions, in order: text typed in the field of this test id (one entry per field,
+   * its latest text, at its first keystroke), a submit by Enter in that field, a click.
+   */
+  actions: HeldAction[]
   /** Stops holding: the hydrated page handles what follows itself. */
   stop(): void
 }
@@ -38,7 +50,8 @@ function hold(k,t){var l=a[a.length-1];if(t&&!(l&&l.kind===k&&l.testId===t))a.pu
 function key(e){var t=e.target;if(e.key==='Enter'&&t.tagName==='INPUT'&&t.form){e.preventDefault();hold('submit',id(t))}}
 function click(e){var b=e.target.closest&&e.target.closest('button');if(b&&!b.disabled){e.preventDefault();hold('click',id(b))}}
 function submit(e){e.preventDefault()}
-r.addEventListener('keydown',key,true);r.addEventListener('click',click,true);r.addEventListener('submit',submit,true);
-w.${BEFORE_HYDRATION_KEY}={actions:a,stop:function(){r.removeEventListener('keydown',key,true);r.removeEventListener('click',click,true);r.removeEventListener('submit',submit,true)}};
+function input(e){var t=e.target,i=id(t),j;if(!i||t.tagName!=='INPUT')return;for(j=0;j<a.length;j++)if(a[j].kind==='type'&&a[j].testId===i){a[j].value=t.value;return}a.push({kind:'type',testId:i,value:t.value,field:t})}
+r.addEventListener('keydown',key,true);r.addEventListener('click',click,true);r.addEventListener('submit',submit,true);r.addEventListener('input',input,true);
+w.${BEFORE_HYDRATION_KEY}={actions:a,stop:function(){r.removeEventListener('keydown',key,true);r.removeEventListener('click',click,true);r.removeEventListener('submit',submit,true);r.removeEventListener('input',input,true)}};
 try{if(/(^|;\\s*)latch-session-[^=]*=1/.test(d.cookie))return;for(var i=0;i<localStorage.length;i++)if(/^latch-session-/.test(localStorage.key(i)))return}catch(x){}
-var m=r.firstElementChild;if(m&&w.parent!==w)w.parent.postMessage({${LANDING_PAINTED_MESSAGE}:Math.ceil(m.getBoundingClientRect().height)},'*')})()`
+var m=r.firstElementChild;if(m&&w.parent!==w)w.parent.postMessage({${LANDING_PAINTED_MESSAGE}:Math.ceil(m.getBoundingClientRect().height),${LANDING_LABEL_MESSAGE}:m.getAttribute('aria-label')},'*')})()`

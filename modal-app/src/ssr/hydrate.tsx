@@ -2,22 +2,26 @@
  * The page's side of the server-rendered landing (the server's: ssr.ts, render.tsx). Where the
  * root element holds the server's landing, the store is set up from the same input the server
  * rendered from (the embedded app configuration, the host's landing configuration the server
- * took from the frame's query and wrote on the root element, English) and React
- * hydrates it as soon as the bundle runs, before the host's init: the field the visitor may
- * already be typing in stays theirs. What they did before (held by before-hydration.ts) is
- * carried out once the landing is hydrated and the host's sign-in is on screen.
+ * took from the frame's query and wrote on the root element, the language the server wrote on
+ * the page's `lang`, whose table loads first where it is not English) and React hydrates it as
+ * soon as the bundle runs, before the host's init: the field the visitor may already be typing
+ * in stays theirs. A browser whose own languages pick another one (its Accept-Language said
+ * otherwise) gets it at init, which re-renders the hydrated landing in it. What the visitor did
+ * before (held by before-hydration.ts) is carried out once the landing is hydrated and the
+ * host's sign-in is on screen.
  *
- * Anything that does not match (no embedded configuration for this app, another language in
- * this browser) renders client-side as without the server's
- * landing; so does a hydration React cannot complete (it renders the root afresh).
+ * Anything that does not match (no embedded configuration for this app) renders client-side as
+ * without the server's landing; so does a hydration React cannot complete (it renders the root
+ * afresh). Either way what the visitor typed is put back and what they did carried out once
+ * (replay.ts).
  */
 import type { HostAppConfig, ServerAppConfig } from '@latch/shared'
 import { type ReactNode, useLayoutEffect } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { App } from '../App.tsx'
 import { initialize } from '../flow/flow.ts'
+import { applyLocale } from '../i18n/i18n.ts'
 import { EMBEDDED_CONFIG_ID } from '../startup/early.ts'
-import { speaksEnglish } from '../startup/landing-query.ts'
 import { appIdFromHash } from '../startup/origin.ts'
 import {
   BEFORE_HYDRATION_KEY,
@@ -66,7 +70,6 @@ function sameInput(win: Window, rendered: string): boolean {
   if (!appId || !block || block.getAttribute('data-app-id') !== appId) return false
   try {
     const host = JSON.parse(rendered) as HostAppConfig
-    if (!speaksEnglish(host, win.navigator.languages)) return false
     initialize(JSON.parse(block.textContent ?? '') as ServerAppConfig, host)
     return true
   } catch {
@@ -76,22 +79,28 @@ function sameInput(win: Window, rendered: string): boolean {
 
 /** Hydrates the server's landing; `hydrated` runs once React committed it. */
 export function hydrateLanding(win: Window, root: HTMLElement, hydrated?: () => void): void {
-  // From here React handles the visitor's events itself (a click or key before the commit
-  // hydrates what it lands on first).
-  const replay = takeHeld(win)
-  hydrateRoot(
-    root,
-    <Hydrated
-      done={() => {
-        replay()
-        hydrated?.()
-      }}
-    >
-      <App />
-    </Hydrated>,
-    {
-      // React renders the root afresh after a mismatch: the landing shows either way.
-      onRecoverableError: (e) => console.warn('Latch: the landing rendered client-side', e),
-    },
-  )
+  // In the server's language (a shipped one: no warning), its table first where not English:
+  // until then the inline script keeps holding what the visitor does.
+  const hydrate = () => {
+    // From here React handles the visitor's events itself (a click or key before the commit
+    // hydrates what it lands on first).
+    const replay = takeHeld(win)
+    hydrateRoot(
+      root,
+      <Hydrated
+        done={() => {
+          replay()
+          hydrated?.()
+        }}
+      >
+        <App />
+      </Hydrated>,
+      {
+        // React renders the root afresh after a mismatch: the landing shows either way.
+        onRecoverableError: (e) => console.warn('Latch: the landing rendered client-side', e),
+      },
+    )
+  }
+  // A table that did not load leaves English: React then renders the root afresh.
+  void applyLocale({ locale: win.document.documentElement.lang }).then(hydrate, hydrate)
 }

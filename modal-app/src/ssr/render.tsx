@@ -2,16 +2,19 @@
  * The landing rendered on the modal server (server.ts), before the modal's JavaScript arrives:
  * the same shell and screens as the page, with React DOM's server renderer, from the same input
  * the page hydrates with (main.tsx): the app configuration embedded in the page and the host's
- * landing configuration from the frame's query (landing-query.ts). English only: another
- * language's table loads with its chunk on the page, which then renders client-side.
+ * landing configuration from the frame's query (landing-query.ts), in the visitor's language:
+ * the table the page's i18n-load.ts would build for it (the page loads the same before it
+ * hydrates, hydrate.tsx).
  *
  * The store and the text table are the module's own, as in the page; a render runs
  * synchronously from setting them to the string, so requests cannot interleave.
  */
 import type { HostAppConfig, ServerAppConfig } from '@latch/shared'
+import { en, type Locale, loadLocale } from '@latch/shared/i18n'
 import { renderToString } from 'react-dom/server'
 import { App } from '../App.tsx'
 import { initialize } from '../flow/flow.ts'
+import { setTable } from '../i18n/i18n.ts'
 import { themeTokens } from '../shell/theme.ts'
 import { resetStore, store } from '../store.ts'
 import { Hydrated } from './hydrate.tsx'
@@ -24,14 +27,18 @@ export interface RenderedLanding {
 }
 
 /**
- * The landing for this app and host configuration, or null where the page would not show it
- * first (the configuration has no login method the landing can show, and the page shows an
- * error instead).
+ * The landing for this app, host configuration and language, or null where the page would not
+ * show it first (the configuration has no login method the landing can show, and the page
+ * shows an error instead).
  */
-export function renderLanding(
+export async function renderLanding(
   server: ServerAppConfig,
   host: HostAppConfig,
-): RenderedLanding | null {
+  locale: Locale,
+): Promise<RenderedLanding | null> {
+  // As i18n-load.ts builds it (no host texts here: the query cannot carry them).
+  const loaded = locale === 'en' ? null : await loadLocale(locale)
+  const table = { ...en, ...loaded?.m, ...loaded?.e }
   resetStore()
   try {
     initialize(server, host)
@@ -40,13 +47,19 @@ export function renderLanding(
   }
   const app = store.getState().app
   if (!app) return null
-  // The tree the page hydrates (hydrate.tsx), so that both give the same ids.
-  const html = renderToString(
-    <Hydrated>
-      <App />
-    </Hydrated>,
-  )
-  resetStore()
+  setTable(table, locale)
+  let html: string
+  try {
+    // The tree the page hydrates (hydrate.tsx), so that both give the same ids.
+    html = renderToString(
+      <Hydrated>
+        <App />
+      </Hydrated>,
+    )
+  } finally {
+    setTable(en, 'en')
+    resetStore()
+  }
   const tokens = Object.entries(themeTokens(app.theme, app.accentColor, app.palette))
     .map(([name, value]) => `${name}:${value}`)
     .join(';')

@@ -104,13 +104,3 @@ export function acceptedLanguages(header: string | undefined): string[] {
     .sort((a, b) => b.q - a.q || a.i - b.i)
     .map((l) => l.tag)
 }
-
-/**
- * Whether the modal speaks English for these tags and this configuration: what applyLocale
- * (i18n.ts) decides without loading a table. The server renders the landing only in English;
- * a visitor whose browser asks for another language gets the landing rendered client-side.
- */
-export function speaksEnglish(host: HostAppConfig, wanted: readonly string[]): boolean {
-  const tags = host.locale ? [host.locale] : wanted
-  return !host.texts && /^en\b/i.test(tags[0] ?? 'en')
-}

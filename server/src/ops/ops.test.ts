@@ -435,6 +435,64 @@ describe('latch serve', () => {
     ).rejects.toThrow(/LATCH_CONNECTOR_ORIGIN needs LATCH_MODAL_ORIGIN/)
   }, 30_000)
 
+  test('behavior: LATCH_MODAL_SSR=off serves the modal page as built; unset or on, it holds the landing; any other value is refused', async () => {
+    // A hydrating build's page (modal-app/build.ts), which the modal server renders into.
+    const built = join(dir, 'modal-ssr')
+    mkdirSync(join(built, 'assets'), { recursive: true })
+    writeFileSync(
+      join(built, 'index.html'),
+      '<!doctype html><html lang="en"><head><link rel="stylesheet" href="/assets/index-x.css">' +
+        '</head><body><div id="root" data-latch-hydrate></div><!--/latch-root--></body></html>',
+    )
+    writeFileSync(join(built, 'assets/index-x.css'), '.latch-modal{margin:0}')
+    const api = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      env: { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET },
+      log: () => {},
+    })
+    try {
+      const { id } = await api.admin.createApp({
+        name: 'Ops',
+        allowedOrigins: ['https://shop.example.com'],
+        loginMethods: ['email'],
+      })
+      const page = async (value: string | undefined) => {
+        const modal = await serveLatch({
+          mode: 'modal',
+          env: {
+            ...assets,
+            LATCH_MODAL_DIR: built,
+            LATCH_PUBLIC_URL: api.url,
+            LATCH_MODAL_PORT: '0',
+            ...(value === undefined ? {} : { LATCH_MODAL_SSR: value }),
+          },
+          log: () => {},
+        })
+        try {
+          const query = `?app=${id}&ssr=${encodeURIComponent('[null,null,null]')}`
+          const res = await fetch(`${modal.modal?.url}/${query}`, {
+            signal: AbortSignal.timeout(10_000),
+          })
+          expect(res.status).toBe(200)
+          return (await res.text()).includes('data-testid="email-input"')
+        } finally {
+          await modal.close()
+        }
+      }
+      expect(await page(undefined)).toBe(true)
+      expect(await page('on')).toBe(true)
+      expect(await page('off')).toBe(false)
+      expect(await page(' OFF ')).toBe(false)
+      expect(await page('0')).toBe(false)
+      await expect(page('maybe')).rejects.toThrow(
+        new ConfigError("LATCH_MODAL_SSR must be on or off, got 'maybe'"),
+      )
+    } finally {
+      await api.close()
+    }
+  }, 60_000)
+
   test('behavior: on shutdown the modal origin finishes a page still waiting for its app lookup and refuses new connections', async () => {
     // An API that takes 500 ms to describe any app: the modal page waits for it.
     const slowApi = createServer((_req, res) => {

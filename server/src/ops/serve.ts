@@ -87,6 +87,17 @@ export function shutdownTimeoutMs(env: Env): number {
   return n
 }
 
+/**
+ * LATCH_MODAL_SSR: whether the modal server renders the landing into its page (on by default;
+ * modal-app/ssr.ts). A value that is neither on nor off is refused, not guessed.
+ */
+export function modalSsr(env: Env): boolean {
+  const raw = nonEmpty(env.LATCH_MODAL_SSR)
+  if (raw === null || /^(1|on|true|yes)$/i.test(raw)) return true
+  if (/^(0|off|false|no)$/i.test(raw)) return false
+  throw new ConfigError(`LATCH_MODAL_SSR must be on or off, got '${raw}'`)
+}
+
 /** Where each part's build is read from: the environment's folder, else the package's dist. */
 export function assetDirs(env: Env): { modal: string; sdk: string; walletFrame: string } {
   const dir = (name: string, fallback: string) => {
@@ -147,6 +158,7 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
     )
   }
   const dirs = assetDirs(env)
+  const ssr = modalSsr(env)
   const modalPort = port(env, 'LATCH_MODAL_PORT', DEFAULT_MODAL_PORT)
   const modalHost = nonEmpty(env.LATCH_MODAL_HOST) ?? '127.0.0.1'
   const publicUrl = nonEmpty(env.LATCH_PUBLIC_URL)
@@ -225,7 +237,7 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
         ...(hsts ? { strictTransportSecurity: hsts } : {}),
         ...(modalOrigin ? { modalOrigin } : {}),
         // The landing rendered into the modal page (modal-app/ssr.ts) unless turned off.
-        ...(/^(0|off|false|no)$/i.test(env.LATCH_MODAL_SSR?.trim() ?? '') ? { ssr: false } : {}),
+        ...(ssr ? {} : { ssr: false }),
         ...(connectorOrigin
           ? {
               connectorOrigin,
