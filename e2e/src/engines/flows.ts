@@ -1,7 +1,7 @@
 /**
  * What a visitor does in the engine lanes, on any EnginePage: the SDK's calls started in the page
- * and read back by polling (WebDriver classic runs one command at a time, so no call may hold
- * the session while the visitor clicks), and the modal's screens walked by their test ids.
+ * and read back by a wait in the page (WebDriver classic runs one command at a time, so no call
+ * may hold the session while the visitor clicks), and the modal's screens walked by their test ids.
  * The modal's fixed pauses (1400 ms after a code, 4500 ms on the created screen) are waited
  * out: these browsers have no page clock, and the lanes are few.
  */

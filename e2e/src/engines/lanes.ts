@@ -1,9 +1,10 @@
 /**
  * The engine lanes: the same visitor's flows in Firefox and in WebKit (firefox.spec.ts,
- * webkit.spec.ts), one stack and one browser per file, a fresh profile per page, on the stack's
- * `example.com`-style names: the host page on www.example.org (cross-site) or www.example.com
- * (same-site: Latch on the host's own subdomains). Skipped, saying why, only where the browser's
- * binaries are absent (.ci/run installs them).
+ * webkit.spec.ts), one stack and one browser per file, a fresh profile per page (but WebKit's
+ * cross-site refusal tests, see `refusing`), on the stack's `example.com`-style names: the host
+ * page on www.example.org (cross-site) or www.example.com (same-site: Latch on the host's own
+ * subdomains). Skipped, saying why, only where the browser's binaries are absent (.ci/run
+ * installs them).
  */
 import type { Hex } from '@latch/shared'
 import { TABLES } from '@latch/shared/i18n/all'
