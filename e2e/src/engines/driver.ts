@@ -57,6 +57,17 @@ export interface EnginePage {
   /** Runs `fn` (self-contained) in the frame with `arg`; answers its JSON-able result. */
   run<T>(path: string[], fn: (arg: never) => T | Promise<T>, arg?: unknown): Promise<T>
   /**
+   * Runs `fn` (self-contained) in the frame every POLL_MS for at most `ms`, as one command:
+   * answers its first result other than null or undefined, or null when `ms` ran out. A wait
+   * in the page, not a command per poll (see `waitIn`).
+   */
+  poll<T>(
+    path: string[],
+    fn: (arg: never) => T | null | undefined | Promise<T | null | undefined>,
+    arg: unknown,
+    ms: number,
+  ): Promise<T | null>
+  /**
    * Runs a script's source in the frame as the driver does (the page's CSP does not govern it):
    * axe-core's browser build, which then stays on the frame's window.
    */
@@ -90,8 +101,45 @@ export interface EngineBrowser {
  */
 const ENGINE_WAIT_MS = 2 * WAIT_MS
 
-/** Polls `check` until it answers a value other than undefined, within ENGINE_WAIT_MS. */
-async function until<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+/**
+ * How often a wait in the page checks its condition. The check runs inside the page, so a short
+ * interval costs the browser a function call, not a WebDriver round trip.
+ */
+const POLL_MS = 50
+
+/**
+ * How long one in-page wait (`poll`) may hold the page: WebKit's session runs one command at a
+ * time, so another step of the same page (the extension wallet's answers) waits up to this.
+ */
+const SLICE_MS = 1000
+
+/**
+ * The source of `poll`'s in-page loop around `fn`, evaluated by the driver as a script (a
+ * WebDriver script, which the frame's CSP does not govern; no eval in the page).
+ */
+function pollSource(fn: (arg: never) => unknown, arg: unknown, ms: number): string {
+  return `(async (arg) => {
+    const check = (${fn.toString()});
+    const end = Date.now() + ${Math.max(0, Math.floor(ms))};
+    for (;;) {
+      let value = null;
+      try { value = await check(arg); } catch (e) { value = null; }
+      if (value !== null && value !== undefined) return value;
+      if (Date.now() >= end) return null;
+      await new Promise((r) => setTimeout(r, ${POLL_MS}));
+    }
+  })(${JSON.stringify(arg ?? null)})`
+}
+
+/**
+ * Polls `check` until it answers a value other than undefined, within ENGINE_WAIT_MS. For a
+ * condition in a page use `waitIn`, which waits in the page between checks.
+ */
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  intervalMs = 100,
+): Promise<T> {
   const started = Date.now()
   let last: unknown
   for (;;) {
@@ -104,18 +152,60 @@ async function until<T>(what: string, check: () => Promise<T | undefined>): Prom
     if (Date.now() - started > ENGINE_WAIT_MS) {
       throw new Error(`${what}: not within ${ENGINE_WAIT_MS} ms${last ? ` (${String(last)})` : ''}`)
     }
-    await new Promise((r) => setTimeout(r, 100))
+    await new Promise((r) => setTimeout(r, intervalMs))
   }
 }
 
-/** Whether the element is displayed (has a box, not hidden by style). Runs in the page. */
-function displayed(el: Element): boolean {
-  const style = getComputedStyle(el)
-  const box = el.getBoundingClientRect()
-  return (
-    style.visibility !== 'hidden' && style.display !== 'none' && box.width > 0 && box.height > 0
-  )
+/**
+ * Waits until `fn(arg)` answers a value other than null or undefined in the frame at `path`,
+ * within `ms` (ENGINE_WAIT_MS by default): the page checks every POLL_MS itself, and this
+ * process asks again only after each slice of SLICE_MS (or when the frame was not there yet,
+ * or navigated away during a slice).
+ */
+export async function waitIn<T>(
+  page: Pick<EnginePage, 'poll'>,
+  what: string,
+  path: string[],
+  fn: (arg: never) => T | null | undefined | Promise<T | null | undefined>,
+  arg?: unknown,
+  ms = ENGINE_WAIT_MS,
+): Promise<T> {
+  const started = Date.now()
+  let last: unknown
+  for (;;) {
+    const left = ms - (Date.now() - started)
+    try {
+      const value = await page.poll(path, fn, arg ?? null, Math.min(SLICE_MS, Math.max(left, 0)))
+      if (value !== null && value !== undefined) return value
+    } catch (e) {
+      last = e
+      await new Promise((r) => setTimeout(r, POLL_MS))
+    }
+    if (Date.now() - started > ms) {
+      throw new Error(`${what}: not within ${ms} ms${last ? ` (${String(last)})` : ''}`)
+    }
+  }
 }
+
+/**
+ * True when an element `css` matches is displayed (has a box, not hidden by style), else null
+ * (not yet, for `poll`). Runs in the page; self-contained.
+ */
+function displayedMatch(css: string): true | null {
+  return Array.from(document.querySelectorAll(css)).some((el) => {
+    const style = getComputedStyle(el)
+    const box = el.getBoundingClientRect()
+    return (
+      style.visibility !== 'hidden' && style.display !== 'none' && box.width > 0 && box.height > 0
+    )
+  })
+    ? true
+    : null
+}
+
+/** Waits until `css` matches a displayed element in the frame at `path` of `page`. */
+const shownIn = (page: Pick<EnginePage, 'poll'>, path: string[], css: string) =>
+  waitIn(page, `${css} shown in ${path.join(' > ') || 'the page'}`, path, displayedMatch, css)
 
 // ---- Firefox -----------------------------------------------------------------------------
 
@@ -161,28 +251,8 @@ export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
         }
         return frame
       }
-      const shown = async (path: string[], css: string) => {
-        const frame = await frameOf(path)
-        await until(`${css} shown in ${path.join(' > ') || 'the page'}`, async () =>
-          (await frame.$$eval(css, (els) =>
-            // displayed(), inline: the frame's CSP allows no eval of a passed source.
-            els.some((el) => {
-              const style = getComputedStyle(el)
-              const box = el.getBoundingClientRect()
-              return (
-                style.visibility !== 'hidden' &&
-                style.display !== 'none' &&
-                box.width > 0 &&
-                box.height > 0
-              )
-            }),
-          ))
-            ? true
-            : undefined,
-        )
-        return frame
-      }
-      return {
+      // The page's steps; `shown` waits for an element through the page's own `poll`.
+      const self: EnginePage = {
         engine: 'firefox',
         async goto(url) {
           await page.goto(url, { waitUntil: 'load', timeout: WAIT_MS * 2 })
@@ -192,26 +262,40 @@ export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
           const value: unknown = await frame.evaluate(fn as (arg: unknown) => unknown, arg ?? null)
           return value as T
         },
+        poll: async <T>(
+          path: string[],
+          fn: (arg: never) => T | null | undefined | Promise<T | null | undefined>,
+          arg: unknown,
+          ms: number,
+        ) => {
+          const frame = await frameOf(path)
+          // A string is evaluated as a script (WebDriver BiDi), so the frame's CSP allows it.
+          const value: unknown = await frame.evaluate(pollSource(fn, arg, ms))
+          return (value ?? null) as T | null
+        },
         inject: async (path, source) => {
           const frame = await frameOf(path)
           await frame.evaluate(source)
         },
         waitFor: async (path, css) => {
-          await shown(path, css)
+          await shownIn(self, path, css)
         },
         async click(path, css) {
-          const frame = await shown(path, css)
+          await shownIn(self, path, css)
+          const frame = await frameOf(path)
           await frame.locator(css).setTimeout(WAIT_MS).click()
         },
         async type(path, css, text) {
-          const frame = await shown(path, css)
+          await shownIn(self, path, css)
+          const frame = await frameOf(path)
           const el = await frame.$(css)
           if (!el) throw new Error(`no ${css}`)
           await el.focus()
           await page.keyboard.type(text)
         },
         async text(path, css) {
-          const frame = await shown(path, css)
+          await shownIn(self, path, css)
+          const frame = await frameOf(path)
           return frame.$eval(css, (e) => e.textContent ?? '')
         },
         popup: () => {
@@ -219,6 +303,7 @@ export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
         },
         close: () => context.close(),
       }
+      return self
     },
     close: () => withTimeout(browser.close(), 20_000, 'closing Firefox'),
   }
@@ -337,19 +422,7 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
       }
       /** The steps a visitor takes in the window `handle`. */
       const steps = (handle: string) => {
-        const shownNow = (path: string[], css: string) =>
-          locked(async () => {
-            await enter(path, handle)
-            return (await driver.executeScript(
-              `return Array.from(document.querySelectorAll(arguments[0])).some(${displayed.toString()})`,
-              css,
-            )) as boolean
-          })
-        const shown = (path: string[], css: string) =>
-          until(`${css} shown in ${path.join(' > ') || 'the page'}`, async () =>
-            (await shownNow(path, css)) ? true : undefined,
-          )
-        return {
+        const page: Pick<EnginePage, 'run' | 'poll'> = {
           run: <T>(path: string[], fn: (arg: never) => T | Promise<T>, arg?: unknown) =>
             locked(async () => {
               await enter(path, handle)
@@ -358,6 +431,23 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
                 arg ?? null,
               ) as Promise<T>
             }),
+          poll: <T>(
+            path: string[],
+            fn: (arg: never) => T | null | undefined | Promise<T | null | undefined>,
+            arg: unknown,
+            ms: number,
+          ) =>
+            locked(async () => {
+              await enter(path, handle)
+              const value = (await driver.executeScript(
+                `return ${pollSource(fn, arg, ms)}`,
+              )) as T | null
+              return value ?? null
+            }),
+        }
+        const shown = (path: string[], css: string) => shownIn(page, path, css)
+        return {
+          ...page,
           inject: (path: string[], source: string) =>
             locked(async () => {
               await enter(path, handle)

@@ -1,7 +1,7 @@
 /**
  * What a visitor does in the engine lanes, on any EnginePage: the SDK's calls started in the page
- * and read back by polling (WebDriver classic runs one command at a time, so no call may hold
- * the session while the visitor clicks), and the modal's screens walked by their test ids.
+ * and read back by a wait in the page (WebDriver classic runs one command at a time, so no call
+ * may hold the session while the visitor clicks), and the modal's screens walked by their test ids.
  * The modal's fixed pauses (1400 ms after a code, 4500 ms on the created screen) are waited
  * out: these browsers have no page clock, and the lanes are few.
  */
@@ -13,7 +13,7 @@ import { AXE_TAGS, axeSource, formatViolations, runAxeInPage } from '../axe.ts'
 import type { CallError, Outcome } from '../flows.ts'
 import { WAIT_MS } from '../harness.ts'
 import { installProvider } from '../injected-wallet.ts'
-import { type EnginePage, MODAL, WALLET } from './driver.ts'
+import { type EnginePage, MODAL, WALLET, waitIn } from './driver.ts'
 import type { EngineStack, Layout } from './stack.ts'
 
 type Calls = Record<string, Outcome<unknown> | null>
@@ -60,18 +60,15 @@ export async function start<T>(
   )
   return {
     async settled(ms = WAIT_MS) {
-      const started = Date.now()
-      for (;;) {
-        const outcome = await page.run(
-          [],
-          (key: string) =>
-            (window as unknown as { __engineCalls: Calls }).__engineCalls[key] ?? null,
-          id,
-        )
-        if (outcome) return outcome as Outcome<T>
-        if (Date.now() - started > ms) throw new Error(`${method}() did not settle in ${ms} ms`)
-        await new Promise((r) => setTimeout(r, 100))
-      }
+      const outcome = await waitIn(
+        page,
+        `${method}() settling`,
+        [],
+        (key: string) => (window as unknown as { __engineCalls: Calls }).__engineCalls[key],
+        id,
+        ms,
+      )
+      return outcome as Outcome<T>
     },
   }
 }
@@ -123,12 +120,14 @@ export async function openHost(
   if (options.appId) url.searchParams.set('appId', options.appId)
   if (options.lang) url.searchParams.set('lang', options.lang)
   await page.goto(url.toString())
-  const started = Date.now()
-  for (;;) {
-    const state = await page.run([], () => {
+  const state = await waitIn(
+    page,
+    'latch.ready',
+    [],
+    () => {
       const latch = (window as unknown as { latch?: { ready: Promise<void> } }).latch
       const w = window as unknown as { __engineReady?: string }
-      if (!latch) return 'absent'
+      if (!latch) return null
       if (!w.__engineReady) {
         w.__engineReady = 'waiting'
         latch.ready.then(
@@ -140,13 +139,12 @@ export async function openHost(
           },
         )
       }
-      return w.__engineReady
-    })
-    if (state === 'ok') return
-    if (state.startsWith('rejected')) throw new Error(`latch.ready ${state}`)
-    if (Date.now() - started > WAIT_MS) throw new Error(`latch.ready: ${state}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
+      return w.__engineReady === 'waiting' ? null : w.__engineReady
+    },
+    null,
+    WAIT_MS,
+  )
+  if (state !== 'ok') throw new Error(`latch.ready ${state}`)
 }
 
 /** Whether the host's dialog is open. */
@@ -157,12 +155,18 @@ export const dialogOpen = (page: EnginePage) =>
   })
 
 export async function waitDialog(page: EnginePage, open: boolean): Promise<void> {
-  const started = Date.now()
-  while ((await dialogOpen(page)) !== open) {
-    if (Date.now() - started > WAIT_MS)
-      throw new Error(`the dialog did not ${open ? 'open' : 'close'}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
+  await waitIn(
+    page,
+    `the dialog ${open ? 'opening' : 'closing'}`,
+    [],
+    (open: boolean) =>
+      (document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === true) ===
+      open
+        ? true
+        : null,
+    open,
+    WAIT_MS,
+  )
 }
 
 /** Types one digit into each box, as a person would. */
@@ -323,14 +327,25 @@ export async function injectWallet(
   let running = true
   const loop = (async () => {
     while (running) {
+      // Waits in the page for a request, a short slice at a time (it holds WebKit's session).
       const queued = await page
-        .run([], () => {
-          const w = window as unknown as { __engineQueue?: Pending[] }
-          const items = w.__engineQueue ?? []
-          w.__engineQueue = []
-          return items
+        .poll(
+          [],
+          () => {
+            const w = window as unknown as { __engineQueue?: Pending[] }
+            const items = w.__engineQueue ?? []
+            if (items.length === 0) return null
+            w.__engineQueue = []
+            return items
+          },
+          null,
+          300,
+        )
+        .then((items) => items ?? [])
+        .catch(async () => {
+          await new Promise((r) => setTimeout(r, 100))
+          return [] as Pending[]
         })
-        .catch(() => [] as Pending[])
       for (const request of queued) {
         const reply = await answer(request)
         await page.run(
@@ -343,7 +358,6 @@ export async function injectWallet(
           { id: request.id, reply },
         )
       }
-      await new Promise((r) => setTimeout(r, 100))
     }
   })()
   return {

@@ -1,18 +1,28 @@
 /**
  * The engine lanes: the same visitor's flows in Firefox and in WebKit (firefox.spec.ts,
- * webkit.spec.ts), one stack and one browser per file, a fresh profile per page, on the stack's
- * `example.com`-style names: the host page on www.example.org (cross-site) or www.example.com
- * (same-site: Latch on the host's own subdomains). Skipped, saying why, only where the browser's
- * binaries are absent (.ci/run installs them).
+ * webkit.spec.ts), one stack and one browser per file, a fresh profile per page (but WebKit's
+ * cross-site refusal tests, see `refusing`), on the stack's `example.com`-style names: the host
+ * page on www.example.org (cross-site) or www.example.com (same-site: Latch on the host's own
+ * subdomains). Skipped, saying why, only where the browser's binaries are absent (.ci/run
+ * installs them).
  */
 import type { Hex } from '@latch/shared'
 import { TABLES } from '@latch/shared/i18n/all'
 import { recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { newEmail } from '../flows.ts'
-import { WAIT_MS } from '../harness.ts'
+import { freePort, WAIT_MS } from '../harness.ts'
 import { TEST_WALLET_KEY } from '../injected-wallet.ts'
-import { type Engine, type EngineBrowser, launchEngine, MODAL, missing, WALLET } from './driver.ts'
+import {
+  type Engine,
+  type EngineBrowser,
+  type EnginePage,
+  launchEngine,
+  MODAL,
+  missing,
+  WALLET,
+  waitIn,
+} from './driver.ts'
 import {
   createWallet,
   currentUser,
@@ -104,17 +114,40 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
   }
   let stack: EngineStack | undefined
   let browser: EngineBrowser | undefined
+  // The browser starts while the stack does: it needs only the proxy's port.
   beforeAll(async () => {
-    stack = await startEngineStack()
-    browser = await launchEngine(engine, stack.proxyPort)
+    const proxyPort = await freePort()
+    const [started, launched] = await Promise.allSettled([
+      startEngineStack({ proxyPort }),
+      launchEngine(engine, proxyPort),
+    ])
+    if (started.status === 'fulfilled') stack = started.value
+    if (launched.status === 'fulfilled') browser = launched.value
+    if (started.status === 'rejected') throw started.reason
+    if (launched.status === 'rejected') throw launched.reason
   })
   afterAll(async () => {
+    await closeRefusing()
     await browser?.close()
     await stack?.close()
   })
   const lane = () => {
     if (!stack || !browser) throw new Error(`the ${engine} lane did not start (see beforeAll)`)
     return { stack, browser }
+  }
+  // Where the browser refuses Latch's cookies cross-site (WebKit), one profile serves the
+  // cross-site tests that need only that (a refusal keeps nothing; each test has its own app and
+  // visitor), in file order: the fresh-profile start is not what they prove. The credential
+  // window's test, which leaves first-party cookies, has its own.
+  let refusingPage: EnginePage | undefined
+  const refusing = async () => {
+    refusingPage ??= await lane().browser.newPage()
+    return refusingPage
+  }
+  async function closeRefusing() {
+    const page = refusingPage
+    refusingPage = undefined
+    await page?.close()
   }
 
   // A flow waits out the modal's pauses and drives a browser without a page clock: seconds
@@ -132,10 +165,135 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         await forkFlow(stack, browser, 'cross-site')
       })
     } else {
-      test('error: the browser refuses the wallet credential in the cross-site frame: createWallet() rejects at once with wallet_sign_in_required and the modal says what to do', async () => {
+      test('error: a wallet made where the credential is kept (same-site), used cross-site: recoverWallet(), signMessage() and exportWallet() reject at once with wallet_sign_in_required, each showing what to do', async () => {
         const { stack, browser } = lane()
         const app = await stack.createApp(walletSettings)
-        const page = await browser.newPage()
+        const email = newEmail(`${engine}-refused-recover`)
+        const home = await browser.newPage()
+        await openHost(home, stack, 'same-site', { appId: app.id })
+        await signInByEmail(home, stack, email)
+        await createWallet(home)
+        await home.close()
+
+        const page = await refusing()
+        await openHost(page, stack, 'cross-site', { appId: app.id })
+        await stack.ageCodes(email)
+        await signInByEmail(page, stack, email)
+        for (const method of ['recoverWallet', 'signMessage', 'exportWallet']) {
+          const call = await start(page, method, ...(method === 'signMessage' ? ['Hello'] : []))
+          await page.waitFor([MODAL], testId('screen-wallet-refused'))
+          expect(rejected(await call.settled(), `${method}()`).code).toBe('wallet_sign_in_required')
+          expect(await page.text([MODAL], '.latch-body h1')).toBe(
+            'Your wallet can’t open in this browser',
+          )
+          await page.click([MODAL], testId('wallet-refused-close'))
+          await waitDialog(page, false)
+        }
+      })
+    }
+
+    // WebKitWebDriver runs no script and sends no key until the page has loaded, frames
+    // included, which the held script keeps from happening: this page's driver does not wait
+    // (pageLoadStrategy 'none').
+    test('behavior: the landing the modal server rendered: login() shows it before the JavaScript; the address typed and Enter then are carried out once, after hydration', async () => {
+      const { stack, browser } = lane()
+      const email = newEmail(`${browser.engine}-ssr`)
+      const release = stack.holdModalScript()
+      const page = await browser.newPage({ pageLoadStrategy: 'none' })
+      try {
+        // Navigated from the page (goto would wait for the frame's load, which waits for the
+        // held script).
+        await page.run(
+          [],
+          (url: string) => {
+            setTimeout(() => {
+              location.href = url
+            })
+          },
+          stack.hostUrl('cross-site'),
+        )
+        await waitIn(page, 'the landing painted', [], () => {
+          const frame = document.querySelector<HTMLIFrameElement>('[data-testid="latch-frame"]')
+          return frame !== null && frame.style.height !== '620px' ? true : null
+        })
+        const login = await start<{ user: { email?: { address: string } } }>(page, 'login')
+        await waitDialog(page, true)
+        await page.waitFor([MODAL], testId('email-input'))
+        await page.type(
+          [MODAL],
+          testId('email-input'),
+          `${email}${browser.engine === 'webkit' ? '\uE007' : '\n'}`,
+        )
+        const before = await page.run([MODAL], () => {
+          const modal = document.getElementById('root')?.firstElementChild
+          return {
+            rendered: document.getElementById('root')?.hasAttribute('data-latch-ssr'),
+            hydrated: modal ? Object.keys(modal).some((k) => k.startsWith('__reactFiber')) : null,
+          }
+        })
+        expect(before).toEqual({ rendered: true, hydrated: false })
+        expect(stack.smtp.messages.filter((m) => m.to === email)).toEqual([])
+        release()
+        const code = await stack.emailCode(email)
+        await page.waitFor([MODAL], screenOf('AWAITING_PASSWORDLESS_CODE'))
+        for (let i = 0; i < code.length; i++) {
+          await page.type([MODAL], testId(`code-input-${i}`), code.charAt(i))
+        }
+        const result = ok(await login.settled(WAIT_MS + 5000), 'login()')
+        expect(result.user.email?.address).toBe(email)
+        expect(stack.smtp.messages.filter((m) => m.to === email)).toHaveLength(1)
+      } finally {
+        release()
+        await page.close()
+      }
+    })
+
+    test('behavior: a browser wallet (EIP-6963) signs in; the Arabic landing is right to left', async () => {
+      const { stack, browser } = lane()
+      const app = await stack.createApp({
+        loginMethods: ['wallet', 'email'],
+        appearance: { showWalletLoginFirst: false },
+      })
+      // In WebKit, the profile that refuses Latch's cookies cross-site, between the refusal
+      // tests: this sign-in leaves nothing there either.
+      const page = expected.crossSiteCookies ? await browser.newPage() : await refusing()
+      await openHost(page, stack, 'cross-site', { appId: app.id })
+      const wallet = await injectWallet(page, TEST_WALLET_KEY)
+      try {
+        const login = await start<{ user: { linkedAccounts: { address?: string }[] } }>(
+          page,
+          'login',
+        )
+        await page.click([MODAL], testId('section-wallet-toggle'))
+        await page.click([MODAL], testId('wallet-option'))
+        const result = ok(await login.settled(), 'login()')
+        expect(result.user.linkedAccounts.map((a) => a.address)).toContain(wallet.address)
+      } finally {
+        await wallet.stop()
+      }
+
+      await openHost(page, stack, 'cross-site', { lang: 'ar' })
+      await start(page, 'login')
+      await page.waitFor([MODAL], screenOf('LANDING'))
+      const ar = TABLES.ar.m
+      expect(await page.text([MODAL], `${screenOf('LANDING')} h1`)).toBe(ar.title)
+      await expectAccessible(page, [MODAL], 'LANDING in Arabic')
+      expect(
+        await page.run([MODAL], () => ({
+          lang: document.documentElement.lang,
+          dir: document.documentElement.dir,
+        })),
+      ).toEqual({ lang: 'ar', dir: 'rtl' })
+      if (expected.crossSiteCookies) await page.close()
+    })
+
+    if (!expected.crossSiteCookies) {
+      test('error: the browser refuses the wallet credential in the cross-site frame: createWallet() rejects at once with wallet_sign_in_required and the modal says what to do', async () => {
+        const { stack } = lane()
+        const app = await stack.createApp(walletSettings)
+        // The profile the tests before used cross-site (nothing was kept there); the first-party
+        // visit below is the first thing that leaves a cookie of Latch's in it.
+        const page = await refusing()
         await openHost(page, stack, 'cross-site', { appId: app.id })
         const email = newEmail(`${engine}-refused`)
         await signInByEmail(page, stack, email)
@@ -200,33 +358,7 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
             cookie: document.cookie,
           })),
         ).toEqual({ granted: true, cookie: 'visited=1' })
-        await page.close()
-      })
-      test('error: a wallet made where the credential is kept (same-site), used cross-site: recoverWallet(), signMessage() and exportWallet() reject at once with wallet_sign_in_required, each showing what to do', async () => {
-        const { stack, browser } = lane()
-        const app = await stack.createApp(walletSettings)
-        const email = newEmail(`${engine}-refused-recover`)
-        const home = await browser.newPage()
-        await openHost(home, stack, 'same-site', { appId: app.id })
-        await signInByEmail(home, stack, email)
-        await createWallet(home)
-        await home.close()
-
-        const page = await browser.newPage()
-        await openHost(page, stack, 'cross-site', { appId: app.id })
-        await stack.ageCodes(email)
-        await signInByEmail(page, stack, email)
-        for (const method of ['recoverWallet', 'signMessage', 'exportWallet']) {
-          const call = await start(page, method, ...(method === 'signMessage' ? ['Hello'] : []))
-          await page.waitFor([MODAL], testId('screen-wallet-refused'))
-          expect(rejected(await call.settled(), `${method}()`).code).toBe('wallet_sign_in_required')
-          expect(await page.text([MODAL], '.latch-body h1')).toBe(
-            'Your wallet can’t open in this browser',
-          )
-          await page.click([MODAL], testId('wallet-refused-close'))
-          await waitDialog(page, false)
-        }
-        await page.close()
+        await closeRefusing()
       })
       test('behavior: the refused view\'s "Sign in again in a new window": a sign-in by code in a window of the modal origin sets the credential first-party; the wallet then creates and signs cross-site, and a reload keeps the session', async () => {
         const { stack, browser } = lane()
@@ -269,107 +401,6 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         await page.close()
       })
     }
-
-    // WebKitWebDriver runs no script and sends no key until the page has loaded, frames
-    // included, which the held script keeps from happening: this page's driver does not wait
-    // (pageLoadStrategy 'none').
-    test('behavior: the landing the modal server rendered: login() shows it before the JavaScript; the address typed and Enter then are carried out once, after hydration', async () => {
-      const { stack, browser } = lane()
-      const email = newEmail(`${browser.engine}-ssr`)
-      const release = stack.holdModalScript()
-      const page = await browser.newPage({ pageLoadStrategy: 'none' })
-      try {
-        // Navigated from the page (goto would wait for the frame's load, which waits for the
-        // held script).
-        await page.run(
-          [],
-          (url: string) => {
-            setTimeout(() => {
-              location.href = url
-            })
-          },
-          stack.hostUrl('cross-site'),
-        )
-        const started = Date.now()
-        for (;;) {
-          const painted = await page
-            .run([], () => {
-              const frame = document.querySelector<HTMLIFrameElement>('[data-testid="latch-frame"]')
-              return frame !== null && frame.style.height !== '620px'
-            })
-            .catch(() => false)
-          if (painted) break
-          if (Date.now() - started > WAIT_MS) throw new Error('the landing was not painted')
-          await new Promise((r) => setTimeout(r, 100))
-        }
-        const login = await start<{ user: { email?: { address: string } } }>(page, 'login')
-        await waitDialog(page, true)
-        await page.waitFor([MODAL], testId('email-input'))
-        await page.type(
-          [MODAL],
-          testId('email-input'),
-          `${email}${browser.engine === 'webkit' ? '\uE007' : '\n'}`,
-        )
-        const before = await page.run([MODAL], () => {
-          const modal = document.getElementById('root')?.firstElementChild
-          return {
-            rendered: document.getElementById('root')?.hasAttribute('data-latch-ssr'),
-            hydrated: modal ? Object.keys(modal).some((k) => k.startsWith('__reactFiber')) : null,
-          }
-        })
-        expect(before).toEqual({ rendered: true, hydrated: false })
-        expect(stack.smtp.messages.filter((m) => m.to === email)).toEqual([])
-        release()
-        const code = await stack.emailCode(email)
-        await page.waitFor([MODAL], screenOf('AWAITING_PASSWORDLESS_CODE'))
-        for (let i = 0; i < code.length; i++) {
-          await page.type([MODAL], testId(`code-input-${i}`), code.charAt(i))
-        }
-        const result = ok(await login.settled(WAIT_MS + 5000), 'login()')
-        expect(result.user.email?.address).toBe(email)
-        expect(stack.smtp.messages.filter((m) => m.to === email)).toHaveLength(1)
-      } finally {
-        release()
-        await page.close()
-      }
-    })
-
-    test('behavior: a browser wallet (EIP-6963) signs in; the Arabic landing is right to left', async () => {
-      const { stack, browser } = lane()
-      const app = await stack.createApp({
-        loginMethods: ['wallet', 'email'],
-        appearance: { showWalletLoginFirst: false },
-      })
-      const page = await browser.newPage()
-      await openHost(page, stack, 'cross-site', { appId: app.id })
-      const wallet = await injectWallet(page, TEST_WALLET_KEY)
-      try {
-        const login = await start<{ user: { linkedAccounts: { address?: string }[] } }>(
-          page,
-          'login',
-        )
-        await page.click([MODAL], testId('section-wallet-toggle'))
-        await page.click([MODAL], testId('wallet-option'))
-        const result = ok(await login.settled(), 'login()')
-        expect(result.user.linkedAccounts.map((a) => a.address)).toContain(wallet.address)
-      } finally {
-        await wallet.stop()
-      }
-
-      await openHost(page, stack, 'cross-site', { lang: 'ar' })
-      await start(page, 'login')
-      await page.waitFor([MODAL], screenOf('LANDING'))
-      const ar = TABLES.ar.m
-      expect(await page.text([MODAL], `${screenOf('LANDING')} h1`)).toBe(ar.title)
-      await expectAccessible(page, [MODAL], 'LANDING in Arabic')
-      expect(
-        await page.run([MODAL], () => ({
-          lang: document.documentElement.lang,
-          dir: document.documentElement.dir,
-        })),
-      ).toEqual({ lang: 'ar', dir: 'rtl' })
-      await page.close()
-    })
   })
 
   describe(`${engine}, same-site (host www.example.com, Latch on example.com)`, {

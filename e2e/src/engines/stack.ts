@@ -21,13 +21,13 @@
 import { rm } from 'node:fs/promises'
 import { createServer as createHttpServer, request as httpRequest } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
-import { type AddressInfo, connect, type Socket } from 'node:net'
+import { type AddressInfo, connect, type Server, type Socket } from 'node:net'
 import { type AppInput, startServer } from '@latch/server'
 import { startSmtpCatcher } from '@latch/server/testing'
 import type { ServerAppConfig } from '@latch/shared'
 import { startModalServer } from '../../../modal-app/server.ts'
 import { buildFrontendOnce, FRONTEND_DIRS } from '../build.ts'
-import { freshDataDir } from '../database.ts'
+import { freshDatabase } from '../database.ts'
 import { freePort, unique, WAIT_MS, withTimeout } from '../harness.ts'
 import { startHostServer } from '../host-server.ts'
 import { testCertificate } from '../same-site.ts'
@@ -65,8 +65,11 @@ export interface EngineStack {
   close(): Promise<void>
 }
 
-/** Starts the parts; everything stops with `close()`. */
-export async function startEngineStack(): Promise<EngineStack> {
+/**
+ * Starts the parts; everything stops with `close()`. `proxyPort` (a free port, from `freePort`)
+ * lets a browser be launched with the proxy's address while the stack starts.
+ */
+export async function startEngineStack(options: { proxyPort?: number } = {}): Promise<EngineStack> {
   const stops: (() => Promise<unknown>)[] = []
   const close = async () => {
     for (const stop of stops.reverse()) {
@@ -112,15 +115,12 @@ export async function startEngineStack(): Promise<EngineStack> {
       // Plain http is not part of these layouts: only CONNECT to the router.
       res.writeHead(403, { 'content-type': 'text/plain' }).end('https only')
     })
-    await Promise.all(
-      [router, proxy].map(
-        (server) =>
-          new Promise<void>((resolve, reject) => {
-            server.once('error', reject)
-            server.listen(0, '127.0.0.1', () => resolve())
-          }),
-      ),
-    )
+    const listen = (server: Server, at: number) =>
+      new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(at, '127.0.0.1', () => resolve())
+      })
+    await Promise.all([listen(router, 0), listen(proxy, options.proxyPort ?? 0)])
     stops.push(
       () =>
         new Promise<void>((resolve) => {
@@ -165,13 +165,17 @@ export async function startEngineStack(): Promise<EngineStack> {
     const modalUrl = origin(NAMES.modal)
     const apiUrl = origin(NAMES.api)
 
-    const [dirs, dataDir, smtp] = await Promise.all([
+    // The harness's database: in a test run an in-memory PGlite loaded from the run's migrated
+    // dump (a folder of its own would be made from scratch, migrations and all, per file).
+    const [dirs, database, smtp] = await Promise.all([
       withTimeout(buildFrontendOnce(), 170_000, 'building the frontend'),
-      freshDataDir(),
+      freshDatabase(),
       withTimeout(startSmtpCatcher(), WAIT_MS, 'starting the SMTP catcher'),
     ])
     stops.push(
-      () => rm(dataDir, { recursive: true, force: true }),
+      async () => {
+        if (database.dataDir) await rm(database.dataDir, { recursive: true, force: true })
+      },
       () => smtp.close(),
     )
     const api = await withTimeout(
@@ -179,10 +183,12 @@ export async function startEngineStack(): Promise<EngineStack> {
         host: '127.0.0.1',
         port: 0,
         log: () => {},
+        ...(database.pgliteData ? { pgliteData: database.pgliteData } : {}),
         env: {
           NODE_ENV: 'test',
           LATCH_MODAL_ORIGIN: modalUrl,
-          LATCH_DATA_DIR: dataDir,
+          ...(database.dataDir ? { LATCH_DATA_DIR: database.dataDir } : {}),
+          ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : {}),
           LATCH_WALLET_FRAME_DIR: FRONTEND_DIRS.walletFrame,
           SMTP_URL: smtp.url,
           LATCH_MAIL_FROM: 'Latch e2e <no-reply@latch.test>',
