@@ -49,6 +49,10 @@ export const CHROMIUM_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--no-first-run',
+  // Chromium's own background work, none of which a spec looks at: the phishing classifier
+  // that reads every page a renderer loads, and network error reports to Google.
+  '--disable-client-side-phishing-detection',
+  '--disable-domain-reliability',
 ]
 
 /**
@@ -62,6 +66,25 @@ export const CHROMIUM_UI_FEATURES_OFF = [
   'WebUIOmniboxPopup',
   'WebUIOmniboxAimPopup',
   'WebUIOmniboxFullPopup',
+]
+
+/**
+ * Work Chromium does for a person's browser that a test browser would only pay for. The spare
+ * renderer is a process started
+ * ahead of the next navigation for the profile last used: every test's page opens in a fresh
+ * browser context, which cannot take the spare of another, so each one was started and thrown
+ * away. Site isolation is untouched: each site of a page still gets a renderer of its own when
+ * it is needed. The others are services that fetch or run models for a signed-in Chrome
+ * (translation, optimization hints, autofill's server, certificate transparency's updater).
+ */
+export const CHROMIUM_BACKGROUND_FEATURES_OFF = [
+  'SpareRendererForSitePerProcess',
+  'Translate',
+  'OptimizationGuideModelDownloading',
+  'OptimizationHintsFetching',
+  'OptimizationTargetPrediction',
+  'AutofillServerCommunication',
+  'CertificateTransparencyComponentUpdater',
 ]
 
 /**
@@ -94,6 +117,7 @@ export const PLAYWRIGHT_FEATURES_OFF = [
 export const PLAYWRIGHT_DISABLE_FEATURES_ARG = `--disable-features=${[
   ...PLAYWRIGHT_FEATURES_OFF,
   ...CHROMIUM_UI_FEATURES_OFF,
+  ...CHROMIUM_BACKGROUND_FEATURES_OFF,
 ].join(',')}`
 
 /** How long any single wait in a spec may take. */
@@ -216,7 +240,8 @@ export function freePort(): Promise<number> {
 
 /**
  * Launches headless Chromium through Playwright with the flags this machine needs, its
- * interface's address bar popup off, and `extraArgs` (never another `--disable-features`).
+ * interface's address bar popup and background work off, and `extraArgs` (never another
+ * `--disable-features`).
  */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
   return withTimeout(
