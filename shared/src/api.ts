@@ -140,6 +140,11 @@ export interface RefreshResponse {
   token: string
 }
 
+/** What the signed-in user's read answers (`POST /sessions/user`): the user as stored now. */
+export interface SessionUserResponse {
+  user: User
+}
+
 /** What a fork answers; this session's rotated refresh token is in the cookie. */
 export interface ForkResponse {
   token: string

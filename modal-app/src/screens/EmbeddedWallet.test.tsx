@@ -215,13 +215,9 @@ describe('EMBEDDED_WALLET_SCREEN: set your passcode', () => {
     const double = walletFrameDouble()
     const { created } = await toCreateScreen()
     provideWalletFrame(double.frame)
-    // The session refresh after creation answers the user with the new wallet.
-    api.on('POST /sessions', () => ({
-      body: {
-        user: { ...user(), linkedAccounts: [...user().linkedAccounts, double.wallet] },
-        token: jwt(Math.floor(Date.now() / 1000) + 3600),
-        refresh_token: 'rt-2',
-      },
+    // The user read after creation answers the user with the new wallet.
+    api.on('POST /sessions/user', () => ({
+      body: { user: { ...user(), linkedAccounts: [...user().linkedAccounts, double.wallet] } },
     }))
     fireEvent.click(screen.getByRole('button', { name: 'Generate passcode' }))
     const generated = screen.getByTestId('generated-passcode').getAttribute('data-value')

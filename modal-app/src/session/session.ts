@@ -13,6 +13,7 @@ import {
   NO_REFRESH_COOKIE_MESSAGE,
   REFRESH_ID_HEADER,
   type RefreshResponse,
+  type SessionUserResponse,
   TOKEN_EXPIRY_MARGIN_MS,
   type User,
 } from '@latch/shared'
@@ -26,8 +27,9 @@ export interface Session {
   /** A valid access token, refreshed first if needed; null when signed out. */
   getAccessToken(): Promise<string | null>
   /**
-   * The user as the server has it now (a refresh; the 'user' event follows), e.g. once the
-   * in-app wallet became one of their accounts; null when signed out.
+   * The user as the server has it now (read by the access token, nothing rotated; the 'user'
+   * event follows), e.g. once the in-app wallet became one of their accounts; null when signed
+   * out.
    */
   refreshUser(): Promise<User | null>
   /**
@@ -194,6 +196,15 @@ export function createSession(options: SessionOptions): Session {
   const refresh = () =>
     serialize(() => rotate<RefreshResponse>('/sessions', (res) => setUser(res.user)))
 
+  const getAccessToken = async (): Promise<string | null> => {
+    if (inflight) return inflight
+    if (accessToken && tokenExpiry(accessToken) - TOKEN_EXPIRY_MARGIN_MS > now()) {
+      return accessToken
+    }
+    if (!accessToken && !options.tokens.present()) return null
+    return refresh()
+  }
+
   return {
     async restore() {
       if (!options.tokens.present()) return null
@@ -208,17 +219,28 @@ export function createSession(options: SessionOptions): Session {
       options.tokens.mark()
       setUser(next)
     },
-    async getAccessToken() {
-      if (inflight) return inflight
-      if (accessToken && tokenExpiry(accessToken) - TOKEN_EXPIRY_MARGIN_MS > now()) {
-        return accessToken
-      }
-      if (!accessToken && !options.tokens.present()) return null
-      return refresh()
-    },
+    getAccessToken,
     async refreshUser() {
-      await refresh()
-      return accessToken ? user : null
+      const token = await getAccessToken()
+      if (!token) return null
+      try {
+        // Read by the access token, not by a refresh: nothing rotates (POST /sessions/user says
+        // why that matters where the browser refuses the API's cookies in this frame).
+        const res = await options.api.request<SessionUserResponse>(
+          '/sessions/user',
+          {},
+          { auth: false, headers: { authorization: `Bearer ${token}` } },
+        )
+        setUser(res.user)
+        return user
+      } catch (e) {
+        // The session ended on the server (revoked, logged out elsewhere).
+        if (isLatchError(e) && e.is('not_authenticated')) {
+          clear()
+          return null
+        }
+        throw e
+      }
     },
     async logout() {
       try {

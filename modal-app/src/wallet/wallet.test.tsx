@@ -69,15 +69,9 @@ function serverUser(base: User): User {
   return { ...base, linkedAccounts: [...base.linkedAccounts, wallet], wallet }
 }
 
-/** The session refresh answers the server's user (what the modal asks after a create). */
+/** The user read answers the server's user (what the modal asks after a create). */
 function answerRefresh(base: User): void {
-  api.on('POST /sessions', () => ({
-    body: {
-      user: serverUser(base),
-      token: jwt(Math.floor(Date.now() / 1000) + 3600),
-      refresh_token: 'rt-next',
-    },
-  }))
+  api.on('POST /sessions/user', () => ({ body: { user: serverUser(base) } }))
 }
 
 /** The modal rendered with a signed-in user and the frame double. */

@@ -8,11 +8,12 @@ import {
   REFRESH_ID_HEADER,
   type RefreshResponse,
   refreshBody,
+  type SessionUserResponse,
 } from '@latch/shared'
 import { type Context, Hono } from 'hono'
 import { loadUser } from '../accounts/service.ts'
 import type { Deps } from '../context.ts'
-import { clientIp, type HonoEnv, optionalAuth, readBody, SUCCESS } from '../http.ts'
+import { clientIp, type HonoEnv, optionalAuth, readBody, requireAuth, SUCCESS } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
 import { clearWalletCredential, setWalletCredential } from '../wallets/credential.ts'
 import {
@@ -82,6 +83,18 @@ export function sessionRoutes(deps: Deps): Hono<HonoEnv> {
       }
       throw e
     }
+  })
+
+  // The signed-in user as stored now (after a change made elsewhere: a wallet the wallet frame
+  // created), by the access token alone. Unlike a refresh it rotates nothing: where a browser
+  // refuses the API's cookies in a cross-site frame (WebKit's default), the refresh cookie a
+  // first-party window set stays the live one, and a rotation there would leave the browser
+  // holding a spent token, the next refresh a reuse that ends the session.
+  routes.post('/user', requireAuth(deps), async (c) => {
+    const user: SessionUserResponse = {
+      user: await loadUser(deps, c.get('app').id, c.get('auth').sub),
+    }
+    return c.json(user)
   })
 
   // A bearer token of this app also names the session; an invalid one is simply ignored.

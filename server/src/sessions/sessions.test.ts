@@ -316,6 +316,28 @@ describeBackends('sessions', (get) => {
     expect(again.status).toBe(200)
   })
 
+  test('behavior: /sessions/user answers the user by the bearer token alone and rotates nothing; without a live session it is not_authenticated', async () => {
+    const s = get()
+    const { appId, auth } = await signedIn()
+    const out = await s.request<{ user: { id: string } }>('/sessions/user', {
+      appId,
+      token: auth.token,
+      body: {},
+    })
+    expect(out.status).toBe(200)
+    expect(Object.keys(out.body)).toEqual(['user'])
+    expect(out.body.user.id).toBe(auth.user.id)
+    // The refresh token is still the live one past the reuse grace: nothing rotated.
+    s.clock.advance(REFRESH_GRACE_MS + 1000)
+    const r = await s.request('/sessions', { appId, body: { refresh_token: auth.refresh_token } })
+    expect(r.status).toBe(200)
+    expect((await s.request('/sessions/user', { appId, body: {} })).status).toBe(401)
+    await s.request('/sessions/logout', { appId, token: auth.token, body: {} })
+    const ended = await s.request('/sessions/user', { appId, token: auth.token, body: {} })
+    expect(ended.status).toBe(401)
+    s.clock.advance(-(REFRESH_GRACE_MS + 1000))
+  })
+
   test('behavior: logout with only the bearer token revokes its session', async () => {
     const s = get()
     const { appId, auth } = await signedIn()
