@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { API_PREFIX } from '@latch/shared'
 import { afterAll, expect, test } from 'vitest'
 import { startServer } from './index.ts'
-import { migratedMemory } from './testing/global-setup.ts'
+import { migratedFolder, migratedMemory } from './testing/global-setup.ts'
 import { postgresAvailable, runPostgres } from './testing/index.ts'
 import { TEST_SECRET } from './testing/test-server.ts'
 
@@ -12,7 +12,14 @@ const dir = mkdtempSync(join(tmpdir(), 'latch-start-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 test('behavior: the PGlite data folder persists apps and keys across restarts and admits one process', async () => {
-  const env = { LATCH_DATA_DIR: dir, DATABASE_URL: '', LATCH_SECRET: '', SMTP_URL: '' }
+  // The run's migrated database in the folder: what persists across restarts is tested here,
+  // not the folder's creation.
+  const env = {
+    LATCH_DATA_DIR: await migratedFolder(dir),
+    DATABASE_URL: '',
+    LATCH_SECRET: '',
+    SMTP_URL: '',
+  }
   const first = await startServer({ port: 0, env, log: () => {} })
   let appId = ''
   let jwks = ''

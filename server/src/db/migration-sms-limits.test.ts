@@ -1,7 +1,7 @@
-import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator, sql } from 'kysely'
 import { afterEach, expect, test } from 'vitest'
 import { createSecrets } from '../crypto.ts'
+import { blankPglite } from '../testing/global-setup.ts'
 import { MIGRATIONS, migrate } from './migrations.ts'
 import { pgliteDialect } from './pglite-dialect.ts'
 import type { Database } from './schema.ts'
@@ -12,7 +12,7 @@ afterEach(async () => {
 })
 
 test('behavior: 0004_sms_limits keeps existing apps to US numbers and existing windows to an hour', async () => {
-  const db = new Kysely<Database>({ dialect: pgliteDialect(new PGlite()) })
+  const db = new Kysely<Database>({ dialect: pgliteDialect(blankPglite()) })
   closers.push(() => db.destroy())
   const raw = db as Kysely<unknown>
   // Every migration before this one, as a database made by an earlier version has them.

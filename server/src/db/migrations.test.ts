@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
-import { PGlite } from '@electric-sql/pglite'
 import { Kysely, Migrator, sql } from 'kysely'
 import { afterEach, expect, test } from 'vitest'
 import { kyselyStateStore, OAUTH_STATE_TTL_MS } from '../oauth/state-store.ts'
+import { blankPglite, runBlankPgliteData } from '../testing/global-setup.ts'
 import { openDatabase } from './index.ts'
 import { MIGRATIONS, migrate } from './migrations.ts'
 import { pgliteDialect } from './pglite-dialect.ts'
@@ -21,7 +21,10 @@ async function tableNames(db: Kysely<Database>): Promise<string[]> {
 }
 
 test('behavior: opening a database creates the OAuth state table with the rest, in one migration set', async () => {
-  const { db, close } = await openDatabase({ databaseUrl: 'memory://', dataDir: null })
+  const { db, close } = await openDatabase(
+    { databaseUrl: 'memory://', dataDir: null },
+    { pgliteData: runBlankPgliteData() },
+  )
   closers.push(close)
   const names = await tableNames(db)
   expect(names).toEqual(expect.arrayContaining(['apps', 'sessions', 'oauth_states']))
@@ -34,7 +37,7 @@ test('behavior: opening a database creates the OAuth state table with the rest, 
 })
 
 test('behavior: a database from the former lazy OAuth migrator keeps its pending flows and loses that migrator’s tables', async () => {
-  const db = new Kysely<Database>({ dialect: pgliteDialect(new PGlite()) })
+  const db = new Kysely<Database>({ dialect: pgliteDialect(blankPglite()) })
   closers.push(() => db.destroy())
   const raw = db as Kysely<unknown>
   // The layout before: the main set up to 0001, and oauth_states from the OAuth feature's own

@@ -1,9 +1,9 @@
-import { PGlite } from '@electric-sql/pglite'
 import { Kysely, sql } from 'kysely'
 import { afterAll, expect, test, vi } from 'vitest'
+import { blankPglite } from '../testing/global-setup.ts'
 import { pgliteDialect } from './pglite-dialect.ts'
 
-const db = new Kysely<{ t: { v: number } }>({ dialect: pgliteDialect(new PGlite()) })
+const db = new Kysely<{ t: { v: number } }>({ dialect: pgliteDialect(blankPglite()) })
 afterAll(() => db.destroy())
 
 test('behavior: transactions on the one PGlite connection never interleave', async () => {

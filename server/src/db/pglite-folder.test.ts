@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, test } from 'vitest'
+import { migratedFolder } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { openDatabase } from './index.ts'
 
@@ -96,7 +97,9 @@ test('error: a data folder this process cannot write is refused at start with a 
 }, 90_000)
 
 test('reliability: a write answered before the process is killed with SIGKILL is there when the folder is opened again', async () => {
-  const dataDir = join(root, 'killed')
+  // The run's migrated database in the folder: what is tested is the write that outlives the
+  // kill, not the folder's creation.
+  const dataDir = await migratedFolder(join(root, 'killed'))
   const source = `
     import { openServices } from ${JSON.stringify(SERVICES_MODULE)}
     const services = await openServices({

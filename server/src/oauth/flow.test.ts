@@ -5,6 +5,7 @@ import { exportPKCS8, generateKeyPair, jwtVerify } from 'jose'
 import { type MutableToken, OAuth2Issuer } from 'oauth2-mock-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Db, openDatabase } from '../db/index.ts'
+import { migratedMemory } from '../testing/global-setup.ts'
 import {
   authorizeAtMock,
   type MockProviders,
@@ -35,7 +36,7 @@ let clock = Date.now()
 
 beforeAll(async () => {
   mock = await startMockProviders()
-  const database = await openDatabase({ databaseUrl: 'memory://', dataDir: null })
+  const database = await openDatabase({ databaseUrl: 'memory://', dataDir: null }, migratedMemory())
   closeDb = database.close
   db = database.db
   deps = { store: kyselyStateStore(db, () => new Date(clock)), now: () => new Date(clock) }

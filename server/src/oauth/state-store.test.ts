@@ -3,6 +3,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type Database, type Db, openDatabase } from '../db/index.ts'
 import { migrate } from '../db/migrations.ts'
+import { runBlankPgliteData } from '../testing/global-setup.ts'
 import { type RunningPostgres, runPostgres } from '../testing/index.ts'
 import {
   kyselyStateStore,
@@ -30,7 +31,11 @@ const databases = [
     // The server's own PGlite database (one process only, so migrations run one at a time).
     concurrentMigrations: false,
     async open() {
-      const { db, close } = await openDatabase({ databaseUrl: 'memory://', dataDir: null })
+      const { db, close } = await openDatabase(
+        { databaseUrl: 'memory://', dataDir: null },
+        // The run's blank cluster: the migrations run here, without a cluster's creation.
+        { pgliteData: runBlankPgliteData() },
+      )
       closers.push(close)
       return db
     },

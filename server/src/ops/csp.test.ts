@@ -21,6 +21,14 @@ import { frameStyleHash, hostPageCsp } from './csp.ts'
 import { type RunningLatch, serveLatch } from './serve.ts'
 
 describe('latch csp', () => {
+  // The run's migrated database in a folder, for the commands that read an app: the policy's
+  // pages are tested here, not a database's creation.
+  let dataDir = ''
+  beforeAll(async () => {
+    dataDir = await migratedFolder(mkdtempSync(join(tmpdir(), 'latch-csp-')))
+  })
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
   test('behavior: prints the three directives and a whole header; the style hash is that of the SDK’s <style>', async () => {
     const hash = `'sha256-${createHash('sha256').update(FRAME_CSS).digest('base64')}'`
     expect(frameStyleHash()).toBe(hash)
@@ -75,7 +83,7 @@ describe('latch csp', () => {
       expect(res.out).toBe('')
     }
     const unknown = await cli(
-      { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET },
+      { LATCH_DATA_DIR: dataDir, LATCH_SECRET: TEST_SECRET, DATABASE_URL: '' },
       'csp',
       '--app',
       'a'.repeat(25),
@@ -87,29 +95,24 @@ describe('latch csp', () => {
   })
 
   test('behavior: with --app, names the pages the policy is for (the app’s registered origins)', async () => {
-    const dataDir = await migratedFolder(mkdtempSync(join(tmpdir(), 'latch-csp-')))
-    try {
-      const env = { LATCH_DATA_DIR: dataDir, LATCH_SECRET: TEST_SECRET, DATABASE_URL: '' }
-      const created = await cli(
-        env,
-        'apps',
-        'create',
-        '--name',
-        'Shop',
-        '--origin',
-        'https://www.example.com',
-        '--json',
-      )
-      expect(created.code).toBe(0)
-      const { id } = JSON.parse(created.out) as { id: string }
-      const res = await cli(env, 'csp', '--app', id, '--modal-origin', 'https://auth.example.com')
-      expect(res.code).toBe(0)
-      expect(res.out.split('\n')[0]).toBe(
-        "# What a host page's Content-Security-Policy needs for Latch (modal https://auth.example.com), on https://www.example.com.",
-      )
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true })
-    }
+    const env = { LATCH_DATA_DIR: dataDir, LATCH_SECRET: TEST_SECRET, DATABASE_URL: '' }
+    const created = await cli(
+      env,
+      'apps',
+      'create',
+      '--name',
+      'Shop',
+      '--origin',
+      'https://www.example.com',
+      '--json',
+    )
+    expect(created.code).toBe(0)
+    const { id } = JSON.parse(created.out) as { id: string }
+    const res = await cli(env, 'csp', '--app', id, '--modal-origin', 'https://auth.example.com')
+    expect(res.code).toBe(0)
+    expect(res.out.split('\n')[0]).toBe(
+      "# What a host page's Content-Security-Policy needs for Latch (modal https://auth.example.com), on https://www.example.com.",
+    )
   })
 })
 

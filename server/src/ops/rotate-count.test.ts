@@ -10,6 +10,7 @@ import { afterAll, expect, test } from 'vitest'
 import { createAppRecord } from '../apps/service.ts'
 import { openServices } from '../index.ts'
 import { latchCli } from '../testing/cli.ts'
+import { migratedFolder } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 
 const NEW_SECRET = 'rotated-secret-rotated-secret-rotated-0123456789'
@@ -17,7 +18,8 @@ const dir = mkdtempSync(join(tmpdir(), 'latch-rotate-count-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 test('behavior: secret rotate prints one count per table, in rows, the same in its progress and its summary', async () => {
-  const base = { NODE_ENV: 'test', LATCH_DATA_DIR: join(dir, 'data') }
+  // The run's migrated database in the folder: the rotation, not the folder's creation, is tested.
+  const base = { NODE_ENV: 'test', LATCH_DATA_DIR: await migratedFolder(join(dir, 'data')) }
   const before = await openServices({ env: { ...base, LATCH_SECRET: TEST_SECRET }, log: () => {} })
   try {
     await createAppRecord(before.deps, {

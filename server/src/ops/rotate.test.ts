@@ -17,6 +17,7 @@ import { runCli } from '../cli.ts'
 import { softAuthenticator } from '../testing/authenticator.ts'
 import { latchCommand, REPO_ROOT } from '../testing/cli-bundle.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
+import { migratedFolder } from '../testing/global-setup.ts'
 import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/postgres.ts'
 import { freshIp, startTestServer, TEST_SECRET, type TestServer } from '../testing/test-server.ts'
 import { addEndpoint, openSecret } from '../webhooks/endpoints.ts'
@@ -87,6 +88,9 @@ for (const backend of ['pglite', 'postgres'] as const) {
   describe.skipIf(skip)(`secret rotation [${backend}]`, () => {
     test('everyone signs in, refreshes and recovers both kinds of wallet after a rotation that was stopped half way', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'latch-rotate-'))
+      // On PGlite the run's migrated database in the folder: the rotation is tested, not the
+      // folder's creation.
+      if (backend === 'pglite') await migratedFolder(dir)
       let databaseUrl = ''
       if (backend === 'postgres') {
         postgres ??= runPostgres()
@@ -296,6 +300,9 @@ for (const backend of ['pglite', 'postgres'] as const) {
 
     test('a passkey wallet’s sealing is sealed again: after the rotation a new device recovers with the passkey alone', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'latch-rotate-passkey-'))
+      // On PGlite the run's migrated database in the folder: the rotation is tested, not the
+      // folder's creation.
+      if (backend === 'pglite') await migratedFolder(dir)
       let databaseUrl = ''
       if (backend === 'postgres') {
         postgres ??= runPostgres()

@@ -19,6 +19,7 @@ import { openDatabase } from '../db/index.ts'
 import { MIGRATIONS } from '../db/migrations.ts'
 import { pgliteDialect } from '../db/pglite-dialect.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
+import { blankFolder } from '../testing/global-setup.ts'
 import { postgresAvailable, type RunningPostgres, runPostgres } from '../testing/postgres.ts'
 import { startTestServer } from '../testing/test-server.ts'
 
@@ -167,6 +168,9 @@ for (const backend of ['pglite', 'postgres'] as const) {
       ) as Manifest
       const data = readFileSync(join(FIXTURE_DIR, 'data.sql'), 'utf8')
       const dir = mkdtempSync(join(tmpdir(), 'latch-upgrade-'))
+      // On PGlite the run's blank cluster in the folder (the migrations are the subject, not the
+      // cluster's creation).
+      if (backend === 'pglite') await blankFolder(dir)
       let databaseUrl = ''
       if (backend === 'postgres') {
         pg ??= runPostgres()

@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net'
-import { PGlite } from '@electric-sql/pglite'
 import { serve } from '@hono/node-server'
 import type { AccessTokenClaims, AuthResponse, ForkResponse, RefreshResponse } from '@latch/shared'
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose'
@@ -9,6 +8,7 @@ import { createSecrets } from '../crypto.ts'
 import { MIGRATIONS, migrate } from '../db/migrations.ts'
 import { pgliteDialect } from '../db/pglite-dialect.ts'
 import type { Database } from '../db/schema.ts'
+import { blankPglite } from '../testing/global-setup.ts'
 import {
   type CookieToken,
   describeBackends,
@@ -773,7 +773,7 @@ function decodeProtectedKid(token: string): string {
 }
 
 test('behavior: migration 0005 puts existing forks in their families, ends them with the root, and revokes children of a revoked parent', async () => {
-  const db = new Kysely<Database>({ dialect: pgliteDialect(new PGlite()) })
+  const db = new Kysely<Database>({ dialect: pgliteDialect(blankPglite()) })
   try {
     const raw = db as Kysely<unknown>
     const before = new Migrator({ db: raw, provider: { getMigrations: async () => MIGRATIONS } })

@@ -3,14 +3,15 @@
  * projects that run the API in process):
  * - one PostgreSQL for the whole run with a migrated template database (MIGRATED_TEMPLATE);
  *   each test server gets a copy of it (runPostgres().createDatabase(name, template));
- * - a migrated PGlite data folder, dumped to a file; each in-memory test server loads it.
+ * - a migrated PGlite data folder, dumped to a file; each in-memory test server loads it (and
+ *   the same cluster before its migrations, for the tests of the migrations themselves);
  * Starting a PostgreSQL, creating a PGlite cluster and running every migration for each test
  * file is what the server's tests spent most of their time on;
  * - the `latch` command bundled for the tests that spawn it (cli-bundle.ts).
  * All are stopped and removed when the run ends. A second project's setup in the same run
  * reuses what the first made.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
@@ -28,6 +29,8 @@ import {
 
 /** Where the run's migrated PGlite data folder (a tar file) is. */
 export const PGLITE_DATA_ENV = 'LATCH_TEST_PGLITE_DATA'
+/** Where the run's blank PGlite data folder (a new cluster, no migration run) is. */
+export const PGLITE_BLANK_ENV = 'LATCH_TEST_PGLITE_BLANK'
 
 let pgliteData: Blob | undefined
 /** The run's migrated PGlite data folder, read once per worker; undefined outside a run. */
@@ -36,6 +39,25 @@ export function runPgliteData(): Blob | undefined {
   if (!file) return undefined
   pgliteData ??= new Blob([readFileSync(file)])
   return pgliteData
+}
+
+let blankData: Blob | undefined
+/**
+ * The run's blank PGlite cluster (no migration run), read once per worker; undefined outside a
+ * run. For tests of the migrations themselves: creating a cluster costs seconds.
+ * @example await openDatabase({ databaseUrl: 'memory://', dataDir: null }, { pgliteData: runBlankPgliteData() })
+ */
+export function runBlankPgliteData(): Blob | undefined {
+  const file = process.env[PGLITE_BLANK_ENV]
+  if (!file) return undefined
+  blankData ??= new Blob([readFileSync(file)])
+  return blankData
+}
+
+/** A new in-memory PGlite with no migration run: the run's blank cluster when there is one. */
+export function blankPglite(): PGlite {
+  const data = runBlankPgliteData()
+  return data ? new PGlite({ loadDataDir: data }) : new PGlite()
 }
 
 /**
@@ -56,9 +78,21 @@ export function migratedMemory(): { pgliteData?: Blob } {
  * empty (the server creates the cluster as usual).
  * @example const env = { LATCH_DATA_DIR: await migratedFolder(mkdtempSync(...)), DATABASE_URL: '' }
  */
-export async function migratedFolder(dataDir: string): Promise<string> {
-  const data = runPgliteData()
+export function migratedFolder(dataDir: string): Promise<string> {
+  return folderFrom(runPgliteData(), dataDir)
+}
+
+/**
+ * A data folder whose PGlite database is the run's blank cluster, no migration run: for tests
+ * of the migrations on a folder (migratedFolder's reasons).
+ */
+export function blankFolder(dataDir: string): Promise<string> {
+  return folderFrom(runBlankPgliteData(), dataDir)
+}
+
+async function folderFrom(data: Blob | undefined, dataDir: string): Promise<string> {
   if (!data) return dataDir
+  mkdirSync(dataDir, { recursive: true })
   const client = new PGlite(join(dataDir, 'pglite'), { loadDataDir: data })
   try {
     await client.waitReady
@@ -68,16 +102,27 @@ export async function migratedFolder(dataDir: string): Promise<string> {
   return dataDir
 }
 
-async function pgliteTemplate(): Promise<{ file: string; remove(): void }> {
+/** The blank cluster and the migrated one, dumped side by side into one folder. */
+async function pgliteTemplate(): Promise<{ file: string; blank: string; remove(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'latch-pglite-template-'))
+  const write = async (name: string, dump: Blob) => {
+    const file = join(dir, name)
+    writeFileSync(file, new Uint8Array(await dump.arrayBuffer()))
+    return file
+  }
+  const remove = () => rmSync(dir, { recursive: true, force: true })
   const client = new PGlite()
   const db = new Kysely<unknown>({ dialect: pgliteDialect(client) })
   try {
+    // A dump asked for before the cluster is up never answers.
+    await client.waitReady
+    const blank = await write('blank.tar', await client.dumpDataDir('none'))
     await migrate(db)
-    const dump = await client.dumpDataDir('none')
-    const dir = mkdtempSync(join(tmpdir(), 'latch-pglite-template-'))
-    const file = join(dir, 'data.tar')
-    writeFileSync(file, new Uint8Array(await dump.arrayBuffer()))
-    return { file, remove: () => rmSync(dir, { recursive: true, force: true }) }
+    const file = await write('data.tar', await client.dumpDataDir('none'))
+    return { file, blank, remove }
+  } catch (error) {
+    remove()
+    throw error
   } finally {
     await db.destroy()
   }
@@ -92,8 +137,10 @@ export async function ensurePgliteData(): Promise<() => void> {
   if (process.env[PGLITE_DATA_ENV]) return () => {}
   const template = await pgliteTemplate()
   process.env[PGLITE_DATA_ENV] = template.file
+  process.env[PGLITE_BLANK_ENV] = template.blank
   return () => {
     delete process.env[PGLITE_DATA_ENV]
+    delete process.env[PGLITE_BLANK_ENV]
     template.remove()
   }
 }
