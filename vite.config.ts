@@ -126,6 +126,9 @@ export default defineConfig({
           root: 'host-sdk',
           environment: 'jsdom',
           include: HOST_SDK_ISOLATED,
+          // A bound, not a speed goal: these files may run first, while Vite transforms the
+          // SDK's modules for the first time on a busy machine.
+          testTimeout: 20_000,
         },
       },
       {
