@@ -79,8 +79,9 @@ export default defineConfig({
     // The Node projects that start servers share each worker's modules across their test files
     // (a file still gets its own servers, databases and browser contexts, and stops them in its
     // afterAll): the server, Playwright and the build tools are imported once per worker instead
-    // of once per file. The DOM projects, whose files mock modules and render into one document,
-    // and `shared`, whose tests check what a module graph loads, stay isolated.
+    // of once per file. The DOM workspaces share a document per worker except for the files
+    // that mock modules or test an import (see modal-app's projects); `shared`, whose tests
+    // check what a module graph loads, and `react` (one DOM file, which mocks) stay isolated.
     projects: [
       {
         // A bound, not a speed goal: property tests and Intl's first use take seconds on a busy
