@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 /**
  * The host SDK's sources for the workspaces that bundle it (react, wagmi): its package.json
@@ -13,7 +13,61 @@ const HOST_SDK_SOURCES = [
   replacement: fileURLToPath(new URL(replacement, import.meta.url)),
 }))
 
-/** One configuration: a Vitest project per workspace. */
+/** The host SDK's test files that need a module graph of their own. */
+const HOST_SDK_ISOLATED = [
+  // vi.mock of penpal.
+  'src/create-latch-remote.test.ts',
+  // What importing the SDK on a server does: a module another file loaded would be there.
+  'src/ssr.test.ts',
+]
+
+/** The host SDK's test files that need no DOM (they build the package or start servers). */
+const HOST_SDK_NODE = [
+  'src/exports.test.ts',
+  'src/link.test.ts',
+  'src/package.test.ts',
+  'src/size.test.ts',
+  'src/bridge/browser.test.ts',
+]
+
+/** What the modal's three test projects share (see them below). */
+const MODAL_APP_TEST = {
+  root: 'modal-app',
+  // Unmounts what each test rendered and stops the file's timers before jsdom goes.
+  setupFiles: ['src/test/setup.ts'],
+  // A bound, not a speed goal: property tests and screens that wait out SPEC's timers take
+  // seconds on a quiet machine and several times that beside browsers.
+  testTimeout: 20_000,
+}
+
+/** The modal's test files that need a module graph of their own (see the projects). */
+const MODAL_APP_ISOLATED = [
+  // vi.mock of the WalletConnect provider.
+  'src/connectors/walletconnect.test.tsx',
+  // Import main.tsx for what importing it does.
+  'src/main.test.tsx',
+  // What a lazily loaded screen does while its chunk loads and when it fails.
+  'src/screens/lazy.test.tsx',
+  // The setup's own teardown, as a file's last moments see it.
+  'src/test/teardown.test.tsx',
+]
+
+/** The modal's test files that need no DOM. */
+const MODAL_APP_NODE = [
+  '*.test.ts',
+  'src/startup/config.test.ts',
+  'src/startup/init-gate.test.ts',
+  'src/shell/theme.test.ts',
+  'src/wallet/amounts.test.ts',
+  'src/wallet/batch.test.ts',
+  'src/wallet/decode.test.ts',
+  'src/session/api.test.ts',
+  'src/session/session.test.ts',
+  'src/connectors/siwe.test.ts',
+  'src/screens/registry.test.ts',
+]
+
+/** One configuration: a Vitest project per workspace (the modal's in three). */
 export default defineConfig({
   test: {
     // One worker per core (Vitest's default leaves one core to itself: on CI's 2 cores that is
@@ -25,8 +79,9 @@ export default defineConfig({
     // The Node projects that start servers share each worker's modules across their test files
     // (a file still gets its own servers, databases and browser contexts, and stops them in its
     // afterAll): the server, Playwright and the build tools are imported once per worker instead
-    // of once per file. The DOM projects, whose files mock modules and render into one document,
-    // and `shared`, whose tests check what a module graph loads, stay isolated.
+    // of once per file. The DOM workspaces share a document per worker except for the files
+    // that mock modules or test an import (see modal-app's projects); `shared`, whose tests
+    // check what a module graph loads, and `react` (one DOM file, which mocks) stay isolated.
     projects: [
       {
         // A bound, not a speed goal: property tests and Intl's first use take seconds on a busy
@@ -62,7 +117,43 @@ export default defineConfig({
           testTimeout: 30_000,
         },
       },
-      { test: { name: 'host-sdk', root: 'host-sdk', environment: 'jsdom' } },
+      // The host SDK's tests in three projects (`--project 'host-sdk*'` runs them all), split
+      // as the modal's are (see there): host-sdk isolated, host-sdk-dom one document and module
+      // graph per worker (its setup puts the document back after each file), host-sdk-node
+      // the files that build the package or run it in Node.
+      {
+        test: {
+          name: 'host-sdk',
+          root: 'host-sdk',
+          environment: 'jsdom',
+          include: HOST_SDK_ISOLATED,
+          // A bound, not a speed goal: these files may run first, while Vite transforms the
+          // SDK's modules for the first time on a busy machine.
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: 'host-sdk-dom',
+          root: 'host-sdk',
+          environment: 'jsdom',
+          isolate: false,
+          // Worker threads: with one worker per core for the run, a thread's start and its
+          // messages cost less than a child process's (docs/performance.md).
+          pool: 'threads',
+          setupFiles: ['src/test-setup.ts'],
+          exclude: [...HOST_SDK_ISOLATED, ...HOST_SDK_NODE, ...configDefaults.exclude],
+        },
+      },
+      {
+        test: {
+          name: 'host-sdk-node',
+          root: 'host-sdk',
+          environment: 'node',
+          isolate: false,
+          include: HOST_SDK_NODE,
+        },
+      },
       {
         test: {
           name: 'server-sdk',
@@ -80,18 +171,46 @@ export default defineConfig({
         resolve: { alias: HOST_SDK_SOURCES },
         test: { name: 'wagmi', root: 'wagmi', environment: 'node', isolate: false },
       },
+      // The modal's tests in three projects (`--project 'modal-app*'` runs them all). A jsdom
+      // environment, the setup and the modal's modules cost as much CPU per file as most files'
+      // tests, so only the files that need their own module graph pay for one:
+      // - modal-app: isolated, each file in a new jsdom with fresh modules: the files that mock a
+      //   module (a mock would outlive the file) or test what importing or lazily loading a
+      //   module does (a module another file loaded would already be there).
+      // - modal-app-dom: jsdom, one document and module graph per worker; the setup unmounts,
+      //   clears the timers and puts the document, storage and URL back after each file, and
+      //   each test sets up the modal's state (the harness resets the store).
+      // - modal-app-node: the files that need no DOM (the modal's server, SSR and build), on
+      //   one module graph per worker like the server project's.
+      // React DOM, the default build's renderer (modal-app/renderer.ts): no aliases. The
+      // Preact build is checked by modal-app/size.test.ts and e2e/src/preact-build.spec.ts.
       {
-        // React DOM, the default build's renderer (modal-app/renderer.ts): no aliases. The
-        // Preact build is checked by modal-app/size.test.ts and e2e/src/preact-build.spec.ts.
         test: {
+          ...MODAL_APP_TEST,
           name: 'modal-app',
-          root: 'modal-app',
           environment: 'jsdom',
-          // Unmounts what each test rendered and stops the file's timers before jsdom goes.
-          setupFiles: ['src/test/setup.ts'],
-          // A bound, not a speed goal: property tests and screens that wait out SPEC's timers
-          // take seconds on a quiet machine and several times that beside browsers.
-          testTimeout: 20_000,
+          include: MODAL_APP_ISOLATED,
+        },
+      },
+      {
+        test: {
+          ...MODAL_APP_TEST,
+          name: 'modal-app-dom',
+          environment: 'jsdom',
+          isolate: false,
+          // Worker threads: with one worker per core for the run, a thread's start and its
+          // messages cost less than a child process's (docs/performance.md).
+          pool: 'threads',
+          exclude: [...MODAL_APP_ISOLATED, ...MODAL_APP_NODE, ...configDefaults.exclude],
+        },
+      },
+      {
+        test: {
+          ...MODAL_APP_TEST,
+          name: 'modal-app-node',
+          environment: 'node',
+          isolate: false,
+          include: MODAL_APP_NODE,
         },
       },
       {

@@ -4,7 +4,10 @@
  * effects' cleanups run) and the real clock back. After the file: the screen chunks a test
  * started loading have arrived, and the timers still pending are cleared, before Vitest takes
  * jsdom's globals away; a timer left running would call into a `window` that is gone
- * (teardown.ts), a chunk still loading would fail as the environment closes.
+ * (teardown.ts), a chunk still loading would fail as the environment closes. Files of the
+ * shared DOM project (vite.config.ts, `modal-app-dom`) run one after another in one document,
+ * so after each file the document and its storage are put back as a new jsdom has them: no
+ * file sees another's elements, attributes, storage, cookies or URL.
  */
 import { enScreens } from '@latch/shared/i18n/screens'
 import { afterAll, afterEach, vi } from 'vitest'
@@ -20,6 +23,8 @@ vi.mock('react-dom/client', async (importOriginal) => {
 })
 
 const timers = trackTimers()
+/** The URL the file started on (jsdom's default unless the project sets one). */
+const START_URL = typeof location === 'undefined' ? '' : location.href
 // Tests render screens directly, not through their lazy chunks, which bring the screens'
 // English in the built modal (screens/lazy.tsx).
 addEnglish(enScreens)
@@ -56,4 +61,22 @@ afterAll(async () => {
   await dom?.screensSettled()
   timers.stop()
   timers.restore()
+  if (typeof document !== 'undefined') freshDocument()
 })
+
+/** The document, storage, cookies and URL as a new jsdom environment starts them. */
+function freshDocument(): void {
+  const root = document.documentElement
+  for (const name of root.getAttributeNames()) root.removeAttribute(name)
+  document.head.replaceChildren()
+  document.body.replaceChildren()
+  for (const name of document.body.getAttributeNames()) document.body.removeAttribute(name)
+  localStorage.clear()
+  sessionStorage.clear()
+  for (const cookie of document.cookie.split(';')) {
+    const name = cookie.split('=')[0]?.trim()
+    // biome-ignore lint/suspicious/noDocumentCookie: jsdom has no Cookie Store API.
+    if (name) document.cookie = `${name}=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/`
+  }
+  history.replaceState(null, '', START_URL)
+}
