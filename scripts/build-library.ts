@@ -151,8 +151,9 @@ interface Stamp {
   outputs: Record<string, string>
 }
 
+/** The sha256 of a file, by its path from the root (whatever the working folder). */
 const hashFile = (path: string) =>
-  readFile(path).then(
+  readFile(resolve(ROOT, path)).then(
     (bytes) => createHash('sha256').update(bytes).digest('hex'),
     () => 'missing',
   )
@@ -280,7 +281,8 @@ export async function buildLibrary({
   await declarations(name, out, entries, types)
   // Hashed before the build and again after: a source edited meanwhile records no stamp.
   const inputs = await hashAll(await inputsOf(name, loaded))
-  if (Object.entries(before).every(([path, hash]) => inputs[path] === hash)) {
+  const unchanged = Object.entries(before).every(([path, hash]) => inputs[path] === hash)
+  if (unchanged && !Object.values(inputs).includes('missing')) {
     const outputs = await hashAll(await filesUnder(relative(ROOT, out)))
     const stamp: Stamp = {
       options: optionsKey({ name, external, entries, types }),
