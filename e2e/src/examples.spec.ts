@@ -395,9 +395,10 @@ test('error: both examples on an origin the app does not list show origin_not_al
   expect(await alert.textContent()).toBe(
     `origin_not_allowed: This origin is not allowed for this app: ${other}. Add it on the Latch server, then reload the page: ${command}`,
   )
-  const html = await h().open({ origin: other, path: '/html/', waitReady: false })
+  // The plain page in the same tab, as a visitor would go on to it.
+  await react.page.goto(`${other}/html/`, { timeout: WAIT_MS })
   await expect
-    .poll(() => text(html.page, 'result'), { timeout: 3000, interval: 100 })
+    .poll(() => text(react.page, 'result'), { timeout: 3000, interval: 100 })
     .toBe(
       `origin_not_allowed: This origin is not allowed for this app: ${other}. Add it on the Latch server, then reload the page: ${command}`,
     )
