@@ -6,9 +6,12 @@
  * `dist/index.d.ts` over declarations tsc emits for the package, the host SDK and shared, whose
  * `@latch/…` imports are rewritten to the emitted files, so a consumer's TypeScript needs
  * nothing but the peers. scripts/packages.ts packs the four packages and checks what they ship.
+ * Each build records the hashes of what it read and wrote, so a later step (the examples' e2e
+ * spec) can take a build as current (`currentLibrary`) instead of making it again.
  */
 
 import { execFile } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -130,6 +133,96 @@ async function sameFromAnyFolder(out: string): Promise<void> {
   }
 }
 
+/**
+ * Where a build into `out` is recorded, so that a later step can use that build instead of
+ * making it again (`currentLibrary`): the hash of each file it was made from and of each file it
+ * wrote. Kept outside the output, which is packed.
+ */
+export const stampOf = (out: string) =>
+  join(
+    ROOT,
+    'node_modules/.cache/latch-build',
+    `${createHash('sha256').update(resolve(out)).digest('hex').slice(0, 16)}.json`,
+  )
+
+interface Stamp {
+  options: string
+  inputs: Record<string, string>
+  outputs: Record<string, string>
+}
+
+/** The sha256 of a file, by its path from the root (whatever the working folder). */
+const hashFile = (path: string) =>
+  readFile(resolve(ROOT, path)).then(
+    (bytes) => createHash('sha256').update(bytes).digest('hex'),
+    () => 'missing',
+  )
+
+async function hashAll(paths: Iterable<string>): Promise<Record<string, string>> {
+  const sorted = [...new Set(paths)].sort()
+  const hashes = await Promise.all(sorted.map(hashFile))
+  return Object.fromEntries(sorted.map((path, i) => [path, hashes[i] ?? 'missing']))
+}
+
+/** Every file under `dir`, relative to the repository root. */
+const filesUnder = async (dir: string) =>
+  (await readdir(join(ROOT, dir), { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
+
+/**
+ * The files a build reads, relative to the root: the whole src/ of the package and of each
+ * bundled workspace (type-only imports, which the bundler drops, are read by tsc), every other
+ * module the bundler loaded, the lockfile (the versions of node_modules, whose types tsc reads),
+ * the root tsconfig, this script and the package's manifest.
+ */
+async function inputsOf(name: string, loaded: Iterable<string>): Promise<string[]> {
+  const trees = [...new Set([name, ...Object.values(BUNDLED).map((file) => file.split('/')[0])])]
+  const sources = (
+    await Promise.all(trees.map((tree) => filesUnder(join(tree ?? '', 'src'))))
+  ).flat()
+  const modules = [...loaded]
+    .filter((id) => id.startsWith(ROOT) && !id.includes('\0'))
+    .map((id) => relative(ROOT, id.replace(/[?#].*$/, '')))
+  const fixed = [
+    'package-lock.json',
+    'tsconfig.json',
+    relative(ROOT, fileURLToPath(import.meta.url)),
+    join(name, 'package.json'),
+  ]
+  return [...sources, ...modules, ...fixed]
+}
+
+const optionsKey = (o: Required<Omit<LibraryOptions, 'outDir'>>) =>
+  JSON.stringify([o.name, [...o.external].sort(), o.entries, o.types])
+
+/**
+ * The output folder (the package's dist/ by default) when the last build into it is provably
+ * current (the same options, every input and every output byte for byte as recorded), else null.
+ */
+export async function currentLibrary(options: LibraryOptions): Promise<string | null> {
+  const { name, entries = { index: 'index.ts' }, types = [] } = options
+  const out = options.outDir ?? join(ROOT, name, 'dist')
+  const stamp = await readFile(stampOf(out), 'utf8')
+    .then((text) => JSON.parse(text) as Stamp)
+    .catch(() => null)
+  if (!stamp || stamp.options !== optionsKey({ ...options, entries, types })) return null
+  const same = (recorded: Record<string, string>, now: Record<string, string>) =>
+    Object.keys(now).length === Object.keys(recorded).length &&
+    Object.entries(now).every(([path, hash]) => hash !== 'missing' && recorded[path] === hash)
+  const inputs = await hashAll(Object.keys(stamp.inputs))
+  // A source added since the build (the recorded list lacks it) counts too.
+  const sources = await inputsOf(name, [])
+  if (sources.some((path) => !(path in stamp.inputs))) return null
+  const outputs = await hashAll(await filesUnder(relative(ROOT, out)))
+  return same(stamp.inputs, inputs) && same(stamp.outputs, outputs) ? out : null
+}
+
+/** The package's current dist/ (`currentLibrary`), or a fresh build of it. */
+export async function builtLibrary(options: LibraryOptions): Promise<string> {
+  return (await currentLibrary(options)) ?? buildLibrary(options)
+}
+
 /** Builds `dist/<entry>.js` and `dist/<entry>.d.ts` (with `dist/types/`) of one package. */
 export async function buildLibrary({
   name,
@@ -139,8 +232,12 @@ export async function buildLibrary({
   types = [],
 }: LibraryOptions): Promise<string> {
   const out = outDir ?? join(ROOT, name, 'dist')
+  // A build that stops half way leaves no record of a current output.
+  await rm(stampOf(out), { force: true })
   await rm(out, { recursive: true, force: true })
   await mkdir(out, { recursive: true })
+  const loaded = new Set<string>()
+  const before = await hashAll(await inputsOf(name, []))
   await build({
     root: join(ROOT, name),
     configFile: false,
@@ -171,8 +268,29 @@ export async function buildLibrary({
         treeshake: { moduleSideEffects: (id: string) => !/[\\/]shared[\\/]src[\\/]/.test(id) },
       },
     },
+    plugins: [
+      {
+        name: 'latch-build-inputs',
+        buildEnd() {
+          for (const id of this.getModuleIds()) loaded.add(id)
+        },
+      },
+    ],
   })
   await sameFromAnyFolder(out)
   await declarations(name, out, entries, types)
+  // Hashed before the build and again after: a source edited meanwhile records no stamp.
+  const inputs = await hashAll(await inputsOf(name, loaded))
+  const unchanged = Object.entries(before).every(([path, hash]) => inputs[path] === hash)
+  if (unchanged && !Object.values(inputs).includes('missing')) {
+    const outputs = await hashAll(await filesUnder(relative(ROOT, out)))
+    const stamp: Stamp = {
+      options: optionsKey({ name, external, entries, types }),
+      inputs,
+      outputs,
+    }
+    await mkdir(dirname(stampOf(out)), { recursive: true })
+    await writeFile(stampOf(out), JSON.stringify(stamp))
+  }
   return out
 }

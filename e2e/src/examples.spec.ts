@@ -7,9 +7,9 @@
  * Chromium a visitor signs in by e-mail, creates the in-app wallet, signs a message that viem's
  * verifyMessage accepts and sends 0.01 ETH whose receipt waitForTransactionReceipt sees; the
  * React example also shows wagmi's own verification and its useWaitForTransactionReceipt, and,
- * with the app's sponsor on the chain, a visitor holding no ETH approves and transfers an ERC-20
- * in one batch through wagmi's useSendCalls (useCapabilities says the app pays).
- * One visitor path per example: the suite's time is budgeted.
+ * with the app's sponsor on the chain, the same visitor, before holding any ETH, approves and
+ * transfers an ERC-20 in one batch through wagmi's useSendCalls (useCapabilities says the app
+ * pays). One visitor path per example: the suite's time is budgeted.
  */
 import { execFile } from 'node:child_process'
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
@@ -25,7 +25,7 @@ import { createPublicClient, type Hex, http, parseEther, verifyMessage } from 'v
 import { mainnet } from 'viem/chains'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { REACT_EXTERNAL } from '../../react/build.ts'
-import { buildLibrary } from '../../scripts/build-library.ts'
+import { builtLibrary } from '../../scripts/build-library.ts'
 import { packPackages } from '../../scripts/packages.ts'
 import { WAGMI_EXTERNAL } from '../../wagmi/build.ts'
 import { enterCode, newEmail, screen, submitEmail, visit, waitEmailCode } from './flows.ts'
@@ -130,13 +130,12 @@ async function readmeStep(cwd: string, command: string, args: string[], ms: numb
 
 /**
  * examples/react-wagmi as its README says, on a clean copy outside this repository (nothing of
- * its node_modules to fall back on): `cp .env.example .env` with the values filled in, the
- * README's `npm install` of @latch/react and @latch/wagmi from the tarballs the API serves
- * (freshly built and packed; the README's API origin replaced by the harness's), then
- * `npm run build`, the README's deployable site, in place of its dev server. npm resolves the rest from the cache the repository's own install filled
- * (`--prefer-offline`), each step within its bound.
+ * its node_modules to fall back on): `cp .env.example .env`, then the README's `npm install` of
+ * @latch/react and @latch/wagmi from the tarballs the API serves (the README's API origin
+ * replaced by the harness's). npm resolves the rest from the cache the repository's own install
+ * filled (`--prefer-offline`), within its bound. `builtExample` fills in `.env` and builds.
  */
-async function installedExample(env: Record<string, string>): Promise<string> {
+async function installedExample(): Promise<string> {
   const commands = await readmeCommands('react-wagmi')
   const version = JSON.parse(await readFile(join(ROOT, 'react/package.json'), 'utf8')).version
   const tarball = (name: string) => `${README_API}/packages/latch-${name}-${version}.tgz`
@@ -154,13 +153,6 @@ async function installedExample(env: Record<string, string>): Promise<string> {
     filter: (src) => !/[\\/](node_modules|dist|\.env)$/.test(src),
   })
   await cp(join(project, '.env.example'), join(project, '.env'))
-  const dotenv = await readFile(join(project, '.env'), 'utf8')
-  await writeFile(
-    join(project, '.env'),
-    dotenv.replace(/^(VITE_[A-Z_]+)=.*$/gm, (line, key: string) =>
-      key in env ? `${key}=${env[key]}` : line,
-    ),
-  )
   const install = (commands[1] ?? '').split(' ').slice(2)
   await readmeStep(
     project,
@@ -179,8 +171,24 @@ async function installedExample(env: Record<string, string>): Promise<string> {
   expect(manifest.dependencies['@latch/react']).toBe(
     `${h().apiDirectUrl}/packages/latch-react-${version}.tgz`,
   )
-  await readmeStep(project, 'npm', ['run', 'build', '--', '--logLevel', 'error'], 180_000)
   return project
+}
+
+/**
+ * The installed example with its `.env` values filled in (the app, the modal, the chain: made
+ * while npm installed), then `npm run build`, the README's deployable site, in place of its dev
+ * server: the production build an integrator deploys, within its bound.
+ */
+async function builtExample(project: string, env: Record<string, string>): Promise<string> {
+  const dotenv = await readFile(join(project, '.env'), 'utf8')
+  await writeFile(
+    join(project, '.env'),
+    dotenv.replace(/^(VITE_[A-Z_]+)=.*$/gm, (line, key: string) =>
+      key in env ? `${key}=${env[key]}` : line,
+    ),
+  )
+  await readmeStep(project, 'npm', ['run', 'build', '--', '--logLevel', 'error'], 180_000)
+  return join(project, 'dist')
 }
 
 /**
@@ -200,11 +208,15 @@ async function plainPageExample(modalUrl: string, app: string): Promise<string> 
   return dir
 }
 
-/** @latch/react and @latch/wagmi, built as `npm run build` builds them, packed where the API serves them. */
+/**
+ * @latch/react and @latch/wagmi as `npm run build` builds them (that build's dist/ when it is
+ * provably current, as after CI's `npm run build`; else built here), packed where the API
+ * serves them.
+ */
 async function packedPackages(): Promise<void> {
   await Promise.all([
-    buildLibrary({ name: 'react', external: REACT_EXTERNAL }),
-    buildLibrary({ name: 'wagmi', external: WAGMI_EXTERNAL }),
+    builtLibrary({ name: 'react', external: REACT_EXTERNAL }),
+    builtLibrary({ name: 'wagmi', external: WAGMI_EXTERNAL }),
   ])
   const packed = await packPackages(PACKAGES, ['@latch/react', '@latch/wagmi'])
   expect(packed.map((p) => p.name).sort()).toEqual(['@latch/react', '@latch/wagmi'])
@@ -214,9 +226,17 @@ beforeAll(async () => {
   const port = await freePort()
   // localhost: cross-site with the modal and API on 127.0.0.1, as in production.
   const origin = `http://localhost:${port}`
-  // The chain and the app while the packages build: the install needs neither.
-  const [, app] = await Promise.all([
-    withTimeout(packedPackages(), 180_000, 'building and packing @latch/react and @latch/wagmi'),
+  work = await mkdtemp(join(tmpdir(), 'latch-examples-'))
+  // The chain and the app while the packages are packed and installed: npm needs neither.
+  const [project, app] = await Promise.all([
+    (async () => {
+      await withTimeout(
+        packedPackages(),
+        180_000,
+        'building and packing @latch/react and @latch/wagmi',
+      )
+      return installedExample()
+    })(),
     (async () => {
       anvil = await startAnvil({ chainId: 1, hardfork: 'prague' })
       await deployMulticall3(anvil)
@@ -230,15 +250,14 @@ beforeAll(async () => {
     })(),
   ])
   appId = app.id
-  work = await mkdtemp(join(tmpdir(), 'latch-examples-'))
-  const project = await installedExample({
+  const dist = await builtExample(project, {
     VITE_LATCH_APP_ID: appId,
     VITE_LATCH_MODAL_URL: h().modalUrl,
     VITE_RPC_URL: anvil.url,
     VITE_TOKEN_ADDRESS: sponsored.token,
   })
   const html = await plainPageExample(h().modalUrl, appId)
-  site = { origin, server: await serveExamples(port, join(project, 'dist'), html) }
+  site = { origin, server: await serveExamples(port, dist, html) }
 }, 600_000)
 
 afterAll(async () => {
@@ -302,7 +321,7 @@ const text = (page: Page, testId: string) =>
     .textContent({ timeout: WAIT_MS })
     .then((t) => t ?? '')
 
-test('behavior: examples/react-wagmi: sign in with LatchLoginButton, create the wallet with useWallet, wagmi connects through the latch connector, reads the balance, signs (wagmi and viem verify) and sends (useWaitForTransactionReceipt sees it)', async () => {
+test('behavior: examples/react-wagmi: sign in with LatchLoginButton, create the wallet with useWallet, wagmi connects through the latch connector and signs (wagmi and viem verify); holding 0 ETH, the visitor approves and transfers an ERC-20 in one batch through wagmi’s useSendCalls (useCapabilities says the app pays; the wallet frame’s review is confirmed, useWaitForCallsStatus sees success, the app’s sponsor paid the gas); funded, wagmi reads the balance and sends (useWaitForTransactionReceipt sees it)', async () => {
   const hp = await openExample('/')
   const email = newEmail('react-example')
   await signIn(hp, email)
@@ -313,42 +332,21 @@ test('behavior: examples/react-wagmi: sign in with LatchLoginButton, create the 
   expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/)
   // <LatchProvider> and the connector share one client: one modal frame on the page.
   expect(await hp.page.getByTestId('latch-frame').count()).toBe(1)
-  await fund(address)
-  await expect.poll(() => text(hp.page, 'balance'), { timeout: WAIT_MS }).toBe('1 ETH')
 
+  // Signed first, while the account is the plain key the message is recovered to.
   await hp.page.getByRole('button', { name: 'Sign', exact: true }).click()
   await approveSignature(hp)
   const signature = (await text(hp.page, 'signature')) as Hex
   expect(await text(hp.page, 'verified')).toBe('valid')
   expect(await verifyMessage({ address, message: 'Hello from Latch', signature })).toBe(true)
 
-  await hp.page.getByLabel('To', { exact: true }).fill(RECIPIENT)
-  await hp.page.getByRole('button', { name: 'Send', exact: true }).click()
-  await approveSend(hp)
-  const hash = (await text(hp.page, 'tx-hash')) as Hex
-  await expect
-    .poll(() => text(hp.page, 'receipt'), { timeout: WAIT_MS })
-    .toMatch(/^success in block \d+$/)
-  const receipt = await chain().waitForTransactionReceipt({ hash, timeout: WAIT_MS })
-  expect(receipt).toMatchObject({ status: 'success', to: RECIPIENT.toLowerCase() })
-  expect(receipt.from.toLowerCase()).toBe(address.toLowerCase())
-})
-
-test('behavior: examples/react-wagmi: a visitor whose wallet holds 0 ETH approves and transfers an ERC-20 in one batch through wagmi’s useSendCalls (useCapabilities says the app pays); the wallet frame’s review is confirmed, useWaitForCallsStatus sees success and the app’s sponsor paid the gas', async () => {
-  const hp = await openExample('/')
-  const email = newEmail('react-batch')
-  await signIn(hp, email)
-  await expect.poll(() => text(hp.page, 'signed-in'), { timeout: WAIT_MS }).toContain(email)
-  await hp.page.getByRole('button', { name: 'Create wallet' }).click()
-  const address = (await text(hp.page, 'address')) as Hex
-  expect(address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+  // The batch from a wallet that holds no ETH: the app's sponsor pays.
   await sponsored.mint(address, 100n)
   expect(await sponsored.balanceOf(address)).toBe(0n)
   const sponsorBefore = await sponsored.balanceOf(sponsored.sponsor)
   await expect
     .poll(() => text(hp.page, 'capabilities'), { timeout: WAIT_MS })
     .toBe('Batches: the app pays the network fee')
-
   // Filled once wagmi's account settled (a reconnect would render the section anew).
   const recipient = hp.page.getByLabel('Token recipient')
   await expect
@@ -372,7 +370,20 @@ test('behavior: examples/react-wagmi: a visitor whose wallet holds 0 ETH approve
   expect(await sponsored.allowance(address, RECIPIENT)).toBe(10n)
   expect(await sponsored.balanceOf(address)).toBe(0n)
   expect(await sponsored.balanceOf(sponsored.sponsor)).toBeLessThan(sponsorBefore)
-})
+
+  await fund(address)
+  await expect.poll(() => text(hp.page, 'balance'), { timeout: WAIT_MS }).toBe('1 ETH')
+  await hp.page.getByLabel('To', { exact: true }).fill(RECIPIENT)
+  await hp.page.getByRole('button', { name: 'Send', exact: true }).click()
+  await approveSend(hp)
+  const hash = (await text(hp.page, 'tx-hash')) as Hex
+  await expect
+    .poll(() => text(hp.page, 'receipt'), { timeout: WAIT_MS })
+    .toMatch(/^success in block \d+$/)
+  const receipt = await chain().waitForTransactionReceipt({ hash, timeout: WAIT_MS })
+  expect(receipt).toMatchObject({ status: 'success', to: RECIPIENT.toLowerCase() })
+  expect(receipt.from.toLowerCase()).toBe(address.toLowerCase())
+}, 120_000)
 
 test('error: both examples on an origin the app does not list show origin_not_allowed with the origin and the command that adds it, within 3 s', async () => {
   // The same server by its address: an origin of its own, which the app does not list.
@@ -384,9 +395,10 @@ test('error: both examples on an origin the app does not list show origin_not_al
   expect(await alert.textContent()).toBe(
     `origin_not_allowed: This origin is not allowed for this app: ${other}. Add it on the Latch server, then reload the page: ${command}`,
   )
-  const html = await h().open({ origin: other, path: '/html/', waitReady: false })
+  // The plain page in the same tab, as a visitor would go on to it.
+  await react.page.goto(`${other}/html/`, { timeout: WAIT_MS })
   await expect
-    .poll(() => text(html.page, 'result'), { timeout: 3000, interval: 100 })
+    .poll(() => text(react.page, 'result'), { timeout: 3000, interval: 100 })
     .toBe(
       `origin_not_allowed: This origin is not allowed for this app: ${other}. Add it on the Latch server, then reload the page: ${command}`,
     )

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { buildLibrary } from '../../scripts/build-library.ts'
+import { buildLibrary, currentLibrary, stampOf } from '../../scripts/build-library.ts'
 import { REACT_EXTERNAL } from '../build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -24,6 +24,7 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => {
   await rm(OUT, { recursive: true, force: true })
+  await rm(stampOf(OUT), { force: true })
 })
 
 test('behavior: package.json exports the built ESM and its declarations, and ships dist', async () => {
@@ -53,6 +54,27 @@ test('behavior: the built module exports exactly the public API and imports only
   const code = await readFile(join(dist, 'index.js'), 'utf8')
   const imports = [...code.matchAll(/^import .* from "([^"]+)";?$/gm)].map((m) => m[1])
   expect(imports.sort()).toEqual(['react', 'react/jsx-runtime'])
+})
+
+test('behavior: the build is taken as current (currentLibrary) only with its options, while every recorded input and every output is as it was', async () => {
+  const options = { name: 'react', external: REACT_EXTERNAL, outDir: OUT }
+  expect(await currentLibrary(options)).toBe(OUT)
+  expect(await currentLibrary({ ...options, external: ['react'] })).toBeNull()
+  // An output the build did not write.
+  await writeFile(join(OUT, 'extra.js'), '')
+  expect(await currentLibrary(options)).toBeNull()
+  await rm(join(OUT, 'extra.js'))
+  expect(await currentLibrary(options)).toBe(OUT)
+  // A source other than the one built from: its recorded hash no longer matches the file's.
+  const stamp = await readFile(stampOf(OUT), 'utf8')
+  const edited = JSON.parse(stamp) as { inputs: Record<string, string> }
+  expect(Object.keys(edited.inputs)).toContain('react/src/index.ts')
+  expect(Object.keys(edited.inputs)).toContain('host-sdk/src/index.ts')
+  edited.inputs['react/src/index.ts'] = '0'.repeat(64)
+  await writeFile(stampOf(OUT), JSON.stringify(edited))
+  expect(await currentLibrary(options)).toBeNull()
+  await writeFile(stampOf(OUT), stamp)
+  expect(await currentLibrary(options)).toBe(OUT)
 })
 
 test('behavior: the declarations name no private workspace and type-check in a strict consumer', async () => {
