@@ -233,33 +233,3 @@ describe('restore and logout', () => {
     expect(tokens.value).toBe(false)
   })
 })
-
-describe('refreshUser', () => {
-  test('behavior: reads the user by the access token (POST /sessions/user with the bearer): no refresh, the refresh cookie does not rotate', async () => {
-    api.on('POST /sessions/user', { body: { user: user() } })
-    const { session, users } = setup()
-    const token = jwt(inSeconds(600))
-    session.start({ token }, user())
-    users.length = 0
-    expect(await session.refreshUser()).toEqual(user())
-    expect(users).toEqual([user()])
-    const call = api.calls('POST /sessions/user')[0]
-    expect(call?.headers.authorization).toBe(`Bearer ${token}`)
-    expect(api.calls('POST /sessions')).toHaveLength(0)
-  })
-
-  test('error: a session the server ended (not_authenticated) clears the local one and answers null', async () => {
-    api.on('POST /sessions/user', apiError(401, 'not_authenticated', 'ended'))
-    const { session, tokens } = setup()
-    session.start({ token: jwt(inSeconds(600)) }, user())
-    expect(await session.refreshUser()).toBeNull()
-    expect(tokens.value).toBe(false)
-    expect(session.isAuthenticated()).toBe(false)
-  })
-
-  test('behavior: signed out, nothing is asked', async () => {
-    const { session } = setup()
-    expect(await session.refreshUser()).toBeNull()
-    expect(api.requests).toHaveLength(0)
-  })
-})

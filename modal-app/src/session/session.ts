@@ -13,7 +13,6 @@ import {
   NO_REFRESH_COOKIE_MESSAGE,
   REFRESH_ID_HEADER,
   type RefreshResponse,
-  type SessionUserResponse,
   TOKEN_EXPIRY_MARGIN_MS,
   type User,
 } from '@latch/shared'
@@ -26,12 +25,6 @@ export interface Session {
   start(tokens: { token: string }, user: User): void
   /** A valid access token, refreshed first if needed; null when signed out. */
   getAccessToken(): Promise<string | null>
-  /**
-   * The user as the server has it now (read by the access token, nothing rotated; the 'user'
-   * event follows), e.g. once the in-app wallet became one of their accounts; null when signed
-   * out.
-   */
-  refreshUser(): Promise<User | null>
   /**
    * Forks the session (POST /sessions/fork): this session takes the rotated pair, and the
    * answer is the single-use token that opens a sibling session elsewhere (fork/recover).
@@ -196,15 +189,6 @@ export function createSession(options: SessionOptions): Session {
   const refresh = () =>
     serialize(() => rotate<RefreshResponse>('/sessions', (res) => setUser(res.user)))
 
-  const getAccessToken = async (): Promise<string | null> => {
-    if (inflight) return inflight
-    if (accessToken && tokenExpiry(accessToken) - TOKEN_EXPIRY_MARGIN_MS > now()) {
-      return accessToken
-    }
-    if (!accessToken && !options.tokens.present()) return null
-    return refresh()
-  }
-
   return {
     async restore() {
       if (!options.tokens.present()) return null
@@ -219,28 +203,13 @@ export function createSession(options: SessionOptions): Session {
       options.tokens.mark()
       setUser(next)
     },
-    getAccessToken,
-    async refreshUser() {
-      const token = await getAccessToken()
-      if (!token) return null
-      try {
-        // Read by the access token, not by a refresh: nothing rotates (POST /sessions/user says
-        // why that matters where the browser refuses the API's cookies in this frame).
-        const res = await options.api.request<SessionUserResponse>(
-          '/sessions/user',
-          {},
-          { auth: false, headers: { authorization: `Bearer ${token}` } },
-        )
-        setUser(res.user)
-        return user
-      } catch (e) {
-        // The session ended on the server (revoked, logged out elsewhere).
-        if (isLatchError(e) && e.is('not_authenticated')) {
-          clear()
-          return null
-        }
-        throw e
+    async getAccessToken() {
+      if (inflight) return inflight
+      if (accessToken && tokenExpiry(accessToken) - TOKEN_EXPIRY_MARGIN_MS > now()) {
+        return accessToken
       }
+      if (!accessToken && !options.tokens.present()) return null
+      return refresh()
     },
     async logout() {
       try {

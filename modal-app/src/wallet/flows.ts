@@ -10,6 +10,7 @@ import {
   embeddedWallet,
   isLatchError,
   LatchError,
+  type SessionUserResponse,
   type User,
   type WalletAccount,
   type WalletCreateParams,
@@ -19,6 +20,7 @@ import { type FlowHandle, navigate, onFlow, startFlow } from '../flow/flow.ts'
 import { openPasskeyWindow, type PasskeyWindow } from '../passkeys/passkey-window.ts'
 import { callHost, runtime } from '../runtime.ts'
 import type { ScreenId } from '../screens/ids.ts'
+import { setUser } from '../session/account.ts'
 import { track } from '../session/analytics.ts'
 import { freshWalletState, store, type WalletState } from '../store.ts'
 import { walletFrame } from './frame.ts'
@@ -213,8 +215,12 @@ async function create(
         : { accessToken: token, recoveryPin: passcode }
   }
   const { address } = await frame['latch:wallet:create'](params)
-  const user = await runtime().session.refreshUser()
-  if (!user || embeddedWallet(user.linkedAccounts)?.address !== address) {
+  // The user as stored now, read by the access token: a refresh would rotate the refresh
+  // cookie, which a browser that refuses the API's cookies in this frame (WebKit after the
+  // credential window) drops, leaving it a spent token (POST /sessions/user says more).
+  const { user } = await runtime().api.request<SessionUserResponse>('/sessions/user', {})
+  setUser(user)
+  if (embeddedWallet(user.linkedAccounts)?.address !== address) {
     throw LatchError.of('unable_to_create_wallet')
   }
   // Counted even should the flow have changed meanwhile: the wallet exists.

@@ -282,6 +282,11 @@ describe('createWallet()', () => {
     expect(account).toEqual(double.wallet)
     expect(account.recoveryMethod).toBe('user-passcode')
     expect(harness.emitted('user').at(-1)).toMatchObject({ wallet: account })
+    // The user is read by the access token: nothing rotated the refresh cookie.
+    const read = api.calls('POST /sessions/user')
+    expect(read).toHaveLength(1)
+    expect(read[0]?.headers.authorization).toMatch(/^Bearer /)
+    expect(api.calls('POST /sessions')).toHaveLength(0)
   })
 
   test('behavior: without a passcode, a user not new this session gets the wallet and the modal closes at once', async () => {
