@@ -141,7 +141,7 @@ export default defineConfig({
           // Worker threads: with one worker per core for the run, a thread's start and its
           // messages cost less than a child process's (docs/performance.md).
           pool: 'threads',
-          setupFiles: ['src/test-setup.ts'],
+          setupFiles: ['src/test/setup.ts'],
           exclude: [...HOST_SDK_ISOLATED, ...HOST_SDK_NODE, ...configDefaults.exclude],
         },
       },

@@ -1,15 +1,22 @@
-import { afterEach, expect, test, vi } from 'vitest'
+import { afterAll, afterEach, beforeEach, expect, test, vi } from 'vitest'
 import { resetStore, store } from '../store.ts'
 import type { HeldAction } from './before-hydration.ts'
 import { replayWhenSignInShows } from './replay.ts'
 
 // jsdom has no CSS.escape (the browser's); the test ids here need none.
 vi.stubGlobal('CSS', { escape: (text: string) => text })
+afterAll(() => {
+  vi.unstubAllGlobals()
+})
 
-afterEach(() => {
+// Before each test too: a file that ran before this one in the worker's shared document may
+// have left the store on the sign-in screen, where a replay would not wait.
+const clean = () => {
   document.body.replaceChildren()
   resetStore()
-})
+}
+beforeEach(clean)
+afterEach(clean)
 
 /** A landing's form: its field and what it hears (the value on each input, each submit). */
 function landingForm(value = '') {

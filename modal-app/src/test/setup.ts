@@ -12,6 +12,8 @@
 import { enScreens } from '@latch/shared/i18n/screens'
 import { afterAll, afterEach, vi } from 'vitest'
 import { addEnglish } from '../i18n/i18n.ts'
+import { resetStore } from '../store.ts'
+import { freshDocument } from './fresh-document.ts'
 import { trackTimers } from './timers.ts'
 
 // Every root the modal's own modules make is remembered, so unmountAll() reaches those the
@@ -61,22 +63,8 @@ afterAll(async () => {
   await dom?.screensSettled()
   timers.stop()
   timers.restore()
-  if (typeof document !== 'undefined') freshDocument()
+  if (typeof document !== 'undefined') freshDocument(START_URL)
+  // Where files share a worker's modules (modal-app-dom, modal-app-node), the next file starts
+  // from the store's first state, as in a new module graph.
+  resetStore()
 })
-
-/** The document, storage, cookies and URL as a new jsdom environment starts them. */
-function freshDocument(): void {
-  const root = document.documentElement
-  for (const name of root.getAttributeNames()) root.removeAttribute(name)
-  document.head.replaceChildren()
-  document.body.replaceChildren()
-  for (const name of document.body.getAttributeNames()) document.body.removeAttribute(name)
-  localStorage.clear()
-  sessionStorage.clear()
-  for (const cookie of document.cookie.split(';')) {
-    const name = cookie.split('=')[0]?.trim()
-    // biome-ignore lint/suspicious/noDocumentCookie: jsdom has no Cookie Store API.
-    if (name) document.cookie = `${name}=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/`
-  }
-  history.replaceState(null, '', START_URL)
-}

@@ -1,16 +1,10 @@
 /**
- * The setup of the host SDK's shared DOM test project (vite.config.ts, `host-sdk-dom`), whose
- * files run one after another in one jsdom document: after each file the document, its
- * storage, cookies, URL and the script tag's `window.latch` are put back as a new jsdom has
- * them, so no file sees what another left.
+ * Puts a shared jsdom document back as a new jsdom environment starts it: attributes, head and
+ * body, storage, cookies and the URL. The setups of the test projects whose files share one
+ * document (modal-app-dom, host-sdk-dom in vite.config.ts) run it after each file, so no file
+ * sees what another left.
  */
-import { afterAll } from 'vitest'
-
-const START_URL = location.href
-
-afterAll(() => {
-  window.latch?.destroy()
-  delete window.latch
+export function freshDocument(startUrl: string): void {
   const root = document.documentElement
   for (const name of root.getAttributeNames()) root.removeAttribute(name)
   document.head.replaceChildren()
@@ -23,5 +17,5 @@ afterAll(() => {
     // biome-ignore lint/suspicious/noDocumentCookie: jsdom has no Cookie Store API.
     if (name) document.cookie = `${name}=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/`
   }
-  history.replaceState(null, '', START_URL)
-})
+  history.replaceState(null, '', startUrl)
+}
