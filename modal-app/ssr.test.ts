@@ -105,6 +105,12 @@ describe('the landing rendered on the server', () => {
     const scripts = inlineScriptHashes(page.html)
     expect(scripts).toHaveLength(1)
     expect(page.csp.get('script-src')).toEqual(["'self'", ...scripts])
+    // The entry is fetched at once but run by the inline script after the first frame (from
+    // this origin: 'self' allows it, no more).
+    expect(page.html).not.toContain('<script type="module"')
+    expect(page.html).toContain(
+      '<link rel="modulepreload" crossorigin href="/assets/index-abc.js" data-latch-entry>',
+    )
     expect(page.csp.get('frame-ancestors')).toEqual(['https://shop.example.com'])
     expect(page.res.headers.get('cache-control')).toBe('no-store')
   })
@@ -190,7 +196,6 @@ describe('the landing rendered on the server', () => {
   )
 
   test('refusal: an unknown app, a build that does not hydrate (Preact), or the switch off: client-side', async () => {
-    expect((await load(modal, `?app=${'c'.repeat(25)}${landing()}`)).rendered).toBe(false)
     const preact = await startModalServer({
       apiUrl: api.url,
       distDir: join(dir, 'preact'),
@@ -204,8 +209,18 @@ describe('the landing rendered on the server', () => {
       ssr: false,
     })
     try {
-      expect((await load(preact, `?app=${appId}${landing()}`)).rendered).toBe(false)
-      expect((await load(off, `?app=${appId}${landing()}`)).rendered).toBe(false)
+      for (const page of [
+        await load(modal, `?app=${'c'.repeat(25)}${landing()}`),
+        await load(preact, `?app=${appId}${landing()}`),
+        await load(off, `?app=${appId}${landing()}`),
+      ]) {
+        expect(page.rendered).toBe(false)
+        // The page as built: its entry script runs as the page loads.
+        expect(page.html).toContain(
+          '<script type="module" crossorigin src="/assets/index-abc.js"></script>',
+        )
+        expect(page.html).not.toContain('data-latch-entry')
+      }
     } finally {
       await preact.close()
       await off.close()

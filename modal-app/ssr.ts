@@ -2,7 +2,8 @@
  * The modal server's side of the server-rendered landing (server.ts): decides whether a page
  * request gets it, renders it (src/ssr/render.tsx, React DOM's server renderer, loaded once),
  * keeps the renders, and writes them into the page with their styles inline and the script that
- * holds the visitor's actions until hydration (src/ssr/before-hydration.ts).
+ * holds the visitor's actions until hydration (src/ssr/before-hydration.ts). That script also
+ * starts the page's JavaScript, after the first frame: the entry script is left as a preload.
  *
  * A page gets the landing only when all of these hold, else the page as built (the landing
  * renders client-side as it always did):
@@ -20,7 +21,11 @@ import { readFile } from 'node:fs/promises'
 import { join, normalize, sep } from 'node:path'
 import type { HostAppConfig, ServerAppConfig } from '@latch/shared'
 import { isRtl, type Locale, pickLocale } from '@latch/shared/i18n'
-import { BEFORE_HYDRATION_SCRIPT, SERVER_RENDERED_ATTR } from './src/ssr/before-hydration.ts'
+import {
+  BEFORE_HYDRATION_SCRIPT,
+  ENTRY_ATTR,
+  SERVER_RENDERED_ATTR,
+} from './src/ssr/before-hydration.ts'
 import { acceptedLanguages, landingConfigFromQuery } from './src/startup/landing-query.ts'
 
 /** The root element of a build whose page hydrates, up to the marker after it (index.html). */
@@ -29,6 +34,13 @@ const HYDRATING_ROOT = /<div id="root" data-latch-hydrate>[\s\S]*?<!--\/latch-ro
 const HTML_LANG = /<html lang="en">/
 /** The build's stylesheet link (Vite's), inlined in a rendered page. */
 const STYLESHEET = /<link rel="stylesheet"[^>]*href="(\/assets\/[^"]+\.css)"[^>]*>/
+/**
+ * The build's entry script (Vite's, in the head). A module script runs once the page is parsed,
+ * before its first frame, so React's start and the hydration would hold the rendered landing off
+ * the screen: in a rendered page it becomes a preload that the inline script starts after that
+ * frame.
+ */
+const ENTRY_SCRIPT = /<script type="module"([^>]*?) src="(\/assets\/[^"]+\.js)"([^>]*)><\/script>/
 /** Renders kept, the oldest dropped first: per app, settings, language and landing config. */
 const RENDER_CACHE_MAX = 200
 
@@ -133,6 +145,12 @@ export function createLandingRenderer(log: (line: string) => void): LandingRende
       const html = index
         .replace(HTML_LANG, () => `<html lang="${locale}" dir="${isRtl(locale) ? 'rtl' : 'ltr'}">`)
         .replace(STYLESHEET, () => `<style>${done.style}</style>`)
+        // Fetched at once as before; run by the inline script once the landing is on screen.
+        .replace(
+          ENTRY_SCRIPT,
+          (_, before: string, src: string, after: string) =>
+            `<link rel="modulepreload"${before} href="${src}"${after} ${ENTRY_ATTR}>`,
+        )
         .replace(
           HYDRATING_ROOT,
           () =>

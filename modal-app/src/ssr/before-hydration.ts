@@ -14,8 +14,27 @@
  *   this browser may hold a session of the app (the modal's session hint, token-store.ts): a
  *   signed-in visitor's `login()` answers without a landing.
  *
+ * - starts the modal's JavaScript (the entry the server left as a `<link rel="modulepreload">`,
+ *   fetched meanwhile) after the page's first frame, so the landing is on screen before the
+ *   JavaScript's compile, run and hydration hold the main thread; at once where no landing will
+ *   show (a session hint), after `ENTRY_FALLBACK_MS` where no frame comes.
+ *
  * Plain ES5-level script as text: it runs before any bundle, and its hash is of these bytes.
  */
+
+/**
+ * The attribute of the `<link rel="modulepreload">` that stands for the page's entry script in a
+ * server-rendered page (ssr.ts): the script starts the entry from its `href` after the first
+ * frame, so the landing paints before the JavaScript runs. From the link, not from this text:
+ * the entry's name changes with each build, this script's hash must not.
+ */
+export const ENTRY_ATTR = 'data-latch-entry'
+
+/**
+ * How long the script waits for a first frame before it starts the entry anyway: a frame the host
+ * still hides (display none, a preloaded frame) gets none.
+ */
+export const ENTRY_FALLBACK_MS = 100
 
 /** The attribute the server marks its landing's root with (ssr.ts; hydrate.tsx reads it). */
 export const SERVER_RENDERED_ATTR = 'data-latch-ssr'
@@ -44,7 +63,10 @@ export interface BeforeHydration {
   stop(): void
 }
 
-export const BEFORE_HYDRATION_SCRIPT = `(function(){var d=document,w=window,r=d.getElementById('root'),a=[];if(!r)return;
+export const BEFORE_HYDRATION_SCRIPT = `(function(){var d=document,w=window,r=d.getElementById('root'),a=[],ent=d.querySelector('link[${ENTRY_ATTR}]'),g=0;
+function run(){var s;if(g++||!ent)return;s=d.createElement('script');s.type='module';if(ent.hasAttribute('crossorigin'))s.setAttribute('crossorigin',ent.getAttribute('crossorigin'));s.src=ent.getAttribute('href');d.head.appendChild(s)}
+if(ent){if(w.requestAnimationFrame)w.requestAnimationFrame(function(){setTimeout(run,0)});setTimeout(run,${ENTRY_FALLBACK_MS})}
+if(!r)return;
 function id(e){return e&&e.getAttribute('data-testid')}
 function hold(k,t){var l=a[a.length-1];if(t&&!(l&&l.kind===k&&l.testId===t))a.push({kind:k,testId:t})}
 function key(e){var t=e.target;if(e.key==='Enter'&&t.tagName==='INPUT'&&t.form){e.preventDefault();hold('submit',id(t))}}
@@ -53,5 +75,5 @@ function submit(e){e.preventDefault()}
 function input(e){var t=e.target,i=id(t),j;if(!i||t.tagName!=='INPUT')return;for(j=0;j<a.length;j++)if(a[j].kind==='type'&&a[j].testId===i){a[j].value=t.value;return}a.push({kind:'type',testId:i,value:t.value,field:t})}
 r.addEventListener('keydown',key,true);r.addEventListener('click',click,true);r.addEventListener('submit',submit,true);r.addEventListener('input',input,true);
 w.${BEFORE_HYDRATION_KEY}={actions:a,stop:function(){r.removeEventListener('keydown',key,true);r.removeEventListener('click',click,true);r.removeEventListener('submit',submit,true);r.removeEventListener('input',input,true)}};
-try{if(/(^|;\\s*)latch-session-[^=]*=1/.test(d.cookie))return;for(var i=0;i<localStorage.length;i++)if(/^latch-session-/.test(localStorage.key(i)))return}catch(x){}
+try{if(/(^|;\\s*)latch-session-[^=]*=1/.test(d.cookie))return run();for(var i=0;i<localStorage.length;i++)if(/^latch-session-/.test(localStorage.key(i)))return run()}catch(x){}
 var m=r.firstElementChild;if(m&&w.parent!==w)w.parent.postMessage({${LANDING_PAINTED_MESSAGE}:Math.ceil(m.getBoundingClientRect().height),${LANDING_LABEL_MESSAGE}:m.getAttribute('aria-label')},'*')})()`
