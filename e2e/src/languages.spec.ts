@@ -66,8 +66,8 @@ test('behavior: the landing in every shipped locale: its texts, lang and directi
     const rtl = locale === 'ar'
     expect(marks, locale).toEqual({
       lang: locale,
-      // English is the page's own (index.html): nothing loaded, nothing set.
-      dir: locale === 'en' ? '' : rtl ? 'rtl' : 'ltr',
+      // The server-rendered page states both in every language, English included.
+      dir: rtl ? 'rtl' : 'ltr',
       direction: rtl ? 'rtl' : 'ltr',
     })
     // The host page's dialog and frame carry the modal's own name, in the same language.
