@@ -120,7 +120,7 @@ export function createInWindow(
   texts: WindowTexts,
   signal?: AbortSignal,
 ): Promise<CreatedCredential> {
-  const { window: popup, nonce } = target
+  const { nonce } = target
   return new Promise<CreatedCredential>((resolve, reject) => {
     const end = (settle: () => void) => {
       stop()
@@ -128,16 +128,15 @@ export function createInWindow(
       settle()
     }
     const cancel = (why: string) => end(() => reject(new DOMException(why, 'NotAllowedError')))
+    const job: Message = { tag: TAG, nonce, type: 'create', publicKey, texts }
     const stop = watchJobWindow(
       target,
       WINDOW_MS,
+      job,
       (data) => isMessage(data, nonce),
       (data) => {
         const message = data as Message
-        if (message.type === 'ready') {
-          const reply: Message = { tag: TAG, nonce, type: 'create', publicKey, texts }
-          popup.postMessage(reply, location.origin)
-        } else if (message.type === 'created') end(() => resolve(message.created))
+        if (message.type === 'created') end(() => resolve(message.created))
         else if (message.type === 'failed')
           end(() => reject(new DOMException(message.message, message.name)))
       },

@@ -34,21 +34,24 @@ export function openJobWindow(query: string, name: string, width: number): JobWi
 }
 
 /**
- * The frame's side of the job: `hear` gets each message of the window (this origin, that
- * window) for which `mine` holds; `gone` runs once when the visitor closed the window or after
- * `ms`. Returns `stop`, which ends the wait and closes the window.
+ * The frame's side of the job: when the window says it is ready (a message of this origin and
+ * that window, for which `mine` holds, of type 'ready'), it is sent `job`, at this origin only;
+ * `hear` gets each other such message; `gone` runs once when the visitor closed the window or
+ * after `ms`. Returns `stop`, which ends the wait and closes the window.
  */
 export function watchJobWindow(
   target: JobWindow,
   ms: number,
+  job: unknown,
   mine: (data: unknown) => boolean,
   hear: (data: unknown) => void,
   gone: (why: 'closed' | 'timeout') => void,
 ): () => void {
   const { window: popup } = target
   const onMessage = (event: MessageEvent) => {
-    if (event.origin !== location.origin || event.source !== popup) return
-    if (mine(event.data)) hear(event.data)
+    if (event.origin !== location.origin || event.source !== popup || !mine(event.data)) return
+    if ((event.data as { type?: unknown }).type === 'ready') popup.postMessage(job, location.origin)
+    else hear(event.data)
   }
   const stop = () => {
     window.removeEventListener('message', onMessage)

@@ -91,18 +91,17 @@ export function signInInWindow(
   target: CredentialWindow,
   start: CredentialWindowStart,
 ): Promise<{ token: string; user: User }> {
-  const { window: popup, nonce } = target
+  const { nonce } = target
   return new Promise((resolve, reject) => {
+    const job: Message = { tag: TAG, nonce, type: 'start', ...start }
     const stop = watchJobWindow(
       target,
       WINDOW_MS,
+      job,
       (data) => isMessage(data, nonce),
       (data) => {
         const message = data as Message
-        if (message.type === 'ready') {
-          const reply: Message = { tag: TAG, nonce, type: 'start', ...start }
-          popup.postMessage(reply, location.origin)
-        } else if (message.type === 'signed-in') {
+        if (message.type === 'signed-in') {
           stop()
           resolve({ token: message.token, user: message.user })
         }
