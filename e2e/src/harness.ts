@@ -18,7 +18,7 @@
  * context per test.
  */
 import { rm } from 'node:fs/promises'
-import { type AddressInfo, createServer as createNetServer } from 'node:net'
+import { createServer as createNetServer } from 'node:net'
 import { type AppInput, startServer } from '@latch/server'
 import { startSmtpCatcher, startTwilioDouble } from '@latch/server/testing'
 import type { ServerAppConfig } from '@latch/shared'
@@ -226,16 +226,25 @@ export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
-/** A port nobody listens on right now, on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
+/**
+ * Below Linux's ephemeral range (32768-60999): a port picked here and bound a moment later
+ * cannot meanwhile be handed to a server that listens on port 0 (the API is started on port 0
+ * between the modal's port being picked and bound).
+ */
+const PICKED_PORTS = { from: 20_000, count: 10_000 }
+
+/** A port nobody listens on right now, on 127.0.0.1, outside the ephemeral range. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = PICKED_PORTS.from + Math.floor(Math.random() * PICKED_PORTS.count)
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createNetServer()
+      probe.once('error', () => resolve(false))
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)))
     })
-  })
+    if (free) return port
+  }
+  throw new Error(`no free port among ${PICKED_PORTS.count} from ${PICKED_PORTS.from} in 50 tries`)
 }
 
 /**
