@@ -188,18 +188,18 @@ export function registrationJson(credential: PublicKeyCredential): CreatedCreden
   }
 }
 
-/** The window's side: one ceremony for the frame that opened it, then it closes. */
+/** The window's side: one ceremony for the frame that opened it, which then closes it. */
 export function runPasskeyWindow(): void {
   const side = jobWindowSide()
   if (!side) return
   const { nonce, root } = side
-  const send = (message: Message) => side.send(message)
-  side.listen((data) => {
-    if (!isMessage(data, nonce) || data.type !== 'create') return
+  let shown = false
+  side.listen({ tag: TAG, nonce, type: 'ready' } satisfies Message, (data) => {
+    if (shown || !isMessage(data, nonce) || data.type !== 'create') return
+    shown = true
     const { publicKey, texts } = data
-    show(root, texts, () => create(publicKey), nonce, send)
+    show(root, texts, () => create(publicKey), nonce, side.finish)
   })
-  send({ tag: TAG, nonce, type: 'ready' })
 }
 
 /** The ceremony, as the frame would run it; the registration's public parts as JSON. */
@@ -217,7 +217,7 @@ function show(
   texts: WindowTexts,
   run: () => Promise<CreatedCredential>,
   nonce: string,
-  send: (message: Message) => void,
+  finish: (message: Message) => void,
 ): void {
   document.documentElement.lang = texts.lang
   document.documentElement.dir = texts.dir
@@ -239,19 +239,17 @@ function show(
     status.textContent = texts.waiting
     run().then(
       (created) => {
-        send({ tag: TAG, nonce, type: 'created', created })
-        window.close()
+        finish({ tag: TAG, nonce, type: 'created', created })
       },
       (e: unknown) => {
         const error = e as { name?: unknown; message?: unknown }
-        send({
+        finish({
           tag: TAG,
           nonce,
           type: 'failed',
           name: typeof error.name === 'string' ? error.name : 'Error',
           message: typeof error.message === 'string' ? error.message : String(e),
         })
-        window.close()
       },
     )
   })

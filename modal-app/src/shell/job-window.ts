@@ -8,10 +8,20 @@
  * - messages go to the modal's origin only (`postMessage(…, location.origin)`), and each end
  *   reads only messages from that origin and from the one window it expects (the window its
  *   opener, the window it opened);
- * - the frame's wait ends when the visitor closes the window or after a bound, never later.
+ * - the frame's wait ends when the visitor closes the window or after a bound, never later;
+ * - the window says 'ready' again until the job arrives, since the frame starts listening only
+ *   once it knows the job (after a request of its own), which may be after the window loaded;
+ * - the window does not close itself after its answer: the frame closes it once it has read the
+ *   answer. Were the window to close itself, the frame's check for a closed window could run
+ *   between the close and the answer's delivery, and take a finished job for a cancelled one.
  */
 
 const CLOSED_POLL_MS = 400
+/** How often the window repeats 'ready' until the job arrives, and for how long at most. */
+const READY_REPEAT_MS = 250
+const READY_REPEAT_LIMIT_MS = 60_000
+/** How long a finished window waits for the frame to close it before closing itself. */
+const FINISHED_CLOSE_MS = 15_000
 
 /** A window opened for one job, with the nonce its messages carry. */
 export interface JobWindow {
@@ -48,10 +58,14 @@ export function watchJobWindow(
   gone: (why: 'closed' | 'timeout') => void,
 ): () => void {
   const { window: popup } = target
+  let sent = false
   const onMessage = (event: MessageEvent) => {
     if (event.origin !== location.origin || event.source !== popup || !mine(event.data)) return
-    if ((event.data as { type?: unknown }).type === 'ready') popup.postMessage(job, location.origin)
-    else hear(event.data)
+    if ((event.data as { type?: unknown }).type !== 'ready') hear(event.data)
+    else if (!sent) {
+      sent = true
+      popup.postMessage(job, location.origin)
+    }
   }
   const stop = () => {
     window.removeEventListener('message', onMessage)
@@ -71,10 +85,16 @@ export function watchJobWindow(
 export interface JobWindowSide {
   nonce: string
   root: HTMLElement
-  /** Sends to the opener, at this origin only. */
-  send(message: unknown): void
-  /** Hears the opener's messages (this origin, the opener only). */
-  listen(hear: (data: unknown) => void): void
+  /**
+   * Hears the opener's messages (this origin, the opener only), and says `ready` to it until
+   * the first of them arrives.
+   */
+  listen(ready: unknown, hear: (data: unknown) => void): void
+  /**
+   * Sends the job's answer and leaves the window to the frame, which closes it once it has read
+   * the answer; closes it itself after FINISHED_CLOSE_MS if the frame did not (it went away).
+   */
+  finish(message: unknown): void
 }
 
 /**
@@ -89,14 +109,25 @@ export function jobWindowSide(): JobWindowSide | null {
     window.close()
     return null
   }
+  // To the opener, at this origin only.
+  const send = (message: unknown) => opener.postMessage(message, location.origin)
   return {
     nonce,
     root,
-    send: (message) => opener.postMessage(message, location.origin),
-    listen: (hear) =>
+    listen: (ready, hear) => {
+      const repeat = setInterval(() => send(ready), READY_REPEAT_MS)
+      const limit = setTimeout(() => clearInterval(repeat), READY_REPEAT_LIMIT_MS)
       window.addEventListener('message', (event: MessageEvent) => {
         if (event.origin !== location.origin || event.source !== opener) return
+        clearInterval(repeat)
+        clearTimeout(limit)
         hear(event.data)
-      }),
+      })
+      send(ready)
+    },
+    finish: (message) => {
+      send(message)
+      setTimeout(() => window.close(), FINISHED_CLOSE_MS)
+    },
   }
 }

@@ -114,21 +114,19 @@ export function signInInWindow(
   })
 }
 
-/** The window's side: one sign-in for the frame that opened it, then it closes. */
+/** The window's side: one sign-in for the frame that opened it, which then closes it. */
 export function runCredentialWindow(): void {
   const side = jobWindowSide()
   if (!side) return
   const { nonce, root } = side
   let started = false
-  side.listen((data) => {
+  side.listen({ tag: TAG, nonce, type: 'ready' } satisfies Message, (data) => {
     if (started || !isMessage(data, nonce) || data.type !== 'start') return
     started = true
     show(root, data, (token, user) => {
-      side.send({ tag: TAG, nonce, type: 'signed-in', token, user } satisfies Message)
-      window.close()
+      side.finish({ tag: TAG, nonce, type: 'signed-in', token, user } satisfies Message)
     })
   })
-  side.send({ tag: TAG, nonce, type: 'ready' } satisfies Message)
 }
 
 /** The window's one view: the code sent to the address, its field and Continue. */
