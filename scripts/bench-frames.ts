@@ -23,9 +23,9 @@
  * and this tree (B); `--trace <dir>` writes a Chromium trace of each cold open there (open it in
  * DevTools' Performance panel, or read it with scripts/trace-main-thread.ts), `--profile <dir>`
  * a V8 sampling profile (DevTools' .cpuprofile). Tracing and profiling slow the opens down.
- * `--plain-page` alternates each build's opens of the demo page with opens of a plain
- * integrator's page (the one-line script and a sign-in button), so the demo page's own share of
- * the open shows apart from Latch's.
+ * With `--cold-only`, `--plain-page` alternates each build's opens of the demo page with opens
+ * of a plain integrator's page (the one-line script and a sign-in button), so the demo page's
+ * own share of the open shows apart from Latch's.
  * `--login-methods a,b,…` gives the cold opens' app other login methods than e-mail alone (the
  * e-mail field must be on the landing's first section, so not `wallet` when wallets come first).
  */
