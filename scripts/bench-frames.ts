@@ -23,6 +23,9 @@
  * and this tree (B); `--trace <dir>` writes a Chromium trace of each cold open there (open it in
  * DevTools' Performance panel, or read it with scripts/trace-main-thread.ts), `--profile <dir>`
  * a V8 sampling profile (DevTools' .cpuprofile). Tracing and profiling slow the opens down.
+ * With `--cold-only`, `--plain-page` alternates each build's opens of the demo page with opens
+ * of a plain integrator's page (the one-line script and a sign-in button), so the demo page's
+ * own share of the open shows apart from Latch's.
  * `--login-methods a,b,…` gives the cold opens' app other login methods than e-mail alone (the
  * e-mail field must be on the landing's first section, so not `wallet` when wallets come first).
  */
@@ -654,7 +657,8 @@ async function forkServers(
         child.once('message', (m) => resolve(m as ColdOpenServers))
         void exited.then((code) => reject(new Error(`the cold-open servers exited (${code})`)))
       }),
-      90_000,
+      // PGlite's first start and tsx's compile: minutes when other test runs hold the cores.
+      240_000,
       'starting the cold-open servers',
     )
     return { servers, stop }
@@ -799,19 +803,27 @@ async function runColdOnly(args: string[], coldRuns: number, methods: string): P
   try {
     // One after the other: each makes its data folder from the same template.
     for (const build of builds) running.push(await forkServers(build.dirs, methods))
-    const before = load()
-    const cold = await coldOpens(
-      running.map((r) => r.servers),
-      coldRuns,
-      { trace, profile },
+    // `--plain-page`: each build's opens of the demo page alternate with opens of an
+    // integrator's plain page (host-server.ts's /plain: the one-line script, a sign-in button),
+    // which tells the demo page's own share of the open from Latch's.
+    const pages = args.includes('--plain-page') ? ['', '/plain'] : ['']
+    const targets = running.flatMap((r) =>
+      pages.map((page) => ({ ...r.servers, hostUrl: `${r.servers.hostUrl}${page}` })),
     )
+    const labels = builds.flatMap((b) =>
+      pages.map((page) =>
+        pages.length > 1 ? `${b.label}, ${page ? 'plain' : 'demo'} page` : b.label,
+      ),
+    )
+    const before = load()
+    const cold = await coldOpens(targets, coldRuns, { trace, profile })
     if (trace) console.log(`  a Chromium trace of each cold open in ${trace} (<name>.json)`)
     if (profile)
       console.log(`  a V8 CPU profile of each cold open in ${profile} (<name>.cpuprofile)`)
     const after = load()
-    for (const [b, build] of builds.entries()) {
+    for (const [b, label] of labels.entries()) {
       const { total, frame, sdk, host } = summarize(cold[b] ?? [])
-      console.log(`${build.label}:`)
+      console.log(`${label}:`)
       console.log(
         `  cold open, CPU ${CPU_THROTTLE}x: median ${total.median.toFixed(0)} ms, ${total.spread} (in order: ${total.order})`,
       )
@@ -825,10 +837,7 @@ async function runColdOnly(args: string[], coldRuns: number, methods: string): P
     console.log(
       `  load average and machine speed before / after: ${before} / ${after} (${cpus().length} cores)`,
     )
-    printSteps(
-      builds.map((b) => b.label),
-      cold,
-    )
+    printSteps(labels, cold)
   } finally {
     for (const r of running) await r.stop()
     rmSync(dirname(dirs.modal), { recursive: true, force: true })

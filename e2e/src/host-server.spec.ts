@@ -29,6 +29,15 @@ describe('demo host page server', () => {
     expect(html).not.toContain('%')
   })
 
+  test('behavior: /plain is an integrator page: the one-line script and a sign-in button, nothing of the demo', async () => {
+    const html = await (await get(`/plain?appId=${OTHER_ID}`)).text()
+    expect(html).toContain(`<script src="${MODAL}/sdk.js" data-app-id="${OTHER_ID}"></script>`)
+    expect(html).toContain('data-latch-login')
+    expect(html).not.toContain('%')
+    expect(html).not.toContain('demo.js')
+    expect(html).not.toContain('data-testid="demo-settings"')
+  })
+
   test('param: ?appId= picks another app for one load', async () => {
     const html = await (await get(`/?appId=${OTHER_ID}`)).text()
     expect(html).toContain(`data-app-id="${OTHER_ID}"`)

@@ -4,7 +4,9 @@
  *
  * Routes: `/` the page with the one-line script tag (dialog rendering); `/inline` the same page
  * rendering the modal inside a parent element through the ESM entry; `/foreign` a page that is
- * not the host and posts penpal-shaped messages to the frames it can reach; `/demo.js`.
+ * not the host and posts penpal-shaped messages to the frames it can reach; `/plain` an
+ * integrator's page with the one-line script and a sign-in button, nothing of the demo's (the
+ * cold-open bench's plain host page); `/demo.js`.
  * `?appId=` overrides the app id for one page load (the e2e specs use one app per scenario);
  * `?lang=` (a shipped locale) and `?code=sms` are the page's settings form: the modal's language
  * and phone instead of e-mail codes.
@@ -242,6 +244,18 @@ async function handle(options: HostServerOptions, req: IncomingMessage, res: Ser
     case '/foreign':
       send(res, 200, 'text/html', await readFile(`${DEMO_DIR}foreign.html`, 'utf8'))
       return
+    case '/plain': {
+      const template = await readFile(`${DEMO_DIR}plain.html`, 'utf8')
+      const script = latchScript(options.modalUrl, appId, false)
+      send(
+        res,
+        200,
+        'text/html',
+        template.replace('%LATCH_SCRIPT%', () => script),
+        page,
+      )
+      return
+    }
     case '/demo.js':
       send(res, 200, 'text/javascript', await readFile(`${DEMO_DIR}demo.js`, 'utf8'))
       return
