@@ -8,11 +8,17 @@
  * and a link the visitor approves in the wallet frame goes through (the controls).
  */
 import { readFile } from 'node:fs/promises'
-import { API_PREFIX, type RefreshResponse, type User, type WalletAccount } from '@latch/shared'
-import type { Frame } from 'playwright-core'
+import {
+  API_PREFIX,
+  type RefreshResponse,
+  type ServerAppConfig,
+  type User,
+  type WalletAccount,
+} from '@latch/shared'
+import type { BrowserContext, Frame } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { expect, test } from 'vitest'
+import { afterAll, beforeAll, expect, test } from 'vitest'
 import { siweMessage } from '../../modal-app/src/connectors/siwe.ts'
 import { expectModalAccessible } from './axe.ts'
 import {
@@ -33,7 +39,6 @@ import {
   clickApproval,
   SCREENS,
   signThroughScreen,
-  walletApp,
   walletCall,
   walletFrameOf,
 } from './wallet-flows.ts'
@@ -49,16 +54,42 @@ function modalOf(hp: HostPage): Frame {
   return modal
 }
 
-/** A signed-in visitor with an automatic-recovery wallet, on its own page. */
-async function visitorWithWallet() {
-  const app = await walletApp(h(), { requireUserPasswordOnCreate: false })
-  const hp = await h().open({ appId: app.id })
+/**
+ * The visitor every attack here is tried on, and the control of each: signed in by e-mail code,
+ * with an automatic-recovery wallet created by its click, on its own page. One for the file:
+ * each test leaves the visitor as the next one expects (an attack refused changes nothing; the
+ * phone is linked last), so the sign-in and the wallet creation are not repeated per test. Its
+ * app allows wallet login (the SIWE routes), e-mail and SMS (the phone linked).
+ */
+let visitor: {
+  app: ServerAppConfig
+  hp: HostPage
+  user: User
+  wallet: WalletAccount
+  context: BrowserContext
+}
+
+beforeAll(async () => {
+  const app = await h().createApp({
+    loginMethods: ['wallet', 'email', 'sms'],
+    appearance: { showWalletLoginFirst: false },
+    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
+  })
+  // Its own context, not one of the per-test contexts the harness closes after each test; the
+  // page clock installed as the harness does (runOutPause).
+  const context = await h().browser.newContext()
+  await context.clock.install()
+  const hp = await h().open({ appId: app.id, context })
   const { user } = await signInByEmail(h(), hp, newEmail('approval-attack'))
   const created = walletCall<WalletAccount>(hp.page, 'createWallet')
   await visit(hp, SCREENS.created)
   const wallet = expectOk(await settle(created, 'createWallet()'))
-  return { app, hp, user, wallet }
-}
+  visitor = { app, hp, user, wallet, context }
+})
+
+afterAll(async () => {
+  await visitor?.context.close()
+})
 
 /**
  * A fork of the visitor's session made while the fork screen is open, read off the wire, and the
@@ -118,7 +149,7 @@ async function redeemFromOutside(appId: string, token: string) {
 }
 
 test('attack: a script on the modal origin forks the session, opens its own wallet frame and asks it over penpal to confirm the fork and to approve a pairing, with no click: refused; the fork redeemed from outside any browser gets no share', async () => {
-  const { app, hp, user, wallet } = await visitorWithWallet()
+  const { app, hp, user, wallet } = visitor
   const accessToken = expectOk(await settle(latchCall<string>(hp.page, 'getAccessToken')))
   const forkToken = await forkWithoutClick(hp)
 
@@ -199,16 +230,7 @@ test('attack: a script on the modal origin forks the session, opens its own wall
 })
 
 test('attack: a script on the modal origin links its own Ethereum account to the visitor through the modal’s credentialed fetch (the credential rides along): refused without the wallet frame’s approval; the visitor’s accounts stay as they were', async () => {
-  const app = await h().createApp({
-    loginMethods: ['wallet', 'email'],
-    appearance: { showWalletLoginFirst: false },
-    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
-  })
-  const hp = await h().open({ appId: app.id })
-  const { user } = await signInByEmail(h(), hp, newEmail('siwe-victim'))
-  const created = walletCall<WalletAccount>(hp.page, 'createWallet')
-  await visit(hp, SCREENS.created)
-  expectOk(await settle(created, 'createWallet()'))
+  const { app, hp, user } = visitor
   const accessToken = expectOk(await settle(latchCall<string>(hp.page, 'getAccessToken')))
   const attacker = privateKeyToAccount(generatePrivateKey())
   const modal = modalOf(hp)
@@ -261,15 +283,7 @@ test('attack: a script on the modal origin links its own Ethereum account to the
 })
 
 test('behavior: linking a phone to a user with an automatic wallet waits for the visitor’s click on “Allow” in the wallet frame, then links', async () => {
-  const app = await h().createApp({
-    loginMethods: ['email', 'sms'],
-    embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
-  })
-  const hp = await h().open({ appId: app.id })
-  const { user } = await signInByEmail(h(), hp, newEmail('approver'))
-  const created = walletCall<WalletAccount>(hp.page, 'createWallet')
-  await visit(hp, SCREENS.created)
-  expectOk(await settle(created, 'createWallet()'))
+  const { hp, user } = visitor
   const phone = newPhone()
   const linking = latchCall<User>(hp.page, 'link', 'phone')
   await visit(hp, 'LINK_PHONE_SCREEN')

@@ -1,5 +1,6 @@
-import { ERRORS, type LoginResult } from '@latch/shared'
-import { expect, test } from 'vitest'
+import { CODE_ERROR_CLEAR_DELAY_MS, ERRORS, type LoginResult } from '@latch/shared'
+import type { BrowserContext, Request } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { expectModalAccessible } from './axe.ts'
 import {
   codeBoxValues,
@@ -19,8 +20,9 @@ import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
 
-async function toCodeScreen(email: string) {
-  const hp = await h().open()
+/** A page of its own at the code screen for `email`, login() pending (in `context` if given). */
+async function toCodeScreen(email: string, context?: BrowserContext) {
+  const hp = await h().open(context ? { context } : {})
   const pending = latchCall<LoginResult>(hp.page, 'login')
   await visit(hp, 'LANDING')
   await submitEmail(hp.modal, email)
@@ -49,37 +51,6 @@ test('error: a wrong code shows the spec message and the right code still signs 
   expect(result.user.email?.address).toBe(email)
 })
 
-test('error: non-numeric input says so, sends nothing, and clears the boxes after 1400 ms', async () => {
-  const email = newEmail('alpha')
-  const { hp } = await toCodeScreen(email)
-  const verifications: string[] = []
-  hp.page.on('request', (request) => {
-    if (request.url().includes('/passwordless/authenticate')) verifications.push(request.url())
-  })
-
-  await enterCode(hp.modal, '12a456')
-  const message = hp.modal.getByText(ERRORS.code_not_numeric.message)
-  await message.waitFor({ state: 'visible' })
-  const shownAt = Date.now()
-  await expectModalAccessible(hp.page, 'the code screen with a non-numeric code')
-  // The boxes stay as typed for a while (CODE_ERROR_CLEAR_DELAY_MS), then clear.
-  expect((await codeBoxValues(hp.modal)).join('')).not.toBe('')
-  await expect
-    .poll(() => codeBoxValues(hp.modal), { timeout: WAIT_MS, interval: 50 })
-    .toEqual(['', '', '', '', '', ''])
-  expect(Date.now() - shownAt).toBeGreaterThan(500)
-  expect(verifications).toEqual([])
-})
-
-test('error: an expired code answers the spec message', async () => {
-  const email = newEmail('expired')
-  const { hp, code } = await toCodeScreen(email)
-  // E-mail codes live 10 minutes; rather than wait, the stored expiry moves into the past.
-  await h().expireCodes(email)
-  await enterCode(hp.modal, code)
-  await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
-})
-
 test('error: after a wrong code the next keystrokes are a fresh entry: typing the right code over it signs in with one more request', async () => {
   const email = newEmail('retype')
   const { hp, pending, code } = await toCodeScreen(email)
@@ -104,18 +75,83 @@ test('error: after a wrong code the next keystrokes are a fresh entry: typing th
   expect(verifications).toHaveLength(2)
 })
 
-test('behavior: Resend code inside the server’s minute counts down the seconds left, never "Too many requests"', async () => {
-  const email = newEmail('resend')
-  const { hp } = await toCodeScreen(email)
-  const resend = hp.modal.getByTestId('resend-code')
-  await resend.click()
-  await expect
-    .poll(() => resend.textContent(), { timeout: WAIT_MS })
-    .toMatch(/^Resend code in \d+ s$/)
-  const seconds = Number((await resend.textContent())?.match(/\d+/)?.[0])
-  expect(seconds).toBeGreaterThan(40)
-  expect(seconds).toBeLessThanOrEqual(60)
-  expect(await resend.getAttribute('aria-disabled')).toBe('true')
-  expect(await hp.modal.getByText(ERRORS.too_many_requests.message).count()).toBe(0)
-  await expectModalAccessible(hp.page, 'the code screen waiting to resend')
+/**
+ * The errors that end on the code screen, no sign-in completed there, share one: non-numeric
+ * input (nothing sent), then Resend inside the minute (no code sent), then the code expired.
+ * Each leaves the screen with its code unused, as the next one needs it.
+ */
+describe('on one code screen', () => {
+  let shared: Awaited<ReturnType<typeof toCodeScreen>> & { email: string }
+  let context: BrowserContext | undefined
+  beforeAll(async () => {
+    // Its own context, kept across the tests (the harness closes its own after each); the page
+    // clock installed as the harness does.
+    context = await h().browser.newContext()
+    await context.clock.install()
+    const email = newEmail('code-screen')
+    shared = { ...(await toCodeScreen(email, context)), email }
+  })
+  afterAll(async () => {
+    await context?.close()
+  })
+
+  test('error: non-numeric input says so, sends nothing, and clears the boxes after 1400 ms', async () => {
+    const { hp } = shared
+    const verifications: string[] = []
+    const watch = (request: Request) => {
+      if (request.url().includes('/passwordless/authenticate')) verifications.push(request.url())
+    }
+    hp.page.on('request', watch)
+
+    const message = hp.modal.getByText(ERRORS.code_not_numeric.message)
+    const cleared = () =>
+      expect
+        .poll(() => codeBoxValues(hp.modal), { timeout: WAIT_MS, interval: 50 })
+        .toEqual(['', '', '', '', '', ''])
+    // The page's clock stands still while the boxes are read: they clear on the modal's timer
+    // alone, never because the machine was slow between two reads.
+    const now = await hp.page.evaluate(() => Date.now())
+    await hp.page.clock.pauseAt(now + 1000)
+    await enterCode(hp.modal, '12a456')
+    await message.waitFor({ state: 'visible' })
+    // The boxes stay as typed for CODE_ERROR_CLEAR_DELAY_MS, then clear, and the message goes.
+    await hp.page.clock.runFor(CODE_ERROR_CLEAR_DELAY_MS - 1)
+    expect(await codeBoxValues(hp.modal)).toEqual(['1', '2', 'a', '4', '5', '6'])
+    expect(await message.isVisible()).toBe(true)
+    await hp.page.clock.runFor(1)
+    await hp.page.clock.resume()
+    await cleared()
+    expect(await message.count()).toBe(0)
+    // Again with the clock running (axe's own timers run on it), held to axe with the message.
+    await enterCode(hp.modal, '12a456')
+    await message.waitFor({ state: 'visible' })
+    await expectModalAccessible(hp.page, 'the code screen with a non-numeric code')
+    await hp.page.clock.fastForward(CODE_ERROR_CLEAR_DELAY_MS)
+    await cleared()
+    expect(verifications).toEqual([])
+    hp.page.off('request', watch)
+  })
+
+  test('behavior: Resend code inside the server’s minute counts down the seconds left, never "Too many requests"', async () => {
+    const { hp } = shared
+    const resend = hp.modal.getByTestId('resend-code')
+    await resend.click()
+    await expect
+      .poll(() => resend.textContent(), { timeout: WAIT_MS })
+      .toMatch(/^Resend code in \d+ s$/)
+    const seconds = Number((await resend.textContent())?.match(/\d+/)?.[0])
+    expect(seconds).toBeGreaterThan(40)
+    expect(seconds).toBeLessThanOrEqual(60)
+    expect(await resend.getAttribute('aria-disabled')).toBe('true')
+    expect(await hp.modal.getByText(ERRORS.too_many_requests.message).count()).toBe(0)
+    await expectModalAccessible(hp.page, 'the code screen waiting to resend')
+  })
+
+  test('error: an expired code answers the spec message', async () => {
+    const { hp, code, email } = shared
+    // E-mail codes live 10 minutes; rather than wait, the stored expiry moves into the past.
+    await h().expireCodes(email)
+    await enterCode(hp.modal, code)
+    await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
+  })
 })
