@@ -54,60 +54,51 @@ const walletSettings = {
   embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
 } as const
 
-/** What a wallet flow leaves: its app, its visitor and the wallet made same-site or cross-site. */
+/**
+ * What the wallet flow's first test leaves for the tests after it: its app, its visitor and
+ * wallet, and the page, still signed in, until the fork takes it.
+ */
 interface MadeWallet {
   appId: string
   email: string
+  userId: string
   address: string
+  page: EnginePage | undefined
+}
+
+/** Expects `signature` of `message` to be the wallet's. */
+async function signsAs(wallet: { address: string }, message: string, signature: Hex) {
+  expect((await recoverMessageAddress({ message, signature })).toLowerCase()).toBe(
+    wallet.address.toLowerCase(),
+  )
 }
 
 /**
- * Signs in, creates an automatic-recovery wallet and signs through the review screen; with
- * `fork`, that page then forks through MetaMask's link and the page it opens, on a fresh profile,
- * is the same user's; with `freshProfile`, the visitor then signs in again on a fresh profile,
- * where signing recovers the wallet without a prompt: the same address signs. (A page the fork
- * link signed in is no fresh sign-in: its session must be paired before it may use the wallet.)
+ * Signs in by code, creates an automatic-recovery wallet and signs through the review screen;
+ * the page stays open (signed in) when `keepPage`.
  */
-async function walletFlow(
+async function makeWallet(
   stack: EngineStack,
   browser: EngineBrowser,
   layout: Layout,
-  steps: { fork: boolean; freshProfile: boolean },
+  keepPage: boolean,
 ): Promise<MadeWallet> {
   const app = await stack.createApp(walletSettings)
   const email = newEmail(`${browser.engine}-wallet`)
-  const first = await browser.newPage()
-  await openHost(first, stack, layout, { appId: app.id })
-  const { user } = await signInByEmail(first, stack, email)
-  const wallet = await createWallet(first)
-  const signsAs = async (message: string, signature: Hex) =>
-    expect((await recoverMessageAddress({ message, signature })).toLowerCase()).toBe(
-      wallet.address.toLowerCase(),
-    )
+  const page = await browser.newPage()
+  await openHost(page, stack, layout, { appId: app.id })
+  const { user } = await signInByEmail(page, stack, email)
+  const wallet = await createWallet(page)
   const message = `Signed in ${browser.engine}, ${layout}`
-  await signsAs(message, await signThroughScreen(first, message))
-  const forked = steps.fork ? await forkThroughMetaMask(first) : null
-  await first.close()
-
-  if (forked !== null) {
-    const host = stack.hostUrl(layout)
-    expect(new URL(forked).origin).toBe(host)
-    const elsewhere = await browser.newPage()
-    await openHost(elsewhere, stack, layout, { path: forked.slice(host.length) })
-    expect((await currentUser(elsewhere))?.id).toBe(user.id)
-    await elsewhere.close()
+  await signsAs(wallet, message, await signThroughScreen(page, message))
+  if (!keepPage) await page.close()
+  return {
+    appId: app.id,
+    email,
+    userId: user.id,
+    address: wallet.address,
+    page: keepPage ? page : undefined,
   }
-
-  if (steps.freshProfile) {
-    const fresh = await browser.newPage()
-    await openHost(fresh, stack, layout, { appId: app.id })
-    await stack.ageCodes(email)
-    await signInByEmail(fresh, stack, email)
-    const again = `Recovered in ${browser.engine}, ${layout}`
-    await signsAs(again, await signThroughScreen(fresh, again))
-    await fresh.close()
-  }
-  return { appId: app.id, email, address: wallet.address }
 }
 
 export function engineLanes(engine: Engine, expected: LaneExpectations): void {
@@ -134,6 +125,7 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
   })
   afterAll(async () => {
     await closeRefusing()
+    for (const wallet of Object.values(made)) await wallet?.page?.close()
     await browser?.close()
     await stack?.close()
   })
@@ -141,6 +133,52 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
     if (!stack || !browser) throw new Error(`the ${engine} lane did not start (see beforeAll)`)
     return { stack, browser }
   }
+  // The wallet flow, in three tests sharing one visitor: the first signs in, creates and signs,
+  // and leaves its page signed in; the fork starts from that page (the sign-in is not what it
+  // proves), and the recovery signs that wallet's owner in on a fresh profile. Each makes what
+  // it needs itself when the test before did not pass (or run). A page the fork link signed in
+  // is no fresh sign-in (its session must be paired before it may use the wallet): the recovery
+  // has a fresh profile of its own.
+  const made: Partial<Record<Layout, MadeWallet>> = {}
+  const walletTests = (layout: Layout, forkAndRecover: boolean) => {
+    test('behavior: sign in by code, create, sign through the review screen', async () => {
+      const { stack, browser } = lane()
+      made[layout] = await makeWallet(stack, browser, layout, forkAndRecover)
+    })
+    if (!forkAndRecover) return
+    test('behavior: the session fork: the link MetaMask would open signs the same user in on a fresh profile', async () => {
+      const { stack, browser } = lane()
+      const wallet = made[layout]
+      let page = wallet?.page
+      let userId = wallet?.userId
+      if (wallet) wallet.page = undefined
+      if (!page || !userId) {
+        page = await browser.newPage()
+        await openHost(page, stack, layout)
+        userId = (await signInByEmail(page, stack, newEmail(`${browser.engine}-fork`))).user.id
+      }
+      const forked = await forkThroughMetaMask(page)
+      const host = stack.hostUrl(layout)
+      expect(new URL(forked).origin).toBe(host)
+      await page.close()
+      const elsewhere = await browser.newPage()
+      await openHost(elsewhere, stack, layout, { path: forked.slice(host.length) })
+      expect((await currentUser(elsewhere))?.id).toBe(userId)
+      await elsewhere.close()
+    })
+    test("behavior: on a fresh profile, the wallet's owner signs in, recovers it without a prompt and signs with the same address", async () => {
+      const { stack, browser } = lane()
+      const wallet = made[layout] ?? (await makeWallet(stack, browser, layout, false))
+      const fresh = await browser.newPage()
+      await openHost(fresh, stack, layout, { appId: wallet.appId })
+      await stack.ageCodes(wallet.email)
+      await signInByEmail(fresh, stack, wallet.email)
+      const again = `Recovered in ${browser.engine}, ${layout}`
+      await signsAs(wallet, again, await signThroughScreen(fresh, again))
+      await fresh.close()
+    })
+  }
+
   // Where the browser refuses Latch's cookies cross-site (WebKit), one profile serves the
   // cross-site tests that need only that (a refusal keeps nothing; each test has its own app and
   // visitor), in file order: the fresh-profile start is not what they prove. The credential
@@ -156,47 +194,29 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
     await page?.close()
   }
 
+  // A flow waits out the modal's pauses and drives a browser without a page clock: seconds
+  // each, several times that on a loaded machine.
   // Same-site first: in WebKit, the cross-site refusal of a wallet made same-site uses the
-  // wallet this flow made (a second same-site profile, sign-in and creation would prove nothing
-  // more).
-  let sameSiteWallet: MadeWallet | undefined
+  // wallet made here (another same-site profile, sign-in and creation would prove nothing more).
   describe(`${engine}, same-site (host www.example.com, Latch on example.com)`, {
     timeout: 150_000,
   }, () => {
-    test(
-      expected.crossSiteCookies
-        ? 'behavior: sign in by code, create, sign through the review screen'
-        : 'behavior: sign in by code, create, sign through the review screen; the session fork: the link MetaMask would open signs the same user in on a fresh profile; a fresh profile signs in, recovers without a prompt and signs with the same address',
-      async () => {
-        const { stack, browser } = lane()
-        // Where cross-site already walked the fork and both profiles, one is enough here.
-        const both = !expected.crossSiteCookies
-        sameSiteWallet = await walletFlow(stack, browser, 'same-site', {
-          fork: both,
-          freshProfile: both,
-        })
-      },
-    )
+    // Where cross-site walks the fork and the recovery (Firefox), the first test is enough here.
+    walletTests('same-site', !expected.crossSiteCookies)
   })
 
-  // A flow waits out the modal's pauses and drives a browser without a page clock: seconds
-  // each, several times that on a loaded machine.
   describe(`${engine}, cross-site (host www.example.org, Latch on example.com)`, {
     timeout: 150_000,
   }, () => {
     if (expected.crossSiteCookies) {
-      test('behavior: sign in by code, create, sign through the review screen; the session fork: the link MetaMask would open signs the same user in on a fresh profile; a fresh profile signs in, recovers without a prompt and signs with the same address', async () => {
-        const { stack, browser } = lane()
-        await walletFlow(stack, browser, 'cross-site', { fork: true, freshProfile: true })
-      })
+      walletTests('cross-site', true)
     } else {
       test('error: a wallet made where the credential is kept (same-site), used cross-site: recoverWallet(), signMessage() and exportWallet() reject at once with wallet_sign_in_required, each showing what to do', async () => {
         const { stack, browser } = lane()
         // The same-site flow's wallet (made on profiles of their own); made here when that test
-        // did not run or failed.
+        // did not pass (or run).
         const { appId, email } =
-          sameSiteWallet ??
-          (await walletFlow(stack, browser, 'same-site', { fork: false, freshProfile: false }))
+          made['same-site'] ?? (await makeWallet(stack, browser, 'same-site', false))
 
         const page = await refusing()
         await openHost(page, stack, 'cross-site', { appId })
