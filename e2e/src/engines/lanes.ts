@@ -1,7 +1,8 @@
 /**
  * The engine lanes: the same visitor's flows in Firefox and in WebKit (firefox.spec.ts,
  * webkit.spec.ts), one stack and one browser per file, a fresh profile per page (but WebKit's
- * cross-site refusal tests, see `refusing`), on the stack's `example.com`-style names: the host
+ * cross-site refusal tests, see `refusing`, and the fork, which starts from the wallet flow's
+ * signed-in page, see `walletTests`), on the stack's `example.com`-style names: the host
  * page on www.example.org (cross-site) or www.example.com (same-site: Latch on the host's own
  * subdomains). Skipped, saying why, only where the browser's binaries are absent (.ci/run
  * installs them).
