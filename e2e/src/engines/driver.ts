@@ -344,8 +344,18 @@ function stopChild(child: ChildProcess): Promise<void> {
 export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
   const { Builder, By } = await import('selenium-webdriver')
   const xvfb = await startXvfb()
-  // WebKitWebDriver holds one session at a time: a driver per page (a profile each).
+  // WebKitWebDriver holds one session at a time: a driver per open page (a profile each). A
+  // driver whose session has ended serves the next page (its MiniBrowser is a new one, a fresh
+  // profile), so the driver starts once per page open at the same time, not once per page.
   const drivers = new Set<ChildProcess>()
+  const idle: { port: number; child: ChildProcess }[] = []
+  const reuseDriver = () => {
+    for (let server = idle.pop(); server; server = idle.pop()) {
+      if (server.child.exitCode === null && server.child.signalCode === null) return server
+      drivers.delete(server.child)
+    }
+    return undefined
+  }
   const startDriver = async () => {
     const port = await freePort()
     const child = spawn(WEBKIT_DRIVER_PATH, [`--port=${port}`], {
@@ -372,7 +382,7 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
   return {
     engine: 'webkit',
     async newPage(options) {
-      const server = await startDriver()
+      const server = reuseDriver() ?? (await startDriver())
       const driver = await withTimeout(
         new Builder()
           .usingServer(`http://127.0.0.1:${server.port}`)
@@ -509,7 +519,13 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
         popup,
         async close() {
           sessions.delete(driver)
-          await withTimeout(driver.quit(), 20_000, 'closing a MiniBrowser session').catch(() => {})
+          const ended = await withTimeout(driver.quit(), 20_000, 'closing a MiniBrowser session')
+            .then(() => true)
+            .catch(() => false)
+          if (ended) {
+            idle.push(server)
+            return
+          }
           drivers.delete(server.child)
           await stopChild(server.child)
         },

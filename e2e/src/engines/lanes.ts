@@ -1,7 +1,8 @@
 /**
  * The engine lanes: the same visitor's flows in Firefox and in WebKit (firefox.spec.ts,
  * webkit.spec.ts), one stack and one browser per file, a fresh profile per page (but WebKit's
- * cross-site refusal tests, see `refusing`), on the stack's `example.com`-style names: the host
+ * cross-site refusal tests, see `refusing`, and the fork, which starts from the wallet flow's
+ * signed-in page, see `walletTests`), on the stack's `example.com`-style names: the host
  * page on www.example.org (cross-site) or www.example.com (same-site: Latch on the host's own
  * subdomains). Skipped, saying why, only where the browser's binaries are absent (.ci/run
  * installs them).
@@ -55,53 +56,50 @@ const walletSettings = {
 } as const
 
 /**
- * Signs in, creates an automatic-recovery wallet and signs through the review screen; with
- * `freshProfile`, then signs in again on a fresh profile, where signing recovers the wallet
- * without a prompt: the same address signs.
+ * What the wallet flow's first test leaves for the tests after it: its app, its visitor and
+ * wallet, and the page, still signed in, until the fork takes it.
  */
-async function walletFlow(
+interface MadeWallet {
+  appId: string
+  email: string
+  userId: string
+  address: string
+  page: EnginePage | undefined
+}
+
+/** Expects `signature` of `message` to be the wallet's. */
+async function signsAs(wallet: { address: string }, message: string, signature: Hex) {
+  expect((await recoverMessageAddress({ message, signature })).toLowerCase()).toBe(
+    wallet.address.toLowerCase(),
+  )
+}
+
+/**
+ * Signs in by code, creates an automatic-recovery wallet and signs through the review screen;
+ * the page stays open (signed in) when `keepPage`.
+ */
+async function makeWallet(
   stack: EngineStack,
   browser: EngineBrowser,
   layout: Layout,
-  freshProfile: boolean,
-): Promise<void> {
+  keepPage: boolean,
+): Promise<MadeWallet> {
   const app = await stack.createApp(walletSettings)
   const email = newEmail(`${browser.engine}-wallet`)
-  const first = await browser.newPage()
-  await openHost(first, stack, layout, { appId: app.id })
-  await signInByEmail(first, stack, email)
-  const wallet = await createWallet(first)
-  const signsAs = async (message: string, signature: Hex) =>
-    expect((await recoverMessageAddress({ message, signature })).toLowerCase()).toBe(
-      wallet.address.toLowerCase(),
-    )
-  const message = `Signed in ${browser.engine}, ${layout}`
-  await signsAs(message, await signThroughScreen(first, message))
-  await first.close()
-  if (!freshProfile) return
-
-  const fresh = await browser.newPage()
-  await openHost(fresh, stack, layout, { appId: app.id })
-  await stack.ageCodes(email)
-  await signInByEmail(fresh, stack, email)
-  const again = `Recovered in ${browser.engine}, ${layout}`
-  await signsAs(again, await signThroughScreen(fresh, again))
-  await fresh.close()
-}
-
-/** forkSession() through MetaMask's link; the page it opens, on a fresh profile, is the user's. */
-async function forkFlow(stack: EngineStack, browser: EngineBrowser, layout: Layout) {
   const page = await browser.newPage()
-  await openHost(page, stack, layout)
-  const { user } = await signInByEmail(page, stack, newEmail(`${browser.engine}-fork`))
-  const forked = await forkThroughMetaMask(page)
-  const host = stack.hostUrl(layout)
-  expect(new URL(forked).origin).toBe(host)
-  await page.close()
-  const elsewhere = await browser.newPage()
-  await openHost(elsewhere, stack, layout, { path: forked.slice(host.length) })
-  expect((await currentUser(elsewhere))?.id).toBe(user.id)
-  await elsewhere.close()
+  await openHost(page, stack, layout, { appId: app.id })
+  const { user } = await signInByEmail(page, stack, email)
+  const wallet = await createWallet(page)
+  const message = `Signed in ${browser.engine}, ${layout}`
+  await signsAs(wallet, message, await signThroughScreen(page, message))
+  if (!keepPage) await page.close()
+  return {
+    appId: app.id,
+    email,
+    userId: user.id,
+    address: wallet.address,
+    page: keepPage ? page : undefined,
+  }
 }
 
 export function engineLanes(engine: Engine, expected: LaneExpectations): void {
@@ -128,6 +126,7 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
   })
   afterAll(async () => {
     await closeRefusing()
+    for (const wallet of Object.values(made)) await wallet?.page?.close()
     await browser?.close()
     await stack?.close()
   })
@@ -135,6 +134,52 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
     if (!stack || !browser) throw new Error(`the ${engine} lane did not start (see beforeAll)`)
     return { stack, browser }
   }
+  // The wallet flow, in three tests sharing one visitor: the first signs in, creates and signs,
+  // and leaves its page signed in; the fork starts from that page (the sign-in is not what it
+  // proves), and the recovery signs that wallet's owner in on a fresh profile. Each makes what
+  // it needs itself when the test before did not pass (or run). A page the fork link signed in
+  // is no fresh sign-in (its session must be paired before it may use the wallet): the recovery
+  // has a fresh profile of its own.
+  const made: Partial<Record<Layout, MadeWallet>> = {}
+  const walletTests = (layout: Layout, forkAndRecover: boolean) => {
+    test('behavior: sign in by code, create, sign through the review screen', async () => {
+      const { stack, browser } = lane()
+      made[layout] = await makeWallet(stack, browser, layout, forkAndRecover)
+    })
+    if (!forkAndRecover) return
+    test('behavior: the session fork: the link MetaMask would open signs the same user in on a fresh profile', async () => {
+      const { stack, browser } = lane()
+      const wallet = made[layout]
+      let page = wallet?.page
+      let userId = wallet?.userId
+      if (wallet) wallet.page = undefined
+      if (!page || !userId) {
+        page = await browser.newPage()
+        await openHost(page, stack, layout)
+        userId = (await signInByEmail(page, stack, newEmail(`${browser.engine}-fork`))).user.id
+      }
+      const forked = await forkThroughMetaMask(page)
+      const host = stack.hostUrl(layout)
+      expect(new URL(forked).origin).toBe(host)
+      await page.close()
+      const elsewhere = await browser.newPage()
+      await openHost(elsewhere, stack, layout, { path: forked.slice(host.length) })
+      expect((await currentUser(elsewhere))?.id).toBe(userId)
+      await elsewhere.close()
+    })
+    test("behavior: on a fresh profile, the wallet's owner signs in, recovers it without a prompt and signs with the same address", async () => {
+      const { stack, browser } = lane()
+      const wallet = made[layout] ?? (await makeWallet(stack, browser, layout, false))
+      const fresh = await browser.newPage()
+      await openHost(fresh, stack, layout, { appId: wallet.appId })
+      await stack.ageCodes(wallet.email)
+      await signInByEmail(fresh, stack, wallet.email)
+      const again = `Recovered in ${browser.engine}, ${layout}`
+      await signsAs(wallet, again, await signThroughScreen(fresh, again))
+      await fresh.close()
+    })
+  }
+
   // Where the browser refuses Latch's cookies cross-site (WebKit), one profile serves the
   // cross-site tests that need only that (a refusal keeps nothing; each test has its own app and
   // visitor), in file order: the fresh-profile start is not what they prove. The credential
@@ -152,31 +197,30 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
 
   // A flow waits out the modal's pauses and drives a browser without a page clock: seconds
   // each, several times that on a loaded machine.
+  // Same-site first: in WebKit, the cross-site refusal of a wallet made same-site uses the
+  // wallet made here (another same-site profile, sign-in and creation would prove nothing more).
+  describe(`${engine}, same-site (host www.example.com, Latch on example.com)`, {
+    timeout: 150_000,
+  }, () => {
+    // Where cross-site walks the fork and the recovery (Firefox), the first test is enough here.
+    walletTests('same-site', !expected.crossSiteCookies)
+  })
+
   describe(`${engine}, cross-site (host www.example.org, Latch on example.com)`, {
     timeout: 150_000,
   }, () => {
     if (expected.crossSiteCookies) {
-      test('behavior: sign in by code, create, sign through the review screen; a fresh profile signs in, recovers without a prompt and signs with the same address', async () => {
-        const { stack, browser } = lane()
-        await walletFlow(stack, browser, 'cross-site', true)
-      })
-      test('behavior: the session fork: the link MetaMask would open signs the same user in on a fresh profile', async () => {
-        const { stack, browser } = lane()
-        await forkFlow(stack, browser, 'cross-site')
-      })
+      walletTests('cross-site', true)
     } else {
       test('error: a wallet made where the credential is kept (same-site), used cross-site: recoverWallet(), signMessage() and exportWallet() reject at once with wallet_sign_in_required, each showing what to do', async () => {
         const { stack, browser } = lane()
-        const app = await stack.createApp(walletSettings)
-        const email = newEmail(`${engine}-refused-recover`)
-        const home = await browser.newPage()
-        await openHost(home, stack, 'same-site', { appId: app.id })
-        await signInByEmail(home, stack, email)
-        await createWallet(home)
-        await home.close()
+        // The same-site flow's wallet (made on profiles of their own); made here when that test
+        // did not pass (or run).
+        const { appId, email } =
+          made['same-site'] ?? (await makeWallet(stack, browser, 'same-site', false))
 
         const page = await refusing()
-        await openHost(page, stack, 'cross-site', { appId: app.id })
+        await openHost(page, stack, 'cross-site', { appId })
         await stack.ageCodes(email)
         await signInByEmail(page, stack, email)
         for (const method of ['recoverWallet', 'signMessage', 'exportWallet']) {
@@ -399,27 +443,6 @@ export function engineLanes(engine: Engine, expected: LaneExpectations): void {
         expect((await currentUser(page))?.id).toBe(user.id)
         await signsAs('After a reload', await signThroughScreen(page, 'After a reload'))
         await page.close()
-      })
-    }
-  })
-
-  describe(`${engine}, same-site (host www.example.com, Latch on example.com)`, {
-    timeout: 150_000,
-  }, () => {
-    test(
-      expected.crossSiteCookies
-        ? 'behavior: sign in by code, create, sign through the review screen'
-        : 'behavior: sign in by code, create, sign through the review screen; a fresh profile signs in, recovers without a prompt and signs with the same address',
-      async () => {
-        const { stack, browser } = lane()
-        // Where cross-site already walked both profiles, one is enough here.
-        await walletFlow(stack, browser, 'same-site', !expected.crossSiteCookies)
-      },
-    )
-    if (!expected.crossSiteCookies) {
-      test('behavior: the session fork: the link MetaMask would open signs the same user in on a fresh profile', async () => {
-        const { stack, browser } = lane()
-        await forkFlow(stack, browser, 'same-site')
       })
     }
   })
