@@ -217,6 +217,8 @@ export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
       executablePath: FIREFOX_PATH,
       headless: true,
       acceptInsecureCerts: true,
+      // Puppeteer's own launch bound (30 s by default) would end the wait before the lane's.
+      timeout: 60_000,
       protocolTimeout: 60_000,
       extraPrefsFirefox: {
         'network.proxy.type': 1,
