@@ -129,7 +129,7 @@ async function holdRequest(hp: HostPage, pattern: string): Promise<{ release(): 
 const oauthScreen = (hp: HostPage) => screen(hp.modal, 'AWAITING_OAUTH_SCREEN')
 
 describe('sign-in', () => {
-  test('behavior: Google as a new user: the OAuth screen, login() joined after the return, parameters gone', async () => {
+  test('behavior: Google as a new user: the OAuth screen, login() joined after the return, parameters gone; then the same person again as a returning one', async () => {
     const who = person('google')
     mock.signIn('google', who)
     const hp = await h().open({ appId: app.id })
@@ -157,9 +157,19 @@ describe('sign-in', () => {
     expect(new URL(hp.page.url()).searchParams.get('appId')).toBe(app.id)
     await oauthScreen(hp).waitFor({ state: 'hidden' })
     await demoUser(hp.page, (u) => u?.id === joined.user.id)
+
+    // Signed out, the same Google person signs in again: the same user, not a new one.
+    expectOk(await settle(latchCall(hp.page, 'logout'), 'logout()'))
+    await demoUser(hp.page, (u) => u === null)
+    await roundTrip(hp, () => leaveFromLanding(hp, 'google'))
+    const [second] = await logins(hp, 1)
+    expect(second?.isNewUser).toBe(false)
+    expect(second?.user.id).toBe(joined.user.id)
+    expect(hasLatchParams(hp.page.url())).toBe(false)
   })
 
-  for (const provider of OAUTH_PROVIDERS) {
+  // Google's new and returning sign-ins are the test above.
+  for (const provider of OAUTH_PROVIDERS.filter((p) => p !== 'google')) {
     test(`behavior: ${provider} signs in a new user, then the same person again as a returning one`, async () => {
       const who = person(provider)
       mock.signIn(provider, who)

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
 import type { WalletAccount } from '@latch/shared'
-import type { Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { expectOk, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
@@ -43,8 +43,21 @@ const chainApp = () =>
     rpcUrls: { '1': anvil.url },
   })
 
-async function walletUser(appId: string): Promise<{ hp: HostPage; wallet: WalletAccount }> {
-  const hp = await h().open({ appId })
+/**
+ * A signed-in visitor of `appId` with an in-app wallet; in a context of its own that outlives
+ * the test when `kept` (closed with the file's harness), for the tests that share one.
+ */
+async function walletUser(
+  appId: string,
+  kept = false,
+): Promise<{ hp: HostPage; wallet: WalletAccount }> {
+  let context: BrowserContext | undefined
+  if (kept) {
+    context = await h().browser.newContext()
+    // What open() does for a context of its own: the page clock the modal's pauses run out on.
+    await context.clock.install()
+  }
+  const hp = await h().open({ appId, ...(context ? { context } : {}) })
   await signInByEmail(h(), hp, newEmail('provider'))
   const wallet = await createWallet(hp)
   await hp.page.waitForFunction(
@@ -53,6 +66,17 @@ async function walletUser(appId: string): Promise<{ hp: HostPage; wallet: Wallet
     { timeout: WAIT_MS },
   )
   return { hp, wallet }
+}
+
+let chainUser: Promise<{ hp: HostPage; wallet: WalletAccount }> | undefined
+/**
+ * The one visitor with an in-app wallet on the chain-1 app that the sign-and-send, announce and
+ * logout tests share, in that order (the logout test last: it signs the visitor out). Each of
+ * them needs a signed-in visitor with a wallet and its page, not a fresh one.
+ */
+const sharedWalletUser = () => {
+  chainUser ??= chainApp().then((app) => walletUser(app.id, true))
+  return chainUser
 }
 
 const balance = async (address: string) =>
@@ -94,7 +118,7 @@ async function loadProvider(page: Page, options = '{}'): Promise<void> {
 }
 
 test('behavior: ethers’ BrowserProvider over getEthereumProvider() signs a message (the sign screen; viem recovers the wallet) and sends 0.01 ETH (the review screen) that lands on anvil', async () => {
-  const { hp, wallet } = await walletUser((await chainApp()).id)
+  const { hp, wallet } = await sharedWalletUser()
   const funding = await anvil.rpc<string>('eth_sendTransaction', [
     { from: ANVIL_ACCOUNTS[0].address, to: wallet.address, value: `0x${ETHER.toString(16)}` },
   ])
@@ -154,8 +178,44 @@ test('behavior: ethers’ BrowserProvider over getEthereumProvider() signs a mes
   expect(await balance(RECIPIENT)).toBe(before + ETHER / 100n)
 })
 
+test('behavior: announce is opt-in: getEthereumProvider({ announce: true }) answers eip6963:requestProvider with Latch, its rdns and a data:image icon, and the announced provider is the client’s one', async () => {
+  const { hp, wallet } = await sharedWalletUser()
+  const announced = await hp.page.evaluate(async () => {
+    const seen: { name: string; rdns: string; icon: string; uuid: string; provider: unknown }[] = []
+    window.addEventListener('eip6963:announceProvider', (e) => {
+      const d = (e as CustomEvent).detail
+      seen.push({ ...d.info, provider: d.provider })
+    })
+    window.dispatchEvent(new Event('eip6963:requestProvider'))
+    const before = seen.length
+    const plain = await window.latch?.getEthereumProvider()
+    const quiet = seen.length
+    const loud = await window.latch?.getEthereumProvider({ announce: true })
+    window.dispatchEvent(new Event('eip6963:requestProvider'))
+    const accounts = await (loud as { request(a: unknown): Promise<unknown> }).request({
+      method: 'eth_accounts',
+    })
+    return {
+      before,
+      quiet,
+      same: plain === loud && seen.every((s) => s.provider === loud),
+      infos: seen.map(({ provider: _, ...info }) => info),
+      accounts,
+    }
+  })
+  expect(announced.before).toBe(0)
+  expect(announced.quiet).toBe(0)
+  expect(announced.same).toBe(true)
+  expect(announced.infos).toHaveLength(2)
+  for (const info of announced.infos) {
+    expect(info).toMatchObject({ name: 'Latch', rdns: 'dev.latch.wallet' })
+    expect(info.icon.startsWith('data:image/svg+xml,')).toBe(true)
+  }
+  expect(announced.accounts).toEqual([wallet.address])
+})
+
 test('behavior: in the page the provider answers accounts, chain id and reads from anvil, switches among supported chains with chainChanged, refuses with 4901 and 4200, and follows logout with accountsChanged [] and disconnect; eth_requestAccounts then opens the sign-in, whose close is 4001', async () => {
-  const { hp, wallet } = await walletUser((await chainApp()).id)
+  const { hp, wallet } = await sharedWalletUser()
   await loadProvider(hp.page)
   const basics = await inPage<unknown[]>(
     hp.page,
@@ -170,7 +230,10 @@ test('behavior: in the page the provider answers accounts, chain id and reads fr
        await provider.request({ method: 'eth_getBalance', params: ['${wallet.address}', 'latest'] }),
      ]`,
   )
-  expect(basics).toEqual({ ok: [[wallet.address], '0x1', 'string', '0x0'] })
+  // The balance anvil holds for the wallet (funded, then spent from, by the sign-and-send test).
+  const held = await anvil.rpc<string>('eth_getBalance', [wallet.address, 'latest'])
+  expect(BigInt(held)).toBeGreaterThan(0n)
+  expect(basics).toEqual({ ok: [[wallet.address], '0x1', 'string', held] })
   expect(
     await inPage(
       hp.page,
@@ -313,40 +376,4 @@ test("behavior: an app on Base only (its chains setting; Base's node an anvil wi
   } finally {
     await base.stop()
   }
-})
-
-test('behavior: announce is opt-in: getEthereumProvider({ announce: true }) answers eip6963:requestProvider with Latch, its rdns and a data:image icon, and the announced provider is the client’s one', async () => {
-  const { hp, wallet } = await walletUser((await chainApp()).id)
-  const announced = await hp.page.evaluate(async () => {
-    const seen: { name: string; rdns: string; icon: string; uuid: string; provider: unknown }[] = []
-    window.addEventListener('eip6963:announceProvider', (e) => {
-      const d = (e as CustomEvent).detail
-      seen.push({ ...d.info, provider: d.provider })
-    })
-    window.dispatchEvent(new Event('eip6963:requestProvider'))
-    const before = seen.length
-    const plain = await window.latch?.getEthereumProvider()
-    const quiet = seen.length
-    const loud = await window.latch?.getEthereumProvider({ announce: true })
-    window.dispatchEvent(new Event('eip6963:requestProvider'))
-    const accounts = await (loud as { request(a: unknown): Promise<unknown> }).request({
-      method: 'eth_accounts',
-    })
-    return {
-      before,
-      quiet,
-      same: plain === loud && seen.every((s) => s.provider === loud),
-      infos: seen.map(({ provider: _, ...info }) => info),
-      accounts,
-    }
-  })
-  expect(announced.before).toBe(0)
-  expect(announced.quiet).toBe(0)
-  expect(announced.same).toBe(true)
-  expect(announced.infos).toHaveLength(2)
-  for (const info of announced.infos) {
-    expect(info).toMatchObject({ name: 'Latch', rdns: 'dev.latch.wallet' })
-    expect(info.icon.startsWith('data:image/svg+xml,')).toBe(true)
-  }
-  expect(announced.accounts).toEqual([wallet.address])
 })

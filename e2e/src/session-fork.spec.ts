@@ -106,11 +106,46 @@ function forkSession(page: Page) {
   })
 }
 
-/** Signs in (on `appId`, the harness's app otherwise) on a fresh page that records warnings. */
+/**
+ * Signs in (on `appId`, the harness's app otherwise) on a fresh page that records warnings, in a
+ * context of its own that outlives the test (closed with the file's harness): the tests that
+ * fork a session share one visitor (signedVisitor(), walletVisitor()).
+ */
 async function signedIn(appId?: string): Promise<{ hp: HostPage; user: User }> {
-  const hp = await h().open({ prepare: recording, ...(appId ? { appId } : {}) })
+  const context = await h().browser.newContext()
+  // What open() does for a context of its own: the page clock the modal's pauses run out on.
+  await context.clock.install()
+  await recording(context)
+  const hp = await h().open({ context, ...(appId ? { appId } : {}) })
   const { user } = await signInByEmail(h(), hp, newEmail('fork'))
   return { hp, user }
+}
+
+let plainVisitor: Promise<{ hp: HostPage; user: User }> | undefined
+/**
+ * The signed-in visitor without an in-app wallet whom the tests fork from: each fork is a new
+ * link of its own, and the forking page keeps its session (the first test proves it).
+ */
+const signedVisitor = () => {
+  plainVisitor ??= signedIn()
+  return plainVisitor
+}
+
+let automaticVisitor:
+  | Promise<{ visitor: { hp: HostPage; user: User }; wallet: WalletAccount; appId: string }>
+  | undefined
+/**
+ * The signed-in visitor with an automatic-recovery wallet (created by the visitor's click, as
+ * ever) whom the pairing tests fork from; each test leaves the modal closed ('Done').
+ */
+const walletVisitor = () => {
+  automaticVisitor ??= (async () => {
+    const app = await walletSettingsApp(h(), { requireUserPasswordOnCreate: false })
+    const signed = await signedIn(app.id)
+    const wallet = await createAutomaticWallet(signed.hp)
+    return { visitor: signed, wallet, appId: app.id }
+  })()
+  return automaticVisitor
 }
 
 /** createWallet() on an app without a passcode: an automatic-recovery wallet; the dialog closes. */
@@ -131,9 +166,9 @@ const dialogOpen = (page: Page, open: boolean) =>
 
 /**
  * Forks through MetaMask's in-app browser link (the one app whose link keeps the fragment its
- * own) for a visitor signed in on `signed` (a new one by default), and answers what it opened.
+ * own) for the visitor signed in on `signed`, and answers what it opened.
  */
-async function forkThroughMetaMask(signed?: { hp: HostPage; user: User }): Promise<{
+async function forkThroughMetaMask(signed: { hp: HostPage; user: User }): Promise<{
   hp: HostPage
   user: User
   link: string
@@ -142,7 +177,7 @@ async function forkThroughMetaMask(signed?: { hp: HostPage; user: User }): Promi
   /** Whether the screen said, before the click, that the wallet goes along. */
   walletNote: boolean
 }> {
-  const { hp, user } = signed ?? (await signedIn())
+  const { hp, user } = signed
   const pending = forkSession(hp.page)
   await visit(hp, 'SESSION_FORK_SCREEN')
   const fork = screen(hp.modal, 'SESSION_FORK_SCREEN')
@@ -212,7 +247,7 @@ const getUser = async (hp: HostPage) =>
   expectOk(await settle(latchCall<User | null>(hp.page, 'getUser')))
 
 test('behavior: the forked page signs in as the same user in another context, the token off its address bar; both sessions live', async () => {
-  const { hp, user, page, walletNote } = await forkThroughMetaMask()
+  const { hp, user, page, walletNote } = await forkThroughMetaMask(await signedVisitor())
   // Without an in-app wallet there is nothing to hand over, and the screen does not say so.
   expect(walletNote).toBe(false)
   const elsewhere = await openInWallet(page)
@@ -234,7 +269,7 @@ test('behavior: the forked page signs in as the same user in another context, th
 })
 
 test('error: the same link a second time signs nobody in and says it was used', async () => {
-  const { page } = await forkThroughMetaMask()
+  const { page } = await forkThroughMetaMask(await signedVisitor())
   const first = await openInWallet(page)
   expect(await getUser(first)).not.toBeNull()
   const second = await openInWallet(page)
@@ -246,7 +281,7 @@ test('error: the same link a second time signs nobody in and says it was used', 
 })
 
 test('error: the link after its life signs nobody in and says it expired', async () => {
-  const { page, token } = await forkThroughMetaMask()
+  const { page, token } = await forkThroughMetaMask(await signedVisitor())
   // The token's row says it lives FORK_TTL_S; its end then moves into the past, as if the
   // visitor opened the link later (the server compares it with its own clock).
   const db = h().api.deps.db
@@ -270,8 +305,7 @@ test('error: the link after its life signs nobody in and says it expired', async
 })
 
 test('error: closing the wallet apps screen rejects forkSession() with fork_exited', async () => {
-  const hp = await h().open({ prepare: recording })
-  await signInByEmail(h(), hp, newEmail('fork-exit'))
+  const { hp } = await signedVisitor()
   const pending = forkSession(hp.page)
   await visit(hp, 'SESSION_FORK_SCREEN')
   await hp.page.keyboard.press('Escape')
@@ -286,7 +320,7 @@ test('error: closing the wallet apps screen rejects forkSession() with fork_exit
 })
 
 test('refusal: the token in the address query is treated as leaked: not used, removed, a warning', async () => {
-  const { page, token } = await forkThroughMetaMask()
+  const { page, token } = await forkThroughMetaMask(await signedVisitor())
   const inQuery = new URL(page.href)
   inQuery.hash = ''
   inQuery.searchParams.set(FORK_RETURN_PARAM, token)
@@ -304,9 +338,7 @@ test('refusal: the token in the address query is treated as leaked: not used, re
 })
 
 test('behavior: with an automatic-recovery wallet, the forked page pairs with the code the original device’s wallet frame shows after a click there, then recovers without a passcode and signs', async () => {
-  const app = await walletSettingsApp(h(), { requireUserPasswordOnCreate: false })
-  const visitor = await signedIn(app.id)
-  const wallet = await createAutomaticWallet(visitor.hp)
+  const { visitor, wallet } = await walletVisitor()
   const { page, token, walletNote } = await forkThroughMetaMask(visitor)
   expect(walletNote).toBe(true)
   // The click opened the app and recorded nothing: the link alone carries no wallet.
@@ -358,9 +390,7 @@ test('behavior: with an automatic-recovery wallet, the forked page pairs with th
 })
 
 test('refusal: a wrong pairing code is refused in the frame and pairs nothing; a link redeemed without the code never opens the wallet', async () => {
-  const app = await walletSettingsApp(h(), { requireUserPasswordOnCreate: false })
-  const visitor = await signedIn(app.id)
-  const wallet = await createAutomaticWallet(visitor.hp)
+  const { visitor, wallet } = await walletVisitor()
   const { page, token } = await forkThroughMetaMask(visitor)
   const elsewhere = await openInWallet(page)
   const recovering = settle(
@@ -384,12 +414,12 @@ test('refusal: a wrong pairing code is refused in the frame and pairs nothing; a
   await elsewhere.page.keyboard.press('Escape')
   expect(expectRejected(await recovering).code).toBe('recovery_exited')
   expect((await getUser(visitor.hp))?.wallet?.address).toBe(wallet.address)
+  await visitor.hp.modal.getByTestId('fork-pair-done').click({ timeout: WAIT_MS })
+  await dialogOpen(visitor.hp.page, false)
 })
 
 test('attack: the host page redeems its forkSession() link from outside any browser before the wallet app does; the visitor’s click then hands it nothing: a signed-in session, no share, no new sign-in method', async () => {
-  const app = await walletSettingsApp(h(), { requireUserPasswordOnCreate: false })
-  const visitor = await signedIn(app.id)
-  const wallet = await createAutomaticWallet(visitor.hp)
+  const { visitor, wallet, appId } = await walletVisitor()
   // The host page's own script calls forkSession(); the visitor clicks a wallet app once.
   const { token } = await forkThroughMetaMask(visitor)
   // The host's backend redeems the link first, and keeps the wallet credential it is set.
@@ -397,7 +427,7 @@ test('attack: the host page redeems its forkSession() link from outside any brow
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      'latch-app-id': app.id,
+      'latch-app-id': appId,
       'latch-client': 'latch-modal',
     },
     body: JSON.stringify({ refresh_token: token }),
@@ -417,7 +447,7 @@ test('attack: the host page redeems its forkSession() link from outside any brow
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'latch-app-id': app.id,
+        'latch-app-id': appId,
         'latch-client': 'latch-wallet-frame',
         authorization: `Bearer ${session.token}`,
         cookie,

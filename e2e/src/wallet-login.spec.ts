@@ -82,11 +82,16 @@ async function openWalletSection(hp: HostPage): Promise<void> {
 }
 
 describe('sign-in with a browser wallet', () => {
-  test('behavior: a new visitor signs in with their wallet, then comes back as the same user', async () => {
+  test('behavior: a new visitor signs in with their wallet (the wallet section second and closed: showWalletLoginFirst false), then, signed out, comes back as the same user', async () => {
     const account = freshAccount()
     const hp = await openWithWallet(await app(), account)
     const pending = latchCall<LoginResult>(hp.page, 'login')
     await visit(hp, 'LANDING')
+    expect(await hp.modal.locator('h2.latch-section-title').allTextContents()).toEqual([
+      'Email',
+      'Connect Wallet',
+    ])
+    expect(await hp.modal.getByTestId('wallet-option').count()).toBe(0)
     await openWalletSection(hp)
     expect(await hp.modal.getByTestId('wallet-option').first().textContent()).toBe('Test Wallet')
     await chooseWallet(hp)
@@ -107,11 +112,11 @@ describe('sign-in with a browser wallet', () => {
     const signed = hp.wallet.requests.find((r) => r.method === 'personal_sign')
     expect(signed?.origin).toBe(new URL(h().hostUrl).origin)
 
-    const again = await openWithWallet(await app(), account)
-    const second = latchCall<LoginResult>(again.page, 'login')
-    await visit(again, 'LANDING')
-    await openWalletSection(again)
-    await chooseWallet(again)
+    expectOk(await settle(latchCall(hp.page, 'logout'), 'logout()'))
+    const second = latchCall<LoginResult>(hp.page, 'login')
+    await visit(hp, 'LANDING')
+    await openWalletSection(hp)
+    await chooseWallet(hp)
     const result = expectOk(await settle(second, 'login()'))
     expect(result).toMatchObject({ isNewUser: false, user: { id: first.user.id } })
   })
@@ -239,7 +244,9 @@ describe('linking a wallet', () => {
     await hp.modal.getByTestId('wallet-option').first().click()
     expectOk(await settle(relinking, "link('wallet') again"))
 
-    const other = await openWithWallet(await app(), account)
+    // A second user, signed in by e-mail in the same browser once the first signed out.
+    expectOk(await settle(latchCall(hp.page, 'logout'), 'logout()'))
+    const other = hp
     await signInByEmail(h(), other, newEmail('wallet-second'))
     void latchCall<User>(other.page, 'link', 'wallet')
     await visit(other, 'LINK_WALLET_SCREEN')
@@ -253,7 +260,7 @@ describe('linking a wallet', () => {
 })
 
 describe('the landing and the screens without a wallet', () => {
-  test('param: showWalletLoginFirst puts the wallet section first and open (the default), else second', async () => {
+  test('param: showWalletLoginFirst puts the wallet section first and open (the default; false, second and closed, is the first sign-in test)', async () => {
     const first = await h().createApp({ loginMethods: ['wallet', 'email'] })
     const hp = await openWithWallet(first.id)
     void latchCall<LoginResult>(hp.page, 'login')
@@ -261,15 +268,6 @@ describe('the landing and the screens without a wallet', () => {
     const titles = () => hp.modal.locator('h2.latch-section-title').allTextContents()
     expect(await titles()).toEqual(['Connect Wallet', 'Email'])
     await hp.modal.getByTestId('wallet-option').first().waitFor({ state: 'visible' })
-
-    const second = await openWithWallet(await app())
-    void latchCall<LoginResult>(second.page, 'login')
-    await visit(second, 'LANDING')
-    expect(await second.modal.locator('h2.latch-section-title').allTextContents()).toEqual([
-      'Email',
-      'Connect Wallet',
-    ])
-    expect(await second.modal.getByTestId('wallet-option').count()).toBe(0)
   })
 
   test('behavior: education → the install guides → "Done! I have my wallet" back to the landing; in Firefox without Phantom, the wallet list\'s Phantom leads to its guide and its Firefox add-on', async () => {
