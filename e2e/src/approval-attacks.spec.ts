@@ -15,10 +15,10 @@ import {
   type User,
   type WalletAccount,
 } from '@latch/shared'
-import type { BrowserContext, Frame } from 'playwright-core'
+import type { Frame } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { beforeAll, expect, test } from 'vitest'
 import { siweMessage } from '../../modal-app/src/connectors/siwe.ts'
 import { expectModalAccessible } from './axe.ts'
 import {
@@ -66,7 +66,6 @@ let visitor: {
   hp: HostPage
   user: User
   wallet: WalletAccount
-  context: BrowserContext
 }
 
 beforeAll(async () => {
@@ -75,20 +74,13 @@ beforeAll(async () => {
     appearance: { showWalletLoginFirst: false },
     embeddedWalletConfig: { createOnLogin: 'off', requireUserPasswordOnCreate: false },
   })
-  // Its own context, not one of the per-test contexts the harness closes after each test; the
-  // page clock installed as the harness does (runOutPause).
-  const context = await h().browser.newContext()
-  await context.clock.install()
-  const hp = await h().open({ appId: app.id, context })
+  // Kept across the tests; it closes with the file's harness.
+  const hp = await h().open({ appId: app.id, kept: true })
   const { user } = await signInByEmail(h(), hp, newEmail('approval-attack'))
   const created = walletCall<WalletAccount>(hp.page, 'createWallet')
   await visit(hp, SCREENS.created)
   const wallet = expectOk(await settle(created, 'createWallet()'))
-  visitor = { app, hp, user, wallet, context }
-})
-
-afterAll(async () => {
-  await visitor?.context.close()
+  visitor = { app, hp, user, wallet }
 })
 
 /**

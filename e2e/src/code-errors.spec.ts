@@ -1,6 +1,6 @@
 import { CODE_ERROR_CLEAR_DELAY_MS, ERRORS, type LoginResult } from '@latch/shared'
-import type { BrowserContext, Request } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { Request } from 'playwright-core'
+import { beforeAll, describe, expect, test } from 'vitest'
 import { expectModalAccessible } from './axe.ts'
 import {
   codeBoxValues,
@@ -20,9 +20,9 @@ import { useHarness } from './use-harness.ts'
 
 const h = useHarness()
 
-/** A page of its own at the code screen for `email`, login() pending (in `context` if given). */
-async function toCodeScreen(email: string, context?: BrowserContext) {
-  const hp = await h().open(context ? { context } : {})
+/** A page of its own at the code screen for `email`, login() pending (kept across tests if `kept`). */
+async function toCodeScreen(email: string, kept = false) {
+  const hp = await h().open({ kept })
   const pending = latchCall<LoginResult>(hp.page, 'login')
   await visit(hp, 'LANDING')
   await submitEmail(hp.modal, email)
@@ -82,17 +82,9 @@ test('error: after a wrong code the next keystrokes are a fresh entry: typing th
  */
 describe('on one code screen', () => {
   let shared: Awaited<ReturnType<typeof toCodeScreen>> & { email: string }
-  let context: BrowserContext | undefined
   beforeAll(async () => {
-    // Its own context, kept across the tests (the harness closes its own after each); the page
-    // clock installed as the harness does.
-    context = await h().browser.newContext()
-    await context.clock.install()
     const email = newEmail('code-screen')
-    shared = { ...(await toCodeScreen(email, context)), email }
-  })
-  afterAll(async () => {
-    await context?.close()
+    shared = { ...(await toCodeScreen(email, true)), email }
   })
 
   test('error: non-numeric input says so, sends nothing, and clears the boxes after 1400 ms', async () => {

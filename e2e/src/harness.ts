@@ -167,6 +167,11 @@ export interface OpenOptions {
   prepare?: (context: BrowserContext) => Promise<void>
   /** Options of a fresh context, e.g. `{ locale: 'ja-JP' }` (the browser's languages). */
   contextOptions?: BrowserContextOptions
+  /**
+   * A fresh context that outlives the test: `closeContexts()` (after each test) leaves it, and
+   * it closes with the spec file's harness. For a visitor several tests of a file share.
+   */
+  kept?: boolean
 }
 
 export interface HostPage {
@@ -474,7 +479,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const open = async (opts: OpenOptions = {}): Promise<HostPage> => {
       const context = opts.context ?? (await browser.newContext(opts.contextOptions))
       if (!opts.context) {
-        contexts.push(context)
+        if (!opts.kept) contexts.push(context)
         // A page clock in every frame, running with real time: specs run out the modal's fixed
         // pauses with it (flows.ts runOutPause) instead of waiting them out.
         await context.clock.install()

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
 import type { WalletAccount } from '@latch/shared'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { expectOk, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
@@ -51,13 +51,7 @@ async function walletUser(
   appId: string,
   kept = false,
 ): Promise<{ hp: HostPage; wallet: WalletAccount }> {
-  let context: BrowserContext | undefined
-  if (kept) {
-    context = await h().browser.newContext()
-    // What open() does for a context of its own: the page clock the modal's pauses run out on.
-    await context.clock.install()
-  }
-  const hp = await h().open({ appId, ...(context ? { context } : {}) })
+  const hp = await h().open({ appId, kept })
   await signInByEmail(h(), hp, newEmail('provider'))
   const wallet = await createWallet(hp)
   await hp.page.waitForFunction(

@@ -112,11 +112,7 @@ function forkSession(page: Page) {
  * fork a session share one visitor (signedVisitor(), walletVisitor()).
  */
 async function signedIn(appId?: string): Promise<{ hp: HostPage; user: User }> {
-  const context = await h().browser.newContext()
-  // What open() does for a context of its own: the page clock the modal's pauses run out on.
-  await context.clock.install()
-  await recording(context)
-  const hp = await h().open({ context, ...(appId ? { appId } : {}) })
+  const hp = await h().open({ kept: true, prepare: recording, ...(appId ? { appId } : {}) })
   const { user } = await signInByEmail(h(), hp, newEmail('fork'))
   return { hp, user }
 }
