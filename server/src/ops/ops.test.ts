@@ -16,8 +16,9 @@ import { openDatabase } from '../db/index.ts'
 import { startServer } from '../index.ts'
 import { latchCli as cli } from '../testing/cli.ts'
 import { latchCommand, REPO_ROOT } from '../testing/cli-bundle.ts'
-import { migratedMemory } from '../testing/global-setup.ts'
+import { migratedFolder, migratedMemory } from '../testing/global-setup.ts'
 import { type RunningPostgres, runPostgres } from '../testing/index.ts'
+import { MIGRATED_TEMPLATE, RUN_POSTGRES_ENV } from '../testing/postgres.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { databaseReadiness, reuseFor } from './health.ts'
 import { serveLatch } from './serve.ts'
@@ -47,10 +48,28 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** A database of its own: PostgreSQL when installed, else a PGlite data folder. */
-async function freshDatabase(name: string): Promise<Record<string, string>> {
-  if (postgres) return { DATABASE_URL: await postgres.createDatabase(), LATCH_SECRET: TEST_SECRET }
-  return { LATCH_DATA_DIR: join(dir, name), LATCH_SECRET: TEST_SECRET }
+/**
+ * A database of its own: PostgreSQL when installed, else a PGlite data folder. `migrated`: a
+ * copy of the run's migrated database when the run has one, for a test whose subject is not
+ * the migrations (running them in a child process costs seconds); `--migrate` still finds it
+ * current.
+ */
+async function freshDatabase(
+  name: string,
+  { migrated = false } = {},
+): Promise<Record<string, string>> {
+  if (postgres) {
+    const template = migrated && process.env[RUN_POSTGRES_ENV] ? MIGRATED_TEMPLATE : undefined
+    return {
+      DATABASE_URL: await postgres.createDatabase(undefined, template),
+      LATCH_SECRET: TEST_SECRET,
+    }
+  }
+  const folder = join(dir, name)
+  return {
+    LATCH_DATA_DIR: migrated ? await migratedFolder(folder) : folder,
+    LATCH_SECRET: TEST_SECRET,
+  }
 }
 
 describe('migrations', () => {
@@ -446,6 +465,7 @@ describe('latch serve', () => {
     )
     writeFileSync(join(built, 'assets/index-x.css'), '.latch-modal{margin:0}')
     const api = await startServer({
+      ...migratedMemory(),
       port: 0,
       host: '127.0.0.1',
       env: { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET },
@@ -524,7 +544,7 @@ describe('latch serve', () => {
   test('behavior: serve runs the API and the modal from one process, both probed, and SIGTERM drains and exits 0', async () => {
     const env = {
       ...process.env,
-      ...(await freshDatabase('serve')),
+      ...(await freshDatabase('serve', { migrated: true })),
       ...assets,
       LATCH_API_PORT: '0',
       LATCH_MODAL_PORT: '0',
