@@ -185,12 +185,20 @@ describe('probes', () => {
 })
 
 describe('graceful shutdown', () => {
-  const slowServer = async (delayMs: number): Promise<{ server: Server; port: number }> => {
+  /** A server answering after `delayMs`; `arrived` resolves once a request is in its hands. */
+  const slowServer = async (
+    delayMs: number,
+  ): Promise<{ server: Server; port: number; arrived: Promise<void> }> => {
+    let onArrival = () => {}
+    const arrived = new Promise<void>((r) => {
+      onArrival = r
+    })
     const server = createServer((_req, res) => {
+      onArrival()
       setTimeout(() => res.end('finished'), delayMs)
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    return { server, port: (server.address() as AddressInfo).port }
+    return { server, port: (server.address() as AddressInfo).port, arrived }
   }
   const get = (port: number) =>
     new Promise<string>((resolve, reject) => {
@@ -208,9 +216,9 @@ describe('graceful shutdown', () => {
     })
 
   test('behavior: a request under way finishes, a new connection is refused, and close resolves in time', async () => {
-    const { server, port } = await slowServer(300)
+    const { server, port, arrived } = await slowServer(300)
     const inFlight = get(port)
-    await new Promise((r) => setTimeout(r, 50))
+    await arrived
     const closed = closeGracefully(server, 5_000)
     await expect(get(port)).rejects.toThrow(/ECONNREFUSED/)
     expect(await inFlight).toBe('finished')
@@ -218,10 +226,10 @@ describe('graceful shutdown', () => {
   })
 
   test('behavior: a request still open at the deadline is cut and close resolves then', async () => {
-    const { server, port } = await slowServer(60_000)
+    const { server, port, arrived } = await slowServer(60_000)
     const inFlight = get(port)
     inFlight.catch(() => {})
-    await new Promise((r) => setTimeout(r, 50))
+    await arrived
     const started = Date.now()
     expect(await closeGracefully(server, 200)).toBe(false)
     expect(Date.now() - started).toBeLessThan(2_000)
@@ -515,7 +523,12 @@ describe('latch serve', () => {
 
   test('behavior: on shutdown the modal origin finishes a page still waiting for its app lookup and refuses new connections', async () => {
     // An API that takes 500 ms to describe any app: the modal page waits for it.
+    let onLookup = () => {}
+    const lookedUp = new Promise<void>((r) => {
+      onLookup = r
+    })
     const slowApi = createServer((_req, res) => {
+      onLookup()
       setTimeout(() => res.writeHead(404, { 'content-type': 'application/json' }).end('{}'), 500)
     })
     await new Promise<void>((r) => slowApi.listen(0, '127.0.0.1', r))
@@ -528,7 +541,8 @@ describe('latch serve', () => {
     try {
       const modalUrl = modal.modal?.url ?? ''
       const page = fetch(`${modalUrl}/?app=${'a'.repeat(25)}`)
-      await new Promise((r) => setTimeout(r, 100))
+      // The page is under way once the modal server asks the API for its app.
+      await lookedUp
       const stopped = modal.shutdown(5_000)
       await expect(fetch(`${modalUrl}/healthz`)).rejects.toThrow()
       const answer = await page
