@@ -1,7 +1,7 @@
-import { describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ConfigError, loadConfig } from './config.ts'
 import { clientAddress, ipKey, parseTrustProxy, TRUST_NONE, type TrustProxy } from './ratelimit.ts'
-import { describeBackends, TEST_SECRET } from './testing/test-server.ts'
+import { startTestServer, TEST_SECRET, type TestServer } from './testing/test-server.ts'
 
 const hops = (n: number): TrustProxy => ({ kind: 'hops', hops: n })
 const proxies = (...addresses: string[]): TrustProxy => ({ kind: 'addresses', addresses })
@@ -83,7 +83,20 @@ describe('LATCH_TRUST_PROXY', () => {
   })
 })
 
-describeBackends('rate-limit keys', (get) => {
+// Which key a request is counted under is decided before the database: one backend proves it.
+// Counting a key's budget in a statement is proven on both (passwordless.test.ts, the 30 calls
+// per IP).
+describe('rate-limit keys', () => {
+  let server: TestServer | undefined
+  let close: (() => Promise<void>) | undefined
+  beforeAll(async () => {
+    ;({ server, close } = await startTestServer('pglite', 'memory://'))
+  })
+  afterAll(() => close?.())
+  const get = (): TestServer => {
+    if (!server) throw new Error('test server not started')
+    return server
+  }
   const initFrom = (appId: string, forwardedFor: string, i: number) =>
     get().request('/passwordless/init', {
       appId,

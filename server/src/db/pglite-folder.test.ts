@@ -8,7 +8,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { API_PREFIX } from '@latch/shared'
 import { afterAll, expect, test } from 'vitest'
+import { latchCommand } from '../testing/cli-bundle.ts'
 import { migratedFolder } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { openDatabase } from './index.ts'
@@ -17,7 +19,6 @@ const root = mkdtempSync(join(tmpdir(), 'latch-pglite-folder-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url))
 const DB_MODULE = fileURLToPath(new URL('./index.ts', import.meta.url))
-const SERVICES_MODULE = fileURLToPath(new URL('../index.ts', import.meta.url))
 
 /** Runs `source` (an ES module) in a child process, as `user` when given; its output lines. */
 function child(source: string, user?: { uid: number; gid: number }): ChildProcess {
@@ -54,6 +55,33 @@ function firstLine(proc: ChildProcess, timeoutMs = 60_000): Promise<string> {
     proc.once('exit', (code) => {
       clearTimeout(timer)
       if (!out.includes('\n')) reject(new Error(`exited ${code}: ${err}`))
+    })
+  })
+}
+
+/** The first line of `proc`'s stdout that matches `pattern`. */
+function lineMatching(proc: ChildProcess, pattern: RegExp, timeoutMs = 60_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = ''
+    let err = ''
+    const timer = setTimeout(
+      () => reject(new Error(`no line matching ${pattern} in ${timeoutMs} ms: ${out}${err}`)),
+      timeoutMs,
+    )
+    proc.stderr?.on('data', (d: Buffer) => {
+      err += d.toString()
+    })
+    proc.stdout?.on('data', (d: Buffer) => {
+      out += d.toString()
+      const line = out.split('\n').find((l) => pattern.test(l))
+      if (line !== undefined) {
+        clearTimeout(timer)
+        resolve(line)
+      }
+    })
+    proc.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`exited ${code}: ${out}${err}`))
     })
   })
 }
@@ -100,21 +128,51 @@ test('reliability: a write answered before the process is killed with SIGKILL is
   // The run's migrated database in the folder: what is tested is the write that outlives the
   // kill, not the folder's creation.
   const dataDir = await migratedFolder(join(root, 'killed'))
-  const source = `
-    import { openServices } from ${JSON.stringify(SERVICES_MODULE)}
-    const services = await openServices({
-      env: { LATCH_DATA_DIR: ${JSON.stringify(dataDir)}, DATABASE_URL: '', LATCH_SECRET: ${JSON.stringify(TEST_SECRET)}, SMTP_URL: '', LATCH_PRICE_URL: '' },
-      log: () => {},
-    })
-    const app = await services.admin.createApp({ name: 'Answered', allowedOrigins: ['http://localhost:5173'] })
-    console.log(app.id)
-    setInterval(() => {}, 60_000)`
-  const proc = child(source)
-  const appId = await firstLine(proc)
-  expect(appId).toMatch(/^\S+$/)
+  // `serve` refuses to start without the wallet frame's build; the API alone never serves it.
+  const frameDir = join(root, 'frame')
+  mkdirSync(frameDir)
+  for (const page of ['index.html', 'export.html']) writeFileSync(join(frameDir, page), '')
+  const adminKey = 'pglite-folder-admin-key-0123456789abcdef'
+  // The `latch` command, as an operator runs it: the write is the operator API's, answered 201.
+  const proc = spawn(process.execPath, latchCommand('serve', '--api-only'), {
+    cwd: REPO_ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'test',
+      LATCH_DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      LATCH_SECRET: TEST_SECRET,
+      LATCH_ADMIN_KEY: adminKey,
+      LATCH_API_HOST: '127.0.0.1',
+      LATCH_API_PORT: '0',
+      LATCH_WALLET_FRAME_DIR: frameDir,
+      SMTP_URL: '',
+      LATCH_PRICE_URL: '',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const guard = () => proc.kill('SIGKILL')
+  process.once('exit', guard)
   const exited = new Promise((resolve) => proc.once('exit', resolve))
-  proc.kill('SIGKILL')
-  await exited
+  let appId = ''
+  try {
+    const url = /Latch API listening on (http:\/\/\S+)/.exec(
+      await lineMatching(proc, /Latch API listening on/),
+    )?.[1]
+    const created = await fetch(`${url}${API_PREFIX}/operator/apps`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Answered', allowedOrigins: ['http://localhost:5173'] }),
+      signal: AbortSignal.timeout(10_000),
+    })
+    expect(created.status).toBe(201)
+    appId = ((await created.json()) as { id: string }).id
+    expect(appId).toMatch(/^\S+$/)
+  } finally {
+    proc.kill('SIGKILL')
+    await exited
+    process.off('exit', guard)
+  }
   // The lock of the killed process is taken over; the answered write is there.
   const reopened = await openDatabase({ databaseUrl: null, dataDir })
   try {

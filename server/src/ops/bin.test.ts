@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, test } from 'vitest'
+import { migratedFolder } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 
 const SERVER = fileURLToPath(new URL('../../', import.meta.url))
@@ -56,7 +57,10 @@ test('behavior: `latch serve` with LATCH_LOG_FORMAT=json writes nothing but JSON
       ...assets(),
       NODE_ENV: 'test',
       LATCH_LOG_FORMAT: 'json',
-      DATABASE_URL: 'memory://',
+      // A PGlite folder holding the run's migrated database: what this test proves is the log's
+      // form, not creating a cluster and migrating it (seconds under tsx).
+      DATABASE_URL: '',
+      LATCH_DATA_DIR: await migratedFolder(join(dir, 'data')),
       LATCH_SECRET: TEST_SECRET,
       LATCH_API_PORT: '0',
       LATCH_MODAL_PORT: '0',

@@ -16,8 +16,9 @@ import { openDatabase } from '../db/index.ts'
 import { startServer } from '../index.ts'
 import { latchCli as cli } from '../testing/cli.ts'
 import { latchCommand, REPO_ROOT } from '../testing/cli-bundle.ts'
-import { migratedMemory } from '../testing/global-setup.ts'
+import { migratedFolder, migratedMemory } from '../testing/global-setup.ts'
 import { type RunningPostgres, runPostgres } from '../testing/index.ts'
+import { MIGRATED_TEMPLATE, RUN_POSTGRES_ENV } from '../testing/postgres.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { databaseReadiness, reuseFor } from './health.ts'
 import { serveLatch } from './serve.ts'
@@ -47,10 +48,28 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** A database of its own: PostgreSQL when installed, else a PGlite data folder. */
-async function freshDatabase(name: string): Promise<Record<string, string>> {
-  if (postgres) return { DATABASE_URL: await postgres.createDatabase(), LATCH_SECRET: TEST_SECRET }
-  return { LATCH_DATA_DIR: join(dir, name), LATCH_SECRET: TEST_SECRET }
+/**
+ * A database of its own: PostgreSQL when installed, else a PGlite data folder. `migrated`: a
+ * copy of the run's migrated database when the run has one, for a test whose subject is not
+ * the migrations (running them in a child process costs seconds); `--migrate` still finds it
+ * current.
+ */
+async function freshDatabase(
+  name: string,
+  { migrated = false } = {},
+): Promise<Record<string, string>> {
+  if (postgres) {
+    const template = migrated && process.env[RUN_POSTGRES_ENV] ? MIGRATED_TEMPLATE : undefined
+    return {
+      DATABASE_URL: await postgres.createDatabase(undefined, template),
+      LATCH_SECRET: TEST_SECRET,
+    }
+  }
+  const folder = join(dir, name)
+  return {
+    LATCH_DATA_DIR: migrated ? await migratedFolder(folder) : folder,
+    LATCH_SECRET: TEST_SECRET,
+  }
 }
 
 describe('migrations', () => {
@@ -166,12 +185,20 @@ describe('probes', () => {
 })
 
 describe('graceful shutdown', () => {
-  const slowServer = async (delayMs: number): Promise<{ server: Server; port: number }> => {
+  /** A server answering after `delayMs`; `arrived` resolves once a request is in its hands. */
+  const slowServer = async (
+    delayMs: number,
+  ): Promise<{ server: Server; port: number; arrived: Promise<void> }> => {
+    let onArrival = () => {}
+    const arrived = new Promise<void>((r) => {
+      onArrival = r
+    })
     const server = createServer((_req, res) => {
+      onArrival()
       setTimeout(() => res.end('finished'), delayMs)
     })
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-    return { server, port: (server.address() as AddressInfo).port }
+    return { server, port: (server.address() as AddressInfo).port, arrived }
   }
   const get = (port: number) =>
     new Promise<string>((resolve, reject) => {
@@ -189,9 +216,9 @@ describe('graceful shutdown', () => {
     })
 
   test('behavior: a request under way finishes, a new connection is refused, and close resolves in time', async () => {
-    const { server, port } = await slowServer(300)
+    const { server, port, arrived } = await slowServer(300)
     const inFlight = get(port)
-    await new Promise((r) => setTimeout(r, 50))
+    await arrived
     const closed = closeGracefully(server, 5_000)
     await expect(get(port)).rejects.toThrow(/ECONNREFUSED/)
     expect(await inFlight).toBe('finished')
@@ -199,10 +226,10 @@ describe('graceful shutdown', () => {
   })
 
   test('behavior: a request still open at the deadline is cut and close resolves then', async () => {
-    const { server, port } = await slowServer(60_000)
+    const { server, port, arrived } = await slowServer(60_000)
     const inFlight = get(port)
     inFlight.catch(() => {})
-    await new Promise((r) => setTimeout(r, 50))
+    await arrived
     const started = Date.now()
     expect(await closeGracefully(server, 200)).toBe(false)
     expect(Date.now() - started).toBeLessThan(2_000)
@@ -446,6 +473,7 @@ describe('latch serve', () => {
     )
     writeFileSync(join(built, 'assets/index-x.css'), '.latch-modal{margin:0}')
     const api = await startServer({
+      ...migratedMemory(),
       port: 0,
       host: '127.0.0.1',
       env: { DATABASE_URL: 'memory://', LATCH_SECRET: TEST_SECRET },
@@ -495,7 +523,12 @@ describe('latch serve', () => {
 
   test('behavior: on shutdown the modal origin finishes a page still waiting for its app lookup and refuses new connections', async () => {
     // An API that takes 500 ms to describe any app: the modal page waits for it.
+    let onLookup = () => {}
+    const lookedUp = new Promise<void>((r) => {
+      onLookup = r
+    })
     const slowApi = createServer((_req, res) => {
+      onLookup()
       setTimeout(() => res.writeHead(404, { 'content-type': 'application/json' }).end('{}'), 500)
     })
     await new Promise<void>((r) => slowApi.listen(0, '127.0.0.1', r))
@@ -508,7 +541,8 @@ describe('latch serve', () => {
     try {
       const modalUrl = modal.modal?.url ?? ''
       const page = fetch(`${modalUrl}/?app=${'a'.repeat(25)}`)
-      await new Promise((r) => setTimeout(r, 100))
+      // The page is under way once the modal server asks the API for its app.
+      await lookedUp
       const stopped = modal.shutdown(5_000)
       await expect(fetch(`${modalUrl}/healthz`)).rejects.toThrow()
       const answer = await page
@@ -524,7 +558,7 @@ describe('latch serve', () => {
   test('behavior: serve runs the API and the modal from one process, both probed, and SIGTERM drains and exits 0', async () => {
     const env = {
       ...process.env,
-      ...(await freshDatabase('serve')),
+      ...(await freshDatabase('serve', { migrated: true })),
       ...assets,
       LATCH_API_PORT: '0',
       LATCH_MODAL_PORT: '0',

@@ -76,6 +76,13 @@ export interface ScenarioOptions {
   env?: Record<string, string>
   /** Refreshes per session before its client signs in again. */
   refreshesPerSession?: number
+  /**
+   * Traffic the stream must have made before it ends: past `durationMs` the clients go on
+   * (for at most CALL_DEADLINE_MS more) until these counts are reached, so a stream that a
+   * loaded machine slows still makes what the checks need, and one on a quiet machine need not
+   * last long.
+   */
+  atLeast?: { signIns?: number; refreshes?: number; twoTabRaces?: number }
 }
 
 export interface Figures {
@@ -501,6 +508,19 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     const sessions: Session[] = []
     const perSession = opts.refreshesPerSession ?? 4
     const end = Date.now() + opts.durationMs
+    const hardEnd = end + CALL_DEADLINE_MS
+    const floor = opts.atLeast ?? {}
+    /** Whether the clients go on: until `end`, and then until the traffic asked for was made. */
+    const streamGoesOn = (): boolean => {
+      const now = Date.now()
+      if (now < end) return true
+      if (now >= hardEnd) return false
+      return (
+        figures.signIns < (floor.signIns ?? 0) ||
+        figures.refreshes < (floor.refreshes ?? 0) ||
+        figures.twoTabRaces < (floor.twoTabRaces ?? 0)
+      )
+    }
 
     const refresh = async (session: Session, ip: string): Promise<boolean> => {
       figures.refreshes++
@@ -553,7 +573,7 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
     }
 
     const client = async (n: number) => {
-      for (let round = 0; Date.now() < end; round++) {
+      for (let round = 0; streamGoesOn(); round++) {
         const email = `c${n}-${round}-${tag}@example.com`
         const ip = `10.${n}.${(++pair.nextIp >> 8) & 255}.${pair.nextIp & 255}`
         const init = await call('/passwordless/init', { email }, ip)
@@ -580,7 +600,7 @@ export async function runRestartScenario(opts: ScenarioOptions): Promise<Figures
           given: [auth.body.refresh_token],
         }
         sessions.push(session)
-        for (let k = 0; k < perSession && Date.now() < end; k++) {
+        for (let k = 0; k < perSession && streamGoesOn(); k++) {
           const ok = k % 3 === 2 ? await twoTabs(session, ip) : await refresh(session, ip)
           if (!ok) break
         }
