@@ -1,0 +1,87 @@
+/**
+ * CPU seconds (user and system) of every process a command starts, Chromium's and the other
+ * browsers' included, which `time` misses when a process is not waited for by its parent.
+ * The machine's speed drifts, so the suite's savings are compared in CPU seconds, before and
+ * after alternated (docs/performance.md).
+ *
+ *   npx tsx scripts/cpu-seconds.ts npx vitest run --project e2e src/email-login.spec.ts
+ *
+ * Prints `CPU <s>, wall <s>, exit <code>; <the costliest process names>` on stderr at the end
+ * and exits with the command's code. Linux only: it samples /proc every 200 ms and counts each
+ * process of the command's tree (children, and whatever joined its session) at its last sample.
+ */
+import { spawn } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+
+const [command, ...args] = process.argv.slice(2)
+if (!command) {
+  console.error('usage: npx tsx scripts/cpu-seconds.ts <command> [args...]')
+  process.exit(2)
+}
+/** Clock ticks per second of /proc's times (USER_HZ, 100 on Linux). */
+const TICKS = 100
+const SAMPLE_MS = 200
+
+const child = spawn(command, args, { stdio: 'inherit', detached: true })
+const root = child.pid
+if (root === undefined) throw new Error(`could not start ${command}`)
+const tree = new Set([String(root)])
+/** Per process (pid and start time, as pids are reused): its name and its CPU seconds so far. */
+const seen = new Map<string, { name: string; cpu: number }>()
+const started = Date.now()
+
+function sample(): void {
+  const rows: { pid: string; fields: string[]; name: string }[] = []
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    } catch {
+      continue
+    }
+    const close = stat.lastIndexOf(')')
+    rows.push({
+      pid,
+      // Fields after the name: state, ppid, pgrp, session, ... utime (12th), stime (13th).
+      fields: stat.slice(close + 2).split(' '),
+      name: stat.slice(stat.indexOf('(') + 1, close),
+    })
+  }
+  for (let grew = true; grew; ) {
+    grew = false
+    for (const { pid, fields } of rows) {
+      const [, ppid = '', , session = ''] = fields
+      if (!tree.has(pid) && (tree.has(ppid) || Number(session) === root)) {
+        tree.add(pid)
+        grew = true
+      }
+    }
+  }
+  for (const { pid, fields, name } of rows) {
+    if (!tree.has(pid)) continue
+    const cpu = (Number(fields[11]) + Number(fields[12])) / TICKS
+    const key = `${pid}:${fields[19]}`
+    const known = seen.get(key)
+    if (!known || known.cpu < cpu) seen.set(key, { name, cpu })
+  }
+}
+
+const timer = setInterval(sample, SAMPLE_MS)
+child.on('exit', (code) => {
+  clearInterval(timer)
+  const byName = new Map<string, number>()
+  let total = 0
+  for (const { name, cpu } of seen.values()) {
+    total += cpu
+    byName.set(name, (byName.get(name) ?? 0) + cpu)
+  }
+  const top = [...byName]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([name, cpu]) => `${name} ${cpu.toFixed(1)}`)
+    .join(', ')
+  const wall = ((Date.now() - started) / 1000).toFixed(1)
+  console.error(`\nCPU ${total.toFixed(1)} s, wall ${wall} s, exit ${code}; ${top}`)
+  process.exit(code ?? 1)
+})
