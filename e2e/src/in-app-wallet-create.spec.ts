@@ -20,14 +20,17 @@ import { useHarness } from './use-harness.ts'
 import {
   enterPasscode,
   expectInAppWallet,
+  openShared,
   passcodeAsked,
   passcodeBoxes,
   recordEvents,
   recordScreens,
   recordUserEvents,
   recoverWithPasscode,
+  runOutCreatedScreen,
   SCREENS,
   screensSeen,
+  sharedOnce,
   TEXTS,
   walletApp,
   walletCall,
@@ -35,10 +38,54 @@ import {
 
 const h = useHarness()
 
-test('behavior: create with a passcode — validation, the button, the user event with user.wallet; a second create is refused', async () => {
+/**
+ * The visitor the first two tests share, on an app that asks for a passcode: a page of its own,
+ * signed out until signedIn() (the first test proves the refusals before it); the second test
+ * creates its wallet.
+ */
+const visitor = sharedOnce(async () => {
   const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
-  const hp = await h().open({ appId: app.id })
-  await signInByEmail(h(), hp, newEmail('create-passcode'))
+  return {
+    hp: await openShared(h(), { appId: app.id }),
+    signIn: undefined as Promise<unknown> | undefined,
+  }
+})
+
+/** The shared visitor, signed in (once) as a new user. */
+async function signedIn() {
+  const v = await visitor()
+  v.signIn ??= signInByEmail(h(), v.hp, newEmail('create-passcode'))
+  await v.signIn
+  return v.hp
+}
+
+test('error: signed out, both calls refuse with the SPEC texts; without a wallet recovery is refused; leaving the create screen rejects with the exit', async () => {
+  const { hp } = await visitor()
+  expect(expectRejected(await settle(walletCall(hp.page, 'createWallet'))).message).toBe(
+    TEXTS.createSignedOut,
+  )
+  expect(expectRejected(await settle(walletCall(hp.page, 'recoverWallet'))).message).toBe(
+    TEXTS.recoverNotAllowed,
+  )
+  await signedIn()
+  expect(expectRejected(await settle(walletCall(hp.page, 'recoverWallet'))).message).toBe(
+    TEXTS.recoverNotAllowed,
+  )
+  const pending = walletCall<WalletAccount>(hp.page, 'createWallet')
+  await visit(hp, SCREENS.create)
+  await hp.page.keyboard.press('Escape')
+  const exited = expectRejected(await settle(pending, 'createWallet()'))
+  expect(exited).toMatchObject({ code: 'create_exited', message: TEXTS.createExited })
+  // Nothing was created: the next call opens the screen again.
+  const again = walletCall<WalletAccount>(hp.page, 'createWallet')
+  await visit(hp, SCREENS.create)
+  await hp.page.keyboard.press('Escape')
+  expect(expectRejected(await settle(again)).message).toBe(TEXTS.createExited)
+})
+
+test('behavior: create with a passcode — validation, the button, the user event with user.wallet; a second create is refused', async () => {
+  // The user the test before signed in, still without a wallet (it left both creations).
+  const hp = await signedIn()
   const userEvents = await recordUserEvents(hp.page)
   const analytics = await recordEvents(hp.page, [
     'embedded_wallet_creation_started',
@@ -135,6 +182,7 @@ test('behavior: create with a generated passcode, copied; a new device recovers 
   expect(copied).toBe(shown)
   await hp.modal.getByRole('button', { name: 'I have saved my passcode' }).click()
   await visit(hp, SCREENS.created)
+  await runOutCreatedScreen(hp, pending)
   const wallet = expectInAppWallet(
     expectOk(await settle(pending, 'createWallet()')),
     'user-passcode',
@@ -154,6 +202,8 @@ test('behavior: automatic creation when the app asks for no passcode — no pass
   expect(isNewUser).toBe(true)
   const pending = walletCall<WalletAccount>(hp.page, 'createWallet')
   await visit(hp, SCREENS.created)
+  // Its pause run out on the page clock: nothing but the modal's own timer ends it.
+  await runOutCreatedScreen(hp, pending)
   const wallet = expectInAppWallet(expectOk(await settle(pending, 'createWallet()')), 'latch')
   expect(await passcodeAsked(hp.page)).toBe(false)
   // Cross-site the device share lived in the frame's memory only: after a reload, automatic
@@ -164,29 +214,4 @@ test('behavior: automatic creation when the app asks for no passcode — no pass
   expect(again.address).toBe(wallet.address)
   expect(await screensSeen(hp.page)).not.toContain(SCREENS.recovery)
   expect(await passcodeAsked(hp.page)).toBe(false)
-})
-
-test('error: signed out, both calls refuse with the SPEC texts; without a wallet recovery is refused; leaving the create screen rejects with the exit', async () => {
-  const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
-  const hp = await h().open({ appId: app.id })
-  expect(expectRejected(await settle(walletCall(hp.page, 'createWallet'))).message).toBe(
-    TEXTS.createSignedOut,
-  )
-  expect(expectRejected(await settle(walletCall(hp.page, 'recoverWallet'))).message).toBe(
-    TEXTS.recoverNotAllowed,
-  )
-  await signInByEmail(h(), hp, newEmail('create-exit'))
-  expect(expectRejected(await settle(walletCall(hp.page, 'recoverWallet'))).message).toBe(
-    TEXTS.recoverNotAllowed,
-  )
-  const pending = walletCall<WalletAccount>(hp.page, 'createWallet')
-  await visit(hp, SCREENS.create)
-  await hp.page.keyboard.press('Escape')
-  const exited = expectRejected(await settle(pending, 'createWallet()'))
-  expect(exited).toMatchObject({ code: 'create_exited', message: TEXTS.createExited })
-  // Nothing was created: the next call opens the screen again.
-  const again = walletCall<WalletAccount>(hp.page, 'createWallet')
-  await visit(hp, SCREENS.create)
-  await hp.page.keyboard.press('Escape')
-  expect(expectRejected(await settle(again)).message).toBe(TEXTS.createExited)
 })

@@ -12,14 +12,16 @@ import {
   signInByEmail,
   visit,
 } from './flows.ts'
-import type { HostPage } from './harness.ts'
+import { type HostPage, WAIT_MS, waitReady } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 import {
   createWallet,
   createWithPasscode,
   enterPasscode,
+  openShared,
   recordTraffic,
   SCREENS,
+  sharedOnce,
   type Traffic,
   walletApp,
 } from './wallet-flows.ts'
@@ -49,17 +51,38 @@ async function revealedKey(hp: HostPage): Promise<{ key: string; frame: Frame }>
   return { key: (await box.textContent()) ?? '', frame }
 }
 
-test('behavior: exportWallet() shows no key until the visitor clicks Reveal inside the export page, then a key whose address is the wallet’s, held ≥ 1 s (Done, close and Escape do nothing until then), resolves on Done; the key is in no message or request of the host page or the modal; the export page passes axe', async () => {
+/**
+ * The user the first and third tests share: signed in on a page of its own whose traffic is
+ * recorded from its start, with an in-app wallet created without a passcode.
+ */
+const exporter = sharedOnce(async () => {
   const app = await walletApp(h(), {})
   let traffic: Traffic | undefined
-  const hp = await h().open({
+  const hp = await openShared(h(), {
     appId: app.id,
     prepare: async (context) => {
       traffic = await recordTraffic(context, h().apiUrl)
     },
   })
+  if (!traffic) throw new Error('no traffic recorded')
   await signInByEmail(h(), hp, newEmail('export'))
   const wallet = await createWallet(hp)
+  return { hp, wallet, traffic }
+})
+
+/** The shared user, its dialog closed (as the test before left it). */
+async function walletUser() {
+  const user = await exporter()
+  await user.hp.page.waitForFunction(
+    () => document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === false,
+    undefined,
+    { timeout: WAIT_MS },
+  )
+  return user
+}
+
+test('behavior: exportWallet() shows no key until the visitor clicks Reveal inside the export page, then a key whose address is the wallet’s, held ≥ 1 s (Done, close and Escape do nothing until then), resolves on Done; the key is in no message or request of the host page or the modal; the export page passes axe', async () => {
+  const { hp, wallet, traffic } = await walletUser()
 
   const pending = exportWallet(hp.page)
   await visit(hp, EXPORT_SCREEN)
@@ -67,10 +90,12 @@ test('behavior: exportWallet() shows no key until the visitor clicks Reveal insi
   // Longer than the minimum display, so the hold below can only count from the reveal.
   const armed = await exportFrame(hp)
   await armed.getByRole('button', { name: 'Reveal private key' }).waitFor({ timeout: 15_000 })
-  await new Promise((resolve) => setTimeout(resolve, 1500))
+  // The page clock (every frame's) runs 1.5 s on: a hold counted from anything before the
+  // reveal would run out here.
+  await hp.page.clock.fastForward(1500)
   expect(await armed.getByTestId('export-key').textContent()).toBe('')
   expect(await hp.modal.getByTestId('export-done').isDisabled()).toBe(true)
-  // When Done turns enabled, by the machine's clock (the same in every frame and here).
+  // When Done turns enabled, by the page clock of the modal's frame.
   await hp.modal.getByTestId('export-done').evaluate(() => {
     const w = window as unknown as { doneEnabledAt?: number }
     new MutationObserver((_, observer) => {
@@ -81,7 +106,7 @@ test('behavior: exportWallet() shows no key until the visitor clicks Reveal insi
       }
     }).observe(document.body, { subtree: true, childList: true, attributes: true })
   })
-  const beforeReveal = Date.now()
+  const beforeReveal = await hp.modal.getByTestId('export-done').evaluate(() => Date.now())
   const { key, frame } = await revealedKey(hp)
   // Right when the key shows, the screen cannot be left (the 1 s counts from the reveal).
   const done = hp.modal.getByTestId('export-done')
@@ -110,22 +135,21 @@ test('behavior: exportWallet() shows no key until the visitor clicks Reveal insi
   expect(outcome.ok).toBe(true)
 
   // Nothing of the key outside the wallet origin: messages, requests and answers.
-  const corpus = (await traffic?.corpus()) ?? ''
+  const corpus = await traffic.corpus()
   expect(corpus.toLowerCase()).toContain(wallet.address.toLowerCase().slice(2))
-  expect(traffic?.messages.length).toBeGreaterThan(0)
+  expect(traffic.messages.length).toBeGreaterThan(0)
   expect(corpus.toLowerCase()).not.toContain(key.slice(2))
   expect(corpus).not.toContain(Buffer.from(key.slice(2), 'hex').toString('base64'))
 })
 
-test('behavior: on a new device exportWallet() asks for the passcode first; closing the recovery screen rejects with the export exit text; after recovery the key shown is the wallet’s', async () => {
+test('behavior: on a device without the share (cross-site, a reload) exportWallet() asks for the passcode first; closing the recovery screen rejects with the export exit text; after recovery the key shown is the wallet’s', async () => {
   const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
-  const email = newEmail('export-device')
-  const first = await h().open({ appId: app.id })
-  await signInByEmail(h(), first, email)
-  const wallet = await createWithPasscode(first, 'Exp0rt')
-
   const device = await h().open({ appId: app.id })
-  await signInByEmail(h(), device, email)
+  await signInByEmail(h(), device, newEmail('export-device'))
+  const wallet = await createWithPasscode(device, 'Exp0rt')
+  // Cross-site the frame keeps its share in memory only: reloaded, the page has none.
+  await device.page.reload({ waitUntil: 'load' })
+  await waitReady(device)
   const leaving = exportWallet(device.page)
   await visit(device, SCREENS.recovery)
   await device.modal.getByTestId('close-button').click()
@@ -145,10 +169,7 @@ test('behavior: on a new device exportWallet() asks for the passcode first; clos
 })
 
 test('behavior: leaving the export screen before the reveal rejects with the export exit text; the key was never shown', async () => {
-  const app = await walletApp(h(), {})
-  const hp = await h().open({ appId: app.id })
-  await signInByEmail(h(), hp, newEmail('export-leave'))
-  await createWallet(hp)
+  const { hp } = await walletUser()
   const pending = exportWallet(hp.page)
   await visit(hp, EXPORT_SCREEN)
   const frame = await exportFrame(hp)

@@ -7,19 +7,23 @@
  */
 import type { WalletAccount } from '@latch/shared'
 import { expect, test } from 'vitest'
+import { signIn } from '../../server/src/sessions/service.ts'
 import { fetchApi, walletCore } from '../../wallet-frame/src/index.ts'
-import { expectOk, newEmail, settle, signInByEmail, visit } from './flows.ts'
+import { expectOk, newEmail, settle, signInByEmail } from './flows.ts'
 import { useHarness } from './use-harness.ts'
 import {
+  createWallet,
   createWithPasscode,
-  expectInAppWallet,
   frameFetchFrom,
   type KeyMaterial,
   keyMaterial,
   leaks,
+  passcodeAsked,
+  recordScreens,
   recordTraffic,
   recoverWithPasscode,
   SCREENS,
+  screensSeen,
   type Traffic,
   walletApp,
   walletCall,
@@ -60,29 +64,41 @@ test('security: passcode wallet — no key material reaches the host page or the
   await expectNoLeak(traffic, material, wallet.address)
 })
 
-test('security: automatic wallet — the same through creation and automatic recovery on a new device (the server releases the recovery key to the frame only)', async () => {
+test('security: automatic wallet — the same through creation and automatic recovery on a new device, which shows no prompt (the server releases the recovery key to the frame only)', async () => {
   const app = await walletApp(h(), { requireUserPasswordOnCreate: false })
   const email = newEmail('no-leak-auto')
   const traffic: Traffic[] = []
   const first = await h().open({ appId: app.id, prepare: recorder(traffic) })
   await signInByEmail(h(), first, email)
-  const created = walletCall<WalletAccount>(first.page, 'createWallet')
-  await visit(first, SCREENS.created)
-  const wallet = expectInAppWallet(expectOk(await settle(created)), 'latch')
-  const device = await h().open({ appId: app.id, prepare: recorder(traffic) })
+  const wallet = await createWallet(first)
+  const device = await h().open({
+    appId: app.id,
+    prepare: async (context) => {
+      await recordScreens(context)
+      await recorder(traffic)(context)
+    },
+  })
   await signInByEmail(h(), device, email)
-  const recovered = expectOk(await settle(walletCall<WalletAccount>(device.page, 'recoverWallet')))
+  const recovered = expectOk(
+    await settle(walletCall<WalletAccount>(device.page, 'recoverWallet'), 'recoverWallet()'),
+  )
   expect(recovered.address).toBe(wallet.address)
+  // No prompt: neither the recovery screen nor a passcode box ever showed on the new device.
+  expect(await screensSeen(device.page)).not.toContain(SCREENS.recovery)
+  expect(await passcodeAsked(device.page)).toBe(false)
   const token = expectOk(await settle(walletCall<string>(device.page, 'getAccessToken')))
   const material = await keyMaterial(h(), app.id, wallet.address, token)
   await expectNoLeak(traffic, material, wallet.address)
 })
 
 test('behavior: the leak search can fail — it finds the device share (never given to it) and the key in any case or base64', async () => {
-  // A wallet made by the frame's own code in this process, so its device share is known here.
-  const hp = await h().open()
-  await signInByEmail(h(), hp, newEmail('leak-search'))
-  const token = expectOk(await settle(walletCall<string>(hp.page, 'getAccessToken')))
+  // A wallet made by the frame's own code in this process, so its device share is known here,
+  // for a user signed in through the server's own sign-in (no browser is needed).
+  const { response } = await signIn(h().api.deps, h().app.id, {
+    type: 'email',
+    address: newEmail('leak-search'),
+  })
+  const token = response.token
   const shares = new Map<string, Uint8Array>()
   const core = walletCore({
     api: fetchApi(h().apiDirectUrl, h().app.id, frameFetchFrom(h(), h().app.id, token)),

@@ -4,7 +4,13 @@
  * one. After the code, the success screen, then the creation screen; login() settles when the
  * whole flow has.
  */
-import type { LoginResult, ServerAppConfig, User, WalletAccount } from '@latch/shared'
+import {
+  type LoginResult,
+  type ServerAppConfig,
+  SUCCESS_CLOSE_DELAY_MS,
+  type User,
+  type WalletAccount,
+} from '@latch/shared'
 import { expect, test } from 'vitest'
 import { authenticateWithAccount, linkAccount } from '../../server/src/accounts/service.ts'
 import {
@@ -13,6 +19,7 @@ import {
   latchCall,
   newEmail,
   type Outcome,
+  runOutPause,
   settle,
   submitEmail,
   visit,
@@ -25,6 +32,7 @@ import {
   expectInAppWallet,
   passcodeAsked,
   recordScreens,
+  runOutCreatedScreen,
   SCREENS,
   screensSeen,
   walletApp,
@@ -33,7 +41,10 @@ import {
 
 const h = useHarness()
 
-/** Signs in by e-mail up to the code; answers the pending login() (not awaited). */
+/**
+ * Signs in by e-mail up to the code and past the success screen (its pause run out on the page
+ * clock); answers the pending login() (not awaited).
+ */
 async function loginUpToCode(
   hp: HostPage,
   email: string,
@@ -44,6 +55,7 @@ async function loginUpToCode(
   const code = await waitEmailCode(h(), email)
   await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
   await enterCode(hp.modal, code)
+  await runOutPause(hp.page, hp.modal.getByTestId('code-success'), SUCCESS_CLOSE_DELAY_MS, pending)
   return { login: pending }
 }
 
@@ -122,6 +134,7 @@ test("behavior: 'all-users' — a new user gets the wallet at sign-in; signing i
   const hp = await h().open({ appId: app.id, prepare: recordScreens })
   const { login: pending } = await loginUpToCode(hp, email)
   await visit(hp, SCREENS.created)
+  await runOutCreatedScreen(hp, pending)
   expectOk(await settle(pending, 'login()'))
   const wallet = expectInAppWallet((await userOf(hp)).wallet, 'latch')
 

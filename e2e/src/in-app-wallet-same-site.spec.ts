@@ -19,6 +19,7 @@ import {
 import { WAIT_MS, waitReady } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 import {
+  createWallet,
   createWithPasscode,
   keyMaterial,
   leaks,
@@ -86,9 +87,7 @@ test('behavior: same-site — with the wallet credential as a first-party cookie
   const email = newEmail('same-site-auto')
   const hp = await h().open({ appId: app.id })
   await signInByEmail(h(), hp, email)
-  const created = walletCall<WalletAccount>(hp.page, 'createWallet')
-  await visit(hp, SCREENS.created)
-  const wallet = expectOk(await settle(created, 'createWallet()'))
+  const wallet = await createWallet(hp)
 
   const signature = await signThroughScreen(hp, 'same-site first device')
   expect(await recoverMessageAddress({ message: 'same-site first device', signature })).toBe(

@@ -1,8 +1,9 @@
 /**
  * Signing and sending with the in-app wallet across three origins, against a real
  * local chain: anvil on a free port as chain 1, reached through the API's chain proxy (the
- * app's own RPC URL). The wallet is funded from an anvil account; its signatures are checked
- * with viem; transfers land on the chain and move both balances. No price source is set, so
+ * app's own RPC URL). One user's wallet serves the tests on one device, each setting its balance
+ * on the chain first; its signatures are checked with viem; transfers land on the chain and move
+ * both balances. No price source is set, so
  * the review shows no dollar line (the API answers 503) and no error.
  */
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
@@ -22,9 +23,16 @@ import {
   signInByEmail,
   visit,
 } from './flows.ts'
-import { type HostPage, WAIT_MS } from './harness.ts'
+import { type HostPage, WAIT_MS, waitReady } from './harness.ts'
 import { useHarness } from './use-harness.ts'
-import { createWallet, createWithPasscode, enterPasscode, SCREENS } from './wallet-flows.ts'
+import {
+  createWallet,
+  createWithPasscode,
+  enterPasscode,
+  openShared,
+  SCREENS,
+  sharedOnce,
+} from './wallet-flows.ts'
 
 const h = useHarness()
 let anvil: RunningAnvil
@@ -77,24 +85,31 @@ function walletRequest<T>(
     })) as Promise<Outcome<T>>
 }
 
-/** A new user signed in on a new page, with an in-app wallet created without a passcode. */
-async function walletUser(appId: string): Promise<{ hp: HostPage; wallet: WalletAccount }> {
-  const hp = await h().open({ appId })
+/**
+ * The user the first four tests share: signed in on a page of its own, with an in-app wallet
+ * created without a passcode. Each test sets the wallet's balance it starts from and leaves the
+ * dialog closed.
+ */
+const signer = sharedOnce(async (): Promise<{ hp: HostPage; wallet: WalletAccount }> => {
+  const hp = await openShared(h(), { appId: (await chainApp()).id })
   await signInByEmail(h(), hp, newEmail('signer'))
   const wallet = await createWallet(hp)
-  await dialogOpen(hp.page, false)
   return { hp, wallet }
+})
+
+/** The shared user, its dialog closed (as the test before left it). */
+async function walletUser(): Promise<{ hp: HostPage; wallet: WalletAccount }> {
+  const user = await signer()
+  await dialogOpen(user.hp.page, false)
+  return user
 }
 
 const balance = async (address: string) =>
   BigInt(await anvil.rpc<string>('eth_getBalance', [address, 'latest']))
 
-/** Funds `address` from the first anvil account; waits until the transfer is mined. */
+/** Sets the balance of `address` on the chain (whatever the tests before left there). */
 async function fund(address: string, wei: bigint): Promise<void> {
-  const hash = await anvil.rpc<string>('eth_sendTransaction', [
-    { from: ANVIL_ACCOUNTS[0].address, to: address, value: `0x${wei.toString(16)}` },
-  ])
-  expect((await anvil.receipt(hash)).status).toBe('0x1')
+  await anvil.rpc('anvil_setBalance', [address, `0x${wei.toString(16)}`])
   expect(await balance(address)).toBe(wei)
 }
 
@@ -108,7 +123,7 @@ const dialogOpen = (page: Page, open: boolean) =>
   )
 
 test('behavior: signMessage shows the message in a 310px box that scrolls; the signature recovers to the wallet; Success, then the modal closes', async () => {
-  const { hp, wallet } = await walletUser((await chainApp()).id)
+  const { hp, wallet } = await walletUser()
   const message = `Sign in to Latch e2e\n${'line of a long message\n'.repeat(40)}`
   const pending = walletRequest<Hex>(hp.page, 'signMessage', message, {
     description: 'Proves you own this wallet; costs nothing.',
@@ -148,7 +163,7 @@ test('behavior: signMessage shows the message in a 310px box that scrolls; the s
 })
 
 test('behavior: sendTransaction of 0.01 ETH: the review, Send ETH, complete, All Done; the receipt and both balances on chain', async () => {
-  const { hp, wallet } = await walletUser((await chainApp()).id)
+  const { hp, wallet } = await walletUser()
   await fund(wallet.address, ETHER)
   const before = await balance(RECIPIENT)
   const pending = walletRequest<TransactionReceipt>(hp.page, 'sendTransaction', {
@@ -199,7 +214,7 @@ test('behavior: sendTransaction of 0.01 ETH: the review, Send ETH, complete, All
 })
 
 test('error: a value over the balance shows the balance in red and insufficient funds; closing before submitting rejects with the spec text', async () => {
-  const { hp, wallet } = await walletUser((await chainApp()).id)
+  const { hp, wallet } = await walletUser()
   await fund(wallet.address, ETHER / 1000n)
   const pending = walletRequest<TransactionReceipt>(hp.page, 'sendTransaction', {
     to: RECIPIENT,
@@ -224,7 +239,7 @@ test('error: a value over the balance shows the balance in red and insufficient 
 })
 
 test('behavior: while submitting, the close button, Escape in the modal and on the host page and the backdrop do not close; the receipt arrives once mined', async () => {
-  const { hp, wallet } = await walletUser((await chainApp()).id)
+  const { hp, wallet } = await walletUser()
   await fund(wallet.address, ETHER)
   // Held in the pool until the test mines it, so the submitting state lasts.
   await anvil.rpc('evm_setAutomine', [false])
@@ -268,15 +283,14 @@ test('behavior: while submitting, the close button, Escape in the modal and on t
   }
 })
 
-test('behavior: a second device signs after passcode recovery', async () => {
+test('behavior: a device without the share (cross-site, a reload) signs after passcode recovery', async () => {
   const app = await chainApp(true)
-  const email = newEmail('device')
-  const first = await h().open({ appId: app.id })
-  await signInByEmail(h(), first, email)
-  const wallet = await createWithPasscode(first, 'Sg2nD3')
-
   const device = await h().open({ appId: app.id })
-  await signInByEmail(h(), device, email)
+  await signInByEmail(h(), device, newEmail('device'))
+  const wallet = await createWithPasscode(device, 'Sg2nD3')
+  // Cross-site the frame keeps its share in memory only: reloaded, the page has none.
+  await device.page.reload({ waitUntil: 'load' })
+  await waitReady(device)
   const pending = walletRequest<Hex>(device.page, 'signMessage', 'from my new laptop')
   await visit(device, SCREENS.recovery)
   await enterPasscode(device.modal, 'Sg2nD3')

@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
-import type { WalletAccount } from '@latch/shared'
+import type { ServerAppConfig, WalletAccount } from '@latch/shared'
 import type { Page } from 'playwright-core'
 import { recoverMessageAddress } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -19,7 +19,7 @@ import { modalFrame } from './axe.ts'
 import { newEmail, screen, signInByEmail, visit } from './flows.ts'
 import { type HostPage, WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
-import { createWallet } from './wallet-flows.ts'
+import { createWallet, openShared, sharedOnce } from './wallet-flows.ts'
 
 const h = useHarness()
 let anvil: RunningAnvil
@@ -45,21 +45,37 @@ const chainApp = () =>
     rpcUrls: { '1': anvil.url },
   })
 
-/** A new user signed in with an in-app wallet (automatic recovery), the provider and ethers loaded. */
-async function walletUser(
-  appId: string,
-): Promise<{ hp: HostPage; wallet: WalletAccount; email: string }> {
-  const hp = await h().open({ appId })
-  const email = newEmail('review')
-  await signInByEmail(h(), hp, email)
-  const wallet = await createWallet(hp)
-  await dialogOpen(hp.page, false)
-  await hp.page.addScriptTag({ path: ETHERS_UMD })
-  await hp.page.evaluate(async () => {
-    const w = window as unknown as Record<string, unknown>
-    w.latchProvider = await window.latch?.getEthereumProvider()
-  })
-  return { hp, wallet, email }
+/**
+ * The user every test shares, made on first use: signed in on a page of its own with an in-app
+ * wallet (automatic recovery), the provider and ethers loaded. Each test leaves the dialog
+ * closed and no request on screen.
+ */
+const reviewer = sharedOnce(
+  async (): Promise<{
+    hp: HostPage
+    wallet: WalletAccount
+    email: string
+    app: ServerAppConfig
+  }> => {
+    const app = await chainApp()
+    const hp = await openShared(h(), { appId: app.id })
+    const email = newEmail('review')
+    await signInByEmail(h(), hp, email)
+    const wallet = await createWallet(hp)
+    await hp.page.addScriptTag({ path: ETHERS_UMD })
+    await hp.page.evaluate(async () => {
+      const w = window as unknown as Record<string, unknown>
+      w.latchProvider = await window.latch?.getEthereumProvider()
+    })
+    return { hp, wallet, email, app }
+  },
+)
+
+/** The shared user, its dialog closed (as the test before left it). */
+async function walletUser() {
+  const user = await reviewer()
+  await dialogOpen(user.hp.page, false)
+  return user
 }
 
 const dialogOpen = (page: Page, open: boolean) =>
@@ -168,7 +184,7 @@ async function signShown(hp: HostPage): Promise<void> {
 }
 
 test('behavior: two signMessage back to back: the second is refused at once with -32002 and its hint; the first stays on screen and signs its own message; a third then signs', async () => {
-  const { hp, wallet } = await walletUser((await chainApp()).id)
+  const { hp, wallet } = await walletUser()
   await fire(hp.page, {
     first: `return latch.signMessage('First message')`,
     second: `return latch.signMessage('Second message')`,
@@ -196,7 +212,7 @@ test('behavior: two signMessage back to back: the second is refused at once with
 })
 
 test('behavior: a signMessage during a sendTransaction review is refused; the review is unchanged and the visitor sends it', async () => {
-  const { hp, wallet } = await walletUser((await chainApp()).id)
+  const { hp, wallet } = await walletUser()
   const funding = await anvil.rpc<string>('eth_sendTransaction', [
     { from: ANVIL_ACCOUNTS[0].address, to: wallet.address, value: '0xde0b6b3a7640000' },
   ])
@@ -218,7 +234,7 @@ test('behavior: a signMessage during a sendTransaction review is refused; the re
 })
 
 test('behavior: two personal_sign from ethers at once: one is shown and signs, the other is refused with -32002; a burst of five mixed requests shows one and refuses four; after each, the next request works', async () => {
-  const { hp, wallet } = await walletUser((await chainApp()).id)
+  const { hp, wallet } = await walletUser()
   const ethersSign = (text: string) =>
     `const signer = await new ethers.BrowserProvider(provider).getSigner()
      return signer.signMessage(${JSON.stringify(text)})`
@@ -283,35 +299,8 @@ test('behavior: two personal_sign from ethers at once: one is shown and signs, t
   expect(await settled(hp.page, 'after')).toMatchObject({ state: 'ok' })
 })
 
-test('behavior: logout() during a sign request settles it at once with not_authenticated and closes the modal; signed in again, a plain signMessage signs', async () => {
-  const { hp, wallet, email } = await walletUser((await chainApp()).id)
-  await fire(hp.page, { sign: `return latch.signMessage('Before logout')` })
-  await visit(hp, SIGN)
-  await fire(hp.page, { logout: 'return latch.logout()' })
-  expect(await settled(hp.page, 'logout')).toMatchObject({ state: 'ok' })
-  expect(await settled(hp.page, 'sign')).toMatchObject({
-    state: 'error',
-    code: 'not_authenticated',
-    message: 'User is not authenticated.',
-  })
-  await dialogOpen(hp.page, false)
-  await h().ageCodes(email)
-  await signInByEmail(h(), hp, email)
-  await dialogOpen(hp.page, false)
-  await fire(hp.page, { again: `return latch.signMessage('After logout')` })
-  await signShown(hp)
-  const again = await settled(hp.page, 'again')
-  if (again.state !== 'ok') throw new Error(`again: ${JSON.stringify(again)}`)
-  expect(
-    await recoverMessageAddress({
-      message: 'After logout',
-      signature: again.value as `0x${string}`,
-    }),
-  ).toBe(wallet.address)
-})
-
 test('behavior: the confirm button arms 500 ms after the request shows (a click before does nothing); in a frame the host page made translucent it never arms', async () => {
-  const { hp } = await walletUser((await chainApp()).id)
+  const { hp } = await walletUser()
   const modal = await modalFrame(hp.page)
   // Chromium reports true visibility: the arming uses IntersectionObserver v2.
   expect(
@@ -369,8 +358,7 @@ test('behavior: the confirm button arms 500 ms after the request shows (a click 
 })
 
 test("behavior: typed data shows its domain and an unlimited permit's warning; an ERC-20 approve of max uint shows its decoded calldata and the warning; the host's texts read 'From <app>'", async () => {
-  const app = await chainApp()
-  const { hp, wallet } = await walletUser(app.id)
+  const { hp, wallet, app } = await walletUser()
   const funding = await anvil.rpc<string>('eth_sendTransaction', [
     { from: ANVIL_ACCOUNTS[0].address, to: wallet.address, value: '0xde0b6b3a7640000' },
   ])
@@ -439,4 +427,31 @@ test("behavior: typed data shows its domain and an unlimited permit's warning; a
     state: 'error',
     code: 'transaction_exited',
   })
+})
+
+test('behavior: logout() during a sign request settles it at once with not_authenticated and closes the modal; signed in again, a plain signMessage signs', async () => {
+  const { hp, wallet, email } = await walletUser()
+  await fire(hp.page, { sign: `return latch.signMessage('Before logout')` })
+  await visit(hp, SIGN)
+  await fire(hp.page, { logout: 'return latch.logout()' })
+  expect(await settled(hp.page, 'logout')).toMatchObject({ state: 'ok' })
+  expect(await settled(hp.page, 'sign')).toMatchObject({
+    state: 'error',
+    code: 'not_authenticated',
+    message: 'User is not authenticated.',
+  })
+  await dialogOpen(hp.page, false)
+  await h().ageCodes(email)
+  await signInByEmail(h(), hp, email)
+  await dialogOpen(hp.page, false)
+  await fire(hp.page, { again: `return latch.signMessage('After logout')` })
+  await signShown(hp)
+  const again = await settled(hp.page, 'again')
+  if (again.state !== 'ok') throw new Error(`again: ${JSON.stringify(again)}`)
+  expect(
+    await recoverMessageAddress({
+      message: 'After logout',
+      signature: again.value as `0x${string}`,
+    }),
+  ).toBe(wallet.address)
 })
