@@ -20,7 +20,6 @@ import { useHarness } from './use-harness.ts'
 import {
   enterPasscode,
   expectInAppWallet,
-  openShared,
   passcodeAsked,
   passcodeBoxes,
   recordEvents,
@@ -46,7 +45,7 @@ const h = useHarness()
 const visitor = sharedOnce(async () => {
   const app = await walletApp(h(), { requireUserPasswordOnCreate: true })
   return {
-    hp: await openShared(h(), { appId: app.id }),
+    hp: await h().open({ appId: app.id, kept: true }),
     signIn: undefined as Promise<unknown> | undefined,
   }
 })

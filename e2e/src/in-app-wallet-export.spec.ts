@@ -18,7 +18,6 @@ import {
   createWallet,
   createWithPasscode,
   enterPasscode,
-  openShared,
   recordTraffic,
   SCREENS,
   sharedOnce,
@@ -58,7 +57,8 @@ async function revealedKey(hp: HostPage): Promise<{ key: string; frame: Frame }>
 const exporter = sharedOnce(async () => {
   const app = await walletApp(h(), {})
   let traffic: Traffic | undefined
-  const hp = await openShared(h(), {
+  const hp = await h().open({
+    kept: true,
     appId: app.id,
     prepare: async (context) => {
       traffic = await recordTraffic(context, h().apiUrl)

@@ -29,7 +29,6 @@ import {
   createWallet,
   createWithPasscode,
   enterPasscode,
-  openShared,
   SCREENS,
   sharedOnce,
 } from './wallet-flows.ts'
@@ -91,7 +90,7 @@ function walletRequest<T>(
  * dialog closed.
  */
 const signer = sharedOnce(async (): Promise<{ hp: HostPage; wallet: WalletAccount }> => {
-  const hp = await openShared(h(), { appId: (await chainApp()).id })
+  const hp = await h().open({ appId: (await chainApp()).id, kept: true })
   await signInByEmail(h(), hp, newEmail('signer'))
   const wallet = await createWallet(hp)
   return { hp, wallet }

@@ -32,7 +32,7 @@ import {
   settle,
   visit,
 } from './flows.ts'
-import { type Harness, type HostPage, type OpenOptions, WAIT_MS } from './harness.ts'
+import { type Harness, type HostPage, WAIT_MS } from './harness.ts'
 import './window.ts'
 
 export const SCREENS = {
@@ -151,20 +151,7 @@ export function walletCall<T>(page: Page, method: WalletMethod): Promise<Outcome
 }
 
 /**
- * Opens the host page in a fresh context that outlives the test (useHarness's afterEach closes
- * only the contexts open() made; the harness closes this one with the browser's at the end of
- * the file): for a visitor several tests of a file share. The same page clock and `prepare` as
- * open() gives a context of its own.
- */
-export async function openShared(h: Harness, options: OpenOptions = {}): Promise<HostPage> {
-  const context = await h.browser.newContext(options.contextOptions)
-  await context.clock.install()
-  await options.prepare?.(context)
-  return h.open({ ...options, context })
-}
-
-/**
- * What the tests of a file share (a visitor on an openShared page, say), made by `make` on
+ * What the tests of a file share (a visitor on a page opened with `kept: true`, say), made by `make` on
  * first use and its page's context closed after the file's last test. Call at the top of a
  * spec file, after useHarness.
  */

@@ -19,7 +19,7 @@ import { modalFrame } from './axe.ts'
 import { newEmail, screen, signInByEmail, visit } from './flows.ts'
 import { type HostPage, WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
-import { createWallet, openShared, sharedOnce } from './wallet-flows.ts'
+import { createWallet, sharedOnce } from './wallet-flows.ts'
 
 const h = useHarness()
 let anvil: RunningAnvil
@@ -58,7 +58,7 @@ const reviewer = sharedOnce(
     app: ServerAppConfig
   }> => {
     const app = await chainApp()
-    const hp = await openShared(h(), { appId: app.id })
+    const hp = await h().open({ appId: app.id, kept: true })
     const email = newEmail('review')
     await signInByEmail(h(), hp, email)
     const wallet = await createWallet(hp)
