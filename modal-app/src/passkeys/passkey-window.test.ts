@@ -4,6 +4,7 @@
  * for real in e2e/src/passkey-signin.spec.ts.
  */
 import { afterEach, describe, expect, test, vi } from 'vitest'
+import { fakeJobWindow, messageFrom as from } from '../test/job-window.ts'
 import { createInWindow, createNeedsWindow, type PasskeyWindow } from './passkey-window.ts'
 
 const NONCE = '0f'.repeat(16)
@@ -16,23 +17,7 @@ const publicKey = {
 }
 const texts = { title: 'Create a passkey', button: 'Go', waiting: '…', lang: 'en', dir: 'ltr' }
 
-/** A window as far as the frame sees one: what it was sent, and whether it is closed. */
-function fakeWindow() {
-  const sent: { message: unknown; origin: string }[] = []
-  const win = {
-    closed: false,
-    postMessage(message: unknown, origin: string) {
-      sent.push({ message, origin })
-    },
-    close() {
-      win.closed = true
-    },
-  }
-  return { win, sent, target: { window: win as unknown as Window, nonce: NONCE } }
-}
-
-const from = (source: unknown, data: unknown, origin = location.origin) =>
-  window.dispatchEvent(new MessageEvent('message', { data, origin, source: source as Window }))
+const fakeWindow = () => fakeJobWindow(NONCE)
 
 afterEach(() => {
   vi.useRealTimers()

@@ -5,28 +5,18 @@
  * e2e/src/passkey-signin.spec.ts and e2e/src/engines/webkit.spec.ts.
  */
 import { afterEach, describe, expect, test, vi } from 'vitest'
+import { asJobWindow, fakeJobWindow, messageFrom as from } from '../test/job-window.ts'
 import { jobWindowSide, watchJobWindow } from './job-window.ts'
 
 const NONCE = '0f'.repeat(16)
 
-/** A window as far as the other end sees one: what it was sent, and whether it is closed. */
-function fakeWindow() {
-  const sent: unknown[] = []
-  const win = {
-    closed: false,
-    postMessage(message: unknown, origin: string) {
-      expect(origin).toBe(location.origin)
-      sent.push(message)
-    },
-    close() {
-      win.closed = true
-    },
-  }
-  return { win, sent }
-}
-
-const from = (source: unknown, data: unknown, origin = location.origin) =>
-  window.dispatchEvent(new MessageEvent('message', { data, origin, source: source as Window }))
+const fakeWindow = () => fakeJobWindow(NONCE)
+/** The messages a fake window was sent, each checked to go to this origin only. */
+const messages = (sent: { message: unknown; origin: string }[]) =>
+  sent.map(({ message, origin }) => {
+    expect(origin).toBe(location.origin)
+    return message
+  })
 
 afterEach(() => {
   vi.useRealTimers()
@@ -37,13 +27,7 @@ afterEach(() => {
 })
 
 describe('the window', () => {
-  function asWindow(opener: unknown) {
-    const root = document.createElement('div')
-    root.id = 'root'
-    document.body.append(root)
-    location.hash = NONCE
-    vi.stubGlobal('opener', opener)
-  }
+  const asWindow = (opener: unknown) => asJobWindow(opener, NONCE)
 
   test('behavior: says ready again until its opener answers (the frame may listen only after the window loaded), and only its opener at this origin stops it', () => {
     vi.useFakeTimers()
@@ -52,7 +36,7 @@ describe('the window', () => {
     const side = jobWindowSide()
     const heard: unknown[] = []
     side?.listen('ready', (data) => heard.push(data))
-    expect(sent).toEqual(['ready'])
+    expect(messages(sent)).toEqual(['ready'])
     vi.advanceTimersByTime(1_000)
     expect(sent.length).toBeGreaterThanOrEqual(4)
     from(opener, 'job', 'https://attacker.example')
@@ -74,7 +58,7 @@ describe('the window', () => {
     asWindow(opener)
     const close = vi.spyOn(window, 'close').mockImplementation(() => {})
     jobWindowSide()?.finish('answer')
-    expect(sent).toEqual(['answer'])
+    expect(messages(sent)).toEqual(['answer'])
     vi.advanceTimersByTime(10_000)
     expect(close).not.toHaveBeenCalled()
     vi.advanceTimersByTime(5_000)
@@ -109,7 +93,7 @@ describe('the frame', () => {
     from(win, { nonce: NONCE, type: 'ready' })
     from(win, { nonce: NONCE, type: 'ready' })
     from(win, { nonce: NONCE, type: 'ready' })
-    expect(sent).toEqual([{ nonce: NONCE, type: 'job' }])
+    expect(messages(sent)).toEqual([{ nonce: NONCE, type: 'job' }])
     from(win, { nonce: NONCE, type: 'done' })
     expect(heard).toEqual([{ nonce: NONCE, type: 'done' }])
     stop()

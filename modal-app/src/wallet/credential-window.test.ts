@@ -7,6 +7,7 @@
 import type { User } from '@latch/shared'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { user } from '../test/fixtures.ts'
+import { asJobWindow, fakeJobWindow, messageFrom as from } from '../test/job-window.ts'
 import { type CredentialWindow, runCredentialWindow, signInInWindow } from './credential-window.ts'
 
 const NONCE = '0f'.repeat(16)
@@ -28,22 +29,7 @@ const start = {
   },
 }
 
-function fakeWindow() {
-  const sent: { message: unknown; origin: string }[] = []
-  const win = {
-    closed: false,
-    postMessage(message: unknown, origin: string) {
-      sent.push({ message, origin })
-    },
-    close() {
-      win.closed = true
-    },
-  }
-  return { win, sent, target: { window: win as unknown as Window, nonce: NONCE } }
-}
-
-const from = (source: unknown, data: unknown, origin = location.origin) =>
-  window.dispatchEvent(new MessageEvent('message', { data, origin, source: source as Window }))
+const fakeWindow = () => fakeJobWindow(NONCE)
 
 afterEach(() => {
   vi.useRealTimers()
@@ -84,11 +70,7 @@ describe('signInInWindow', () => {
 
 describe('runCredentialWindow', () => {
   function asWindow(opener: unknown) {
-    const root = document.createElement('div')
-    root.id = 'root'
-    document.body.append(root)
-    location.hash = NONCE
-    vi.stubGlobal('opener', opener)
+    const root = asJobWindow(opener, NONCE)
     // The window's code would otherwise ask the API for a code at once.
     vi.stubGlobal(
       'fetch',
