@@ -70,10 +70,9 @@ export const CHROMIUM_UI_FEATURES_OFF = [
 
 /**
  * Work Chromium does for a person's browser that a test browser would only pay for. The spare
- * renderer is a process started
- * ahead of the next navigation for the profile last used: every test's page opens in a fresh
- * browser context, which cannot take the spare of another, so each one was started and thrown
- * away. Site isolation is untouched: each site of a page still gets a renderer of its own when
+ * renderer is a process started ahead of the next navigation for the profile last used: every
+ * test's page opens in a fresh browser context, which cannot take the spare of another, so
+ * each one was started and thrown away. Site isolation is untouched: each site of a page still gets a renderer of its own when
  * it is needed. The others are services that fetch or run models for a signed-in Chrome
  * (translation, optimization hints, autofill's server, certificate transparency's updater).
  */
