@@ -167,9 +167,30 @@ export default defineConfig({
         resolve: { alias: HOST_SDK_SOURCES },
         test: { name: 'react', root: 'react', environment: 'jsdom' },
       },
+      // The connector on the two majors its peer range names: wagmi 3 as installed, and wagmi 2
+      // (the dev dependency `@wagmi/core-v2`, an npm alias of 2.22) for the files that run it.
       {
         resolve: { alias: HOST_SDK_SOURCES },
-        test: { name: 'wagmi', root: 'wagmi', environment: 'node', isolate: false },
+        test: {
+          name: 'wagmi',
+          root: 'wagmi',
+          environment: 'node',
+          isolate: false,
+          env: { WAGMI_CORE_MAJOR: '3' },
+        },
+      },
+      {
+        resolve: {
+          alias: [...HOST_SDK_SOURCES, { find: /^@wagmi\/core$/, replacement: '@wagmi/core-v2' }],
+        },
+        test: {
+          name: 'wagmi-v2',
+          root: 'wagmi',
+          environment: 'node',
+          isolate: false,
+          include: ['src/connector.test.ts', 'src/discovery.test.ts'],
+          env: { WAGMI_CORE_MAJOR: '2' },
+        },
       },
       // The modal's tests in three projects (`--project 'modal-app*'` runs them all). A jsdom
       // environment, the setup and the modal's modules cost as much CPU per file as most files'

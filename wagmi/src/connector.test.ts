@@ -3,7 +3,8 @@
  * provider (host-sdk/src/provider) on a real chain (anvil as chain 1). Only the modal is a
  * stand-in: its screens "approve" by signing with a viem account that anvil also unlocks, and
  * its chain reads go to anvil, as the API's chain proxy would. The real modal is driven in
- * e2e/src/examples.spec.ts.
+ * e2e/src/examples.spec.ts. The `wagmi` project runs it on @wagmi/core 3, `wagmi-v2` on 2 (an alias
+ * in vite.config.ts).
  */
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
 import {
@@ -13,12 +14,12 @@ import {
   type TransactionReceipt,
   type User,
 } from '@latch/shared'
+import * as core from '@wagmi/core'
 import {
   connect,
   createConfig,
   createStorage,
   disconnect,
-  getAccount,
   getCallsStatus,
   getCapabilities,
   getConnectorClient,
@@ -31,6 +32,7 @@ import {
   switchChain,
   verifyMessage,
   verifyTypedData,
+  version,
   waitForCallsStatus,
   waitForTransactionReceipt,
 } from '@wagmi/core'
@@ -40,6 +42,10 @@ import { foundry, mainnet, optimism } from 'viem/chains'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { createProvider } from '../../host-sdk/src/provider/provider.ts'
 import { latch } from './index.ts'
+
+/** wagmi 3's name for wagmi 2's getAccount (which 3 keeps, deprecated). */
+const getConnection: typeof core.getConnection =
+  (core as { getConnection?: typeof core.getConnection }).getConnection ?? core.getAccount
 
 let anvil: RunningAnvil
 beforeAll(async () => {
@@ -208,7 +214,7 @@ test('behavior: connect signs in when needed; wagmi’s signMessage, signTypedDa
   const connected = await connect(config, { connector })
   expect(login).toHaveBeenCalledTimes(1)
   expect(connected).toEqual({ accounts: [account.address], chainId: 1 })
-  expect(getAccount(config)).toMatchObject({ status: 'connected', address: account.address })
+  expect(getConnection(config)).toMatchObject({ status: 'connected', address: account.address })
 
   const message = 'Hello from wagmi'
   const signature = await signMessage(config, { message })
@@ -275,6 +281,25 @@ test('behavior: wagmi’s getCapabilities, sendCalls, getCallsStatus and waitFor
   await disconnect(config)
 })
 
+test('behavior: the @wagmi/core under test is the major its project names (WAGMI_CORE_MAJOR)', () => {
+  expect(process.env.WAGMI_CORE_MAJOR).toMatch(/^[23]$/)
+  expect(version.split('.')[0]).toBe(process.env.WAGMI_CORE_MAJOR)
+})
+
+test('behavior: connect withCapabilities answers each account as { address, capabilities } (none granted at connect), and wagmi’s state keeps the address', async () => {
+  const config = wagmiConfig(standInClient(true).client)
+  expect(await first(config).connect({ withCapabilities: true })).toEqual({
+    accounts: [{ address: account.address, capabilities: {} }],
+    chainId: 1,
+  })
+  const other = wagmiConfig(standInClient(true).client)
+  expect(await connect(other, { connector: first(other), withCapabilities: true })).toEqual({
+    accounts: [{ address: account.address, capabilities: {} }],
+    chainId: 1,
+  })
+  expect(getConnection(other)).toMatchObject({ status: 'connected', address: account.address })
+})
+
 test('behavior: a signed-in visitor connects without the sign-in; closing the sign-in is wagmi’s UserRejectedRequestError (4001)', async () => {
   const signedIn = standInClient(true)
   await connect(wagmiConfig(signedIn.client), {
@@ -287,7 +312,7 @@ test('behavior: a signed-in visitor connects without the sign-in; closing the si
   const config = wagmiConfig(closing.client)
   const error = await connect(config, { connector: first(config) }).catch((e: unknown) => e)
   expect(error).toMatchObject({ name: 'UserRejectedRequestError', code: 4001 })
-  expect(getAccount(config).status).toBe('disconnected')
+  expect(getConnection(config).status).toBe('disconnected')
 })
 
 test('behavior: switchChain moves among the app’s chains (wagmi hears chainChanged); a chain the config lacks or the wallet does not support is refused', async () => {
@@ -295,7 +320,7 @@ test('behavior: switchChain moves among the app’s chains (wagmi hears chainCha
   const config = wagmiConfig(client)
   await connect(config, { connector: first(config) })
   await switchChain(config, { chainId: optimism.id })
-  expect(getAccount(config).chainId).toBe(optimism.id)
+  expect(getConnection(config).chainId).toBe(optimism.id)
   const provider = await client.getEthereumProvider()
   expect(await provider.request({ method: 'eth_chainId' })).toBe('0xa')
   // Foundry's 31337 is in the config but not among Latch's chains: the provider's 4901.
@@ -307,7 +332,7 @@ test('behavior: switchChain moves among the app’s chains (wagmi hears chainCha
     name: 'SwitchChainError',
     cause: { name: 'ChainNotConfiguredError' },
   })
-  expect(getAccount(config).chainId).toBe(optimism.id)
+  expect(getConnection(config).chainId).toBe(optimism.id)
   // connect on a chain asked for switches there.
   const other = wagmiConfig(standInClient(true).client)
   expect(await connect(other, { connector: first(other), chainId: optimism.id })).toMatchObject({
@@ -321,8 +346,8 @@ test('behavior: a sign-out elsewhere disconnects wagmi (accountsChanged [] / dis
   // createConfig ran setup; let it reach the provider.
   await vi.waitFor(async () => expect(await config.connectors[0]?.getProvider()).toBeDefined())
   await client.login()
-  await vi.waitFor(() => expect(getAccount(config).status).toBe('connected'))
-  expect(getAccount(config).address).toBe(account.address)
+  await vi.waitFor(() => expect(getConnection(config).status).toBe('connected'))
+  expect(getConnection(config).address).toBe(account.address)
 
   const other = privateKeyToAccount(ANVIL_ACCOUNTS[1].privateKey as Hex)
   const user = userWithWallet()
@@ -330,10 +355,10 @@ test('behavior: a sign-out elsewhere disconnects wagmi (accountsChanged [] / dis
     ...user,
     linkedAccounts: user.linkedAccounts.map((a) => ({ ...a, address: other.address })),
   })
-  await vi.waitFor(() => expect(getAccount(config).address).toBe(other.address))
+  await vi.waitFor(() => expect(getConnection(config).address).toBe(other.address))
 
   setUser(null)
-  await vi.waitFor(() => expect(getAccount(config).status).toBe('disconnected'))
+  await vi.waitFor(() => expect(getConnection(config).status).toBe('disconnected'))
 })
 
 test('behavior: disconnect "logout" signs the user out; "local" keeps the session, and the next page’s reconnect does not connect until connect is asked again', async () => {
@@ -342,7 +367,7 @@ test('behavior: disconnect "logout" signs the user out; "local" keeps the sessio
   await connect(config, { connector: first(config) })
   await disconnect(config)
   expect(out.logout).toHaveBeenCalledTimes(1)
-  expect(getAccount(config).status).toBe('disconnected')
+  expect(getConnection(config).status).toBe('disconnected')
 
   const local = standInClient(true)
   const localConfig = wagmiConfig(local.client, 'local')
@@ -353,7 +378,7 @@ test('behavior: disconnect "logout" signs the user out; "local" keeps the sessio
   expect(local.logout).not.toHaveBeenCalled()
   expect(await connector.isAuthorized()).toBe(false)
   await reconnect(localConfig)
-  expect(getAccount(localConfig).status).toBe('disconnected')
+  expect(getConnection(localConfig).status).toBe('disconnected')
   await connect(localConfig, { connector })
   expect(local.login).not.toHaveBeenCalled()
   expect(await connector.isAuthorized()).toBe(true)

@@ -1,7 +1,8 @@
 /**
- * The Latch connector for wagmi 2: the in-app wallet through the host SDK's EIP-1193 provider
- * (`getEthereumProvider()`), so wagmi's own actions (signMessage, signTypedData,
- * sendTransaction, switchChain) open the modal's sign and review screens.
+ * The Latch connector for wagmi 2 and 3 (@wagmi/core 2.22 and later): the in-app wallet through
+ * the host SDK's EIP-1193 provider (`getEthereumProvider()`), so wagmi's own actions
+ * (signMessage, signTypedData, sendTransaction, switchChain) open the modal's sign and review
+ * screens.
  */
 import type { LatchClient } from '@latch/host-sdk'
 import { acquireLatch } from '@latch/host-sdk/shared-client'
@@ -143,7 +144,7 @@ export function latch(parameters: LatchParameters) {
         await provider_().then(listenDisconnected, () => {})
       },
 
-      async connect({ chainId, isReconnecting } = {}) {
+      async connect({ chainId, isReconnecting, withCapabilities } = {}) {
         const p = await provider_()
         let accounts: readonly Address[]
         try {
@@ -169,7 +170,15 @@ export function latch(parameters: LatchParameters) {
           current = (await this.switchChain?.({ chainId: target }))?.id ?? current
 
         await config.storage?.removeItem(`${ID}.disconnected`)
-        return { accounts, chainId: current } as never
+        // `connect(config, { withCapabilities: true })` asks for each account with what the wallet
+        // granted at connect (EIP-7846's wallet_connect): none here; the batch capabilities are
+        // per chain, wallet_getCapabilities' (wagmi's getCapabilities).
+        return {
+          accounts: withCapabilities
+            ? accounts.map((address) => ({ address, capabilities: {} }))
+            : accounts,
+          chainId: current,
+        } as never
       },
 
       async disconnect() {

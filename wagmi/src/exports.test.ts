@@ -13,8 +13,9 @@ import { buildLibrary } from '../../scripts/build-library.ts'
 import { WAGMI_EXTERNAL } from '../build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-// Under the repository's node_modules, so the consumer finds the peers as an app would.
-const OUT = join(ROOT, `node_modules/.cache/latch-library/wagmi-${process.pid}`)
+// Under the workspace's node_modules, so the consumer finds the peers as an app would: npm may
+// keep this workspace's @wagmi/core there rather than at the root.
+const OUT = join(ROOT, `wagmi/node_modules/.cache/latch-library/wagmi-${process.pid}`)
 let dist = ''
 
 beforeAll(async () => {
