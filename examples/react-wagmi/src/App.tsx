@@ -2,11 +2,12 @@ import { LatchLoginButton, useLatch, useWallet } from '@latch/react'
 import { useState } from 'react'
 import { type Address, erc20Abi, formatEther, isAddress, parseEther } from 'viem'
 import {
-  useAccount,
   useBalance,
   useCapabilities,
   useChainId,
   useConnect,
+  useConnection,
+  useConnectors,
   useDisconnect,
   useSendCalls,
   useSendTransaction,
@@ -46,9 +47,10 @@ export function App() {
 }
 
 function Wallet() {
-  const { address, status } = useAccount()
-  const { connect, connectors } = useConnect()
-  const { disconnect } = useDisconnect()
+  const { address, status } = useConnection()
+  const connectors = useConnectors()
+  const { mutate: connect } = useConnect()
+  const { mutate: disconnect } = useDisconnect()
   if (status !== 'connected' || !address) {
     return (
       <button type="button" onClick={() => connectors[0] && connect({ connector: connectors[0] })}>
@@ -79,7 +81,7 @@ function Balance({ address }: { address: Address }) {
 
 function Sign({ address }: { address: Address }) {
   const [message, setMessage] = useState('Hello from Latch')
-  const { signMessage, data: signature, error } = useSignMessage()
+  const { mutate: signMessage, data: signature, error } = useSignMessage()
   const { data: valid, error: verifyError } = useVerifyMessage({
     address,
     message,
@@ -105,7 +107,7 @@ function Sign({ address }: { address: Address }) {
 function Send({ address }: { address: Address }) {
   const [to, setTo] = useState<string>(address)
   const [amount, setAmount] = useState('0.01')
-  const { sendTransaction, data: hash, error } = useSendTransaction()
+  const { mutate: sendTransaction, data: hash, error } = useSendTransaction()
   const { data: receipt, error: receiptError } = useWaitForTransactionReceipt(hash ? { hash } : {})
   return (
     <section>
@@ -142,7 +144,7 @@ function Batch({ address, token }: { address: Address; token: Address }) {
   const [to, setTo] = useState<string>(address)
   const chainId = useChainId()
   const { data: capabilities, error: capabilitiesError } = useCapabilities({ chainId })
-  const { sendCalls, data, error } = useSendCalls()
+  const { mutate: sendCalls, data, error } = useSendCalls()
   const { data: status, error: statusError } = useWaitForCallsStatus({
     id: data?.id,
     query: { enabled: Boolean(data) },
