@@ -1,11 +1,13 @@
 /**
  * The package as npm would ship it: wagmi/build.ts's output (ESM and declarations), its export
  * names, no import of this repository's private workspaces left in it, and a consumer's strict
- * TypeScript putting the connector into wagmi's createConfig against the declarations alone.
+ * TypeScript putting the connector into wagmi's createConfig against the declarations alone, on
+ * @wagmi/core 3 and 2.
  */
 import { execFile } from 'node:child_process'
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -43,16 +45,25 @@ test('behavior: the built module exports exactly latch() and imports only its pe
   expect(imports.sort()).toEqual(['@wagmi/core', 'viem'])
 })
 
-test('behavior: the declarations name no private workspace and type-check in a strict consumer', async () => {
+test('behavior: the declarations name no private workspace and type-check in a strict consumer on wagmi 3 and on wagmi 2', async () => {
   const files = (await readdir(join(dist, 'types'), { recursive: true })).filter((f) =>
     f.endsWith('.d.ts'),
   )
   for (const file of files) {
     expect(await readFile(join(dist, 'types', file), 'utf8')).not.toMatch(/['"]@latch\//)
   }
-  await writeFile(
-    join(dist, 'consumer.ts'),
-    `import { createConfig, http } from '@wagmi/core'
+  // Against each major of the peer range: wagmi 3 as installed, wagmi 2's declarations through
+  // the dev dependency @wagmi/core-v2; `loaded` says which declarations the compile used.
+  const v2 = join(
+    dirname(createRequire(import.meta.url).resolve('@wagmi/core-v2/package.json')),
+    'dist/types/exports/index.d.ts',
+  )
+  const tsc = join(ROOT, 'node_modules/.bin/tsc')
+  const results = await Promise.all(
+    (['3', '2'] as const).map(async (major) => {
+      await writeFile(
+        join(dist, `consumer-${major}.ts`),
+        `import { createConfig, http, version } from '@wagmi/core'
 import { mainnet } from 'viem/chains'
 import { latch, type LatchParameters } from './index.js'
 const options: LatchParameters = { appId: 'a', modalUrl: 'https://auth.example.com', disconnect: 'local' }
@@ -61,28 +72,31 @@ export const config = createConfig({
   connectors: [latch(options)],
   transports: { [mainnet.id]: http() },
 })
+export const loaded: \`${major}.\${string}\` = version
 `,
-  )
-  await writeFile(
-    join(dist, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        strict: true,
-        noEmit: true,
-        skipLibCheck: false,
-        module: 'ESNext',
-        moduleResolution: 'bundler',
-        target: 'ES2022',
-        lib: ['ES2023', 'DOM'],
-        types: [],
-      },
-      files: ['consumer.ts'],
+      )
+      await writeFile(
+        join(dist, `tsconfig-${major}.json`),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            module: 'ESNext',
+            moduleResolution: 'bundler',
+            target: 'ES2022',
+            lib: ['ES2023', 'DOM'],
+            types: [],
+            ...(major === '2' ? { paths: { '@wagmi/core': [v2] } } : {}),
+          },
+          files: [`consumer-${major}.ts`],
+        }),
+      )
+      return promisify(execFile)(tsc, ['-p', join(dist, `tsconfig-${major}.json`)]).then(
+        () => `${major}: ok`,
+        (e: { stdout?: string }) => `${major}: ${e.stdout ?? String(e)}`,
+      )
     }),
   )
-  const tsc = join(ROOT, 'node_modules/.bin/tsc')
-  const result = await promisify(execFile)(tsc, ['-p', join(dist, 'tsconfig.json')]).then(
-    () => 'ok',
-    (e: { stdout?: string }) => e.stdout ?? String(e),
-  )
-  expect(result).toBe('ok')
+  expect(results).toEqual(['3: ok', '2: ok'])
 }, 60_000)
