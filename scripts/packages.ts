@@ -20,6 +20,22 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { PACKAGES_DIST_DIR, PUBLIC_PACKAGES, SERVER_VERSION } from '../server/src/ops/packages.ts'
 
+/**
+ * A consumer's strict TypeScript project, as the packages' exports tests compile one against a
+ * built package: the declarations are checked as the consumer's compiler reads them
+ * (`skipLibCheck` off), with no ambient types but the DOM's.
+ */
+export const CONSUMER_COMPILER_OPTIONS = {
+  strict: true,
+  noEmit: true,
+  skipLibCheck: false,
+  module: 'ESNext',
+  moduleResolution: 'bundler',
+  target: 'ES2022',
+  lib: ['ES2023', 'DOM'],
+  types: [] as string[],
+}
+
 const run = promisify(execFile)
 const ROOT = fileURLToPath(new URL('../', import.meta.url))
 /** Every npm call here has its bound: a registry or a disk that does not answer fails it. */

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { importedPackages } from '../../scripts/packages.ts'
+import { CONSUMER_COMPILER_OPTIONS, importedPackages } from '../../scripts/packages.ts'
 import { buildHostSdkPackage } from '../build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -80,14 +80,7 @@ export const wrong = (l: LatchClient) => l.nonexistent
     join(dist, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: {
-        strict: true,
-        noEmit: true,
-        skipLibCheck: false,
-        module: 'ESNext',
-        moduleResolution: 'bundler',
-        target: 'ES2022',
-        lib: ['ES2023', 'DOM'],
-        types: [],
+        ...CONSUMER_COMPILER_OPTIONS,
       },
       files: ['consumer.ts'],
     }),

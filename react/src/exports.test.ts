@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { buildLibrary, currentLibrary, stampOf } from '../../scripts/build-library.ts'
+import { CONSUMER_COMPILER_OPTIONS } from '../../scripts/packages.ts'
 import { REACT_EXTERNAL } from '../build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -101,15 +102,8 @@ import type { JSX } from 'react'
     join(dist, 'tsconfig.json'),
     JSON.stringify({
       compilerOptions: {
-        strict: true,
-        noEmit: true,
-        skipLibCheck: false,
-        module: 'ESNext',
-        moduleResolution: 'bundler',
-        target: 'ES2022',
-        lib: ['ES2023', 'DOM'],
+        ...CONSUMER_COMPILER_OPTIONS,
         jsx: 'react-jsx',
-        types: [],
       },
       files: ['consumer.tsx'],
     }),

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { buildLibrary } from '../../scripts/build-library.ts'
+import { CONSUMER_COMPILER_OPTIONS } from '../../scripts/packages.ts'
 import { WAGMI_EXTERNAL } from '../build.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -79,14 +80,7 @@ export const loaded: \`${major}.\${string}\` = version
         join(dist, `tsconfig-${major}.json`),
         JSON.stringify({
           compilerOptions: {
-            strict: true,
-            noEmit: true,
-            skipLibCheck: false,
-            module: 'ESNext',
-            moduleResolution: 'bundler',
-            target: 'ES2022',
-            lib: ['ES2023', 'DOM'],
-            types: [],
+            ...CONSUMER_COMPILER_OPTIONS,
             ...(major === '2' ? { paths: { '@wagmi/core': [v2] } } : {}),
           },
           files: [`consumer-${major}.ts`],
