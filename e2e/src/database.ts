@@ -1,9 +1,10 @@
 /**
  * Fresh databases for the harness's API server, fast: creating a PGlite cluster and running the
- * migrations takes 10-20 s on two busy cores. In a test run each server loads the run's migrated
- * dump into memory (freshDatabase). Outside one (a bench script), the first harness makes a
- * template folder (a real server start and stop on an empty folder) and every harness starts on
- * its own copy of it (freshDataDir).
+ * migrations takes 10-20 s on two busy cores. In a test run each server gets a copy of the run's
+ * migrated PostgreSQL template, or loads the run's migrated PGlite dump into memory
+ * (freshDatabase). Outside one (a bench script), the first harness makes a template folder (a
+ * real server start and stop on an empty folder) and every harness starts on its own copy of it
+ * (freshDataDir).
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { cp, mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises'
@@ -11,6 +12,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer } from '@latch/server'
 import { runPgliteData } from '../../server/src/testing/global-setup.ts'
+import {
+  MIGRATED_TEMPLATE,
+  RUN_POSTGRES_ENV,
+  runPostgres,
+} from '../../server/src/testing/postgres.ts'
 import { CACHE_DIR, runId } from './build.ts'
 
 /** Names the current template folder and the run it was made for; replaced with one rename. */
@@ -107,12 +113,21 @@ export interface FreshDatabase {
 }
 
 /**
- * An empty, migrated database for a harness's server. In a test run, an in-memory PGlite loaded
- * from the run's migrated dump (made by the global setup, read once per worker): no 40 MB
- * folder to copy and open per spec file. Elsewhere (a bench script) a copy of the template
- * folder.
+ * An empty, migrated database for a harness's server. In a test run, a copy of the migrated
+ * template on the run's PostgreSQL (made by the global setup; a copy takes milliseconds), the
+ * database production runs on; where this machine has none, an in-memory PGlite loaded from
+ * the run's migrated dump (read once per worker). Elsewhere (a bench script) a copy of the
+ * template folder. A spec's API on PostgreSQL costs the worker less CPU than on PGlite, which
+ * runs inside it (docs/performance.md); the embedded database's own paths are the server
+ * tests' (both databases) and npm-start.spec.ts's.
  */
 export async function freshDatabase(): Promise<FreshDatabase> {
+  if (process.env[RUN_POSTGRES_ENV]) {
+    const postgres = await runPostgres()
+    if (postgres) {
+      return { databaseUrl: await postgres.createDatabase(undefined, MIGRATED_TEMPLATE) }
+    }
+  }
   const pgliteData = runPgliteData()
   if (!pgliteData) return { dataDir: await freshDataDir() }
   return { databaseUrl: 'memory://', pgliteData }

@@ -1,5 +1,5 @@
 /**
- * The end-to-end harness: the API server on a fresh PGlite database (database.ts) with a real
+ * The end-to-end harness: the API server on a fresh database (database.ts) with a real
  * SMTP server and a Twilio double, the modal server, the demo host page, and headless Chromium,
  * on three origins so the frames are cross-site as in production:
  *   API   http://127.0.0.1:A

@@ -165,8 +165,9 @@ export async function startEngineStack(options: { proxyPort?: number } = {}): Pr
     const modalUrl = origin(NAMES.modal)
     const apiUrl = origin(NAMES.api)
 
-    // The harness's database: in a test run an in-memory PGlite loaded from the run's migrated
-    // dump (a folder of its own would be made from scratch, migrations and all, per file).
+    // The harness's database (database.ts): in a test run a copy of the run's migrated template,
+    // on its PostgreSQL, or an in-memory PGlite loaded from its migrated dump (a folder of its
+    // own would be made from scratch, migrations and all, per file).
     const [dirs, database, smtp] = await Promise.all([
       withTimeout(buildFrontendOnce(), 170_000, 'building the frontend'),
       freshDatabase(),

@@ -145,6 +145,23 @@ export async function ensurePgliteData(): Promise<() => void> {
   }
 }
 
+/**
+ * Starts the run's PostgreSQL with its migrated template unless an earlier setup of the run
+ * did, and answers how to stop it (nothing to do when it was not started here, or when this
+ * machine has no PostgreSQL: then RUN_POSTGRES_ENV stays unset). The e2e setup calls it: its
+ * harnesses' API servers each get a copy of the template.
+ */
+export async function ensureRunPostgres(): Promise<() => Promise<void>> {
+  if (process.env[RUN_POSTGRES_ENV]) return async () => {}
+  const postgres = await startRunPostgres()
+  if (!postgres) return async () => {}
+  process.env[RUN_POSTGRES_ENV] = postgres.url
+  return async () => {
+    delete process.env[RUN_POSTGRES_ENV]
+    await postgres.close()
+  }
+}
+
 async function startRunPostgres(): Promise<RunningPostgres | null> {
   const running = await startPostgres()
   if (!running) return null

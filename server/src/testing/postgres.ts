@@ -100,7 +100,8 @@ export async function startPostgres(): Promise<ControlledPostgres | null> {
     '-c',
     'full_page_writes=off',
     '-c',
-    'max_connections=100',
+    // The run's server takes the server tests' pools and each e2e harness's API pool at once.
+    'max_connections=200',
   ]
   let stderr = ''
   const spawnServer = (): ChildProcess => {
