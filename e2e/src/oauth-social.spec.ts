@@ -75,7 +75,10 @@ async function logins(hp: HostPage, count: number, realPause = false): Promise<L
     timeout: WAIT_MS,
   })
   if (!realPause) {
-    const success = hp.modal.getByText(/^Successfully connected with /)
+    // The title, not getByText: the dialog's live region repeats the title for screen readers.
+    const success = hp.modal
+      .getByTestId('oauth-title')
+      .filter({ hasText: /^Successfully connected with / })
     await runOutPause(hp.page, success, SUCCESS_CLOSE_DELAY_MS, arrived)
   }
   await arrived
