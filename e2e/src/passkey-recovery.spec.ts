@@ -158,7 +158,7 @@ test('behavior: a passcode wallet gets passkey recovery when its user links a pa
   })
   const email = newEmail('add-passkey')
   const hp = await h().open({ appId: app.id })
-  const { cdp } = await virtualAuthenticator(hp.page)
+  const { cdp, present } = await virtualAuthenticator(hp.page)
   await signInByEmail(h(), hp, email)
   const wallet = await createWithPasscode(hp, 'k7m2q9')
 
@@ -204,7 +204,11 @@ test('behavior: a passcode wallet gets passkey recovery when its user links a pa
   expect(await sealedUnder(app.id)).toEqual([passkeys[0]?.credentialId])
 
   await newDevice(hp, cdp)
+  // The landing's passkey autofill would sign in with the passkey at once (an authenticator
+  // that answers every request): this visitor signs in by e-mail, and picks nothing there.
+  await present(false)
   await signInByEmail(h(), hp, email)
+  await present(true)
   const recovered = walletCall<WalletAccount>(hp.page, 'recoverWallet')
   await visit(hp, SCREENS.recovery)
   await screen(hp.modal, SCREENS.recovery)

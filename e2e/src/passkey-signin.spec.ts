@@ -13,13 +13,26 @@ import {
   CLIENT_NAME,
   type LoginResult,
   type PasskeyAccount,
+  SUCCESS_CLOSE_DELAY_MS,
   type User,
 } from '@latch/shared'
 import { expect, test } from 'vitest'
 import { virtualAuthenticator } from './authenticator.ts'
 import { expectAccessible, modalFrame } from './axe.ts'
-import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
-import { WAIT_MS } from './harness.ts'
+import {
+  enterCode,
+  expectOk,
+  latchCall,
+  newEmail,
+  runOutPause,
+  screen,
+  settle,
+  signInByEmail,
+  submitEmail,
+  visit,
+  waitEmailCode,
+} from './flows.ts'
+import { WAIT_MS, withTimeout } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 
 const h = useHarness({ sameSite: true })
@@ -116,6 +129,77 @@ test('behavior: sign up with a passkey, then sign in with the synced credential 
   expect(late.body.error?.code).toBe('passkey_not_initialized')
   // The modal says what went wrong and stays usable.
   await screen(other.modal, SCREEN).getByRole('alert').waitFor({ state: 'visible' })
+})
+
+test('behavior: the e-mail field’s passkey autofill signs in with the passkey the visitor picks; refusal: once the visitor went on to the code screen it signs nobody in, even where the authenticator answers', async () => {
+  const app = await h().createApp({ loginMethods: ['email', 'passkey'] })
+  const hp = await h().open({ appId: app.id })
+  const device = await virtualAuthenticator(hp.page)
+  const signUp = latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  await hp.modal.getByRole('button', { name: 'Use a passkey' }).click()
+  await visit(hp, SCREEN)
+  await screen(hp.modal, SCREEN).getByRole('button', { name: 'Create a passkey' }).click()
+  const created = expectOk(await settle(signUp, 'login() by a new passkey'))
+  const [credential] = await device.credentials()
+  if (!credential) throw new Error('the authenticator holds no credential')
+
+  // A browser with the synced passkey whose authenticator answers every request at once, the
+  // autofill's included (as a visitor who picks the passkey in the list). The autofill's
+  // request is set up while the landing shows, and its options are held until the visitor
+  // is on the code screen.
+  const other = await h().open({ appId: app.id })
+  await virtualAuthenticator(other.page, { credentials: [credential] })
+  let assertions = 0
+  await other.context.route(`**${API_PREFIX}/passkeys/authenticate`, async (route) => {
+    assertions++
+    await route.continue()
+  })
+  let release = () => {}
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  let asked = () => {}
+  const optionsAsked = new Promise<void>((resolve) => {
+    asked = resolve
+  })
+  await other.context.route(`**${API_PREFIX}/passkeys/authenticate/options`, async (route) => {
+    asked()
+    await held
+    await route.continue()
+  })
+  const email = newEmail('autofill')
+  const byEmail = latchCall<LoginResult>(other.page, 'login')
+  await visit(other, 'LANDING')
+  await withTimeout(optionsAsked, WAIT_MS, 'the autofill’s options request')
+  await submitEmail(other.modal, email)
+  const code = await waitEmailCode(h(), email)
+  await visit(other, 'AWAITING_PASSWORDLESS_CODE')
+  const answered = other.page.waitForResponse(
+    (res) => res.url().endsWith(`${API_PREFIX}/passkeys/authenticate/options`),
+    { timeout: WAIT_MS },
+  )
+  release()
+  await answered
+  await enterCode(other.modal, code)
+  await runOutPause(
+    other.page,
+    other.modal.getByTestId('code-success'),
+    SUCCESS_CLOSE_DELAY_MS,
+    byEmail,
+  )
+  const signedIn = expectOk(await settle(byEmail, 'login() by e-mail'))
+  expect(signedIn.user.email?.address).toBe(email)
+  expect(signedIn.user.id).not.toBe(created.user.id)
+  expect(assertions).toBe(0)
+
+  // Back on a landing, the field's request is made again, and the passkey answers it.
+  await other.context.unroute(`**${API_PREFIX}/passkeys/authenticate/options`)
+  expectOk(await settle(latchCall(other.page, 'logout'), 'logout()'))
+  const byAutofill = latchCall<LoginResult>(other.page, 'login')
+  const again = expectOk(await settle(byAutofill, 'login() by the autofill'))
+  expect(again.user.id).toBe(created.user.id)
+  expect(assertions).toBe(1)
 })
 
 test('behavior: an e-mail user links a passkey, sees it by name, renames it and removes it', async () => {

@@ -107,13 +107,19 @@ let running: { controller: AbortController; settled: Promise<unknown> } | null =
 
 /**
  * Runs a browser ceremony after the one under way (the field's conditional request) has been
- * aborted and has settled: a browser refuses a second request while one is pending.
+ * aborted and has settled: a browser refuses a second request while one is pending. `until`
+ * aborts it too (the landing that asked for it is gone).
  */
-async function ceremony<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function ceremony<T>(
+  run: (signal: AbortSignal) => Promise<T>,
+  until?: AbortSignal,
+): Promise<T> {
   const previous = running
   previous?.controller.abort()
   await previous?.settled
   const controller = new AbortController()
+  if (until?.aborted) controller.abort()
+  until?.addEventListener('abort', () => controller.abort(), { once: true })
   const work = run(controller.signal)
   const entry = { controller, settled: work.catch(() => {}) }
   running = entry
@@ -124,45 +130,66 @@ async function ceremony<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T>
   }
 }
 
-/** Stops the conditional request the e-mail field started. */
+/** Stops the conditional request the e-mail field started, wherever it is. */
 export function stopConditional(): void {
-  running?.controller.abort()
+  conditional?.abort()
 }
 
-/** Asks the authenticator for an assertion with the server's options; answers its JSON. */
-async function assert(mediation: CredentialMediationRequirement | undefined, secretHash: string) {
+/** Refuses to go on once `signal` is aborted: the landing that asked for the request is gone. */
+function goOn(signal: AbortSignal | undefined) {
+  if (signal?.aborted) throw new DOMException('The landing is gone', 'AbortError')
+}
+
+/**
+ * Asks the authenticator for an assertion with the server's options; answers its JSON. `until`
+ * ends the request, and refuses its answer, once aborted (the conditional request's landing).
+ */
+async function assert(
+  mediation: CredentialMediationRequirement | undefined,
+  secretHash: string,
+  until?: AbortSignal,
+) {
   const { api } = runtime()
   const { options } = await api.request<{ options: Json }>(
     '/passkeys/authenticate/options',
     { browser_hash: secretHash },
     { auth: false },
   )
-  const credential = (await ceremony((signal) =>
-    navigator.credentials.get({
-      ...(mediation ? { mediation } : {}),
-      signal,
-      publicKey: {
-        challenge: fromB64u(options.challenge as string),
-        rpId: options.rpId as string,
-        timeout: options.timeout as number,
-        userVerification: 'required',
-        allowCredentials: refs(options.allowCredentials),
-      },
-    }),
+  goOn(until)
+  const credential = (await ceremony(
+    (signal) =>
+      navigator.credentials.get({
+        ...(mediation ? { mediation } : {}),
+        signal,
+        publicKey: {
+          challenge: fromB64u(options.challenge as string),
+          rpId: options.rpId as string,
+          timeout: options.timeout as number,
+          userVerification: 'required',
+          allowCredentials: refs(options.allowCredentials),
+        },
+      }),
+    until,
   )) as PublicKeyCredential | null
+  goOn(until)
   if (!credential) throw new DOMException('No passkey chosen', 'NotAllowedError')
   return assertionJson(credential)
 }
 
-/** Signs in with a passkey: the modal's button (mediation unset) or the e-mail field's autofill. */
+/**
+ * Signs in with a passkey: the modal's button (mediation unset) or the e-mail field's autofill
+ * (`until`: its landing, see startConditional).
+ */
 export const signInWithPasskey = onFlow(async function signInWithPasskey(
   flow: FlowHandle,
   mediation?: 'conditional',
+  until?: AbortSignal,
 ): Promise<void> {
   const { secret, hash } = await browserSecret()
   let credential: Json
   try {
-    credential = await assert(mediation, hash)
+    goOn(until)
+    credential = await assert(mediation, hash, until)
   } catch (e) {
     throw ceremonyError(e)
   }
@@ -178,31 +205,43 @@ export const signInWithPasskey = onFlow(async function signInWithPasskey(
   succeed({ user: res.user, isNewUser: res.is_new_user }, 'passkey')
 })
 
+/** Whether the landing that shows the e-mail field is on screen. */
+const onLanding = (s: { open: boolean; screen: string }) => s.open && s.screen === 'LANDING'
+
 /**
  * Starts the e-mail field's conditional request where the browser offers it: the browser then
  * lists this site's passkeys in the field's autofill, and a choice signs in. Errors are quiet
  * (the visitor did not ask for anything); a click on the passkey button replaces it.
+ * The request belongs to the landing: once the visitor has gone on (a code screen, another
+ * method) or closed the modal, it is aborted, and an answer that comes anyway (an authenticator
+ * that answers a request nobody sees) signs nobody in. A request set up meanwhile (the server's
+ * options on their way) is never made.
  */
 export function startConditional(): () => void {
   // One at a time: the field takes the focus again and again, the request waits on.
   if (conditional) return stopConditional
-  conditional = true
+  const landing = new AbortController()
+  conditional = landing
+  const unsubscribe = store.subscribe((s) => {
+    if (!onLanding(s)) landing.abort()
+  })
   void (async () => {
-    if (!passkeysSupported()) return
+    if (!passkeysSupported() || !onLanding(store.getState())) return
     const available = await PublicKeyCredential.isConditionalMediationAvailable?.().catch(
       () => false,
     )
-    if (available) await signInWithPasskey('conditional')
+    if (available) await signInWithPasskey('conditional', landing.signal)
   })()
     .catch(() => {})
     .finally(() => {
-      conditional = false
+      unsubscribe()
+      if (conditional === landing) conditional = null
     })
   return stopConditional
 }
 
-/** Whether the field's conditional request is under way (or being set up). */
-let conditional = false
+/** The field's conditional request under way (or being set up): aborted, it ends. */
+let conditional: AbortController | null = null
 
 /**
  * Creates a credential in this frame, or in the window opened for it (`target`): its JSON for
