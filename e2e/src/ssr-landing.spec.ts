@@ -5,7 +5,12 @@
  * complete and a page that cannot hydrate both leave a landing that renders and works
  * client-side, with what the visitor typed and did before kept.
  */
-import { HOST_ELEMENT_IDS, type LoginResult, SUCCESS_CLOSE_DELAY_MS } from '@latch/shared'
+import {
+  HOST_ELEMENT_IDS,
+  type LoginResult,
+  MODAL_FULL_HEIGHT_PX,
+  SUCCESS_CLOSE_DELAY_MS,
+} from '@latch/shared'
 import type { BrowserContext, Route } from 'playwright-core'
 import { describe, expect, test } from 'vitest'
 import { expectAccessible, expectModalAccessible, modalFrame } from './axe.ts'
@@ -20,7 +25,7 @@ import {
   visit,
   waitEmailCode,
 } from './flows.ts'
-import { WAIT_MS } from './harness.ts'
+import { type HostPage, WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 
 const h = useHarness({ modalSsr: true })
@@ -36,6 +41,41 @@ async function holdModalScript(context: BrowserContext) {
     await route.continue()
   })
   return () => release()
+}
+
+/**
+ * Waits until the host took the height of the landing the page painted (the page's first
+ * message): the frame leaves the full height it starts at. When it does not, the error says what
+ * the modal's frame holds, and what the page logged.
+ */
+async function paintedLanding(hp: HostPage): Promise<void> {
+  const frame = hp.page.getByTestId(HOST_ELEMENT_IDS.frame)
+  try {
+    await expect
+      .poll(() => frame.evaluate((f) => (f as HTMLIFrameElement).style.height), {
+        timeout: WAIT_MS,
+      })
+      .not.toBe(`${MODAL_FULL_HEIGHT_PX}px`)
+  } catch (error) {
+    const modal = hp.page.frames().find((f) => f.url().startsWith(h().modalUrl))
+    const state = await modal
+      ?.evaluate(() => {
+        const root = document.getElementById('root')
+        return {
+          readyState: document.readyState,
+          serverRendered: root?.hasAttribute('data-latch-ssr') ?? false,
+          landingHeight: root?.firstElementChild?.getBoundingClientRect().height ?? null,
+          body: document.body?.textContent?.slice(0, 120) ?? null,
+        }
+      })
+      .catch((e: unknown) => String(e))
+    throw new Error(
+      `the host did not take the painted landing's height; the modal's frame: ${
+        modal ? JSON.stringify({ url: modal.url(), state }) : 'none'
+      }; the page logged: ${hp.console.slice(-10).join(' | ') || 'nothing'}`,
+      { cause: error },
+    )
+  }
 }
 
 /** Whether the frame's root holds the server's landing, and whether React has taken it over. */
@@ -62,13 +102,8 @@ describe('the server-rendered landing', () => {
         release = await holdModalScript(context)
       },
     })
-    const frame = hp.page.getByTestId(HOST_ELEMENT_IDS.frame)
     // The page told the host its landing is painted: the frame takes the landing's height.
-    await expect
-      .poll(() => frame.evaluate((f) => (f as HTMLIFrameElement).style.height), {
-        timeout: WAIT_MS,
-      })
-      .not.toBe('620px')
+    await paintedLanding(hp)
     const modal = await modalFrame(hp.page)
     expect(await rootState(modal)).toEqual({ serverRendered: true, hydrated: false })
 
@@ -84,7 +119,7 @@ describe('the server-rendered landing', () => {
     )
     expect(named).toMatch(/^Log in to ./)
     expect(await hp.page.getByRole('dialog', { name: named, exact: true }).count()).toBe(1)
-    expect(await frame.getAttribute('title')).toBe(named)
+    expect(await hp.page.getByTestId(HOST_ELEMENT_IDS.frame).getAttribute('title')).toBe(named)
     await expectAccessible(hp.page, 'the host page with the painted landing before its JavaScript')
     expect(await rootState(modal)).toEqual({ serverRendered: true, hydrated: false })
 
@@ -126,12 +161,7 @@ describe('the server-rendered landing', () => {
         release = await holdModalScript(context)
       },
     })
-    const frame = hp.page.getByTestId(HOST_ELEMENT_IDS.frame)
-    await expect
-      .poll(() => frame.evaluate((f) => (f as HTMLIFrameElement).style.height), {
-        timeout: WAIT_MS,
-      })
-      .not.toBe('620px')
+    await paintedLanding(hp)
     const pending = latchCall<LoginResult>(hp.page, 'login')
     await hp.modal.getByTestId('screen-LANDING').waitFor({ state: 'visible' })
     // The close button: a click the page holds, then the modal closes the sign-in.
@@ -246,12 +276,7 @@ describe('the server-rendered landing', () => {
         )
       },
     })
-    const frame = hp.page.getByTestId(HOST_ELEMENT_IDS.frame)
-    await expect
-      .poll(() => frame.evaluate((f) => (f as HTMLIFrameElement).style.height), {
-        timeout: WAIT_MS,
-      })
-      .not.toBe('620px')
+    await paintedLanding(hp)
     const modal = await modalFrame(hp.page)
     const pending = latchCall<LoginResult>(hp.page, 'login')
     const input = hp.modal.getByTestId('email-input')
