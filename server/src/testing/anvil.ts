@@ -6,7 +6,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 
 const START_TIMEOUT_MS = 30_000
@@ -79,17 +78,6 @@ export function anvilBinary(): string | null {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
-}
-
 async function call<T>(url: string, method: string, params: unknown[]): Promise<T> {
   const res = await fetch(url, {
     method: 'POST',
@@ -107,25 +95,27 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<RunningAnv
   const bin = anvilBinary()
   if (!bin) throw new Error('anvil binary not found (npm install @foundry-rs/anvil)')
   const chainId = options.chainId ?? 1
-  const port = await freePort()
-  const args = [
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(port),
-    '--chain-id',
-    String(chainId),
-    '--silent',
-  ]
+  // Port 0: anvil binds a port the system picks and prints it. A port picked here and handed
+  // over could be taken meanwhile by another worker's server, or by another worker's anvil on
+  // the same chain, which would then answer this one's calls.
+  const args = ['--host', '127.0.0.1', '--port', '0', '--chain-id', String(chainId)]
   if (options.baseFee !== undefined) args.push('--base-fee', options.baseFee.toString())
   if (options.legacy) args.push('--hardfork', 'berlin')
   else if (options.hardfork) args.push('--hardfork', options.hardfork)
-  const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+  const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000)
   })
-  const url = `http://127.0.0.1:${port}`
+  // Its banner ends with the address it listens on; the request log that follows is dropped.
+  let banner = ''
+  let url = ''
+  child.stdout?.on('data', (d: Buffer) => {
+    if (url) return
+    banner = (banner + d.toString()).slice(-4000)
+    const listening = /Listening on (127\.0\.0\.1:\d+)/.exec(banner)
+    if (listening) url = `http://${listening[1]}`
+  })
 
   const stop = async (): Promise<void> => {
     if (child.exitCode !== null || child.signalCode !== null) return
@@ -142,6 +132,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<RunningAnv
       throw new Error(`anvil exited while starting (${child.exitCode}): ${stderr}`)
     }
     try {
+      if (!url) throw new Error('not listening yet')
       const id = await call<string>(url, 'eth_chainId', [])
       if (Number(id) !== chainId) {
         await stop()
@@ -154,7 +145,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<RunningAnv
         await stop()
         throw new Error(`anvil did not answer within ${START_TIMEOUT_MS} ms: ${stderr}`)
       }
-      await new Promise((r) => setTimeout(r, 100))
+      await new Promise((r) => setTimeout(r, url ? 100 : 20))
     }
   }
 
