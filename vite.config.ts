@@ -72,10 +72,8 @@ const MODAL_APP_NODE = [
 export default defineConfig({
   test: {
     // One worker per core (Vitest's default leaves one core to itself: on CI's 2 cores that is
-    // one file at a time). Three or four workers on two cores filled the specs' waits, but
-    // passkey-recovery.spec.ts's second test failed in three of six such runs, one of them a
-    // clean busy-core run (docs/performance.md, "The test suite with one core kept busy"). The
-    // e2e specs
+    // one file at a time). Three workers on two cores saved little on a busy machine and load
+    // it further (docs/performance.md, "The test suite with one core kept busy"). The e2e specs
     // share the workers with the unit files: each starts its own servers and chain on ports it
     // picks, on the worker's Chromium (a context per test), and the frontend build and the run's
     // databases are made once per run, before the workers (e2e/src/global-setup.ts).
