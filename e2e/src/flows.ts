@@ -218,6 +218,22 @@ export async function runOutPause(
 }
 
 /**
+ * On the code screen: types `code`, runs out the success screen's pause (runOutPause) and
+ * answers the result of `pending`, the `login()` the code signs in.
+ * @example const { user } = await signedInByCode(hp, code, pending)
+ */
+export async function signedInByCode(
+  hp: Pick<HostPage, 'page' | 'modal'>,
+  code: string,
+  pending: Promise<Outcome<LoginResult>>,
+  what = 'login()',
+): Promise<LoginResult> {
+  await enterCode(hp.modal, code)
+  await runOutPause(hp.page, hp.modal.getByTestId('code-success'), SUCCESS_CLOSE_DELAY_MS, pending)
+  return expectOk(await settle(pending, what))
+}
+
+/**
  * Signs in by e-mail through the modal, from `login()` to its result (the success screen's pause
  * run out: runOutPause).
  * @example const { user, isNewUser } = await signInByEmail(h(), hp, newEmail())
@@ -228,9 +244,7 @@ export async function signInByEmail(h: Harness, hp: HostPage, email: string): Pr
   await submitEmail(hp.modal, email)
   const code = await waitEmailCode(h, email)
   await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
-  await enterCode(hp.modal, code)
-  await runOutPause(hp.page, hp.modal.getByTestId('code-success'), SUCCESS_CLOSE_DELAY_MS, pending)
-  const result = expectOk(await settle(pending, 'login()'))
+  const result = await signedInByCode(hp, code, pending)
   expect(result.user.email?.address).toBe(email)
   return result
 }
@@ -246,9 +260,7 @@ export async function signInBySms(
   await submitPhone(hp.modal, phone.typed)
   const code = await waitSmsCode(h, phone.e164)
   await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
-  await enterCode(hp.modal, code)
-  await runOutPause(hp.page, hp.modal.getByTestId('code-success'), SUCCESS_CLOSE_DELAY_MS, pending)
-  const result = expectOk(await settle(pending, 'login()'))
+  const result = await signedInByCode(hp, code, pending)
   expect(result.user.phone?.number).toBe(phone.e164)
   return result
 }

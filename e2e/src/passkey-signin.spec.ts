@@ -13,26 +13,24 @@ import {
   CLIENT_NAME,
   type LoginResult,
   type PasskeyAccount,
-  SUCCESS_CLOSE_DELAY_MS,
   type User,
 } from '@latch/shared'
 import { expect, test } from 'vitest'
-import { virtualAuthenticator } from './authenticator.ts'
+import { type VirtualCredential, virtualAuthenticator } from './authenticator.ts'
 import { expectAccessible, modalFrame } from './axe.ts'
 import {
-  enterCode,
   expectOk,
   latchCall,
   newEmail,
-  runOutPause,
   screen,
   settle,
+  signedInByCode,
   signInByEmail,
   submitEmail,
   visit,
   waitEmailCode,
 } from './flows.ts'
-import { WAIT_MS, withTimeout } from './harness.ts'
+import { type HostPage, WAIT_MS, withTimeout } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 
 const h = useHarness({ sameSite: true })
@@ -55,23 +53,37 @@ async function post(appId: string, path: string, body: unknown) {
   return { status: res.status, body: (await res.json()) as { error?: { code?: string } } }
 }
 
-test('behavior: sign up with a passkey, then sign in with the synced credential in a new browser; a replayed assertion and one without the asking browser’s secret are refused', async () => {
-  const app = await h().createApp({ loginMethods: ['email', 'passkey'] })
-  const hp = await h().open({ appId: app.id })
+/**
+ * A visitor who signs up with a passkey on the app's landing, in a browser of their own (`onLanding`
+ * runs on the landing first): the result and the credential their authenticator now holds.
+ */
+async function signUpWithPasskey(
+  appId: string,
+  onLanding: (hp: HostPage) => Promise<void> = async () => {},
+): Promise<{ created: LoginResult; credential: VirtualCredential }> {
+  const hp = await h().open({ appId })
   const device = await virtualAuthenticator(hp.page)
   const signUp = latchCall<LoginResult>(hp.page, 'login')
   await visit(hp, 'LANDING')
-  await expect
-    .poll(() => hp.modal.getByTestId('email-input').getAttribute('autocomplete'))
-    .toBe('username webauthn')
+  await onLanding(hp)
   await hp.modal.getByRole('button', { name: 'Use a passkey' }).click()
   await visit(hp, SCREEN)
   await screen(hp.modal, SCREEN).getByRole('button', { name: 'Create a passkey' }).click()
   const created = expectOk(await settle(signUp, 'login() by a new passkey'))
-  expect(created.isNewUser).toBe(true)
-  expect(passkeysOf(created.user)).toHaveLength(1)
   const [credential] = await device.credentials()
   if (!credential) throw new Error('the authenticator holds no credential')
+  return { created, credential }
+}
+
+test('behavior: sign up with a passkey, then sign in with the synced credential in a new browser; a replayed assertion and one without the asking browser’s secret are refused', async () => {
+  const app = await h().createApp({ loginMethods: ['email', 'passkey'] })
+  const { created, credential } = await signUpWithPasskey(app.id, async (hp) => {
+    await expect
+      .poll(() => hp.modal.getByTestId('email-input').getAttribute('autocomplete'))
+      .toBe('username webauthn')
+  })
+  expect(created.isNewUser).toBe(true)
+  expect(passkeysOf(created.user)).toHaveLength(1)
   expect(credential.rpId).toBe('example.test')
   expect(credential.isResidentCredential).toBe(true)
 
@@ -133,16 +145,7 @@ test('behavior: sign up with a passkey, then sign in with the synced credential 
 
 test('behavior: the e-mail field’s passkey autofill signs in with the passkey the visitor picks; refusal: once the visitor went on to the code screen it signs nobody in, even where the authenticator answers', async () => {
   const app = await h().createApp({ loginMethods: ['email', 'passkey'] })
-  const hp = await h().open({ appId: app.id })
-  const device = await virtualAuthenticator(hp.page)
-  const signUp = latchCall<LoginResult>(hp.page, 'login')
-  await visit(hp, 'LANDING')
-  await hp.modal.getByRole('button', { name: 'Use a passkey' }).click()
-  await visit(hp, SCREEN)
-  await screen(hp.modal, SCREEN).getByRole('button', { name: 'Create a passkey' }).click()
-  const created = expectOk(await settle(signUp, 'login() by a new passkey'))
-  const [credential] = await device.credentials()
-  if (!credential) throw new Error('the authenticator holds no credential')
+  const { created, credential } = await signUpWithPasskey(app.id)
 
   // A browser with the synced passkey whose authenticator answers every request at once, the
   // autofill's included (as a visitor who picks the passkey in the list). The autofill's
@@ -181,14 +184,7 @@ test('behavior: the e-mail field’s passkey autofill signs in with the passkey 
   )
   release()
   await answered
-  await enterCode(other.modal, code)
-  await runOutPause(
-    other.page,
-    other.modal.getByTestId('code-success'),
-    SUCCESS_CLOSE_DELAY_MS,
-    byEmail,
-  )
-  const signedIn = expectOk(await settle(byEmail, 'login() by e-mail'))
+  const signedIn = await signedInByCode(other, code, byEmail, 'login() by e-mail')
   expect(signedIn.user.email?.address).toBe(email)
   expect(signedIn.user.id).not.toBe(created.user.id)
   expect(assertions).toBe(0)

@@ -1,14 +1,11 @@
-import { type LoginResult, SUCCESS_CLOSE_DELAY_MS } from '@latch/shared'
+import type { LoginResult } from '@latch/shared'
 import { expect, test } from 'vitest'
 import { expectModalAccessible } from './axe.ts'
 import {
   demoUser,
-  enterCode,
-  expectOk,
   latchCall,
   newPhone,
-  runOutPause,
-  settle,
+  signedInByCode,
   signInBySms,
   submitPhone,
   visit,
@@ -54,9 +51,7 @@ test('behavior: a visitor signs in with a British number written nationally, on 
   await submitPhone(hp.modal, national)
   const code = await waitSmsCode(h(), e164)
   await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
-  await enterCode(hp.modal, code)
-  await runOutPause(hp.page, hp.modal.getByTestId('code-success'), SUCCESS_CLOSE_DELAY_MS, pending)
-  const result = expectOk(await settle(pending, 'login()'))
+  const result = await signedInByCode(hp, code, pending)
   expect(result.isNewUser).toBe(true)
   expect(result.user.phone?.number).toBe(e164)
 })

@@ -5,22 +5,15 @@
  * complete and a page that cannot hydrate both leave a landing that renders and works
  * client-side, with what the visitor typed and did before kept.
  */
-import {
-  HOST_ELEMENT_IDS,
-  type LoginResult,
-  MODAL_FULL_HEIGHT_PX,
-  SUCCESS_CLOSE_DELAY_MS,
-} from '@latch/shared'
+import { HOST_ELEMENT_IDS, type LoginResult, MODAL_FULL_HEIGHT_PX } from '@latch/shared'
 import type { BrowserContext, Route } from 'playwright-core'
 import { describe, expect, test } from 'vitest'
 import { expectAccessible, expectModalAccessible, modalFrame } from './axe.ts'
 import {
-  enterCode,
-  expectOk,
   latchCall,
   newEmail,
-  runOutPause,
   settle,
+  signedInByCode,
   submitEmail,
   visit,
   waitEmailCode,
@@ -139,14 +132,7 @@ describe('the server-rendered landing', () => {
     // Carried out once: one code mail for the two Enters.
     await hp.page.waitForTimeout(500)
     expect(h().smtp.messages.filter((m) => m.to === email)).toHaveLength(1)
-    await enterCode(hp.modal, code)
-    await runOutPause(
-      hp.page,
-      hp.modal.getByTestId('code-success'),
-      SUCCESS_CLOSE_DELAY_MS,
-      pending,
-    )
-    const result = expectOk(await settle(pending, 'login()'))
+    const result = await signedInByCode(hp, code, pending)
     expect(result.user.email?.address).toBe(email)
     expect(hp.errors).toEqual([])
   })
@@ -214,14 +200,7 @@ describe('the server-rendered landing', () => {
       expect(await typedIn?.evaluate((el) => el.isConnected)).toBe(false)
       await hp.page.waitForTimeout(500)
       expect(h().smtp.messages.filter((m) => m.to === email)).toHaveLength(1)
-      await enterCode(hp.modal, code)
-      await runOutPause(
-        hp.page,
-        hp.modal.getByTestId('code-success'),
-        SUCCESS_CLOSE_DELAY_MS,
-        pending,
-      )
-      expect(expectOk(await settle(pending, 'login()')).user.email?.address).toBe(email)
+      expect((await signedInByCode(hp, code, pending)).user.email?.address).toBe(email)
     },
   )
 
@@ -250,14 +229,9 @@ describe('the server-rendered landing', () => {
     expect(await hp.modal.getByRole('heading', { name: 'Log in or sign up' }).count()).toBe(1)
     expect(hp.console.some((line) => line.includes('the landing rendered client-side'))).toBe(true)
     await submitEmail(hp.modal, email)
-    await enterCode(hp.modal, await waitEmailCode(h(), email))
-    await runOutPause(
-      hp.page,
-      hp.modal.getByTestId('code-success'),
-      SUCCESS_CLOSE_DELAY_MS,
-      pending,
-    )
-    expect(expectOk(await settle(pending, 'login()')).user.email?.address).toBe(email)
+    expect(
+      (await signedInByCode(hp, await waitEmailCode(h(), email), pending)).user.email?.address,
+    ).toBe(email)
   })
 
   test('behavior: a page whose browser speaks another language than the server rendered in hydrates in the server’s, then shows its own; the text typed and the Enter pressed before are kept and carried out once', async () => {
@@ -291,14 +265,7 @@ describe('the server-rendered landing', () => {
     expect(hp.console.some((line) => line.includes('the landing rendered client-side'))).toBe(false)
     expect(await modal.evaluate(() => document.documentElement.lang)).toBe('de')
     expect(h().smtp.messages.filter((m) => m.to === email)).toHaveLength(1)
-    await enterCode(hp.modal, code)
-    await runOutPause(
-      hp.page,
-      hp.modal.getByTestId('code-success'),
-      SUCCESS_CLOSE_DELAY_MS,
-      pending,
-    )
-    expect(expectOk(await settle(pending, 'login()')).user.email?.address).toBe(email)
+    expect((await signedInByCode(hp, code, pending)).user.email?.address).toBe(email)
   })
 
   test('behavior: an Arabic visitor’s landing paints from the HTML in Arabic, right to left, named, and hydrates in it; what the visitor does while its table loads is held and carried out once', async () => {
@@ -356,14 +323,7 @@ describe('the server-rendered landing', () => {
     expect(hp.console.some((line) => line.includes('the landing rendered client-side'))).toBe(false)
     await hp.page.waitForTimeout(500)
     expect(h().smtp.messages.filter((m) => m.to === email)).toHaveLength(1)
-    await enterCode(hp.modal, code)
-    await runOutPause(
-      hp.page,
-      hp.modal.getByTestId('code-success'),
-      SUCCESS_CLOSE_DELAY_MS,
-      pending,
-    )
-    expect(expectOk(await settle(pending, 'login()')).user.email?.address).toBe(email)
+    expect((await signedInByCode(hp, code, pending)).user.email?.address).toBe(email)
     expect(hp.errors).toEqual([])
   })
 })
