@@ -218,8 +218,10 @@ const onLanding = (s: { open: boolean; screen: string }) => s.open && s.screen =
  * options on their way) is never made.
  */
 export function startConditional(): () => void {
-  // One at a time: the field takes the focus again and again, the request waits on.
-  if (conditional) return stopConditional
+  // One at a time: the field takes the focus again and again, the request waits on. One that
+  // was aborted (the modal closed and opened again at once) is ending: a new landing needs its
+  // own (ceremony() waits for the old one to settle).
+  if (conditional && !conditional.signal.aborted) return stopConditional
   const landing = new AbortController()
   conditional = landing
   const unsubscribe = store.subscribe((s) => {
