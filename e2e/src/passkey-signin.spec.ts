@@ -143,14 +143,14 @@ test('behavior: sign up with a passkey, then sign in with the synced credential 
   await screen(other.modal, SCREEN).getByRole('alert').waitFor({ state: 'visible' })
 })
 
-test('behavior: the e-mail field’s passkey autofill signs in with the passkey the visitor picks; refusal: once the visitor went on to the code screen it signs nobody in, even where the authenticator answers', async () => {
+test('behavior: the e-mail field’s passkey autofill signs in with the passkey the visitor picks; refusal: once the visitor closed the modal, or went on to the code screen, it signs nobody in, even where the authenticator answers', async () => {
   const app = await h().createApp({ loginMethods: ['email', 'passkey'] })
   const { created, credential } = await signUpWithPasskey(app.id)
 
   // A browser with the synced passkey whose authenticator answers every request at once, the
   // autofill's included (as a visitor who picks the passkey in the list). The autofill's
-  // request is set up while the landing shows, and its options are held until the visitor
-  // is on the code screen.
+  // request is set up while the landing shows; `holdOptions()` keeps its options back until
+  // the visitor has left that landing.
   const other = await h().open({ appId: app.id })
   await virtualAuthenticator(other.page, { credentials: [credential] })
   let assertions = 0
@@ -158,39 +158,64 @@ test('behavior: the e-mail field’s passkey autofill signs in with the passkey 
     assertions++
     await route.continue()
   })
-  let release = () => {}
-  const held = new Promise<void>((resolve) => {
-    release = resolve
-  })
-  let asked = () => {}
-  const optionsAsked = new Promise<void>((resolve) => {
-    asked = resolve
-  })
-  await other.context.route(`**${API_PREFIX}/passkeys/authenticate/options`, async (route) => {
-    asked()
-    await held
+  const OPTIONS = `**${API_PREFIX}/passkeys/authenticate/options`
+  let gate: { asked: () => void; held: Promise<void> } | null = null
+  await other.context.route(OPTIONS, async (route) => {
+    const current = gate
+    current?.asked()
+    await current?.held
     await route.continue()
   })
+  /** Holds the next options request: resolves once it is asked; `release()` answers it. */
+  const holdOptions = () => {
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let asked = () => {}
+    const optionsAsked = new Promise<void>((resolve) => {
+      asked = resolve
+    })
+    gate = { asked, held }
+    return {
+      asked: withTimeout(optionsAsked, WAIT_MS, 'the autofill’s options request'),
+      /** Answers the held request, once it has been answered. */
+      async release() {
+        const answered = other.page.waitForResponse((res) => res.url().endsWith('/options'), {
+          timeout: WAIT_MS,
+        })
+        gate = null
+        release()
+        await answered
+      },
+    }
+  }
+
+  // Closed: the landing's request is over.
+  const closed = holdOptions()
+  const byClosing = latchCall<LoginResult>(other.page, 'login')
+  await visit(other, 'LANDING')
+  await closed.asked
+  await other.modal.getByTestId('close-button').click()
+  expect((await settle(byClosing, 'login() closed')).ok).toBe(false)
+  await closed.release()
+
+  // On the code screen: the e-mail signs in, not the passkey.
+  const onCode = holdOptions()
   const email = newEmail('autofill')
   const byEmail = latchCall<LoginResult>(other.page, 'login')
   await visit(other, 'LANDING')
-  await withTimeout(optionsAsked, WAIT_MS, 'the autofill’s options request')
+  await onCode.asked
   await submitEmail(other.modal, email)
   const code = await waitEmailCode(h(), email)
   await visit(other, 'AWAITING_PASSWORDLESS_CODE')
-  const answered = other.page.waitForResponse(
-    (res) => res.url().endsWith(`${API_PREFIX}/passkeys/authenticate/options`),
-    { timeout: WAIT_MS },
-  )
-  release()
-  await answered
+  await onCode.release()
   const signedIn = await signedInByCode(other, code, byEmail, 'login() by e-mail')
   expect(signedIn.user.email?.address).toBe(email)
   expect(signedIn.user.id).not.toBe(created.user.id)
   expect(assertions).toBe(0)
 
   // Back on a landing, the field's request is made again, and the passkey answers it.
-  await other.context.unroute(`**${API_PREFIX}/passkeys/authenticate/options`)
   expectOk(await settle(latchCall(other.page, 'logout'), 'logout()'))
   const byAutofill = latchCall<LoginResult>(other.page, 'login')
   const again = expectOk(await settle(byAutofill, 'login() by the autofill'))
