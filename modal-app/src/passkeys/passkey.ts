@@ -130,11 +130,6 @@ async function ceremony<T>(
   }
 }
 
-/** Stops the conditional request the e-mail field started, wherever it is. */
-export function stopConditional(): void {
-  conditional?.abort()
-}
-
 /** Refuses to go on once `signal` is aborted: the landing that asked for the request is gone. */
 function goOn(signal: AbortSignal | undefined) {
   if (signal?.aborted) throw new DOMException('The landing is gone', 'AbortError')
@@ -217,11 +212,11 @@ const onLanding = (s: { open: boolean; screen: string }) => s.open && s.screen =
  * that answers a request nobody sees) signs nobody in. A request set up meanwhile (the server's
  * options on their way) is never made.
  */
-export function startConditional(): () => void {
+export function startConditional(): void {
   // One at a time: the field takes the focus again and again, the request waits on. One that
   // was aborted (the modal closed and opened again at once) is ending: a new landing needs its
   // own (ceremony() waits for the old one to settle).
-  if (conditional && !conditional.signal.aborted) return stopConditional
+  if (conditional && !conditional.signal.aborted) return
   const landing = new AbortController()
   conditional = landing
   const unsubscribe = store.subscribe((s) => {
@@ -239,7 +234,6 @@ export function startConditional(): () => void {
       unsubscribe()
       if (conditional === landing) conditional = null
     })
-  return stopConditional
 }
 
 /** The field's conditional request under way (or being set up): aborted, it ends. */
