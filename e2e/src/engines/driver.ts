@@ -363,7 +363,7 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
     const child = spawn(WEBKIT_DRIVER_PATH, [`--port=${port}`], {
       stdio: 'ignore',
       // MiniBrowser inherits it. Xvfb has no GPU: accelerated compositing would run on Mesa's
-      // software OpenGL, half of the lane's CPU; the pages' cookies, storage, frames, focus and
+      // software OpenGL, at a large CPU cost; the pages' cookies, storage, frames, focus and
       // events, which the lane proves, do not depend on how layers are painted
       // (docs/performance.md, "The WebKit lane without accelerated compositing").
       env: { ...process.env, DISPLAY: xvfb.display, WEBKIT_DISABLE_COMPOSITING_MODE: '1' },
