@@ -25,7 +25,8 @@
  * a V8 sampling profile (DevTools' .cpuprofile). Tracing and profiling slow the opens down.
  * With `--cold-only`, `--plain-page` alternates each build's opens of the demo page with opens
  * of a plain integrator's page (the one-line script and a sign-in button), so the demo page's
- * own share of the open shows apart from Latch's.
+ * own share of the open shows apart from Latch's; `--plain-only` opens the plain page alone (more
+ * opens of it in the same time, for a change to Latch's own share).
  * `--login-methods a,b,…` gives the cold opens' app other login methods than e-mail alone (the
  * e-mail field must be on the landing's first section, so not `wallet` when wallets come first).
  */
@@ -806,13 +807,17 @@ async function runColdOnly(args: string[], coldRuns: number, methods: string): P
     // `--plain-page`: each build's opens of the demo page alternate with opens of an
     // integrator's plain page (host-server.ts's /plain: the one-line script, a sign-in button),
     // which tells the demo page's own share of the open from Latch's.
-    const pages = args.includes('--plain-page') ? ['', '/plain'] : ['']
+    const pages = args.includes('--plain-only')
+      ? ['/plain']
+      : args.includes('--plain-page')
+        ? ['', '/plain']
+        : ['']
     const targets = running.flatMap((r) =>
       pages.map((page) => ({ ...r.servers, hostUrl: `${r.servers.hostUrl}${page}` })),
     )
     const labels = builds.flatMap((b) =>
       pages.map((page) =>
-        pages.length > 1 ? `${b.label}, ${page ? 'plain' : 'demo'} page` : b.label,
+        pages.length > 1 || page ? `${b.label}, ${page ? 'plain' : 'demo'} page` : b.label,
       ),
     )
     const before = load()

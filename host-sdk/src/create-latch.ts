@@ -149,6 +149,13 @@ export function createLatch(options: LatchOptions): LatchClient {
       frame.setOpen(false, first.data.title)
       frame.resize(painted)
       showPainted()
+      // Shown: the connection's setup, whose functions compile at their first call, waits
+      // until the browser has painted the landing (a hidden page gets no frame: 50 ms at most).
+      if (wanted)
+        await new Promise((go) => {
+          requestAnimationFrame(() => setTimeout(go))
+          setTimeout(go, 50)
+        })
     }
     const connection = connect({
       messenger: new WindowMessenger({

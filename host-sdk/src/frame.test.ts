@@ -98,15 +98,19 @@ describe('dialog rendering', () => {
     expect(onDismiss).toHaveBeenCalledTimes(1)
   })
 
-  test('param: resize takes finite positive heights, capped', () => {
+  test('param: resize takes positive heights, capped', () => {
     const frame = mountFrame(SRC, undefined, () => {})
     frame.resize(480.2)
     expect(frame.iframe.style.height).toBe('481px')
     frame.resize(Number.NaN)
     frame.resize(-5)
     frame.resize(0)
+    frame.resize(Number.NEGATIVE_INFINITY)
     expect(frame.iframe.style.height).toBe('481px')
     frame.resize(1e9)
+    expect(frame.iframe.style.height).toBe(`${FRAME_HEIGHT_MAX_PX}px`)
+    frame.resize(300)
+    frame.resize(Number.POSITIVE_INFINITY)
     expect(frame.iframe.style.height).toBe(`${FRAME_HEIGHT_MAX_PX}px`)
   })
 

@@ -122,7 +122,8 @@ export function mountFrame(
       }
     },
     resize(height) {
-      if (Number.isFinite(height) && height > 0) {
+      // NaN, zero and below are refused; anything above, Infinity too, is capped.
+      if (height > 0) {
         iframe.style.height = `${Math.min(Math.ceil(height), FRAME_HEIGHT_MAX_PX)}px`
       }
     },

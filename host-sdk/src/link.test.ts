@@ -53,6 +53,10 @@ const serialized = (
  */
 function modalPage(): string {
   return `<!doctype html><html><body><p>stand-in modal</p>
+<script>
+// At /painted/, first what a server-rendered landing posts (modal-app/src/ssr/before-hydration.ts).
+if (location.pathname === '/painted/') parent.postMessage({ latchLanding: 300, title: 'Log in to Acme' }, '*')
+</script>
 <script src="/penpal.min.js"></script>
 <script>
 const exits = {
@@ -166,7 +170,7 @@ beforeAll(async () => {
   ;[modalServer, modal] = await serve((path) => {
     if (path === '/penpal.min.js') return [JS, readFileSync(PENPAL, 'utf8')]
     if (path === '/sdk.js') return [JS, readFileSync(join(outDir, 'sdk.js'), 'utf8')]
-    if (path === '/' || path === '/slow-init/') return [HTML, modalPage()]
+    if (path === '/' || path === '/slow-init/' || path === '/painted/') return [HTML, modalPage()]
     if (path === '/moved/') return [REDIRECT, `${host}/impostor/`]
     return undefined
   })
@@ -369,6 +373,48 @@ describe('link', () => {
     expect(await page.locator('[data-testid="latch-frame"]').getAttribute('aria-hidden')).toBe(
       'true',
     )
+  })
+
+  test('behavior: a painted landing is shown at once, named and at its height; the handshake waits for the browser’s next frame after the show', async () => {
+    await openHostPage({})
+    const outcome = page.evaluate(
+      ({ appId, modalUrl }) =>
+        new Promise<{ frameAt: number; label: string | null; height: string }>((resolve) => {
+          const now = () => performance.now()
+          // When the SDK listens for messages: the frame's first message, then the connection.
+          const listening: number[] = []
+          ;(window as unknown as { listening: number[] }).listening = listening
+          const listen = window.addEventListener
+          window.addEventListener = function (this: Window, ...args: Parameters<typeof listen>) {
+            if (args[0] === 'message') listening.push(now())
+            return listen.apply(this, args)
+          } as typeof listen
+          const seen = new MutationObserver(() => {
+            const dialog = document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')
+            if (!dialog?.open) return
+            seen.disconnect()
+            const iframe = dialog.querySelector('iframe')
+            const shown = {
+              label: dialog.getAttribute('aria-label'),
+              height: iframe?.style.height ?? '',
+            }
+            requestAnimationFrame(() => resolve({ frameAt: now(), ...shown }))
+          })
+          seen.observe(document.body, { subtree: true, childList: true, attributes: true })
+          window.latch = window.createLatch({ appId, modalUrl })
+          void window.latch.login().catch(() => {})
+        }),
+      { appId: APP_ID, modalUrl: `${modal}/painted/` },
+    )
+    const shown = await outcome
+    expect(shown).toMatchObject({ label: 'Log in to Acme', height: '300px' })
+    await page.evaluate(() => window.latch?.ready)
+    const listening = await page.evaluate(
+      () => (window as unknown as { listening: number[] }).listening,
+    )
+    expect(listening).toHaveLength(2)
+    // The connection's setup (its first calls compile) would hold the shown landing's paint.
+    expect(listening[1]).toBeGreaterThan(shown.frameAt)
   })
 
   test('behavior: Escape on the host page closes the dialog; the pending login rejects with login_exited', async () => {
