@@ -156,6 +156,7 @@ export function createLatch(options: LatchOptions): LatchClient {
           requestAnimationFrame(() => setTimeout(go))
           setTimeout(go, 50)
         })
+      if (destroyed) throw unreachable()
     }
     const connection = connect({
       messenger: new WindowMessenger({

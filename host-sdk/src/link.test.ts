@@ -375,13 +375,18 @@ describe('link', () => {
     )
   })
 
-  test('behavior: a painted landing is shown at once, named and at its height; the handshake waits for the browser’s next frame after the show', async () => {
+  /**
+   * Opens the host page, counts the SDK's 'message' listeners (the frame's first message, then
+   * the connection's) with their times, and starts `login()` on the stand-in at /painted/, whose
+   * first message is a painted landing. Resolves at the first animation frame after the dialog
+   * opened, with its name and the frame's height; `destroyOnShow` destroys the client as it opens.
+   */
+  async function loginOnPaintedLanding(destroyOnShow: boolean) {
     await openHostPage({})
-    const outcome = page.evaluate(
-      ({ appId, modalUrl }) =>
+    return page.evaluate(
+      ({ appId, modalUrl, destroyOnShow }) =>
         new Promise<{ frameAt: number; label: string | null; height: string }>((resolve) => {
           const now = () => performance.now()
-          // When the SDK listens for messages: the frame's first message, then the connection.
           const listening: number[] = []
           ;(window as unknown as { listening: number[] }).listening = listening
           const listen = window.addEventListener
@@ -398,23 +403,43 @@ describe('link', () => {
               label: dialog.getAttribute('aria-label'),
               height: iframe?.style.height ?? '',
             }
+            if (destroyOnShow) window.latch?.destroy()
             requestAnimationFrame(() => resolve({ frameAt: now(), ...shown }))
           })
           seen.observe(document.body, { subtree: true, childList: true, attributes: true })
           window.latch = window.createLatch({ appId, modalUrl })
           void window.latch.login().catch(() => {})
         }),
-      { appId: APP_ID, modalUrl: `${modal}/painted/` },
+      { appId: APP_ID, modalUrl: `${modal}/painted/`, destroyOnShow },
     )
-    const shown = await outcome
+  }
+
+  const listening = () =>
+    page.evaluate(() => (window as unknown as { listening: number[] }).listening)
+
+  test('behavior: a painted landing is shown at once, named and at its height; the handshake waits for the browser’s next frame after the show', async () => {
+    const shown = await loginOnPaintedLanding(false)
     expect(shown).toMatchObject({ label: 'Log in to Acme', height: '300px' })
     await page.evaluate(() => window.latch?.ready)
-    const listening = await page.evaluate(
-      () => (window as unknown as { listening: number[] }).listening,
-    )
-    expect(listening).toHaveLength(2)
+    const times = await listening()
+    expect(times).toHaveLength(2)
     // The connection's setup (its first calls compile) would hold the shown landing's paint.
-    expect(listening[1]).toBeGreaterThan(shown.frameAt)
+    expect(times[1]).toBeGreaterThan(shown.frameAt)
+  })
+
+  test('error: a client destroyed while its shown landing waits for the frame never connects', async () => {
+    await loginOnPaintedLanding(true)
+    const ready = await page.evaluate(() =>
+      window.latch?.ready.then(
+        () => 'resolved',
+        (e: { code?: string }) => e.code,
+      ),
+    )
+    expect(ready).toBe('modal_unreachable')
+    // Past the SDK's wait for the frame (50 ms at most): only the wait for the frame's first
+    // message ever listened.
+    await page.waitForTimeout(200)
+    expect(await listening()).toHaveLength(1)
   })
 
   test('behavior: Escape on the host page closes the dialog; the pending login rejects with login_exited', async () => {

@@ -7,4 +7,4 @@
  */
 import { MOBILE_BREAKPOINT_PX, MODAL_WIDTH_PX } from './constants.ts'
 
-export const FRAME_CSS = `.latch-d{position:fixed;inset:0;margin:auto;padding:0;border:0;background:none;width:${MODAL_WIDTH_PX}px;height:fit-content;max-width:100%;max-height:100%;overflow:auto}.latch-d:not([open]){display:block;visibility:hidden}.latch-d::backdrop{background:rgba(0,0,0,.45)}.latch-f{display:block;border:0;width:100%;background:none;color-scheme:normal}@media (max-width:${MOBILE_BREAKPOINT_PX - 1}px){.latch-d{width:100%;margin:auto 0 0}}`
+export const FRAME_CSS = `.latch-d{position:fixed;inset:0;margin:auto;padding:0;border:0;background:none;width:${MODAL_WIDTH_PX}px;height:fit-content;max-width:100%;max-height:100%;overflow:auto}.latch-d:not([open]){display:block;visibility:hidden}.latch-d::backdrop{background:#00000073}.latch-f{display:block;border:0;width:100%;background:none;color-scheme:normal}@media (max-width:${MOBILE_BREAKPOINT_PX - 1}px){.latch-d{width:100%;margin:auto 0 0}}`
