@@ -4,9 +4,9 @@
  * - gzip size of the one-line script (sdk.js) and of the ESM entry (latch.js), goal ≤ 6 KB each;
  * - gzip size of the modal's JavaScript fetched before the landing is usable, goal ≤ 90 KB, for
  *   the React DOM build and the Preact one (LATCH_MODAL_RENDERER, modal-app/renderer.ts);
- * - time from `login()` to the landing being visible with the preloaded frame: the later of the
- *   host showing the frame and the modal laying out the landing, median over ≥ 20 page loads,
- *   goal ≤ 50 ms;
+ * - time from `login()` to the landing on screen with the preloaded frame: the latest of the
+ *   host showing the frame, the modal laying out the landing and the frame's first contentful
+ *   paint (which a hidden frame does not have), median over ≥ 20 page loads, goal ≤ 50 ms;
  * - the cold open on a phone's CPU: from navigation of the demo page to the landing's e-mail
  *   field on screen after `login()` (the modal frame's first contentful paint), in a fresh browser context per load with the CPU throttled
  *   4x (host page and modal frame in one renderer, as on Android), median and spread over ≥ 7
@@ -170,6 +170,22 @@ function loginAndWaitShown(hp: HostPage): Promise<{ started: number; shown: numb
   }, HOST_ELEMENT_IDS.frame)
 }
 
+/**
+ * When the modal frame's first contentful paint was presented: the landing on screen (a frame
+ * the host hides gets none, so this is after the show).
+ */
+async function paintedAt(frame: Frame): Promise<number> {
+  const handle = await frame.waitForFunction(
+    () => {
+      const fcp = performance.getEntriesByName('first-contentful-paint')[0]
+      return fcp ? performance.timeOrigin + fcp.startTime : null
+    },
+    null,
+    { timeout: 10_000, polling: 10 },
+  )
+  return (await handle.jsonValue()) as number
+}
+
 async function landingAt(frame: Frame): Promise<number> {
   const handle = await frame.waitForFunction(
     () => (window as unknown as { landingAt: number | null }).landingAt,
@@ -200,7 +216,7 @@ async function measureOnce(h: Harness, recordScripts: boolean) {
     await watchLanding(frame)
     const { started, shown } = await loginAndWaitShown(hp)
     const laidOut = await landingAt(frame)
-    const ms = Math.max(shown, laidOut) - started
+    const ms = Math.max(shown, laidOut, await paintedAt(frame)) - started
     // Only what was fetched by now counts: later lazy chunks are not needed for the landing.
     const bodies = await Promise.all(
       scripts.map(async (r) => ({ url: r.url(), body: await r.body() })),
@@ -957,10 +973,10 @@ export default async function run(args: string[] = []): Promise<void> {
           kb(otherLanding.gzip),
           '≤ 90 KB',
         ],
-        [`login() → landing visible, median of ${runs}`, ms(percentile(times, 50)), '≤ 50 ms'],
-        ['login() → landing visible, p90', ms(percentile(times, 90)), ''],
+        [`login() → landing painted, median of ${runs}`, ms(percentile(times, 50)), '≤ 50 ms'],
+        ['login() → landing painted, p90', ms(percentile(times, 90)), ''],
         [
-          'login() → landing visible, min / max',
+          'login() → landing painted, min / max',
           `${ms(times[0] ?? 0)} / ${ms(times.at(-1) ?? 0)}`,
           '',
         ],
@@ -972,13 +988,13 @@ export default async function run(args: string[] = []): Promise<void> {
           ][i]
           return [
             [
-              `cold open, ${name}, CPU ${CPU_THROTTLE}x: navigation → e-mail field, median of ${coldRuns}`,
+              `cold open, ${name}, CPU ${CPU_THROTTLE}x: navigation → landing painted, median of ${coldRuns}`,
               ms(c.total.median),
               i === 0 ? '≤ 300 ms' : i === 1 ? '≤ 500 ms' : '',
             ],
             [`cold open, ${name}, min–max`, c.total.spread, ''],
             [
-              `cold open, ${name}, in the modal frame (navigation → field), median`,
+              `cold open, ${name}, in the modal frame (navigation → landing painted), median`,
               ms(c.frame.median),
               '',
             ],
