@@ -149,8 +149,10 @@ export function createLatch(options: LatchOptions): LatchClient {
       frame.setOpen(false, first.data.title)
       frame.resize(painted)
       showPainted()
-      // Shown: the connection's setup, whose functions compile at their first call, waits
-      // until the browser has painted the landing (a hidden page gets no frame: 50 ms at most).
+      // Shown: the connection's setup, whose functions compile at their first call, waits for
+      // the browser's next frame, which paints the landing (an animation frame, then a task; a
+      // hidden page gets no frames: 50 ms at most). A client destroyed meanwhile connects to
+      // nothing.
       if (wanted)
         await new Promise((go) => {
           requestAnimationFrame(() => setTimeout(go))
