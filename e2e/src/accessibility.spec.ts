@@ -10,6 +10,7 @@ import {
   enterCode,
   latchCall,
   newEmail,
+  openSection,
   screen,
   submitEmail,
   visit,
@@ -22,7 +23,7 @@ import { useHarness } from './use-harness.ts'
 const h = useHarness()
 
 async function openEmailSection(hp: HostPage): Promise<void> {
-  await hp.modal.getByTestId('section-email-toggle').click()
+  await openSection(hp.modal, 'email')
   await hp.modal.getByTestId('email-input').waitFor({ state: 'visible' })
 }
 

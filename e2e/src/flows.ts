@@ -150,6 +150,48 @@ export function newPhone(): { typed: string; e164: string } {
 /** Another 6-digit code than the given one. */
 export const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0')
 
+/**
+ * Opens a section of the landing (wallet, email, phone) by its toggle and waits until it is
+ * open. If it does not open, the error says what the modal's page held: whether the server
+ * rendered the landing and React took the root over, each toggle's state, and the clicks the
+ * page's inline script held before hydration.
+ */
+export async function openSection(
+  modal: FrameLocator,
+  section: 'wallet' | 'email' | 'phone',
+): Promise<void> {
+  const toggle = modal.getByTestId(`section-${section}-toggle`)
+  await toggle.click()
+  try {
+    await expect.poll(() => toggle.getAttribute('aria-expanded'), { timeout: WAIT_MS }).toBe('true')
+  } catch (e) {
+    const frame = await modal
+      .owner()
+      .elementHandle()
+      .then((h) => h?.contentFrame())
+      .catch(() => null)
+    const state = await frame
+      ?.evaluate(() => ({
+        serverRendered: document.getElementById('root')?.hasAttribute('data-latch-ssr') ?? null,
+        // React DOM marks the element it renders or hydrates into.
+        reactRoot: Object.keys(document.getElementById('root') ?? {}).some((k) =>
+          k.startsWith('__reactContainer$'),
+        ),
+        toggles: [...document.querySelectorAll('[data-testid$="-toggle"]')].map(
+          (t) => `${t.getAttribute('data-testid')}=${t.getAttribute('aria-expanded')}`,
+        ),
+        held: JSON.stringify(
+          (
+            window as unknown as { latchBeforeHydration?: { actions: unknown[] } }
+          ).latchBeforeHydration?.actions.map((a) => ({ ...(a as object), field: undefined })) ??
+            null,
+        ),
+      }))
+      .catch((err: unknown) => String(err))
+    throw new Error(`the ${section} section did not open: ${JSON.stringify(state)}`, { cause: e })
+  }
+}
+
 export async function submitEmail(modal: FrameLocator, email: string): Promise<void> {
   await modal.getByTestId('email-input').fill(email)
   await modal.getByTestId('email-submit').click()

@@ -14,6 +14,7 @@ import {
   enterCode,
   newEmail,
   newPhone,
+  openSection,
   screen,
   submitEmail,
   submitPhone,
@@ -228,7 +229,7 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
   await visit({ page, modal: modalFrame }, 'LANDING')
   const email = newEmail('person')
   // Wallet login is on (the server default), listed first: the e-mail section opens on a click.
-  await modalFrame.getByTestId('section-email-toggle').click()
+  await openSection(modalFrame, 'email')
   await submitEmail(modalFrame, email)
   // No SMTP_URL: the server prints the code to the log.
   const escaped = email.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -387,7 +388,7 @@ test('behavior: npm start serves the demo, a person signs in with the code from 
   const textModal = texting.frameLocator('[data-testid="latch-frame"]')
   await texting.getByTestId('sign-in').click()
   await visit({ page: texting, modal: textModal }, 'LANDING')
-  await textModal.getByTestId('section-phone-toggle').click()
+  await openSection(textModal, 'phone')
   const phone = newPhone()
   await submitPhone(textModal, phone.typed)
   const escapedPhone = phone.e164.replace('+', '\\+')

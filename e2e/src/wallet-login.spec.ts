@@ -14,7 +14,16 @@ import {
   deployedContractWallet,
   deployWalletFactory,
 } from './contract-wallet.ts'
-import { expectOk, latchCall, newEmail, screen, settle, signInByEmail, visit } from './flows.ts'
+import {
+  expectOk,
+  latchCall,
+  newEmail,
+  openSection,
+  screen,
+  settle,
+  signInByEmail,
+  visit,
+} from './flows.ts'
 import type { HostPage } from './harness.ts'
 import {
   type InjectedWallet,
@@ -77,7 +86,7 @@ async function app(): Promise<string> {
 }
 
 async function openWalletSection(hp: HostPage): Promise<void> {
-  await hp.modal.getByTestId('section-wallet-toggle').click()
+  await openSection(hp.modal, 'wallet')
   await hp.modal.getByTestId('wallet-option').first().waitFor({ state: 'visible' })
 }
 

@@ -9,7 +9,7 @@
 import type { ConnectedWallet, LoginResult } from '@latch/shared'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, expect, test } from 'vitest'
-import { expectOk, latchCall, settle, visit } from './flows.ts'
+import { expectOk, latchCall, openSection, settle, visit } from './flows.ts'
 import { waitReady } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 import { useLocalRelay } from './wc-relay.ts'
@@ -46,7 +46,7 @@ test('behavior: same-site — the WalletConnect session survives a reload (the w
 
   const first = latchCall<LoginResult>(hp.page, 'login')
   await visit(hp, 'LANDING')
-  await hp.modal.getByTestId('section-wallet-toggle').click()
+  await openSection(hp.modal, 'wallet')
   await hp.modal.getByTestId('walletconnect-option').click()
   await qr.waitFor({ state: 'visible' })
   await wallet.pair((await qr.getAttribute('data-uri')) ?? '')
@@ -74,7 +74,7 @@ test('behavior: same-site — the WalletConnect session survives a reload (the w
   await waitReady(hp)
   const next = latchCall<LoginResult>(hp.page, 'login')
   await visit(hp, 'LANDING')
-  await hp.modal.getByTestId('section-wallet-toggle').click()
+  await openSection(hp.modal, 'wallet')
   await hp.modal.getByTestId('walletconnect-option').click()
   await qr.waitFor({ state: 'visible' })
   await hp.page.keyboard.press('Escape')

@@ -9,7 +9,15 @@ import type { LoginResult, User } from '@latch/shared'
 import type { BrowserContext } from 'playwright-core'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterEach, describe, expect, test } from 'vitest'
-import { expectOk, latchCall, newEmail, settle, signInByEmail, visit } from './flows.ts'
+import {
+  expectOk,
+  latchCall,
+  newEmail,
+  openSection,
+  settle,
+  signInByEmail,
+  visit,
+} from './flows.ts'
 import type { HostPage } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 import { useLocalRelay } from './wc-relay.ts'
@@ -80,7 +88,7 @@ async function openPage(appId: string, context?: BrowserContext): Promise<WcPage
 
 /** Landing → wallet section → WalletConnect; answers the pairing URI of the QR code. */
 async function chooseWalletConnect(hp: HostPage): Promise<string> {
-  await hp.modal.getByTestId('section-wallet-toggle').click()
+  await openSection(hp.modal, 'wallet')
   await hp.modal.getByTestId('walletconnect-option').click()
   const qr = hp.modal.getByTestId('walletconnect-qr')
   await qr.waitFor({ state: 'visible' })
@@ -167,7 +175,7 @@ describe('WalletConnect', () => {
     const hp = await openPage(id)
     void latchCall<LoginResult>(hp.page, 'login')
     await visit(hp, 'LANDING')
-    await hp.modal.getByTestId('section-wallet-toggle').click()
+    await openSection(hp.modal, 'wallet')
     await expect.poll(() => hp.modal.getByTestId('walletconnect-option').isDisabled()).toBe(true)
     expect(await hp.modal.getByTestId('walletconnect-off').textContent()).toBe(
       'WalletConnect is not configured for this app',
