@@ -8,7 +8,8 @@
  *   host showing the frame, the modal laying out the landing and the frame's first contentful
  *   paint (which a hidden frame does not have), median over ≥ 20 page loads, goal ≤ 50 ms;
  * - the cold open on a phone's CPU: from navigation of the demo page to the landing's e-mail
- *   field on screen after `login()` (the modal frame's first contentful paint), in a fresh browser context per load with the CPU throttled
+ *   field on screen after `login()` (the modal frame's first contentful paint), in a fresh
+ *   browser context per load with the CPU throttled
  *   4x (host page and modal frame in one renderer, as on Android), median and spread over ≥ 7
  *   loads, goal ≤ 300 ms with the landing rendered by the modal server (modal-app/ssr.ts), ≤ 500 ms
  *   rendered by the client; the React DOM build with server rendering on and off and the Preact
@@ -499,7 +500,7 @@ async function saveTrace(cdp: CdpClient, path: string): Promise<void> {
 /**
  * One cold open: a fresh browser context (empty cache, no cookies, no stored session), the CPU
  * throttled, the demo page loaded and `login()` called at once; answers navigation → e-mail
- * field visible (the latest of the host showing the frame, the field being laid out and the
+ * field on screen (the latest of the host showing the frame, the field being laid out and the
  * frame's first contentful paint, which a frame only has once shown: the pixels). Only
  * the probe and its one binding are in the pages while it runs.
  */

@@ -2,6 +2,10 @@
 import { type LoginResult, SUCCESS_CLOSE_DELAY_MS, type User } from '@latch/shared'
 import type { Frame, FrameLocator, Locator, Page } from 'playwright-core'
 import { expect } from 'vitest'
+import {
+  BEFORE_HYDRATION_KEY,
+  SERVER_RENDERED_ATTR,
+} from '../../modal-app/src/ssr/before-hydration.ts'
 import { expectAccessible, modalFrame } from './axe.ts'
 import { type Harness, type HostPage, unique, WAIT_MS, withTimeout } from './harness.ts'
 import './window.ts'
@@ -151,10 +155,27 @@ export function newPhone(): { typed: string; e164: string } {
 export const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0')
 
 /**
+ * Whether the modal frame's root holds the server's landing, and whether React has taken it over
+ * (React DOM marks the elements it hydrated).
+ */
+export function modalRootState(
+  frame: Frame,
+): Promise<{ serverRendered: boolean; hydrated: boolean }> {
+  return frame.evaluate((attr) => {
+    const root = document.getElementById('root')
+    const modal = root?.firstElementChild
+    return {
+      serverRendered: root?.hasAttribute(attr) ?? false,
+      hydrated: modal ? Object.keys(modal).some((k) => k.startsWith('__reactFiber')) : false,
+    }
+  }, SERVER_RENDERED_ATTR)
+}
+
+/**
  * Opens a section of the landing (wallet, email, phone) by its toggle and waits until it is
  * open. If it does not open, the error says what the modal's page held: whether the server
- * rendered the landing and React took the root over, each toggle's state, and the clicks the
- * page's inline script held before hydration.
+ * rendered the landing and React took it over, each toggle's state, and the clicks the page's
+ * inline script held before hydration.
  */
 export async function openSection(
   modal: FrameLocator,
@@ -170,24 +191,24 @@ export async function openSection(
       .elementHandle()
       .then((h) => h?.contentFrame())
       .catch(() => null)
-    const state = await frame
-      ?.evaluate(() => ({
-        serverRendered: document.getElementById('root')?.hasAttribute('data-latch-ssr') ?? null,
-        // React DOM marks the element it renders or hydrates into.
-        reactRoot: Object.keys(document.getElementById('root') ?? {}).some((k) =>
-          k.startsWith('__reactContainer$'),
-        ),
-        toggles: [...document.querySelectorAll('[data-testid$="-toggle"]')].map(
-          (t) => `${t.getAttribute('data-testid')}=${t.getAttribute('aria-expanded')}`,
-        ),
-        held: JSON.stringify(
-          (
-            window as unknown as { latchBeforeHydration?: { actions: unknown[] } }
-          ).latchBeforeHydration?.actions.map((a) => ({ ...(a as object), field: undefined })) ??
-            null,
-        ),
-      }))
-      .catch((err: unknown) => String(err))
+    const state = frame
+      ? await Promise.all([
+          modalRootState(frame),
+          frame.evaluate((key) => {
+            const held = (window as unknown as Record<string, { actions: object[] } | undefined>)[
+              key
+            ]
+            return {
+              toggles: [...document.querySelectorAll('[data-testid$="-toggle"]')].map(
+                (t) => `${t.getAttribute('data-testid')}=${t.getAttribute('aria-expanded')}`,
+              ),
+              held: held ? held.actions.map((a) => ({ ...a, field: undefined })) : null,
+            }
+          }, BEFORE_HYDRATION_KEY),
+        ])
+          .then(([root, page]) => ({ ...root, ...page }))
+          .catch((err: unknown) => String(err))
+      : 'no frame'
     throw new Error(`the ${section} section did not open: ${JSON.stringify(state)}`, { cause: e })
   }
 }

@@ -11,6 +11,7 @@ import { describe, expect, test } from 'vitest'
 import { expectAccessible, expectModalAccessible, modalFrame } from './axe.ts'
 import {
   latchCall,
+  modalRootState,
   newEmail,
   settle,
   signedInByCode,
@@ -56,11 +57,11 @@ async function paintedLanding(hp: HostPage): Promise<void> {
         const root = document.getElementById('root')
         return {
           readyState: document.readyState,
-          serverRendered: root?.hasAttribute('data-latch-ssr') ?? false,
           landingHeight: root?.firstElementChild?.getBoundingClientRect().height ?? null,
           body: document.body?.textContent?.slice(0, 120) ?? null,
         }
       })
+      .then(async (page) => ({ ...(await modalRootState(modal)), ...page }))
       .catch((e: unknown) => String(e))
     throw new Error(
       `the host did not take the painted landing's height; the modal's frame: ${
@@ -69,18 +70,6 @@ async function paintedLanding(hp: HostPage): Promise<void> {
       { cause: error },
     )
   }
-}
-
-/** Whether the frame's root holds the server's landing, and whether React has taken it over. */
-async function rootState(frame: Awaited<ReturnType<typeof modalFrame>>) {
-  return frame.evaluate(() => {
-    const root = document.getElementById('root')
-    const modal = root?.firstElementChild
-    return {
-      serverRendered: root?.hasAttribute('data-latch-ssr') ?? false,
-      hydrated: modal ? Object.keys(modal).some((k) => k.startsWith('__reactFiber')) : false,
-    }
-  })
 }
 
 describe('the server-rendered landing', () => {
@@ -98,7 +87,7 @@ describe('the server-rendered landing', () => {
     // The page told the host its landing is painted: the frame takes the landing's height.
     await paintedLanding(hp)
     const modal = await modalFrame(hp.page)
-    expect(await rootState(modal)).toEqual({ serverRendered: true, hydrated: false })
+    expect(await modalRootState(modal)).toEqual({ serverRendered: true, hydrated: false })
 
     const pending = latchCall<LoginResult>(hp.page, 'login')
     const dialog = hp.page.getByTestId(HOST_ELEMENT_IDS.dialog)
@@ -114,7 +103,7 @@ describe('the server-rendered landing', () => {
     expect(await hp.page.getByRole('dialog', { name: named, exact: true }).count()).toBe(1)
     expect(await hp.page.getByTestId(HOST_ELEMENT_IDS.frame).getAttribute('title')).toBe(named)
     await expectAccessible(hp.page, 'the host page with the painted landing before its JavaScript')
-    expect(await rootState(modal)).toEqual({ serverRendered: true, hydrated: false })
+    expect(await modalRootState(modal)).toEqual({ serverRendered: true, hydrated: false })
 
     const input = hp.modal.getByTestId('email-input')
     await input.click()
@@ -122,13 +111,13 @@ describe('the server-rendered landing', () => {
     await input.press('Enter')
     await input.press('Enter')
     // Nothing left the page: no navigation, no code, React not there yet.
-    expect(await rootState(modal)).toEqual({ serverRendered: true, hydrated: false })
+    expect(await modalRootState(modal)).toEqual({ serverRendered: true, hydrated: false })
     expect(h().smtp.messages.filter((m) => m.to === email)).toEqual([])
 
     release()
     const code = await waitEmailCode(h(), email)
     await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
-    expect((await rootState(modal)).hydrated).toBe(true)
+    expect((await modalRootState(modal)).hydrated).toBe(true)
     // Carried out once: one code mail for the two Enters.
     await hp.page.waitForTimeout(500)
     expect(h().smtp.messages.filter((m) => m.to === email)).toHaveLength(1)
@@ -223,7 +212,7 @@ describe('the server-rendered landing', () => {
     })
     release()
     await hp.page.evaluate(() => window.latch?.ready)
-    expect((await rootState(modal)).serverRendered).toBe(true)
+    expect((await modalRootState(modal)).serverRendered).toBe(true)
     const pending = latchCall<LoginResult>(hp.page, 'login')
     await visit(hp, 'LANDING')
     expect(await hp.modal.getByRole('heading', { name: 'Log in or sign up' }).count()).toBe(1)
@@ -299,7 +288,7 @@ describe('the server-rendered landing', () => {
         dir: document.documentElement.dir,
         submit: document.querySelector('[data-testid="email-submit"]')?.textContent,
       }))
-    expect(await rootState(modal)).toEqual({ serverRendered: true, hydrated: false })
+    expect(await modalRootState(modal)).toEqual({ serverRendered: true, hydrated: false })
     expect(await painted()).toEqual({ lang: 'ar', dir: 'rtl', submit: 'إرسال' })
     await expectModalAccessible(hp.page, 'the Arabic landing before its JavaScript')
     expect(
@@ -313,12 +302,12 @@ describe('the server-rendered landing', () => {
     await input.click()
     await input.pressSequentially(email)
     await input.press('Enter')
-    expect(await rootState(modal)).toEqual({ serverRendered: true, hydrated: false })
+    expect(await modalRootState(modal)).toEqual({ serverRendered: true, hydrated: false })
     releaseTable()
     // Its table loaded, React takes the markup over as it is, and the Enter held sends once.
     const code = await waitEmailCode(h(), email)
     await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
-    expect((await rootState(modal)).hydrated).toBe(true)
+    expect((await modalRootState(modal)).hydrated).toBe(true)
     expect(await modal.evaluate(() => document.documentElement.dir)).toBe('rtl')
     expect(hp.console.some((line) => line.includes('the landing rendered client-side'))).toBe(false)
     await hp.page.waitForTimeout(500)
