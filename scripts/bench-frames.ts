@@ -27,7 +27,10 @@
  * With `--cold-only`, `--plain-page` alternates each build's opens of the demo page with opens
  * of a plain integrator's page (the one-line script and a sign-in button), so the demo page's
  * own share of the open shows apart from Latch's; `--plain-only` opens the plain page alone (more
- * opens of it in the same time, for a change to Latch's own share).
+ * opens of it in the same time, for a change to Latch's own share). `--floor` alternates them
+ * with opens of the floor (cold-open-floor.ts): the plain page and the server-rendered landing
+ * with no script at all, the frame shown from the HTML; what Latch's JavaScript adds is the
+ * difference.
  * `--login-methods a,b,…` gives the cold opens' app other login methods than e-mail alone (the
  * e-mail field must be on the landing's first section, so not `wallet` when wallets come first).
  */
@@ -59,6 +62,7 @@ import {
 import '../e2e/src/window.ts'
 import { type ModalRenderer, modalRenderer } from '../modal-app/renderer.ts'
 import { type CdpClient, launchCdpChromium, waitForEvent } from './cdp-pipe.ts'
+import { FLOOR_MARKER } from './cold-open-floor.ts'
 import type { ColdOpenServers } from './cold-open-servers.ts'
 
 const MIN_RUNS = 20
@@ -311,10 +315,12 @@ function coldOpenProbe(modalOrigin: string, frameTestId: string): string {
       },
     })
     window.addEventListener('load', () => {
-      if (probe.login === null) {
+      if (probe.login !== null) return
+      // The floor's page (cold-open-floor.ts) has no Latch: its frame is shown from the HTML.
+      if (!document.querySelector('meta[name="${FLOOR_MARKER}"]')) {
         probe.error = 'the page loaded without installing window.latch'
-        report()
       }
+      report()
     })
   } else if (location.origin === ${JSON.stringify(modalOrigin)}) {
     // On screen: the frame's first contentful paint, which a frame the host still hides (its
@@ -665,6 +671,8 @@ async function forkServers(
   loginMethods: string,
   /** The modal server renders the landing (modal-app/ssr.ts); off: the client renders it. */
   ssr = true,
+  /** Also serve the floor (cold-open-floor.ts). */
+  floor = false,
 ) {
   const child = fork(fileURLToPath(new URL('./cold-open-servers.ts', import.meta.url)), {
     execArgv: ['--import', 'tsx'],
@@ -674,6 +682,7 @@ async function forkServers(
       LATCH_BENCH_SDK_DIR: dirs.sdk,
       LATCH_BENCH_LOGIN_METHODS: loginMethods,
       LATCH_BENCH_SSR: ssr ? 'on' : 'off',
+      LATCH_BENCH_FLOOR: floor ? 'on' : 'off',
     },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
@@ -835,7 +844,8 @@ async function runColdOnly(args: string[], coldRuns: number, methods: string): P
   const running: Awaited<ReturnType<typeof forkServers>>[] = []
   try {
     // One after the other: each makes its data folder from the same template.
-    for (const build of builds) running.push(await forkServers(build.dirs, methods))
+    const floor = args.includes('--floor')
+    for (const build of builds) running.push(await forkServers(build.dirs, methods, true, floor))
     // `--plain-page`: each build's opens of the demo page alternate with opens of an
     // integrator's plain page (host-server.ts's /plain: the one-line script, a sign-in button),
     // which tells the demo page's own share of the open from Latch's.
@@ -844,14 +854,18 @@ async function runColdOnly(args: string[], coldRuns: number, methods: string): P
       : args.includes('--plain-page')
         ? ['', '/plain']
         : ['']
-    const targets = running.flatMap((r) =>
-      pages.map((page) => ({ ...r.servers, hostUrl: `${r.servers.hostUrl}${page}` })),
-    )
-    const labels = builds.flatMap((b) =>
-      pages.map((page) =>
-        pages.length > 1 || page ? `${b.label}, ${page ? 'plain' : 'demo'} page` : b.label,
+    // `--floor`: and opens of each build's floor (cold-open-floor.ts: the plain page and the
+    // rendered landing with no script at all), which tells what Latch's scripts add.
+    const targets = running.flatMap((r) => [
+      ...pages.map((page) => ({ ...r.servers, hostUrl: `${r.servers.hostUrl}${page}` })),
+      ...(r.servers.floor ? [r.servers.floor] : []),
+    ])
+    const labels = builds.flatMap((b) => [
+      ...pages.map((page) =>
+        pages.length > 1 || page || floor ? `${b.label}, ${page ? 'plain' : 'demo'} page` : b.label,
       ),
-    )
+      ...(floor ? [`${b.label}, the floor (plain page, rendered landing, no scripts)`] : []),
+    ])
     const before = load()
     const cold = await coldOpens(targets, coldRuns, { trace, profile })
     if (trace) console.log(`  a Chromium trace of each cold open in ${trace} (<name>.json)`)

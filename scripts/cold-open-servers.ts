@@ -10,7 +10,8 @@
  *   LATCH_BENCH_LOGIN_METHODS  the app's login methods, comma-separated; a social provider gets
  *                          a client id, so that its button shows on the landing
  *   LATCH_BENCH_SSR        `off`: the modal server does not render the landing (modal-app/ssr.ts)
- * Answers its parent with `{ hostUrl, modalUrl }` once listening; stops when the parent
+ *   LATCH_BENCH_FLOOR      `on`: also serves the floor (cold-open-floor.ts)
+ * Answers its parent with `{ hostUrl, modalUrl, floor? }` once listening; stops when the parent
  * disconnects (it ended, or crashed).
  */
 import { randomBytes } from 'node:crypto'
@@ -24,10 +25,13 @@ import {
 import { freePort } from '../e2e/src/harness.ts'
 import { startHostServer } from '../e2e/src/host-server.ts'
 import { startModalServer } from '../modal-app/server.ts'
+import { type FloorUrls, startFloor } from './cold-open-floor.ts'
 
 export interface ColdOpenServers {
   hostUrl: string
   modalUrl: string
+  /** The floor's two pages, with LATCH_BENCH_FLOOR=on. */
+  floor?: FloorUrls
 }
 
 function required(name: string): string {
@@ -101,6 +105,11 @@ async function main(): Promise<void> {
   })
   appId = app.id
   const ready: ColdOpenServers = { hostUrl: host.url, modalUrl }
+  if (process.env.LATCH_BENCH_FLOOR === 'on') {
+    const floor = await startFloor(host.url, modalUrl, app.id)
+    stops.push(async () => floor.close())
+    ready.floor = floor.floor
+  }
   send(ready)
 }
 
