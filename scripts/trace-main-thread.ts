@@ -8,16 +8,7 @@
  * but not listed.
  */
 import { readFileSync } from 'node:fs'
-
-interface TraceEvent {
-  name: string
-  ph: string
-  ts: number
-  dur?: number
-  pid: number
-  tid: number
-  args?: { name?: string; data?: Record<string, unknown> }
-}
+import { mainThread, type Node, type TraceEvent, tree, urlOf } from './trace-read.ts'
 
 const NAMED = new Set([
   'ParseHTML',
@@ -72,37 +63,7 @@ const minMs = Number(option(args, '--min') ?? 1)
 const parsed = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents?: TraceEvent[] }
 const events = parsed.traceEvents ?? []
 
-const mainThreads = events
-  .filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')
-  .map((e) => `${e.pid}:${e.tid}`)
-// The page's renderer: the main thread that parsed http(s) documents (a trace holds every
-// process of the browser).
-const count = new Map<string, number>()
-for (const e of events) {
-  const key = `${e.pid}:${e.tid}`
-  const url = (e.args as { beginData?: { url?: string } } | undefined)?.beginData?.url ?? ''
-  if (mainThreads.includes(key) && e.name === 'ParseHTML' && /^https?:/.test(url)) {
-    count.set(key, (count.get(key) ?? 0) + 1)
-  }
-}
-const busiest = [...count.entries()].sort((a, b) => b[1] - a[1])[0]?.[0]
-if (!busiest) throw new Error('no renderer main thread in the trace')
-const onThread = events
-  .filter((e) => `${e.pid}:${e.tid}` === busiest && e.ph === 'X' && e.dur !== undefined)
-  .sort((a, b) => a.ts - b.ts)
-
-const urlOf = (e: TraceEvent): string => {
-  const a = (e.args ?? {}) as Record<string, Record<string, unknown> | undefined>
-  const d = a.data ?? a.beginData ?? {}
-  const raw = d.url ?? d.documentLoaderURL ?? d.stackTrace?.toString() ?? ''
-  const s = String(raw)
-  try {
-    const u = new URL(s)
-    return `${u.port ? `:${u.port}` : ''}${u.pathname.replace(/-[\w-]{8}\./, '.')}`
-  } catch {
-    return s.length > 30 ? `${s.slice(0, 30)}…` : s
-  }
-}
+const { busiest, onThread } = mainThread(events)
 
 const navigations = events.filter(
   (e) =>
@@ -112,35 +73,6 @@ const navigations = events.filter(
 )
 const origin = navigations[0]?.ts ?? onThread[0]?.ts ?? 0
 const ms = (us: number) => us / 1000
-
-interface Node {
-  event: TraceEvent
-  children: Node[]
-}
-
-/** The thread's complete events as a tree, by nesting of their time spans. */
-function tree(list: TraceEvent[]): Node[] {
-  const roots: Node[] = []
-  const stack: Node[] = []
-  for (const event of list) {
-    const end = event.ts + (event.dur ?? 0)
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1] as Node
-      if (
-        event.ts < top.event.ts + (top.event.dur ?? 0) &&
-        end <= top.event.ts + (top.event.dur ?? 0)
-      )
-        break
-      stack.pop()
-    }
-    const node: Node = { event, children: [] }
-    const parent = stack[stack.length - 1]
-    if (parent) parent.children.push(node)
-    else roots.push(node)
-    stack.push(node)
-  }
-  return roots
-}
 
 /** The named events under a node, outermost first, down to `depth` named levels. */
 function named(node: Node, depth: number, out: { event: TraceEvent; depth: number }[], level = 0) {
