@@ -7,8 +7,7 @@
  * Then the totals by kind of work. Tasks shorter than `--min` (1 ms by default) are summed up
  * but not listed.
  */
-import { readFileSync } from 'node:fs'
-import { mainThread, type Node, type TraceEvent, tree, urlOf } from './trace-read.ts'
+import { mainThread, type Node, readTrace, type TraceEvent, tree, urlOf } from './trace-read.ts'
 
 const NAMED = new Set([
   'ParseHTML',
@@ -60,8 +59,7 @@ if (!file || file.startsWith('--')) usage()
 const fromUrl = option(args, '--from-url')
 const minMs = Number(option(args, '--min') ?? 1)
 
-const parsed = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents?: TraceEvent[] }
-const events = parsed.traceEvents ?? []
+const events = readTrace(file)
 
 const { busiest, onThread } = mainThread(events)
 

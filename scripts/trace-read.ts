@@ -5,6 +5,8 @@
  * by kind of task).
  */
 
+import { readFileSync } from 'node:fs'
+
 export interface TraceEvent {
   name: string
   ph: string
@@ -14,6 +16,22 @@ export interface TraceEvent {
   tid: number
   args?: { name?: string; data?: Record<string, unknown> }
 }
+
+/** A trace file's events. */
+export function readTrace(file: string): TraceEvent[] {
+  const parsed = JSON.parse(readFileSync(file, 'utf8')) as { traceEvents?: TraceEvent[] }
+  if (!parsed.traceEvents) throw new Error(`${file}: no trace events`)
+  return parsed.traceEvents
+}
+
+/** An event's own data: `data`, or `beginData` for events that span a task. */
+const eventData = (e: TraceEvent): Record<string, unknown> => {
+  const a = (e.args ?? {}) as Record<string, Record<string, unknown> | undefined>
+  return a.data ?? a.beginData ?? {}
+}
+
+/** The URL an event names, as recorded; '' when it names none. */
+export const eventUrl = (e: TraceEvent): string => String(eventData(e).url ?? '')
 
 /**
  * The page's renderer main thread: the one that parsed the most http(s) documents (a trace holds
@@ -26,8 +44,7 @@ export function mainThread(events: TraceEvent[]): { busiest: string; onThread: T
   const count = new Map<string, number>()
   for (const e of events) {
     const key = `${e.pid}:${e.tid}`
-    const url = (e.args as { beginData?: { url?: string } } | undefined)?.beginData?.url ?? ''
-    if (mainThreads.includes(key) && e.name === 'ParseHTML' && /^https?:/.test(url)) {
+    if (mainThreads.includes(key) && e.name === 'ParseHTML' && /^https?:/.test(eventUrl(e))) {
       count.set(key, (count.get(key) ?? 0) + 1)
     }
   }
@@ -41,8 +58,7 @@ export function mainThread(events: TraceEvent[]): { busiest: string; onThread: T
 
 /** An event's URL as port and path (a build's hash taken out of file names). */
 export const urlOf = (e: TraceEvent): string => {
-  const a = (e.args ?? {}) as Record<string, Record<string, unknown> | undefined>
-  const d = a.data ?? a.beginData ?? {}
+  const d = eventData(e)
   const raw = d.url ?? d.documentLoaderURL ?? d.stackTrace?.toString() ?? ''
   const s = String(raw)
   try {

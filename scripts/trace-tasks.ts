@@ -6,8 +6,7 @@
  * the first kind of work found in it (the order of `KINDS`), up to the paint; prints each kind's
  * median over the opens, and how much of the time to the paint the thread was busy.
  */
-import { readFileSync } from 'node:fs'
-import { mainThread, type Node, type TraceEvent, tree } from './trace-read.ts'
+import { eventUrl, mainThread, type Node, readTrace, type TraceEvent, tree } from './trace-read.ts'
 
 /** Where an event's URL points: `sdk.js`, the modal's built scripts, the host page, the frame. */
 type Place = 'sdk' | 'assets' | 'host' | 'frame' | 'other'
@@ -39,11 +38,6 @@ const KINDS: { kind: string; names: string[]; place?: (p: Place) => boolean }[] 
 ]
 const OTHER = 'other tasks'
 
-const urlText = (e: TraceEvent): string => {
-  const a = (e.args ?? {}) as Record<string, Record<string, unknown> | undefined>
-  return String((a.data ?? a.beginData)?.url ?? '')
-}
-
 function flatten(node: Node, out: TraceEvent[] = []): TraceEvent[] {
   for (const child of node.children) {
     out.push(child.event)
@@ -60,19 +54,17 @@ interface OpenTasks {
 }
 
 function readOpen(file: string): OpenTasks {
-  const events = (JSON.parse(readFileSync(file, 'utf8')) as { traceEvents?: TraceEvent[] })
-    .traceEvents
-  if (!events) throw new Error(`${file}: no trace events`)
+  const events = readTrace(file)
   const { onThread } = mainThread(events)
   const paints = events.filter((e) => e.name === 'firstContentfulPaint').map((e) => e.ts)
   const end = Math.max(...paints)
   // The host page parses first: its origin tells the host page from the frame.
-  const firstParse = onThread.find((e) => e.name === 'ParseHTML' && /^https?:/.test(urlText(e)))
+  const firstParse = onThread.find((e) => e.name === 'ParseHTML' && /^https?:/.test(eventUrl(e)))
   if (!firstParse || !Number.isFinite(end)) throw new Error(`${file}: no page or no paint`)
-  const hostOrigin = new URL(urlText(firstParse)).origin
+  const hostOrigin = new URL(eventUrl(firstParse)).origin
   const start = onThread.find((e) => e.name === 'CommitLoad')?.ts ?? firstParse.ts
   const place = (e: TraceEvent): Place => {
-    const url = urlText(e)
+    const url = eventUrl(e)
     if (/\/sdk\.js(\?|$)/.test(url)) return 'sdk'
     if (url.includes('/assets/')) return 'assets'
     if (!/^https?:/.test(url)) return 'other'
