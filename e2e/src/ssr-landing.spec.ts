@@ -172,6 +172,8 @@ describe('the server-rendered landing', () => {
           release = await holdModalScript(context)
         },
       })
+      // The host took the painted landing's height (else the error says what the frame holds).
+      await paintedLanding(hp)
       const modal = await modalFrame(hp.page)
       const pending = latchCall<LoginResult>(hp.page, 'login')
       await hp.modal.getByTestId('screen-LANDING').waitFor({ state: 'visible' })
