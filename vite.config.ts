@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { configDefaults, defineConfig } from 'vitest/config'
+import { SpreadWaitingSequencer } from './scripts/test-order.ts'
 
 /**
  * The host SDK's sources for the workspaces that bundle it (react, wagmi): its package.json
@@ -78,6 +79,9 @@ export default defineConfig({
     // picks, on the worker's Chromium (a context per test), and the frontend build and the run's
     // databases are made once per run, before the workers (e2e/src/global-setup.ts).
     maxWorkers: availableParallelism(),
+    // Vitest's order, with the files that mostly wait spread apart, each beside files that
+    // compute (scripts/test-order.ts).
+    sequence: { sequencer: SpreadWaitingSequencer },
     // The Node projects that start servers share each worker's modules across their test files
     // (a file still gets its own servers, databases and browser contexts, and stops them in its
     // afterAll): the server, Playwright and the build tools are imported once per worker instead
@@ -85,6 +89,8 @@ export default defineConfig({
     // that mock modules or test an import (see modal-app's projects); `shared`, whose tests
     // check what a module graph loads, and `react` (one DOM file, which mocks) stay isolated.
     projects: [
+      // The test tooling's own checks (the files' order).
+      { test: { name: 'scripts', root: 'scripts', environment: 'node' } },
       {
         // A bound, not a speed goal: property tests and Intl's first use take seconds on a busy
         // machine.
