@@ -1,6 +1,7 @@
 /**
- * expectAccessible (axe.ts) runs axe once per distinct document in a spec file: a document
- * identical to one that passed is not checked again, and any change in it is.
+ * expectAccessible (axe.ts) runs axe once per distinct document in a worker: a document of the
+ * same snapshot as one that passed (the same markup, with other words or other id spellings)
+ * is not checked again; any other change is.
  */
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -54,4 +55,39 @@ test('behavior: another viewport is another document for axe', async () => {
   await narrow.setViewportSize({ width: 320, height: 640 })
   await expectAccessible(narrow, 'the page at 320 px')
   expect(await axeRan(narrow)).toBe(true)
+})
+
+/** A labelled field and a button: `words` for the texts, `ids` for the field's id. */
+const form = (words: { label: string; button: string }, ids: { field: string; label: string }) =>
+  `<!doctype html><html lang="en"><head><title>Sign in</title></head><body><main><h1>Sign in</h1>
+<label for="${ids.label}">${words.label}</label><input id="${ids.field}" type="email">
+<button type="button">${words.button}</button></main></body></html>`
+
+test('behavior: the same screen with other words or other id spellings is not checked again; an emptied name or a broken label reference is, and fails', async () => {
+  const first = await pageWith(
+    form({ label: 'visitor-1@example.com', button: 'Continue' }, { field: 'r0', label: 'r0' }),
+  )
+  await expectAccessible(first, 'the form')
+  expect(await axeRan(first)).toBe(true)
+
+  // Another visitor's address and another spelling of the same ids: the same document for axe.
+  const other = await pageWith(
+    form({ label: 'visitor-73@example.org', button: 'Proceed' }, { field: 'R3b', label: 'R3b' }),
+  )
+  await expectAccessible(other, 'the form for another visitor')
+  expect(await axeRan(other)).toBe(false)
+
+  // The button without a name, and the label naming no field: both checked, both refused.
+  const unnamed = await pageWith(
+    form({ label: 'visitor-1@example.com', button: '' }, { field: 'r0', label: 'r0' }),
+  )
+  await expect(expectAccessible(unnamed, 'the form, its button unnamed')).rejects.toThrow(
+    /button-name/,
+  )
+  const unlabelled = await pageWith(
+    form({ label: 'visitor-1@example.com', button: 'Continue' }, { field: 'r0', label: 'r1' }),
+  )
+  await expect(expectAccessible(unlabelled, 'the form, its label elsewhere')).rejects.toThrow(
+    /label/,
+  )
 })

@@ -85,26 +85,83 @@ export async function modalFrame(page: Page): Promise<Frame> {
 
 /**
  * What axe's verdict on a document depends on: its markup (the theme's tokens are in the root's
- * style attribute, the build's stylesheets in its links), the viewport and the emulated media.
+ * style attribute, the build's stylesheets in its links and style elements), the viewport and
+ * the emulated media. Left out:
+ * - what no WCAG A or AA rule of axe reads: scripts, module preloads, metadata other than the
+ *   viewport's and a refresh, a frame's address;
+ * - the words: in text and in the attributes that name or label an element, each run of letters
+ *   and digits becomes `a` (spaces and punctuation kept). The rules judge whether an element
+ *   has a name or text, its colours and size, never which words it says; most screens show the
+ *   app's name, a visitor's own address or a count, so each app's and visitor's screen was a
+ *   new document;
+ * - the ids' spelling (React's differ between a rendered and a hydrated page): each id is
+ *   renamed by its order in the document, and every reference to it with it, so which element
+ *   labels or describes which, and a duplicate id, are kept.
  */
 function snapshot(target: Page | Frame): Promise<string> {
-  return target.evaluate(() =>
-    [
-      document.documentElement.outerHTML,
+  return target.evaluate(() => {
+    const shape = (text: string) => text.replace(/[\p{L}\p{N}]+/gu, 'a')
+    const copy = document.documentElement.cloneNode(true) as HTMLElement
+    const unread = 'script, link[rel="modulepreload"], meta:not([name="viewport"], [http-equiv])'
+    for (const element of copy.querySelectorAll(unread)) element.remove()
+    for (const frame of copy.querySelectorAll('iframe[src]')) frame.setAttribute('src', '')
+    const worded = ['aria-label', 'aria-valuetext', 'title', 'alt', 'placeholder', 'value']
+    const referring = [
+      'for',
+      'aria-labelledby',
+      'aria-describedby',
+      'aria-controls',
+      'aria-owns',
+      'aria-activedescendant',
+      'aria-errormessage',
+      'aria-details',
+      'headers',
+      'list',
+      'form',
+    ]
+    const ids = new Map<string, string>()
+    for (const element of copy.querySelectorAll('[id]')) {
+      const id = element.id
+      if (!ids.has(id)) ids.set(id, `id${ids.size}`)
+      element.id = ids.get(id) ?? id
+    }
+    const rename = (value: string) =>
+      value
+        .split(/\s+/)
+        .map((token) => ids.get(token) ?? token)
+        .join(' ')
+    for (const element of copy.querySelectorAll('*')) {
+      for (const name of worded) {
+        const value = element.getAttribute(name)
+        if (value !== null) element.setAttribute(name, shape(value))
+      }
+      for (const name of referring) {
+        const value = element.getAttribute(name)
+        if (value !== null) element.setAttribute(name, rename(value))
+      }
+      const href = element.getAttribute('href')
+      if (href?.startsWith('#')) element.setAttribute('href', `#${rename(href.slice(1))}`)
+    }
+    const texts = document.createTreeWalker(copy, NodeFilter.SHOW_TEXT)
+    for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+      if (node.parentElement?.tagName !== 'STYLE') (node as Text).data = shape((node as Text).data)
+    }
+    return [
+      copy.outerHTML,
       innerWidth,
       innerHeight,
       devicePixelRatio,
       matchMedia('(prefers-color-scheme: dark)').matches,
       matchMedia('(prefers-reduced-motion: reduce)').matches,
-    ].join('\n'),
-  )
+    ].join('\n')
+  })
 }
 
 /**
- * Documents axe passed in this spec file (a worker runs one file), by their snapshot. The same
- * screen in the same state recurs in most specs (the landing before every sign-in); axe's
- * verdict on an identical document is the same, so it runs once per distinct one. Injecting axe
- * into a new document and running it took 165-460 ms on the landing.
+ * Documents axe passed in this worker (its spec files share this module), by their snapshot.
+ * The same screen in the same state recurs in most specs (the landing before every sign-in);
+ * axe's verdict on documents of the same snapshot is the same, so it runs once per distinct
+ * one. Injecting axe into a new document and running it took 165-460 ms on the landing.
  */
 const passed = new Set<string>()
 
