@@ -4,10 +4,10 @@
  * Vitest runs the projects one after the other and, within a project, the files longest first
  * (by the last run's times, or by size on a clean clone). A few files spend most of their time
  * waiting rather than computing: the engine lanes drive browsers over WebDriver and wait out
- * the modal's pauses (they have no page clock), others wait for processes, popups and fixed
- * delays. Two of them side by side leave both cores idle; beside a file that computes, their
- * waits cost the run nothing. So each project's waiting files (WAITING_FILES) are spread evenly
- * through that project's order, one at a time, the first at its start.
+ * the modal's pauses (they have no page clock), others wait for popups, fixed delays and the
+ * pauses a spec checks. Two of them side by side leave both cores idle; beside a file that
+ * computes, the other file gets the core they leave. So each project's waiting files
+ * (WAITING_FILES) are spread evenly through that project's order, the first at its start.
  *
  * Projects are kept together: a worker that takes a file of another project is started anew,
  * and the worker's shared modules and browser (isolate: false) are lost with it.
@@ -16,8 +16,10 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
  * The files, relative to the repository, whose time is mostly spent waiting: a file's CPU
- * seconds (its worker and every process it starts) under half its wall time on a quiet machine
- * (docs/performance.md, "The test files that wait").
+ * seconds (its worker and every process it starts) about half its wall time or less
+ * (`LATCH_FILE_CPU`, scripts/file-cpu.ts; docs/performance.md, "The test files that wait").
+ * Longest first: they take their places in this order, so the longest starts first and the
+ * next one a stretch of other files later (a clean clone has no times to sort them by).
  */
 export const WAITING_FILES: readonly string[] = [
   'e2e/src/engines/webkit.spec.ts',
@@ -62,11 +64,11 @@ export class SpreadWaitingSequencer extends BaseSequencer {
       let end = start
       while (end < sorted.length && sorted[end]?.project === project) end++
       const group = sorted.slice(start, end)
-      const waits = (spec: TestSpecification) => WAITING_FILES.includes(relative(spec))
+      const rank = (spec: TestSpecification) => WAITING_FILES.indexOf(relative(spec))
       out.push(
         ...spread(
-          group.filter((spec) => !waits(spec)),
-          group.filter(waits),
+          group.filter((spec) => rank(spec) < 0),
+          group.filter((spec) => rank(spec) >= 0).sort((a, b) => rank(a) - rank(b)),
         ),
       )
       start = end
