@@ -32,6 +32,14 @@ const HOST_SDK_NODE = [
   'src/bridge/browser.test.ts',
 ]
 
+/**
+ * With LATCH_FILE_CPU=<file>, the projects that run in child processes write each test file's
+ * CPU and wall seconds there (scripts/file-cpu.ts).
+ */
+const FILE_CPU = process.env.LATCH_FILE_CPU
+  ? [fileURLToPath(new URL('scripts/file-cpu.ts', import.meta.url))]
+  : []
+
 /** What the modal's three test projects share (see them below). */
 const MODAL_APP_TEST = {
   root: 'modal-app',
@@ -104,6 +112,7 @@ export default defineConfig({
       {
         test: {
           name: 'server',
+          setupFiles: FILE_CPU,
           root: 'server',
           environment: 'node',
           isolate: false,
@@ -118,6 +127,7 @@ export default defineConfig({
         // times that on a loaded one; a bound, not a speed goal (benchmarks hold those).
         test: {
           name: 'wallet-frame',
+          setupFiles: FILE_CPU,
           root: 'wallet-frame',
           environment: 'node',
           isolate: false,
@@ -156,6 +166,7 @@ export default defineConfig({
       {
         test: {
           name: 'host-sdk-node',
+          setupFiles: FILE_CPU,
           root: 'host-sdk',
           environment: 'node',
           isolate: false,
@@ -165,6 +176,7 @@ export default defineConfig({
       {
         test: {
           name: 'server-sdk',
+          setupFiles: FILE_CPU,
           root: 'server-sdk',
           environment: 'node',
           isolate: false,
@@ -237,6 +249,7 @@ export default defineConfig({
         test: {
           ...MODAL_APP_TEST,
           name: 'modal-app-node',
+          setupFiles: [...MODAL_APP_TEST.setupFiles, ...FILE_CPU],
           environment: 'node',
           isolate: false,
           include: MODAL_APP_NODE,
@@ -245,6 +258,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          setupFiles: FILE_CPU,
           root: 'e2e',
           environment: 'node',
           isolate: false,
