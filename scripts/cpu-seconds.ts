@@ -11,57 +11,36 @@
  * process of the command's tree (children, and whatever joined its session) at its last sample.
  */
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { readProcesses } from './proc-stat.ts'
 
 const [command, ...args] = process.argv.slice(2)
 if (!command) {
   console.error('usage: npx tsx scripts/cpu-seconds.ts <command> [args...]')
   process.exit(2)
 }
-/** Clock ticks per second of /proc's times (USER_HZ, 100 on Linux). */
-const TICKS = 100
 const SAMPLE_MS = 200
 
 const child = spawn(command, args, { stdio: 'inherit', detached: true })
 const root = child.pid
 if (root === undefined) throw new Error(`could not start ${command}`)
-const tree = new Set([String(root)])
+const tree = new Set([root])
 /** Per process (pid and start time, as pids are reused): its name and its CPU seconds so far. */
 const seen = new Map<string, { name: string; cpu: number }>()
 const started = Date.now()
 
 function sample(): void {
-  const rows: { pid: string; fields: string[]; name: string }[] = []
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    } catch {
-      continue
-    }
-    const close = stat.lastIndexOf(')')
-    rows.push({
-      pid,
-      // Fields after the name: state, ppid, pgrp, session, ... utime (12th), stime (13th).
-      fields: stat.slice(close + 2).split(' '),
-      name: stat.slice(stat.indexOf('(') + 1, close),
-    })
-  }
+  const rows = readProcesses()
   for (let grew = true; grew; ) {
     grew = false
-    for (const { pid, fields } of rows) {
-      const [, ppid = '', , session = ''] = fields
-      if (!tree.has(pid) && (tree.has(ppid) || Number(session) === root)) {
+    for (const { pid, parent, session } of rows) {
+      if (!tree.has(pid) && (tree.has(parent) || session === root)) {
         tree.add(pid)
         grew = true
       }
     }
   }
-  for (const { pid, fields, name } of rows) {
+  for (const { pid, key, name, cpu } of rows) {
     if (!tree.has(pid)) continue
-    const cpu = (Number(fields[11]) + Number(fields[12])) / TICKS
-    const key = `${pid}:${fields[19]}`
     const known = seen.get(key)
     if (!known || known.cpu < cpu) seen.set(key, { name, cpu })
   }

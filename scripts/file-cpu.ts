@@ -12,12 +12,11 @@
  * outside the worker's process tree is not counted: the run's PostgreSQL (its backends serve
  * the server tests on PostgreSQL) and Vitest's own process. Linux only.
  */
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs'
+import { appendFileSync } from 'node:fs'
 import { afterAll, beforeAll, expect } from 'vitest'
+import { readProcesses } from './proc-stat.ts'
 
 const OUTPUT = process.env.LATCH_FILE_CPU
-/** Clock ticks per second of /proc's times (USER_HZ, 100 on Linux). */
-const TICKS = 100
 
 /**
  * Per process of the worker's tree (pid and start time, as pids are reused): its CPU seconds
@@ -29,30 +28,14 @@ state.latchFileCpu ??= { seen: new Map() }
 const seen = state.latchFileCpu.seen
 
 function sample(): void {
+  const rows = readProcesses()
   const children = new Map<number, number[]>()
-  const cpu = new Map<number, { key: string; seconds: number }>()
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    let stat: string
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-    } catch {
-      continue
-    }
-    // Fields after the name: state, ppid, ... utime (12th), stime (13th), ... starttime (20th).
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    const pid = Number(entry)
-    const parent = Number(fields[1])
-    cpu.set(pid, {
-      key: `${pid}:${fields[19]}`,
-      seconds: (Number(fields[11]) + Number(fields[12])) / TICKS,
-    })
-    children.set(parent, [...(children.get(parent) ?? []), pid])
-  }
+  for (const { pid, parent } of rows) children.set(parent, [...(children.get(parent) ?? []), pid])
+  const byPid = new Map(rows.map((row) => [row.pid, row]))
   for (const pending = [process.pid]; pending.length > 0; ) {
     const pid = pending.pop() as number
-    const own = cpu.get(pid)
-    if (own) seen.set(own.key, Math.max(seen.get(own.key) ?? 0, own.seconds))
+    const own = byPid.get(pid)
+    if (own) seen.set(own.key, Math.max(seen.get(own.key) ?? 0, own.cpu))
     pending.push(...(children.get(pid) ?? []))
   }
 }
