@@ -6,6 +6,7 @@
  *   sign    signMessage(): to the sign screen, and Sign and continue to the signature
  *   export  key export page and provider chunk sizes; the export page showing the key
  *   batch   a batch the app pays for: the visitor's click in the frame → the sponsor's transaction
+ *   pglite-load  an in-memory PGlite started from the migrated dump, as is and checkpointed
  */
 import { existsSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'

@@ -102,6 +102,16 @@ async function folderFrom(data: Blob | undefined, dataDir: string): Promise<stri
   return dataDir
 }
 
+/**
+ * The cluster's data folder after a checkpoint. PGlite's dump copies the files as they are:
+ * without one, every database loaded from it would first replay, as crash recovery, the
+ * write-ahead log of everything done since the last checkpoint (the migrations).
+ */
+async function checkpointedDump(client: PGlite): Promise<Blob> {
+  await client.exec('CHECKPOINT')
+  return client.dumpDataDir('none')
+}
+
 /** The blank cluster and the migrated one, dumped side by side into one folder. */
 async function pgliteTemplate(): Promise<{ file: string; blank: string; remove(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'latch-pglite-template-'))
@@ -116,9 +126,9 @@ async function pgliteTemplate(): Promise<{ file: string; blank: string; remove()
   try {
     // A dump asked for before the cluster is up never answers.
     await client.waitReady
-    const blank = await write('blank.tar', await client.dumpDataDir('none'))
+    const blank = await write('blank.tar', await checkpointedDump(client))
     await migrate(db)
-    const file = await write('data.tar', await client.dumpDataDir('none'))
+    const file = await write('data.tar', await checkpointedDump(client))
     return { file, blank, remove }
   } catch (error) {
     remove()
