@@ -80,13 +80,16 @@ const MODAL_APP_NODE = [
 /** One configuration: a Vitest project per workspace (the modal's in three). */
 export default defineConfig({
   test: {
-    // One worker per core (Vitest's default leaves one core to itself: on CI's 2 cores that is
-    // one file at a time). Three workers on two cores saved little on a busy machine and load
-    // it further (docs/performance.md, "The test suite with one core kept busy"). The e2e specs
-    // share the workers with the unit files: each starts its own servers and chain on ports it
-    // picks, on the worker's Chromium (a context per test), and the frontend build and the run's
-    // databases are made once per run, before the workers (e2e/src/global-setup.ts).
-    maxWorkers: availableParallelism(),
+    // One worker more than the cores (Vitest's default leaves one core to itself: on CI's 2
+    // cores that is one file at a time). A fifth of two workers' run left the cores idle while
+    // both waited (a browser's pause, a chain, a child process), and where other work keeps a
+    // core busy the cores are shared out among what is runnable, so a third worker takes more
+    // of them back (docs/performance.md, "The test suite with one core kept busy").
+    // The e2e specs share the workers with the unit files: each starts its own servers and
+    // chain on ports it picks, on the worker's Chromium (a context per test), and the frontend
+    // build and the run's databases are made once per run, before the workers
+    // (e2e/src/global-setup.ts).
+    maxWorkers: availableParallelism() + 1,
     // Vitest's order, with the files that mostly wait spread apart, each beside files that
     // compute (scripts/test-order.ts).
     sequence: { sequencer: SpreadWaitingSequencer },

@@ -1,5 +1,5 @@
 /**
- * The order in which the run's two workers take the test files (vite.config.ts, `sequence`).
+ * The order in which the run's workers take the test files (vite.config.ts, `sequence`).
  *
  * Vitest runs the projects one after the other and, within a project, the files longest first
  * (by the last run's times, or by size on a clean clone). A few files spend most of their time
