@@ -159,7 +159,7 @@ export default defineConfig({
           root: 'host-sdk',
           environment: 'jsdom',
           isolate: false,
-          // Worker threads: with one worker per core for the run, a thread's start and its
+          // Worker threads: with a few workers for the run, a thread's start and its
           // messages cost less than a child process's (docs/performance.md).
           pool: 'threads',
           setupFiles: ['src/test/setup.ts'],
@@ -242,7 +242,7 @@ export default defineConfig({
           name: 'modal-app-dom',
           environment: 'jsdom',
           isolate: false,
-          // Worker threads: with one worker per core for the run, a thread's start and its
+          // Worker threads: with a few workers for the run, a thread's start and its
           // messages cost less than a child process's (docs/performance.md).
           pool: 'threads',
           exclude: [...MODAL_APP_ISOLATED, ...MODAL_APP_NODE, ...configDefaults.exclude],
