@@ -27,15 +27,10 @@ import { deployDelegate } from '../server/src/sponsor/deploy.ts'
 import { createSponsor, updatePolicy } from '../server/src/sponsor/store.ts'
 import { ANVIL_ACCOUNTS, startAnvil } from '../server/src/testing/anvil.ts'
 import { startWalletHarness } from '../wallet-frame/src/test/harness.ts'
+import { median } from './median.ts'
 
 const MIN_RUNS = 20
 const GOAL_MS = 300
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
-}
 
 export default async function run(args: string[]): Promise<void> {
   const at = args.indexOf('--runs')

@@ -15,15 +15,10 @@ import { gzipSync } from 'node:zlib'
 import { closeWorkerBrowsers } from '../e2e/src/harness.ts'
 import { buildHostSdk } from '../host-sdk/build.ts'
 import { startWalletHarness } from '../wallet-frame/src/test/harness.ts'
+import { median } from './median.ts'
 
 const MIN_RUNS = 20
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
-}
 
 export default async function run(args: string[]): Promise<void> {
   const i = args.indexOf('--runs')

@@ -10,6 +10,8 @@ import { PGlite } from '@electric-sql/pglite'
 import { Kysely } from 'kysely'
 import { migrate } from '../server/src/db/migrations.ts'
 import { pgliteDialect } from '../server/src/db/pglite-dialect.ts'
+import { checkpointedDump } from '../server/src/testing/global-setup.ts'
+import { median } from './median.ts'
 
 async function dumps(): Promise<{ asIs: Blob; checkpointed: Blob }> {
   const client = new PGlite()
@@ -18,8 +20,7 @@ async function dumps(): Promise<{ asIs: Blob; checkpointed: Blob }> {
     await client.waitReady
     await migrate(db)
     const asIs = await client.dumpDataDir('none')
-    await client.exec('CHECKPOINT')
-    return { asIs, checkpointed: await client.dumpDataDir('none') }
+    return { asIs, checkpointed: await checkpointedDump(client) }
   } finally {
     await db.destroy()
   }
@@ -33,11 +34,6 @@ async function load(data: Blob): Promise<number> {
   const used = process.cpuUsage(before)
   await client.close()
   return (used.user + used.system) / 1000
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
 }
 
 export default async function run(args: string[]): Promise<void> {

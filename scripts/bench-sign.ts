@@ -11,15 +11,10 @@
 import { cpus, loadavg } from 'node:os'
 import type { Frame, Page } from 'playwright-core'
 import { type HostPage, startHarness, WAIT_MS } from '../e2e/src/harness.ts'
+import { median } from './median.ts'
 
 const MIN_RUNS = 20
 const SCREEN = 'screen-EMBEDDED_WALLET_SIGN_REQUEST_SCREEN'
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
-}
 
 const fmt = (ms: number) => `${ms.toFixed(1)} ms`
 

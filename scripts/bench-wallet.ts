@@ -15,14 +15,9 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { closeWorkerBrowsers } from '../e2e/src/harness.ts'
 import { startWalletHarness } from '../wallet-frame/src/test/harness.ts'
+import { median } from './median.ts'
 
 const MIN_RUNS = 20
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2
-}
 
 const fmt = (ms: number) => `${ms.toFixed(0)} ms`
 

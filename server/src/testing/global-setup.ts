@@ -107,7 +107,7 @@ async function folderFrom(data: Blob | undefined, dataDir: string): Promise<stri
  * without one, every database loaded from it would first replay, as crash recovery, the
  * write-ahead log of everything done since the last checkpoint (the migrations).
  */
-async function checkpointedDump(client: PGlite): Promise<Blob> {
+export async function checkpointedDump(client: PGlite): Promise<Blob> {
   await client.exec('CHECKPOINT')
   return client.dumpDataDir('none')
 }
