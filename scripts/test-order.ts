@@ -5,9 +5,9 @@
  * (by the last run's times, or by size on a clean clone). A few files spend most of their time
  * waiting rather than computing: the engine lanes drive browsers over WebDriver and wait out
  * the modal's pauses (they have no page clock), others wait for popups, fixed delays and the
- * pauses a spec checks. Two of them side by side leave both cores idle; beside a file that
- * computes, the other file gets the core they leave. So each project's waiting files
- * (WAITING_FILES) are spread evenly through that project's order, the first at its start.
+ * pauses a spec checks. Side by side they leave the cores idle; beside files that compute,
+ * those get the cores they leave. So each project's waiting files (WAITING_FILES) are spread
+ * evenly through that project's order, the first at its start.
  *
  * Projects are kept together: a worker that takes a file of another project is started anew,
  * and the worker's shared modules and browser (isolate: false) are lost with it.
