@@ -35,6 +35,9 @@ import { walletRpc } from './rpc/dispatch.ts'
 import { answerShareAsks } from './share-channel.ts'
 import { fetchApi, shareStore, walletCore } from './wallet.ts'
 
+/** How long a batch's click waits for the modal to say the request is still open. */
+const MODAL_ANSWER_MS = 5000
+
 const modalOrigin = document
   .querySelector<HTMLMetaElement>('meta[name="latch-modal-origin"]')
   ?.getAttribute('content')
@@ -133,8 +136,20 @@ function start(origin: string): void {
         if (!res.ok || !caps) throw LatchError.of('embedded_wallet_error')
         return caps[`0x${chainId.toString(16)}`]?.paymasterService?.supported === true
       },
-      // An older modal exposes nothing: the review still answers, closing is then not held.
-      sending: () => void modal?.[WALLET_MESSAGES.batchSending]().catch(() => {}),
+      // The modal answers at once (it only looks at its own state); one that does not answer
+      // within MODAL_ANSWER_MS, or is not connected, cannot hold its screen: nothing is sent.
+      sending: () =>
+        Promise.race([
+          modal ? modal[WALLET_MESSAGES.batchSending]() : Promise.reject(),
+          new Promise<never>((_, late) => setTimeout(late, MODAL_ANSWER_MS)),
+        ]).then(
+          (open) => open === true,
+          () => {
+            throw LatchError.of('embedded_wallet_error', {
+              message: 'The modal did not answer; nothing was sent',
+            })
+          },
+        ),
     },
     LATCH_DELEGATE_ADDRESS,
   )

@@ -3,9 +3,10 @@
  * call decoded, who pays the fee, its own armed button) over this slot, and only the visitor's
  * click there signs it and sends it to the app's sponsor (wallet-frame/src/batch/review.ts). The
  * modal hears the batch's id and hands it to the caller; a refusal stays on screen, and leaving
- * then rejects with it. Leaving the screen takes the review away, but not once the frame said the
- * click started sending: from then until its answer, closing is refused (the batch may be sent,
- * so the caller must not hear a rejection).
+ * then rejects with it. Leaving the screen takes the review away, but not once the frame asked, on
+ * the click and before signing, whether the request is still open and heard yes: from then until
+ * its answer, closing is refused (the batch may be sent, so the caller must not hear a
+ * rejection). A visitor who closed first was answered no, and the frame sends nothing.
  */
 import { type LatchError, toLatchError, WALLET_MESSAGES } from '@latch/shared'
 import type { MessageKey } from '@latch/shared/i18n'
@@ -49,8 +50,8 @@ const slotHeight = (calls: number) => Math.min(260 + 200 * calls, 560)
 /**
  * A step of the flow on screen: lays the frame's review of `batch` over `slot`, delivers the
  * batch's id once the frame sent it, or hands a refusal to `refused`. Returns how to take the
- * review away (the screen leaving); from the frame's news that the click started sending until
- * its answer, the flow refuses to close.
+ * review away (the screen leaving); from the frame's question on the click (answered yes while
+ * this review is the flow's) until its answer, the flow refuses to close.
  */
 const reviewBatch = onFlow(
   (
@@ -62,7 +63,10 @@ const reviewBatch = onFlow(
     let alive = true
     let hide = () => {}
     onBatchSending(() => {
-      if (alive) blockClose(flow, true)
+      // Closed already (the close and the click crossed): the caller heard transaction_exited.
+      if (!alive || !flow.alive()) return false
+      blockClose(flow, true)
+      return true
     })
     void (async () => {
       try {

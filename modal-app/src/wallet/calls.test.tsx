@@ -159,7 +159,7 @@ describe('wallet_sendCalls', () => {
     expect(store.getState().open).toBe(false)
   })
 
-  test('error: closing the review rejects with transaction_exited (4001 in the provider); a refusal stays on screen and closing then rejects with its own code', async () => {
+  test('error: closing the review rejects with transaction_exited (4001 in the provider), and a click that crossed the close in flight is answered no (the frame sends nothing); a refusal stays on screen and closing then rejects with its own code', async () => {
     const review = frameWithReview()
     signedIn()
     const closed = rejection(methods().rpc(1, 'wallet_sendCalls', [batch()]))
@@ -167,6 +167,7 @@ describe('wallet_sendCalls', () => {
     fireEvent.click(screen.getByTestId('close-button'))
     expect(await closed).toMatchObject({ code: 'transaction_exited' })
     expect(review.dismissed).toBeGreaterThan(0)
+    expect(batchSendingHeard()).toBe(false)
 
     const refused = rejection(methods().rpc(1, 'wallet_sendCalls', [batch()]))
     await shownCount(review, 2)
@@ -195,8 +196,8 @@ describe('wallet_sendCalls', () => {
     const m = methods()
     const sent = m.rpc(1, 'wallet_sendCalls', [batch()])
     await shownCount(review, 1)
-    // What the frame posts on the visitor's click (penpal's batchSending, no arguments).
-    act(() => batchSendingHeard())
+    // What the frame asks on the visitor's click (penpal's batchSending, no arguments).
+    act(() => expect(batchSendingHeard()).toBe(true))
     const close = screen.getByTestId('close-button') as HTMLButtonElement
     expect(close.disabled).toBe(true)
     fireEvent.click(close)
@@ -213,7 +214,7 @@ describe('wallet_sendCalls', () => {
 
     const refused = rejection(m.rpc(1, 'wallet_sendCalls', [batch()]))
     await shownCount(review, 2)
-    act(() => batchSendingHeard())
+    act(() => expect(batchSendingHeard()).toBe(true))
     fireEvent.keyDown(document, { key: 'Escape' })
     expect(store.getState().open).toBe(true)
     review.answer(

@@ -73,7 +73,8 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
   frameElement = iframe
   const connection = connect<Record<string, (...args: never[]) => Promise<unknown>>>({
     messenger: new WindowMessenger({ remoteWindow: contentWindow(), allowedOrigins: [origin] }),
-    // News only: the frame says a batch's click started sending; it can approve nothing here.
+    // The frame asks, on a batch's click, whether the request is still open; the answer can stop
+    // a send (as closing does) but approve nothing.
     methods: { [WALLET_MESSAGES.batchSending]: async () => batchSendingHeard() },
     timeout: options.connectTimeoutMs ?? WALLET_FRAME_CONNECT_TIMEOUT_MS,
   })
@@ -143,16 +144,22 @@ export function showWalletFrameOver(slot: HTMLElement): () => void {
   }
 }
 
-let batchSending: (() => void) | null = null
+let batchSending: (() => boolean) | null = null
 
-/** What the screen showing a batch review does when the frame says its click started sending. */
-export function onBatchSending(listener: (() => void) | null): void {
+/**
+ * What the screen showing a batch review answers when the frame asks, on its click, whether the
+ * request is still open (true: it now holds closing until the answer).
+ */
+export function onBatchSending(listener: (() => boolean) | null): void {
   batchSending = listener
 }
 
-/** The frame's `batchSending` (exported for tests, which stand in for the frame). */
-export function batchSendingHeard(): void {
-  batchSending?.()
+/**
+ * The frame's `batchSending` (exported for tests, which stand in for the frame): with no screen
+ * showing a review, the request is gone and the frame sends nothing.
+ */
+export function batchSendingHeard(): boolean {
+  return batchSending?.() ?? false
 }
 
 let frame: Promise<WalletFrame> | null = null

@@ -36,9 +36,12 @@ export const WALLET_MESSAGES = {
    */
   sendCalls: 'latch:wallet:send-calls',
   /**
-   * The frame to the modal (the one method the modal exposes to it): the visitor's click on the
-   * batch review started sending it. Informational, with no arguments: the modal refuses closing
-   * until the review's answer comes, so a batch that may be sent is never reported as refused.
+   * The frame to the modal (the one method the modal exposes to it), on the visitor's click on
+   * the batch review, before anything is signed: may this batch's request still be answered?
+   * `true`: the modal now refuses closing until the review's answer, so a batch that may be sent
+   * is never reported as refused. `false`: the visitor closed the request before the click
+   * reached the modal (its caller already heard transaction_exited), so the frame sends nothing.
+   * Without arguments: the modal can veto a send (as closing does) but never start one.
    */
   batchSending: 'latch:wallet:batch-sending',
 } as const
@@ -175,5 +178,5 @@ export interface WalletBatchMethods {
 }
 /** What the modal exposes to the wallet frame: news only, nothing it could approve. */
 export interface WalletModalMethods {
-  [WALLET_MESSAGES.batchSending](): Promise<void>
+  [WALLET_MESSAGES.batchSending](): Promise<boolean>
 }

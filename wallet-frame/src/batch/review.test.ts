@@ -141,10 +141,36 @@ test('a wallet with 0 ETH approves and transfers in one batch on the visitor’s
   const refused = await show([{ to: token, data: mint }])
   await button.click()
   expect((await refused.answer).error?.code).toBe('sponsor_policy_refused')
-  // The click told the modal it started sending (so the modal holds closing): no arguments.
+  // The click asked the modal whether the request is open (it then holds closing): no arguments.
   const sendingNews = () =>
     page.evaluate(() => (window as unknown as { batchSending: string[] }).batchSending)
   expect(await sendingNews()).toEqual(['[]'])
+
+  // The visitor closed the request as they clicked (the modal answers no), or the modal cannot
+  // be asked: nothing is signed or sent, the review goes, and the answer says which.
+  const answerAsModal = (answer: boolean | 'throw') =>
+    page.evaluate((a) => {
+      ;(window as unknown as { batchSendingAnswer: boolean | 'throw' }).batchSendingAnswer = a
+    }, answer)
+  for (const [answer, error] of [
+    [false, { code: 'transaction_exited' }],
+    [
+      'throw',
+      {
+        code: 'embedded_wallet_error',
+        message: 'The modal did not answer; nothing was sent',
+      },
+    ],
+  ] as const) {
+    await answerAsModal(answer)
+    const closed = await show([{ to: token, data: data('transfer', recipient, 1n) }])
+    await button.click()
+    expect((await closed.answer).error).toMatchObject(error)
+    expect(await frame.getByTestId('wallet-batch').count()).toBe(0)
+  }
+  await answerAsModal(true)
+  expect(await h.latch.deps.db.selectFrom('sponsored_batches').select('id').execute()).toEqual([])
+  expect(await sendingNews()).toEqual(['[]', '[]', '[]'])
 
   const { answer } = await show([
     { to: token, data: data('approve', spender, 300n) },
@@ -163,11 +189,11 @@ test('a wallet with 0 ETH approves and transfers in one batch on the visitor’s
   await button.dispatchEvent('click')
   await new Promise((r) => setTimeout(r, 300))
   expect(await h.latch.deps.db.selectFrom('sponsored_batches').select('id').execute()).toEqual([])
-  expect(await sendingNews()).toEqual(['[]'])
+  expect(await sendingNews()).toEqual(['[]', '[]', '[]'])
   await button.click()
   const ok = (await answer).ok as { id?: string } | undefined
   expect(ok?.id).toMatch(/^0x[0-9a-f]{64}$/)
-  expect(await sendingNews()).toEqual(['[]', '[]'])
+  expect(await sendingNews()).toEqual(['[]', '[]', '[]', '[]'])
   await expect
     .poll(
       () =>

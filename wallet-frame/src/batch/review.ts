@@ -6,8 +6,10 @@
  * screens decode a single transaction, says who pays the network fee, and on the visitor's click
  * rebuilds the key once, signs the batch (and, the first time on this chain, the authorization
  * delegating to Latch's contract, which nothing the modal sends can change) and sends both to the
- * app's sponsor with its own fetch. The modal hears that the click started sending (so it keeps
- * the screen open until the answer) and the batch's id, nothing more.
+ * app's sponsor with its own fetch. On the click the frame first asks the modal whether the
+ * request is still open: the modal then keeps the screen open until the answer, or, when the
+ * visitor closed it a moment before (the close and the click crossing between the frames), says
+ * no and nothing is signed or sent. The modal hears that and the batch's id, nothing more.
  */
 import { getChain, LatchError, type WalletSendCallsParams } from '@latch/shared'
 import { fill } from '@latch/shared/i18n'
@@ -38,10 +40,11 @@ export interface BatchReviewDeps {
   /** Unix seconds now. */
   now?: () => number
   /**
-   * Tells the modal the visitor's click started sending (it then refuses closing until the
-   * answer): news only, carrying nothing.
+   * Asks the modal, on the visitor's click, whether the request is still open: true once it
+   * refuses closing until the answer, false when it was closed first (then nothing is sent).
+   * Carries nothing; rejects with the reason when the modal cannot be asked.
    */
-  sending?(): void
+  sending(): Promise<boolean>
 }
 
 /** Wei as the chain's coin, every digit kept (no rounding on a review). */
@@ -237,8 +240,10 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
       }
       pending = mine
       const act = async () => {
-        deps.sending?.()
         try {
+          // The modal holds the screen open before anything is signed: a caller that already
+          // heard transaction_exited (the visitor closed as they clicked) never has a batch sent.
+          if (!(await deps.sending())) throw LatchError.of('transaction_exited')
           // The deadline counts from the click: a review left open does not shorten it.
           const signedBatch = { ...batch, deadline: BigInt(now() + MAX_BATCH_DEADLINE_S / 2) }
           const signed = await deps.wallet.withKey(
@@ -270,7 +275,8 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
           resolve({ id: answer.id })
         } catch (e) {
           if (pending !== mine) return
-          // A refusal (outside the policy, over budget) ends the request with its reason.
+          // A refusal (outside the policy, over budget, the modal closed or unreachable) ends
+          // the request with its reason.
           pending = null
           mine.teardown()
           reject(e)

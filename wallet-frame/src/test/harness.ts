@@ -83,14 +83,23 @@ ${exporter}
 <script>
 window.received = []
 window.batchSending = []
+// What the modal answers when the frame asks whether the batch's request is still open:
+// true, false (closed first) or 'throw' (the modal cannot be asked).
+window.batchSendingAnswer = true
 addEventListener('message', (e) => window.received.push(JSON.stringify(e.data)))
 window.wallet = Penpal.connect({
   messenger: new Penpal.WindowMessenger({
     remoteWindow: document.getElementById('wallet').contentWindow,
     allowedOrigins: ['${frameOrigin}'],
   }),
-  // As the modal: the batch review's news that the visitor's click started sending.
-  methods: { 'latch:wallet:batch-sending': (...args) => { window.batchSending.push(JSON.stringify(args)) } },
+  // As the modal: the batch review asks, on the visitor's click, whether the request is open.
+  methods: {
+    'latch:wallet:batch-sending': (...args) => {
+      window.batchSending.push(JSON.stringify(args))
+      if (window.batchSendingAnswer === 'throw') throw new Error('no modal here')
+      return window.batchSendingAnswer
+    },
+  },
   timeout: ${timeoutMs},
 }).promise
 window.call = async (name, arg) => {
