@@ -176,7 +176,7 @@ export interface WalletBatchMethods {
   /** Resolves with the batch's EIP-5792 id once the visitor confirmed and the sponsor sent it. */
   [WALLET_MESSAGES.sendCalls](params: WalletSendCallsParams): Promise<{ id: string }>
 }
-/** What the modal exposes to the wallet frame: news only, nothing it could approve. */
+/** What the modal exposes to the wallet frame: an answer that can stop a send, never approve one. */
 export interface WalletModalMethods {
   [WALLET_MESSAGES.batchSending](): Promise<boolean>
 }

@@ -146,21 +146,22 @@ test('a wallet with 0 ETH approves and transfers in one batch on the visitor’s
     page.evaluate(() => (window as unknown as { batchSending: string[] }).batchSending)
   expect(await sendingNews()).toEqual(['[]'])
 
-  // The visitor closed the request as they clicked (the modal answers no), or the modal cannot
-  // be asked: nothing is signed or sent, the review goes, and the answer says which.
-  const answerAsModal = (answer: boolean | 'throw') =>
+  // The visitor closed the request as they clicked (the modal answers no), the modal cannot be
+  // asked, or it does not answer within 5 s: nothing is signed or sent, the review goes, and the
+  // answer says which.
+  type Answer = boolean | 'throw' | 'hang' | 'hold'
+  const answerAsModal = (answer: Answer) =>
     page.evaluate((a) => {
-      ;(window as unknown as { batchSendingAnswer: boolean | 'throw' }).batchSendingAnswer = a
+      ;(window as unknown as { batchSendingAnswer: Answer }).batchSendingAnswer = a
     }, answer)
+  const unanswered = {
+    code: 'embedded_wallet_error',
+    message: 'The modal did not answer; nothing was sent',
+  }
   for (const [answer, error] of [
     [false, { code: 'transaction_exited' }],
-    [
-      'throw',
-      {
-        code: 'embedded_wallet_error',
-        message: 'The modal did not answer; nothing was sent',
-      },
-    ],
+    ['throw', unanswered],
+    ['hang', unanswered],
   ] as const) {
     await answerAsModal(answer)
     const closed = await show([{ to: token, data: data('transfer', recipient, 1n) }])
@@ -168,9 +169,22 @@ test('a wallet with 0 ETH approves and transfers in one batch on the visitor’s
     expect((await closed.answer).error).toMatchObject(error)
     expect(await frame.getByTestId('wallet-batch').count()).toBe(0)
   }
+  // The modal takes the review away while the frame waits for its answer (the request ended):
+  // a yes arriving after that signs nothing.
+  await answerAsModal('hold')
+  const taken = await show([{ to: token, data: data('transfer', recipient, 1n) }])
+  await button.click()
+  await expect
+    .poll(() => page.evaluate(() => typeof (window as { releaseSending?: unknown }).releaseSending))
+    .toBe('function')
+  expect((await h.call(page, 'latch:wallet:dismiss-approval', undefined)).error).toBeUndefined()
+  await page.evaluate(() => (window as unknown as { releaseSending(): void }).releaseSending())
+  expect((await taken.answer).error).toMatchObject({ code: 'transaction_exited' })
   await answerAsModal(true)
+  // Nothing signed reached the sponsor, whichever way the click ended.
+  await new Promise((r) => setTimeout(r, 300))
   expect(await h.latch.deps.db.selectFrom('sponsored_batches').select('id').execute()).toEqual([])
-  expect(await sendingNews()).toEqual(['[]', '[]', '[]'])
+  expect(await sendingNews()).toEqual(['[]', '[]', '[]', '[]', '[]'])
 
   const { answer } = await show([
     { to: token, data: data('approve', spender, 300n) },
@@ -189,11 +203,11 @@ test('a wallet with 0 ETH approves and transfers in one batch on the visitor’s
   await button.dispatchEvent('click')
   await new Promise((r) => setTimeout(r, 300))
   expect(await h.latch.deps.db.selectFrom('sponsored_batches').select('id').execute()).toEqual([])
-  expect(await sendingNews()).toEqual(['[]', '[]', '[]'])
+  expect(await sendingNews()).toEqual(['[]', '[]', '[]', '[]', '[]'])
   await button.click()
   const ok = (await answer).ok as { id?: string } | undefined
   expect(ok?.id).toMatch(/^0x[0-9a-f]{64}$/)
-  expect(await sendingNews()).toEqual(['[]', '[]', '[]', '[]'])
+  expect(await sendingNews()).toEqual(['[]', '[]', '[]', '[]', '[]', '[]'])
   await expect
     .poll(
       () =>

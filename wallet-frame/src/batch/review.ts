@@ -244,6 +244,8 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
           // The modal holds the screen open before anything is signed: a caller that already
           // heard transaction_exited (the visitor closed as they clicked) never has a batch sent.
           if (!(await deps.sending())) throw LatchError.of('transaction_exited')
+          // Taken away meanwhile (the request ended): nothing is signed.
+          if (pending !== mine) return
           // The deadline counts from the click: a review left open does not shorten it.
           const signedBatch = { ...batch, deadline: BigInt(now() + MAX_BATCH_DEADLINE_S / 2) }
           const signed = await deps.wallet.withKey(

@@ -84,7 +84,8 @@ ${exporter}
 window.received = []
 window.batchSending = []
 // What the modal answers when the frame asks whether the batch's request is still open:
-// true, false (closed first) or 'throw' (the modal cannot be asked).
+// true, false (closed first), 'throw' (the modal cannot be asked), 'hang' (it never answers) or
+// 'hold' (true once the test calls window.releaseSending()).
 window.batchSendingAnswer = true
 addEventListener('message', (e) => window.received.push(JSON.stringify(e.data)))
 window.wallet = Penpal.connect({
@@ -97,6 +98,10 @@ window.wallet = Penpal.connect({
     'latch:wallet:batch-sending': (...args) => {
       window.batchSending.push(JSON.stringify(args))
       if (window.batchSendingAnswer === 'throw') throw new Error('no modal here')
+      if (window.batchSendingAnswer === 'hang') return new Promise(() => {})
+      if (window.batchSendingAnswer === 'hold') {
+        return new Promise((resolve) => { window.releaseSending = () => resolve(true) })
+      }
       return window.batchSendingAnswer
     },
   },
