@@ -1,11 +1,13 @@
 /**
- * expectAccessible (axe.ts) runs axe once per distinct document in a worker: a document of the
- * same snapshot as one that passed (the same markup, with other words or other id spellings)
- * is not checked again; any other change is.
+ * expectAccessible (axe.ts) runs axe once per distinct document in a run: a document of the
+ * same snapshot as one that passed (the same markup, with other words or other id spellings),
+ * in this worker or another of the run, is not checked again; any other change is, and so is
+ * the same document in another run.
  */
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { expectAccessible } from './axe.ts'
+import { expectAccessible, forgetWorkerPasses } from './axe.ts'
+import { removeAxePasses } from './axe-passes.ts'
 import { launchChromium, WAIT_MS, withTimeout } from './harness.ts'
 
 let browser: Browser
@@ -90,4 +92,29 @@ test('behavior: the same screen with other words or other id spellings is not ch
   await expect(expectAccessible(unlabelled, 'the form, its label elsewhere')).rejects.toThrow(
     /label/,
   )
+})
+
+/** A page no other test of the run shows, so that which run checked it is this test's doing. */
+const OWN = ACCESSIBLE.replace('Continue', 'Continue to the shared record')
+
+test("behavior: a document another worker of the run passed is not checked again; another run's pass does not count", async () => {
+  await expectAccessible(await pageWith(OWN), 'the page')
+  // As in another worker: only the run's record knows the pass.
+  forgetWorkerPasses()
+  const elsewhere = await pageWith(OWN)
+  await expectAccessible(elsewhere, 'the page in another worker')
+  expect(await axeRan(elsewhere)).toBe(false)
+
+  forgetWorkerPasses()
+  const run = process.env.LATCH_E2E_RUN_ID
+  process.env.LATCH_E2E_RUN_ID = `another-run-${process.pid}`
+  try {
+    const later = await pageWith(OWN)
+    await expectAccessible(later, 'the page in another run')
+    expect(await axeRan(later)).toBe(true)
+  } finally {
+    removeAxePasses()
+    if (run === undefined) delete process.env.LATCH_E2E_RUN_ID
+    else process.env.LATCH_E2E_RUN_ID = run
+  }
 })

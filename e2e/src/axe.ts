@@ -2,13 +2,15 @@
  * Runs axe-core (WCAG 2.0/2.1 A and AA rules) inside a page or the modal's frame and fails with a
  * readable list of violations. The flows call it on every screen they reach (`visit` in
  * flows.ts), so each screen a spec walks through is held to it (each distinct document once per
- * spec file: see `passed`).
+ * run: see `passed`).
  */
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
 import { HOST_ELEMENT_IDS } from '@latch/shared'
 import type { Frame, Page } from 'playwright-core'
+import { runAxePassesDir } from './axe-passes.ts'
 import { WAIT_MS, withTimeout } from './harness.ts'
 
 export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] as const
@@ -89,18 +91,18 @@ export async function modalFrame(page: Page): Promise<Frame> {
  * the emulated media. Left out:
  * - what no WCAG A or AA rule of axe reads: scripts, module preloads, metadata other than the
  *   viewport's and a refresh, a frame's address;
- * - the words: in text and in the attributes that name or label an element, each run of letters
- *   and digits becomes `a` (spaces and punctuation kept). The rules judge whether an element
- *   has a name or text, its colours and size, never which words it says; most screens show the
- *   app's name, a visitor's own address or a count, so each app's and visitor's screen was a
- *   new document;
+ * - the words: a text, or an attribute that names or labels an element, becomes `a` unless it
+ *   is blank (then empty). The rules judge whether an element has a name or text, its colours
+ *   and size, never which words it says nor how many; most screens show the app's name, a
+ *   visitor's own address or a count, whose words and punctuation differ from one visitor or
+ *   app to the next, so each app's and visitor's screen was a new document;
  * - the ids' spelling (React's differ between a rendered and a hydrated page): each id is
  *   renamed by its order in the document, and every reference to it with it, so which element
  *   labels or describes which, and a duplicate id, are kept.
  */
 function snapshot(target: Page | Frame): Promise<string> {
   return target.evaluate(() => {
-    const shape = (text: string) => text.replace(/[\p{L}\p{N}]+/gu, 'a')
+    const shape = (text: string) => (/\S/u.test(text) ? 'a' : '')
     const copy = document.documentElement.cloneNode(true) as HTMLElement
     const unread = 'script, link[rel="modulepreload"], meta:not([name="viewport"], [http-equiv])'
     for (const element of copy.querySelectorAll(unread)) element.remove()
@@ -158,12 +160,18 @@ function snapshot(target: Page | Frame): Promise<string> {
 }
 
 /**
- * Documents axe passed in this worker (its spec files share this module), by their snapshot.
- * The same screen in the same state recurs in most specs (the landing before every sign-in);
+ * Documents axe passed in this run, by their snapshot: in this worker (its spec files share this
+ * module) and in the run's other workers (axe-passes.ts: a file per snapshot). The same screen
+ * in the same state recurs in most specs (the landing before every sign-in), in every worker;
  * axe's verdict on documents of the same snapshot is the same, so it runs once per distinct
  * one. Injecting axe into a new document and running it took 165-460 ms on the landing.
  */
 const passed = new Set<string>()
+
+/** Forgets this worker's passes (not the run's): for the spec of the sharing itself. */
+export function forgetWorkerPasses(): void {
+  passed.clear()
+}
 
 /**
  * Fails with every violation axe finds on the page or frame; `where` names it in the message.
@@ -173,10 +181,20 @@ export async function expectAccessible(target: Page | Frame, where: string): Pro
   const before = await snapshot(target)
   const key = createHash('sha256').update(before).digest('hex')
   if (passed.has(key)) return
+  const dir = runAxePassesDir()
+  const shared = join(dir, key)
+  if (existsSync(shared)) {
+    passed.add(key)
+    return
+  }
   const violations = await axeViolations(target)
   if (violations.length > 0) throw new Error(formatViolations(where, violations))
   // Kept only if the document did not change while axe ran: the pass is then the snapshot's.
-  if ((await snapshot(target)) === before) passed.add(key)
+  if ((await snapshot(target)) === before) {
+    passed.add(key)
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(shared, where)
+  }
 }
 
 /** axe over the modal's frame in a host page, e.g. once an error shows on a screen. */

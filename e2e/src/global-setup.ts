@@ -2,12 +2,14 @@
  * What every e2e spec file needs, made once in Vitest's main process before the workers start:
  * the frontend build (build.ts); the run's PostgreSQL with its migrated template, of which each
  * harness's API server gets a copy (database.ts); and the run's migrated PGlite dump, which a
- * harness loads into an in-memory PGlite where this machine has no PostgreSQL. The server
+ * harness loads into an in-memory PGlite where this machine has no PostgreSQL. The record of
+ * the documents axe passed in the run (axe-passes.ts) is removed when the run ends. The server
  * tests' setup shares both databases (either setup may come first). Left to the workers, each
  * would make them when its first spec file starts, the workers of a run side by side, doing the
  * same work on the cores the other one needs.
  */
 import { ensurePgliteData, ensureRunPostgres } from '../../server/src/testing/global-setup.ts'
+import { removeAxePasses } from './axe-passes.ts'
 import { buildFrontendOnce } from './build.ts'
 
 export default async function setup(): Promise<() => Promise<void>> {
@@ -21,6 +23,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   ] as const)
   const [, data, postgres] = made
   const teardown = async () => {
+    removeAxePasses()
     if (data.status === 'fulfilled') data.value()
     if (postgres.status === 'fulfilled') await postgres.value()
   }
