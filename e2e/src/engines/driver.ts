@@ -343,6 +343,45 @@ function stopChild(child: ChildProcess): Promise<void> {
   })
 }
 
+/**
+ * How long one MiniBrowser session may take to start, and how many drivers try. A start takes
+ * under a second here, a few beside a busy core; once in a run with four workers beside a busy
+ * core one never started (60 s), and the test it opened a page for failed. A start not done
+ * by then is taken as stuck: its driver (and the MiniBrowser it launched) is stopped and a new
+ * driver tries, all of it within a test's 60 s.
+ */
+const SESSION_START_MS = 15_000
+const SESSION_START_TRIES = 3
+
+/** A session and its driver: a new driver after each start that did not finish in time. */
+export async function startSession<S, D>(
+  start: (server: S) => Promise<D>,
+  reuse: () => S | undefined,
+  launch: () => Promise<S>,
+  stop: (server: S) => Promise<void>,
+  { ms = SESSION_START_MS, tries = SESSION_START_TRIES } = {},
+): Promise<{ server: S; session: D }> {
+  for (let attempt = 1; ; attempt++) {
+    const server = reuse() ?? (await launch())
+    const session = start(server)
+    try {
+      return {
+        server,
+        session: await withTimeout(session, ms, 'starting a MiniBrowser session'),
+      }
+    } catch (error) {
+      // The session's own answer, if it ever comes, is for a driver that is gone.
+      session.catch(() => {})
+      await stop(server)
+      if (attempt >= tries) {
+        throw new Error(`${tries} MiniBrowser sessions did not start`, {
+          cause: error,
+        })
+      }
+    }
+  }
+}
+
 export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
   const { Builder, By } = await import('selenium-webdriver')
   const xvfb = await startXvfb()
@@ -388,8 +427,7 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
   return {
     engine: 'webkit',
     async newPage(options) {
-      const server = reuseDriver() ?? (await startDriver())
-      const driver = await withTimeout(
+      const start = (server: { port: number }) =>
         new Builder()
           .usingServer(`http://127.0.0.1:${server.port}`)
           .withCapabilities({
@@ -408,9 +446,15 @@ export async function launchWebKit(proxyPort: number): Promise<EngineBrowser> {
               ],
             },
           })
-          .build(),
-        60_000,
-        'starting a MiniBrowser session',
+          .build()
+      const { server, session: driver } = await startSession(
+        start,
+        reuseDriver,
+        startDriver,
+        (stuck) => {
+          drivers.delete(stuck.child)
+          return stopChild(stuck.child)
+        },
       )
       sessions.add(driver)
       await driver.manage().setTimeouts({ script: WAIT_MS, pageLoad: WAIT_MS * 2 })
