@@ -1,3 +1,4 @@
+import { loginMethodFlags } from '@latch/shared'
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
@@ -36,6 +37,31 @@ describe('sections', () => {
     expect(screen.getByTestId('email-input')).toBeTruthy()
     expect(screen.getByTestId('section-wallet-toggle').getAttribute('aria-expanded')).toBe('false')
     expect(screen.queryByTestId('wallet-section-body')).toBeNull()
+  })
+
+  test('behavior: every button of the landing, in every section, has a test id: a click on the server-rendered landing is held by it until the JavaScript runs (ssr/before-hydration.ts)', async () => {
+    // Every method; SMS is off where e-mail is on (one code section).
+    renderModal(
+      api,
+      loginMethodFlags(() => true),
+    )
+    openLogin()
+    const landing = screen.getByTestId('screen-LANDING')
+    const unheld = new Set<string>()
+    const collect = () => {
+      for (const button of landing.querySelectorAll('button')) {
+        if (!button.dataset.testid) unheld.add(button.textContent ?? '')
+      }
+    }
+    collect()
+    const toggles = [...landing.querySelectorAll<HTMLElement>('[data-testid$="-toggle"]')]
+    expect(toggles.length).toBeGreaterThan(1)
+    for (const toggle of toggles) {
+      await userEvent.click(toggle)
+      collect()
+    }
+    expect(screen.getByText('Use a passkey')).toBeTruthy()
+    expect([...unheld]).toEqual([])
   })
 
   test('param: showWalletLoginFirst off puts the e-mail section first and open', () => {

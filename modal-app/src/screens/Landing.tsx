@@ -85,8 +85,14 @@ export function Landing() {
         )
       })}
       {app.methods.passkey ? (
-        // Everything behind it loads lazily (PASSKEY_SCREEN and passkey.ts).
-        <button type="button" className="latch-button" onClick={() => navigate('PASSKEY_SCREEN')}>
+        // Everything behind it loads lazily (PASSKEY_SCREEN and passkey.ts). Its test id is
+        // what a click on the server-rendered landing is held by until the JavaScript runs.
+        <button
+          type="button"
+          className="latch-button"
+          data-testid="landing-passkey"
+          onClick={() => navigate('PASSKEY_SCREEN')}
+        >
           {t('passkey')}
         </button>
       ) : null}
