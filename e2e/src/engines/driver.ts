@@ -345,10 +345,10 @@ function stopChild(child: ChildProcess): Promise<void> {
 
 /**
  * How long one MiniBrowser session may take to start, and how many drivers try. A start takes
- * under a second here, a few beside a busy core; once in a run with four workers beside a busy
- * core one never started (60 s), and the test it opened a page for failed. A start not done
- * by then is taken as stuck: its driver (and the MiniBrowser it launched) is stopped and a new
- * driver tries, all of it within a test's 60 s.
+ * under a second, a few seconds on a loaded machine; a stuck one never finishes, and would
+ * take the test's whole 60 s with it. A start not done by then is taken as stuck: its driver
+ * (and the MiniBrowser it launched) is stopped and a new driver tries, all of it within a
+ * test's 60 s.
  */
 const SESSION_START_MS = 15_000
 const SESSION_START_TRIES = 3
