@@ -112,6 +112,21 @@ export async function checkpointedDump(client: PGlite): Promise<Blob> {
   return client.dumpDataDir('none')
 }
 
+/**
+ * Drops the cluster's two template databases. Latch uses the cluster's `postgres` database only
+ * and never creates another, which is all a template is for; each is a third of the files a
+ * test database loads from the dump (the rest is `postgres` and the write-ahead log), and the
+ * run loads the migrated dump for every in-memory test server. The blank dump keeps them: the
+ * tests of the migrations start from the cluster PGlite makes.
+ */
+async function dropTemplates(client: PGlite): Promise<void> {
+  await client.exec(
+    `UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`,
+  )
+  await client.exec('DROP DATABASE template0')
+  await client.exec('DROP DATABASE template1')
+}
+
 /** The blank cluster and the migrated one, dumped side by side into one folder. */
 async function pgliteTemplate(): Promise<{ file: string; blank: string; remove(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'latch-pglite-template-'))
@@ -128,6 +143,7 @@ async function pgliteTemplate(): Promise<{ file: string; blank: string; remove()
     await client.waitReady
     const blank = await write('blank.tar', await checkpointedDump(client))
     await migrate(db)
+    await dropTemplates(client)
     const file = await write('data.tar', await checkpointedDump(client))
     return { file, blank, remove }
   } catch (error) {
