@@ -183,6 +183,8 @@ export default defineConfig({
           root: 'server-sdk',
           environment: 'node',
           isolate: false,
+          // The run's migrated PGlite dump, which its API on `memory://` loads (see the file).
+          globalSetup: ['../server/src/testing/pglite-setup.ts'],
           testTimeout: 30_000,
         },
       },
@@ -255,6 +257,8 @@ export default defineConfig({
           setupFiles: [...MODAL_APP_TEST.setupFiles, ...FILE_CPU],
           environment: 'node',
           isolate: false,
+          // The run's migrated PGlite dump, which the modal server's tests' API loads.
+          globalSetup: ['../server/src/testing/pglite-setup.ts'],
           include: MODAL_APP_NODE,
         },
       },

@@ -10,6 +10,7 @@ import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from '
 import { API_PREFIX } from '@latch/shared'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../server/src/index.ts'
+import { migratedMemory } from '../server/src/testing/global-setup.ts'
 import {
   createAppLookup,
   inlineScriptHashes,
@@ -134,6 +135,7 @@ describe('frame-ancestors: only the app’s registered origins may frame the mod
       host: '127.0.0.1',
       env: { DATABASE_URL: 'memory://', LATCH_SECRET: 'modal-server-test-secret-0123456789abcdef' },
       log: () => {},
+      ...migratedMemory(),
     })
     appId = (
       await api.admin.createApp({
@@ -468,6 +470,7 @@ describe('the app configuration in the page: the API’s answer, never more than
       host: '127.0.0.1',
       env: { DATABASE_URL: 'memory://', LATCH_SECRET: 'modal-server-test-secret-0123456789abcdef' },
       log: () => {},
+      ...migratedMemory(),
     })
     modal = await startModalServer({
       apiUrl: api.url,

@@ -1,10 +1,9 @@
 // @vitest-environment node
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, readFile, realpath } from 'node:fs/promises'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { afterAll, expect, test } from 'vitest'
-import { buildModalApp } from './build.ts'
+import { expect, test } from 'vitest'
+import { buildModalOnce } from '../e2e/src/build.ts'
 import type { ModalRenderer } from './renderer.ts'
 
 /**
@@ -43,17 +42,13 @@ async function reachable(dir: string, entries: string[]): Promise<Set<string>> {
   return seen
 }
 
-const dirs: string[] = []
-afterAll(async () => {
-  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
-})
-
 test.each<ModalRenderer>(['react', 'preact'])(
   'behavior: the JavaScript before the landing stays within 90 KB gzip with %s; what it does not need is lazy',
   async (renderer) => {
-    const dir = await mkdtemp(join(tmpdir(), `latch-modal-build-${renderer}-`))
-    dirs.push(dir)
-    await buildModalApp({ outDir: dir, renderer })
+    // The production build the run's browser tests load (e2e/src/build.ts: built once per run
+    // and per change of the sources, with modal-app/build.ts), read through its folder's real
+    // path so a build switched in meanwhile cannot mix two builds' files.
+    const dir = await realpath(await buildModalOnce(renderer))
     const html = await readFile(join(dir, 'index.html'), 'utf8')
     const entries = [
       ...html.matchAll(/<(?:script|link)[^>]+(?:src|href)="\/(assets\/[^"]+\.js)"/g),

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type RunningServer, startServer } from '../server/src/index.ts'
+import { migratedMemory } from '../server/src/testing/global-setup.ts'
 import { inlineScriptHashes, type ModalServer, startModalServer } from './server.ts'
 import { landingConfigFromQuery } from './src/startup/landing-query.ts'
 
@@ -60,6 +61,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     env: { DATABASE_URL: 'memory://', LATCH_SECRET: 'modal-server-test-secret-0123456789abcdef' },
     log: () => {},
+    ...migratedMemory(),
   })
   appId = (
     await api.admin.createApp({

@@ -18,6 +18,7 @@ import {
 import express from 'express'
 import { Hono } from 'hono'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { migratedMemory } from '../../server/src/testing/global-setup.ts'
 import { createLatchAdmin, LatchApiError } from './admin.ts'
 import { type ExpressLikeRequest, requireUser as expressRequireUser } from './express.ts'
 import { requireUser as honoRequireUser } from './hono.ts'
@@ -49,6 +50,8 @@ beforeAll(async () => {
       LATCH_MODAL_ORIGIN: MODAL_ORIGIN,
     },
     log: () => {},
+    // The run's migrated database (server/src/testing/pglite-setup.ts), not a new cluster.
+    ...migratedMemory(),
     clock: { now: () => new Date(Date.now() + offsetMs) },
   })
   const app = await latch.admin.createApp({
