@@ -1,7 +1,7 @@
 /**
  * PGlite's data folder: one it cannot use stops the start with a sentence naming it (PGlite's
  * own report is a bare errno), and a write answered before the process is killed is there when
- * the folder is opened again.
+ * the folder is opened again. An in-memory PGlite keeps a small cache of its pages.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { API_PREFIX } from '@latch/shared'
+import { sql } from 'kysely'
 import { afterAll, expect, test } from 'vitest'
 import { latchCommand } from '../testing/cli-bundle.ts'
-import { migratedFolder } from '../testing/global-setup.ts'
+import { migratedFolder, migratedMemory } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { openDatabase } from './index.ts'
 
@@ -186,3 +187,16 @@ test('reliability: a write answered before the process is killed with SIGKILL is
     await reopened.close()
   }
 }, 90_000)
+
+test('behavior: an in-memory database caches 16 MB of its pages, not PostgreSQL’s 128 MB: its files are in memory already', async () => {
+  const database = await openDatabase({ databaseUrl: 'memory://', dataDir: null }, migratedMemory())
+  try {
+    const { rows } = await sql<{ shared_buffers: string }>`SHOW shared_buffers`.execute(database.db)
+    expect(rows).toEqual([{ shared_buffers: '16MB' }])
+    // PGlite's own parameters are kept (the schema it searches, among them).
+    const path = await sql<{ search_path: string }>`SHOW search_path`.execute(database.db)
+    expect(path.rows).toEqual([{ search_path: 'public' }])
+  } finally {
+    await database.close()
+  }
+})
