@@ -311,25 +311,47 @@ test('behavior: the confirm button arms 500 ms after the request shows (a click 
     ),
   ).toBe(true)
   await fire(hp.page, { sign: `return latch.signMessage('Read me first')` })
-  const timing = await modal.evaluate(async (waitMs) => {
-    const sleep = () => new Promise((resolve) => setTimeout(resolve, 5))
-    const start = performance.now()
-    let button: HTMLButtonElement | null = null
-    while (!button) {
-      if (performance.now() - start > waitMs) throw new Error('no sign screen')
-      button = document.querySelector<HTMLButtonElement>('[data-testid="sign-submit"]')
-      if (!button) await sleep()
-    }
-    const shownAt = performance.now()
-    const early = { disabled: button.disabled, armed: button.dataset.armed ?? null }
-    // The click a visitor (or a page's trick) makes at once: nothing happens.
-    button.click()
-    while (button.dataset.armed !== 'true') {
-      if (performance.now() - shownAt > waitMs) throw new Error('never armed')
-      await sleep()
-    }
-    return { early, waited: performance.now() - shownAt }
-  }, WAIT_MS)
+  // Both moments are taken by a MutationObserver, in the microtask after the DOM changed: a
+  // poll's own lateness on a loaded machine (its timers are the page clock's) made the button
+  // look shown later than it was, and the wait shorter.
+  const timing = await modal.evaluate(
+    (waitMs) =>
+      new Promise<{ early: { disabled: boolean; armed: string | null }; waited: number }>(
+        (resolve, reject) => {
+          let button: HTMLButtonElement | null = null
+          let shownAt = 0
+          let early = { disabled: false, armed: null as string | null }
+          const check = () => {
+            if (!button) {
+              button = document.querySelector<HTMLButtonElement>('[data-testid="sign-submit"]')
+              if (!button) return
+              shownAt = performance.now()
+              early = { disabled: button.disabled, armed: button.dataset.armed ?? null }
+              // The click a visitor (or a page's trick) makes at once: nothing happens.
+              button.click()
+            }
+            if (button.dataset.armed === 'true') {
+              observer.disconnect()
+              clearTimeout(timer)
+              resolve({ early, waited: performance.now() - shownAt })
+            }
+          }
+          const observer = new MutationObserver(check)
+          observer.observe(document, {
+            subtree: true,
+            childList: true,
+            attributes: true,
+            attributeFilter: ['data-armed'],
+          })
+          const timer = setTimeout(() => {
+            observer.disconnect()
+            reject(new Error(button ? 'never armed' : 'no sign screen'))
+          }, waitMs)
+          check()
+        },
+      ),
+    WAIT_MS,
+  )
   expect(timing.early).toEqual({ disabled: true, armed: 'false' })
   expect(timing.waited).toBeGreaterThanOrEqual(450)
   expect(await ended(hp.page, 'sign')).toEqual({ state: 'pending' })
