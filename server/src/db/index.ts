@@ -112,8 +112,8 @@ function unusableFolder(folder: string, e: unknown): Error {
 /**
  * How an in-memory PGlite starts: PGlite's own parameters with 16 MB of shared buffers instead
  * of PostgreSQL's 128 MB. Its data files are already in memory, so that cache only held second
- * copies of their pages; a throwaway database takes an eighth of the memory for it, and starts
- * in about two thirds of the CPU (docs/performance.md).
+ * copies of their pages. A throwaway database then needs an eighth of that memory and starts on
+ * less CPU (docs/performance.md).
  */
 const MEMORY_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB']
 
