@@ -5,14 +5,18 @@
  * took from the frame's query and wrote on the root element, the language the server wrote on
  * the page's `lang`, whose table loads first where it is not English) and React hydrates it as
  * soon as the bundle runs, before the host's init: the field the visitor may already be typing
- * in stays theirs. A browser whose own languages pick another one (its Accept-Language said
- * otherwise) gets it at init, which re-renders the hydrated landing in it. What the visitor did
+ * in stays theirs. React hydrates the landing's Suspense boundary in a later task than the
+ * shell, so the host's calls often change the store first (its init, its login() opening the
+ * modal): the landing is hydrated from the state it was rendered from and those changes applied
+ * after (serveCurrentState, hooks.ts). A browser whose own languages pick another one (its
+ * Accept-Language said otherwise) gets it at init, which re-renders the hydrated landing in it.
+ * What the visitor did
  * before (held by before-hydration.ts) is carried out once the landing is hydrated and the
  * host's sign-in is on screen.
  *
  * Anything that does not match (no embedded configuration for this app) renders client-side as
- * without the server's landing; so does a hydration React cannot complete (it renders the root
- * afresh). Either way what the visitor typed is put back and what they did carried out once
+ * without the server's landing; so does a hydration React cannot complete (it renders what did
+ * not match afresh). Either way what the visitor typed is put back and what they did carried out once
  * (replay.ts).
  */
 import type { HostAppConfig, ServerAppConfig } from '@latch/shared'
@@ -20,6 +24,7 @@ import { type ReactNode, useLayoutEffect } from 'react'
 import { hydrateRoot } from 'react-dom/client'
 import { App } from '../App.tsx'
 import { initialize } from '../flow/flow.ts'
+import { serveCurrentState } from '../hooks.ts'
 import { applyLocale } from '../i18n/i18n.ts'
 import { EMBEDDED_CONFIG_ID } from '../startup/early.ts'
 import { appIdFromHash } from '../startup/origin.ts'
@@ -29,7 +34,10 @@ import {
   SERVER_RENDERED_ATTR,
 } from './before-hydration.ts'
 
-/** Runs `done` once its tree is committed: the hydration is over. */
+/**
+ * Runs `done` once its tree is committed: the shell is hydrated (the landing, in its Suspense
+ * boundary, may be hydrated in a later task; a click on it hydrates it first).
+ */
 export function Hydrated({ done, children }: { done?: () => void; children: ReactNode }) {
   useLayoutEffect(() => done?.(), [done])
   return children
@@ -77,26 +85,24 @@ function sameInput(win: Window, rendered: string): boolean {
   }
 }
 
-/** Hydrates the server's landing; `hydrated` runs once React committed it. */
-export function hydrateLanding(win: Window, root: HTMLElement, hydrated?: () => void): void {
+/** Hydrates the server's landing. */
+export function hydrateLanding(win: Window, root: HTMLElement): void {
   // In the server's language (a shipped one: no warning), its table first where not English:
   // until then the inline script keeps holding what the visitor does.
   const hydrate = () => {
     // From here React handles the visitor's events itself (a click or key before the commit
     // hydrates what it lands on first).
     const replay = takeHeld(win)
+    // The store as the server rendered it: the host's calls may change it before React
+    // hydrates the landing.
+    serveCurrentState()
     hydrateRoot(
       root,
-      <Hydrated
-        done={() => {
-          replay()
-          hydrated?.()
-        }}
-      >
+      <Hydrated done={replay}>
         <App />
       </Hydrated>,
       {
-        // React renders the root afresh after a mismatch: the landing shows either way.
+        // React renders what did not match afresh: the landing shows either way.
         onRecoverableError: (e) => console.warn('Latch: the landing rendered client-side', e),
       },
     )

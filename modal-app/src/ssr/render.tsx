@@ -14,6 +14,7 @@ import { en, type Locale, loadLocale } from '@latch/shared/i18n'
 import { renderToString } from 'react-dom/server'
 import { App } from '../App.tsx'
 import { initialize } from '../flow/flow.ts'
+import { serveCurrentState } from '../hooks.ts'
 import { setTable } from '../i18n/i18n.ts'
 import { themeTokens } from '../shell/theme.ts'
 import { resetStore, store } from '../store.ts'
@@ -48,6 +49,7 @@ export async function renderLanding(
   const app = store.getState().app
   if (!app) return null
   setTable(table, locale)
+  serveCurrentState()
   let html: string
   try {
     // The tree the page hydrates (hydrate.tsx), so that both give the same ids.
