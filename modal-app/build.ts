@@ -6,6 +6,7 @@ import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
 import { build, type Plugin, parseAst, type Rolldown } from 'vite'
+import { penpalWithoutDebugLines } from '../scripts/penpal-plugin.ts'
 import { type ModalRenderer, modalRenderer, rendererAliases } from './renderer.ts'
 import type { ClientConstants } from './src/startup/early.ts'
 import { REFUSAL_SCRIPT } from './src/startup/refusal-data.ts'
@@ -256,23 +257,6 @@ function eagerCompileHint(): Plugin {
         const path = join(options.dir, name)
         await writeFile(path, `//# allFunctionsCalledOnLoad\n${await readFile(path, 'utf8')}`)
       }
-    },
-  }
-}
-
-/**
- * Penpal's debug lines: the modal never passes penpal a `log` function, so each `log?.(...)`
- * is a call on undefined; written as one, the minifier drops it with its strings. The build
- * fails if penpal's text no longer has them, instead of silently growing.
- */
-function penpalWithoutDebugLines(): Plugin {
-  const LOG_CALL = /\b(?:this\.#)?log\?\.\(/g
-  return {
-    name: 'latch-penpal-without-debug-lines',
-    transform(code, id) {
-      if (!/[\\/]penpal[\\/]dist[\\/]penpal\.mjs$/.test(id)) return null
-      if (code.search(LOG_CALL) < 0) this.error('penpal changed: no log?.( calls to drop')
-      return { code: code.replace(LOG_CALL, '(void 0)?.('), map: null }
     },
   }
 }

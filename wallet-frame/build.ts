@@ -3,6 +3,7 @@ import { rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'vite'
+import { penpalWithoutDebugLines } from '../scripts/penpal-plugin.ts'
 
 export const WALLET_FRAME_ROOT = fileURLToPath(new URL('.', import.meta.url))
 export const WALLET_FRAME_DIST = fileURLToPath(new URL('./dist', import.meta.url))
@@ -24,6 +25,7 @@ export async function buildWalletFrame(options: { outDir?: string } = {}): Promi
       logLevel: 'warn',
       base: WALLET_FRAME_BASE,
       mode: 'production',
+      plugins: [penpalWithoutDebugLines()],
       build: {
         outDir: staging,
         emptyOutDir: true,

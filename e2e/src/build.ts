@@ -53,6 +53,8 @@ export const FRONTEND_DIRS = {
 
 /** Folders whose files end up in the bundles. Tests, builds and caches are left out. */
 const SOURCES = ['shared', 'host-sdk', 'modal-app', 'wallet-frame']
+/** The repository's build helpers the frontends' build.ts files use. */
+const BUILD_HELPERS = ['scripts/build-library.ts', 'scripts/penpal-plugin.ts']
 const SKIP_DIRS = new Set(['node_modules', 'dist', '.cache', '.vite'])
 const SKIP_FILE = /\.test\.tsx?$/
 
@@ -71,6 +73,7 @@ function collect(dir: string, out: string[]): void {
 export function frontendSourceHash(): string {
   const files: string[] = []
   for (const dir of SOURCES) collect(join(ROOT, dir), files)
+  files.push(...BUILD_HELPERS.map((file) => join(ROOT, file)))
   files.sort()
   const hash = createHash('sha256')
   for (const file of files) {
