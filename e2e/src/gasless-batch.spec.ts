@@ -10,7 +10,7 @@
  * one of the app's chains without a sponsor nothing opens: EIP-5792's 5760 or 5710.
  */
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '@latch/server/testing'
-import type { Page } from 'playwright-core'
+import type { Locator, Page } from 'playwright-core'
 import {
   type Abi,
   createPublicClient,
@@ -30,7 +30,15 @@ import { TEST_CONTRACTS } from '../../server/src/sponsor/contracts/test/artifact
 import { deployDelegate } from '../../server/src/sponsor/deploy.ts'
 import { createSponsor, findSponsor, updatePolicy } from '../../server/src/sponsor/store.ts'
 import { expectAccessible } from './axe.ts'
-import { newEmail, type Outcome, settle, signInByEmail, visit } from './flows.ts'
+import {
+  expectRejected,
+  newEmail,
+  type Outcome,
+  screen,
+  settle,
+  signInByEmail,
+  visit,
+} from './flows.ts'
 import { type HostPage, WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
 import { createWallet } from './wallet-flows.ts'
@@ -106,12 +114,8 @@ function inPage<T>(page: Page, body: string, arg: unknown): Promise<Outcome<T>> 
 const sendCalls = (page: Page, request: unknown) =>
   inPage<{ id: string }>(page, 'return latch.sendCalls(arg)', request)
 
-/** The wallet frame's confirm button inside the modal, once armed, clicked by the visitor. */
-async function confirmInFrame(
-  hp: HostPage,
-  pending: Promise<unknown>,
-  beforeClick?: () => Promise<void>,
-): Promise<void> {
+/** The wallet frame's confirm button inside the modal, once armed. */
+async function armedConfirm(hp: HostPage, pending: Promise<unknown>): Promise<Locator> {
   // A refusal before anything shows answers at once: fail with it rather than wait.
   const early = await Promise.race([
     pending,
@@ -126,6 +130,16 @@ async function confirmInFrame(
   // A long batch scrolls inside the frame, as the visitor would scroll it.
   await button.scrollIntoViewIfNeeded()
   await expect.poll(() => button.getAttribute('aria-disabled'), { timeout: WAIT_MS }).toBeNull()
+  return button
+}
+
+/** The wallet frame's confirm button inside the modal, once armed, clicked by the visitor. */
+async function confirmInFrame(
+  hp: HostPage,
+  pending: Promise<unknown>,
+  beforeClick?: () => Promise<void>,
+): Promise<void> {
+  const button = await armedConfirm(hp, pending)
   await beforeClick?.()
   await button.click()
 }
@@ -229,6 +243,19 @@ test('behavior: a wallet with 0 ETH approves and transfers in one batch through 
     }),
   ).toBe(5n)
   expect(await client.getBalance({ address })).toBe(0n)
+
+  // Escape while the review has the focus (the frame's own document hears the key) closes the
+  // request as Escape in the modal does: nothing is sent.
+  const left = sendCalls(hp.page, {
+    version: '2.0.0',
+    chainId: '0x1',
+    calls: [{ to: token, data: data('transfer', recipient, 1n) }],
+  })
+  await (await armedConfirm(hp, left)).focus()
+  await hp.page.keyboard.press('Escape')
+  expect(expectRejected(await settle(left, 'sendCalls() left')).code).toBe('transaction_exited')
+  await screen(hp.modal, SEND).waitFor({ state: 'detached', timeout: WAIT_MS })
+  expect(await balanceOf(recipient)).toBe(7n)
 
   // Outside the policy (a mint): the reason on screen, and closing rejects with it.
   const mint = encodeFunctionData({ abi: tokenAbi, functionName: 'mint', args: [address, 1n] })

@@ -3,6 +3,7 @@ import {
   ANALYTICS_EVENTS,
   APP_ID_LENGTH,
   analyticsEventBody,
+  EXPORT_MESSAGES,
   LatchError,
   OAUTH_RETURN_PARAM_NAMES,
   oauthInitBody,
@@ -35,6 +36,12 @@ test('behavior: wallet frame message names', () => {
     'latch:wallet:passkey-options',
     'latch:wallet:send-calls',
     'latch:wallet:batch-sending',
+    'latch:wallet:escape',
+  ])
+  expect(Object.values(EXPORT_MESSAGES)).toEqual([
+    'latch:export:show',
+    'latch:export:revealed',
+    'latch:export:escape',
   ])
 })
 

@@ -139,6 +139,15 @@ test('behavior: the export page shows the key of the wallet’s address (viem de
   // The focus moved from the vanished button to Copy; the modal heard the address only.
   expect(await frame.evaluate(() => document.activeElement?.id)).toBe('copy')
   await expect.poll(() => revealedCalls(modal)).toEqual([JSON.stringify({ address })])
+  // Escape with the focus on the page is the modal's to act on: the page tells it, and the key
+  // stays on screen (the modal holds closing for the key's minimum display).
+  await page.keyboard.press('Escape')
+  await expect
+    .poll(() =>
+      modal.evaluate(() => (window as unknown as { exportEscapes: number }).exportEscapes),
+    )
+    .toBe(1)
+  expect(await keyBox.textContent()).toBe(key)
 
   // Copy writes the key to the clipboard (the page is allowed clipboard-write by its frame).
   await h.browser.contexts()[0]?.grantPermissions(['clipboard-read', 'clipboard-write'], {

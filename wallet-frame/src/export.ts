@@ -196,6 +196,11 @@ function start(origin: string): void {
     methods: exposeMethods(methods) as unknown as Record<string, (...args: never[]) => unknown>,
     timeout: 30_000,
   })
+  // The page has the focus: Escape here is the visitor's Escape in the modal, which would not
+  // hear it otherwise.
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') modal?.[EXPORT_MESSAGES.escape]().catch(() => {})
+  })
   connection.promise.then(
     (remote) => {
       modal = remoteMethods<ExportModalMethods>(remote)

@@ -320,6 +320,16 @@ test('refusal: no message approves: latch:wallet:confirm-fork is refused; an app
   await button.dispatchEvent('click')
   await new Promise((r) => setTimeout(r, 300))
   expect(await pairings()).toBe(before)
+  // Escape on the approval, which has the focus, is the modal's to act on (it closes): the
+  // frame tells it and leaves its approval as it is.
+  await button.focus()
+  await page.keyboard.press('Escape')
+  await expect
+    .poll(() => page.evaluate(() => (window as unknown as { escapes: number }).escapes), {
+      timeout: 5000,
+    })
+    .toBe(1)
+  expect(await button.getAttribute('aria-disabled')).toBeNull()
   // The visitor's own click on the armed button: the frame's own fetch makes the code.
   await button.click()
   expect(await approval).toEqual({ ok: { done: true } })

@@ -204,6 +204,11 @@ function start(origin: string): void {
     methods: exposeMethods(methods) as unknown as Record<string, (...args: never[]) => unknown>,
     timeout: 30_000,
   })
+  // The frame has the focus only while it shows an approval or a review: Escape there is the
+  // visitor's Escape in the modal, which would not hear it otherwise.
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') modal?.[WALLET_MESSAGES.escape]().catch(() => {})
+  })
   connection.promise.then(
     (remote) => {
       modal = remoteMethods<WalletModalMethods>(remote)

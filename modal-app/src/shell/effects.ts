@@ -113,7 +113,10 @@ export function usePreloadOnFirstTouch(root: Root, open: boolean): void {
   }, [root, open])
 }
 
-/** Escape closes the modal when it is a dialog (the host relays nothing from inside). */
+/**
+ * Escape closes the modal when it is a dialog (the host relays nothing from inside; the wallet
+ * origin's frames relay theirs: wallet/frame.ts, relayEscape).
+ */
 export function useEscapeCloses(root: Root): void {
   useEffect(() => {
     const doc = root.current?.ownerDocument

@@ -30,7 +30,7 @@ import { runtime } from '../runtime.ts'
 import { themeTokens } from '../shell/theme.ts'
 import { store } from '../store.ts'
 import { ensureWalletReady, ownFailureText, walletStepFailed } from './flows.ts'
-import { walletFrameUrl } from './frame.ts'
+import { relayEscape, walletFrameUrl } from './frame.ts'
 
 /**
  * exportWallet(): resolves when the visitor closes the screen after the key was shown; closing
@@ -123,6 +123,11 @@ export const showKey = onFlow(function showKey(
       // Shown: closing now delivers; not before the key's minimum display time, counted from
       // the reveal (nothing for a flow that has changed: deliver asks its handle).
       deliver(flow, wallet.address, { blockCloseMs: KEY_EXPORT_MIN_DISPLAY_MS })
+    },
+    // The page has the focus: Escape there does what it does here (closing, not before the
+    // key's minimum display time, which blocks it).
+    async [EXPORT_MESSAGES.escape]() {
+      relayEscape(iframe.ownerDocument)
     },
   }
   const connection = connect<Record<string, (...args: never[]) => Promise<unknown>>>({

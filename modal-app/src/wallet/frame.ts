@@ -13,6 +13,7 @@ import {
   WALLET_MESSAGES,
   type WalletBatchMethods,
   type WalletMethods,
+  type WalletModalMethods,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
 import { withTimeout } from '../flow/timeout.ts'
@@ -74,8 +75,12 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
   const connection = connect<Record<string, (...args: never[]) => Promise<unknown>>>({
     messenger: new WindowMessenger({ remoteWindow: contentWindow(), allowedOrigins: [origin] }),
     // The frame asks, on a batch's click, whether the request is still open; the answer can stop
-    // a send (as closing does) but approve nothing.
-    methods: { [WALLET_MESSAGES.batchSending]: async () => batchSendingHeard() },
+    // a send (as closing does) but approve nothing. Escape on its approval or review, which has
+    // the focus, closes as Escape here does.
+    methods: {
+      [WALLET_MESSAGES.batchSending]: async () => batchSendingHeard(),
+      [WALLET_MESSAGES.escape]: async () => relayEscape(doc),
+    } satisfies WalletModalMethods,
     timeout: options.connectTimeoutMs ?? WALLET_FRAME_CONNECT_TIMEOUT_MS,
   })
   let remote: object
@@ -107,6 +112,16 @@ export async function mountWalletFrame(options: MountOptions): Promise<WalletFra
     [WALLET_MESSAGES.addPasskey]: bounded(WALLET_MESSAGES.addPasskey),
     [WALLET_MESSAGES.passkeyOptions]: bounded(WALLET_MESSAGES.passkeyOptions),
   }
+}
+
+/**
+ * Escape pressed in a frame of the wallet origin that holds the focus (the wallet frame's
+ * approval or review, the key export page), whose document alone hears it: dispatched on the
+ * modal's document as if pressed there, so it does what Escape does there (shell/effects.ts,
+ * useEscapeCloses: closes a dialog that may be closed, else nothing).
+ */
+export function relayEscape(doc: Document): void {
+  doc.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }))
 }
 
 /** The mounted frame's element, which an approval shows over its screen's slot. */

@@ -36,7 +36,7 @@ export const WALLET_MESSAGES = {
    */
   sendCalls: 'latch:wallet:send-calls',
   /**
-   * The frame to the modal (the one method the modal exposes to it), on the visitor's click on
+   * The frame to the modal, on the visitor's click on
    * the batch review, before anything is signed: may this batch's request still be answered?
    * `true`: the modal now refuses closing until the review's answer, so a batch that may be sent
    * is never reported as refused. `false`: the visitor closed the request before the click
@@ -44,6 +44,13 @@ export const WALLET_MESSAGES = {
    * Without arguments: the modal can veto a send (as closing does) but never start one.
    */
   batchSending: 'latch:wallet:batch-sending',
+  /**
+   * The frame to the modal: the visitor pressed Escape on the frame's approval or review, which
+   * holds the keyboard's focus, so the modal's own document never hears the key. The modal does
+   * what Escape on its document does (closes, when it is a dialog and may be closed). Without
+   * arguments: it can close the modal, never approve anything.
+   */
+  escape: 'latch:wallet:escape',
 } as const
 
 /**
@@ -57,6 +64,8 @@ export const WALLET_MESSAGES = {
 export const EXPORT_MESSAGES = {
   show: 'latch:export:show',
   revealed: 'latch:export:revealed',
+  /** Escape pressed on the page (its focus is there): the modal does what its own Escape does. */
+  escape: 'latch:export:escape',
 } as const
 export interface ExportFrameMethods {
   [EXPORT_MESSAGES.show](params: { address: Hex; accessToken: string }): Promise<{ address: Hex }>
@@ -64,6 +73,7 @@ export interface ExportFrameMethods {
 /** What the modal's export screen exposes to the export page. */
 export interface ExportModalMethods {
   [EXPORT_MESSAGES.revealed](params: { address: Hex }): Promise<void>
+  [EXPORT_MESSAGES.escape](): Promise<void>
 }
 
 export interface WalletCreateParams {
@@ -176,7 +186,11 @@ export interface WalletBatchMethods {
   /** Resolves with the batch's EIP-5792 id once the visitor confirmed and the sponsor sent it. */
   [WALLET_MESSAGES.sendCalls](params: WalletSendCallsParams): Promise<{ id: string }>
 }
-/** What the modal exposes to the wallet frame: an answer that can stop a send, never approve one. */
+/**
+ * What the modal exposes to the wallet frame: an answer that can stop a send and a close on
+ * Escape; neither can approve anything.
+ */
 export interface WalletModalMethods {
   [WALLET_MESSAGES.batchSending](): Promise<boolean>
+  [WALLET_MESSAGES.escape](): Promise<void>
 }

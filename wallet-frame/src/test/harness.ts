@@ -61,13 +61,18 @@ function modalPage(
     ? `<iframe id="export" title="Private key" src="${exportUrl}" allow="clipboard-write"></iframe>
 <script>
 window.revealed = []
+window.exportEscapes = 0
 window.exporter = Penpal.connect({
   messenger: new Penpal.WindowMessenger({
     remoteWindow: document.getElementById('export').contentWindow,
     allowedOrigins: ['${frameOrigin}'],
   }),
   // As the modal's screen: the page reports the visitor's reveal here (the address only).
-  methods: { 'latch:export:revealed': (p) => { window.revealed.push(JSON.stringify(p)) } },
+  // Escape pressed on the page (it has the focus) is counted.
+  methods: {
+    'latch:export:revealed': (p) => { window.revealed.push(JSON.stringify(p)) },
+    'latch:export:escape': () => { window.exportEscapes += 1 },
+  },
   timeout: ${timeoutMs},
 }).promise
 window.exportCall = async (arg) => {
@@ -87,6 +92,7 @@ window.batchSending = []
 // true, false (closed first), 'throw' (the modal cannot be asked), 'hang' (it never answers) or
 // 'hold' (true once the test calls window.releaseSending()).
 window.batchSendingAnswer = true
+window.escapes = 0
 addEventListener('message', (e) => window.received.push(JSON.stringify(e.data)))
 window.wallet = Penpal.connect({
   messenger: new Penpal.WindowMessenger({
@@ -104,6 +110,8 @@ window.wallet = Penpal.connect({
       }
       return window.batchSendingAnswer
     },
+    // Escape pressed on the frame's approval or review (it has the focus) is counted.
+    'latch:wallet:escape': () => { window.escapes += 1 },
   },
   timeout: ${timeoutMs},
 }).promise
