@@ -10,14 +10,13 @@
  * modal): the landing is hydrated from the state it was rendered from and those changes applied
  * after (serveCurrentState, hooks.ts). A browser whose own languages pick another one (its
  * Accept-Language said otherwise) gets it at init, which re-renders the hydrated landing in it.
- * What the visitor did
- * before (held by before-hydration.ts) is carried out once the landing is hydrated and the
- * host's sign-in is on screen.
+ * What the visitor did before (held by before-hydration.ts) is carried out once the landing is
+ * hydrated and the host's sign-in is on screen.
  *
  * Anything that does not match (no embedded configuration for this app) renders client-side as
  * without the server's landing; so does a hydration React cannot complete (it renders what did
- * not match afresh). Either way what the visitor typed is put back and what they did carried out once
- * (replay.ts).
+ * not match afresh). Either way what the visitor typed is put back and what they did carried
+ * out once (replay.ts).
  */
 import type { HostAppConfig, ServerAppConfig } from '@latch/shared'
 import { type ReactNode, useLayoutEffect } from 'react'
