@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { brotliCompress, gzip, constants as zlib } from 'node:zlib'
 import { API_PREFIX, APP_ID_HEADER, CLIENT_HEADER, CLIENT_NAME } from '@latch/shared'
-import { build, type Plugin, parseAst, type Rolldown } from 'vite'
-import { penpalWithoutDebugLines } from '../scripts/penpal-plugin.ts'
+import { build, type Plugin, type Rolldown } from 'vite'
+import { penpalWithoutDebugLines, pureZodCalls } from '../scripts/frontend-plugins.ts'
 import { type ModalRenderer, modalRenderer, rendererAliases } from './renderer.ts'
 import type { ClientConstants } from './src/startup/early.ts'
 import { REFUSAL_SCRIPT } from './src/startup/refusal-data.ts'
@@ -55,51 +55,6 @@ const CLIENT_CONSTANTS: ClientConstants = {
 
 /** Bundled and inlined into the page's head: it starts the app configuration request. */
 const EARLY_ENTRY = fileURLToPath(new URL('./src/startup/early-start.ts', import.meta.url))
-
-/**
- * Marks each zod call in the shared contracts (`z.object(...)`, `z.string().max(64)`) pure, so
- * unused schemas, and zod with them, drop out. Not `treeshake.manualPureFunctions: ['z']`: that
- * matches every function called z, minified dependencies included, and dropped Preact's diff
- * (an empty page).
- */
-function pureZodCalls(): Plugin {
-  return {
-    name: 'latch-pure-zod-calls',
-    transform(code, id) {
-      if (!id.includes('/shared/src/') || !code.includes('z.')) return null
-      const starts = new Set<number>()
-      const visit = (node: unknown): void => {
-        if (Array.isArray(node)) {
-          for (const child of node) visit(child)
-          return
-        }
-        if (!node || typeof node !== 'object') return
-        const n = node as { type?: string; start?: number; callee?: unknown }
-        if (n.type === 'CallExpression' && rootName(n.callee) === 'z' && n.start !== undefined) {
-          starts.add(n.start)
-        }
-        for (const value of Object.values(node))
-          if (value && typeof value === 'object') visit(value)
-      }
-      visit(parseAst(code))
-      let out = code
-      for (const at of [...starts].sort((a, b) => b - a)) {
-        out = `${out.slice(0, at)}/* @__PURE__ */ ${out.slice(at)}`
-      }
-      return { code: out, map: null }
-    },
-  }
-}
-
-/** The identifier a call chain starts from: z for `z.string().max(64)`. */
-function rootName(node: unknown): string | null {
-  const n = node as { type?: string; name?: string; object?: unknown; callee?: unknown } | null
-  if (!n) return null
-  if (n.type === 'Identifier') return n.name ?? null
-  if (n.type === 'MemberExpression') return rootName(n.object)
-  if (n.type === 'CallExpression') return rootName(n.callee)
-  return null
-}
 
 /**
  * Two parts of WalletConnect the modal replaces, so they are not even built: its QR modal

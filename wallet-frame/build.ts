@@ -3,7 +3,7 @@ import { rename, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'vite'
-import { penpalWithoutDebugLines } from '../scripts/penpal-plugin.ts'
+import { penpalWithoutDebugLines, pureZodCalls } from '../scripts/frontend-plugins.ts'
 
 export const WALLET_FRAME_ROOT = fileURLToPath(new URL('.', import.meta.url))
 export const WALLET_FRAME_DIST = fileURLToPath(new URL('./dist', import.meta.url))
@@ -25,7 +25,7 @@ export async function buildWalletFrame(options: { outDir?: string } = {}): Promi
       logLevel: 'warn',
       base: WALLET_FRAME_BASE,
       mode: 'production',
-      plugins: [penpalWithoutDebugLines()],
+      plugins: [pureZodCalls(), penpalWithoutDebugLines()],
       build: {
         outDir: staging,
         emptyOutDir: true,
@@ -39,10 +39,8 @@ export async function buildWalletFrame(options: { outDir?: string } = {}): Promi
             index: join(WALLET_FRAME_ROOT, 'index.html'),
             export: join(WALLET_FRAME_ROOT, 'export.html'),
           },
-          treeshake: {
-            moduleSideEffects: sharedHasNoSideEffects,
-            manualPureFunctions: ['z'],
-          },
+          // The shared contracts' unused zod schemas drop out too (pureZodCalls).
+          treeshake: { moduleSideEffects: sharedHasNoSideEffects },
         },
       },
     })

@@ -54,7 +54,7 @@ export const FRONTEND_DIRS = {
 /** Folders whose files end up in the bundles. Tests, builds and caches are left out. */
 const SOURCES = ['shared', 'host-sdk', 'modal-app', 'wallet-frame']
 /** The repository's build helpers the frontends' build.ts files use. */
-const BUILD_HELPERS = ['scripts/build-library.ts', 'scripts/penpal-plugin.ts']
+const BUILD_HELPERS = ['scripts/build-library.ts', 'scripts/frontend-plugins.ts']
 const SKIP_DIRS = new Set(['node_modules', 'dist', '.cache', '.vite'])
 const SKIP_FILE = /\.test\.tsx?$/
 

@@ -34,7 +34,7 @@ test('behavior: the wallet frame ships at most 94 KB gzip of JavaScript, all fro
     if (LOCALE_CHUNK.test(file)) continue
     if (!file.endsWith('.js')) continue
     const code = await readFile(join(dir, 'assets', file))
-    // Penpal's debug lines are not built in (scripts/penpal-plugin.ts).
+    // Penpal's debug lines are not built in (scripts/frontend-plugins.ts).
     expect(code.toString('utf8')).not.toContain('handshake SYN')
     total += gzipSync(code).length
   }
