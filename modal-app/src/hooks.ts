@@ -35,6 +35,6 @@ export function useModal<T>(selector: (state: ModalState) => T): T {
 /** The merged app configuration; screens render only once it is set. */
 export function useApp(): AppView {
   const app = useModal((s) => s.app)
-  if (!app) throw new Error('Latch modal rendered a screen before init')
+  if (!app) throw new Error('Latch: a screen before init')
   return app
 }

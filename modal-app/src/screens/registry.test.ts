@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest'
 import { mergeConfig } from '../startup/config.ts'
-import { initialState, type ModalState } from '../store.ts'
+import { initialState, type ModalState, resetStore, store } from '../store.ts'
 import { serverConfig } from '../test/fixtures.ts'
 import { SCREEN_IDS } from './ids.ts'
 import { backTarget, SCREENS, screenSize } from './registry.ts'
@@ -50,4 +50,14 @@ test('behavior: back targets', () => {
   expect(backTarget('LANDING')).toBeNull()
   expect(backTarget('ALLOWLIST_REJECTION_SCREEN')).toBe('LANDING')
   expect(backTarget('AWAITING_PASSWORDLESS_CODE')).toBe('LANDING')
+  // The guides WALLET_EDUCATION offers go back there; Phantom's, reached from the wallet list,
+  // goes back to the list of the flow on screen.
+  expect(backTarget('INSTALL_METAMASK_SCREEN')).toBe('WALLET_EDUCATION')
+  expect(backTarget('INSTALL_PHANTOM_SCREEN')).toBe('LANDING')
+  store.setState({ flow: { kind: 'link', account: 'wallet' } })
+  try {
+    expect(backTarget('INSTALL_PHANTOM_SCREEN')).toBe('LINK_WALLET_SCREEN')
+  } finally {
+    resetStore()
+  }
 })

@@ -141,7 +141,8 @@ export const SCREENS: Record<ScreenId, ScreenEntry> = {
   AWAITING_OAUTH_SCREEN: { component: AwaitingOAuth, size: 'compact', back: null },
   ALLOWLIST_REJECTION_SCREEN: { component: AllowlistRejection, size: 'compact', back: 'LANDING' },
   INSTALL_METAMASK_SCREEN: { component: InstallMetamask, size: 'full', back: 'WALLET_EDUCATION' },
-  INSTALL_PHANTOM_SCREEN: { component: InstallPhantom, size: 'full', back: 'WALLET_EDUCATION' },
+  // Reached from a wallet list only (WALLET_EDUCATION does not offer Phantom).
+  INSTALL_PHANTOM_SCREEN: { component: InstallPhantom, size: 'full', back: walletsScreen },
   INSTALL_COINBASE_WALLET_SCREEN: {
     component: InstallCoinbaseWallet,
     size: 'full',
