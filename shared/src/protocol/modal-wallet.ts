@@ -36,8 +36,8 @@ export const WALLET_MESSAGES = {
    */
   sendCalls: 'latch:wallet:send-calls',
   /**
-   * The frame to the modal, on the visitor's click on
-   * the batch review, before anything is signed: may this batch's request still be answered?
+   * The frame to the modal, on the visitor's click on the batch review, before anything is
+   * signed: may this batch's request still be answered?
    * `true`: the modal now refuses closing until the review's answer, so a batch that may be sent
    * is never reported as refused. `false`: the visitor closed the request before the click
    * reached the modal (its caller already heard transaction_exited), so the frame sends nothing.
