@@ -26,5 +26,5 @@ if (query.has(PASSKEY_WINDOW_QUERY)) {
   // The modal server rendered the landing (ssr/): hydrated now, before the host's init, which
   // then only updates it.
   start()
-  hydrateLanding(window, root)
+  void hydrateLanding(window, root)
 } else start(root ? { render: () => flushSync(() => createRoot(root).render(<App />)) } : {})

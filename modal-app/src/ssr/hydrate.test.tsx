@@ -1,4 +1,5 @@
 import { act, cleanup } from '@testing-library/react'
+import type { Root } from 'react-dom/client'
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest'
 import { initialize, login } from '../flow/flow.ts'
 import { serveCurrentState } from '../hooks.ts'
@@ -64,12 +65,16 @@ async function serverRenderedPage() {
  * hydration has rendered (act holds React's work until its callback is done, then runs it all).
  */
 async function hydrateWith(root: HTMLElement, takenOver: Promise<void>, meanwhile: () => void) {
+  let hydrated!: Promise<Root>
   await act(async () => {
-    hydrateLanding(window, root)
+    hydrated = hydrateLanding(window, root)
     await takenOver
     meanwhile()
   })
-  unmount = () => act(() => root.replaceChildren())
+  // Unmounted after the test: a root left mounted would go on rendering from the store, which
+  // the next test (or the next file in this worker) resets.
+  const made = await hydrated
+  unmount = () => act(() => made.unmount())
 }
 
 test("behavior: the host's login() arriving while React hydrates the server's landing does not make it render the landing afresh", async () => {

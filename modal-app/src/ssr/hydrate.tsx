@@ -20,7 +20,7 @@
  */
 import type { HostAppConfig, ServerAppConfig } from '@latch/shared'
 import { type ReactNode, useLayoutEffect } from 'react'
-import { hydrateRoot } from 'react-dom/client'
+import { hydrateRoot, type Root } from 'react-dom/client'
 import { App } from '../App.tsx'
 import { initialize } from '../flow/flow.ts'
 import { serveCurrentState } from '../hooks.ts'
@@ -37,8 +37,8 @@ import {
  * Runs `done` once its tree is committed: the shell is hydrated (the landing, in its Suspense
  * boundary, may be hydrated in a later task; a click on it hydrates it first).
  */
-export function Hydrated({ done, children }: { done?: () => void; children: ReactNode }) {
-  useLayoutEffect(() => done?.(), [done])
+export function Hydrated({ done, children }: { done: () => void; children: ReactNode }) {
+  useLayoutEffect(() => done(), [done])
   return children
 }
 
@@ -84,8 +84,8 @@ function sameInput(win: Window, rendered: string): boolean {
   }
 }
 
-/** Hydrates the server's landing. */
-export function hydrateLanding(win: Window, root: HTMLElement): void {
+/** Hydrates the server's landing; answers React's root once it is made. */
+export function hydrateLanding(win: Window, root: HTMLElement): Promise<Root> {
   // In the server's language (a shipped one: no warning), its table first where not English:
   // until then the inline script keeps holding what the visitor does.
   const hydrate = () => {
@@ -95,7 +95,7 @@ export function hydrateLanding(win: Window, root: HTMLElement): void {
     // The store as the server rendered it: the host's calls may change it before React
     // hydrates the landing.
     serveCurrentState()
-    hydrateRoot(
+    return hydrateRoot(
       root,
       <Hydrated done={replay}>
         <App />
@@ -107,5 +107,5 @@ export function hydrateLanding(win: Window, root: HTMLElement): void {
     )
   }
   // A table that did not load leaves English: React then renders the root afresh.
-  void applyLocale({ locale: win.document.documentElement.lang }).then(hydrate, hydrate)
+  return applyLocale({ locale: win.document.documentElement.lang }).then(hydrate, hydrate)
 }

@@ -52,9 +52,10 @@ export async function renderLanding(
   serveCurrentState()
   let html: string
   try {
-    // The tree the page hydrates (hydrate.tsx), so that both give the same ids.
+    // The tree the page hydrates (hydrate.tsx), so that both give the same ids; its layout
+    // effect, the page's `done`, does not run on the server.
     html = renderToString(
-      <Hydrated>
+      <Hydrated done={() => {}}>
         <App />
       </Hydrated>,
     )
