@@ -23,7 +23,7 @@ import {
 } from './config.ts'
 import { type Clock, type Deps, type Log, systemClock } from './context.ts'
 import { createSecrets } from './crypto.ts'
-import { openDatabase } from './db/index.ts'
+import { openDatabase, type PgliteSource } from './db/index.ts'
 import { createDelivery } from './delivery.ts'
 import { createKeyStore } from './keys.ts'
 import { listen } from './listen.ts'
@@ -60,6 +60,8 @@ export interface StartOptions {
   migrate?: boolean
   /** A PGlite data folder (dumpDataDir) an in-memory database starts from, e.g. a migrated one. */
   pgliteData?: Blob
+  /** Where an in-memory database comes from instead of a new PGlite (openDatabase's). */
+  pglite?: PgliteSource
 }
 
 export interface Admin {
@@ -110,7 +112,7 @@ function smtpPassword(smtpUrl: string | null): string[] {
 
 /** Everything but the listener: database, keys, delivery. The CLI uses it for `apps`. */
 export async function openServices(
-  opts: { env?: Env; log?: Log; clock?: Clock; migrate?: boolean; pgliteData?: Blob } = {},
+  opts: Omit<StartOptions, 'port' | 'host'> = {},
 ): Promise<Services> {
   const env: Env = { ...process.env, ...opts.env }
   const config = loadConfig(env)
@@ -130,6 +132,7 @@ export async function openServices(
     migrate: opts.migrate ?? true,
     secrets,
     ...(opts.pgliteData ? { pgliteData: opts.pgliteData } : {}),
+    ...(opts.pglite ? { pglite: opts.pglite } : {}),
   })
   if (opts.migrate === false) {
     const { pending } = await migrationState(database.db as Kysely<unknown>).catch(

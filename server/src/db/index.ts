@@ -78,6 +78,12 @@ function shedding(
   }
 }
 
+/** A lender of in-memory PGlite databases (OpenOptions.pglite). */
+export interface PgliteSource {
+  open(): Promise<PGlite>
+  close(client: PGlite): Promise<void>
+}
+
 export interface OpenOptions {
   /**
    * Bring the schema up to date before answering (the default). `latch serve` opens without,
@@ -89,6 +95,13 @@ export interface OpenOptions {
    * instead of an empty one: the test servers' template, made once per run.
    */
   pgliteData?: Blob
+  /**
+   * Where an in-memory database comes from instead of a new PGlite: `open` answers a ready
+   * client, which the database uses alone until its `close` hands it back (it is not closed
+   * here). The test runs lend each server a migrated database emptied after its last user,
+   * since loading one costs more CPU than most tests (server/src/testing/pglite-pool.ts).
+   */
+  pglite?: PgliteSource
   /** The server secret's keys: a migration that gives existing rows a MAC seals them with it. */
   secrets?: Secrets
 }
@@ -115,7 +128,7 @@ function unusableFolder(folder: string, e: unknown): Error {
  * copies of their pages. A throwaway database then needs an eighth of that memory and starts on
  * less CPU (docs/performance.md).
  */
-const MEMORY_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB']
+export const MEMORY_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB']
 
 /** PostgreSQL when DATABASE_URL is a postgres URL, PGlite in memory for 'memory://', else PGlite in the data folder. */
 export async function openDatabase(
@@ -208,17 +221,21 @@ export async function openDatabase(
   let release = (): void => {}
   let client: PGlite
   let folder: string | undefined
-  if (url?.startsWith('memory:') || !config.dataDir) {
+  const dataDir = url?.startsWith('memory:') ? null : config.dataDir
+  const source = dataDir ? undefined : options.pglite
+  if (source) {
+    client = await source.open()
+  } else if (!dataDir) {
     client = new PGlite({
       startParams: MEMORY_START_PARAMS,
       ...(options.pgliteData ? { loadDataDir: options.pgliteData } : {}),
     })
   } else {
-    folder = join(config.dataDir, 'pglite')
+    folder = join(dataDir, 'pglite')
     try {
       mkdirSync(folder, { recursive: true })
       accessSync(folder, constants.R_OK | constants.W_OK | constants.X_OK)
-      release = acquireLock(join(config.dataDir, 'pglite.lock'))
+      release = acquireLock(join(dataDir, 'pglite.lock'))
     } catch (e) {
       // The lock's own refusal (another process holds the folder) already says what to do.
       if ((e as NodeJS.ErrnoException).code === undefined) throw e
@@ -231,7 +248,10 @@ export async function openDatabase(
       throw unusableFolder(folder, e)
     }
   }
-  const db = new Kysely<Database>({ dialect: pgliteDialect(client) })
+  const lent = client
+  const db = new Kysely<Database>({
+    dialect: pgliteDialect(client, source ? () => source.close(lent) : undefined),
+  })
   try {
     try {
       await client.waitReady

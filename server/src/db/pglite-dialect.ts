@@ -76,7 +76,10 @@ class PGliteDriver implements Driver {
   readonly #mutex = new Mutex()
   readonly #releases = new WeakMap<DatabaseConnection, () => void>()
 
-  constructor(readonly client: PGlite) {}
+  constructor(
+    readonly client: PGlite,
+    readonly handBack: (() => Promise<void>) | undefined,
+  ) {}
 
   async init(): Promise<void> {}
 
@@ -106,14 +109,27 @@ class PGliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    await this.client.close()
+    if (!this.handBack) {
+      await this.client.close()
+      return
+    }
+    // A lent client goes back only once no query of this Kysely can reach it: its holder has
+    // released it, and the lock is kept, so a holder still waiting fails rather than touch a
+    // database lent on. One that never lets go makes the client unusable: closed instead.
+    const idle = await withTimeout(this.#mutex.acquire(), ACQUIRE_TIMEOUT_MS).catch(() => null)
+    if (idle) await this.handBack()
+    else await this.client.close()
   }
 }
 
-export function pgliteDialect(client: PGlite): Dialect {
+/**
+ * Kysely over `client`. Destroying the Kysely closes the client, or, for a client lent by a
+ * PgliteSource, runs `handBack` once no query holds it.
+ */
+export function pgliteDialect(client: PGlite, handBack?: () => Promise<void>): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),
-    createDriver: () => new PGliteDriver(client),
+    createDriver: () => new PGliteDriver(client, handBack),
     createIntrospector: (db) => new PostgresIntrospector(db),
     createQueryCompiler: () => new PostgresQueryCompiler(),
   }

@@ -12,7 +12,7 @@ import { API_PREFIX } from '@latch/shared'
 import { sql } from 'kysely'
 import { afterAll, expect, test } from 'vitest'
 import { latchCommand } from '../testing/cli-bundle.ts'
-import { migratedFolder, migratedMemory } from '../testing/global-setup.ts'
+import { migratedFolder, runPgliteData } from '../testing/global-setup.ts'
 import { TEST_SECRET } from '../testing/test-server.ts'
 import { openDatabase } from './index.ts'
 
@@ -189,7 +189,12 @@ test('reliability: a write answered before the process is killed with SIGKILL is
 }, 90_000)
 
 test('behavior: an in-memory database caches 16 MB of its pages, not PostgreSQL’s 128 MB: its files are in memory already', async () => {
-  const database = await openDatabase({ databaseUrl: 'memory://', dataDir: null }, migratedMemory())
+  // The server's own in-memory start (a lent database would be the test run's).
+  const pgliteData = runPgliteData()
+  const database = await openDatabase(
+    { databaseUrl: 'memory://', dataDir: null },
+    pgliteData ? { pgliteData } : {},
+  )
   try {
     const { rows } = await sql<{ shared_buffers: string }>`SHOW shared_buffers`.execute(database.db)
     expect(rows).toEqual([{ shared_buffers: '16MB' }])

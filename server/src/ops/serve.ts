@@ -21,6 +21,7 @@ import {
   logFormatFrom,
 } from '../config.ts'
 import type { Log } from '../context.ts'
+import type { PgliteSource } from '../db/index.ts'
 import { type RunningServer, startServer } from '../index.ts'
 import { WALLET_FRAME_DIST } from '../wallets/frame.ts'
 import { probeAnswer, READY_PATH, type Readiness, type ReadinessCheck } from './health.ts'
@@ -47,6 +48,8 @@ export interface ServeOptions {
   modalLog?: Log
   /** A PGlite data folder (dumpDataDir) an in-memory database starts from (startServer's). */
   pgliteData?: Blob
+  /** Where an in-memory database comes from instead of a new PGlite (startServer's). */
+  pglite?: PgliteSource
 }
 
 export interface RunningLatch {
@@ -204,6 +207,7 @@ export async function serveLatch(options: ServeOptions = {}): Promise<RunningLat
       log,
       migrate: options.migrate === true || env.LATCH_MIGRATE === '1',
       ...(options.pgliteData ? { pgliteData: options.pgliteData } : {}),
+      ...(options.pglite ? { pglite: options.pglite } : {}),
     })
   }
 

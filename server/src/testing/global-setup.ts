@@ -16,10 +16,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import { Kysely } from 'kysely'
-import { openDatabase } from '../db/index.ts'
+import { openDatabase, type PgliteSource } from '../db/index.ts'
 import { migrate } from '../db/migrations.ts'
 import { pgliteDialect } from '../db/pglite-dialect.ts'
 import { bundleCli, CLI_BUNDLE_ENV } from './cli-bundle.ts'
+import { pglitePool } from './pglite-pool.ts'
 import {
   MIGRATED_TEMPLATE,
   RUN_POSTGRES_ENV,
@@ -60,15 +61,19 @@ export function blankPglite(): PGlite {
   return data ? new PGlite({ loadDataDir: data }) : new PGlite()
 }
 
+let pool: PgliteSource | undefined
 /**
- * Options for startServer or openServices on `memory://` that load the run's migrated PGlite
- * data folder (none outside a run): the server then skips creating and migrating a cluster, the
- * seconds most of an in-memory start takes.
+ * Options for startServer, openServices or openDatabase on `memory://` that lend the server a
+ * database of the run's migrated PGlite dump (pglite-pool.ts; none outside a run): the server
+ * then skips creating and migrating a cluster, the seconds most of an in-memory start takes,
+ * and mostly loading the dump too.
  * @example await startServer({ port: 0, env: { DATABASE_URL: 'memory://' }, ...migratedMemory() })
  */
-export function migratedMemory(): { pgliteData?: Blob } {
+export function migratedMemory(): { pglite?: PgliteSource } {
   const data = runPgliteData()
-  return data ? { pgliteData: data } : {}
+  if (!data) return {}
+  pool ??= pglitePool(data)
+  return { pglite: pool }
 }
 
 /**

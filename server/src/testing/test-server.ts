@@ -14,7 +14,7 @@ import type { HonoEnv } from '../http.ts'
 import { openServices } from '../index.ts'
 import { REFRESH_COOKIE_PREFIX, refreshCookieName } from '../sessions/refresh-cookie.ts'
 import { WALLET_CREDENTIAL_PREFIX } from '../wallets/credential.ts'
-import { runPgliteData } from './global-setup.ts'
+import { migratedMemory } from './global-setup.ts'
 import {
   POSTGRES_BIN,
   postgresAvailable,
@@ -211,8 +211,8 @@ export async function startTestServer(
     },
     log: (line) => logs.push(line),
     clock,
-    // In memory: the run's migrated data folder when there is one (global-setup.ts).
-    ...(databaseUrl.startsWith('memory:') ? { pgliteData: runPgliteData() } : {}),
+    // In memory: a database of the run's migrated dump when there is one (global-setup.ts).
+    ...(databaseUrl.startsWith('memory:') ? migratedMemory() : {}),
   })
   const api = createApi(services.deps)
   const walletCookies = new Map<string, string>()
