@@ -72,6 +72,36 @@ async function paintedLanding(hp: HostPage): Promise<void> {
   }
 }
 
+/**
+ * The code mailed for what the visitor typed and submitted before hydration. When none comes,
+ * the error says what the modal shows (its screen, the field's text, an error, whether React
+ * took the landing over) and what the page logged: a held action that was not carried out.
+ */
+async function heldCode(hp: HostPage, email: string): Promise<string> {
+  try {
+    return await waitEmailCode(h(), email)
+  } catch (error) {
+    const modal = hp.page.frames().find((f) => f.url().startsWith(h().modalUrl))
+    const state = await modal
+      ?.evaluate(() => ({
+        screens: [...document.querySelectorAll('[data-testid^="screen-"]')].map((e) =>
+          e.getAttribute('data-testid'),
+        ),
+        field: (document.querySelector('[data-testid="email-input"]') as HTMLInputElement | null)
+          ?.value,
+        alert: document.querySelector('[role="alert"]')?.textContent ?? null,
+      }))
+      .then(async (page) => ({ ...(await modalRootState(modal)), ...page }))
+      .catch((e: unknown) => String(e))
+    throw new Error(
+      `no code for the held submit; the modal: ${JSON.stringify(state ?? 'none')}; the page logged: ${
+        hp.console.slice(-10).join(' | ') || 'nothing'
+      }`,
+      { cause: error },
+    )
+  }
+}
+
 describe('the server-rendered landing', () => {
   test('behavior: login() shows the painted landing before the JavaScript; text typed and Enter pressed then are carried out once, after hydration', async () => {
     const email = newEmail('ssr')
@@ -115,7 +145,7 @@ describe('the server-rendered landing', () => {
     expect(h().smtp.messages.filter((m) => m.to === email)).toEqual([])
 
     release()
-    const code = await waitEmailCode(h(), email)
+    const code = await heldCode(hp, email)
     await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
     expect((await modalRootState(modal)).hydrated).toBe(true)
     // Carried out once: one code mail for the two Enters.
@@ -186,7 +216,7 @@ describe('the server-rendered landing', () => {
       const typedIn = await input.elementHandle()
       release()
       // Sent from the field rendered afresh, which holds the text again: one code for two Enters.
-      const code = await waitEmailCode(h(), email)
+      const code = await heldCode(hp, email)
       await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
       expect(await typedIn?.evaluate((el) => el.isConnected)).toBe(false)
       await hp.page.waitForTimeout(500)
@@ -250,7 +280,7 @@ describe('the server-rendered landing', () => {
     await input.pressSequentially(email)
     await input.press('Enter')
     release()
-    const code = await waitEmailCode(h(), email)
+    const code = await heldCode(hp, email)
     await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
     // Hydrated (no fresh render), then in German once the host's init ran.
     expect(hp.console.some((line) => line.includes('the landing rendered client-side'))).toBe(false)
@@ -307,7 +337,7 @@ describe('the server-rendered landing', () => {
     expect(await modalRootState(modal)).toEqual({ serverRendered: true, hydrated: false })
     releaseTable()
     // Its table loaded, React takes the markup over as it is, and the Enter held sends once.
-    const code = await waitEmailCode(h(), email)
+    const code = await heldCode(hp, email)
     await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
     expect((await modalRootState(modal)).hydrated).toBe(true)
     expect(await modal.evaluate(() => document.documentElement.dir)).toBe('rtl')
