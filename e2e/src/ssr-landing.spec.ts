@@ -38,6 +38,21 @@ async function holdModalScript(context: BrowserContext) {
 }
 
 /**
+ * What the modal's frame holds (whether React took the landing over, and what `read` reads in
+ * it) and the page's last console lines, for the message of a wait that failed.
+ */
+async function modalReport<T>(hp: HostPage, read: () => T): Promise<string> {
+  const modal = hp.page.frames().find((f) => f.url().startsWith(h().modalUrl))
+  const state = await modal
+    ?.evaluate(read)
+    .then(async (page) => ({ url: modal.url(), ...(await modalRootState(modal)), ...page }))
+    .catch((e: unknown) => String(e))
+  return `the modal's frame: ${JSON.stringify(state ?? 'none')}; the page logged: ${
+    hp.console.slice(-10).join(' | ') || 'nothing'
+  }`
+}
+
+/**
  * Waits until the host took the height of the landing the page painted (the page's first
  * message): the frame leaves the full height it starts at. When it does not, the error says what
  * the modal's frame holds, and what the page logged.
@@ -51,24 +66,17 @@ async function paintedLanding(hp: HostPage): Promise<void> {
       })
       .not.toBe(`${MODAL_FULL_HEIGHT_PX}px`)
   } catch (error) {
-    const modal = hp.page.frames().find((f) => f.url().startsWith(h().modalUrl))
-    const state = await modal
-      ?.evaluate(() => {
-        const root = document.getElementById('root')
-        return {
-          readyState: document.readyState,
-          landingHeight: root?.firstElementChild?.getBoundingClientRect().height ?? null,
-          body: document.body?.textContent?.slice(0, 120) ?? null,
-        }
-      })
-      .then(async (page) => ({ ...(await modalRootState(modal)), ...page }))
-      .catch((e: unknown) => String(e))
-    throw new Error(
-      `the host did not take the painted landing's height; the modal's frame: ${
-        modal ? JSON.stringify({ url: modal.url(), state }) : 'none'
-      }; the page logged: ${hp.console.slice(-10).join(' | ') || 'nothing'}`,
-      { cause: error },
-    )
+    const report = await modalReport(hp, () => {
+      const root = document.getElementById('root')
+      return {
+        readyState: document.readyState,
+        landingHeight: root?.firstElementChild?.getBoundingClientRect().height ?? null,
+        body: document.body?.textContent?.slice(0, 120) ?? null,
+      }
+    })
+    throw new Error(`the host did not take the painted landing's height; ${report}`, {
+      cause: error,
+    })
   }
 }
 
@@ -81,24 +89,15 @@ async function heldCode(hp: HostPage, email: string): Promise<string> {
   try {
     return await waitEmailCode(h(), email)
   } catch (error) {
-    const modal = hp.page.frames().find((f) => f.url().startsWith(h().modalUrl))
-    const state = await modal
-      ?.evaluate(() => ({
-        screens: [...document.querySelectorAll('[data-testid^="screen-"]')].map((e) =>
-          e.getAttribute('data-testid'),
-        ),
-        field: (document.querySelector('[data-testid="email-input"]') as HTMLInputElement | null)
-          ?.value,
-        alert: document.querySelector('[role="alert"]')?.textContent ?? null,
-      }))
-      .then(async (page) => ({ ...(await modalRootState(modal)), ...page }))
-      .catch((e: unknown) => String(e))
-    throw new Error(
-      `no code for the held submit; the modal: ${JSON.stringify(state ?? 'none')}; the page logged: ${
-        hp.console.slice(-10).join(' | ') || 'nothing'
-      }`,
-      { cause: error },
-    )
+    const report = await modalReport(hp, () => ({
+      screens: [...document.querySelectorAll('[data-testid^="screen-"]')].map((e) =>
+        e.getAttribute('data-testid'),
+      ),
+      field: (document.querySelector('[data-testid="email-input"]') as HTMLInputElement | null)
+        ?.value,
+      alert: document.querySelector('[role="alert"]')?.textContent ?? null,
+    }))
+    throw new Error(`no code for the held submit; ${report}`, { cause: error })
   }
 }
 
