@@ -188,7 +188,7 @@ test('reliability: a write answered before the process is killed with SIGKILL is
   }
 }, 90_000)
 
-test('behavior: an in-memory database caches 16 MB of its pages, not PostgreSQL’s 128 MB: its files are in memory already', async () => {
+test('behavior: an in-memory database caches 16 MB of its pages, not PostgreSQL’s 128 MB, and writes no recovery log it could never replay: its files are in memory already', async () => {
   // The server's own in-memory start (a lent database would be the test run's).
   const pgliteData = runPgliteData()
   const database = await openDatabase(
@@ -198,6 +198,10 @@ test('behavior: an in-memory database caches 16 MB of its pages, not PostgreSQL�
   try {
     const { rows } = await sql<{ shared_buffers: string }>`SHOW shared_buffers`.execute(database.db)
     expect(rows).toEqual([{ shared_buffers: '16MB' }])
+    const wal = await sql<{ full_page_writes: string; wal_level: string }>`
+      SELECT current_setting('full_page_writes') AS full_page_writes,
+             current_setting('wal_level') AS wal_level`.execute(database.db)
+    expect(wal.rows).toEqual([{ full_page_writes: 'off', wal_level: 'minimal' }])
     // PGlite's own parameters are kept (the schema it searches, among them).
     const path = await sql<{ search_path: string }>`SHOW search_path`.execute(database.db)
     expect(path.rows).toEqual([{ search_path: 'public' }])
