@@ -126,10 +126,10 @@ function unusableFolder(folder: string, e: unknown): Error {
  * How an in-memory PGlite starts: PGlite's own parameters (its fsync is off already) with
  * - 16 MB of shared buffers instead of PostgreSQL's 128 MB: its data files are already in
  *   memory, so that cache only held second copies of their pages;
- * - no full-page images and the minimal write-ahead log: they serve crash recovery, archiving
- *   and replicas, none of which a database that lives in this process's memory can have. The
- *   log's writes go through the in-memory file system like every other, so each commit writes
- *   less.
+ * - no full-page images and the minimal write-ahead log: the images and the fuller log serve
+ *   crash recovery, archiving and replicas, none of which a database that lives in this
+ *   process's memory can have. Each commit then writes less to the log, whose files are in the
+ *   in-memory file system like the rest.
  * A throwaway database then needs an eighth of the memory and runs on less CPU
  * (docs/performance.md).
  */

@@ -188,7 +188,7 @@ test('reliability: a write answered before the process is killed with SIGKILL is
   }
 }, 90_000)
 
-test('behavior: an in-memory database caches 16 MB of its pages, not PostgreSQL’s 128 MB, and writes no recovery log it could never replay: its files are in memory already', async () => {
+test('behavior: an in-memory database caches 16 MB of its pages, not PostgreSQL’s 128 MB, and writes its log without the full pages and replica records only recovery from disk would read: its files are in memory already', async () => {
   // The server's own in-memory start (a lent database would be the test run's).
   const pgliteData = runPgliteData()
   const database = await openDatabase(
