@@ -34,7 +34,7 @@ async function toCodeScreen(email: string, kept = false) {
 test('error: a wrong code shows the spec message and the right code still signs in', async () => {
   const email = newEmail('wrong')
   const { hp, pending, code } = await toCodeScreen(email)
-  await enterCode(hp.modal, wrongCode(code))
+  await enterCode(hp.modal, wrongCode(code), { typed: true })
   await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
   // SPEC's default error colour (#EC6351) borders the boxes.
   expect(
@@ -46,7 +46,7 @@ test('error: a wrong code shows the spec message and the right code still signs 
   await expectModalAccessible(hp.page, 'the code screen with a wrong code')
   await expect(screen(hp.modal, 'AWAITING_PASSWORDLESS_CODE').isVisible()).resolves.toBe(true)
 
-  await enterCode(hp.modal, code)
+  await enterCode(hp.modal, code, { typed: true })
   const result = expectOk(await settle(pending, 'login()'))
   expect(result.user.email?.address).toBe(email)
 })
@@ -104,7 +104,7 @@ describe('on one code screen', () => {
     // alone, never because the machine was slow between two reads.
     const now = await hp.page.evaluate(() => Date.now())
     await hp.page.clock.pauseAt(now + 1000)
-    await enterCode(hp.modal, '12a456')
+    await enterCode(hp.modal, '12a456', { typed: true })
     await message.waitFor({ state: 'visible' })
     // The boxes stay as typed for CODE_ERROR_CLEAR_DELAY_MS, then clear, and the message goes.
     await hp.page.clock.runFor(CODE_ERROR_CLEAR_DELAY_MS - 1)
@@ -115,7 +115,7 @@ describe('on one code screen', () => {
     await cleared()
     expect(await message.count()).toBe(0)
     // Again with the clock running (axe's own timers run on it), held to axe with the message.
-    await enterCode(hp.modal, '12a456')
+    await enterCode(hp.modal, '12a456', { typed: true })
     await message.waitFor({ state: 'visible' })
     await expectModalAccessible(hp.page, 'the code screen with a non-numeric code')
     await hp.page.clock.fastForward(CODE_ERROR_CLEAR_DELAY_MS)
@@ -143,7 +143,7 @@ describe('on one code screen', () => {
     const { hp, code, email } = shared
     // E-mail codes live 10 minutes; rather than wait, the stored expiry moves into the past.
     await h().expireCodes(email)
-    await enterCode(hp.modal, code)
+    await enterCode(hp.modal, code, { typed: true })
     await hp.modal.getByText(ERRORS.invalid_verification_code.message).waitFor({ state: 'visible' })
   })
 })

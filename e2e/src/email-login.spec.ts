@@ -36,7 +36,7 @@ describe('e-mail sign-in', () => {
     const code = await waitEmailCode(h(), email)
     expect(code).toMatch(/^\d{6}$/)
     await visit(first, 'AWAITING_PASSWORDLESS_CODE')
-    await enterCode(first.modal, code)
+    await enterCode(first.modal, code, { typed: true })
     await first.modal.getByText('Success!').waitFor({ state: 'visible' })
     await expectModalAccessible(first.page, 'the code screen after Success!')
 

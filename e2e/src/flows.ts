@@ -223,8 +223,29 @@ export async function submitPhone(modal: FrameLocator, phone: string): Promise<v
   await modal.getByTestId('phone-submit').click()
 }
 
-/** Types one character into each of the six boxes, as a person would. */
-export async function enterCode(modal: FrameLocator, code: string): Promise<void> {
+/** How a spec enters a code or a passcode into the boxes (enterCode, enterPasscode). */
+export interface BoxEntry {
+  /**
+   * One character into each box, as a person types. Without it the whole text goes into the
+   * first box at once, as a browser's one-time-code autofill or a paste puts it there, and
+   * the boxes fill from it.
+   */
+  typed?: boolean
+}
+
+/**
+ * Enters a code on the code screen as the visitor's browser autofills it: the whole code into
+ * the first box (its autocomplete is `one-time-code`), which fills all six. The specs of the
+ * code screen itself type it, one character per box (`{ typed: true }`); the others only get
+ * past the screen, and each typed box costs a round of Playwright's actionability checks and a
+ * render of the screen (docs/performance.md, "Codes entered at once").
+ */
+export async function enterCode(
+  modal: FrameLocator,
+  code: string,
+  { typed = false }: BoxEntry = {},
+): Promise<void> {
+  if (!typed) return modal.getByTestId('code-input-0').fill(code)
   for (let i = 0; i < code.length; i++) {
     await modal.getByTestId(`code-input-${i}`).fill(code.charAt(i))
   }

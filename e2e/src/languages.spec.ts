@@ -131,7 +131,7 @@ test('behavior: a browser speaking Japanese signs in by an e-mail code mailed in
   await create.getByRole('heading', { name: ja.m.setTitle }).waitFor()
   await create.getByText(ja.m.hint).waitFor()
   // A validation message in Japanese, held to axe there.
-  await enterPasscode(hp.modal, 'ab#')
+  await enterPasscode(hp.modal, 'ab#', { typed: true })
   await create.getByText(ja.e.passcode_invalid_characters).waitFor()
   await visit(hp, SCREENS.create)
   for (let i = 2; i >= 0; i--) await passcodeBoxes(hp.modal).nth(i).fill('')

@@ -24,6 +24,7 @@ import {
 } from '../../wallet-frame/src/index.ts'
 import { modalFrame } from './axe.ts'
 import {
+  type BoxEntry,
   type CallError,
   expectOk,
   type Outcome,
@@ -171,9 +172,18 @@ export function sharedOnce<T extends { hp: HostPage }>(make: () => Promise<T>): 
 export const passcodeBoxes = (modal: FrameLocator) =>
   modal.locator('input[data-testid^="passcode-input-"]')
 
-/** Types one character into each box, as a person would. */
-export async function enterPasscode(modal: FrameLocator, passcode: string): Promise<void> {
+/**
+ * Enters a passcode as a paste or a password manager puts it into the first box, which fills
+ * the boxes from it; with `{ typed: true }` one character into each box, as a person types (the
+ * specs of the passcode screen's own rules). See enterCode.
+ */
+export async function enterPasscode(
+  modal: FrameLocator,
+  passcode: string,
+  { typed = false }: BoxEntry = {},
+): Promise<void> {
   const boxes = passcodeBoxes(modal)
+  if (!typed) return boxes.first().fill(passcode)
   for (let i = 0; i < passcode.length; i++) await boxes.nth(i).fill(passcode.charAt(i))
 }
 
