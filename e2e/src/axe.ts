@@ -77,11 +77,23 @@ export async function axeViolations(target: Page | Frame): Promise<AxeViolation[
   return withTimeout(target.evaluate(runAxeInPage, [...AXE_TAGS]), WAIT_MS, 'the axe run')
 }
 
-/** The modal's frame inside a host page (playwright's Frame, which axe is evaluated in). */
+/** Each page's modal frame as last found (modalFrame). */
+const modalFrames = new WeakMap<Page, Frame>()
+
+/**
+ * The modal's frame inside a host page (playwright's Frame, which axe is evaluated in). Found
+ * through the host page's iframe element once, then kept until Playwright reports it detached
+ * (a reload, a navigation of the page, the element removed): finding it costs two round trips
+ * to the browser, and the flows ask for it on every screen they visit.
+ */
 export async function modalFrame(page: Page): Promise<Frame> {
+  const known = modalFrames.get(page)
+  if (known && !known.isDetached()) return known
   const handle = await page.locator(`[data-testid="${HOST_ELEMENT_IDS.frame}"]`).elementHandle()
   const frame = await handle?.contentFrame()
+  await handle?.dispose()
   if (!frame) throw new Error('the modal frame is not on the page')
+  modalFrames.set(page, frame)
   return frame
 }
 
