@@ -240,15 +240,18 @@ export interface BoxEntry {
  * past the screen, and each typed box costs a round of Playwright's actionability checks and a
  * render of the screen (docs/performance.md, "Codes entered at once").
  */
-export async function enterCode(
-  modal: FrameLocator,
-  code: string,
+export function enterCode(modal: FrameLocator, code: string, entry: BoxEntry = {}): Promise<void> {
+  return enterBoxes(modal.locator('[data-testid^="code-input-"]'), code, entry)
+}
+
+/** Enters `text` into a row of one-character boxes (`boxes`, in order), as BoxEntry says. */
+export async function enterBoxes(
+  boxes: Locator,
+  text: string,
   { typed = false }: BoxEntry = {},
 ): Promise<void> {
-  if (!typed) return modal.getByTestId('code-input-0').fill(code)
-  for (let i = 0; i < code.length; i++) {
-    await modal.getByTestId(`code-input-${i}`).fill(code.charAt(i))
-  }
+  if (!typed) return boxes.first().fill(text)
+  for (let i = 0; i < text.length; i++) await boxes.nth(i).fill(text.charAt(i))
 }
 
 /** The six boxes' values, read in one go. */

@@ -26,6 +26,7 @@ import { modalFrame } from './axe.ts'
 import {
   type BoxEntry,
   type CallError,
+  enterBoxes,
   expectOk,
   type Outcome,
   runOutPause,
@@ -177,14 +178,12 @@ export const passcodeBoxes = (modal: FrameLocator) =>
  * the boxes from it; with `{ typed: true }` one character into each box, as a person types (the
  * specs of the passcode screen's own rules). See enterCode.
  */
-export async function enterPasscode(
+export function enterPasscode(
   modal: FrameLocator,
   passcode: string,
-  { typed = false }: BoxEntry = {},
+  entry: BoxEntry = {},
 ): Promise<void> {
-  const boxes = passcodeBoxes(modal)
-  if (!typed) return boxes.first().fill(passcode)
-  for (let i = 0; i < passcode.length; i++) await boxes.nth(i).fill(passcode.charAt(i))
+  return enterBoxes(passcodeBoxes(modal), passcode, entry)
 }
 
 /** The 'user' events the page received, recorded from the moment this is called. */
