@@ -18,7 +18,7 @@ export type FlowExit =
 type Run<T> = (remote: ModalMethods) => Promise<T>
 
 export interface Calls {
-  /** A quick call: rejects `client_request_timeout` after `timeout` ms. */
+  /** A quick call: rejects `client_request_timeout` after `timeout` ms (more than 0). */
   invoke<T>(remote: ModalMethods, run: Run<T>, timeout?: number): Promise<T>
   /**
    * A login, link, wallet creation or recovery: no timeout; it lasts until the modal settles it
@@ -36,12 +36,12 @@ export function createCalls(): Calls {
   // Marked when they start, so nothing has to guess a flow from its exit error.
   const flows = new Set<Rejecter>()
 
+  /** A call with a timeout (invoke), or a flow, which has none. */
   const track = <T>(
     remote: ModalMethods,
     run: Run<T>,
     exit: ErrorCode,
-    timeout: number | undefined,
-    flow: boolean,
+    timeout?: number,
   ): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined
@@ -55,15 +55,15 @@ export function createCalls(): Calls {
         }
       const fail: Rejecter = done(reject)
       pending.set(fail, exit)
-      if (flow) flows.add(fail)
       if (timeout) timer = setTimeout(() => fail(LatchError.of('client_request_timeout')), timeout)
+      else flows.add(fail)
       run(remote).then(done(resolve), (e) => fail(toLatchError(e)))
     })
 
   return {
     invoke: (remote, run, timeout = API_TIMEOUT_MS) =>
-      track(remote, run, 'modal_unreachable', timeout, false),
-    flow: (remote, run, exit) => track(remote, run, exit, undefined, true),
+      track(remote, run, 'modal_unreachable', timeout),
+    flow: (remote, run, exit) => track(remote, run, exit),
     flowPending: () => flows.size > 0,
     settleAll(code) {
       for (const [reject, exit] of pending) reject(LatchError.of(code ?? exit))

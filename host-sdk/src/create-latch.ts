@@ -228,8 +228,9 @@ export function createLatch(options: LatchOptions): LatchClient {
   /**
    * A flow (login, link, wallet): the frame closes if it fails (an exit, the modal gone, an
    * error), except when it was refused because another request is on screen: that one stays.
+   * Gone, the modal rejects it with `exit`: unreachable, unless the flow has an exit of its own.
    */
-  const flow = <T>(run: (r: ModalMethods) => Promise<T>, exit: FlowExit) =>
+  const flow = <T>(run: (r: ModalMethods) => Promise<T>, exit: FlowExit = 'modal_unreachable') =>
     remote().then((r) => {
       const result = calls.flow(r, run, exit)
       // calls.ts rejects with LatchErrors only. Told apart by its provider code, -32002, not by
@@ -257,16 +258,14 @@ export function createLatch(options: LatchOptions): LatchClient {
     recoverWallet: () => flow((r) => r.recoverWallet(), 'recovery_exited'),
     // The modal rejects a close itself ('Signature rejected', 'User exited the modal before
     // submitting the transaction'); gone, it is unreachable.
-    signMessage: (message, options) =>
-      flow((r) => r.signMessage(message, options), 'modal_unreachable'),
-    sendTransaction: (request, options) =>
-      flow((r) => r.sendTransaction(request, options), 'modal_unreachable'),
+    signMessage: (message, options) => flow((r) => r.signMessage(message, options)),
+    sendTransaction: (request, options) => flow((r) => r.sendTransaction(request, options)),
     // The modal rejects a close itself ('export_exited'); gone, it is unreachable.
-    exportWallet: () => flow((r) => r.exportWallet(), 'modal_unreachable'),
+    exportWallet: () => flow((r) => r.exportWallet()),
     // The modal rejects a close itself ('connect_exited'); gone, it is unreachable.
-    connectWallet: () => flow((r) => r.connectWallet(), 'modal_unreachable'),
+    connectWallet: () => flow((r) => r.connectWallet()),
     // The modal rejects a close itself ('fork_exited'); gone, it is unreachable.
-    forkSession: () => flow((r) => r.forkSession(), 'modal_unreachable'),
+    forkSession: () => flow((r) => r.forkSession()),
     // src/provider/ ships as provider.js beside sdk.js, imported on the first call (the
     // browser keeps the module); it makes one provider per client. Without a modal URL the
     // import fails and the call rejects.
@@ -276,7 +275,7 @@ export function createLatch(options: LatchOptions): LatchClient {
       ),
     // By name through the modal's rpc, as the provider sends it: no entry of its own.
     sendCalls: (request) =>
-      flow((r) => r.rpc(0, 'wallet_sendCalls', [request]), 'modal_unreachable') as Promise<{
+      flow((r) => r.rpc(0, 'wallet_sendCalls', [request])) as Promise<{
         id: string
       }>,
     on: events.on,

@@ -14,14 +14,17 @@ const isAllowedNavigation = (url: URL) =>
 /**
  * The wallet bridge (src/bridge/, dist/wallet-bridge.js), imported from the modal's base URL the
  * first time the modal asks for wallets, so pages whose visitors never use one do not load it.
- * A failed import is tried again on the next ask. The URL is built at run time, so bundlers of
- * this source are told to leave the import alone (vite, webpack).
+ * A failed import is tried again on the next ask, under a URL of its own: a browser may keep a
+ * module's failed fetch for its URL (Chromium does) and fail the same import again without
+ * asking. The URL is built at run time, so bundlers of this source are told to leave the import
+ * alone (vite, webpack).
  */
 export function bridgeLoader(base: string, onEvent: WalletEventSink): () => Promise<WalletBridge> {
   let bridge: Promise<WalletBridge> | undefined
+  let loads = 0
   return () =>
     (bridge ??= import(
-      /* @vite-ignore */ /* webpackIgnore: true */ `${base}/wallet-bridge.js`
+      /* @vite-ignore */ /* webpackIgnore: true */ `${base}/wallet-bridge.js?${loads++}`
     ).then(
       (m: { createBridge(o: { onEvent: WalletEventSink }): WalletBridge }) =>
         m.createBridge({ onEvent }),
