@@ -346,4 +346,96 @@ describe('the server-rendered landing', () => {
     expect((await signedInByCode(hp, code, pending)).user.email?.address).toBe(email)
     expect(hp.errors).toEqual([])
   })
+
+  /**
+   * A German visitor's page whose server rendered English: React hydrates the landing at once,
+   * and the host's init, then its login(), wait for the German table, held until `releaseTable`.
+   * Meanwhile the landing is shown (the host's login() showed the painted one) and React handles
+   * what the visitor does, before any flow reached the modal.
+   */
+  async function landingBeforeLogin(appId: string) {
+    let releaseTable = () => {}
+    const table = new Promise<void>((resolve) => {
+      releaseTable = resolve
+    })
+    const hp = await h().open({
+      appId,
+      waitReady: false,
+      waitUntil: 'domcontentloaded',
+      contextOptions: { locale: 'de-DE' },
+      prepare: async (context) => {
+        const page = (url: URL) => url.origin === h().modalUrl && url.pathname === '/'
+        await context.route(page, (route) =>
+          route.continue({ headers: { ...route.request().headers(), 'accept-language': 'en' } }),
+        )
+        await context.route(`${h().modalUrl}/assets/de-*.js`, async (route: Route) => {
+          await table
+          await route.continue()
+        })
+      },
+    })
+    const pending = latchCall<LoginResult>(hp.page, 'login')
+    await hp.modal.getByTestId('screen-LANDING').waitFor({ state: 'visible' })
+    const modal = await modalFrame(hp.page)
+    await expect
+      .poll(async () => (await modalRootState(modal)).hydrated, { timeout: WAIT_MS })
+      .toBe(true)
+    // The flow has not started: the wallet list asks for wallets only once it has.
+    expect(await hp.modal.getByTestId('wallet-section-body').textContent()).toBe(
+      'Looking for wallets…',
+    )
+    /**
+     * Lets the host's init and login() reach the modal, and waits until the sign-in flow has
+     * started: the modal names the host's dialog for it, in German.
+     */
+    const loginArrived = async () => {
+      releaseTable()
+      const frame = hp.page.getByTestId(HOST_ELEMENT_IDS.frame)
+      await expect
+        .poll(() => frame.getAttribute('title'), { timeout: WAIT_MS })
+        .toMatch(/^Bei .+ anmelden$/)
+    }
+    return { hp, modal, pending, loginArrived, releaseTable }
+  }
+
+  test("behavior: what the visitor does on the hydrated landing before the host's login() reaches the modal is kept: the section opened, the address typed with its field focused, 'Use a passkey'; the modal's close there ends that login()", async () => {
+    const app = await h().createApp({ loginMethods: ['email', 'wallet', 'passkey'] })
+
+    const typing = await landingBeforeLogin(app.id)
+    const toggle = typing.hp.modal.getByTestId('section-email-toggle')
+    // Listed second (wallet login first, the server's default): opened by the visitor.
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false')
+    await toggle.click()
+    const email = newEmail('before-login')
+    const input = typing.hp.modal.getByTestId('email-input')
+    await input.click()
+    await input.pressSequentially(email)
+    await typing.loginArrived()
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true')
+    expect(await input.inputValue()).toBe(email)
+    expect(
+      await typing.modal.evaluate(() => document.activeElement?.getAttribute('data-testid')),
+    ).toBe('email-input')
+    await input.press('Enter')
+    const code = await waitEmailCode(h(), email)
+    await visit(typing.hp, 'AWAITING_PASSWORDLESS_CODE')
+    const result = await signedInByCode(typing.hp, code, typing.pending)
+    expect(result.user.email?.address).toBe(email)
+
+    const passkey = await landingBeforeLogin(app.id)
+    await passkey.hp.modal.getByTestId('landing-passkey').click()
+    await passkey.hp.modal.getByTestId('screen-PASSKEY_SCREEN').waitFor({ state: 'visible' })
+    await passkey.loginArrived()
+    await visit(passkey.hp, 'PASSKEY_SCREEN')
+    expect(await passkey.hp.modal.getByTestId('screen-LANDING').count()).toBe(0)
+
+    const closing = await landingBeforeLogin(app.id)
+    await closing.hp.modal.getByTestId('close-button').click()
+    closing.releaseTable()
+    const outcome = await settle(closing.pending, 'login()')
+    expect(outcome.ok ? null : outcome.error).toMatchObject({ code: 'login_exited' })
+    const dialog = closing.hp.page.getByTestId(HOST_ELEMENT_IDS.dialog)
+    await expect.poll(() => dialog.isVisible(), { timeout: WAIT_MS }).toBe(false)
+    for (const hp of [typing.hp, passkey.hp, closing.hp]) expect(hp.errors).toEqual([])
+  })
 })

@@ -1,7 +1,8 @@
 /** The shell's accessibility: focus only while open, titles announced, Tab wraps only in a dialog. */
 import { act, fireEvent, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, expect, test, vi } from 'vitest'
-import { link, login } from './flow/flow.ts'
+import { link } from './flow/entries.ts'
+import { login } from './flow/flow.ts'
 import { store } from './store.ts'
 import { type ApiDouble, startApiDouble } from './test/api-double.ts'
 import { frameFocused, renderModal } from './test/harness.tsx'

@@ -6,12 +6,12 @@ import { resetStore, store } from '../store.ts'
 import { type ApiDouble, startApiDouble } from '../test/api-double.ts'
 import { authAnswer, user } from '../test/fixtures.ts'
 import { type Harness, renderModal } from '../test/harness.tsx'
+import { link } from './entries.ts'
 import {
   addNextStep,
   currentFlow,
   exitFlow,
   finishFlow,
-  link,
   login,
   type NextStepRule,
   navigate,
@@ -310,6 +310,77 @@ describe('login() for a visitor signed in already', () => {
     await expect(again).resolves.toEqual({ user: signedIn, isNewUser: false })
     expect(hides(harness, from)).toBe(0)
     expect(store.getState()).toMatchObject({ open: true, screen: 'LINK_EMAIL_SCREEN' })
+    act(() => exitFlow(true))
+  })
+})
+
+describe("the page's first login(), over a landing the visitor already uses", () => {
+  // The host shows the server's painted landing at login(), before that call reaches the modal
+  // (host-sdk create-latch.ts): the hydrated landing takes the visitor's clicks meanwhile.
+  test('behavior: the screen the visitor reached before it arrived stays, and the sign-in begun there resolves it', async () => {
+    api.on('POST /passwordless/init', { body: { success: true } })
+    api.on('POST /passwordless/authenticate', authAnswer(signedIn, true))
+    renderModal(api, { walletAuth: false })
+    await act(() => submitDestination('email', 'ada@example.com'))
+    expect(store.getState()).toMatchObject({ flow: null, screen: 'AWAITING_PASSWORDLESS_CODE' })
+    let result!: Promise<LoginResult>
+    act(() => {
+      result = login()
+    })
+    expect(store.getState()).toMatchObject({
+      flow: { kind: 'login' },
+      open: true,
+      screen: 'AWAITING_PASSWORDLESS_CODE',
+    })
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    await act(() => submitCode('123456'))
+    advance(2000)
+    await expect(result).resolves.toEqual({ user: signedIn, isNewUser: true })
+  })
+
+  test('behavior: a screen opened from it (passkeys) stays', () => {
+    renderModal(api, { walletAuth: false })
+    act(() => navigate('PASSKEY_SCREEN'))
+    act(() => {
+      login().catch(() => {})
+    })
+    expect(store.getState()).toMatchObject({ flow: { kind: 'login' }, screen: 'PASSKEY_SCREEN' })
+    act(() => exitFlow(true))
+  })
+
+  test('error: closed by the visitor before it arrived, it rejects with login_exited and the modal stays closed; the next login() opens the landing', async () => {
+    const harness = renderModal(api, { walletAuth: false })
+    act(() => navigate('PASSKEY_SCREEN'))
+    act(() => exitFlow(true))
+    const from = harness.hostCalls.length
+    let first!: Promise<LoginResult>
+    act(() => {
+      first = login()
+    })
+    await expect(first).rejects.toMatchObject({ code: 'login_exited' })
+    expect(store.getState()).toMatchObject({ open: false, flow: null })
+    expect(
+      harness.hostCalls.slice(from).some((c) => c.method === 'setOpen' && c.args[0] === true),
+    ).toBe(false)
+    act(() => {
+      login().catch(() => {})
+    })
+    expect(store.getState()).toMatchObject({ open: true, screen: 'LANDING' })
+    act(() => exitFlow(true))
+  })
+
+  test('error: a later login(), once a flow has ended, starts from the landing', () => {
+    renderModal(api, { walletAuth: false })
+    act(() => {
+      login().catch(() => {})
+    })
+    act(() => navigate('PASSKEY_SCREEN'))
+    act(() => exitFlow(true))
+    act(() => navigate('PASSKEY_SCREEN'))
+    act(() => {
+      login().catch(() => {})
+    })
+    expect(store.getState()).toMatchObject({ flow: { kind: 'login' }, screen: 'LANDING' })
     act(() => exitFlow(true))
   })
 })

@@ -30,7 +30,6 @@ import {
   type HostAppConfig,
   isLatchError,
   LatchError,
-  type LinkKind,
   type LoginResult,
   type ServerAppConfig,
   SUCCESS_CLOSE_DELAY_MS,
@@ -163,6 +162,8 @@ export interface RunningFlow extends FlowHandle {
   readonly generation: number
   waiting: Waiting | null
   delivery: { value: Delivered } | null
+  /** The host's promise; a flow that ran without a caller takes one on (startFlow). */
+  promise: Promise<FlowValue>
   /** `then` after `ms`, unless the flow has changed by then; replaces a pause running. */
   pause(ms: number, then: () => void): void
   /** Its timers stop: another flow took over. */
@@ -319,9 +320,21 @@ export function requestPending(next: Flow): boolean {
  * (requestPending) and the handle's promise rejects with rpc_request_pending.
  */
 export function startFlow<T extends FlowValue>(flow: Flow, screen: ScreenId): FlowHandle<T> {
-  if (requestPending(flow)) {
-    const refused = Promise.reject(LatchError.of('rpc_request_pending'))
-    return runningFlow(-1, null, refused) as FlowHandle as FlowHandle<T>
+  const before = store.getState()
+  // The first flow of this page, a sign-in: the landing on screen may be the server's, which
+  // the host shows at login() before that call gets here (host-sdk create-latch.ts). What the
+  // visitor did on it meanwhile (a section opened, 'Use a passkey', an address sent) is kept:
+  // the flow takes over the landing's own, and a close ends the sign-in as it would have.
+  const onLanding = !started && !before.flow && screen === 'LANDING'
+  started = true
+  const refused =
+    onLanding && closedUnasked ? 'login_exited' : requestPending(flow) && 'rpc_request_pending'
+  if (refused) {
+    return runningFlow(
+      -1,
+      null,
+      Promise.reject(LatchError.of(refused)),
+    ) as FlowHandle as FlowHandle<T>
   }
   if (current.waiting && sameFlow(store.getState().flow, flow)) {
     return current as FlowHandle as FlowHandle<T>
@@ -333,15 +346,23 @@ export function startFlow<T extends FlowValue>(flow: Flow, screen: ScreenId): Fl
     resolve = res
     reject = rej
   })
-  const wasOpen = store.getState().open
-  store.setState({ ...flowReset({ promise, resolve, reject }), flow, screen, open: true })
+  if (onLanding) {
+    current.waiting = { promise, resolve, reject }
+    current.promise = promise
+    store.setState({ flow, open: true })
+  } else store.setState({ ...flowReset({ promise, resolve, reject }), flow, screen, open: true })
   // Told even when the modal thinks it is open: a host that closed its dialog meanwhile (a
   // failed call closes it) shows it again, so no request waits on a hidden screen. The host's
   // dialog and frame take the modal's own label, in the visitor's language.
   callHost('setOpen', true, dialogLabel())
-  if (!wasOpen) track('modal_open')
+  if (!before.open) track('modal_open')
   return current as FlowHandle as FlowHandle<T>
 }
+
+/** Whether a flow has started in this page (or since the store was reset): see startFlow. */
+let started = false
+/** The visitor closed the landing before the first flow started: see startFlow. */
+let closedUnasked = false
 
 /** login(): opens the landing; resolves when the modal closes after a sign-in. */
 export function login(): Promise<LoginResult> {
@@ -355,27 +376,6 @@ export function login(): Promise<LoginResult> {
     return Promise.resolve({ user, isNewUser: false })
   }
   return startFlow<LoginResult>({ kind: 'login' }, 'LANDING').promise
-}
-
-const LINK_SCREENS = {
-  email: 'LINK_EMAIL_SCREEN',
-  phone: 'LINK_PHONE_SCREEN',
-  wallet: 'LINK_WALLET_SCREEN',
-  passkey: 'PASSKEY_SCREEN',
-} as const satisfies Record<string, ScreenId>
-
-/**
- * link(kind) for an e-mail address, a phone number, an external wallet or a passkey (social:
- * oauth.ts). A passkey's screen is also where the user's passkeys are named and removed.
- */
-export function link(kind: LinkKind): Promise<User> {
-  const { app, user } = store.getState()
-  if (!app) return Promise.reject(LatchError.of('something_went_wrong'))
-  if (!Object.hasOwn(LINK_SCREENS, kind))
-    return Promise.reject(LatchError.of('method_not_available'))
-  if (!user) return Promise.reject(signedOutError())
-  const account = kind as keyof typeof LINK_SCREENS
-  return startFlow<User>({ kind: 'link', account }, LINK_SCREENS[account]).promise
 }
 
 // ---- Pause -------------------------------------------------------------------------------
@@ -478,6 +478,7 @@ export function exitFlow(tellHost: boolean): void {
     finishFlow(tellHost)
     return
   }
+  if (!started) closedUnasked = true
   rejectWaiting()
   closeModal(tellHost)
 }
@@ -501,6 +502,8 @@ store.subscribe((state, previous) => {
   if (state.generation !== current.generation) {
     current.end()
     current = runningFlow(state.generation, null)
+    started = false
+    closedUnasked = false
   }
   if (previous.user && state.user?.id !== previous.user.id) endWalletRequest()
 })

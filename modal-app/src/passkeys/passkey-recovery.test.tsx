@@ -7,7 +7,7 @@
 import { LatchError, type PasskeyAccount, type RecoveryMethod, type User } from '@latch/shared'
 import { act, cleanup, screen, waitFor } from '@testing-library/react'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-import { link } from '../flow/flow.ts'
+import { link } from '../flow/entries.ts'
 import { preloadScreens } from '../screens/lazy.tsx'
 import { mergeConfig } from '../startup/config.ts'
 import { store } from '../store.ts'

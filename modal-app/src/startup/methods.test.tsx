@@ -210,7 +210,8 @@ describe('link, unlink, logout, wallet methods', () => {
         .link('wallet')
         .catch(() => {})
     })
-    expect(store.getState().screen).toBe('LINK_WALLET_SCREEN')
+    // Its code loads at the first link() (flow/entries.ts).
+    await vi.waitFor(() => expect(store.getState().screen).toBe('LINK_WALLET_SCREEN'))
     expect(await methods().unlink({ type: 'wallet', address })).toEqual(updated)
     expect(api.calls('POST /siwe/unlink')[0]?.body).toEqual({ address })
   })

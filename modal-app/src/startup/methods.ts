@@ -1,6 +1,5 @@
 /** The ModalMethods the host SDK calls over penpal. */
 import {
-  type ConnectedWallet,
   type InitResult,
   LatchError,
   type ModalMethods,
@@ -10,7 +9,7 @@ import {
   type User,
 } from '@latch/shared'
 import { dispatchWalletEvent } from '../connectors/events.ts'
-import { exitFlow, initialize, link, login, startFlow } from '../flow/flow.ts'
+import { exitFlow, initialize, login } from '../flow/flow.ts'
 import { applyLocale } from '../i18n/i18n.ts'
 import { callHost, runtime } from '../runtime.ts'
 import { preloadScreens } from '../screens/lazy.tsx'
@@ -34,6 +33,9 @@ import { checkHostConfig } from './config-check.ts'
  * with React DOM is near its budget (size.test.ts).
  */
 const loadFork = () => import('../fork/fork.ts')
+
+/** link() of the kinds with a screen here, and connectWallet(): not the landing's either. */
+const loadEntries = () => import('../flow/entries.ts')
 
 export interface MethodsContext {
   /** The server's app configuration, fetched at startup. */
@@ -81,7 +83,7 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
       (OAUTH_PROVIDERS as readonly string[]).includes(kind)
         ? // Its code, the social buttons' (oauth.ts), is not the landing's.
           import('../oauth/oauth.ts').then((m) => m.linkOAuth(kind as OAuthProvider))
-        : link(kind),
+        : loadEntries().then((m) => m.link(kind)),
     // Its code is not the landing's: it loads at the host's first unlink().
     unlink: (target) => import('../session/unlink.ts').then((m) => m.unlink(target)),
     logout,
@@ -103,12 +105,7 @@ export function createModalMethods(ctx: MethodsContext): ModalMethods {
     signTypedData: (typedData, options) =>
       signFlow({ kind: 'typedData', typedData: typedData as Record<string, unknown> }, options),
     forkSession: () => loadFork().then((m) => m.forkSession()),
-    // Connect-only: the wallet list of a visitor or of a signed-in user (connectors/connect-only.ts).
-    connectWallet: () =>
-      startFlow<ConnectedWallet>(
-        { kind: 'connect-wallet' },
-        store.getState().user ? 'CONNECT_ONLY_AUTHENTICATED_SCREEN' : 'CONNECT_ONLY_LANDING_SCREEN',
-      ).promise,
+    connectWallet: () => loadEntries().then((m) => m.connectWallet()),
     // To the connector of that wallet (connectors/); the bridge checked the payload.
     async walletEvent(id, event, payload) {
       dispatchWalletEvent(String(id), event, payload)
