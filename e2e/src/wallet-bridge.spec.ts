@@ -44,7 +44,8 @@ async function open(): Promise<{ page: Page; modal: Frame; wallet: InjectedWalle
 
 test('behavior: a call from the modal origin reaches the wallet in the host page, through the bridge the modal server serves', async () => {
   const { page, modal, wallet } = await open()
-  const bridgeUrl = `${h().modalUrl}/wallet-bridge.js`
+  // Its first load: each load has a query of its own (host-sdk host-methods.ts).
+  const bridgeUrl = `${h().modalUrl}/wallet-bridge.js?0`
   const loaded = () =>
     page.evaluate(
       (url) => performance.getEntriesByType('resource').some((e) => e.name === url),

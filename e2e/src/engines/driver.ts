@@ -253,6 +253,47 @@ export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
         }
         return frame
       }
+      /**
+       * Where the centre of `css` in the frame at `path` is in the page's viewport: its box in
+       * its frame, moved by the content box of each frame that holds it, each read by that
+       * frame's own script after all of them scrolled it into view (a frame scrolled later could
+       * move an outer one). Not Puppeteer's clickable point: it finds a frame's element through
+       * WebDriver BiDi's `context` locator, which Firefox ESR 140 does not have.
+       */
+      const pointOf = async (path: string[], css: string): Promise<{ x: number; y: number }> => {
+        const steps = await Promise.all(
+          [...path, null].map(async (id, depth) => ({
+            frame: await frameOf(path.slice(0, depth)),
+            css: id === null ? css : `iframe[data-testid="${id}"]`,
+          })),
+        )
+        for (const step of steps) {
+          await step.frame.evaluate((c) => {
+            document.querySelector(c)?.scrollIntoView({ block: 'center', inline: 'center' })
+          }, step.css)
+        }
+        let x = 0
+        let y = 0
+        for (const step of steps) {
+          const at = await step.frame.evaluate((c) => {
+            const el = document.querySelector(c)
+            if (!el) return null
+            const box = el.getBoundingClientRect()
+            if (!(el instanceof HTMLIFrameElement)) {
+              return { x: box.left + box.width / 2, y: box.top + box.height / 2 }
+            }
+            const style = getComputedStyle(el)
+            return {
+              x: box.left + el.clientLeft + Number.parseFloat(style.paddingLeft),
+              y: box.top + el.clientTop + Number.parseFloat(style.paddingTop),
+            }
+          }, step.css)
+          if (!at) throw new Error(`no ${step.css} to click`)
+          x += at.x
+          y += at.y
+        }
+        return { x, y }
+      }
       // The page's steps; `shown` waits for an element through the page's own `poll`.
       const self: EnginePage = {
         engine: 'firefox',
@@ -284,8 +325,8 @@ export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
         },
         async click(path, css) {
           await shownIn(self, path, css)
-          const frame = await frameOf(path)
-          await frame.locator(css).setTimeout(WAIT_MS).click()
+          const { x, y } = await pointOf(path, css)
+          await page.mouse.click(x, y)
         },
         async type(path, css, text) {
           await shownIn(self, path, css)
