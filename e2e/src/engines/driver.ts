@@ -241,18 +241,22 @@ export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
       const context = await browser.createBrowserContext()
       const page = await context.newPage()
       page.setDefaultTimeout(WAIT_MS)
-      const frameOf = async (path: string[]): Promise<PuppeteerFrame> => {
-        let frame = page.mainFrame()
+      /** The page's frame and each frame of `path` within it, outermost first. */
+      const framesOn = async (path: string[]): Promise<PuppeteerFrame[]> => {
+        const frames = [page.mainFrame()]
         for (const id of path) {
-          const el = await frame.waitForSelector(`iframe[data-testid="${id}"]`, {
-            timeout: WAIT_MS,
-          })
+          const el = await frames[frames.length - 1]?.waitForSelector(
+            `iframe[data-testid="${id}"]`,
+            { timeout: WAIT_MS },
+          )
           const inner = await el?.contentFrame()
           if (!inner) throw new Error(`no frame ${id}`)
-          frame = inner
+          frames.push(inner)
         }
-        return frame
+        return frames
       }
+      const frameOf = async (path: string[]): Promise<PuppeteerFrame> =>
+        (await framesOn(path)).at(-1) ?? page.mainFrame()
       /**
        * Where the centre of `css` in the frame at `path` is in the page's viewport: its box in
        * its frame, moved by the content box of each frame that holds it, each read by that
@@ -261,12 +265,10 @@ export async function launchFirefox(proxyPort: number): Promise<EngineBrowser> {
        * WebDriver BiDi's `context` locator, which Firefox ESR 140 does not have.
        */
       const pointOf = async (path: string[], css: string): Promise<{ x: number; y: number }> => {
-        const steps = await Promise.all(
-          [...path, null].map(async (id, depth) => ({
-            frame: await frameOf(path.slice(0, depth)),
-            css: id === null ? css : `iframe[data-testid="${id}"]`,
-          })),
-        )
+        const steps = (await framesOn(path)).map((frame, depth) => {
+          const id = path[depth]
+          return { frame, css: id === undefined ? css : `iframe[data-testid="${id}"]` }
+        })
         for (const step of steps) {
           await step.frame.evaluate((c) => {
             document.querySelector(c)?.scrollIntoView({ block: 'center', inline: 'center' })
