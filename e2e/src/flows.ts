@@ -1,6 +1,6 @@
 /** Steps the specs share: calling the host SDK in the page, and walking the modal's screens. */
 import { type LoginResult, SUCCESS_CLOSE_DELAY_MS, type User } from '@latch/shared'
-import type { Frame, FrameLocator, Locator, Page } from 'playwright-core'
+import type { ConsoleMessage, Frame, FrameLocator, Locator, Page } from 'playwright-core'
 import { expect } from 'vitest'
 import {
   BEFORE_HYDRATION_KEY,
@@ -171,19 +171,48 @@ export function modalRootState(
   }, SERVER_RENDERED_ATTR)
 }
 
+/** Where openSection's frame keeps the pointer events it saw during its click. */
+const CLICK_LOG_KEY = '__latchE2eClicks'
+
 /**
  * Opens a section of the landing (wallet, email, phone) by its toggle and waits until it is
  * open. If it does not open, the error says what the modal's page held: whether the server
- * rendered the landing and React took it over, each toggle's state, and the clicks the page's
- * inline script held before hydration.
+ * rendered the landing and React took it over, each toggle's state, the clicks the page's
+ * inline script held before hydration, the pointer events the frame saw from the click on and
+ * the warnings and errors it logged meanwhile.
  */
 export async function openSection(
   modal: FrameLocator,
   section: 'wallet' | 'email' | 'phone',
 ): Promise<void> {
   const toggle = modal.getByTestId(`section-${section}-toggle`)
-  await toggle.click()
+  // What the click did and what the frame said meanwhile, for the error below.
+  const page = modal.owner().page()
+  const said: string[] = []
+  const listen = (msg: ConsoleMessage) => {
+    if (msg.type() === 'warning' || msg.type() === 'error')
+      said.push(`[${msg.type()}] ${msg.text()}`)
+  }
+  page.on('console', listen)
   try {
+    await toggle.evaluate((_, key) => {
+      const events: string[] = []
+      ;(window as unknown as Record<string, string[]>)[key] = events
+      for (const type of ['pointerdown', 'mousedown', 'mouseup', 'click']) {
+        document.addEventListener(
+          type,
+          (e) => {
+            const target = e.target instanceof Element ? e.target : null
+            const id = target?.closest('[data-testid]')?.getAttribute('data-testid')
+            events.push(
+              `${type}@${Math.round(performance.now())}:${target?.tagName ?? '?'}/${id ?? '-'}`,
+            )
+          },
+          { capture: true },
+        )
+      }
+    }, CLICK_LOG_KEY)
+    await toggle.click()
     await expect.poll(() => toggle.getAttribute('aria-expanded'), { timeout: WAIT_MS }).toBe('true')
   } catch (e) {
     const frame = await modal
@@ -194,22 +223,28 @@ export async function openSection(
     const state = frame
       ? await Promise.all([
           modalRootState(frame),
-          frame.evaluate((key) => {
-            const held = (window as unknown as Record<string, { actions: object[] } | undefined>)[
-              key
-            ]
-            return {
-              toggles: [...document.querySelectorAll('[data-testid$="-toggle"]')].map(
-                (t) => `${t.getAttribute('data-testid')}=${t.getAttribute('aria-expanded')}`,
-              ),
-              held: held ? held.actions.map((a) => ({ ...a, field: undefined })) : null,
-            }
-          }, BEFORE_HYDRATION_KEY),
+          frame.evaluate(
+            (keys) => {
+              const held = (window as unknown as Record<string, { actions: object[] } | undefined>)[
+                keys[0]
+              ]
+              return {
+                toggles: [...document.querySelectorAll('[data-testid$="-toggle"]')].map(
+                  (t) => `${t.getAttribute('data-testid')}=${t.getAttribute('aria-expanded')}`,
+                ),
+                held: held ? held.actions.map((a) => ({ ...a, field: undefined })) : null,
+                events: (window as unknown as Record<string, string[] | undefined>)[keys[1]],
+              }
+            },
+            [BEFORE_HYDRATION_KEY, CLICK_LOG_KEY] as const,
+          ),
         ])
-          .then(([root, page]) => ({ ...root, ...page }))
+          .then(([root, held]) => ({ ...root, ...held, console: said }))
           .catch((err: unknown) => String(err))
       : 'no frame'
     throw new Error(`the ${section} section did not open: ${JSON.stringify(state)}`, { cause: e })
+  } finally {
+    page.off('console', listen)
   }
 }
 
