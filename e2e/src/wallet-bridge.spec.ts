@@ -44,7 +44,7 @@ async function open(): Promise<{ page: Page; modal: Frame; wallet: InjectedWalle
 
 test('behavior: a call from the modal origin reaches the wallet in the host page, through the bridge the modal server serves', async () => {
   const { page, modal, wallet } = await open()
-  // Its first load: each load has a query of its own (host-sdk host-methods.ts).
+  // Its first load: each load after a failure has a query of its own (host-sdk create-latch.ts).
   const bridgeUrl = `${h().modalUrl}/wallet-bridge.js?0`
   const loaded = () =>
     page.evaluate(

@@ -8,10 +8,12 @@ import {
   validateAppId,
 } from '@latch/shared'
 import { connect, WindowMessenger } from 'penpal'
+import type { WalletBridge } from './bridge/bridge.ts'
+import type { BridgeModule } from './bridge/index.ts'
 import { createCalls, type FlowExit } from './calls.ts'
 import { createEvents } from './events.ts'
 import { type Frame, mountFrame } from './frame.ts'
-import { bridgeLoader, createHostMethods } from './host-methods.ts'
+import { createHostMethods } from './host-methods.ts'
 import { landingQuery } from './landing-query.ts'
 import { type OAuthReturn, takeOAuthReturn } from './oauth.ts'
 import type { ProviderModule } from './provider/index.ts'
@@ -81,6 +83,29 @@ export function createLatch(options: LatchOptions): LatchClient {
   let destroyed = false
   // The modal's URL without a trailing slash, once started: where the lazily loaded chunks live.
   let base = ''
+  /**
+   * `import()` of a file beside sdk.js on the modal's origin, built at run time (so bundlers of
+   * this source are told to leave it alone: vite, webpack). Every call imports the same URL, so
+   * the browser answers the module it loaded once. After a failure the next call asks under a
+   * URL of its own: a browser may keep a module's failed fetch for its URL (Chromium does) and
+   * fail the same import again without asking.
+   */
+  const lazyFile = <T>(file: string): (() => Promise<T>) => {
+    let failures = 0
+    return () =>
+      import(/* @vite-ignore */ /* webpackIgnore: true */ `${base}/${file}?${failures}`).catch(
+        (e: unknown) => {
+          failures++
+          throw e
+        },
+      )
+  }
+  // src/provider/: the EIP-1193 provider, on the first getEthereumProvider().
+  const provider = lazyFile<ProviderModule>('provider.js')
+  // src/bridge/: the wallet bridge, the first time the modal asks for wallets, so pages whose
+  // visitors never use one do not load it.
+  const bridgeModule = lazyFile<BridgeModule>('wallet-bridge.js')
+  let bridge: WalletBridge | undefined
   let kill: (error: LatchError) => void = () => {}
   const killed = new Promise<never>((_, reject) => {
     kill = reject
@@ -171,9 +196,14 @@ export function createLatch(options: LatchOptions): LatchClient {
           events,
           calls,
           // A wallet's events go to the modal; one that cannot take them (yet) drops them.
-          bridgeLoader(base, (...event) => {
-            linked.then((r) => r.walletEvent(...event)).catch(() => {})
-          }),
+          () =>
+            bridgeModule().then(
+              (m) =>
+                (bridge ??= m.createBridge({
+                  onEvent: (...event) =>
+                    linked.then((r) => r.walletEvent(...event)).catch(() => {}),
+                })),
+            ),
         ),
       ),
       timeout: MODAL_CONNECT_TIMEOUT_MS,
@@ -266,13 +296,10 @@ export function createLatch(options: LatchOptions): LatchClient {
     connectWallet: () => flow((r) => r.connectWallet()),
     // The modal rejects a close itself ('fork_exited'); gone, it is unreachable.
     forkSession: () => flow((r) => r.forkSession()),
-    // src/provider/ ships as provider.js beside sdk.js, imported on the first call (the
-    // browser keeps the module); it makes one provider per client. Without a modal URL the
-    // import fails and the call rejects.
+    // provider.js makes one provider per client. Without a modal URL the import fails and the
+    // call rejects.
     getEthereumProvider: (options) =>
-      import(/* @vite-ignore */ /* webpackIgnore: true */ `${base}/provider.js`).then(
-        (m: ProviderModule) => m.default(client, call, flow, options),
-      ),
+      provider().then((m) => m.default(client, call, flow, options)),
     // By name through the modal's rpc, as the provider sends it: no entry of its own.
     sendCalls: (request) =>
       flow((r) => r.rpc(0, 'wallet_sendCalls', [request])) as Promise<{

@@ -1,6 +1,6 @@
 /** What the modal may call on the host page: show and size the frame, events, leaving for OAuth. */
 import { type HostMethods, LatchError } from '@latch/shared'
-import type { WalletBridge, WalletEventSink } from './bridge/bridge.ts'
+import type { WalletBridge } from './bridge/bridge.ts'
 import type { Calls } from './calls.ts'
 import type { Events } from './events.ts'
 import type { Frame } from './frame.ts'
@@ -10,30 +10,6 @@ import { savePendingFlow } from './oauth.ts'
 const isAllowedNavigation = (url: URL) =>
   url.protocol === 'https:' ||
   (url.protocol === 'http:' && /^(localhost|127\.0\.0\.1|\[::1\])$/.test(url.hostname))
-
-/**
- * The wallet bridge (src/bridge/, dist/wallet-bridge.js), imported from the modal's base URL the
- * first time the modal asks for wallets, so pages whose visitors never use one do not load it.
- * A failed import is tried again on the next ask, under a URL of its own: a browser may keep a
- * module's failed fetch for its URL (Chromium does) and fail the same import again without
- * asking. The URL is built at run time, so bundlers of this source are told to leave the import
- * alone (vite, webpack).
- */
-export function bridgeLoader(base: string, onEvent: WalletEventSink): () => Promise<WalletBridge> {
-  let bridge: Promise<WalletBridge> | undefined
-  let loads = 0
-  return () =>
-    (bridge ??= import(
-      /* @vite-ignore */ /* webpackIgnore: true */ `${base}/wallet-bridge.js?${loads++}`
-    ).then(
-      (m: { createBridge(o: { onEvent: WalletEventSink }): WalletBridge }) =>
-        m.createBridge({ onEvent }),
-      (e: unknown) => {
-        bridge = undefined
-        throw e
-      },
-    ))
-}
 
 /** The host methods of one client; `frame` is absent until the document has been parsed. */
 export function createHostMethods(

@@ -77,6 +77,6 @@ test('behavior: provider.js stays within 4 KB gzip, an ES module whose default e
   expect(text).not.toContain('penpal')
   // The SDK only imports it.
   const sdk = readFileSync(join(outDir, 'sdk.js'), 'utf8')
-  expect(sdk).toContain('/provider.js')
+  expect(sdk).toContain('provider.js')
   expect(sdk).not.toContain('eip6963:announceProvider')
 })

@@ -33,6 +33,9 @@ let evil = ''
 let bridgeLoads = 0
 /** Answer the next request for wallet-bridge.js with a 503, as a deploy in progress would. */
 let bridgeDown = false
+let providerLoads = 0
+/** The same for provider.js. */
+let providerDown = false
 let context: BrowserContext
 let page: Page
 let wallet: InjectedWallet
@@ -120,6 +123,14 @@ beforeAll(async () => {
         }
         return [JS, readFileSync(join(outDir, 'wallet-bridge.js'), 'utf8')]
       }
+      if (path === '/provider.js') {
+        providerLoads++
+        if (providerDown) {
+          providerDown = false
+          return undefined
+        }
+        return [JS, readFileSync(join(outDir, 'provider.js'), 'utf8')]
+      }
       if (path === '/') return [HTML, modalPage()]
       return undefined
     },
@@ -141,6 +152,7 @@ afterEach(async () => {
 
 async function start(options: { clock?: boolean } = {}): Promise<Frame> {
   bridgeLoads = 0
+  providerLoads = 0
   context = await browser.newContext()
   wallet = await injectWallet(context, {
     uuid: WALLET_UUID,
@@ -216,6 +228,33 @@ describe('wallet bridge across origins', () => {
       value: [expect.objectContaining({ id: WALLET_UUID })],
     })
     expect(bridgeLoads).toBe(2)
+  })
+
+  test('error: a provider.js that fails to load fails that getEthereumProvider() only; the next call loads it again, and every later call answers the same provider', async () => {
+    await start()
+    providerDown = true
+    const provider = () =>
+      page.evaluate(async () => {
+        type Latch = { getEthereumProvider(): Promise<{ request: unknown }> }
+        const w = window as unknown as { latch: Latch; providers?: unknown[] }
+        try {
+          const got = await w.latch.getEthereumProvider()
+          w.providers = [...(w.providers ?? []), got]
+          return typeof got.request === 'function' ? 'provider' : 'no request()'
+        } catch (e) {
+          return `failed: ${e instanceof Error ? e.message : String(e)}`
+        }
+      })
+    expect(await provider()).toMatch(/^failed: /)
+    expect(providerLoads).toBe(1)
+    expect(await provider()).toBe('provider')
+    expect(await provider()).toBe('provider')
+    expect(providerLoads).toBe(2)
+    const same = await page.evaluate(() => {
+      const [a, b] = (window as unknown as { providers: unknown[] }).providers
+      return a === b
+    })
+    expect(same).toBe(true)
   })
 
   test('behavior: connect and sign in: the wallet sees the host page as the requester, and the signature verifies', async () => {
