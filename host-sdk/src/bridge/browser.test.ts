@@ -30,12 +30,15 @@ const servers: Server[] = []
 let host = ''
 let modal = ''
 let evil = ''
-let bridgeLoads = 0
-/** Answer the next request for wallet-bridge.js with a 503, as a deploy in progress would. */
-let bridgeDown = false
-let providerLoads = 0
-/** The same for provider.js. */
-let providerDown = false
+/**
+ * The files the SDK imports from the modal origin at run time: how often each was asked for,
+ * and whether the next ask fails (a 404, as a deploy in progress can give).
+ */
+const lazyFiles = new Map(
+  ['wallet-bridge.js', 'provider.js'].map((file) => [file, { loads: 0, down: false }]),
+)
+const bridgeFile = lazyFiles.get('wallet-bridge.js') as { loads: number; down: boolean }
+const providerFile = lazyFiles.get('provider.js') as { loads: number; down: boolean }
 let context: BrowserContext
 let page: Page
 let wallet: InjectedWallet
@@ -115,21 +118,14 @@ beforeAll(async () => {
   modal = await serve(
     (path) => {
       if (path === '/penpal.min.js') return [JS, readFileSync(PENPAL, 'utf8')]
-      if (path === '/wallet-bridge.js') {
-        bridgeLoads++
-        if (bridgeDown) {
-          bridgeDown = false
+      const lazy = lazyFiles.get(path.slice(1))
+      if (lazy) {
+        lazy.loads++
+        if (lazy.down) {
+          lazy.down = false
           return undefined
         }
-        return [JS, readFileSync(join(outDir, 'wallet-bridge.js'), 'utf8')]
-      }
-      if (path === '/provider.js') {
-        providerLoads++
-        if (providerDown) {
-          providerDown = false
-          return undefined
-        }
-        return [JS, readFileSync(join(outDir, 'provider.js'), 'utf8')]
+        return [JS, readFileSync(join(outDir, path.slice(1)), 'utf8')]
       }
       if (path === '/') return [HTML, modalPage()]
       return undefined
@@ -151,8 +147,7 @@ afterEach(async () => {
 })
 
 async function start(options: { clock?: boolean } = {}): Promise<Frame> {
-  bridgeLoads = 0
-  providerLoads = 0
+  for (const lazy of lazyFiles.values()) lazy.loads = 0
   context = await browser.newContext()
   wallet = await injectWallet(context, {
     uuid: WALLET_UUID,
@@ -200,7 +195,7 @@ const siwe = (address: string) =>
 describe('wallet bridge across origins', () => {
   test('behavior: loaded from the modal origin only when the modal first asks; the wallet is listed once', async () => {
     const frame = await start()
-    expect(bridgeLoads).toBe(0)
+    expect(bridgeFile.loads).toBe(0)
     const first = await hostCall(frame, 'wallets')
     // Announced by EIP-6963 and also window.ethereum (the same provider): listed once.
     expect(first).toEqual({
@@ -215,24 +210,24 @@ describe('wallet bridge across origins', () => {
     })
     await hostCall(frame, 'wallets')
     await hostCall(frame, 'request', WALLET_UUID, 'eth_chainId')
-    expect(bridgeLoads).toBe(1)
+    expect(bridgeFile.loads).toBe(1)
   })
 
   test('error: a bridge that fails to load fails that call only; the next call loads it again', async () => {
     const frame = await start()
-    bridgeDown = true
+    bridgeFile.down = true
     const failed = await hostCall(frame, 'wallets')
     expect(failed).toEqual({ error: expect.objectContaining({ __latch_error__: true }) })
-    expect(bridgeLoads).toBe(1)
+    expect(bridgeFile.loads).toBe(1)
     expect(await hostCall(frame, 'wallets')).toEqual({
       value: [expect.objectContaining({ id: WALLET_UUID })],
     })
-    expect(bridgeLoads).toBe(2)
+    expect(bridgeFile.loads).toBe(2)
   })
 
   test('error: a provider.js that fails to load fails that getEthereumProvider() only; the next call loads it again, and every later call answers the same provider', async () => {
     await start()
-    providerDown = true
+    providerFile.down = true
     const provider = () =>
       page.evaluate(async () => {
         type Latch = { getEthereumProvider(): Promise<{ request: unknown }> }
@@ -246,10 +241,10 @@ describe('wallet bridge across origins', () => {
         }
       })
     expect(await provider()).toMatch(/^failed: /)
-    expect(providerLoads).toBe(1)
+    expect(providerFile.loads).toBe(1)
     expect(await provider()).toBe('provider')
     expect(await provider()).toBe('provider')
-    expect(providerLoads).toBe(2)
+    expect(providerFile.loads).toBe(2)
     const same = await page.evaluate(() => {
       const [a, b] = (window as unknown as { providers: unknown[] }).providers
       return a === b
