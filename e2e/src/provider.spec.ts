@@ -125,7 +125,9 @@ test('behavior: ethers’ BrowserProvider over getEthereumProvider() signs a mes
         new Promise<boolean>((resolve) => {
           new PerformanceObserver((list, observer) => {
             observer.disconnect()
-            resolve(list.getEntries().some((r) => r.name.endsWith('/provider.js')))
+            resolve(
+              list.getEntries().some((r) => new URL(r.name).pathname.endsWith('/provider.js')),
+            )
           }).observe({ type: 'resource', buffered: true })
         }),
     )
