@@ -1,6 +1,15 @@
 import { ERRORS, HOST_ELEMENT_IDS, type LoginResult } from '@latch/shared'
 import { expect, test } from 'vitest'
-import { expectRejected, latchCall, settle, visit } from './flows.ts'
+import {
+  expectRejected,
+  latchCall,
+  newEmail,
+  settle,
+  signedInByCode,
+  submitEmail,
+  visit,
+  waitEmailCode,
+} from './flows.ts'
 import type { HostPage } from './harness.ts'
 import { WAIT_MS } from './harness.ts'
 import { useHarness } from './use-harness.ts'
@@ -69,4 +78,51 @@ test('behavior: the SDK start, opening and closing reach /analytics_events and a
   } finally {
     await context.close()
   }
+})
+
+test('error: a screen whose code did not load shows the general error view; closing it rejects login() with modal_unreachable, the modal page reloads, and the next login() loads that screen and signs in', async () => {
+  // The code screen's chunk fails once, as a dropped connection would fail it.
+  const asked: string[] = []
+  const hp = await h().open({
+    prepare: async (context) => {
+      await context.route(`${h().modalUrl}/assets/AwaitingPasswordlessCode-*.js`, (route) => {
+        asked.push(route.request().url())
+        return asked.length === 1 ? route.abort('connectionreset') : route.continue()
+      })
+    },
+  })
+  const first = latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  const stranger = newEmail('chunk')
+  await submitEmail(hp.modal, stranger)
+  await waitEmailCode(h(), stranger)
+  // In place of the code screen: 'Something went wrong' (visit holds it to axe).
+  await visit(hp, 'error')
+  expect(await hp.modal.getByRole('heading', { level: 1 }).textContent()).toBe(
+    ERRORS.something_went_wrong.message,
+  )
+  const reloaded = hp.page.waitForEvent('framenavigated', {
+    predicate: (frame) => frame.url().startsWith(h().modalUrl),
+    timeout: WAIT_MS,
+  })
+  // Awaited below; kept from going unhandled when an assertion before fails.
+  reloaded.catch(() => {})
+  await hp.modal.getByTestId('error-close').click()
+  // The modal failed, not the visitor: the caller hears so.
+  const error = expectRejected(await settle(first, 'login()'))
+  expect(error.code).toBe('modal_unreachable')
+  await expect.poll(() => dialogVisible(hp), { timeout: WAIT_MS }).toBe(false)
+
+  // The modal's page reloads (a call made before it has would end with it), and asks for the
+  // chunk again: this time it arrives.
+  await (await reloaded).waitForLoadState('load')
+  const second = latchCall<LoginResult>(hp.page, 'login')
+  await visit(hp, 'LANDING')
+  const email = newEmail('chunk-again')
+  await submitEmail(hp.modal, email)
+  const code = await waitEmailCode(h(), email)
+  await visit(hp, 'AWAITING_PASSWORDLESS_CODE')
+  const { user } = await signedInByCode(hp, code, second)
+  expect(user.email?.address).toBe(email)
+  expect(asked.length).toBe(2)
 })

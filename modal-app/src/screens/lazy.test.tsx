@@ -47,20 +47,19 @@ test('behavior: a preloaded screen renders without the loading view; a cold one 
   expect(screen.queryByTestId('screen-loading')).toBeNull()
 })
 
-test('error: a chunk that fails to load shows the general error view; the next preload fetches again', async () => {
+test('error: a chunk that fails to load shows the general error view for as long as the page lives: in this page it is not asked for again', async () => {
   const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
   const load = vi.fn().mockRejectedValueOnce(new Error('network')).mockResolvedValue(Done)
   const Flaky = lazyScreen(load)
   await Flaky.preload()
   const view = await show(Flaky)
   expect(screen.getByTestId('screen-error')).toBeTruthy()
-  expect(errors).toHaveBeenCalledWith(
-    'Latch: a screen of the modal could not load',
-    expect.any(Error),
-  )
+  expect(errors).toHaveBeenCalledWith('Latch: a screen could not load', expect.any(Error))
+  // Leaving the view reloads the modal's page (jsdom cannot; the browser's own run is
+  // e2e/src/close-modal.spec.ts), which alone asks again: a browser may keep the failed fetch.
   view.unmount()
   await Flaky.preload()
-  expect(load).toHaveBeenCalledTimes(2)
+  expect(load).toHaveBeenCalledTimes(1)
   await show(Flaky)
-  expect(screen.getByTestId('done')).toBeTruthy()
+  expect(screen.getByTestId('screen-error')).toBeTruthy()
 })

@@ -4,34 +4,48 @@
  * visitor's first interaction with the open modal (App), well before a flow can reach them.
  * A screen shown before its chunk arrived suspends under App's Suspense (the loading view).
  */
-import type { FunctionComponent } from 'react'
+import { LatchError } from '@latch/shared'
+import { type FunctionComponent, useEffect } from 'react'
+import { currentFlow, exitFlow } from '../flow/flow.ts'
 import { addEnglish, hasScreensEnglish } from '../i18n/i18n.ts'
 import { ErrorView } from './ErrorView.tsx'
 
 export type LazyScreen = FunctionComponent & {
   /** Fetches the screen's chunk; resolves once the screen renders without suspending. */
-  preload(): Promise<void>
+  preload(): Promise<unknown>
   /** The fetch already asked for, if one is in flight or done; never starts one. */
-  pending(): Promise<void> | null
+  pending(): Promise<unknown> | null
 }
 
 const lazyScreens: LazyScreen[] = []
 
 /**
- * A screen component loaded by `load`. A chunk that fails to load (network, a deploy that
- * replaced it) renders the general error view; the next preload fetches it again.
+ * A screen whose chunk did not load (the network, a deploy that replaced it): the general error
+ * view. Leaving the flow now rejects its caller with modal_unreachable, not with the visitor's
+ * exit. A browser may keep a module's failed fetch for its URL (Chromium does), so asking again
+ * in this page would fail without a request: once the view goes (Close, Escape, Back), the
+ * modal's page reloads and fetches its chunks afresh, and the host SDK connects to it again.
+ */
+function ChunkFailed() {
+  useEffect(() => {
+    currentFlow().failure = LatchError.of('modal_unreachable')
+    return () => {
+      exitFlow(true)
+      location.reload()
+    }
+  }, [])
+  return <ErrorView />
+}
+
+/**
+ * A screen component loaded by `load`. A chunk that fails to load renders ChunkFailed, for as
+ * long as this page lives.
  */
 export function lazyScreen(load: () => Promise<FunctionComponent>): LazyScreen {
   // What renders once the fetch settled: the screen, or the error view after a failure.
   let loaded: FunctionComponent | null = null
   let loading: Promise<FunctionComponent> | null = null
-  let failed = false
   const fetchScreen = (): Promise<FunctionComponent> => {
-    if (failed) {
-      failed = false
-      loading = null
-      loaded = null
-    }
     // With the screens' English (the landing carries only its own), in the same round trip.
     loading ??= Promise.all([
       load(),
@@ -43,10 +57,9 @@ export function lazyScreen(load: () => Promise<FunctionComponent>): LazyScreen {
         return screen
       },
       (e: unknown) => {
-        console.error('Latch: a screen of the modal could not load', e)
-        failed = true
-        loaded = ErrorView
-        return ErrorView
+        console.error('Latch: a screen could not load', e)
+        loaded = ChunkFailed
+        return ChunkFailed
       },
     )
     return loading
@@ -65,8 +78,8 @@ export function lazyScreen(load: () => Promise<FunctionComponent>): LazyScreen {
     return <Screen />
   }
   const screen = Object.assign(Lazy, {
-    preload: () => fetchScreen().then(() => {}),
-    pending: () => loading?.then(() => {}) ?? null,
+    preload: fetchScreen,
+    pending: () => loading,
   })
   lazyScreens.push(screen)
   return screen
