@@ -314,20 +314,23 @@ describe('wallet bridge across origins', () => {
 
   test("behavior: the wallet's events reach the modal once it has used the wallet", async () => {
     const frame = await start()
-    await hostCall(frame, 'request', WALLET_UUID, 'eth_requestAccounts')
+    expect(await hostCall(frame, 'request', WALLET_UUID, 'eth_requestAccounts')).toEqual({
+      value: [wallet.address],
+    })
     await wallet.emit('accountsChanged', [wallet.address])
     await wallet.emit('chainChanged', '0x2105')
     await wallet.emit('disconnect', { code: 4900, message: 'Disconnected' })
-    await frame.waitForFunction(
-      () => (window as unknown as { walletEvents: unknown[] }).walletEvents.length === 3,
-    )
-    expect(
-      await frame.evaluate(() => (window as unknown as { walletEvents: unknown[] }).walletEvents),
-    ).toEqual([
-      [WALLET_UUID, 'accountsChanged', [wallet.address]],
-      [WALLET_UUID, 'chainChanged', '0x2105'],
-      [WALLET_UUID, 'disconnect', { code: 4900, message: 'Disconnected' }],
-    ])
+    // Polled, so that a failure shows what did arrive.
+    await expect
+      .poll(
+        () => frame.evaluate(() => (window as unknown as { walletEvents: unknown[] }).walletEvents),
+        { timeout: 10_000 },
+      )
+      .toEqual([
+        [WALLET_UUID, 'accountsChanged', [wallet.address]],
+        [WALLET_UUID, 'chainChanged', '0x2105'],
+        [WALLET_UUID, 'disconnect', { code: 4900, message: 'Disconnected' }],
+      ])
   })
 
   test('error: a wallet that never answers: "Wallet request timed out" after 120 s on the page clock', async () => {
