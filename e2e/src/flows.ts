@@ -195,16 +195,22 @@ export async function openSection(
   }
   page.on('console', listen)
   try {
+    // The listeners go in once per document; a later call only empties the log.
     await toggle.evaluate((_, key) => {
-      const events: string[] = []
-      ;(window as unknown as Record<string, string[]>)[key] = events
+      const log = window as unknown as Record<string, string[] | undefined>
+      const known = log[key]
+      if (known) {
+        known.length = 0
+        return
+      }
+      log[key] = []
       for (const type of ['pointerdown', 'mousedown', 'mouseup', 'click']) {
         document.addEventListener(
           type,
           (e) => {
             const target = e.target instanceof Element ? e.target : null
             const id = target?.closest('[data-testid]')?.getAttribute('data-testid')
-            events.push(
+            log[key]?.push(
               `${type}@${Math.round(performance.now())}:${target?.tagName ?? '?'}/${id ?? '-'}`,
             )
           },
