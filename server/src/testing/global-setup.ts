@@ -19,6 +19,7 @@ import { Kysely } from 'kysely'
 import { openDatabase, type PgliteSource } from '../db/index.ts'
 import { migrate } from '../db/migrations.ts'
 import { pgliteDialect } from '../db/pglite-dialect.ts'
+import { DatabaseUnreachableError } from '../db/unavailable.ts'
 import { bundleCli, CLI_BUNDLE_ENV } from './cli-bundle.ts'
 import { pglitePool } from './pglite-pool.ts'
 import {
@@ -193,13 +194,32 @@ export async function ensureRunPostgres(): Promise<() => Promise<void>> {
   }
 }
 
+/** Whether `error`, or an error it was caused by, is the database not answering at all. */
+function unreachable(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if (e instanceof DatabaseUnreachableError) return true
+  }
+  return false
+}
+
 async function startRunPostgres(): Promise<RunningPostgres | null> {
   const running = await startPostgres()
   if (!running) return null
   try {
     const url = await running.createDatabase(MIGRATED_TEMPLATE)
-    const { close } = await openDatabase({ databaseUrl: url, dataDir: null })
-    await close()
+    // The migrations' connection has 10 s to open, as in production. A run's setup shares the
+    // cores with the frontend build and the PGlite dump (and, on CI, whatever else runs), and
+    // a machine that loaded once left it short: its connection is tried again, twice at most,
+    // before the run fails for it.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { close } = await openDatabase({ databaseUrl: url, dataDir: null })
+        await close()
+        break
+      } catch (error) {
+        if (attempt >= 3 || !unreachable(error)) throw error
+      }
+    }
   } catch (error) {
     await running.close()
     throw error
