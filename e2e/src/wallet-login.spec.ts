@@ -338,6 +338,9 @@ describe('the landing and the screens without a wallet', () => {
     expect(await learn.textContent()).toBe('Still not sure? Learn more')
     await hp.modal.getByTestId('install-done').click()
     await visit(hp, 'LANDING')
+    // The section the visitor opened before the guides is still the open one.
+    const walletToggle = hp.modal.getByTestId('section-wallet-toggle')
+    expect(await walletToggle.getAttribute('aria-expanded')).toBe('true')
 
     // The browser has a wallet, but not Phantom: the list offers Phantom's install guide.
     await openWalletSection(hp)
@@ -356,6 +359,8 @@ describe('the landing and the screens without a wallet', () => {
     // showed.
     await hp.modal.getByTestId('back-button').click()
     await visit(hp, 'LANDING')
+    expect(await walletToggle.getAttribute('aria-expanded')).toBe('true')
+    await phantom.waitFor({ state: 'visible' })
   })
 })
 

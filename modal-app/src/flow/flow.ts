@@ -137,6 +137,8 @@ export interface FlowHandle<T extends FlowValue = FlowValue> {
    * the visitor did not choose. A step that starts again clears it.
    */
   failure: LatchError | null
+  /** The landing's section the visitor opened last in this flow (Landing.tsx); Back shows it. */
+  section?: string
   /** Closes the modal and settles the caller with what the flow has. */
   finish(): void
   /**

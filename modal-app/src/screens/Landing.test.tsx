@@ -2,7 +2,7 @@ import { loginMethodFlags } from '@latch/shared'
 import { act, cleanup, fireEvent, screen, waitFor } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from 'vitest'
-import { login } from '../flow/flow.ts'
+import { login, navigate } from '../flow/flow.ts'
 import { runtime } from '../runtime.ts'
 import { setVerifiedHost } from '../startup/origin.ts'
 import { store } from '../store.ts'
@@ -70,6 +70,20 @@ describe('sections', () => {
     const headings = screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent)
     expect(headings).toEqual(['Email', 'Connect Wallet'])
     expect(screen.getByTestId('email-input')).toBeTruthy()
+  })
+
+  test('behavior: back on the landing from a wallet screen, the section the visitor opened is still open', async () => {
+    renderModal(api, { showWalletLoginFirst: false })
+    openLogin()
+    await userEvent.click(screen.getByTestId('section-wallet-toggle'))
+    // A wallet's screen, then back: the landing is mounted afresh.
+    act(() => navigate('WALLET_EDUCATION'))
+    await screen.findByTestId('screen-WALLET_EDUCATION')
+    act(() => navigate('LANDING'))
+    const open = screen.getAllByRole('button', { expanded: true }).map((b) => b.textContent)
+    expect(open).toEqual(['Connect Wallet'])
+    expect(screen.getByTestId('wallet-section-body')).toBeTruthy()
+    expect(screen.queryByTestId('email-input')).toBeNull()
   })
 
   test('param: the host can turn showWalletLoginFirst off too', () => {

@@ -3,7 +3,7 @@ import { DestinationForm } from '../components/DestinationForm.tsx'
 import { Legal } from '../components/Legal.tsx'
 import { Logo } from '../components/Logo.tsx'
 import { SocialButtons } from '../components/SocialButtons.tsx'
-import { navigate } from '../flow/flow.ts'
+import { currentFlow, navigate } from '../flow/flow.ts'
 import { useApp, useModal } from '../hooks.ts'
 import { t } from '../i18n/i18n.ts'
 import type { AppView } from '../startup/config.ts'
@@ -25,10 +25,7 @@ interface Section {
 
 /** Helper text under the input (docs/behaviour.md, "LANDING"). */
 export function landingHelper(app: AppView, channel: 'email' | 'sms'): string {
-  if (!app.methods.wallet) {
-    return t(channel === 'email' ? 'helpEmail' : 'helpPhone')
-  }
-  return t('helpWallet')
+  return t(app.methods.wallet ? 'helpWallet' : channel === 'email' ? 'helpEmail' : 'helpPhone')
 }
 
 /** The sections of the landing, in display order. */
@@ -43,14 +40,15 @@ export function landingSections(app: AppView): Omit<Section, 'body'>[] {
     ? { id: 'wallet', title: t('wallet') }
     : null
   const ordered = app.showWalletLoginFirst ? [wallet, code] : [code, wallet]
-  return ordered.filter((s): s is Omit<Section, 'body'> => s !== null)
+  return ordered.filter((s): s is Omit<Section, 'body'> => !!s)
 }
 
 export function Landing() {
   const app = useApp()
   const sections = landingSections(app)
-  const [openId, setOpenId] = useState<SectionId | undefined>(sections[0]?.id)
-  const single = sections.length === 1
+  // The flow's, not the component's: Back mounts the landing afresh.
+  const [openId, setOpenId] = useState(currentFlow().section ?? sections[0]?.id)
+  const single = sections.length < 2
   return (
     <div className="latch-screen latch-landing" data-testid="screen-LANDING">
       <Logo />
@@ -60,22 +58,25 @@ export function Landing() {
         const bodyId = `latch-section-${section.id}`
         return (
           <section key={section.id} className="latch-section" data-open={open}>
-            {single ? (
-              <h2 className="latch-section-title">{section.title}</h2>
-            ) : (
-              <h2 className="latch-section-title">
+            <h2 className="latch-section-title">
+              {single ? (
+                section.title
+              ) : (
                 <button
                   type="button"
                   className="latch-section-toggle"
                   aria-expanded={open}
                   aria-controls={bodyId}
                   data-testid={`section-${section.id}-toggle`}
-                  onClick={() => setOpenId(section.id)}
+                  onClick={() => {
+                    currentFlow().section = section.id
+                    setOpenId(section.id)
+                  }}
                 >
                   {section.title}
                 </button>
-              </h2>
-            )}
+              )}
+            </h2>
             {open ? (
               <div id={bodyId} className="latch-section-body">
                 <SectionBody id={section.id} app={app} />
@@ -104,10 +105,9 @@ export function Landing() {
 function SectionBody({ id, app }: { id: SectionId; app: AppView }) {
   if (id === 'wallet') return <WalletSectionBody />
   const channel = id === 'email' ? 'email' : 'sms'
-  const showForm = id === 'email' ? app.methods.email : app.methods.sms
   return (
     <>
-      {showForm ? (
+      {app.methods[channel] ? (
         <DestinationForm
           channel={channel}
           helper={landingHelper(app, channel)}
