@@ -310,47 +310,52 @@ test('behavior: the confirm button arms 500 ms after the request shows (a click 
         'isVisible' in IntersectionObserverEntry.prototype,
     ),
   ).toBe(true)
-  await fire(hp.page, { sign: `return latch.signMessage('Read me first')` })
   // Both moments are taken by a MutationObserver, in the microtask after the DOM changed: a
   // poll's own lateness on a loaded machine (its timers are the page clock's) made the button
-  // look shown later than it was, and the wait shorter.
-  const timing = await modal.evaluate(
-    (waitMs) =>
-      new Promise<{ early: { disabled: boolean; armed: string | null }; waited: number }>(
-        (resolve, reject) => {
-          let button: HTMLButtonElement | null = null
-          let shownAt = 0
-          let early = { disabled: false, armed: null as string | null }
-          const check = () => {
-            if (!button) {
-              button = document.querySelector<HTMLButtonElement>('[data-testid="sign-submit"]')
-              if (!button) return
-              shownAt = performance.now()
-              early = { disabled: button.disabled, armed: button.dataset.armed ?? null }
-              // The click a visitor (or a page's trick) makes at once: nothing happens.
-              button.click()
-            }
-            if (button.dataset.armed === 'true') {
-              observer.disconnect()
-              clearTimeout(timer)
-              resolve({ early, waited: performance.now() - shownAt })
-            }
+  // look shown later than it was, and the wait shorter. The observer is in place before the
+  // request goes out: one attached after could first see a button shown some time before.
+  type Timing = { early: { disabled: boolean; armed: string | null }; waited: number }
+  await modal.evaluate((waitMs) => {
+    ;(window as unknown as { armTiming: Promise<Timing> }).armTiming = new Promise<Timing>(
+      (resolve, reject) => {
+        let button: HTMLButtonElement | null = null
+        let shownAt = 0
+        let early = { disabled: false, armed: null as string | null }
+        const check = () => {
+          if (!button) {
+            button = document.querySelector<HTMLButtonElement>('[data-testid="sign-submit"]')
+            if (!button) return
+            shownAt = performance.now()
+            early = { disabled: button.disabled, armed: button.dataset.armed ?? null }
+            // The click a visitor (or a page's trick) makes at once: nothing happens.
+            button.click()
           }
-          const observer = new MutationObserver(check)
-          observer.observe(document, {
-            subtree: true,
-            childList: true,
-            attributes: true,
-            attributeFilter: ['data-armed'],
-          })
-          const timer = setTimeout(() => {
+          if (button.dataset.armed === 'true') {
             observer.disconnect()
-            reject(new Error(button ? 'never armed' : 'no sign screen'))
-          }, waitMs)
-          check()
-        },
-      ),
-    WAIT_MS,
+            clearTimeout(timer)
+            resolve({ early, waited: performance.now() - shownAt })
+          }
+        }
+        const observer = new MutationObserver(check)
+        observer.observe(document, {
+          subtree: true,
+          childList: true,
+          attributes: true,
+          attributeFilter: ['data-armed'],
+        })
+        const timer = setTimeout(() => {
+          observer.disconnect()
+          reject(new Error(button ? 'never armed' : 'no sign screen'))
+        }, waitMs)
+        if (document.querySelector('[data-testid="sign-submit"]')) {
+          reject(new Error('a sign screen before the request'))
+        }
+      },
+    )
+  }, WAIT_MS)
+  await fire(hp.page, { sign: `return latch.signMessage('Read me first')` })
+  const timing = await modal.evaluate(
+    () => (window as unknown as { armTiming: Promise<Timing> }).armTiming,
   )
   expect(timing.early).toEqual({ disabled: true, armed: 'false' })
   expect(timing.waited).toBeGreaterThanOrEqual(450)
