@@ -207,10 +207,10 @@ async function startRunPostgres(): Promise<RunningPostgres | null> {
   if (!running) return null
   try {
     const url = await running.createDatabase(MIGRATED_TEMPLATE)
-    // The migrations' connection has 10 s to open, as in production. A run's setup shares the
-    // cores with the frontend build and the PGlite dump (and, on CI, whatever else runs), and
-    // a machine that loaded once left it short: its connection is tried again, twice at most,
-    // before the run fails for it.
+    // The migrations' connection has 10 s to open, as in production. The run's setup shares
+    // the cores with the frontend build and the PGlite dump (and with whatever else the machine
+    // runs), and once, on a loaded machine, that was not enough: the connection is tried
+    // again, twice at most, before the run fails for it.
     for (let attempt = 1; ; attempt++) {
       try {
         const { close } = await openDatabase({ databaseUrl: url, dataDir: null })
