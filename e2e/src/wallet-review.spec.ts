@@ -71,10 +71,19 @@ const reviewer = sharedOnce(
   },
 )
 
-/** The shared user, its dialog closed (as the test before left it). */
+/**
+ * The shared user, its dialog closed. A test that passed left it so; one that failed with a
+ * request on screen left it open, and Escape closes it (rejecting that request), so the next
+ * test starts as after a passing one and a failure stays the failing test's own.
+ */
 async function walletUser() {
   const user = await reviewer()
-  await dialogOpen(user.hp.page, false)
+  const { page } = user.hp
+  const leftOpen = await page.evaluate(
+    () => document.querySelector<HTMLDialogElement>('[data-testid="latch-dialog"]')?.open === true,
+  )
+  if (leftOpen) await page.keyboard.press('Escape')
+  await dialogOpen(page, false)
   return user
 }
 
