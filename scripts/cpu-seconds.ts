@@ -7,10 +7,13 @@
  *   npx tsx scripts/cpu-seconds.ts npx vitest run --project e2e src/email-login.spec.ts
  *
  * Prints `CPU <s>, wall <s>, exit <code>; <the costliest process names>` on stderr at the end
- * and exits with the command's code. Linux only: it samples /proc every 200 ms and counts each
+ * and exits with the command's code. Chromium's processes are named by their kind
+ * (`chromium:renderer`, `chromium:gpu-process`, `chromium:browser` for the one without a
+ * `--type`), as their costs differ in kind: the pages' work against the browser's own. Linux only: it samples /proc every 200 ms and counts each
  * process of the command's tree (children, and whatever joined its session) at its last sample.
  */
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { readProcesses } from './proc-stat.ts'
 
 const [command, ...args] = process.argv.slice(2)
@@ -42,8 +45,31 @@ function sample(): void {
   for (const { pid, key, name, cpu } of rows) {
     if (!tree.has(pid)) continue
     const known = seen.get(key)
-    if (!known || known.cpu < cpu) seen.set(key, { name, cpu })
+    // Named at each sample: a child of Chromium's zygote shows the zygote's command line until
+    // it has set up its own, and an ended one none.
+    const named = label(pid, name)
+    if (!known || known.cpu <= cpu) {
+      seen.set(key, { name: named === name && known ? known.name : named, cpu })
+    }
   }
+}
+
+/**
+ * A process's name in the summary: Chromium's with the kind its command line gives (its
+ * helpers rename their main thread, so the name alone does not tell them).
+ */
+function label(pid: number, name: string): string {
+  let argv: string[]
+  try {
+    // Chromium's helpers rewrite theirs as one string, the arguments apart by spaces.
+    argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/)
+  } catch {
+    return name
+  }
+  if (!/chrom/.test(argv[0]?.split('/').pop() ?? '')) return name
+  const flag = (prefix: string) => argv.find((a) => a.startsWith(prefix))?.slice(prefix.length)
+  const service = flag('--utility-sub-type=')
+  return `chromium:${flag('--type=') ?? 'browser'}${service ? `:${service}` : ''}`
 }
 
 const timer = setInterval(sample, SAMPLE_MS)
@@ -57,7 +83,7 @@ child.on('exit', (code) => {
   }
   const top = [...byName]
     .sort((a, b) => b[1] - a[1])
-    .slice(0, 8)
+    .slice(0, 12)
     .map(([name, cpu]) => `${name} ${cpu.toFixed(1)}`)
     .join(', ')
   const wall = ((Date.now() - started) / 1000).toFixed(1)
