@@ -9,8 +9,9 @@
  * Prints `CPU <s>, wall <s>, exit <code>; <the costliest process names>` on stderr at the end
  * and exits with the command's code. Chromium's processes are named by their kind
  * (`chromium:renderer`, `chromium:gpu-process`, `chromium:browser` for the one without a
- * `--type`), as their costs differ in kind: the pages' work against the browser's own. Linux only: it samples /proc every 200 ms and counts each
- * process of the command's tree (children, and whatever joined its session) at its last sample.
+ * `--type`), as their costs differ in kind: the pages' work against the browser's own. Linux
+ * only: it samples /proc every 200 ms and counts each process of the command's tree (children,
+ * and whatever joined its session) at its last sample.
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -55,8 +56,8 @@ function sample(): void {
 }
 
 /**
- * A process's name in the summary: Chromium's with the kind its command line gives (its
- * helpers rename their main thread, so the name alone does not tell them).
+ * A process's name in the summary: Chromium's with the kind its command line gives (/proc
+ * names them `chromium`, or for a while after their start `exe` or a thread's name).
  */
 function label(pid: number, name: string): string {
   let argv: string[]
