@@ -67,7 +67,7 @@ function label(pid: number, name: string): string {
   } catch {
     return name
   }
-  if (!/chrom/.test(argv[0]?.split('/').pop() ?? '')) return name
+  if (!/^chrom(e|ium)$/.test(argv[0]?.split('/').pop() ?? '')) return name
   const flag = (prefix: string) => argv.find((a) => a.startsWith(prefix))?.slice(prefix.length)
   const service = flag('--utility-sub-type=')
   return `chromium:${flag('--type=') ?? 'browser'}${service ? `:${service}` : ''}`

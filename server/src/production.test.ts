@@ -224,8 +224,8 @@ test('error: production refuses http: allowed origins in apps create and update,
     await api.close()
   }
   // A bound, not a speed goal: the data folder's database is opened about seven times (the
-  // services, two servers, four CLI runs), some 8 s on a quiet machine and past 30 s beside a
-  // busy core.
+  // services, two servers, four CLI runs), which beside a busy core can take longer than the
+  // project's usual bound.
 }, 60_000)
 
 test('error: production refuses a secret file inside the data folder', () => {
