@@ -6,7 +6,7 @@
  * (`copyRow`), as a writer copies them, whatever columns the schema has.
  */
 import { createHash } from 'node:crypto'
-import type { AuthResponse, ServerAppConfig } from '@latch/shared'
+import type { AuthResponse, ForkResponse, RefreshResponse, ServerAppConfig } from '@latch/shared'
 import { exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose'
 import { type RawBuilder, sql } from 'kysely'
 import { afterEach, expect, test } from 'vitest'
@@ -170,6 +170,69 @@ describeBackends(
 
       // The victim's own token still refreshes their session.
       const own = await refresh(app.id, victim.auth.refresh_token)
+      expect(own.status).toBe(200)
+      expect(own.body.user.id).toBe(victim.userId)
+    })
+
+    test('security: a fork token pointed at the victim’s session, or redeemed from a session moved to the victim, opens no session; a genuine fork still does', async () => {
+      const s = get()
+      const app = await newApp()
+      const victim = await signedIn(app, 'victim')
+      const victimSid = (
+        await s.deps.db
+          .selectFrom('sessions')
+          .select('id')
+          .where('user_id', '=', victim.userId)
+          .executeTakeFirstOrThrow()
+      ).id
+      const fork = async (refreshToken: string) => {
+        const forked = await s.request<ForkResponse>('/sessions/fork', {
+          appId: app.id,
+          ip: freshIp(),
+          body: { refresh_token: refreshToken },
+        })
+        expect(forked.status).toBe(200)
+        return forked.body.new_session_refresh_token
+      }
+      const redeem = (token: string) =>
+        s.request<RefreshResponse>('/sessions/fork/recover', {
+          appId: app.id,
+          ip: freshIp(),
+          body: { refresh_token: token },
+        })
+      const sessionsOf = async (userId: string) =>
+        (
+          await s.deps.db
+            .selectFrom('sessions')
+            .select('id')
+            .where('user_id', '=', userId)
+            .execute()
+        ).length
+
+      // The writer's own fork token, pointed at the victim's session.
+      const writer = await signedIn(app, 'writer')
+      const repointed = await fork(writer.auth.refresh_token)
+      await sql`UPDATE fork_tokens SET session_id = ${victimSid}
+        WHERE session_id <> ${victimSid} AND app_id = ${app.id}`.execute(s.deps.db)
+      const first = await redeem(repointed)
+      expect(first.status).toBe(401)
+      expect(first.body).toMatchObject({ error: { code: 'invalid_refresh_token' } })
+      expect(s.logs.join('\n')).toContain('refused fork token for session')
+
+      // The writer's own session, moved to the victim, then forked with the writer's token.
+      const mover = await signedIn(app, 'writer')
+      const moved = await fork(mover.auth.refresh_token)
+      await sql`UPDATE sessions SET user_id = ${victim.userId}
+        WHERE user_id = ${mover.userId}`.execute(s.deps.db)
+      const second = await redeem(moved)
+      expect(second.status).toBe(401)
+      expect(second.body).toMatchObject({ error: { code: 'invalid_refresh_token' } })
+      expect(s.logs.join('\n')).toMatch(/refused session/)
+      // The victim gained no session from either (their own, and the moved one).
+      expect(await sessionsOf(victim.userId)).toBe(2)
+
+      // The victim's own fork opens a session of theirs.
+      const own = await redeem(await fork(victim.auth.refresh_token))
       expect(own.status).toBe(200)
       expect(own.body.user.id).toBe(victim.userId)
     })

@@ -49,6 +49,42 @@ const FIELDS = {
   ],
   /** A refresh token (by its keyed hash) and the session it renews. */
   refresh_token: (r: { hash: string; session_id: string }): Field[] => [r.hash, r.session_id],
+  /** A fork token (by its keyed hash): the session it opens a child of, until when. */
+  fork_token: (r: {
+    hash: string
+    app_id: string
+    session_id: string
+    expires_at: Date
+  }): Field[] => [r.hash, r.app_id, r.session_id, ms(r.expires_at)],
+  /**
+   * A pending OAuth flow (by its state's hash): where the provider's code is sent, which
+   * browser and user may finish it, and what finishing it checks.
+   */
+  oauth_state: (r: {
+    state_hash: string
+    app_id: string
+    provider: string
+    redirect_to: string
+    redirect_uri: string
+    code_verifier: string | null
+    nonce: string | null
+    user_id: string | null
+    is_link: boolean
+    browser_hash: string | null
+    expires_at: Date
+  }): Field[] => [
+    r.state_hash,
+    r.app_id,
+    r.provider,
+    r.redirect_to,
+    r.redirect_uri,
+    r.code_verifier,
+    r.nonce,
+    r.user_id,
+    r.is_link ? 1 : 0,
+    r.browser_hash,
+    ms(r.expires_at),
+  ],
   /** A passkey: the public key that signs in as the user through the credential's account. */
   passkey: (r: {
     app_id: string

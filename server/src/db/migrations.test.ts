@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { Kysely, Migrator, sql } from 'kysely'
 import { afterEach, expect, test } from 'vitest'
+import { createSecrets } from '../crypto.ts'
 import { kyselyStateStore, OAUTH_STATE_TTL_MS } from '../oauth/state-store.ts'
 import { blankPglite, runBlankPgliteData } from '../testing/global-setup.ts'
 import { openDatabase } from './index.ts'
@@ -36,7 +37,7 @@ test('behavior: opening a database creates the OAuth state table with the rest, 
   expect(ran.rows.map((r) => r.name)).toContain('0002_oauth_states')
 })
 
-test('behavior: a database from the former lazy OAuth migrator keeps its pending flows and loses that migrator’s tables', async () => {
+test('behavior: a database from the former lazy OAuth migrator keeps its table and rows, and loses that migrator’s tables; its pending flows, without a MAC, no longer finish', async () => {
   const db = new Kysely<Database>({ dialect: pgliteDialect(blankPglite()) })
   closers.push(() => db.destroy())
   const raw = db as Kysely<unknown>
@@ -67,7 +68,10 @@ test('behavior: a database from the former lazy OAuth migrator keeps its pending
   expect(await tableNames(db)).toEqual(expect.arrayContaining(LEGACY))
 
   const now = new Date()
-  const store = kyselyStateStore(db, () => now)
+  const store = kyselyStateStore(
+    { db, secrets: createSecrets('migrations-test-secret-0123456789abcdef'), log: () => {} },
+    () => now,
+  )
   const pending = {
     appId: 'app',
     provider: 'github' as const,
@@ -104,5 +108,16 @@ test('behavior: a database from the former lazy OAuth migrator keeps its pending
   const names = await tableNames(db)
   expect(names).toContain('oauth_states')
   for (const name of LEGACY) expect(names).not.toContain(name)
-  expect(await store.take('pending-state')).toEqual(pending)
+  const kept = await db
+    .selectFrom('oauth_states')
+    .select(['app_id', 'redirect_to', 'code_verifier', 'mac'])
+    .where('state_hash', '=', createHash('sha256').update('pending-state').digest('hex'))
+    .executeTakeFirst()
+  expect(kept).toEqual({
+    app_id: pending.appId,
+    redirect_to: pending.redirectTo,
+    code_verifier: pending.codeVerifier,
+    mac: null,
+  })
+  expect(await store.take('pending-state')).toBeUndefined()
 })

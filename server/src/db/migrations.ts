@@ -697,6 +697,17 @@ const migrations: Record<string, Migration> = {
         .execute()
     },
   },
+  '0021_pending_flow_macs': {
+    async up(db: Kysely<unknown>) {
+      // A fork token's row and a pending OAuth flow's row each carry a MAC under the server
+      // secret over what they grant and to whom (server/src/row-mac.ts): the session a fork
+      // token opens a child of, and where an OAuth flow returns its code and which browser may
+      // finish it. A row without one grants nothing: the fork tokens and OAuth flows pending at
+      // the upgrade (two and ten minutes' life) stop opening, and their visitors start again.
+      await db.schema.alterTable('fork_tokens').addColumn('mac', 'text').execute()
+      await db.schema.alterTable('oauth_states').addColumn('mac', 'text').execute()
+    },
+  },
 }
 
 /**

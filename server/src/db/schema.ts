@@ -139,6 +139,8 @@ export interface ForkTokensTable {
   redeemed_session_id: ColumnType<string | null, string | null | undefined, string | null>
   /** The MAC of the pairing that handed the wallet to that session (wallets/fork-pair.ts). */
   paired_mac: ColumnType<string | null, string | null | undefined, string | null>
+  /** The row's MAC (row-mac.ts, `fork_token`); null on tokens from before it, which never open. */
+  mac: string | null
 }
 
 /** A pairing code shown by a session's wallet frame, stored as its MAC; single use. */
@@ -183,6 +185,8 @@ export interface OAuthStatesTable {
   browser_hash: string | null
   expires_at: Time
   created_at: Time
+  /** The row's MAC (row-mac.ts, `oauth_state`); null on flows from before it: they never finish. */
+  mac: string | null
 }
 
 /** An in-app wallet (server/src/wallets): its auth share and recovery material, sealed. */

@@ -4,6 +4,7 @@ import { OAUTH_PROVIDERS, OAUTH_RETURN_PARAM_NAMES, type OAuthProvider } from '@
 import { exportPKCS8, generateKeyPair, jwtVerify } from 'jose'
 import { type MutableToken, OAuth2Issuer } from 'oauth2-mock-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createSecrets } from '../crypto.ts'
 import { type Db, openDatabase } from '../db/index.ts'
 import { migratedMemory } from '../testing/global-setup.ts'
 import {
@@ -39,7 +40,11 @@ beforeAll(async () => {
   const database = await openDatabase({ databaseUrl: 'memory://', dataDir: null }, migratedMemory())
   closeDb = database.close
   db = database.db
-  deps = { store: kyselyStateStore(db, () => new Date(clock)), now: () => new Date(clock) }
+  const secrets = createSecrets('oauth-flow-test-secret-0123456789abcdef')
+  deps = {
+    store: kyselyStateStore({ db, secrets, log: () => {} }, () => new Date(clock)),
+    now: () => new Date(clock),
+  }
   app = {
     id: 'app-under-test-0000000001',
     allowedOrigins: [HOST],

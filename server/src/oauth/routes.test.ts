@@ -490,6 +490,42 @@ describe('errors', () => {
     expect(unknown.status).toBe(404)
   })
 
+  test('security: a pending flow rewritten in the database without the server secret is no flow: the code goes nowhere, and no browser finishes it', async () => {
+    mock.signIn('google', { sub: 'google-rewrite-victim', email: 'rw@gmail.example' })
+    const victim = await post<AuthResponse>('/authenticate', await toHostPage('google'))
+    expect(victim.status).toBe(200)
+    // The victim starts again; a database writer points every pending flow at its own page
+    // and its own browser.
+    const init = await post<{ url: string }>('/init', {
+      provider: 'google',
+      redirect_to: `${HOST}/app`,
+      browser_hash: browserHashOf(newSecret()),
+    })
+    expect(init.status).toBe(200)
+    const writers = newSecret()
+    await api.deps.db
+      .updateTable('oauth_states')
+      .set({ redirect_to: 'https://evil.example/catch', browser_hash: browserHashOf(writers) })
+      .execute()
+    const callback = await authorizeAtMock(init.body.url)
+    const res = await fetch(callback, { redirect: 'manual' })
+    expect(res.status).toBe(400)
+    expect(res.headers.get('location')).toBeNull()
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe(
+      'oauth_invalid_code',
+    )
+    // Even with the code and state in hand, the writer's browser cannot finish the flow.
+    const stolen = await post<AuthResponse>('/authenticate', {
+      authorization_code: callback.searchParams.get('code'),
+      state_code: callback.searchParams.get('state'),
+      browser_secret: writers,
+    })
+    expect(stolen.status).toBe(400)
+    expect(stolen.body.error?.code).toBe('oauth_invalid_code')
+    expect(stolen.body.token).toBeUndefined()
+    expect(logs.join('\n')).toContain(`refused oauth state of app ${appId}`)
+  })
+
   test('error: bad requests answer 4xx with a clear message', async () => {
     const noApp = await post(
       '/init',

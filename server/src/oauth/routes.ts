@@ -65,7 +65,7 @@ export function oauthRoutes(deps: Deps): Hono<HonoEnv> {
   // Link and unlink need the signed-in browser's session credential (accounts/change-gate.ts).
   const changeGate = requireAccountCredential(deps)
   const flow: OAuthFlowDeps = {
-    store: kyselyStateStore(deps.db, () => deps.clock.now()),
+    store: kyselyStateStore(deps, () => deps.clock.now()),
     endpoints: deps.config.oauthEndpoints,
     now: () => deps.clock.now(),
     onProviderError: (e) =>

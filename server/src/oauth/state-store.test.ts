@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { createSecrets } from '../crypto.ts'
 import { type Database, type Db, openDatabase } from '../db/index.ts'
 import { migrate } from '../db/migrations.ts'
 import { runBlankPgliteData } from '../testing/global-setup.ts'
@@ -24,6 +26,10 @@ afterAll(async () => {
   for (const close of closers) await close()
   await postgres?.close()
 })
+
+const SECRET = 'oauth-state-store-test-secret-0123456789abcdef'
+const logs: string[] = []
+const log = (line: string) => logs.push(line)
 
 const databases = [
   {
@@ -70,7 +76,7 @@ describe.each(databases)('the state store on $name', (database) => {
     // Twice: the migrations are idempotent, and on PostgreSQL safe from several processes at once.
     if (database.concurrentMigrations) await Promise.all([migrateAll(), migrateAll()])
     else await migrateAll().then(migrateAll)
-    store = kyselyStateStore(db, () => now)
+    store = kyselyStateStore({ db, secrets: createSecrets(SECRET), log }, () => now)
   })
 
   const record = (): OAuthStateRecord => ({
@@ -112,6 +118,73 @@ describe.each(databases)('the state store on $name', (database) => {
     now = new Date(now.getTime() + 1)
     expect(await store.peek('state-old')).toBeUndefined()
     expect(await store.take('state-old')).toBeUndefined()
+  })
+
+  test('security: a row changed, or moved to another state, by a database writer without the secret is no flow, and the refusal is logged', async ({
+    skip,
+  }) => {
+    if (!store) return skip()
+    const db = open.at(-1) as Db
+    const changes = {
+      app_id: 'other-app',
+      provider: 'github',
+      redirect_to: 'https://evil.example/catch',
+      redirect_uri: 'https://evil.example/callback',
+      code_verifier: 'w'.repeat(43),
+      nonce: 'm',
+      user_id: 'someone',
+      is_link: true,
+      browser_hash: 'x'.repeat(43),
+      expires_at: new Date(now.getTime() + 2 * OAUTH_STATE_TTL_MS),
+    }
+    for (const [column, value] of Object.entries(changes)) {
+      const state = `state-changed-${column}`
+      await store.put(state, record())
+      await db
+        .updateTable('oauth_states')
+        .set({ [column]: value })
+        .where('state_hash', '=', createHash('sha256').update(state).digest('hex'))
+        .execute()
+      logs.length = 0
+      expect(await store.peek(state), column).toBeUndefined()
+      expect(await store.take(state), column).toBeUndefined()
+      expect(logs.join('\n'), column).toContain('refused oauth state')
+    }
+    // A genuine row moved under the hash of a state the writer chose.
+    await store.put('state-genuine', record())
+    await db
+      .updateTable('oauth_states')
+      .set({ state_hash: createHash('sha256').update('state-chosen').digest('hex') })
+      .where('state_hash', '=', createHash('sha256').update('state-genuine').digest('hex'))
+      .execute()
+    expect(await store.take('state-chosen')).toBeUndefined()
+    // A row without a MAC (a flow pending from before the MAC existed) is no flow either.
+    await store.put('state-unsealed', record())
+    await db
+      .updateTable('oauth_states')
+      .set({ mac: null })
+      .where('state_hash', '=', createHash('sha256').update('state-unsealed').digest('hex'))
+      .execute()
+    expect(await store.take('state-unsealed')).toBeUndefined()
+  })
+
+  test('behavior: a flow stored before a secret rotation still finishes while the previous secret is kept', async ({
+    skip,
+  }) => {
+    if (!store) return skip()
+    const db = open.at(-1) as Db
+    await store.put('state-rotated', record())
+    const rotated = kyselyStateStore(
+      { db, secrets: createSecrets(`${SECRET}-next`, SECRET), log },
+      () => now,
+    )
+    expect(await rotated.take('state-rotated')).toEqual(record())
+    await store.put('state-forgotten', record())
+    const forgotten = kyselyStateStore(
+      { db, secrets: createSecrets(`${SECRET}-next`), log },
+      () => now,
+    )
+    expect(await forgotten.take('state-forgotten')).toBeUndefined()
   })
 
   test('behavior: the state itself is not stored, only its hash', async ({ skip }) => {

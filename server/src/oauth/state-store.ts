@@ -1,12 +1,17 @@
 /**
  * Pending OAuth flows, one row per state: single use, 10 minutes, stored by the SHA-256 of
- * the state so a copy of the table cannot complete anyone's flow. The `oauth_states` table
- * comes from the server's one migration set (db/migrations.ts), run at start.
+ * the state so a copy of the table cannot complete anyone's flow, and with a MAC under the
+ * server secret over every column (row-mac.ts, `oauth_state`), so a database writer without the
+ * secret cannot send a flow's code to a page of its choosing nor let another browser finish it:
+ * a row whose MAC does not hold is no flow. The `oauth_states` table comes from the server's
+ * one migration set (db/migrations.ts), run at start.
  */
 import { createHash } from 'node:crypto'
 import type { OAuthProvider } from '@latch/shared'
 import type { Selectable } from 'kysely'
+import type { Secrets } from '../crypto.ts'
 import type { Db, OAuthStatesTable } from '../db/schema.ts'
+import { rowMac, rowMacHolds } from '../row-mac.ts'
 
 /** How long a started flow may take to come back. */
 export const OAUTH_STATE_TTL_MS = 10 * 60 * 1000
@@ -55,31 +60,46 @@ function toRecord(row: Selectable<OAuthStatesTable>): OAuthStateRecord {
   }
 }
 
+/** What the store needs of the server: its database, its secret, and its log for refusals. */
+export interface StateStoreDeps {
+  db: Db
+  secrets: Secrets
+  log: (line: string) => void
+}
+
 /** The store over the database (PGlite or PostgreSQL). */
-export function kyselyStateStore(db: Db, now: () => Date = () => new Date()): OAuthStateStore {
-  const live = (row: Selectable<OAuthStatesTable> | undefined) =>
-    row && new Date(row.expires_at).getTime() > now().getTime() ? toRecord(row) : undefined
+export function kyselyStateStore(
+  deps: StateStoreDeps,
+  now: () => Date = () => new Date(),
+): OAuthStateStore {
+  const { db } = deps
+  const live = (row: Selectable<OAuthStatesTable> | undefined) => {
+    if (!row || new Date(row.expires_at).getTime() <= now().getTime()) return undefined
+    const fields = { ...row, expires_at: new Date(row.expires_at) }
+    const flow = `of app ${row.app_id}`
+    return rowMacHolds(deps, 'oauth_state', fields, row.mac, flow) ? toRecord(row) : undefined
+  }
   return {
     async put(state, record) {
       const at = now()
       // Abandoned flows are swept as new ones start.
       await db.deleteFrom('oauth_states').where('expires_at', '<', at).execute()
+      const row = {
+        state_hash: hashState(state),
+        app_id: record.appId,
+        provider: record.provider,
+        redirect_to: record.redirectTo,
+        redirect_uri: record.redirectUri,
+        code_verifier: record.codeVerifier,
+        nonce: record.nonce,
+        user_id: record.userId,
+        is_link: record.isLink,
+        browser_hash: record.browserHash,
+        expires_at: record.expiresAt,
+      }
       await db
         .insertInto('oauth_states')
-        .values({
-          state_hash: hashState(state),
-          app_id: record.appId,
-          provider: record.provider,
-          redirect_to: record.redirectTo,
-          redirect_uri: record.redirectUri,
-          code_verifier: record.codeVerifier,
-          nonce: record.nonce,
-          user_id: record.userId,
-          is_link: record.isLink,
-          browser_hash: record.browserHash,
-          expires_at: record.expiresAt,
-          created_at: at,
-        })
+        .values({ ...row, created_at: at, mac: rowMac(deps.secrets, 'oauth_state', row) })
         .execute()
     },
     async peek(state) {

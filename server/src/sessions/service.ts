@@ -465,15 +465,15 @@ export async function createForkToken(
 ): Promise<string> {
   const now = deps.clock.now()
   const token = randomToken()
+  const row = {
+    hash: forkTokenKey(deps, token),
+    app_id: appId,
+    session_id: sessionId,
+    expires_at: new Date(now.getTime() + ttlMs),
+  }
   await deps.db
     .insertInto('fork_tokens')
-    .values({
-      hash: forkTokenKey(deps, token),
-      app_id: appId,
-      session_id: sessionId,
-      created_at: now,
-      expires_at: new Date(now.getTime() + ttlMs),
-    })
+    .values({ ...row, created_at: now, mac: rowMac(deps.secrets, 'fork_token', row) })
     .execute()
   return token
 }
@@ -496,23 +496,45 @@ export async function redeemForkToken(
         .where('app_id', '=', appId)
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
-        .returning(['session_id', 'hash']),
+        .returning(['session_id', 'hash', 'expires_at as token_expires_at', 'mac as token_mac']),
     )
     .selectFrom('used')
     .innerJoin('sessions as s', 's.id', 'used.session_id')
     .innerJoin('sessions as f', 'f.id', 's.family_id')
     .select([
       'used.hash',
+      'used.token_expires_at',
+      'used.token_mac',
       's.id',
+      's.app_id',
       's.user_id',
       's.family_id',
+      's.parent_id',
+      's.created_at',
       's.expires_at',
       's.revoked_at',
+      's.mac',
       'f.revoked_at as family_revoked_at',
     ])
     .executeTakeFirst()
   if (!parent) throw await whyForkTokenRefused(deps, appId, keys, now)
   if (parent.revoked_at || parent.family_revoked_at || parent.expires_at <= now) {
+    throw LatchError.of('invalid_refresh_token')
+  }
+  // The child is the parent's user: both rows must be as the server wrote them. A database
+  // writer without the secret could otherwise point its own token at another user's session,
+  // or its own forked session at another user, and redeem a session as them.
+  const token = {
+    hash: parent.hash,
+    app_id: appId,
+    session_id: parent.id,
+    expires_at: parent.token_expires_at,
+  }
+  if (
+    parent.app_id !== appId ||
+    !rowMacHolds(deps, 'fork_token', token, parent.token_mac, `for session ${parent.id}`) ||
+    !sessionHolds(deps, parent, parent.mac)
+  ) {
     throw LatchError.of('invalid_refresh_token')
   }
   const child = await createSession(deps, appId, parent.user_id, {
