@@ -6,6 +6,8 @@
  * the real API, chain reads through the API's proxy — ending in a transfer on chain.
  */
 import {
+  BATCH_DOMAIN,
+  BATCH_TYPES,
   type ChainRpc,
   CLIENT_NAME,
   chainClient,
@@ -17,6 +19,8 @@ import {
 import { hexToBytes } from '@noble/hashes/utils.js'
 import {
   type Address,
+  encodeFunctionData,
+  erc20Abi,
   parseTransaction,
   recoverMessageAddress,
   recoverTransactionAddress,
@@ -28,9 +32,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ANVIL_ACCOUNTS, type RunningAnvil, startAnvil } from '../../../server/src/testing/anvil.ts'
 import { frameFetch } from '../../../server/src/testing/frame-fetch.ts'
 import { startTestServer, type TestServer } from '../../../server/src/testing/test-server.ts'
+import { batchDigest, checkBatch } from '../batch/sign.ts'
 import { fetchApi, type ShareStore, walletCore } from '../wallet.ts'
 import type { KeyHolder, RpcDeps } from './call.ts'
 import { walletRpc } from './dispatch.ts'
+import { typedDataDigest } from './typed-data.ts'
 
 const OWNER = ANVIL_ACCOUNTS[0]
 const viemAccount = privateKeyToAccount(OWNER.privateKey)
@@ -169,6 +175,63 @@ const MAIL = {
   },
 } as const
 
+const ATTACKER = ANVIL_ACCOUNTS[1].address
+const DEADLINE = 4_102_444_800
+/** All the wallet's ETH and a token's balance to someone else. */
+const DRAIN = [
+  { to: ATTACKER, value: (10n ** 21n).toString(), data: '0x' },
+  {
+    to: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+    value: '0',
+    data: encodeFunctionData({
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [ATTACKER, 10n ** 30n],
+    }),
+  },
+]
+
+/** A batch as the delegate's execute() hashes it (the batch code's own constants). */
+function batchTypedData(name: string, verifyingContract: string) {
+  return {
+    types: { Batch: [...BATCH_TYPES.Batch], Call: [...BATCH_TYPES.Call] },
+    primaryType: 'Batch' satisfies keyof typeof BATCH_TYPES,
+    domain: { ...BATCH_DOMAIN, name, chainId: 1, verifyingContract },
+    message: { calls: DRAIN, nonce: '0', deadline: DEADLINE },
+  }
+}
+
+/** An ERC-2612 permit: the wallet is its owner, the token its verifying contract. */
+const PERMIT = {
+  domain: {
+    name: 'USD Coin',
+    version: '2',
+    chainId: 1,
+    verifyingContract: '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48',
+  },
+  types: {
+    Permit: [
+      { name: 'owner', type: 'address' },
+      { name: 'spender', type: 'address' },
+      { name: 'value', type: 'uint256' },
+      { name: 'nonce', type: 'uint256' },
+      { name: 'deadline', type: 'uint256' },
+    ],
+  },
+  primaryType: 'Permit',
+  message: {
+    owner: OWNER.address,
+    spender: ATTACKER,
+    value: 10n ** 30n,
+    nonce: 0n,
+    deadline: BigInt(DEADLINE),
+  },
+} as const
+
+const DELEGATE_REFUSED = `eth_signTypedData_v4: a domain named ${BATCH_DOMAIN.name} is not signed here: batches are signed only in the wallet's own review`
+const ACCOUNT_REFUSED =
+  "eth_signTypedData_v4: the domain's verifyingContract is this wallet itself: data bound to the account is not signed here"
+
 describe('eth_signTypedData_v4 (EIP-712)', () => {
   it('signs typed data, given as an object or as JSON, as viem does', async () => {
     const call = rpcFor(knownKey(OWNER.privateKey))
@@ -214,6 +277,79 @@ describe('eth_signTypedData_v4 (EIP-712)', () => {
     expect((await refusal(call('eth_signTypedData_v4', [OWNER.address, unknownType]))).code).toBe(
       'invalid_request_arguments',
     )
+  })
+
+  it('error: a batch of the wallet’s delegate (LatchDelegate, the wallet as verifying contract) is refused, nothing signed', async () => {
+    const holder = knownKey(OWNER.privateKey)
+    const call = rpcFor(holder)
+    const batch = batchTypedData(BATCH_DOMAIN.name, OWNER.address)
+    // The digest the batch code signs and the delegate's execute() checks: a real batch.
+    expect(typedDataDigest(batch)).toBe(
+      batchDigest(
+        checkBatch({
+          chainId: 1,
+          account: OWNER.address,
+          calls: DRAIN,
+          nonce: '0',
+          deadline: DEADLINE,
+        }),
+      ),
+    )
+    for (const params of [batch, JSON.stringify(batch)]) {
+      expect(await refusal(call('eth_signTypedData_v4', [OWNER.address, params]))).toEqual({
+        code: 'invalid_request_arguments',
+        message: DELEGATE_REFUSED,
+      })
+    }
+    expect(holder.lastKey).toBeUndefined()
+  })
+
+  it('error: a domain named LatchDelegate is refused whatever its verifying contract', async () => {
+    const holder = knownKey(OWNER.privateKey)
+    const call = rpcFor(holder)
+    const other = batchTypedData(BATCH_DOMAIN.name, ATTACKER)
+    const { verifyingContract: _, ...noContract } = other.domain
+    for (const data of [
+      other,
+      { ...other, domain: noContract },
+      { ...PERMIT, domain: other.domain },
+    ]) {
+      expect(await refusal(call('eth_signTypedData_v4', [OWNER.address, data]))).toEqual({
+        code: 'invalid_request_arguments',
+        message: DELEGATE_REFUSED,
+      })
+    }
+    expect(holder.lastKey).toBeUndefined()
+  })
+
+  it('error: any domain with the wallet itself as verifying contract is refused, in any letter case', async () => {
+    const holder = knownKey(OWNER.privateKey)
+    const lower = OWNER.address.toLowerCase()
+    const upper = `0x${OWNER.address.slice(2).toUpperCase()}`
+    // The wallet's address as the call names it, checksummed or not.
+    for (const account of [OWNER.address, lower as Hex]) {
+      const call = rpcFor(holder, account)
+      for (const verifyingContract of [OWNER.address, lower, upper]) {
+        // A permit-like struct, and a batch under another delegate's name.
+        for (const data of [
+          { ...PERMIT, domain: { ...PERMIT.domain, verifyingContract } },
+          batchTypedData('SomeLaterDelegate', verifyingContract),
+        ]) {
+          expect(await refusal(call('eth_signTypedData_v4', [account, data]))).toEqual({
+            code: 'invalid_request_arguments',
+            message: ACCOUNT_REFUSED,
+          })
+        }
+      }
+    }
+    expect(holder.lastKey).toBeUndefined()
+  })
+
+  it('still signs typed data bound to another contract, the wallet named in the message only', async () => {
+    const call = rpcFor(knownKey(OWNER.privateKey))
+    const signature = (await call('eth_signTypedData_v4', [OWNER.address, PERMIT])) as Hex
+    expect(signature).toBe(await viemAccount.signTypedData(PERMIT))
+    expect(await recoverTypedDataAddress({ ...PERMIT, signature })).toBe(OWNER.address)
   })
 })
 

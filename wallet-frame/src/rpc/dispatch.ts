@@ -7,14 +7,16 @@
  * it is not told), so what is signed is exactly what was asked or nothing. The key is rebuilt from its shares for
  * each signature, held by a SigningKey made for that one signature, and zeroed after; chain reads
  * go through the API's proxy. Whatever the modal asks is signed: the modal's review screens are
- * where the user decides (README.md, "What the modal can make the frame sign").
+ * where the user decides (README.md, "What the modal can make the frame sign"). The one refusal
+ * of intent: typed data bound to the account itself, as its delegate's batches are, which only
+ * the frame's own batch review signs (typed-data.ts).
  */
 import { type Hex, LatchError } from '@latch/shared'
 import { bad, isWallet, paramList, type RpcCall, type RpcDeps } from './call.ts'
 import { messageBytes, signDigest, signPersonalMessage } from './message.ts'
 import { populate } from './populate.ts'
 import { signableFields, signTransactionFields, txObject } from './transaction.ts'
-import { typedDataDigest } from './typed-data.ts'
+import { signableTypedDataDigest } from './typed-data.ts'
 
 /** Answers one `latch:wallet:rpc` call: `{ response }` or a LatchError. */
 export function walletRpc(deps: RpcDeps) {
@@ -39,7 +41,8 @@ export function walletRpc(deps: RpcDeps) {
         if (!isWallet(address, call.address, `${method}: the address`)) {
           throw bad(`${method}: the address is not this wallet's`)
         }
-        const digest = typedDataDigest(data)
+        // Refused when bound to this account (its delegate's batches): see typed-data.ts.
+        const digest = signableTypedDataDigest(data, call.address)
         return {
           response: await deps.wallet.withKey(key, (k) => signDigest(digest, k).serialized as Hex),
         }

@@ -1,9 +1,11 @@
 /**
  * EIP-712 typed data for eth_signTypedData_v4: every type, field and value checked strictly
  * (ethers coerces some values, e.g. a bool from any truthy value), then ethers' TypedDataEncoder
- * gives the digest, so what is signed is exactly what was asked or nothing.
+ * gives the digest, so what is signed is exactly what was asked or nothing. What the wallet signs
+ * goes through signableTypedDataDigest, which also refuses typed data bound to the wallet's own
+ * account (its delegate's batches).
  */
-import type { Hex, LatchError } from '@latch/shared'
+import { BATCH_DOMAIN, type Hex, type LatchError } from '@latch/shared'
 import { TypedDataEncoder } from 'ethers/hash'
 import { bad, checkedAddress, HEX_BYTES } from './call.ts'
 
@@ -219,8 +221,8 @@ function checkDomain(data: TypedData): void {
   checkValue('EIP712Domain', data.domain, domainStruct, 'domain')
 }
 
-/** The EIP-712 digest of checked typed data, encoded by ethers' TypedDataEncoder. */
-export function typedDataDigest(raw: unknown): Hex {
+/** Checked typed data and its EIP-712 digest, encoded by ethers' TypedDataEncoder. */
+function checkedTypedData(raw: unknown): { data: TypedData; digest: Hex } {
   const data = parseTypedData(raw)
   const structs = checkTypes(data.types)
   checkDomain(data)
@@ -236,8 +238,43 @@ export function typedDataDigest(raw: unknown): Hex {
   try {
     const encoder = TypedDataEncoder.from(Object.fromEntries(used))
     if (encoder.primaryType !== data.primaryType) throw new Error('primary type differs')
-    return TypedDataEncoder.hash(data.domain, Object.fromEntries(used), data.message) as Hex
+    const digest = TypedDataEncoder.hash(data.domain, Object.fromEntries(used), data.message)
+    return { data, digest: digest as Hex }
   } catch {
     throw typedFail('the typed data cannot be encoded')
   }
+}
+
+/** The EIP-712 digest of checked typed data, encoded by ethers' TypedDataEncoder. */
+export function typedDataDigest(raw: unknown): Hex {
+  return checkedTypedData(raw).digest
+}
+
+/**
+ * The digest the wallet `account` signs for eth_signTypedData_v4: typedDataDigest's, refused when
+ * the domain names Latch's delegate or has the account itself as verifying contract.
+ */
+export function signableTypedDataDigest(raw: unknown, account: Hex): Hex {
+  const { data, digest } = checkedTypedData(raw)
+  // The frame's batch review (src/batch/review.ts) is the only way to approve a batch, and the
+  // delegate's execute() takes a signature over typed data of domain LatchDelegate with the
+  // account as verifying contract: signed here, it would be a batch signed without that review.
+  // So a domain of that name is refused whatever its verifying contract, and so is any domain
+  // whose verifying contract is the account itself (what account-bound signatures of this
+  // delegate, or of any later one, use). checkDomain has made both, when given, strings.
+  const { name, verifyingContract } = data.domain
+  if (name === BATCH_DOMAIN.name) {
+    throw typedFail(
+      `a domain named ${BATCH_DOMAIN.name} is not signed here: batches are signed only in the wallet's own review`,
+    )
+  }
+  if (
+    typeof verifyingContract === 'string' &&
+    verifyingContract.toLowerCase() === account.toLowerCase()
+  ) {
+    throw typedFail(
+      "the domain's verifyingContract is this wallet itself: data bound to the account is not signed here",
+    )
+  }
+  return digest
 }
