@@ -4,14 +4,25 @@
  * for the visitor's passkey (testing/authenticator.ts). A synced passkey is the same
  * authenticator on a second device.
  */
-import { isLatchError, type WalletAccount, type WalletPasskeyRecoverResponse } from '@latch/shared'
+import {
+  type ForkResponse,
+  isLatchError,
+  type RefreshResponse,
+  type WalletAccount,
+  type WalletPasskeyRecoverResponse,
+} from '@latch/shared'
 import { addressOf, combineShares, fromHex, openWithPasskey, toHex } from '@latch/wallet-frame'
 import { sql } from 'kysely'
 import { expect, test } from 'vitest'
 import { loadConfig } from '../config.ts'
 import { softAuthenticator } from '../testing/authenticator.ts'
 import { frameDevice } from '../testing/frame-fetch.ts'
-import { describeBackends, type TestServer, type TestSignIn } from '../testing/test-server.ts'
+import {
+  describeBackends,
+  freshIp,
+  type TestServer,
+  type TestSignIn,
+} from '../testing/test-server.ts'
 import { MAX_WALLET_PASSKEYS, passkeyRpId } from './passkeys.ts'
 import { openWalletRecord } from './records.ts'
 
@@ -331,6 +342,102 @@ describeBackends('wallet passkeys', (get) => {
     })
     expect(moved.status).toBe(409)
     expect(moved.body).toMatchObject({ error: { code: 'wallet_record_invalid' } })
+  })
+
+  /**
+   * A fork of the signed-in session (POST /sessions/fork), redeemed as the wallet app's browser
+   * (or whoever read the link) redeems it: a session of the same user with its own wallet
+   * credential, not paired. `original` is the forking session's access token after its rotation.
+   */
+  async function forkedSession(s: TestServer, appId: string, auth: TestSignIn) {
+    const fork = await s.request<ForkResponse>('/sessions/fork', {
+      appId,
+      ip: freshIp(),
+      body: { refresh_token: auth.refresh_token },
+    })
+    expect(fork.status).toBe(200)
+    const redeemed = await s.request<RefreshResponse>('/sessions/fork/recover', {
+      appId,
+      ip: freshIp(),
+      body: { refresh_token: fork.body.new_session_refresh_token },
+    })
+    expect(redeemed.status).toBe(200)
+    expect(s.walletCookie(redeemed.body.token)).toBeDefined()
+    return { original: fork.body.token, child: redeemed.body.token }
+  }
+
+  /** The pairing (fork-pair.ts): the code the original frame shows, typed in the fork's frame. */
+  async function pair(s: TestServer, appId: string, original: string, child: string) {
+    const shown = await frameRequest(
+      s,
+      appId,
+      original,
+    )<{ code: string }>('/wallets/fork/pair/start', {})
+    expect(shown.status).toBe(200)
+    const paired = await frameRequest(
+      s,
+      appId,
+      child,
+    )('/wallets/fork/pair/finish', {
+      code: shown.body.code,
+    })
+    expect(paired.status).toBe(200)
+  }
+
+  /** Everything stored for the user's wallet: a write by a refused request shows here. */
+  async function stored(s: TestServer, userId: string) {
+    const wallet = await s.deps.db
+      .selectFrom('wallets')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .executeTakeFirstOrThrow()
+    const passkeys = await s.deps.db
+      .selectFrom('wallet_passkeys')
+      .selectAll()
+      .where('wallet_id', '=', wallet.id)
+      .orderBy('credential_id')
+      .execute()
+    return { wallet, passkeys }
+  }
+
+  const notHandedOver = {
+    error: {
+      code: 'fork_wallet_not_confirmed',
+      message: 'This link did not hand over your wallet. Sign in again here to use it.',
+    },
+  }
+
+  test('attack: an unpaired fork adds no passkey through /wallets/passkey/add: the wallet keeps its MAX_WALLET_PASSKEYS slots for its owner', async () => {
+    const { s, appId, auth } = await signedIn()
+    const passkey = softAuthenticator()
+    const phone = frameDevice(s, appId, passkey)
+    const { address } = await phone.create({ accessToken: auth.token, recoveryMethod: 'passkey' })
+    const { original, child } = await forkedSession(s, appId, auth)
+    const before = await stored(s, auth.user.id)
+
+    // Well-formed junk sealings, as many as a wallet holds: none is stored.
+    const fork = frameRequest(s, appId, child)
+    for (let k = 0; k < MAX_WALLET_PASSKEYS; k++) {
+      const junk = await fork('/wallets/passkey/add', {
+        address,
+        credentialId: `${'J'.repeat(42)}${k}`,
+        salt: '11'.repeat(32),
+        ciphertext: '22'.repeat(61),
+      })
+      expect(junk.status, `junk ${k}`).toBe(403)
+      expect(junk.body).toMatchObject(notHandedOver)
+    }
+    expect(await stored(s, auth.user.id)).toEqual(before)
+
+    // The owner's session adds its own; so does the fork once paired (after its recovery).
+    await expect(phone.addPasskey({ address, accessToken: original })).resolves.toEqual({
+      address,
+    })
+    await pair(s, appId, original, child)
+    const paired = frameDevice(s, appId, passkey)
+    await paired.recover({ address, accessToken: child })
+    await expect(paired.addPasskey({ address, accessToken: child })).resolves.toEqual({ address })
+    expect((await stored(s, auth.user.id)).passkeys).toHaveLength(before.passkeys.length + 2)
   })
 
   test('refusal: a wallet holds at most MAX_WALLET_PASSKEYS passkeys', async () => {

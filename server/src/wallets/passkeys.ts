@@ -51,7 +51,8 @@ export function passkeyOptions(
 
 /**
  * Adds a passkey sealing to the user's wallet (the frame sealed the share its device holds). The
- * same credential again replaces nothing: passkey_failed says it is there already.
+ * same credential again replaces nothing: passkey_failed says it is there already. Its route
+ * refuses an unpaired fork first (routes.ts): one could fill MAX_WALLET_PASSKEYS with junk.
  */
 export async function addPasskey(
   deps: Deps,

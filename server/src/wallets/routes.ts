@@ -8,6 +8,7 @@
  * The token alone (the host page, its backend, a log, a compromised modal) gets nothing.
  */
 import {
+  LatchError,
   type WalletChallengeResponse,
   type WalletCreateResponse,
   type WalletEvaluateResponse,
@@ -21,12 +22,13 @@ import {
   walletPasskeyAddBody,
   walletVerifyBody,
 } from '@latch/shared'
-import { Hono } from 'hono'
+import { Hono, type MiddlewareHandler } from 'hono'
 import type { Deps } from '../context.ts'
 import { clientIp, type HonoEnv, readBody, requireAuth } from '../http.ts'
 import { hit, type Limit } from '../ratelimit.ts'
 import { beginPasscode, createWallet, walletChallenge } from './create.ts'
 import { requireWalletCredential } from './credential.ts'
+import { walletHandedOver } from './fork-pair.ts'
 import { evaluatePasscode, verifyPasscode } from './passcode.ts'
 import { addPasskey, passkeyOptions, recoverWithPasskey } from './passkeys.ts'
 import { authShare, recoverLatch, walletInfo } from './recovery.ts'
@@ -144,7 +146,18 @@ export function walletRoutes(deps: Deps): Hono<HonoEnv> {
     return c.json(passkeyOptions(deps, c.get('app'), c.get('auth').sub, c.req.url))
   })
 
-  routes.post('/passkey/add', async (c) => {
+  // An added passkey is a sealing the server cannot check, so an unpaired fork (a leaked fork
+  // link) could fill the wallet's passkey slots with junk: refused as /shares refuses it
+  // (fork-pair.ts), before the body or the wallet is read. The owner's frame adds a passkey
+  // after /shares, which needs the same.
+  const handedOver: MiddlewareHandler<HonoEnv> = async (c, next) => {
+    if (!(await walletHandedOver(deps, c.get('auth').sid))) {
+      throw LatchError.of('fork_wallet_not_confirmed')
+    }
+    await next()
+  }
+
+  routes.post('/passkey/add', handedOver, async (c) => {
     const body = await readBody(c, walletPasskeyAddBody)
     return c.json(await addPasskey(deps, c.get('app').id, c.get('auth').sub, body))
   })
