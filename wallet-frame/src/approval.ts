@@ -3,10 +3,12 @@
  * paired with this wallet, a new sign-in method) is approved here, on text and a button this
  * origin draws, never by a message.
  *
- * The modal may only ask the frame to SHOW an approval (what to display: its kind, a label) and
+ * The modal may only ask the frame to SHOW an approval (its kind; for a link, the method) and
  * make the frame's iframe visible where its screen's buttons would be. The frame then
  *
  * - draws its own text and button (plain DOM; the modal's script cannot reach this document);
+ *   a link's prompt names the very method the request approves, spelled as the server binds it
+ *   (linkShown), never a caption the modal picks: a request the frame cannot name is refused;
  * - arms the button only once it has been visible, unobscured where the browser can tell
  *   (IntersectionObserver v2's `isVisible`), for ARM_MS without a change: a button slid under the
  *   visitor's pointer, or shown under something that hides it, does not take the click;
@@ -17,7 +19,13 @@
  * The approval's promise settles with `{ done: true }` once that fetch succeeded; the modal learns
  * nothing more (a pairing code is shown here, never answered).
  */
-import { LatchError, type WalletApprovalKind, type WalletApprovalParams } from '@latch/shared'
+import {
+  LatchError,
+  type LinkApprovalMethod,
+  type OAuthProvider,
+  type WalletApprovalKind,
+  type WalletApprovalParams,
+} from '@latch/shared'
 import { fill } from '@latch/shared/i18n'
 import type { enApproval } from '@latch/shared/i18n/approval'
 import { armWhenVisible, onTrustedClick } from './arm.ts'
@@ -41,6 +49,60 @@ const PATHS: Record<WalletApprovalKind, string> = {
   link: '/wallets/approvals',
 }
 
+/**
+ * What a link approval names and sends: `identifier` spelled as the server binds it
+ * (server/src/accounts/link-approval.ts, approvalIdentifier), `shown` what the prompt says of it.
+ */
+interface LinkShown {
+  type: LinkApprovalMethod
+  identifier: string
+  shown: string
+}
+
+/**
+ * The providers a link may name, as the frame names them (as the modal's buttons do,
+ * OAUTH_PROVIDER_NAMES; kept here so that the frame's page carries this table alone).
+ */
+const PROVIDER_NAMES: Record<OAuthProvider, string> = {
+  google: 'Google',
+  twitter: 'Twitter',
+  discord: 'Discord',
+  github: 'GitHub',
+  apple: 'Apple',
+}
+
+/**
+ * The method of a link approval as the frame names it, from the request's own `method` (the
+ * identifier the server binds), or null when the frame cannot name it: an e-mail address as the
+ * server keeps it (trimmed, lower case), in printable ASCII only (no bidi override, zero-width
+ * space or look-alike letter); a number in E.164, as the link route verifies it; an Ethereum
+ * address in full (a shortened one lets a look-alike pass); an OAuth provider by its name in the
+ * frame's own table; a passkey in the frame's words (`passkey`).
+ */
+export function linkShown(
+  method: WalletApprovalParams['method'],
+  passkey: string,
+): LinkShown | null {
+  if (!method) return null
+  const { type } = method
+  let identifier = method.identifier.trim()
+  let shown: string | undefined
+  if (type === 'phone') {
+    identifier = identifier.replace(/[\s().-]/g, '')
+    if (/^\+[1-9][0-9]{6,14}$/.test(identifier)) shown = identifier
+  } else {
+    identifier = identifier.toLowerCase()
+    if (type === 'email' && /^[!-?A-~]+@[a-z0-9.-]+\.[a-z]{2,}$/.test(identifier))
+      shown = identifier
+    if (type === 'siwe' && /^0x[0-9a-f]{40}$/.test(identifier)) shown = identifier
+    if (type === 'oauth' && Object.hasOwn(PROVIDER_NAMES, identifier)) {
+      shown = PROVIDER_NAMES[identifier as OAuthProvider]
+    }
+    if (type === 'passkey' && identifier === 'passkey') shown = passkey
+  }
+  return shown === undefined ? null : { type, identifier, shown }
+}
+
 export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface {
   let pending: Pending | null = null
 
@@ -53,12 +115,13 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
 
   async function show(params: WalletApprovalParams): Promise<{ done: true }> {
     dismiss()
-    if (params.kind === 'link' && (!params.method || !params.label)) {
-      throw LatchError.of('invalid_request_arguments')
-    }
     const locale = surfaceLocale(params.locale)
     const texts = await surfaceTexts(locale)
     const text = (key: keyof typeof enApproval) => texts[key] ?? key
+    // A link names the method it approves from the request's own `method`; any `label` the
+    // modal sends is not read. One the frame cannot name is refused before anything is drawn.
+    const link = params.kind === 'link' ? linkShown(params.method, text('apPasskey')) : null
+    if (params.kind === 'link' && !link) throw LatchError.of('invalid_request_arguments')
     const colors = params.colors ?? {}
     dressDocument(doc, locale, colors)
 
@@ -68,7 +131,7 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
     css(root, { padding: '4px', display: 'grid', gap: '8px' })
     const prompt = doc.createElement('p')
     prompt.id = 'approval-prompt'
-    css(prompt, { margin: '0', 'text-align': 'center' })
+    css(prompt, { margin: '0', 'text-align': 'center', 'overflow-wrap': 'anywhere' })
     const status = doc.createElement('p')
     status.setAttribute('role', 'status')
     status.dataset.testid = 'wallet-approval-status'
@@ -111,8 +174,8 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
         'text-align': 'center',
       })
       button.textContent = text('apEnterButton')
-    } else {
-      prompt.textContent = fill(text('apLink'), { method: params.label ?? '' })
+    } else if (link) {
+      prompt.textContent = fill(text('apLink'), { method: link.shown })
       button.textContent = text('apAllow')
     }
     root.append(prompt, ...(input ? [input] : []), button, status)
@@ -155,9 +218,10 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
             if (pending !== mine) return
             button.disabled = true
           } else {
+            // What the prompt named, and nothing else (a link it could not name was refused).
             await api(
               PATHS[params.kind],
-              { type: params.method?.type, identifier: params.method?.identifier },
+              { type: link?.type, identifier: link?.identifier },
               params.accessToken,
             )
             if (pending !== mine) return

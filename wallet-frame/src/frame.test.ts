@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { forkTokenKey } from '../../server/src/sessions/service.ts'
 import { openWalletRecord } from '../../server/src/wallets/records.ts'
+import { linkShown } from './approval.ts'
 import { type Answer, startWalletHarness, type WalletHarness } from './test/harness.ts'
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 180_000 })
@@ -336,5 +337,150 @@ test('refusal: no message approves: latch:wallet:confirm-fork is refused; an app
   const shown = (await frame.getByTestId('wallet-approval-pairing-code').textContent()) ?? ''
   expect(shown.replace(/\s/g, '')).toMatch(/^\d{6}$/)
   expect(await pairings()).toBe(before + 1)
+  await page.close()
+})
+
+test('param: a link approval names its method from the request’s own method, spelled as the server binds it: an e-mail address, an E.164 number, an address in full, a provider from the frame’s table, a passkey; anything else is refused', () => {
+  const named = (type: string, identifier: string) =>
+    linkShown({ type, identifier } as Parameters<typeof linkShown>[0], 'a passkey')
+  const address = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359'
+  expect(named('email', ' Attacker@Evil.Example ')).toEqual({
+    type: 'email',
+    identifier: 'attacker@evil.example',
+    shown: 'attacker@evil.example',
+  })
+  expect(named('phone', '+1 (415) 555-0123')).toEqual({
+    type: 'phone',
+    identifier: '+14155550123',
+    shown: '+14155550123',
+  })
+  // In full, as the server binds it, whatever case the request spelled it in.
+  expect(named('siwe', '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359')).toEqual({
+    type: 'siwe',
+    identifier: address,
+    shown: address,
+  })
+  for (const [provider, name] of [
+    ['google', 'Google'],
+    ['twitter', 'Twitter'],
+    ['discord', 'Discord'],
+    ['github', 'GitHub'],
+    ['apple', 'Apple'],
+  ]) {
+    expect(named('oauth', provider as string)).toEqual({
+      type: 'oauth',
+      identifier: provider,
+      shown: name,
+    })
+  }
+  expect(named('passkey', 'passkey')).toEqual({
+    type: 'passkey',
+    identifier: 'passkey',
+    shown: 'a passkey',
+  })
+  for (const [type, identifier] of [
+    // Types and providers the frame has no name for, own properties only.
+    ['sms', '+14155550123'],
+    ['wallet', address],
+    ['oauth', 'myspace'],
+    ['oauth', 'constructor'],
+    ['oauth', 'Google Inc'],
+    ['passkey', 'me@mine.example'],
+    // Identifiers no link route verifies, or whose text does not show what it is.
+    ['email', 'me@mine.example attacker@evil.example'],
+    ['email', 'attacker@evil.example\u202e'],
+    ['email', 'me\u200b@mine.example'],
+    // A look-alike letter (Cyrillic е), and a right-to-left one.
+    ['email', 'm\u0435@mine.example'],
+    ['email', '\u05d0@evil.example'],
+    ['email', 'not an address'],
+    ['phone', '(415) 555-0123'],
+    ['phone', '+1 415 555 0123 ext 7'],
+    ['siwe', '0xfb69…d359'],
+    ['siwe', address.slice(0, 40)],
+  ]) {
+    expect(named(type as string, identifier as string), `${type} ${identifier}`).toBeNull()
+  }
+  expect(linkShown(undefined, 'a passkey')).toBeNull()
+})
+
+test('refusal: a link approval shows the identifier it approves, never the label the modal sends; a method the frame cannot name is refused before anything is drawn or sent, and the click approves what was shown', async () => {
+  const page = await h.browser.newPage()
+  await open(page)
+  const auth = await h.signIn(page, `link.${Date.now()}@example.com`)
+  const sent: string[] = []
+  page.on('request', (req) => {
+    if (req.url().includes('/wallets/approvals')) sent.push(req.postData() ?? '')
+  })
+  const approvals = async () =>
+    (await h.latch.deps.db.selectFrom('link_approvals').select('id').execute()).length
+  const before = await approvals()
+  const frame = page.frameLocator('#wallet')
+  const prompt = frame.locator('#approval-prompt')
+  const ask = (method: unknown, label?: string) =>
+    call(page, 'latch:wallet:approval', {
+      accessToken: auth.token,
+      kind: 'link',
+      ...(label === undefined ? {} : { label }),
+      ...(method === undefined ? {} : { method }),
+    })
+  const dismiss = () => call(page, 'latch:wallet:dismiss-approval')
+  // A script of the modal's origin names the visitor's own address and asks for its own: the
+  // frame says whose it is. Each type in its words, whatever label rides along.
+  const address = '0xfb6916095ca1df60bb79ce92ce3ea74c37c5d359'
+  for (const [method, shown] of [
+    [{ type: 'email', identifier: 'Attacker@Evil.Example' }, 'attacker@evil.example'],
+    [{ type: 'phone', identifier: '+1 415 555 0123' }, '+14155550123'],
+    [{ type: 'siwe', identifier: '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359' }, address],
+    [{ type: 'oauth', identifier: 'github' }, 'GitHub'],
+    [{ type: 'passkey', identifier: 'passkey' }, 'a passkey'],
+  ] as const) {
+    const asked = ask(method, 'me@mine.example')
+    await prompt.waitFor({ state: 'attached' })
+    expect(await prompt.textContent(), method.type).toBe(
+      `Let ${shown} sign in to your account and open your wallet?`,
+    )
+    await dismiss()
+    expect((await asked).error?.code).toBe('embedded_wallet_error')
+  }
+  // One the frame cannot name: refused, nothing drawn, nothing asked of the server.
+  for (const [method, label] of [
+    [{ type: 'oauth', identifier: 'myspace' }, 'Google'],
+    [{ type: 'oauth', identifier: 'toString' }, 'Google'],
+    [{ type: 'sms', identifier: '+14155550123' }, '+14155550123'],
+    [{ type: 'passkey', identifier: 'attacker@evil.example' }, 'a passkey'],
+    [{ type: 'email', identifier: 'attacker@evil.example\u202e' }, 'me@mine.example'],
+    [{ type: 'email', identifier: 'm\u0435@mine.example' }, 'me@mine.example'],
+    [undefined, 'me@mine.example'],
+  ] as const) {
+    expect((await ask(method, label)).error?.code, JSON.stringify(method)).toBe(
+      'invalid_request_arguments',
+    )
+    expect(await frame.getByTestId('wallet-approval').count()).toBe(0)
+  }
+  expect(sent).toEqual([])
+  expect(await approvals()).toBe(before)
+
+  // The visitor's click on what the frame named approves that very identifier.
+  const approving = ask({ type: 'email', identifier: 'Attacker@Evil.Example' }, 'me@mine.example')
+  const button = frame.getByTestId('wallet-approval-button')
+  await button.waitFor({ state: 'attached' })
+  await page.evaluate(() => {
+    const iframe = document.getElementById('wallet') as HTMLIFrameElement
+    iframe.style.cssText = 'display:block;width:320px;height:200px;border:0'
+  })
+  await expect.poll(() => button.getAttribute('aria-disabled'), { timeout: 5000 }).toBeNull()
+  await button.click()
+  expect(await approving).toEqual({ ok: { done: true } })
+  expect(sent.map((body) => JSON.parse(body))).toEqual([
+    { type: 'email', identifier: 'attacker@evil.example' },
+  ])
+  expect(await approvals()).toBe(before + 1)
+  const rows = await h.latch.deps.db
+    .selectFrom('link_approvals')
+    .select(['kind', 'identifier'])
+    .where('identifier', 'like', '%evil.example')
+    .execute()
+  expect(rows).toEqual([{ kind: 'email', identifier: 'attacker@evil.example' }])
   await page.close()
 })

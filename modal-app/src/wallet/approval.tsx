@@ -20,8 +20,10 @@ import { showWalletFrameOver, walletFrame } from './frame.ts'
 
 export interface WalletApprovalProps {
   kind: WalletApprovalKind
-  /** `link`: what the new method is called on screen, and what the server binds it to. */
-  label?: string
+  /**
+   * `link`: the new method, which the frame names from this alone (no caption of the modal's)
+   * and the server binds the approval to.
+   */
   method?: { type: LinkApprovalMethod; identifier: string }
   /** The visitor's click in the frame did it. */
   onDone?: () => void
@@ -36,7 +38,7 @@ export interface WalletApprovalProps {
 /** Room for the frame's text, input, button and status line. */
 const SLOT_HEIGHT_PX = 190
 
-export function WalletApproval({ kind, label, method, onDone, onRefused }: WalletApprovalProps) {
+export function WalletApproval({ kind, method, onDone, onRefused }: WalletApprovalProps) {
   const slot = useRef<HTMLDivElement>(null)
   const done = useRef(onDone)
   done.current = onDone
@@ -61,7 +63,6 @@ export function WalletApproval({ kind, label, method, onDone, onRefused }: Walle
           kind,
           locale: locale(),
           colors: frameColors(),
-          ...(label ? { label } : {}),
           ...(type && identifier ? { method: { type, identifier } } : {}),
         })
         if (alive) done.current?.()
@@ -84,7 +85,7 @@ export function WalletApproval({ kind, label, method, onDone, onRefused }: Walle
         .then((frame) => frame[WALLET_MESSAGES.dismissApproval]())
         .catch(() => {})
     }
-  }, [kind, label, type, identifier])
+  }, [kind, type, identifier])
   return (
     <>
       <div

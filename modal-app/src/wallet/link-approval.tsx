@@ -40,7 +40,10 @@ export async function approveLinkOf(path: string, body: Record<string, string>):
   if (method) await approveLink(method.method, method.label)
 }
 
-/** The kind, identifier and on-screen name of the method a link request adds. */
+/**
+ * The kind and identifier of the method a link request adds, which the frame names on its own and
+ * the server binds the approval to; and the modal's name for it, which is not sent to the frame.
+ */
 function linkMethodOf(
   path: string,
   body: Record<string, string>,
@@ -76,7 +79,6 @@ export function LinkApprovalView() {
       <h1 className="latch-title">{t('apLinkTitle')}</h1>
       <WalletApproval
         kind="link"
-        label={approval.label || t('apPasskey')}
         method={approval.method}
         onDone={() => waiting?.resolve()}
         onRefused={(error) => waiting?.reject(error)}
