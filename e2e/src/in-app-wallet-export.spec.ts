@@ -91,6 +91,16 @@ test('behavior: exportWallet() shows no key until the visitor clicks Reveal insi
   // Longer than the minimum display, so the hold below can only count from the reveal.
   const armed = await exportFrame(hp)
   await armed.getByRole('button', { name: 'Reveal private key' }).waitFor({ timeout: 15_000 })
+  // Reveal takes a click once it has been visible and unchanged for a moment (the export page's
+  // arming, a timer of the page clock): armed before that clock stands still below.
+  await expect
+    .poll(
+      () => armed.getByRole('button', { name: 'Reveal private key' }).getAttribute('aria-disabled'),
+      {
+        timeout: 15_000,
+      },
+    )
+    .toBeNull()
   // The page clock (every frame's) runs 1.5 s on: a hold counted from anything before the
   // reveal would run out here.
   await hp.page.clock.fastForward(1500)

@@ -10,8 +10,9 @@
  *   a link's prompt names the very method the request approves, spelled as the server binds it
  *   (linkShown), never a caption the modal picks: a request the frame cannot name is refused;
  * - arms the button only once it has been visible, unobscured where the browser can tell
- *   (IntersectionObserver v2's `isVisible`), for ARM_MS without a change: a button slid under the
- *   visitor's pointer, or shown under something that hides it, does not take the click;
+ *   (IntersectionObserver v2's `isVisible`), for ARM_MS without a change: a button just shown or
+ *   uncovered, faded, or under something that hides it, does not take the click (arm.ts says
+ *   what the arming does not see);
  * - acts only on a trusted click (`event.isTrusted`: the visitor's pointer, or Enter/Space on the
  *   focused button), by its own same-origin fetch, which alone carries the session's wallet
  *   credential and `Sec-Fetch-Site: same-origin` (server/src/wallets/credential.ts).

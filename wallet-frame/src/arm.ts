@@ -1,8 +1,13 @@
 /**
  * A button the visitor's click may act on only once it has been visible, unobscured where the
  * browser can tell (IntersectionObserver v2's `isVisible`), for ARM_MS without a change: a
- * button slid under the pointer, or shown under something that hides it, does not take the
- * click. The approvals (approval.ts) and the batch review (batch/review.ts) arm this way.
+ * button just shown or uncovered, faded, or under something that hides it, does not take the
+ * click. The approvals (approval.ts), the batch review (batch/review.ts) and the export page's
+ * Reveal and Copy (export.ts) arm this way.
+ *
+ * What it does not see: only the button is observed, and a visibility report comes on a change
+ * of visibility, not of place. A host page that crops its frame down to a visible button, or
+ * slides an armed frame under a still pointer, still gets the click (wallet-frame/README.md).
  */
 
 /** How long the button must have been visible and unchanged before a click counts. */

@@ -2,11 +2,15 @@
  * The key export page: /apps/{appId}/embedded-wallets/export on the API origin, framed by the
  * modal's EMBEDDED_WALLET_KEY_EXPORT_SCREEN. It answers only the modal origin the API wrote into
  * the page (never one read from the URL), over penpal: `latch:export:show` with the access token
- * arms the page's Reveal button and answers the address only. The key is rebuilt and shown only
+ * shows the page's Reveal button and answers the address only. The key is rebuilt and shown only
  * on a trusted click on that button (the visitor's own, by pointer or keyboard): nothing the
  * modal or the host page can send reveals it, and a script's synthetic click is not trusted.
- * The page then tells the modal `latch:export:revealed` (the address only). The key never
- * leaves this document except through the visitor's own Copy.
+ * Reveal and Copy take that click only once armed as the approvals are (arm.ts): visible,
+ * unobscured where the browser can tell, and unchanged for ARM_MS. The host page places, crops
+ * and fades the modal's frame, and with it this page: a button under its decoy, in a faded
+ * frame, or just shown ignores the click. The page then tells the modal
+ * `latch:export:revealed` (the address only). The key never leaves this document except through
+ * the visitor's own Copy.
  */
 import './export.css'
 import {
@@ -21,6 +25,7 @@ import {
 import { isRtl, loadLocale, type MessageKey } from '@latch/shared/i18n'
 import { enScreens } from '@latch/shared/i18n/screens'
 import { connect, WindowMessenger } from 'penpal'
+import { armWhenVisible, onTrustedClick } from './arm.ts'
 import { type ExportParams, exportPrivateKey, parseExportQuery } from './export-key.ts'
 import { askDeviceShare } from './share-channel.ts'
 import { fetchApi, shareStore, walletCore } from './wallet.ts'
@@ -33,6 +38,7 @@ const appId = decodeURIComponent(location.pathname.split('/')[2] ?? '')
 
 const element = (id: string) => document.getElementById(id) as HTMLElement
 const status = element('status')
+const keyLabel = element('key-label')
 const keyBox = element('key')
 const reveal = element('reveal') as HTMLButtonElement
 const copy = element('copy') as HTMLButtonElement
@@ -55,7 +61,7 @@ async function applyLocale(params: ExportParams): Promise<void> {
   }
   document.documentElement.lang = params.locale
   document.documentElement.dir = isRtl(params.locale) ? 'rtl' : 'ltr'
-  element('key-label').textContent = text('xLabel')
+  keyLabel.textContent = text('xLabel')
   element('warning').textContent = text('xWarning')
   reveal.textContent = text('xReveal')
   copy.textContent = text('copy')
@@ -101,22 +107,23 @@ function start(origin: string): void {
   /** The token the modal handed over; the key is rebuilt with it only on the visitor's click. */
   let accessToken: string | null = null
   let shown = false
-  let revealing = false
   let modal: ExportModalMethods | null = null
   let copiedTimer: ReturnType<typeof setTimeout> | undefined
 
-  reveal.addEventListener('click', (event) => {
-    // Only the visitor's own click (or Enter/Space on the focused button) is trusted; a script's
-    // reveal.click() or dispatchEvent is not. The modal and the host cannot reach this document's
-    // DOM at all (another origin); this guards against anything that could.
-    if (!event.isTrusted || !accessToken || shown || revealing) return
-    void revealKey(accessToken)
+  // Both buttons take only the visitor's own click (or Enter/Space on the focused button), and
+  // only once armed: a script's click() or dispatchEvent is not trusted, and a button the host
+  // page has made transparent, covered with a decoy, or just shown ignores even the visitor's
+  // click (it says aria-disabled meanwhile, as the approvals do). The modal and the host cannot
+  // reach this document's DOM at all (another origin).
+  const revealArming = armWhenVisible(document, reveal)
+  const copyArming = armWhenVisible(document, copy)
+  onTrustedClick(reveal, revealArming, async () => {
+    if (!accessToken || shown) return
+    await revealKey(accessToken)
   })
 
   async function revealKey(token: string): Promise<void> {
-    revealing = true
     reveal.disabled = true
-    reveal.setAttribute('aria-busy', 'true')
     say('xLoading')
     try {
       keyBox.textContent = await exportPrivateKey(
@@ -127,31 +134,32 @@ function start(origin: string): void {
       console.error('Latch key export: the key could not be rebuilt', e)
       showError('xFailed')
       reveal.disabled = false
-      reveal.removeAttribute('aria-busy')
-      revealing = false
       return
     }
     shown = true
-    revealing = false
     // The token is not needed any more: the key is on screen and Copy reads it from there.
     accessToken = null
     say('xShown')
     reveal.hidden = true
+    revealArming.stop()
     keyBox.hidden = false
     copy.hidden = false
-    // The focused button went away: the focus moves to Copy, the next thing to do (the status
-    // line announces the key is shown; the key is the text just before it).
-    copy.focus()
+    // The focused button went away. The focus goes to the heading above the key, not to Copy: a
+    // focused Copy would turn a key press the host page lures ("press Space") into a copy of the
+    // key to a clipboard that page may then read. The status line (role="status") announces the
+    // key is shown; Copy is the next Tab stop after the heading, a step the visitor takes.
+    keyLabel.tabIndex = -1
+    keyLabel.focus()
     // Only the address crosses; the modal counts the minimum display time from here.
     modal?.[EXPORT_MESSAGES.revealed]({ address: params.address }).catch((e: unknown) => {
       console.error('Latch key export: the modal did not hear of the reveal', e)
     })
   }
 
-  copy.addEventListener('click', () => {
+  onTrustedClick(copy, copyArming, async () => {
     const key = keyBox.textContent ?? ''
     if (!key) return
-    navigator.clipboard.writeText(key).then(
+    await navigator.clipboard.writeText(key).then(
       () => {
         copy.textContent = text('copied')
         clearTimeout(copiedTimer)
@@ -181,8 +189,9 @@ function start(origin: string): void {
       if (typeof token !== 'string' || !token || address !== params.address) {
         throw LatchError.of('invalid_request_arguments')
       }
-      // Armed: the button waits for the visitor. A later show (a refreshed token) replaces the
-      // token; once the key is shown there is nothing more to arm.
+      // Offered: the button shows and waits for the visitor (it takes a click once arm.ts has
+      // armed it). A later show (a refreshed token) replaces the token; once the key is shown
+      // there is nothing more to offer.
       if (!shown) {
         accessToken = token
         say('xHidden')
