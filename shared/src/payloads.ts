@@ -133,7 +133,6 @@ export const walletApprovalSchema: z.ZodMiniType<WalletApprovalParams> = z.objec
   accessToken,
   kind: z.enum(['fork-show-code', 'fork-enter-code', 'link']),
   locale: z.optional(nonEmpty(16)),
-  label: z.optional(nonEmpty(320)),
   method: z.optional(
     z.object({
       type: z.enum(['email', 'phone', 'oauth', 'siwe', 'passkey']),

@@ -117,8 +117,8 @@ export interface WalletPasskeyOptions {
  * What the wallet frame's approval shows. `fork-show-code`: on the device that holds the
  * wallet, a button that shows a pairing code for a fork of this session. `fork-enter-code`: on
  * the forked session's device, an input for that code and a button that pairs. `link`: "Let
- * {label} sign in to your account and open your wallet?" for a new sign-in method (`method`, the
- * kind and identifier the server binds the approval to).
+ * {method} sign in to your account and open your wallet?" for a new sign-in method (`method`, the
+ * kind and identifier the server binds the approval to, which the frame names on its own).
  */
 export type WalletApprovalKind = 'fork-show-code' | 'fork-enter-code' | 'link'
 export type LinkApprovalMethod = 'email' | 'phone' | 'oauth' | 'siwe' | 'passkey'
@@ -127,8 +127,6 @@ export interface WalletApprovalParams {
   kind: WalletApprovalKind
   /** The modal's language: the frame's texts follow it. */
   locale?: string
-  /** `link`: what the new method is called on screen (an address, a provider's name). */
-  label?: string
   /** `link`: the kind and identifier of the method the approval lets in. */
   method?: { type: LinkApprovalMethod; identifier: string }
   /** The modal's theme colours (#hex), so the frame's text and button match the screen. */
