@@ -75,6 +75,16 @@ describeBackends(
         .where('identifier', '=', address)
         .executeTakeFirstOrThrow()
 
+    /** The id of the user's one session. */
+    const sessionIdOf = async (s: TestServer, userId: string) =>
+      (
+        await s.deps.db
+          .selectFrom('sessions')
+          .select('id')
+          .where('user_id', '=', userId)
+          .executeTakeFirstOrThrow()
+      ).id
+
     const refresh = (appId: string, token: string) =>
       get().request<AuthResponse>('/sessions', { appId, body: { refresh_token: token } })
 
@@ -127,13 +137,7 @@ describeBackends(
 
       // The writer's own session, moved to the victim's user.
       const moved = await signedIn(app, 'writer')
-      const movedSid = (
-        await s.deps.db
-          .selectFrom('sessions')
-          .select('id')
-          .where('user_id', '=', moved.userId)
-          .executeTakeFirstOrThrow()
-      ).id
+      const movedSid = await sessionIdOf(s, moved.userId)
       await sql`UPDATE sessions SET user_id = ${victim.userId} WHERE id = ${movedSid}`.execute(
         s.deps.db,
       )
@@ -143,13 +147,7 @@ describeBackends(
 
       // The victim's session row copied under a new id, the writer's token moved to the copy.
       const copier = await signedIn(app, 'writer')
-      const copierSid = (
-        await s.deps.db
-          .selectFrom('sessions')
-          .select('id')
-          .where('user_id', '=', copier.userId)
-          .executeTakeFirstOrThrow()
-      ).id
+      const copierSid = await sessionIdOf(s, copier.userId)
       await copyRow(s, 'sessions', sql`id = ${sid}`, {
         id: 'copiedsession0000000000x',
         family_id: 'copiedsession0000000000x',
@@ -178,13 +176,7 @@ describeBackends(
       const s = get()
       const app = await newApp()
       const victim = await signedIn(app, 'victim')
-      const victimSid = (
-        await s.deps.db
-          .selectFrom('sessions')
-          .select('id')
-          .where('user_id', '=', victim.userId)
-          .executeTakeFirstOrThrow()
-      ).id
+      const victimSid = await sessionIdOf(s, victim.userId)
       const fork = async (refreshToken: string) => {
         const forked = await s.request<ForkResponse>('/sessions/fork', {
           appId: app.id,
