@@ -182,8 +182,9 @@ export function approvalSurface(doc: Document, api: WalletApi): ApprovalSurface 
     root.append(prompt, ...(input ? [input] : []), button, status)
     doc.body.replaceChildren(root)
 
-    // Armed only while visible and unchanged for ARM_MS; any change of visibility disarms.
-    const arming = armWhenVisible(doc, button)
+    // Armed only while the button and what it approves (the prompt, the code's field) are
+    // visible and unchanged for ARM_MS; any change of visibility disarms.
+    const arming = armWhenVisible(doc, button, input ? [prompt, input] : [prompt])
 
     return new Promise<{ done: true }>((resolve, reject) => {
       const mine: Pending = {

@@ -5,9 +5,14 @@
  * click. The approvals (approval.ts), the batch review (batch/review.ts) and the export page's
  * Reveal and Copy (export.ts) arm this way.
  *
- * What it does not see: only the button is observed, and a visibility report comes on a change
- * of visibility, not of place. A host page that crops its frame down to a visible button, or
- * slides an armed frame under a still pointer, still gets the click (wallet-frame/README.md).
+ * What the button acts on is observed with it (`shown`: the prompt, the batch's calls and fee,
+ * the key's label and warning), by the same rule: a host page that crops its frame down to a
+ * visible button, hiding what it approves, gets no click. Each must fit the frame the modal gives
+ * it, or the button never arms (a long list is observed by its scroll container's box).
+ *
+ * What it does not see: a visibility report comes on a change of visibility, not of place. A host
+ * page that slides an armed frame, whole, under a still pointer still gets the click
+ * (wallet-frame/README.md).
  */
 
 /** How long the button must have been visible and unchanged before a click counts. */
@@ -25,7 +30,13 @@ export interface Arming {
   stop(): void
 }
 
-export function armWhenVisible(doc: Document, button: HTMLElement): Arming {
+/**
+ * Arms `button` once it and every element of `shown` have each been reported fully visible, for
+ * ARM_MS since the last report; any element reported otherwise disarms it.
+ */
+export function armWhenVisible(doc: Document, button: HTMLElement, shown: HTMLElement[]): Arming {
+  // The elements whose latest report said fully visible.
+  const visible = new Set<Element>()
   let armed = false
   let timer: ReturnType<typeof setTimeout> | undefined
   const disarm = () => {
@@ -36,22 +47,24 @@ export function armWhenVisible(doc: Document, button: HTMLElement): Arming {
   disarm()
   const observer = new IntersectionObserver(
     (entries) => {
-      const entry = entries[entries.length - 1] as VisibilityEntry | undefined
-      if (!entry) return
-      const visible =
-        entry.isIntersecting && entry.intersectionRatio >= 0.99 && entry.isVisible !== false
+      // In time order: an element's latest report is the one that stays.
+      for (const entry of entries as VisibilityEntry[]) {
+        if (entry.isIntersecting && entry.intersectionRatio >= 0.99 && entry.isVisible !== false)
+          visible.add(entry.target)
+        else visible.delete(entry.target)
+      }
       disarm()
-      if (visible) {
+      if (visible.size > shown.length) {
         timer = setTimeout(() => {
           armed = true
           button.removeAttribute('aria-disabled')
         }, ARM_MS)
       }
     },
-    // trackVisibility asks Chromium whether anything covers, fades or transforms the button.
-    { threshold: [0, 0.99, 1], trackVisibility: true, delay: 100 } as IntersectionObserverInit,
+    // trackVisibility asks Chromium whether anything covers, fades or transforms each element.
+    { threshold: [0, 0.99], trackVisibility: true, delay: 100 } as IntersectionObserverInit,
   )
-  observer.observe(button)
+  for (const el of [button, ...shown]) observer.observe(el)
   const onHidden = () => {
     if (doc.visibilityState !== 'visible') disarm()
   }

@@ -115,8 +115,9 @@ function start(origin: string): void {
   // page has made transparent, covered with a decoy, or just shown ignores even the visitor's
   // click (it says aria-disabled meanwhile, as the approvals do). The modal and the host cannot
   // reach this document's DOM at all (another origin).
-  const revealArming = armWhenVisible(document, reveal)
-  const copyArming = armWhenVisible(document, copy)
+  // Reveal arms only with the heading and the warning in view too, Copy with the key it copies.
+  const revealArming = armWhenVisible(document, reveal, [keyLabel, element('warning')])
+  const copyArming = armWhenVisible(document, copy, [keyBox])
   onTrustedClick(reveal, revealArming, async () => {
     if (!accessToken || shown) return
     await revealKey(accessToken)

@@ -340,6 +340,73 @@ test('refusal: no message approves: latch:wallet:confirm-fork is refused; an app
   await page.close()
 })
 
+test('refusal: a frame the host page crops to its approval’s button, hiding the prompt, never arms and takes no click; uncropped, the same button arms and works', async () => {
+  const page = await h.browser.newPage()
+  await open(page)
+  const auth = await h.signIn(page, `crop.${Date.now()}@example.com`)
+  expect((await call(page, 'latch:wallet:create', { accessToken: auth.token })).ok).toBeDefined()
+  const forked = await page.evaluate(
+    async ([url, headers]) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        credentials: 'include',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: '{}',
+        signal: AbortSignal.timeout(10_000),
+      })
+      if (!res.ok) throw new Error(`fork answered ${res.status}: ${await res.text()}`)
+      return (await res.json()) as ForkResponse
+    },
+    [
+      `${h.apiOrigin}${API_PREFIX}/sessions/fork`,
+      { [APP_ID_HEADER]: h.appId, [CLIENT_HEADER]: 'latch-test-modal' },
+    ] as const,
+  )
+  const pairings = async () =>
+    (await h.latch.deps.db.selectFrom('wallet_pairings').select('id').execute()).length
+  const before = await pairings()
+  const approval = call(page, 'latch:wallet:approval', {
+    accessToken: forked.token,
+    kind: 'fork-show-code',
+  })
+  const frame = page.frameLocator('#wallet')
+  const button = frame.getByTestId('wallet-approval-button')
+  await button.waitFor({ state: 'attached' })
+  const place = (top: number) =>
+    page.evaluate((y) => {
+      const iframe = document.getElementById('wallet') as HTMLIFrameElement
+      iframe.style.cssText = `display:block;position:fixed;left:0;top:${y}px;width:320px;height:200px;border:0`
+    }, top)
+  // Where the button starts inside the frame: the host moves the frame up so the button starts
+  // at the viewport's top, whole, and the prompt above it is off screen.
+  await place(100)
+  const offset = await frame
+    .locator('#approval-prompt')
+    .evaluate(
+      (prompt) =>
+        (
+          document.querySelector('[data-testid="wallet-approval-button"]') as HTMLElement
+        ).getBoundingClientRect().top - prompt.getBoundingClientRect().top,
+    )
+  expect(offset).toBeGreaterThan(10)
+  const top = await frame
+    .getByTestId('wallet-approval-button')
+    .evaluate((b) => b.getBoundingClientRect().top)
+  await place(2 - top)
+  await new Promise((r) => setTimeout(r, 1500))
+  expect(await button.getAttribute('aria-disabled')).toBe('true')
+  await button.click({ force: true })
+  await new Promise((r) => setTimeout(r, 300))
+  expect(await pairings()).toBe(before)
+  // The whole approval in view: the button arms, and the visitor's click makes the code.
+  await place(0)
+  await expect.poll(() => button.getAttribute('aria-disabled'), { timeout: 5000 }).toBeNull()
+  await button.click()
+  expect(await approval).toEqual({ ok: { done: true } })
+  expect(await pairings()).toBe(before + 1)
+  await page.close()
+})
+
 test('param: a link approval names its method from the request’s own method, spelled as the server binds it: an e-mail address, an E.164 number, an address in full, a provider from the frame’s table, a passkey; anything else is refused', () => {
   const named = (type: string, identifier: string) =>
     linkShown({ type, identifier } as Parameters<typeof linkShown>[0], 'a passkey')

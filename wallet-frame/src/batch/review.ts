@@ -151,7 +151,15 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
     css(title, { margin: '0', 'font-size': '16px', 'text-align': 'center' })
     root.setAttribute('aria-labelledby', title.id)
     const list = doc.createElement('ol')
-    css(list, { margin: '0', padding: '0', 'list-style': 'none', display: 'grid', gap: '8px' })
+    css(list, {
+      margin: '0',
+      padding: '0',
+      'list-style': 'none',
+      display: 'grid',
+      gap: '8px',
+      'max-height': '60vh',
+      overflow: 'auto',
+    })
     for (const [i, call] of batch.calls.entries()) {
       const item = doc.createElement('li')
       item.dataset.testid = 'wallet-batch-call'
@@ -228,7 +236,7 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
     root.append(title, list, fee, button)
     doc.body.replaceChildren(root)
 
-    const arming = armWhenVisible(doc, button)
+    const arming = armWhenVisible(doc, button, [title, list, fee])
 
     return new Promise<{ id: string }>((resolve, reject) => {
       const mine = {
