@@ -241,32 +241,34 @@ test("the page: strict CSP, frame-ancestors the modal and the app's host origins
   expect(await unknown.json()).toMatchObject({ error: { code: 'missing_or_invalid_latch_app_id' } })
 })
 
+/** The modal forks its session with its credentialed fetch (the refresh cookie rides along). */
+function forkSession(page: Page): Promise<ForkResponse> {
+  return page.evaluate(
+    async ([url, headers]) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        credentials: 'include',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: '{}',
+        signal: AbortSignal.timeout(10_000),
+      })
+      if (!res.ok) throw new Error(`fork answered ${res.status}: ${await res.text()}`)
+      return (await res.json()) as ForkResponse
+    },
+    [
+      `${h.apiOrigin}${API_PREFIX}/sessions/fork`,
+      { [APP_ID_HEADER]: h.appId, [CLIENT_HEADER]: 'latch-test-modal' },
+    ] as const,
+  )
+}
+
 test('refusal: no message approves: latch:wallet:confirm-fork is refused; an approval the frame shows does nothing until the visitor’s own click on its armed button, which no script can make', async () => {
   const page = await h.browser.newPage()
   await open(page)
   const auth = await h.signIn(page, `fork.${Date.now()}@example.com`)
   const created = await call(page, 'latch:wallet:create', { accessToken: auth.token })
   expect(created.ok?.address).toMatch(/^0x[0-9a-fA-F]{40}$/)
-  // The modal forks its session with its credentialed fetch (the refresh cookie rides along).
-  const forked = {
-    body: await page.evaluate(
-      async ([url, headers]) => {
-        const res = await fetch(url, {
-          method: 'POST',
-          credentials: 'include',
-          headers: { 'content-type': 'application/json', ...headers },
-          body: '{}',
-          signal: AbortSignal.timeout(10_000),
-        })
-        if (!res.ok) throw new Error(`fork answered ${res.status}: ${await res.text()}`)
-        return (await res.json()) as ForkResponse
-      },
-      [
-        `${h.apiOrigin}${API_PREFIX}/sessions/fork`,
-        { [APP_ID_HEADER]: h.appId, [CLIENT_HEADER]: 'latch-test-modal' },
-      ] as const,
-    ),
-  }
+  const forked = { body: await forkSession(page) }
   const pairings = async () =>
     (await h.latch.deps.db.selectFrom('wallet_pairings').select('id').execute()).length
   const before = await pairings()
@@ -345,23 +347,7 @@ test('refusal: a frame the host page crops to its approval’s button, hiding th
   await open(page)
   const auth = await h.signIn(page, `crop.${Date.now()}@example.com`)
   expect((await call(page, 'latch:wallet:create', { accessToken: auth.token })).ok).toBeDefined()
-  const forked = await page.evaluate(
-    async ([url, headers]) => {
-      const res = await fetch(url, {
-        method: 'POST',
-        credentials: 'include',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: '{}',
-        signal: AbortSignal.timeout(10_000),
-      })
-      if (!res.ok) throw new Error(`fork answered ${res.status}: ${await res.text()}`)
-      return (await res.json()) as ForkResponse
-    },
-    [
-      `${h.apiOrigin}${API_PREFIX}/sessions/fork`,
-      { [APP_ID_HEADER]: h.appId, [CLIENT_HEADER]: 'latch-test-modal' },
-    ] as const,
-  )
+  const forked = await forkSession(page)
   const pairings = async () =>
     (await h.latch.deps.db.selectFrom('wallet_pairings').select('id').execute()).length
   const before = await pairings()
