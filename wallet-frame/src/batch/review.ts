@@ -160,6 +160,9 @@ export function batchReview(doc: Document, deps: BatchReviewDeps, delegate: stri
       'max-height': '60vh',
       overflow: 'auto',
     })
+    // A long list scrolls in its box (which fits the slot, so the arming can see it whole); a
+    // keyboard scrolls it once it takes the focus, in every engine.
+    list.tabIndex = 0
     for (const [i, call] of batch.calls.entries()) {
       const item = doc.createElement('li')
       item.dataset.testid = 'wallet-batch-call'
